@@ -1,0 +1,139 @@
+//! The lock scripts that fake-redis knows, by their exact text.
+//!
+//! Redisson sends its lock logic as Lua scripts. fake-redis has no Lua
+//! interpreter: it recognises each script by its exact text (for `EVAL`) or
+//! its SHA1 (for `EVALSHA`) and runs an equivalent native operation,
+//! atomically. The texts below are the Java string concatenations of the
+//! source documents, joined exactly as the JVM joins them, so a locksim
+//! client and a Java Redisson client send byte-identical scripts.
+
+/// A script fake-redis can run natively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LockScript {
+    /// Acquire, Redisson 3.13 and later (document 004 `tryLockInnerAsync`):
+    /// `KEYS[1]` lock, `ARGV[1]` lease ms, `ARGV[2]` field. Nil when
+    /// acquired, else the holder's PTTL.
+    Acquire,
+    /// Acquire, older Redisson (document 003): `HSET` on a fresh key,
+    /// `HINCRBY` on re-entry; same arguments and replies as [`Self::Acquire`].
+    AcquireLegacy,
+    /// Renew (documents 000 to 004 `renewExpirationAsync`): `KEYS[1]` lock,
+    /// `ARGV[1]` lease ms, `ARGV[2]` field. 1 when renewed, else 0.
+    Renew,
+    /// Unlock (document 004 `unlockInnerAsync`): `KEYS[1]` lock, `KEYS[2]`
+    /// channel, `ARGV[1]` unlock message, `ARGV[2]` lease ms, `ARGV[3]`
+    /// field. Nil when not held by the field, 0 when still held (count
+    /// decremented, expiry re-armed), 1 when released (deleted, published).
+    Unlock,
+    /// Force unlock (Redisson `forceUnlockAsync`): `KEYS[1]` lock, `KEYS[2]`
+    /// channel, `ARGV[1]` unlock message. 1 when a key was deleted (and the
+    /// message published), else 0.
+    ForceUnlock,
+    /// Fenced acquire, beyond Redisson (lockcore's `fenced` profile):
+    /// `KEYS[1]` lock, `KEYS[2]` fencing counter, `ARGV[1]` lease ms,
+    /// `ARGV[2]` field. Acquired: `{1, token}`, where a fresh acquisition
+    /// takes `INCR KEYS[2]` and a re-entry keeps the current counter value.
+    /// Held by another: `{0, pttl}`.
+    AcquireFenced,
+}
+
+impl LockScript {
+    /// Every known script.
+    pub const ALL: [LockScript; 6] = [
+        LockScript::Acquire,
+        LockScript::AcquireLegacy,
+        LockScript::Renew,
+        LockScript::Unlock,
+        LockScript::ForceUnlock,
+        LockScript::AcquireFenced,
+    ];
+
+    /// The script's exact text.
+    pub fn text(self) -> &'static str {
+        match self {
+            LockScript::Acquire => ACQUIRE,
+            LockScript::AcquireLegacy => ACQUIRE_LEGACY,
+            LockScript::Renew => RENEW,
+            LockScript::Unlock => UNLOCK,
+            LockScript::ForceUnlock => FORCE_UNLOCK,
+            LockScript::AcquireFenced => ACQUIRE_FENCED,
+        }
+    }
+
+    /// The script whose text is exactly `text`, if any.
+    pub fn from_text(text: &[u8]) -> Option<LockScript> {
+        Self::ALL.into_iter().find(|s| s.text().as_bytes() == text)
+    }
+}
+
+const ACQUIRE: &str = concat!(
+    "if ((redis.call('exists', KEYS[1]) == 0) ",
+    "or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then ",
+    "redis.call('hincrby', KEYS[1], ARGV[2], 1); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return nil; ",
+    "end; ",
+    "return redis.call('pttl', KEYS[1]);"
+);
+
+const ACQUIRE_LEGACY: &str = concat!(
+    "if (redis.call('exists', KEYS[1]) == 0) then ",
+    "redis.call('hset', KEYS[1], ARGV[2], 1); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return nil; ",
+    "end; ",
+    "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then ",
+    "redis.call('hincrby', KEYS[1], ARGV[2], 1); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return nil; ",
+    "end; ",
+    "return redis.call('pttl', KEYS[1]);"
+);
+
+const RENEW: &str = concat!(
+    "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "return 0;"
+);
+
+const UNLOCK: &str = concat!(
+    "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then ",
+    "return nil;",
+    "end; ",
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ",
+    "if (counter > 0) then ",
+    "redis.call('pexpire', KEYS[1], ARGV[2]); ",
+    "return 0; ",
+    "else ",
+    "redis.call('del', KEYS[1]); ",
+    "redis.call('publish', KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "return nil;"
+);
+
+const FORCE_UNLOCK: &str = concat!(
+    "if (redis.call('del', KEYS[1]) == 1) then ",
+    "redis.call('publish', KEYS[2], ARGV[1]); ",
+    "return 1 ",
+    "else ",
+    "return 0 ",
+    "end"
+);
+
+const ACQUIRE_FENCED: &str = concat!(
+    "if (redis.call('exists', KEYS[1]) == 0) then ",
+    "local token = redis.call('incr', KEYS[2]); ",
+    "redis.call('hset', KEYS[1], ARGV[2], 1); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return {1, token}; ",
+    "end; ",
+    "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then ",
+    "redis.call('hincrby', KEYS[1], ARGV[2], 1); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return {1, tonumber(redis.call('get', KEYS[2]))}; ",
+    "end; ",
+    "return {0, redis.call('pttl', KEYS[1])};"
+);

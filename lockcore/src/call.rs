@@ -1,0 +1,63 @@
+//! What a thread asks of the lock, and what it gets back.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{FencingToken, Millis};
+
+/// One API call of a thread on one lock (Redisson's `RLock` methods).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "call")]
+pub enum Call {
+    /// `lock()` / `lock(lease)`: wait as long as it takes.
+    Lock {
+        /// `None`: the watchdog keeps the lock alive.
+        lease: Option<Millis>,
+    },
+    /// `tryLock()` (one attempt, `wait: None`), `tryLock(wait)` and
+    /// `tryLock(wait, lease)`.
+    TryLock {
+        /// How long to keep trying; `None` tries once.
+        wait: Option<Millis>,
+        /// `None`: the watchdog keeps the lock alive.
+        lease: Option<Millis>,
+    },
+    /// `unlock()`.
+    Unlock,
+    /// `forceUnlock()`: delete the lock whoever holds it.
+    ForceUnlock,
+    /// `isLocked()`.
+    IsLocked,
+    /// `isHeldByThread(threadId)` for the calling thread.
+    IsHeldByThread,
+    /// `getHoldCount()` for the calling thread.
+    HoldCount,
+    /// `remainTimeToLive()`: the key's PTTL (-2 absent, -1 no expiry).
+    RemainTtl,
+}
+
+/// The successful result of a [`Call`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "outcome")]
+pub enum CallOutcome {
+    /// `lock` / `tryLock` acquired (or re-entered) the lock. `token` is set
+    /// under the `fenced` profile.
+    Acquired {
+        /// The fencing token of this acquisition (`fenced` only).
+        token: Option<FencingToken>,
+    },
+    /// `tryLock` gave up: the wait ran out.
+    NotAcquired,
+    /// `unlock` succeeded; `released` is false when the hold count only
+    /// went down (a re-entrant hold remains).
+    Unlocked {
+        /// Whether the key was deleted and the unlock message published.
+        released: bool,
+    },
+    /// The answer of a query or of `forceUnlock`.
+    Bool(bool),
+    /// `getHoldCount()`.
+    Count(u64),
+    /// `remainTimeToLive()` in ms: -2 when the key is absent, -1 when it has
+    /// no expiry.
+    Ttl(i64),
+}

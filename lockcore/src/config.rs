@@ -1,0 +1,104 @@
+//! Client configuration, built with defaults that match Redisson's.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{LockError, Millis, Profile};
+
+/// A client's settings. Build one with [`Config::builder`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// Which bookkeeping the client runs.
+    pub profile: Profile,
+    /// `lockWatchdogTimeout`: the lease set by the watchdog, renewed every
+    /// third of it. Redisson's default is 30 000 ms.
+    pub watchdog_timeout: Millis,
+    /// Redisson's `timeout`: how long a command waits for its reply before
+    /// it is retried (default 3 000 ms).
+    pub response_timeout: Millis,
+    /// Redisson's `retryAttempts`: how often a timed-out command is sent
+    /// again before it fails (default 3).
+    pub retry_attempts: u32,
+    /// Redisson's `retryInterval`: the pause before a retry (default 1 500 ms).
+    pub retry_interval: Millis,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            profile: Profile::Redisson,
+            watchdog_timeout: Millis(30_000),
+            response_timeout: Millis(3_000),
+            retry_attempts: 3,
+            retry_interval: Millis(1_500),
+        }
+    }
+}
+
+impl Config {
+    /// A builder holding Redisson's defaults.
+    pub fn builder() -> ConfigBuilder {
+        ConfigBuilder {
+            config: Config::default(),
+        }
+    }
+
+    /// The renewal period: a third of the watchdog timeout.
+    pub fn renewal_interval(&self) -> Millis {
+        Millis(self.watchdog_timeout.0 / 3)
+    }
+}
+
+/// Builds a [`Config`]; setters take and return `&mut Self`.
+#[derive(Debug, Clone)]
+pub struct ConfigBuilder {
+    config: Config,
+}
+
+impl ConfigBuilder {
+    /// Sets the profile.
+    pub fn profile(&mut self, profile: Profile) -> &mut Self {
+        self.config.profile = profile;
+        self
+    }
+
+    /// Sets `lockWatchdogTimeout` in ms.
+    pub fn watchdog_timeout(&mut self, ms: u64) -> &mut Self {
+        self.config.watchdog_timeout = Millis(ms);
+        self
+    }
+
+    /// Sets the response timeout in ms.
+    pub fn response_timeout(&mut self, ms: u64) -> &mut Self {
+        self.config.response_timeout = Millis(ms);
+        self
+    }
+
+    /// Sets how often a timed-out command is retried.
+    pub fn retry_attempts(&mut self, attempts: u32) -> &mut Self {
+        self.config.retry_attempts = attempts;
+        self
+    }
+
+    /// Sets the pause before a retry, in ms.
+    pub fn retry_interval(&mut self, ms: u64) -> &mut Self {
+        self.config.retry_interval = Millis(ms);
+        self
+    }
+
+    /// The configuration, or why its settings contradict each other.
+    pub fn build(&self) -> Result<Config, LockError> {
+        let c = &self.config;
+        if c.watchdog_timeout.0 < 3 {
+            return Err(LockError::InvalidConfig(format!(
+                "watchdog timeout must be at least 3 ms so that a third of it is positive, got {} ms",
+                c.watchdog_timeout.0
+            )));
+        }
+        if c.response_timeout.0 == 0 {
+            return Err(LockError::InvalidConfig(
+                "response timeout must be positive".to_owned(),
+            ));
+        }
+        Ok(c.clone())
+    }
+}

@@ -1,0 +1,61 @@
+//! lockcore's errors.
+
+use thiserror::Error;
+
+use crate::ThreadId;
+
+/// Why a command could not complete on the wire. The algorithm treats every
+/// variant alike: the command's outcome is unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TransportError {
+    /// No reply within the response timeout (after retries).
+    #[error("timed out waiting for a reply")]
+    Timeout,
+    /// The connection failed or closed.
+    #[error("connection lost: {0}")]
+    Connection(String),
+    /// Redis answered with an error reply.
+    #[error("{0}")]
+    Redis(String),
+}
+
+/// Why a lock call failed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LockError {
+    /// `unlock()` by a thread that does not hold the lock: Redisson's
+    /// `IllegalMonitorStateException` text, exactly.
+    #[error("attempt to unlock lock, not locked by current thread by node id: {uuid} thread-id: {thread}")]
+    NotLockedByCurrentThread {
+        /// The client's uuid.
+        uuid: String,
+        /// The calling thread.
+        thread: ThreadId,
+    },
+    /// A lock name must not be empty.
+    #[error("lock name must not be empty")]
+    EmptyLockName,
+    /// A lease must be positive.
+    #[error("lease time must be positive, got {0} ms")]
+    InvalidLease(i64),
+    /// A wait time must be positive.
+    #[error("wait time must be positive, got {0} ms")]
+    InvalidWait(i64),
+    /// A configuration that contradicts itself.
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+    /// An unknown profile name.
+    #[error("unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)")]
+    UnknownProfile(String),
+    /// The thread already has a call in flight (a thread is sequential).
+    #[error("thread {0} already has a call in progress")]
+    ThreadBusy(ThreadId),
+    /// The command's outcome is unknown: the transport failed.
+    #[error("transport error: {0}")]
+    Transport(#[from] TransportError),
+    /// Redis answered with something the script cannot return.
+    #[error("unexpected reply from Redis: {0}")]
+    UnexpectedReply(String),
+    /// The client was shut down.
+    #[error("client is shut down")]
+    Shutdown,
+}

@@ -1,0 +1,115 @@
+//! Ids and times: newtypes, so a thread id can never be passed where a time belongs.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::LockError;
+
+/// A thread of a client, as Redisson's `Thread.currentThread().getId()`.
+/// Threads are explicit ids, not OS threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ThreadId(pub u64);
+
+impl fmt::Display for ThreadId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The name of a lock: its Redis key.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct LockName(String);
+
+impl LockName {
+    /// A lock name; empty names are rejected, as Redis keys for a lock must
+    /// name something.
+    pub fn new(name: impl Into<String>) -> Result<Self, LockError> {
+        let name = name.into();
+        if name.is_empty() {
+            return Err(LockError::EmptyLockName);
+        }
+        Ok(Self(name))
+    }
+
+    /// The key, as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The pub/sub channel Redisson uses for this lock:
+    /// `redisson_lock__channel:{<name>}`.
+    pub fn channel(&self) -> String {
+        format!("redisson_lock__channel:{{{}}}", self.0)
+    }
+
+    /// The key of the fencing counter used by the `fenced` profile:
+    /// `{<name>}:fencing` (same hash slot as the lock).
+    pub fn fencing_key(&self) -> String {
+        format!("{{{}}}:fencing", self.0)
+    }
+}
+
+impl TryFrom<String> for LockName {
+    type Error = LockError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        LockName::new(value)
+    }
+}
+
+impl From<LockName> for String {
+    fn from(value: LockName) -> Self {
+        value.0
+    }
+}
+
+impl fmt::Display for LockName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A fencing token: grows with every acquisition of a lock name (`fenced`
+/// profile only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct FencingToken(pub u64);
+
+impl fmt::Display for FencingToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Milliseconds: a duration, or an instant on the driver's monotonic clock.
+/// lockcore never reads a clock; the driver passes `now` with every input.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+pub struct Millis(pub u64);
+
+impl Millis {
+    /// `self + other`, saturating.
+    pub fn plus(self, other: Millis) -> Millis {
+        Millis(self.0.saturating_add(other.0))
+    }
+
+    /// `self - other`, or zero when `other` is later.
+    pub fn minus(self, other: Millis) -> Millis {
+        Millis(self.0.saturating_sub(other.0))
+    }
+}
+
+impl fmt::Display for Millis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}ms", self.0)
+    }
+}
+
+/// Identifies one command the state machine asked the driver to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct RequestId(pub u64);
+
+/// Identifies one timer the state machine asked the driver to set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct TimerId(pub u64);

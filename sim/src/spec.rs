@@ -1,0 +1,146 @@
+//! What to simulate: clients, their threads' scripts, settings and faults.
+
+use lockcore::{LockName, Profile};
+use serde::{Deserialize, Serialize};
+
+use crate::FaultPlan;
+
+/// The default lock name, as in the documents' experiments.
+pub const DEFAULT_LOCK: &str = "redisson:lock";
+
+/// A whole run: the input of [`crate::run`]. Serde data, so a run can be
+/// printed, saved and replayed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimSpec {
+    /// Every random choice of the run derives from this seed.
+    pub seed: u64,
+    /// The profile of clients that name none.
+    #[serde(default)]
+    pub profile: Profile,
+    /// `lockWatchdogTimeout` in ms for clients that name none.
+    #[serde(default = "default_watchdog_ms")]
+    pub watchdog_timeout_ms: u64,
+    /// One-way network latency between a client and Redis, drawn per message.
+    #[serde(default)]
+    pub latency: LatencyRange,
+    /// The client processes.
+    pub clients: Vec<ClientSpec>,
+    /// The faults, at fixed virtual times.
+    #[serde(default)]
+    pub faults: FaultPlan,
+    /// Virtual time at which the run stops, in ms. A watchdog that is never
+    /// stopped renews for ever, so every run has an end.
+    #[serde(default = "default_horizon_ms")]
+    pub horizon_ms: u64,
+}
+
+fn default_watchdog_ms() -> u64 {
+    30_000
+}
+
+fn default_horizon_ms() -> u64 {
+    120_000
+}
+
+/// A range of one-way latencies in ms, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyRange {
+    /// The shortest latency.
+    pub min_ms: u64,
+    /// The longest latency.
+    pub max_ms: u64,
+}
+
+impl Default for LatencyRange {
+    fn default() -> Self {
+        LatencyRange {
+            min_ms: 1,
+            max_ms: 5,
+        }
+    }
+}
+
+/// One client process: one lockcore client (one uuid) and its threads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSpec {
+    /// A short name used in timelines and faults (`A`, `B`).
+    pub name: String,
+    /// Overrides the run's profile.
+    #[serde(default)]
+    pub profile: Option<Profile>,
+    /// Overrides the run's `lockWatchdogTimeout`, in ms.
+    #[serde(default)]
+    pub watchdog_timeout_ms: Option<u64>,
+    /// The threads, each running its own script.
+    pub threads: Vec<ThreadSpec>,
+}
+
+/// One thread: when it starts and the steps it runs in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadSpec {
+    /// When the thread starts, in ms.
+    #[serde(default)]
+    pub start_ms: u64,
+    /// The lock its lock steps use.
+    #[serde(default = "default_lock")]
+    pub lock: LockName,
+    /// Its script.
+    pub steps: Vec<Step>,
+}
+
+fn default_lock() -> LockName {
+    LockName::new(DEFAULT_LOCK).expect("the default lock name is not empty")
+}
+
+/// One step of a thread's script.
+///
+/// A `try-lock` that fails skips the rest of the enclosing block (the
+/// script, or the current round of a `repeat`), as the documents' Java
+/// does with `if (res) { ... }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "step", deny_unknown_fields)]
+pub enum Step {
+    /// `lock()` or `lock(lease)`: waits as long as it takes.
+    Lock {
+        /// The lease in ms; none starts the watchdog.
+        #[serde(default)]
+        lease_ms: Option<u64>,
+    },
+    /// `tryLock()`, `tryLock(wait)` or `tryLock(wait, lease)`.
+    TryLock {
+        /// How long to keep trying, in ms; none tries once.
+        #[serde(default)]
+        wait_ms: Option<u64>,
+        /// The lease in ms; none starts the watchdog.
+        #[serde(default)]
+        lease_ms: Option<u64>,
+    },
+    /// Busy work: the thread runs for this long (a pause stretches it).
+    Work {
+        /// How long, in ms.
+        ms: u64,
+    },
+    /// A write to the protected resource, with the thread's fencing token
+    /// when it has one.
+    Write,
+    /// `unlock()`.
+    Unlock,
+    /// `forceUnlock()`.
+    ForceUnlock,
+    /// `Thread.sleep`.
+    Sleep {
+        /// How long, in ms.
+        ms: u64,
+    },
+    /// Runs `steps` `times` times.
+    Repeat {
+        /// How many rounds.
+        times: u32,
+        /// The round's steps.
+        steps: Vec<Step>,
+    },
+}
