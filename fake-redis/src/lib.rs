@@ -5,6 +5,7 @@
 mod clock;
 mod engine;
 mod script;
+pub mod testing;
 mod value;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -1,0 +1,130 @@
+//! A real `redis-server`, started for a test and stopped when dropped.
+//!
+//! fake-redis is proven equal to Redis by differential tests, and lockcore
+//! is checked against a real server. Both start their own `redis-server` on
+//! a free loopback port, with persistence off. A missing binary is an error
+//! that says how to install it: such tests fail, they never skip.
+
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+/// Why a real `redis-server` could not be started.
+#[derive(Debug, Error)]
+pub enum RealRedisError {
+    /// The binary is not on `PATH`.
+    #[error(
+        "redis-server is not installed (not found on PATH); install it with \
+         `apt-get install -y redis-server` (bash .ci/run does this), then run the tests again"
+    )]
+    NotInstalled,
+    /// Starting or reaching it failed.
+    #[error("could not start redis-server: {0}")]
+    Start(String),
+}
+
+/// A `redis-server` child process on `127.0.0.1:<port>`, without persistence.
+#[derive(Debug)]
+pub struct RealRedis {
+    child: Child,
+    port: u16,
+}
+
+impl RealRedis {
+    /// Starts a server, or panics with a message that says how to install
+    /// `redis-server`. For tests, where a missing server must fail loudly.
+    pub fn start_for_test() -> RealRedis {
+        match RealRedis::start() {
+            Ok(server) => server,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Starts a server on a free port and waits until it answers `PING`.
+    pub fn start() -> Result<RealRedis, RealRedisError> {
+        let mut last = String::new();
+        // A port found free can be taken before redis binds it: try a few.
+        for _ in 0..5 {
+            let port = free_port().map_err(|e| RealRedisError::Start(e.to_string()))?;
+            let child = Command::new("redis-server")
+                .args(["--port", &port.to_string()])
+                .args(["--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .args(["--dir", &std::env::temp_dir().to_string_lossy()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn();
+            let child = match child {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(RealRedisError::NotInstalled);
+                }
+                Err(e) => return Err(RealRedisError::Start(e.to_string())),
+            };
+            let mut server = RealRedis { child, port };
+            match server.wait_ready(Duration::from_secs(10)) {
+                Ok(()) => return Ok(server),
+                Err(e) => last = e,
+            }
+        }
+        Err(RealRedisError::Start(last))
+    }
+
+    /// The server's port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The server's address.
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::from((Ipv4Addr::LOCALHOST, self.port))
+    }
+
+    /// `redis://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn wait_ready(&mut self, limit: Duration) -> Result<(), String> {
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!("redis-server exited at start: {status}"));
+            }
+            if ping(self.addr()).is_ok() {
+                return Ok(());
+            }
+            if start.elapsed() > limit {
+                return Err(format!("redis-server did not answer PING within {limit:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for RealRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?.local_addr()?.port())
+}
+
+fn ping(addr: SocketAddr) -> std::io::Result<()> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_millis(200))?;
+    stream.set_read_timeout(Some(Duration::from_millis(500)))?;
+    stream.write_all(b"*1\r\n$4\r\nPING\r\n")?;
+    let mut buf = [0u8; 7];
+    stream.read_exact(&mut buf)?;
+    if &buf == b"+PONG\r\n" {
+        Ok(())
+    } else {
+        Err(std::io::Error::other("unexpected PING reply"))
+    }
+}
