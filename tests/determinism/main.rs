@@ -1,0 +1,1 @@
+//! determinism tests (filled in by their issue).

@@ -1,0 +1,1 @@
+//! property tests (filled in by their issue).

@@ -1,0 +1,1 @@
+//! regression tests (filled in by their issue).

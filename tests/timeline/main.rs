@@ -1,0 +1,1 @@
+//! timeline tests (filled in by their issue).
