@@ -24,7 +24,9 @@ pub enum TransportError {
 pub enum LockError {
     /// `unlock()` by a thread that does not hold the lock: Redisson's
     /// `IllegalMonitorStateException` text, exactly.
-    #[error("attempt to unlock lock, not locked by current thread by node id: {uuid} thread-id: {thread}")]
+    #[error(
+        "attempt to unlock lock, not locked by current thread by node id: {uuid} thread-id: {thread}"
+    )]
     NotLockedByCurrentThread {
         /// The client's uuid.
         uuid: String,
@@ -44,7 +46,9 @@ pub enum LockError {
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
     /// An unknown profile name.
-    #[error("unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)")]
+    #[error(
+        "unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)"
+    )]
     UnknownProfile(String),
     /// The thread already has a call in flight (a thread is sequential).
     #[error("thread {0} already has a call in progress")]

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use crate::LockError;
 
 /// Which version of the lock's bookkeeping a client runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Profile {
     /// Documents 001 and 003: the renewal entry is removed when each renewal

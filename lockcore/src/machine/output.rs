@@ -1,13 +1,9 @@
-//! The lock algorithm as a sans-IO state machine.
+//! What the machine asks of its driver, and what it reports to observers.
 
 use bytes::Bytes;
-use fake_redis::Value;
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    Call, CallOutcome, Config, FencingToken, LockError, LockName, Millis, RequestId, ThreadId,
-    TimerId, TransportError,
-};
+use crate::{CallOutcome, LockError, LockName, Millis, RequestId, ThreadId, TimerId};
 
 /// Why a command was sent: lets an observer tell renewals from acquires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -54,7 +50,7 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {
     /// Send `command` (name first) on the command connection; answer with
-    /// [`LockClient::on_reply`] and the same `request`.
+    /// [`LockClient::on_reply`](crate::LockClient::on_reply) and the same `request`.
     Send {
         /// The request's id.
         request: RequestId,
@@ -66,7 +62,7 @@ pub enum Output {
         command: Vec<Bytes>,
     },
     /// Subscribe to `channel` on the pub/sub connection; answer with
-    /// [`LockClient::on_reply`] once subscribed (or with an error).
+    /// [`LockClient::on_reply`](crate::LockClient::on_reply) once subscribed (or with an error).
     Subscribe {
         /// The request's id.
         request: RequestId,
@@ -78,7 +74,10 @@ pub enum Output {
         /// The channel.
         channel: String,
     },
-    /// Call [`LockClient::on_timer`] with `timer` at `at` (driver time).
+    /// Call [`LockClient::on_timer`](crate::LockClient::on_timer) with `timer` at `at` (driver time).
+    /// `at` may already be past (a `fenced` deadline learned late): fire it
+    /// as soon as possible. Timers due at the same instant fire in the
+    /// order they were set (by [`TimerId`]).
     SetTimer {
         /// The timer's id.
         timer: TimerId,
@@ -101,84 +100,4 @@ pub enum Output {
     },
     /// A notable event, for observers.
     Event(Event),
-}
-
-/// One Redisson client (one uuid): all of its threads and locks.
-#[derive(Debug)]
-pub struct LockClient {
-    uuid: String,
-    config: Config,
-}
-
-impl LockClient {
-    /// A client with identity `uuid` (Redisson's connection-manager id).
-    pub fn new(uuid: impl Into<String>, config: Config) -> Self {
-        Self {
-            uuid: uuid.into(),
-            config,
-        }
-    }
-
-    /// The client's uuid.
-    pub fn uuid(&self) -> &str {
-        &self.uuid
-    }
-
-    /// The client's configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    /// The hash field a thread uses: `<uuid>:<thread-id>`.
-    pub fn field(&self, thread: ThreadId) -> String {
-        format!("{}:{}", self.uuid, thread.0)
-    }
-
-    /// Starts `call` for `thread` on `lock`. Its result arrives later as
-    /// [`Output::Return`]; an invalid call is refused at once.
-    pub fn call(
-        &mut self,
-        now: Millis,
-        thread: ThreadId,
-        lock: LockName,
-        call: Call,
-    ) -> Result<(), LockError> {
-        let _ = (now, thread, lock, call);
-        todo!("lockcore issue")
-    }
-
-    /// The reply (or transport failure) for `request`. Replies to requests
-    /// the machine no longer waits for are ignored.
-    pub fn on_reply(
-        &mut self,
-        now: Millis,
-        request: RequestId,
-        reply: Result<Value, TransportError>,
-    ) {
-        let _ = (now, request, reply);
-        todo!("lockcore issue")
-    }
-
-    /// A timer set with [`Output::SetTimer`] fired.
-    pub fn on_timer(&mut self, now: Millis, timer: TimerId) {
-        let _ = (now, timer);
-        todo!("lockcore issue")
-    }
-
-    /// A pub/sub message arrived on a subscribed channel.
-    pub fn on_message(&mut self, now: Millis, channel: &str, payload: &[u8]) {
-        let _ = (now, channel, payload);
-        todo!("lockcore issue")
-    }
-
-    /// The next output, in the order the machine produced them.
-    pub fn poll(&mut self) -> Option<Output> {
-        todo!("lockcore issue")
-    }
-
-    /// The fencing token `thread` holds `lock` with, if any (`fenced`).
-    pub fn token(&self, thread: ThreadId, lock: &LockName) -> Option<FencingToken> {
-        let _ = (thread, lock);
-        todo!("lockcore issue")
-    }
 }

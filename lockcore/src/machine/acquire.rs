@@ -1,0 +1,617 @@
+//! `lock` and `tryLock`: attempt, subscribe, wait on the latch, attempt again.
+//!
+//! This follows doc 004's `tryLock(waitTime, leaseTime, unit)` and
+//! `lock(leaseTime)`: one attempt; if the lock is held and time remains,
+//! subscribe to the lock's channel; then loop: attempt; if held, wait on the
+//! client's latch for that lock for `min(ttl, remaining)` (or `remaining`
+//! when the holder has no TTL; `lock()` waits for a message then), woken
+//! early by an unlock message. Remaining wait is the call's wait minus the
+//! time elapsed since the call began, measured with the driver's `now`.
+
+use fake_redis::Value;
+
+use super::command::{self, AcquireReply};
+use super::request::Owner;
+use super::{CallKind, CallState, Hold, LockClient, Purpose, TimerKind};
+use crate::{
+    CallOutcome, FencingToken, LockError, LockName, Millis, Profile, ThreadId, TimerId,
+    TransportError,
+};
+
+/// How long an acquiring call may wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wait {
+    /// `tryLock()`: one attempt, no subscription.
+    Once,
+    /// `tryLock(wait, ...)`.
+    For(Millis),
+    /// `lock(...)`.
+    Forever,
+}
+
+/// Where an acquiring call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// The acquire script is in flight.
+    Attempting,
+    /// Waiting for the subscription; the timer ends a bounded wait.
+    Subscribing { timer: Option<TimerId> },
+    /// Waiting on the latch; the timer ends the wait (TTL or remaining time).
+    Latch { timer: Option<TimerId> },
+}
+
+/// An acquiring call's state.
+#[derive(Debug, Clone)]
+pub(super) struct Acquiring {
+    lease: Option<Millis>,
+    wait: Wait,
+    started: Millis,
+    /// Whether this thread holds a reference on the channel's subscription.
+    subscribed: bool,
+    phase: Phase,
+}
+
+impl LockClient {
+    pub(super) fn start_acquire(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        lock: LockName,
+        lease: Option<Millis>,
+        wait: Wait,
+    ) {
+        let acquiring = Acquiring {
+            lease,
+            wait,
+            started: now,
+            subscribed: false,
+            phase: Phase::Attempting,
+        };
+        self.calls.insert(
+            thread,
+            CallState {
+                lock,
+                kind: CallKind::Acquire(acquiring),
+            },
+        );
+        self.attempt(now, thread);
+    }
+
+    fn acquiring(&mut self, thread: ThreadId) -> Option<(&LockName, &mut Acquiring)> {
+        match self.calls.get_mut(&thread) {
+            Some(CallState {
+                lock,
+                kind: CallKind::Acquire(acquiring),
+            }) => Some((&*lock, acquiring)),
+            _ => None,
+        }
+    }
+
+    /// Sends the acquire script for `thread`'s call.
+    fn attempt(&mut self, now: Millis, thread: ThreadId) {
+        let watchdog = self.config.watchdog_timeout;
+        let Some((lock, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        acquiring.phase = Phase::Attempting;
+        let lease = acquiring.lease.unwrap_or(watchdog);
+        let lock = lock.clone();
+        let command = command::acquire(self.config.profile, &lock, lease, &self.field(thread));
+        self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
+    }
+
+    /// The wait left, in ms (`None`: unbounded); zero or less means spent.
+    fn remaining(now: Millis, acquiring: &Acquiring) -> Option<i64> {
+        match acquiring.wait {
+            Wait::Forever => None,
+            Wait::Once => Some(0),
+            Wait::For(wait) => Some(wait.0 as i64 - now.minus(acquiring.started).0 as i64),
+        }
+    }
+
+    pub(super) fn on_acquire_reply(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        reply: Result<Value, TransportError>,
+        sent_at: Millis,
+    ) {
+        let profile = self.config.profile;
+        let Some((lock, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        if acquiring.phase != Phase::Attempting {
+            return;
+        }
+        let lock = lock.clone();
+        let lease = acquiring.lease;
+        let parsed = reply
+            .map_err(LockError::from)
+            .and_then(|value| command::parse_acquire(profile, &value));
+        match parsed {
+            Err(error) => self.finish(thread, Err(error)),
+            Ok(AcquireReply::Acquired(token)) => {
+                self.on_acquired(now, thread, &lock, lease, token, sent_at);
+                self.finish(thread, Ok(CallOutcome::Acquired { token }));
+            }
+            Ok(AcquireReply::Held(ttl)) => self.on_held(now, thread, ttl),
+        }
+    }
+
+    /// Records a successful acquisition: the hold, the watchdog when no
+    /// lease was given, the `fenced` deadline.
+    fn on_acquired(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        lock: &LockName,
+        lease: Option<Millis>,
+        token: Option<FencingToken>,
+        sent_at: Millis,
+    ) {
+        let hold = self.holds.entry((lock.clone(), thread)).or_insert(Hold {
+            count: 0,
+            lease,
+            token,
+        });
+        hold.count += 1;
+        hold.lease = lease;
+        if token.is_some() {
+            hold.token = token;
+        }
+        if lease.is_none() {
+            self.schedule_renewal(now, lock, thread);
+        }
+        if self.config.profile == Profile::Fenced {
+            let lease = lease.unwrap_or(self.config.watchdog_timeout);
+            self.arm_deadline(lock, sent_at.plus(lease));
+        }
+    }
+
+    /// The lock is held by another: give up, subscribe, or wait on the latch.
+    fn on_held(&mut self, now: Millis, thread: ThreadId, ttl: i64) {
+        let Some((lock, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        let lock = lock.clone();
+        let remaining = Self::remaining(now, acquiring);
+        if remaining.is_some_and(|r| r <= 0) {
+            self.finish(thread, Ok(CallOutcome::NotAcquired));
+            return;
+        }
+        if !acquiring.subscribed {
+            acquiring.subscribed = true;
+            if self.join(now, &lock) {
+                self.attempt(now, thread);
+            } else {
+                let timer = remaining
+                    .map(|r| self.set_timer(now.plus(Millis(r as u64)), TimerKind::Wait(thread)));
+                if let Some((_, acquiring)) = self.acquiring(thread) {
+                    acquiring.phase = Phase::Subscribing { timer };
+                }
+            }
+            return;
+        }
+        if self.latch_acquire(&lock.channel(), thread) {
+            // A permit was waiting: the latch returns at once.
+            self.attempt(now, thread);
+            return;
+        }
+        let wait_for = match remaining {
+            None if ttl >= 0 => Some(ttl),
+            None => None,
+            Some(r) if ttl >= 0 && ttl < r => Some(ttl),
+            Some(r) => Some(r),
+        };
+        let timer =
+            wait_for.map(|w| self.set_timer(now.plus(Millis(w as u64)), TimerKind::Wait(thread)));
+        if let Some((_, acquiring)) = self.acquiring(thread) {
+            acquiring.phase = Phase::Latch { timer };
+        }
+    }
+
+    /// A wait ended by its timer: the subscription took too long, or the
+    /// latch wait (TTL or remaining time) ran out.
+    pub(super) fn on_wait_timer(&mut self, now: Millis, thread: ThreadId) {
+        let Some((lock, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        match acquiring.phase {
+            Phase::Subscribing { .. } => self.finish(thread, Ok(CallOutcome::NotAcquired)),
+            Phase::Latch { .. } => {
+                let channel = lock.channel();
+                acquiring.phase = Phase::Attempting;
+                self.latch_forget(&channel, thread);
+                self.retry_if_time_left(now, thread);
+            }
+            Phase::Attempting => {}
+        }
+    }
+
+    /// An unlock message released the latch for `thread`.
+    pub(super) fn wake(&mut self, now: Millis, thread: ThreadId) {
+        let Some((_, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        if let Phase::Latch { timer } = acquiring.phase {
+            acquiring.phase = Phase::Attempting;
+            if let Some(timer) = timer {
+                self.cancel_timer(timer);
+            }
+            self.retry_if_time_left(now, thread);
+        }
+    }
+
+    /// The channel's subscription is confirmed.
+    pub(super) fn subscribed(&mut self, now: Millis, thread: ThreadId) {
+        let Some((_, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        if let Phase::Subscribing { timer } = acquiring.phase {
+            acquiring.phase = Phase::Attempting;
+            if let Some(timer) = timer {
+                self.cancel_timer(timer);
+            }
+            self.retry_if_time_left(now, thread);
+        }
+    }
+
+    /// Whether `thread` waits for the subscription of `channel`.
+    pub(super) fn is_subscribing(&self, thread: ThreadId, channel: &str) -> bool {
+        matches!(
+            self.calls.get(&thread),
+            Some(CallState { lock, kind: CallKind::Acquire(a) })
+                if matches!(a.phase, Phase::Subscribing { .. }) && lock.channel() == channel
+        )
+    }
+
+    fn retry_if_time_left(&mut self, now: Millis, thread: ThreadId) {
+        let Some((_, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        if Self::remaining(now, acquiring).is_some_and(|r| r <= 0) {
+            self.finish(thread, Ok(CallOutcome::NotAcquired));
+        } else {
+            self.attempt(now, thread);
+        }
+    }
+
+    /// Cleans up after an acquiring call ends (Redisson's `finally {
+    /// unsubscribe(...) }`).
+    pub(super) fn leave_acquire(
+        &mut self,
+        thread: ThreadId,
+        lock: &LockName,
+        acquiring: &Acquiring,
+    ) {
+        match acquiring.phase {
+            Phase::Subscribing { timer: Some(timer) } | Phase::Latch { timer: Some(timer) } => {
+                self.cancel_timer(timer)
+            }
+            _ => {}
+        }
+        if acquiring.subscribed {
+            self.leave(thread, &lock.channel());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::{
+        Call, CallOutcome, FencingToken, LockError, LockName, Millis, Profile, Purpose, ThreadId,
+    };
+    use fake_redis::Value;
+
+    const T1: ThreadId = ThreadId(1);
+    const T2: ThreadId = ThreadId(2);
+    const T3: ThreadId = ThreadId(3);
+
+    fn try_wait(wait: u64) -> Call {
+        Call::TryLock {
+            wait: Some(Millis(wait)),
+            lease: None,
+        }
+    }
+
+    /// `tryLock()` makes one attempt and never subscribes: when the lock is
+    /// held it returns NotAcquired straight away.
+    #[test]
+    fn try_lock_once_does_not_subscribe() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(
+            T1,
+            "l",
+            Call::TryLock {
+                wait: None,
+                lease: None,
+            },
+        )
+        .unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(5_000));
+        assert_eq!(h.expect_return(T1), Ok(CallOutcome::NotAcquired));
+        h.expect_quiet();
+        assert!(h.timers.is_empty());
+    }
+
+    /// Doc 004 tryLock: held -> subscribe -> attempt -> wait on the latch
+    /// for min(ttl, remaining); an unlock message wakes the waiter before
+    /// the TTL runs out and its next attempt wins. A waiter that ignored
+    /// messages would only attempt again at t = 4 000.
+    #[test]
+    fn waiter_is_woken_by_the_unlock_message() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", try_wait(10_000)).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(5_000));
+        let sub = h.expect_subscribe();
+        h.reply(sub, Value::Int(1));
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(4_000));
+        h.expect_quiet();
+        assert_eq!(h.next_timer_at(), Some(Millis(4_000)));
+        h.advance(100);
+        h.message("l", "0");
+        let req = h.expect(Purpose::Acquire);
+        assert_eq!(h.now, Millis(100));
+        h.reply(req, Value::Nil);
+        assert_eq!(
+            h.expect_unsubscribe(),
+            LockName::new("l").unwrap().channel()
+        );
+        assert_eq!(
+            h.expect_return(T2),
+            Ok(CallOutcome::Acquired { token: None })
+        );
+    }
+
+    /// Without a message the waiter sleeps exactly the holder's TTL and
+    /// attempts again then (the holder's key has expired).
+    #[test]
+    fn waiter_retries_when_the_ttl_runs_out() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", try_wait(10_000)).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(5_000));
+        let sub = h.expect_subscribe();
+        h.reply(sub, Value::Int(1));
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(3_000));
+        h.advance(2_999);
+        h.expect_quiet();
+        h.advance(1);
+        let req = h.expect(Purpose::Acquire);
+        assert_eq!(h.now, Millis(3_000));
+        h.reply(req, Value::Nil);
+        h.expect_unsubscribe();
+        assert!(matches!(
+            h.expect_return(T2),
+            Ok(CallOutcome::Acquired { .. })
+        ));
+    }
+
+    /// The wait is measured from the call's start: with 1 000 ms to wait
+    /// and a holder with 30 s left, the waiter sleeps 1 000 ms and gives up,
+    /// unsubscribing. A waiter that slept the TTL would wait 30 s.
+    #[test]
+    fn wait_runs_out() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", try_wait(1_000)).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.advance(200);
+        h.reply(req, Value::Int(30_000));
+        let sub = h.expect_subscribe();
+        h.reply(sub, Value::Int(1));
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(29_800));
+        assert_eq!(h.next_timer_at(), Some(Millis(1_000)));
+        h.advance(800);
+        h.expect_unsubscribe();
+        assert_eq!(h.expect_return(T2), Ok(CallOutcome::NotAcquired));
+        assert!(h.timers.is_empty());
+    }
+
+    /// A subscription that is not confirmed within the wait ends the call
+    /// with NotAcquired (doc 004: `subscribeFuture.await(time)` false).
+    #[test]
+    fn subscription_slower_than_the_wait() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", try_wait(500)).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(30_000));
+        let sub = h.expect_subscribe();
+        h.advance(500);
+        h.expect_unsubscribe();
+        assert_eq!(h.expect_return(T2), Ok(CallOutcome::NotAcquired));
+        // The late confirmation changes nothing.
+        h.reply(sub, Value::Int(1));
+        h.expect_quiet();
+    }
+
+    /// `lock()` against a holder without expiry (PTTL -1) sets no timer and
+    /// waits for the unlock message.
+    #[test]
+    fn lock_waits_for_a_message_when_the_holder_has_no_ttl() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", Call::Lock { lease: None }).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(-1));
+        let sub = h.expect_subscribe();
+        h.reply(sub, Value::Int(1));
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(-1));
+        assert!(h.timers.is_empty(), "no wait timer: {:?}", h.timers);
+        h.advance(1_000_000);
+        h.expect_quiet();
+        h.message("l", "0");
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Nil);
+        h.expect_unsubscribe();
+        assert!(matches!(
+            h.expect_return(T2),
+            Ok(CallOutcome::Acquired { .. })
+        ));
+    }
+
+    /// A message that arrives while the waiter's attempt is in flight leaves
+    /// a permit, so the waiter's next latch wait returns at once instead of
+    /// sleeping the TTL (no lost wake-up).
+    #[test]
+    fn message_during_an_attempt_is_not_lost() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", try_wait(10_000)).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(5_000));
+        let sub = h.expect_subscribe();
+        h.reply(sub, Value::Int(1));
+        let req = h.expect(Purpose::Acquire);
+        h.message("l", "0");
+        h.reply(req, Value::Int(5_000));
+        let _again = h.expect(Purpose::Acquire);
+        assert_eq!(h.now, Millis(0));
+    }
+
+    /// Two threads of one client waiting for one lock share one
+    /// subscription; a message wakes one of them (the first to wait); the
+    /// channel is unsubscribed only when the last leaves.
+    #[test]
+    fn waiters_share_the_subscription_and_one_message_wakes_one() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", Call::Lock { lease: None }).unwrap();
+        let r2 = h.expect(Purpose::Acquire);
+        h.call(T3, "l", Call::Lock { lease: None }).unwrap();
+        let r3 = h.expect(Purpose::Acquire);
+        h.reply(r2, Value::Int(9_000));
+        let sub = h.expect_subscribe();
+        h.reply(r3, Value::Int(9_000));
+        h.expect_quiet();
+        h.reply(sub, Value::Int(1));
+        let a2 = h.expect(Purpose::Acquire);
+        let a3 = h.expect(Purpose::Acquire);
+        h.reply(a2, Value::Int(8_000));
+        h.reply(a3, Value::Int(8_000));
+        h.message("l", "0");
+        let (again, command) = h.expect_send();
+        assert_eq!(command.last().map(String::as_str), Some("uuid-a:2"));
+        h.expect_quiet();
+        h.reply(again, Value::Nil);
+        assert!(matches!(
+            h.expect_return(T2),
+            Ok(CallOutcome::Acquired { .. })
+        ));
+        h.expect_quiet();
+        h.message("l", "0");
+        let again = h.expect(Purpose::Acquire);
+        h.reply(again, Value::Nil);
+        h.expect_unsubscribe();
+        assert!(matches!(
+            h.expect_return(T3),
+            Ok(CallOutcome::Acquired { .. })
+        ));
+    }
+
+    /// Invalid arguments and a busy thread are refused at once; nothing is
+    /// sent.
+    #[test]
+    fn bad_input_is_refused() {
+        let mut h = Harness::new(Profile::Redisson);
+        let zero = Some(Millis(0));
+        assert_eq!(
+            h.call(T1, "l", Call::Lock { lease: zero }),
+            Err(LockError::InvalidLease(0))
+        );
+        assert_eq!(
+            h.call(
+                T1,
+                "l",
+                Call::TryLock {
+                    wait: zero,
+                    lease: None
+                }
+            ),
+            Err(LockError::InvalidWait(0))
+        );
+        assert_eq!(
+            h.call(
+                T1,
+                "l",
+                Call::TryLock {
+                    wait: Some(Millis(5)),
+                    lease: zero
+                }
+            ),
+            Err(LockError::InvalidLease(0))
+        );
+        h.expect_quiet();
+        h.call(T1, "l", Call::Lock { lease: None }).unwrap();
+        let _ = h.expect(Purpose::Acquire);
+        assert_eq!(
+            h.call(T1, "other", Call::Unlock),
+            Err(LockError::ThreadBusy(T1))
+        );
+        assert_eq!(
+            LockError::ThreadBusy(T1).to_string(),
+            "thread 1 already has a call in progress"
+        );
+        h.expect_quiet();
+    }
+
+    /// An explicit lease is sent as ARGV[1]; no watchdog timer is set.
+    #[test]
+    fn explicit_lease_has_no_watchdog() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(
+            T1,
+            "l",
+            Call::Lock {
+                lease: Some(Millis(700)),
+            },
+        )
+        .unwrap();
+        let (req, command) = h.expect_send();
+        assert_eq!(&command[3..], ["l", "700", "uuid-a:1"]);
+        h.reply(req, Value::Nil);
+        assert!(matches!(
+            h.expect_return(T1),
+            Ok(CallOutcome::Acquired { .. })
+        ));
+        assert!(h.timers.is_empty());
+    }
+
+    /// `fenced`: acquisition returns the script's token, and `token()`
+    /// reports it while held.
+    #[test]
+    fn fenced_acquire_returns_the_token() {
+        let mut h = Harness::new(Profile::Fenced);
+        let lock = LockName::new("l").unwrap();
+        h.call(T1, "l", Call::Lock { lease: None }).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Array(vec![Value::Int(1), Value::Int(42)]));
+        assert_eq!(
+            h.expect_return(T1),
+            Ok(CallOutcome::Acquired {
+                token: Some(FencingToken(42))
+            })
+        );
+        assert_eq!(h.m.token(T1, &lock), Some(FencingToken(42)));
+        assert_eq!(h.m.token(T2, &lock), None);
+    }
+
+    /// A transport error during an attempt ends the call with that error
+    /// and leaves the subscription.
+    #[test]
+    fn transport_error_while_waiting() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", Call::Lock { lease: None }).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(100));
+        let sub = h.expect_subscribe();
+        h.reply(sub, Value::Int(1));
+        let req = h.expect(Purpose::Acquire);
+        h.fail(req, crate::TransportError::Connection("down".into()));
+        h.expect_unsubscribe();
+        assert!(matches!(h.expect_return(T2), Err(LockError::Transport(_))));
+    }
+}

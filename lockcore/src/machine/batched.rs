@@ -1,0 +1,151 @@
+//! `redisson-batched`: one renewal chain per client (Redisson 3.44+).
+//!
+//! When the first watchdog lock registers, a single timer T/3 ahead; when it
+//! fires, one renewal per held watchdog lock (in lock-name order) goes out
+//! together; when all have answered (or failed), the next round is set T/3
+//! later if any entry remains. A 0 drops that lock's entry; an error is
+//! logged and the entry kept, so the next round retries it.
+
+use tracing::warn;
+
+use super::watchdog::Chain;
+use super::{Event, LockClient, TimerKind};
+use crate::{LockError, LockName, Millis, ThreadId};
+
+impl LockClient {
+    pub(super) fn batched_schedule(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
+        self.watchdog
+            .entries
+            .entry(lock.clone())
+            .or_default()
+            .add(thread);
+        if self.watchdog.chain == Chain::Idle {
+            self.start_next_round(now);
+        }
+    }
+
+    fn start_next_round(&mut self, now: Millis) {
+        let at = now.plus(self.config.renewal_interval());
+        let timer = self.set_timer(at, TimerKind::BatchRound);
+        self.watchdog.chain = Chain::Waiting(timer);
+    }
+
+    pub(super) fn on_batch_timer(&mut self, now: Millis) {
+        let targets: Vec<(LockName, ThreadId)> = self
+            .watchdog
+            .entries
+            .iter()
+            .filter_map(|(lock, entry)| entry.first_thread().map(|t| (lock.clone(), t)))
+            .collect();
+        if targets.is_empty() {
+            self.watchdog.chain = Chain::Idle;
+            return;
+        }
+        self.watchdog.chain = Chain::Round(targets.len());
+        for (lock, thread) in targets {
+            self.send_renew(now, lock, thread);
+        }
+    }
+
+    pub(super) fn batched_renewed(
+        &mut self,
+        now: Millis,
+        lock: LockName,
+        parsed: Result<bool, LockError>,
+    ) {
+        match parsed {
+            Ok(true) => self.event(Event::Renewed { lock }),
+            Ok(false) => {
+                self.remove_entry(&lock, "not-held");
+            }
+            Err(e) => {
+                warn!(lock = %lock, error = %e, "renewal failed; the next round retries");
+            }
+        }
+        if let Chain::Round(outstanding) = self.watchdog.chain {
+            let outstanding = outstanding.saturating_sub(1);
+            if outstanding > 0 {
+                self.watchdog.chain = Chain::Round(outstanding);
+            } else if self.watchdog.entries.is_empty() {
+                self.watchdog.chain = Chain::Idle;
+            } else {
+                self.start_next_round(now);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::{Call, Event, LockName, Millis, Profile, Purpose, ThreadId, TransportError};
+    use fake_redis::Value;
+
+    fn name(s: &str) -> LockName {
+        LockName::new(s).unwrap()
+    }
+
+    /// Redisson 3.44+: one chain per client. Two watchdog locks get one
+    /// timer; each round renews both in lock-name order; an error on one
+    /// lock keeps its entry and the next round renews it again (where
+    /// `redisson` would have stopped for good).
+    #[test]
+    fn one_chain_renews_all_and_survives_errors() {
+        let mut h = Harness::short(Profile::RedissonBatched);
+        h.acquire(ThreadId(2), "b");
+        h.acquire(ThreadId(1), "a");
+        assert_eq!(h.timers.len(), 1, "one chain timer: {:?}", h.timers);
+        h.advance(1_000);
+        let (ra, ca) = h.expect_send();
+        let (rb, cb) = h.expect_send();
+        assert_eq!(&ca[3..], ["a", "3000", "uuid-a:1"]);
+        assert_eq!(&cb[3..], ["b", "3000", "uuid-a:2"]);
+        h.fail(ra, TransportError::Connection("blip".into()));
+        h.expect_quiet();
+        assert_eq!(
+            h.timers.len(),
+            1,
+            "only b's response timeout: no round before all answered"
+        );
+        h.reply(rb, Value::Int(1));
+        assert_eq!(h.expect_event(), Event::Renewed { lock: name("b") });
+        assert_eq!(h.next_timer_at(), Some(Millis(2_000)));
+        h.advance(1_000);
+        let ra = h.expect(Purpose::Renew);
+        let rb = h.expect(Purpose::Renew);
+        h.reply(ra, Value::Int(1));
+        h.reply(rb, Value::Int(0));
+        assert_eq!(h.expect_event(), Event::Renewed { lock: name("a") });
+        assert_eq!(
+            h.expect_event(),
+            Event::RenewalStopped {
+                lock: name("b"),
+                reason: "not-held".into()
+            }
+        );
+        h.advance(1_000);
+        let ra = h.expect(Purpose::Renew);
+        h.expect_quiet();
+        h.reply(ra, Value::Int(1));
+        let _ = h.expect_event();
+    }
+
+    /// The chain stops when the last watchdog lock is unlocked: its timer
+    /// is cancelled and nothing more is sent.
+    #[test]
+    fn chain_stops_when_no_entry_remains() {
+        let mut h = Harness::short(Profile::RedissonBatched);
+        h.acquire(ThreadId(1), "a");
+        h.call(ThreadId(1), "a", Call::Unlock).unwrap();
+        let req = h.expect(Purpose::Unlock);
+        h.reply(req, Value::Int(1));
+        assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
+        h.expect_return(ThreadId(1)).unwrap();
+        assert!(h.timers.is_empty());
+        h.advance(10_000);
+        h.expect_quiet();
+        // A new lock starts a new chain.
+        h.acquire(ThreadId(1), "a");
+        assert_eq!(h.next_timer_at(), Some(Millis(11_000)));
+    }
+}

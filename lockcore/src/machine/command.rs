@@ -1,0 +1,241 @@
+//! The wire form of every command the lock sends, and the reading of its reply.
+//!
+//! Scripts go out as plain `EVAL <text> <numkeys> <keys...> <args...>`, with
+//! the exact texts of [`LockScript`], so Redis (or fake-redis) sees what a
+//! Java Redisson client sends.
+
+use bytes::Bytes;
+use fake_redis::{LockScript, Value};
+
+use super::query::Query;
+use crate::{CallOutcome, FencingToken, LockError, LockName, Millis, Profile};
+
+/// The Redisson `UNLOCK_MESSAGE` published on the lock's channel.
+pub(super) const UNLOCK_MESSAGE: &str = "0";
+
+/// `EVAL <script> <numkeys> <keys...> <args...>`.
+fn eval(script: LockScript, keys: &[&str], args: &[&str]) -> Vec<Bytes> {
+    let mut command = Vec::with_capacity(3 + keys.len() + args.len());
+    command.push(Bytes::from_static(b"EVAL"));
+    command.push(Bytes::from_static(script.text().as_bytes()));
+    command.push(Bytes::from(keys.len().to_string()));
+    command.extend(keys.iter().map(|k| Bytes::from(k.to_string())));
+    command.extend(args.iter().map(|a| Bytes::from(a.to_string())));
+    command
+}
+
+/// The acquire script of `profile`, for `field` with `lease`.
+pub(super) fn acquire(profile: Profile, lock: &LockName, lease: Millis, field: &str) -> Vec<Bytes> {
+    let lease = lease.0.to_string();
+    match profile {
+        Profile::RedissonLegacy => eval(
+            LockScript::AcquireLegacy,
+            &[lock.as_str()],
+            &[&lease, field],
+        ),
+        Profile::Redisson | Profile::RedissonBatched => {
+            eval(LockScript::Acquire, &[lock.as_str()], &[&lease, field])
+        }
+        Profile::Fenced => eval(
+            LockScript::AcquireFenced,
+            &[lock.as_str(), &lock.fencing_key()],
+            &[&lease, field],
+        ),
+    }
+}
+
+/// The renewal script: re-arm `lease` if `field` still holds the lock.
+pub(super) fn renew(lock: &LockName, lease: Millis, field: &str) -> Vec<Bytes> {
+    eval(
+        LockScript::Renew,
+        &[lock.as_str()],
+        &[&lease.0.to_string(), field],
+    )
+}
+
+/// The unlock script (`KEYS` lock, channel; `ARGV` message, lease, field).
+pub(super) fn unlock(lock: &LockName, lease: Millis, field: &str) -> Vec<Bytes> {
+    eval(
+        LockScript::Unlock,
+        &[lock.as_str(), &lock.channel()],
+        &[UNLOCK_MESSAGE, &lease.0.to_string(), field],
+    )
+}
+
+/// The force-unlock script.
+pub(super) fn force_unlock(lock: &LockName) -> Vec<Bytes> {
+    eval(
+        LockScript::ForceUnlock,
+        &[lock.as_str(), &lock.channel()],
+        &[UNLOCK_MESSAGE],
+    )
+}
+
+/// A read-only query.
+pub(super) fn query(query: Query, lock: &LockName, field: &str) -> Vec<Bytes> {
+    let key = Bytes::from(lock.as_str().to_owned());
+    match query {
+        Query::IsLocked => vec![Bytes::from_static(b"EXISTS"), key],
+        Query::IsHeldByThread => vec![
+            Bytes::from_static(b"HEXISTS"),
+            key,
+            Bytes::from(field.to_owned()),
+        ],
+        Query::HoldCount => vec![
+            Bytes::from_static(b"HGET"),
+            key,
+            Bytes::from(field.to_owned()),
+        ],
+        Query::RemainTtl => vec![Bytes::from_static(b"PTTL"), key],
+    }
+}
+
+/// What an acquire script answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum AcquireReply {
+    /// Acquired or re-entered (with the token under `fenced`).
+    Acquired(Option<FencingToken>),
+    /// Held by someone else, who still has this PTTL (ms; negative: none).
+    Held(i64),
+}
+
+fn unexpected(what: &str, value: &Value) -> LockError {
+    LockError::UnexpectedReply(format!("{what} replied {value:?}"))
+}
+
+/// Reads an acquire script's reply.
+pub(super) fn parse_acquire(profile: Profile, value: &Value) -> Result<AcquireReply, LockError> {
+    if profile == Profile::Fenced {
+        if let Value::Array(items) = value {
+            match items.as_slice() {
+                [Value::Int(1), Value::Int(token)] if *token >= 0 => {
+                    return Ok(AcquireReply::Acquired(Some(FencingToken(*token as u64))));
+                }
+                [Value::Int(0), Value::Int(ttl)] => return Ok(AcquireReply::Held(*ttl)),
+                _ => {}
+            }
+        }
+        return Err(unexpected("the fenced acquire script", value));
+    }
+    match value {
+        Value::Nil => Ok(AcquireReply::Acquired(None)),
+        Value::Int(ttl) => Ok(AcquireReply::Held(*ttl)),
+        _ => Err(unexpected("the acquire script", value)),
+    }
+}
+
+/// Reads the renewal script's reply: whether the lease was re-armed.
+pub(super) fn parse_renew(value: &Value) -> Result<bool, LockError> {
+    match value {
+        Value::Int(1) => Ok(true),
+        Value::Int(0) => Ok(false),
+        _ => Err(unexpected("the renewal script", value)),
+    }
+}
+
+/// Reads the unlock script's reply: `None` when not held by the field,
+/// else whether the key was released.
+pub(super) fn parse_unlock(value: &Value) -> Result<Option<bool>, LockError> {
+    match value {
+        Value::Nil => Ok(None),
+        Value::Int(0) => Ok(Some(false)),
+        Value::Int(1) => Ok(Some(true)),
+        _ => Err(unexpected("the unlock script", value)),
+    }
+}
+
+/// Reads the force-unlock script's reply: whether a key was deleted.
+pub(super) fn parse_force_unlock(value: &Value) -> Result<bool, LockError> {
+    match value {
+        Value::Int(1) => Ok(true),
+        Value::Int(0) => Ok(false),
+        _ => Err(unexpected("the force-unlock script", value)),
+    }
+}
+
+/// Reads a query's reply.
+pub(super) fn parse_query(query: Query, value: &Value) -> Result<CallOutcome, LockError> {
+    match (query, value) {
+        (Query::IsLocked, Value::Int(n)) => Ok(CallOutcome::Bool(*n > 0)),
+        (Query::IsHeldByThread, Value::Int(n)) => Ok(CallOutcome::Bool(*n == 1)),
+        (Query::HoldCount, Value::Nil) => Ok(CallOutcome::Count(0)),
+        (Query::HoldCount, Value::Bulk(count)) => std::str::from_utf8(count)
+            .ok()
+            .and_then(|text| text.parse::<u64>().ok())
+            .map(CallOutcome::Count)
+            .ok_or_else(|| unexpected("HGET", value)),
+        (Query::RemainTtl, Value::Int(ttl)) => Ok(CallOutcome::Ttl(*ttl)),
+        _ => Err(unexpected(query.command_name(), value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(command: &[Bytes]) -> Vec<String> {
+        command
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect()
+    }
+
+    /// The acquire command carries the exact script text and Redisson's
+    /// KEYS/ARGV order (doc 004 `tryLockInnerAsync`: KEYS[1] name, ARGV
+    /// lease, field); the fenced one adds the fencing key. A wrong order
+    /// would make fake-redis and Redis run the script on the wrong key.
+    #[test]
+    fn acquire_commands_have_redisson_layout() {
+        let lock = LockName::new("orders").unwrap();
+        let c = text(&acquire(Profile::Redisson, &lock, Millis(30_000), "u:1"));
+        assert_eq!(c[0], "EVAL");
+        assert_eq!(c[1], LockScript::Acquire.text());
+        assert_eq!(&c[2..], ["1", "orders", "30000", "u:1"]);
+        let c = text(&acquire(Profile::RedissonLegacy, &lock, Millis(5), "u:1"));
+        assert_eq!(c[1], LockScript::AcquireLegacy.text());
+        let c = text(&acquire(Profile::Fenced, &lock, Millis(5), "u:1"));
+        assert_eq!(c[1], LockScript::AcquireFenced.text());
+        assert_eq!(&c[2..], ["2", "orders", "{orders}:fencing", "5", "u:1"]);
+    }
+
+    /// Unlock sends KEYS [name, channel] and ARGV ["0", lease, field], as
+    /// doc 004's `unlockInnerAsync`.
+    #[test]
+    fn unlock_command_layout() {
+        let lock = LockName::new("a").unwrap();
+        let c = text(&unlock(&lock, Millis(10), "u:7"));
+        assert_eq!(c[1], LockScript::Unlock.text());
+        assert_eq!(
+            &c[2..],
+            ["2", "a", "redisson_lock__channel:{a}", "0", "10", "u:7"]
+        );
+    }
+
+    /// Replies of the wrong shape are typed errors, never panics.
+    #[test]
+    fn wrong_shapes_are_unexpected_replies() {
+        let bad = Value::Simple("OK".into());
+        assert!(matches!(
+            parse_acquire(Profile::Redisson, &bad),
+            Err(LockError::UnexpectedReply(_))
+        ));
+        assert!(matches!(
+            parse_acquire(Profile::Fenced, &Value::Nil),
+            Err(LockError::UnexpectedReply(_))
+        ));
+        assert!(parse_renew(&Value::Int(2)).is_err());
+        assert!(parse_unlock(&Value::Int(7)).is_err());
+        assert!(parse_query(Query::HoldCount, &Value::bulk("x")).is_err());
+        assert_eq!(
+            parse_query(Query::HoldCount, &Value::bulk("3")),
+            Ok(CallOutcome::Count(3))
+        );
+        assert_eq!(
+            parse_acquire(
+                Profile::Fenced,
+                &Value::Array(vec![Value::Int(1), Value::Int(9)])
+            ),
+            Ok(AcquireReply::Acquired(Some(FencingToken(9))))
+        );
+    }
+}

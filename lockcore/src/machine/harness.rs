@@ -1,0 +1,220 @@
+//! A scripted driver for unit tests: it plays the driver's part (keeps the
+//! timers, advances time, fires timers in order) and lets a test answer
+//! each command by hand. No I/O.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use fake_redis::Value;
+
+use super::{Event, LockClient, Output, Purpose};
+use crate::{
+    Call, CallOutcome, Config, LockError, LockName, Millis, Profile, RequestId, ThreadId, TimerId,
+    TransportError,
+};
+
+/// The uuid every harness client has.
+pub(super) const UUID: &str = "uuid-a";
+
+pub(super) struct Harness {
+    pub(super) m: LockClient,
+    pub(super) now: Millis,
+    /// Pending timers, as the driver sees them.
+    pub(super) timers: BTreeMap<TimerId, Millis>,
+    /// Outputs other than timer bookkeeping, not yet looked at.
+    pending: VecDeque<Output>,
+}
+
+impl Harness {
+    pub(super) fn new(profile: Profile) -> Self {
+        Self::with_config(Config::builder().profile(profile).build().unwrap())
+    }
+
+    /// A client with a 3 000 ms watchdog (renewal every 1 000 ms).
+    pub(super) fn short(profile: Profile) -> Self {
+        Self::with_config(
+            Config::builder()
+                .profile(profile)
+                .watchdog_timeout(3_000)
+                .response_timeout(100)
+                .retry_attempts(0)
+                .retry_interval(50)
+                .build()
+                .unwrap(),
+        )
+    }
+
+    pub(super) fn with_config(config: Config) -> Self {
+        Harness {
+            m: LockClient::new(UUID, config),
+            now: Millis(0),
+            timers: BTreeMap::new(),
+            pending: VecDeque::new(),
+        }
+    }
+
+    fn pump(&mut self) {
+        while let Some(output) = self.m.poll() {
+            match output {
+                Output::SetTimer { timer, at } => {
+                    self.timers.insert(timer, at);
+                }
+                Output::CancelTimer { timer } => {
+                    self.timers.remove(&timer);
+                }
+                other => self.pending.push_back(other),
+            }
+        }
+    }
+
+    pub(super) fn call(
+        &mut self,
+        thread: ThreadId,
+        lock: &str,
+        call: Call,
+    ) -> Result<(), LockError> {
+        let result = self
+            .m
+            .call(self.now, thread, LockName::new(lock).unwrap(), call);
+        self.pump();
+        result
+    }
+
+    pub(super) fn next(&mut self) -> Option<Output> {
+        self.pump();
+        self.pending.pop_front()
+    }
+
+    /// The next output must be a Send; returns its id and command as text.
+    pub(super) fn expect_send(&mut self) -> (RequestId, Vec<String>) {
+        let (request, _, command) = self.expect_send_purpose();
+        (request, command)
+    }
+
+    pub(super) fn expect_send_purpose(&mut self) -> (RequestId, Purpose, Vec<String>) {
+        match self.next() {
+            Some(Output::Send {
+                request,
+                purpose,
+                command,
+                ..
+            }) => (
+                request,
+                purpose,
+                command
+                    .iter()
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+                    .collect(),
+            ),
+            other => panic!("expected a Send, got {other:?}"),
+        }
+    }
+
+    /// The next output must be a Send of `purpose`.
+    pub(super) fn expect(&mut self, purpose: Purpose) -> RequestId {
+        let (request, got, command) = self.expect_send_purpose();
+        assert_eq!(got, purpose, "command {command:?}");
+        request
+    }
+
+    pub(super) fn expect_subscribe(&mut self) -> RequestId {
+        match self.next() {
+            Some(Output::Subscribe { request, .. }) => request,
+            other => panic!("expected a Subscribe, got {other:?}"),
+        }
+    }
+
+    pub(super) fn expect_unsubscribe(&mut self) -> String {
+        match self.next() {
+            Some(Output::Unsubscribe { channel }) => channel,
+            other => panic!("expected an Unsubscribe, got {other:?}"),
+        }
+    }
+
+    pub(super) fn expect_return(&mut self, thread: ThreadId) -> Result<CallOutcome, LockError> {
+        match self.next() {
+            Some(Output::Return {
+                thread: t, result, ..
+            }) if t == thread => result,
+            other => panic!("expected the return of {thread:?}, got {other:?}"),
+        }
+    }
+
+    pub(super) fn expect_event(&mut self) -> Event {
+        match self.next() {
+            Some(Output::Event(event)) => event,
+            other => panic!("expected an event, got {other:?}"),
+        }
+    }
+
+    pub(super) fn expect_quiet(&mut self) {
+        if let Some(output) = self.next() {
+            panic!("expected nothing, got {output:?}");
+        }
+    }
+
+    pub(super) fn reply(&mut self, request: RequestId, value: Value) {
+        self.m.on_reply(self.now, request, Ok(value));
+        self.pump();
+    }
+
+    pub(super) fn fail(&mut self, request: RequestId, error: TransportError) {
+        self.m.on_reply(self.now, request, Err(error));
+        self.pump();
+    }
+
+    pub(super) fn message(&mut self, lock: &str, payload: &str) {
+        let channel = LockName::new(lock).unwrap().channel();
+        self.m.on_message(self.now, &channel, payload.as_bytes());
+        self.pump();
+    }
+
+    /// The earliest pending timer's time.
+    pub(super) fn next_timer_at(&self) -> Option<Millis> {
+        self.timers.values().min().copied()
+    }
+
+    /// Moves time forward by `ms`, firing due timers in time order (ties
+    /// by id), each at its own time.
+    pub(super) fn advance(&mut self, ms: u64) {
+        let end = self.now.plus(Millis(ms));
+        self.advance_to(end);
+    }
+
+    pub(super) fn advance_to(&mut self, end: Millis) {
+        loop {
+            self.pump();
+            let due = self
+                .timers
+                .iter()
+                .filter(|(_, at)| **at <= end)
+                .min_by_key(|(id, at)| (**at, **id))
+                .map(|(id, at)| (*id, *at));
+            let Some((timer, at)) = due else {
+                break;
+            };
+            self.timers.remove(&timer);
+            self.now = self.now.max(at);
+            self.m.on_timer(self.now, timer);
+        }
+        self.now = end;
+    }
+
+    /// Runs a successful watchdog `lock()` for `thread` (first attempt wins).
+    pub(super) fn acquire(&mut self, thread: ThreadId, lock: &str) {
+        self.call(thread, lock, Call::Lock { lease: None }).unwrap();
+        let request = self.expect(Purpose::Acquire);
+        self.reply(request, self.acquired_value());
+        assert!(matches!(
+            self.expect_return(thread),
+            Ok(CallOutcome::Acquired { .. })
+        ));
+    }
+
+    fn acquired_value(&self) -> Value {
+        if self.m.config().profile == Profile::Fenced {
+            Value::Array(vec![Value::Int(1), Value::Int(1)])
+        } else {
+            Value::Nil
+        }
+    }
+}

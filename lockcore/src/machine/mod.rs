@@ -1,0 +1,300 @@
+//! The lock algorithm as a sans-IO state machine.
+//!
+//! [`LockClient`] is one Redisson client (one uuid). Its inputs are API calls
+//! ([`LockClient::call`]), replies ([`LockClient::on_reply`]), timer firings
+//! ([`LockClient::on_timer`]) and pub/sub messages
+//! ([`LockClient::on_message`]); every input carries the driver's `now`. Its
+//! outputs ([`LockClient::poll`]) are commands to send, timers to set or
+//! cancel, call results and events. It never reads a clock, never spawns and
+//! draws no randomness, and keeps all state in ordered collections, so the
+//! same inputs give the same outputs byte for byte.
+
+mod acquire;
+mod batched;
+mod command;
+mod fence;
+#[cfg(test)]
+mod harness;
+mod legacy;
+mod output;
+mod query;
+mod request;
+mod subscription;
+mod unlock;
+mod watchdog;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use fake_redis::Value;
+
+pub use output::{Event, Output, Purpose};
+
+use crate::{
+    Call, CallOutcome, Config, FencingToken, LockError, LockName, Millis, RequestId, ThreadId,
+    TimerId, TransportError,
+};
+use acquire::{Acquiring, Wait};
+use fence::Fence;
+use query::Query;
+use request::{Owner, Pending};
+use subscription::Subscription;
+use watchdog::Watchdog;
+
+/// What a timer is for; the machine keeps one per [`TimerId`] it handed out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TimerKind {
+    /// The reply to this request is overdue.
+    ResponseTimeout(RequestId),
+    /// A timed-out request waits here to be sent again.
+    Retry,
+    /// A waiting thread's wait (for the subscription or on the latch) ends.
+    Wait(ThreadId),
+    /// `redisson` / `fenced`: renew this lock (`renewExpiration`'s task).
+    Renewal(LockName),
+    /// `redisson-legacy`: the task captured the lock and the thread.
+    LegacyRenewal(LockName, ThreadId),
+    /// `redisson-batched`: the client's single renewal chain.
+    BatchRound,
+    /// `fenced`: the lease ends unless renewed before.
+    LeaseDeadline(LockName),
+}
+
+/// The call a thread has in flight.
+#[derive(Debug)]
+struct CallState {
+    lock: LockName,
+    kind: CallKind,
+}
+
+#[derive(Debug)]
+enum CallKind {
+    Acquire(Acquiring),
+    Unlock,
+    ForceUnlock,
+    Query(Query),
+}
+
+/// What the client believes about one thread's hold of one lock.
+#[derive(Debug, Clone)]
+struct Hold {
+    /// Re-entrancy count as this client counted it.
+    count: u64,
+    /// The lease of the last acquisition (`None`: the watchdog's).
+    lease: Option<Millis>,
+    /// `fenced`: the token of this hold.
+    token: Option<FencingToken>,
+}
+
+/// One Redisson client (one uuid): all of its threads and locks.
+#[derive(Debug)]
+pub struct LockClient {
+    uuid: String,
+    config: Config,
+    outputs: VecDeque<Output>,
+    next_request: u64,
+    next_timer: u64,
+    timers: BTreeMap<TimerId, TimerKind>,
+    requests: BTreeMap<RequestId, Pending>,
+    retrying: BTreeMap<TimerId, Pending>,
+    calls: BTreeMap<ThreadId, CallState>,
+    holds: BTreeMap<(LockName, ThreadId), Hold>,
+    subscriptions: BTreeMap<String, Subscription>,
+    watchdog: Watchdog,
+    fences: BTreeMap<LockName, Fence>,
+}
+
+impl LockClient {
+    /// A client with identity `uuid` (Redisson's connection-manager id).
+    pub fn new(uuid: impl Into<String>, config: Config) -> Self {
+        Self {
+            uuid: uuid.into(),
+            config,
+            outputs: VecDeque::new(),
+            next_request: 0,
+            next_timer: 0,
+            timers: BTreeMap::new(),
+            requests: BTreeMap::new(),
+            retrying: BTreeMap::new(),
+            calls: BTreeMap::new(),
+            holds: BTreeMap::new(),
+            subscriptions: BTreeMap::new(),
+            watchdog: Watchdog::default(),
+            fences: BTreeMap::new(),
+        }
+    }
+
+    /// The client's uuid.
+    pub fn uuid(&self) -> &str {
+        &self.uuid
+    }
+
+    /// The client's configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The hash field a thread uses: `<uuid>:<thread-id>`.
+    pub fn field(&self, thread: ThreadId) -> String {
+        format!("{}:{}", self.uuid, thread.0)
+    }
+
+    /// Starts `call` for `thread` on `lock`. Its result arrives later as
+    /// [`Output::Return`]; an invalid call is refused at once and nothing is
+    /// sent: a zero lease ([`LockError::InvalidLease`]), a zero wait
+    /// ([`LockError::InvalidWait`]), or a thread that already has a call in
+    /// flight ([`LockError::ThreadBusy`]).
+    pub fn call(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        lock: LockName,
+        call: Call,
+    ) -> Result<(), LockError> {
+        if self.calls.contains_key(&thread) {
+            return Err(LockError::ThreadBusy(thread));
+        }
+        match call {
+            Call::Lock { lease } => {
+                check_lease(lease)?;
+                self.start_acquire(now, thread, lock, lease, Wait::Forever);
+            }
+            Call::TryLock { wait, lease } => {
+                check_lease(lease)?;
+                let wait = match wait {
+                    None => Wait::Once,
+                    Some(Millis(0)) => return Err(LockError::InvalidWait(0)),
+                    Some(w) => Wait::For(w),
+                };
+                self.start_acquire(now, thread, lock, lease, wait);
+            }
+            Call::Unlock => self.start_unlock(now, thread, lock),
+            Call::ForceUnlock => self.start_force_unlock(now, thread, lock),
+            Call::IsLocked => self.start_query(now, thread, lock, Query::IsLocked),
+            Call::IsHeldByThread => self.start_query(now, thread, lock, Query::IsHeldByThread),
+            Call::HoldCount => self.start_query(now, thread, lock, Query::HoldCount),
+            Call::RemainTtl => self.start_query(now, thread, lock, Query::RemainTtl),
+        }
+        Ok(())
+    }
+
+    /// The reply (or transport failure) for `request`. Replies to requests
+    /// the machine no longer waits for (late, after their timeout) are
+    /// ignored. A `Value::Error` reply counts as
+    /// [`TransportError::Redis`].
+    pub fn on_reply(
+        &mut self,
+        now: Millis,
+        request: RequestId,
+        reply: Result<Value, TransportError>,
+    ) {
+        self.handle_reply(now, request, reply);
+    }
+
+    /// A timer set with [`Output::SetTimer`] fired. Unknown or cancelled
+    /// timers are ignored.
+    pub fn on_timer(&mut self, now: Millis, timer: TimerId) {
+        let Some(kind) = self.timers.remove(&timer) else {
+            return;
+        };
+        match kind {
+            TimerKind::ResponseTimeout(request) => self.on_response_timeout(now, request),
+            TimerKind::Retry => self.on_retry(now, timer),
+            TimerKind::Wait(thread) => self.on_wait_timer(now, thread),
+            TimerKind::Renewal(lock) => self.on_renewal_timer(now, lock),
+            TimerKind::LegacyRenewal(lock, thread) => self.on_legacy_timer(now, lock, thread),
+            TimerKind::BatchRound => self.on_batch_timer(now),
+            TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
+        }
+    }
+
+    /// A pub/sub message arrived on a subscribed channel.
+    pub fn on_message(&mut self, now: Millis, channel: &str, payload: &[u8]) {
+        self.handle_message(now, channel, payload);
+    }
+
+    /// The next output, in the order the machine produced them.
+    pub fn poll(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// The fencing token `thread` holds `lock` with, if any (`fenced`; `None`
+    /// once the lease is lost or the lock released).
+    pub fn token(&self, thread: ThreadId, lock: &LockName) -> Option<FencingToken> {
+        self.holds
+            .get(&(lock.clone(), thread))
+            .and_then(|hold| hold.token)
+    }
+
+    /// Whether `thread` has a call in flight.
+    pub fn is_busy(&self, thread: ThreadId) -> bool {
+        self.calls.contains_key(&thread)
+    }
+
+    fn push(&mut self, output: Output) {
+        self.outputs.push_back(output);
+    }
+
+    fn event(&mut self, event: Event) {
+        self.push(Output::Event(event));
+    }
+
+    fn set_timer(&mut self, at: Millis, kind: TimerKind) -> TimerId {
+        let timer = TimerId(self.next_timer);
+        self.next_timer += 1;
+        self.timers.insert(timer, kind);
+        self.push(Output::SetTimer { timer, at });
+        timer
+    }
+
+    /// Cancels `timer` if it is still pending (a fired timer needs nothing).
+    fn cancel_timer(&mut self, timer: TimerId) {
+        if self.timers.remove(&timer).is_some() {
+            self.push(Output::CancelTimer { timer });
+        }
+    }
+
+    /// Ends `thread`'s call with `result`.
+    fn finish(&mut self, thread: ThreadId, result: Result<CallOutcome, LockError>) {
+        let Some(state) = self.calls.remove(&thread) else {
+            return;
+        };
+        if let CallKind::Acquire(acquiring) = &state.kind {
+            self.leave_acquire(thread, &state.lock, acquiring);
+        }
+        self.push(Output::Return {
+            thread,
+            lock: state.lock,
+            result,
+        });
+    }
+
+    /// Dispatches a completed request to whoever sent it.
+    fn complete(&mut self, now: Millis, pending: Pending, reply: Result<Value, TransportError>) {
+        let sent_at = pending.sent_at;
+        match pending.owner {
+            Owner::Call(thread) => {
+                let Some(state) = self.calls.get(&thread) else {
+                    return;
+                };
+                match &state.kind {
+                    CallKind::Acquire(_) => self.on_acquire_reply(now, thread, reply, sent_at),
+                    CallKind::Unlock => self.on_unlock_reply(now, thread, reply, sent_at),
+                    CallKind::ForceUnlock => self.on_force_unlock_reply(thread, reply),
+                    CallKind::Query(query) => {
+                        let query = *query;
+                        self.on_query_reply(thread, query, reply);
+                    }
+                }
+            }
+            Owner::Subscribe(channel) => self.on_subscribe_reply(now, &channel, reply),
+            Owner::Renew(lock, thread) => self.on_renew_reply(now, lock, thread, reply, sent_at),
+        }
+    }
+}
+
+fn check_lease(lease: Option<Millis>) -> Result<(), LockError> {
+    match lease {
+        Some(Millis(0)) => Err(LockError::InvalidLease(0)),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,252 @@
+//! Requests in flight: response timeouts and retries.
+//!
+//! Every command gets a response-timeout timer. A reply after the timeout is
+//! ignored (its request is gone); the timed-out command is sent again after
+//! `retry_interval`, as a new request, up to `retry_attempts` times, and then
+//! fails with [`TransportError::Timeout`]. A connection error or a Redis error
+//! reply fails at once: retrying would not change it.
+
+use bytes::Bytes;
+use fake_redis::Value;
+use tracing::debug;
+
+use super::{LockClient, Output, Purpose, TimerKind};
+use crate::{LockName, Millis, RequestId, ThreadId, TimerId, TransportError};
+
+/// What goes on the wire.
+#[derive(Debug, Clone)]
+pub(super) enum Kind {
+    /// A command on the command connection.
+    Command {
+        purpose: Purpose,
+        command: Vec<Bytes>,
+    },
+    /// A subscription on the pub/sub connection.
+    Subscribe { channel: String },
+}
+
+/// Who waits for the reply.
+#[derive(Debug, Clone)]
+pub(super) enum Owner {
+    /// The thread's current call.
+    Call(ThreadId),
+    /// The client's subscription to this channel.
+    Subscribe(String),
+    /// The watchdog, renewing this lock for this thread.
+    Renew(LockName, ThreadId),
+}
+
+/// A request the machine waits on (or one waiting to be retried).
+#[derive(Debug, Clone)]
+pub(super) struct Pending {
+    kind: Kind,
+    lock: LockName,
+    pub(super) owner: Owner,
+    /// How many times it was sent before this attempt.
+    attempt: u32,
+    /// When this attempt was sent (the `fenced` deadline counts from it).
+    pub(super) sent_at: Millis,
+    timeout: TimerId,
+}
+
+impl LockClient {
+    /// Sends a command for `owner`.
+    pub(super) fn send(
+        &mut self,
+        now: Millis,
+        lock: LockName,
+        purpose: Purpose,
+        command: Vec<Bytes>,
+        owner: Owner,
+    ) -> RequestId {
+        self.transmit(now, Kind::Command { purpose, command }, lock, owner, 0)
+    }
+
+    /// Subscribes to `lock`'s channel.
+    pub(super) fn send_subscribe(&mut self, now: Millis, lock: LockName) -> RequestId {
+        let channel = lock.channel();
+        let owner = Owner::Subscribe(channel.clone());
+        self.transmit(now, Kind::Subscribe { channel }, lock, owner, 0)
+    }
+
+    fn transmit(
+        &mut self,
+        now: Millis,
+        kind: Kind,
+        lock: LockName,
+        owner: Owner,
+        attempt: u32,
+    ) -> RequestId {
+        let request = RequestId(self.next_request);
+        self.next_request += 1;
+        let output = match &kind {
+            Kind::Command { purpose, command } => Output::Send {
+                request,
+                purpose: *purpose,
+                lock: lock.clone(),
+                command: command.clone(),
+            },
+            Kind::Subscribe { channel } => Output::Subscribe {
+                request,
+                channel: channel.clone(),
+            },
+        };
+        self.push(output);
+        let timeout = self.set_timer(
+            now.plus(self.config.response_timeout),
+            TimerKind::ResponseTimeout(request),
+        );
+        self.requests.insert(
+            request,
+            Pending {
+                kind,
+                lock,
+                owner,
+                attempt,
+                sent_at: now,
+                timeout,
+            },
+        );
+        request
+    }
+
+    pub(super) fn handle_reply(
+        &mut self,
+        now: Millis,
+        request: RequestId,
+        reply: Result<Value, TransportError>,
+    ) {
+        let Some(pending) = self.requests.remove(&request) else {
+            debug!(
+                request = request.0,
+                "reply to a request no longer awaited: ignored"
+            );
+            return;
+        };
+        self.cancel_timer(pending.timeout);
+        let reply = match reply {
+            Ok(Value::Error(text)) => Err(TransportError::Redis(text)),
+            other => other,
+        };
+        self.complete(now, pending, reply);
+    }
+
+    pub(super) fn on_response_timeout(&mut self, now: Millis, request: RequestId) {
+        let Some(pending) = self.requests.remove(&request) else {
+            return;
+        };
+        if pending.attempt < self.config.retry_attempts {
+            debug!(
+                request = request.0,
+                attempt = pending.attempt,
+                "timed out: will retry"
+            );
+            let timer = self.set_timer(now.plus(self.config.retry_interval), TimerKind::Retry);
+            self.retrying.insert(timer, pending);
+        } else {
+            debug!(request = request.0, "timed out: retries exhausted");
+            self.complete(now, pending, Err(TransportError::Timeout));
+        }
+    }
+
+    pub(super) fn on_retry(&mut self, now: Millis, timer: TimerId) {
+        if let Some(pending) = self.retrying.remove(&timer) {
+            self.transmit(
+                now,
+                pending.kind,
+                pending.lock,
+                pending.owner,
+                pending.attempt + 1,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::{Call, CallOutcome, Config, LockError, Profile, ThreadId, TransportError};
+    use fake_redis::Value;
+
+    /// A command whose reply never comes is sent again after the response
+    /// timeout plus the retry interval, as a new request, `retry_attempts`
+    /// times, and then fails with Timeout (Redisson's `timeout`,
+    /// `retryAttempts`, `retryInterval`). A machine that never retried, or
+    /// retried for ever, would show a different number of sends.
+    #[test]
+    fn timeouts_retry_then_fail() {
+        let config = Config::builder()
+            .response_timeout(100)
+            .retry_attempts(2)
+            .retry_interval(50)
+            .build()
+            .unwrap();
+        let mut h = Harness::with_config(config);
+        let t = ThreadId(1);
+        h.call(t, "l", Call::IsLocked).unwrap();
+        let (first, _) = h.expect_send();
+        h.advance(150);
+        let (second, _) = h.expect_send();
+        assert_ne!(first, second);
+        assert_eq!(h.now.0, 150);
+        h.advance(150);
+        let (third, _) = h.expect_send();
+        assert_eq!(h.now.0, 300);
+        // The first request's late reply is ignored.
+        h.reply(first, Value::Int(1));
+        h.expect_quiet();
+        h.advance(100);
+        assert_eq!(
+            h.expect_return(t),
+            Err(LockError::Transport(TransportError::Timeout))
+        );
+        // A reply for the last attempt after it failed changes nothing.
+        h.reply(third, Value::Int(1));
+        h.expect_quiet();
+    }
+
+    /// A reply inside the timeout cancels the timeout timer and ends the call.
+    #[test]
+    fn reply_in_time_cancels_the_timeout() {
+        let mut h = Harness::new(Profile::Redisson);
+        let t = ThreadId(1);
+        h.call(t, "l", Call::IsLocked).unwrap();
+        let (req, _) = h.expect_send();
+        h.reply(req, Value::Int(1));
+        assert_eq!(h.expect_return(t), Ok(CallOutcome::Bool(true)));
+        assert!(h.timers.is_empty(), "timers left: {:?}", h.timers);
+    }
+
+    /// A connection error fails at once, without retry.
+    #[test]
+    fn connection_error_fails_at_once() {
+        let mut h = Harness::new(Profile::Redisson);
+        let t = ThreadId(1);
+        h.call(t, "l", Call::RemainTtl).unwrap();
+        let (req, _) = h.expect_send();
+        h.fail(req, TransportError::Connection("reset".into()));
+        assert_eq!(
+            h.expect_return(t),
+            Err(LockError::Transport(TransportError::Connection(
+                "reset".into()
+            )))
+        );
+        assert!(h.timers.is_empty());
+    }
+
+    /// A Redis error reply becomes TransportError::Redis with its text.
+    #[test]
+    fn redis_error_reply_is_a_transport_error() {
+        let mut h = Harness::new(Profile::Redisson);
+        let t = ThreadId(1);
+        h.call(t, "l", Call::IsLocked).unwrap();
+        let (req, _) = h.expect_send();
+        h.reply(req, Value::Error("WRONGTYPE Operation".into()));
+        assert_eq!(
+            h.expect_return(t),
+            Err(LockError::Transport(TransportError::Redis(
+                "WRONGTYPE Operation".into()
+            )))
+        );
+    }
+}

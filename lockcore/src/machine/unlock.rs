@@ -1,0 +1,265 @@
+//! `unlock` and `forceUnlock`.
+//!
+//! Unlock sends the unlock script with the lease the thread acquired with
+//! (Redisson's `internalLockLeaseTime`) and, when it completes however it
+//! completes, first cancels the thread's renewal (doc 004 `unlockAsync`:
+//! `cancelExpirationRenewal(threadId)` in `onComplete`), then maps the reply.
+
+use fake_redis::Value;
+
+use super::request::Owner;
+use super::{CallKind, CallState, LockClient, Purpose, command};
+use crate::{CallOutcome, LockError, LockName, Millis, ThreadId, TransportError};
+
+impl LockClient {
+    pub(super) fn start_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
+        let lease = self
+            .holds
+            .get(&(lock.clone(), thread))
+            .and_then(|hold| hold.lease)
+            .unwrap_or(self.config.watchdog_timeout);
+        let command = command::unlock(&lock, lease, &self.field(thread));
+        self.calls.insert(
+            thread,
+            CallState {
+                lock: lock.clone(),
+                kind: CallKind::Unlock,
+            },
+        );
+        self.send(now, lock, Purpose::Unlock, command, Owner::Call(thread));
+    }
+
+    pub(super) fn on_unlock_reply(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        reply: Result<Value, TransportError>,
+        sent_at: Millis,
+    ) {
+        let Some(lock) = self.calls.get(&thread).map(|call| call.lock.clone()) else {
+            return;
+        };
+        let parsed = reply
+            .map_err(LockError::from)
+            .and_then(|value| command::parse_unlock(&value));
+        self.renewal_on_unlock(now, &lock, thread, parsed == Ok(Some(true)));
+        let key = (lock.clone(), thread);
+        let result = match parsed {
+            Ok(None) => {
+                self.holds.remove(&key);
+                Err(LockError::NotLockedByCurrentThread {
+                    uuid: self.uuid.clone(),
+                    thread,
+                })
+            }
+            Ok(Some(false)) => {
+                let mut lease = self.config.watchdog_timeout;
+                if let Some(hold) = self.holds.get_mut(&key) {
+                    hold.count = hold.count.saturating_sub(1).max(1);
+                    lease = hold.lease.unwrap_or(lease);
+                }
+                // The script re-armed the key's expiry with that lease.
+                self.rearm_deadline(&lock, sent_at.plus(lease));
+                Ok(CallOutcome::Unlocked { released: false })
+            }
+            Ok(Some(true)) => {
+                self.holds.remove(&key);
+                Ok(CallOutcome::Unlocked { released: true })
+            }
+            Err(error) => Err(error),
+        };
+        if !self.holds.keys().any(|(l, _)| *l == lock) {
+            self.drop_fence(&lock);
+        }
+        self.finish(thread, result);
+    }
+
+    pub(super) fn start_force_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
+        // Redisson's forceUnlockAsync cancels renewal before it sends.
+        self.cancel_renewal_all(&lock, "force-unlocked");
+        let command = command::force_unlock(&lock);
+        self.calls.insert(
+            thread,
+            CallState {
+                lock: lock.clone(),
+                kind: CallKind::ForceUnlock,
+            },
+        );
+        self.send(
+            now,
+            lock,
+            Purpose::ForceUnlock,
+            command,
+            Owner::Call(thread),
+        );
+    }
+
+    pub(super) fn on_force_unlock_reply(
+        &mut self,
+        thread: ThreadId,
+        reply: Result<Value, TransportError>,
+    ) {
+        let Some(lock) = self.calls.get(&thread).map(|call| call.lock.clone()) else {
+            return;
+        };
+        let result = reply
+            .map_err(LockError::from)
+            .and_then(|value| command::parse_force_unlock(&value));
+        if result == Ok(true) {
+            self.holds.retain(|(l, _), _| *l != lock);
+            self.drop_fence(&lock);
+        }
+        self.finish(thread, result.map(CallOutcome::Bool));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::{
+        Call, CallOutcome, Event, LockError, LockName, Millis, Profile, Purpose, ThreadId,
+        TransportError,
+    };
+    use fake_redis::Value;
+
+    const T1: ThreadId = ThreadId(1);
+
+    fn stopped(reason: &str) -> Event {
+        Event::RenewalStopped {
+            lock: LockName::new("l").unwrap(),
+            reason: reason.to_owned(),
+        }
+    }
+
+    /// Re-entrancy (doc 004): two holds need two unlocks. The first
+    /// decrements (reply 0, Unlocked{released:false}) and the watchdog keeps
+    /// renewing; the second releases and stops the watchdog. A client that
+    /// cancelled renewal on the first unlock would leave the remaining hold
+    /// unrenewed.
+    #[test]
+    fn reentrant_unlock_needs_two_unlocks() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.acquire(T1, "l");
+        h.acquire(T1, "l");
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let (req, command) = h.expect_send();
+        assert_eq!(
+            &command[2..],
+            [
+                "2",
+                "l",
+                "redisson_lock__channel:{l}",
+                "0",
+                "30000",
+                "uuid-a:1"
+            ]
+        );
+        h.reply(req, Value::Int(0));
+        assert_eq!(
+            h.expect_return(T1),
+            Ok(CallOutcome::Unlocked { released: false })
+        );
+        assert_eq!(
+            h.next_timer_at(),
+            Some(Millis(10_000)),
+            "renewal still scheduled"
+        );
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let req = h.expect(Purpose::Unlock);
+        h.reply(req, Value::Int(1));
+        assert_eq!(h.expect_event(), stopped("unlocked"));
+        assert_eq!(
+            h.expect_return(T1),
+            Ok(CallOutcome::Unlocked { released: true })
+        );
+        assert!(h.timers.is_empty());
+    }
+
+    /// Unlocking a lock the thread does not hold gives Redisson's
+    /// IllegalMonitorStateException text, exactly (doc 001/004).
+    #[test]
+    fn unlock_not_held_has_redisson_text() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(ThreadId(7), "l", Call::Unlock).unwrap();
+        let req = h.expect(Purpose::Unlock);
+        h.reply(req, Value::Nil);
+        let error = h.expect_return(ThreadId(7)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "attempt to unlock lock, not locked by current thread by node id: uuid-a thread-id: 7"
+        );
+    }
+
+    /// Unlock sends the lease the lock was acquired with (Redisson's
+    /// internalLockLeaseTime) so a partial unlock re-arms that lease.
+    #[test]
+    fn unlock_sends_the_acquire_lease() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(
+            T1,
+            "l",
+            Call::Lock {
+                lease: Some(Millis(700)),
+            },
+        )
+        .unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Nil);
+        h.expect_return(T1).unwrap();
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let (_, command) = h.expect_send();
+        assert_eq!(command[6], "700");
+    }
+
+    /// An unlock that fails on the wire still cancels the renewal first
+    /// (doc 004: onComplete cancels whatever the outcome); the caller gets
+    /// the transport error.
+    #[test]
+    fn failed_unlock_cancels_renewal() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.acquire(T1, "l");
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let req = h.expect(Purpose::Unlock);
+        h.fail(req, TransportError::Connection("reset".into()));
+        assert_eq!(h.expect_event(), stopped("unlocked"));
+        assert_eq!(
+            h.expect_return(T1),
+            Err(LockError::Transport(TransportError::Connection(
+                "reset".into()
+            )))
+        );
+        assert!(h.timers.is_empty());
+    }
+
+    /// forceUnlock cancels the renewal before sending and reports whether
+    /// a key was deleted.
+    #[test]
+    fn force_unlock() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.acquire(T1, "l");
+        h.call(ThreadId(9), "l", Call::ForceUnlock).unwrap();
+        assert_eq!(h.expect_event(), stopped("force-unlocked"));
+        let (req, command) = h.expect_send();
+        assert_eq!(&command[2..], ["2", "l", "redisson_lock__channel:{l}", "0"]);
+        h.reply(req, Value::Int(1));
+        assert_eq!(h.expect_return(ThreadId(9)), Ok(CallOutcome::Bool(true)));
+        assert!(h.timers.is_empty());
+        h.call(ThreadId(9), "l", Call::ForceUnlock).unwrap();
+        let req = h.expect(Purpose::ForceUnlock);
+        h.reply(req, Value::Int(0));
+        assert_eq!(h.expect_return(ThreadId(9)), Ok(CallOutcome::Bool(false)));
+    }
+
+    /// A reply of the wrong shape to unlock is UnexpectedReply, not a panic.
+    #[test]
+    fn unlock_wrong_shape() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let req = h.expect(Purpose::Unlock);
+        h.reply(req, Value::bulk("what"));
+        assert!(matches!(
+            h.expect_return(T1),
+            Err(LockError::UnexpectedReply(_))
+        ));
+    }
+}

@@ -1,0 +1,326 @@
+//! The watchdog: keeps a lock taken without a lease alive, per profile.
+//!
+//! This file holds the renewal entries shared by all profiles, the dispatch
+//! to each profile's bookkeeping, and the `redisson` profile itself (doc 004
+//! `scheduleExpirationRenewal` / `renewExpiration` /
+//! `cancelExpirationRenewal`). `redisson-legacy` lives in `legacy.rs`,
+//! `redisson-batched` in `batched.rs`, and `fenced` reuses this profile's
+//! timers with its own reply handling in `fence.rs`.
+
+use std::collections::BTreeMap;
+
+use fake_redis::Value;
+use tracing::error;
+
+use super::request::Owner;
+use super::{Event, LockClient, Purpose, TimerKind, command};
+use crate::{LockError, LockName, Millis, Profile, ThreadId, TimerId, TransportError};
+
+/// Redisson's `ExpirationEntry`: the client's threads holding one lock with
+/// the watchdog (in the order they registered, with counts), and the
+/// pending renewal timer.
+#[derive(Debug, Clone, Default)]
+pub(super) struct RenewalEntry {
+    threads: Vec<(ThreadId, u64)>,
+    pub(super) timer: Option<TimerId>,
+}
+
+impl RenewalEntry {
+    pub(super) fn with_thread(thread: ThreadId, timer: Option<TimerId>) -> Self {
+        RenewalEntry {
+            threads: vec![(thread, 1)],
+            timer,
+        }
+    }
+
+    pub(super) fn add(&mut self, thread: ThreadId) {
+        match self.threads.iter_mut().find(|(t, _)| *t == thread) {
+            Some((_, count)) => *count += 1,
+            None => self.threads.push((thread, 1)),
+        }
+    }
+
+    /// `removeThreadId`: one hold fewer; returns whether no thread is left.
+    fn remove(&mut self, thread: ThreadId) -> bool {
+        if let Some(i) = self.threads.iter().position(|(t, _)| *t == thread) {
+            self.threads[i].1 -= 1;
+            if self.threads[i].1 == 0 {
+                self.threads.remove(i);
+            }
+        }
+        self.threads.is_empty()
+    }
+
+    pub(super) fn first_thread(&self) -> Option<ThreadId> {
+        self.threads.first().map(|(t, _)| *t)
+    }
+}
+
+/// The client's renewal state (Redisson's `EXPIRATION_RENEWAL_MAP`, scoped
+/// to this client).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Watchdog {
+    pub(super) entries: BTreeMap<LockName, RenewalEntry>,
+    /// `redisson-batched`: the single chain.
+    pub(super) chain: Chain,
+}
+
+/// The `redisson-batched` chain's state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum Chain {
+    /// No round pending.
+    #[default]
+    Idle,
+    /// The next round starts when this timer fires.
+    Waiting(TimerId),
+    /// A round is out; this many renewals have not answered yet.
+    Round(usize),
+}
+
+impl LockClient {
+    /// `scheduleExpirationRenewal(threadId)` after a watchdog acquisition.
+    pub(super) fn schedule_renewal(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
+        match self.config.profile {
+            Profile::RedissonLegacy => self.legacy_schedule(now, lock, thread),
+            Profile::RedissonBatched => self.batched_schedule(now, lock, thread),
+            Profile::Redisson | Profile::Fenced => {
+                if let Some(entry) = self.watchdog.entries.get_mut(lock) {
+                    entry.add(thread);
+                } else {
+                    self.watchdog
+                        .entries
+                        .insert(lock.clone(), RenewalEntry::with_thread(thread, None));
+                    self.renew_expiration(now, lock);
+                }
+            }
+        }
+    }
+
+    /// `renewExpiration()`: a renewal T/3 from now, if the entry still exists.
+    /// Like Redisson, the new timer replaces the entry's timer without
+    /// cancelling the old one (normally the one that just fired).
+    pub(super) fn renew_expiration(&mut self, now: Millis, lock: &LockName) {
+        if !self.watchdog.entries.contains_key(lock) {
+            return;
+        }
+        let at = now.plus(self.config.renewal_interval());
+        let timer = self.set_timer(at, TimerKind::Renewal(lock.clone()));
+        if let Some(entry) = self.watchdog.entries.get_mut(lock) {
+            entry.timer = Some(timer);
+        }
+    }
+
+    /// The renewal task: renew for the entry's first thread.
+    pub(super) fn on_renewal_timer(&mut self, now: Millis, lock: LockName) {
+        let Some(thread) = self
+            .watchdog
+            .entries
+            .get(&lock)
+            .and_then(RenewalEntry::first_thread)
+        else {
+            return;
+        };
+        self.send_renew(now, lock, thread);
+    }
+
+    pub(super) fn send_renew(&mut self, now: Millis, lock: LockName, thread: ThreadId) {
+        let command = command::renew(&lock, self.config.watchdog_timeout, &self.field(thread));
+        let owner = Owner::Renew(lock.clone(), thread);
+        self.send(now, lock, Purpose::Renew, command, owner);
+    }
+
+    pub(super) fn on_renew_reply(
+        &mut self,
+        now: Millis,
+        lock: LockName,
+        thread: ThreadId,
+        reply: Result<Value, TransportError>,
+        sent_at: Millis,
+    ) {
+        let parsed = reply
+            .map_err(LockError::from)
+            .and_then(|value| command::parse_renew(&value));
+        match self.config.profile {
+            Profile::RedissonLegacy => self.legacy_renewed(now, lock, thread, parsed),
+            Profile::RedissonBatched => self.batched_renewed(now, lock, parsed),
+            Profile::Fenced => self.fenced_renewed(now, lock, parsed, sent_at),
+            Profile::Redisson => match parsed {
+                Ok(true) => {
+                    self.event(Event::Renewed { lock: lock.clone() });
+                    self.renew_expiration(now, &lock);
+                }
+                Ok(false) => {
+                    self.remove_entry(&lock, "not-held");
+                }
+                Err(e) => {
+                    error!(lock = %lock, error = %e, "can't update lock expiration; renewal stops");
+                    self.remove_entry(&lock, &format!("error: {e}"));
+                }
+            },
+        }
+    }
+
+    /// Unlock completed: `cancelExpirationRenewal(threadId)` for the
+    /// profile. `released`: the unlock script deleted the key.
+    pub(super) fn renewal_on_unlock(
+        &mut self,
+        _now: Millis,
+        lock: &LockName,
+        thread: ThreadId,
+        released: bool,
+    ) {
+        if self.config.profile == Profile::RedissonLegacy {
+            // Doc 001: `if (opStatus) cancelExpirationRenewal();`
+            if released {
+                self.remove_entry(lock, "unlocked");
+            }
+            return;
+        }
+        let Some(entry) = self.watchdog.entries.get_mut(lock) else {
+            return;
+        };
+        if entry.remove(thread) {
+            self.remove_entry(lock, "unlocked");
+        }
+    }
+
+    /// `cancelExpirationRenewal(null)`: the whole entry goes.
+    pub(super) fn cancel_renewal_all(&mut self, lock: &LockName, reason: &str) {
+        self.remove_entry(lock, reason);
+    }
+
+    /// Removes `lock`'s entry, cancels its timer and reports why; returns
+    /// whether there was one.
+    pub(super) fn remove_entry(&mut self, lock: &LockName, reason: &str) -> bool {
+        let Some(entry) = self.watchdog.entries.remove(lock) else {
+            return false;
+        };
+        if let Some(timer) = entry.timer {
+            self.cancel_timer(timer);
+        }
+        self.event(Event::RenewalStopped {
+            lock: lock.clone(),
+            reason: reason.to_owned(),
+        });
+        if let (true, Chain::Waiting(timer)) =
+            (self.watchdog.entries.is_empty(), self.watchdog.chain)
+        {
+            self.cancel_timer(timer);
+            self.watchdog.chain = Chain::Idle;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::{Call, Event, LockName, Millis, Profile, Purpose, ThreadId, TransportError};
+    use fake_redis::Value;
+
+    const T1: ThreadId = ThreadId(1);
+
+    fn lock() -> LockName {
+        LockName::new("l").unwrap()
+    }
+
+    /// Doc 002/004: with no lease the key gets the watchdog timeout and is
+    /// renewed every T/3 (1 000 ms of 3 000), each renewal scheduled T/3
+    /// after the previous one answered, carrying T and the thread's field.
+    #[test]
+    fn renews_every_third_of_the_timeout() {
+        let mut h = Harness::short(Profile::Redisson);
+        h.acquire(T1, "l");
+        assert_eq!(h.next_timer_at(), Some(Millis(1_000)));
+        for round in 1..=3u64 {
+            h.advance_to(Millis(round * 1_000 + (round - 1) * 10));
+            let (req, purpose, command) = h.expect_send_purpose();
+            assert_eq!(purpose, Purpose::Renew);
+            assert_eq!(&command[2..], ["1", "l", "3000", "uuid-a:1"]);
+            h.advance(10);
+            h.reply(req, Value::Int(1));
+            assert_eq!(h.expect_event(), Event::Renewed { lock: lock() });
+            assert_eq!(h.next_timer_at(), Some(Millis(round * 1_010 + 1_000)));
+        }
+    }
+
+    /// A renewal answering 0 (the key is no longer ours) cancels renewal:
+    /// no timer remains.
+    #[test]
+    fn zero_stops_renewal() {
+        let mut h = Harness::short(Profile::Redisson);
+        h.acquire(T1, "l");
+        h.advance(1_000);
+        let req = h.expect(Purpose::Renew);
+        h.reply(req, Value::Int(0));
+        assert_eq!(
+            h.expect_event(),
+            Event::RenewalStopped {
+                lock: lock(),
+                reason: "not-held".into()
+            }
+        );
+        assert!(h.timers.is_empty());
+        h.advance(10_000);
+        h.expect_quiet();
+    }
+
+    /// Doc 002's finding: a renewal that fails (here it times out) drops
+    /// the entry and renewal stops for good, though the thread still
+    /// believes it holds the lock. A watchdog that retried would send
+    /// another renewal in the next 10 s.
+    #[test]
+    fn error_stops_renewal_for_good() {
+        let mut h = Harness::short(Profile::Redisson);
+        h.acquire(T1, "l");
+        h.advance(1_000);
+        let _req = h.expect(Purpose::Renew);
+        h.advance(100);
+        assert_eq!(
+            h.expect_event(),
+            Event::RenewalStopped {
+                lock: lock(),
+                reason: "error: transport error: timed out waiting for a reply".into()
+            }
+        );
+        h.advance(10_000);
+        h.expect_quiet();
+        // Unlock later still works and finds no renewal to cancel.
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let req = h.expect(Purpose::Unlock);
+        h.reply(req, Value::Int(1));
+        assert!(h.expect_return(T1).is_ok());
+    }
+
+    /// The race that breaks `redisson-legacy` does not break `redisson`:
+    /// the renewal reply handled after the unlock finds no entry and
+    /// schedules nothing, so no renewal is sent after the unlock.
+    #[test]
+    fn renewal_reply_after_unlock_schedules_nothing() {
+        let mut h = Harness::short(Profile::Redisson);
+        h.acquire(T1, "l");
+        h.advance(1_000);
+        let renew = h.expect(Purpose::Renew);
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let unlock = h.expect(Purpose::Unlock);
+        h.reply(unlock, Value::Int(1));
+        let _ = h.expect_event();
+        h.expect_return(T1).unwrap();
+        h.reply(renew, Value::Int(1));
+        assert_eq!(h.expect_event(), Event::Renewed { lock: lock() });
+        h.advance(10_000);
+        h.expect_quiet();
+    }
+
+    /// A connection error during renewal is logged and stops renewal too.
+    #[test]
+    fn connection_error_stops_renewal() {
+        let mut h = Harness::short(Profile::Redisson);
+        h.acquire(T1, "l");
+        h.advance(1_000);
+        let req = h.expect(Purpose::Renew);
+        h.fail(req, TransportError::Connection("gone".into()));
+        assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
+        assert!(h.timers.is_empty());
+    }
+}
