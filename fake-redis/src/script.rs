@@ -137,3 +137,89 @@ const ACQUIRE_FENCED: &str = concat!(
     "end; ",
     "return {0, redis.call('pttl', KEYS[1])};"
 );
+
+/// The SHA1 of `text` in lowercase hex, as `SCRIPT LOAD` returns it.
+pub fn sha1_hex(text: &[u8]) -> String {
+    use sha1::{Digest, Sha1};
+    let digest = Sha1::digest(text);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The scripts this server has seen, by SHA1 (what `EVALSHA` may run).
+///
+/// Redis 7 caches every script it ran with `EVAL` or loaded with `SCRIPT
+/// LOAD`. A text fake-redis cannot run is still cached by `SCRIPT LOAD`
+/// (so `SCRIPT EXISTS` agrees with Redis), and running it gives a clear
+/// error.
+#[derive(Debug, Default)]
+pub(crate) struct ScriptCache {
+    known: std::collections::BTreeMap<String, Option<LockScript>>,
+}
+
+impl ScriptCache {
+    /// Caches `text`; its SHA1 and the native script it is, if any.
+    pub(crate) fn register(&mut self, text: &[u8]) -> (String, Option<LockScript>) {
+        let sha = sha1_hex(text);
+        let script = LockScript::from_text(text);
+        self.known.insert(sha.clone(), script);
+        (sha, script)
+    }
+
+    /// Looks a lowercase SHA1 up: `None` when never seen, `Some(None)` for
+    /// a cached script fake-redis cannot run.
+    pub(crate) fn get(&self, sha: &str) -> Option<Option<LockScript>> {
+        self.known.get(sha).copied()
+    }
+
+    /// Forgets every script (`SCRIPT FLUSH`).
+    pub(crate) fn clear(&mut self) {
+        self.known.clear();
+    }
+}
+
+impl LockScript {
+    /// The SHA1 of the script's text, lowercase hex (what `EVALSHA` takes).
+    pub fn sha1(self) -> String {
+        sha1_hex(self.text().as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SHA1s below were printed by redis-server 7.0.15 (`SCRIPT LOAD`)
+    /// for these exact texts; a changed byte in a text changes its SHA1, so
+    /// clients using EVALSHA against real Redis would stop matching.
+    #[test]
+    fn sha1_matches_real_redis() {
+        assert_eq!(
+            LockScript::Acquire.sha1(),
+            "149c5a8bf18676fd99e9e6e24923bd64d9b62f94"
+        );
+        assert_eq!(
+            LockScript::AcquireLegacy.sha1(),
+            "9401052d872adfd0179ef8c8e8c028512707629a"
+        );
+        assert_eq!(
+            LockScript::Renew.sha1(),
+            "8e19a1ddbdee9138df9f32a480c57addab4353d1"
+        );
+        assert_eq!(
+            LockScript::Unlock.sha1(),
+            "3ffe249c16dee540ac8ab32e39bd408626b9aff7"
+        );
+        assert_eq!(
+            LockScript::ForceUnlock.sha1(),
+            "7e9c80b3d786b95d5d4aaf8fd73adb9775fa6fb1"
+        );
+        assert_eq!(
+            LockScript::AcquireFenced.sha1(),
+            "5f268b2544e866a5a70ebc3f667e46ef1d2f78a6"
+        );
+        assert_eq!(
+            sha1_hex(b"return 1"),
+            "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"
+        );
+    }
+}

@@ -113,7 +113,9 @@ impl Drop for RealRedis {
 }
 
 fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?.local_addr()?.port())
+    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
+        .local_addr()?
+        .port())
 }
 
 fn ping(addr: SocketAddr) -> std::io::Result<()> {

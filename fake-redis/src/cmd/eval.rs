@@ -1,0 +1,128 @@
+//! Script commands: EVAL, EVALSHA, SCRIPT LOAD / EXISTS / FLUSH.
+
+use bytes::Bytes;
+
+use super::{Ctx, int_arg};
+use crate::error::{CmdError, printable};
+use crate::script::{LockScript, sha1_hex};
+use crate::{Value, native};
+
+fn no_script() -> CmdError {
+    CmdError::other("NOSCRIPT No matching script. Please use EVAL.")
+}
+
+fn unsupported(sha: &str) -> CmdError {
+    CmdError::other(format!(
+        "ERR fake-redis only runs the Redisson lock scripts; unknown script sha {sha}"
+    ))
+}
+
+/// Splits `EVAL script numkeys key... arg...` into keys and args, with
+/// Redis's checks on `numkeys`.
+fn keys_and_args(args: &[Bytes]) -> Result<(&[Bytes], &[Bytes]), CmdError> {
+    let numkeys = int_arg(&args[2])?;
+    let rest = &args[3..];
+    if numkeys > rest.len() as i64 {
+        return Err(CmdError::other(
+            "ERR Number of keys can't be greater than number of args",
+        ));
+    }
+    let numkeys = usize::try_from(numkeys)
+        .map_err(|_| CmdError::other("ERR Number of keys can't be negative"))?;
+    Ok(rest.split_at(numkeys))
+}
+
+/// Runs a known script, adding Redis 7.0's suffix to an error raised inside.
+fn run(
+    ctx: &mut Ctx<'_>,
+    script: LockScript,
+    sha: &str,
+    keys: &[Bytes],
+    argv: &[Bytes],
+) -> Result<Value, CmdError> {
+    native::run(ctx, script, keys, argv)
+        .map_err(|e| CmdError::other(format!("{e} script: {sha}, on @user_script:1.")))
+}
+
+/// # Format
+/// `EVAL script numkeys [key ...] [arg ...]`: runs one of the lock scripts
+/// (recognised by its exact text) natively and atomically, then caches it
+/// for `EVALSHA`. Any other text is refused with a clear error.
+pub(crate) fn eval(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let (keys, argv) = keys_and_args(args)?;
+    match LockScript::from_text(&args[1]) {
+        Some(script) => {
+            let (sha, _) = ctx.state.scripts.register(&args[1]);
+            run(ctx, script, &sha, keys, argv)
+        }
+        None => Err(unsupported(&sha1_hex(&args[1]))),
+    }
+}
+
+/// # Format
+/// `EVALSHA sha1 numkeys [key ...] [arg ...]`: runs a cached script by its
+/// SHA1 (any case); `NOSCRIPT` when it was never seen.
+pub(crate) fn evalsha(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    // Redis answers a SHA of the wrong length before it reads numkeys.
+    if args[1].len() != 40 {
+        return Err(no_script());
+    }
+    let (keys, argv) = keys_and_args(args)?;
+    let sha = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
+    match ctx.state.scripts.get(&sha) {
+        None => Err(no_script()),
+        Some(None) => Err(unsupported(&sha)),
+        Some(Some(script)) => run(ctx, script, &sha, keys, argv),
+    }
+}
+
+/// # Format
+/// `SCRIPT LOAD script`: caches the script, replies its SHA1.
+/// `SCRIPT EXISTS sha1 [sha1 ...]`: 1 or 0 per SHA1.
+/// `SCRIPT FLUSH [ASYNC | SYNC]`: forgets every script.
+pub(crate) fn script(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let sub = args[1].to_ascii_lowercase();
+    let arity_error = |name: &str| CmdError::WrongArity(format!("script|{name}"));
+    match sub.as_slice() {
+        b"load" => {
+            if args.len() != 3 {
+                return Err(arity_error("load"));
+            }
+            let (sha, _) = ctx.state.scripts.register(&args[2]);
+            Ok(Value::bulk(sha))
+        }
+        b"exists" => {
+            if args.len() < 3 {
+                return Err(arity_error("exists"));
+            }
+            Ok(Value::Array(
+                args[2..]
+                    .iter()
+                    .map(|sha| {
+                        let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
+                        Value::Int(i64::from(ctx.state.scripts.get(&sha).is_some()))
+                    })
+                    .collect(),
+            ))
+        }
+        b"flush" => {
+            match &args[2..] {
+                [] => {}
+                [mode]
+                    if mode.eq_ignore_ascii_case(b"sync")
+                        || mode.eq_ignore_ascii_case(b"async") => {}
+                _ => {
+                    return Err(CmdError::other(
+                        "ERR SCRIPT FLUSH only support SYNC|ASYNC option",
+                    ));
+                }
+            }
+            ctx.state.scripts.clear();
+            Ok(Value::ok())
+        }
+        _ => Err(CmdError::other(format!(
+            "ERR unknown subcommand '{}'. Try SCRIPT HELP.",
+            printable(&args[1])
+        ))),
+    }
+}

@@ -1,0 +1,181 @@
+//! The keyspace: strings and hashes with per-key expiry in milliseconds.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use indexmap::IndexMap;
+
+use crate::error::CmdError;
+
+/// A hash's fields in insertion order, as a small Redis hash (a listpack)
+/// keeps them: updating a field keeps its place, deleting and re-adding it
+/// moves it to the end.
+pub(crate) type Hash = IndexMap<Bytes, Bytes>;
+
+/// What a key holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Data {
+    /// A string.
+    Str(Bytes),
+    /// A hash.
+    Hash(Hash),
+}
+
+/// One key's value and absolute expiry (Unix ms).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) data: Data,
+    pub(crate) expires_at: Option<i64>,
+}
+
+/// All keys, ordered so anything that iterates them is deterministic.
+///
+/// Expiry is checked on every access against the caller's `now`: a key
+/// whose expiry is `t` is present at `t - 1` and gone from `t` on. (Redis
+/// 7.0 keeps the key through `t` itself and reports `PTTL 0` then; the lock
+/// model wants "lease of L ms from t0 ends at t0 + L", so fake-redis drops
+/// the key at `t`. A real client cannot observe the 1 ms difference.)
+#[derive(Debug, Default)]
+pub(crate) struct Db {
+    entries: BTreeMap<Bytes, Entry>,
+}
+
+fn live(entry: &Entry, now: i64) -> bool {
+    entry.expires_at.is_none_or(|t| now < t)
+}
+
+impl Db {
+    /// Drops `key` if it has expired by `now`.
+    fn purge(&mut self, key: &[u8], now: i64) {
+        if self.entries.get(key).is_some_and(|e| !live(e, now)) {
+            self.entries.remove(key);
+        }
+    }
+
+    /// The live entry at `key`.
+    pub(crate) fn get(&mut self, key: &[u8], now: i64) -> Option<&Entry> {
+        self.purge(key, now);
+        self.entries.get(key)
+    }
+
+    /// The live entry at `key`, mutable.
+    pub(crate) fn get_mut(&mut self, key: &[u8], now: i64) -> Option<&mut Entry> {
+        self.purge(key, now);
+        self.entries.get_mut(key)
+    }
+
+    /// The live entry at `key` without purging (for observers).
+    pub(crate) fn peek(&self, key: &[u8], now: i64) -> Option<&Entry> {
+        self.entries.get(key).filter(|e| live(e, now))
+    }
+
+    /// Stores `entry` at `key`, replacing what was there.
+    pub(crate) fn insert(&mut self, key: Bytes, entry: Entry) {
+        self.entries.insert(key, entry);
+    }
+
+    /// Deletes `key`; whether a live key was there.
+    pub(crate) fn remove(&mut self, key: &[u8], now: i64) -> bool {
+        self.purge(key, now);
+        self.entries.remove(key).is_some()
+    }
+
+    /// The number of live keys.
+    pub(crate) fn len(&self, now: i64) -> usize {
+        self.entries.values().filter(|e| live(e, now)).count()
+    }
+
+    /// Deletes every key.
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// The string at `key`; `WRONGTYPE` for a hash.
+    pub(crate) fn get_str(&mut self, key: &[u8], now: i64) -> Result<Option<Bytes>, CmdError> {
+        match self.get(key, now) {
+            None => Ok(None),
+            Some(Entry {
+                data: Data::Str(s), ..
+            }) => Ok(Some(s.clone())),
+            Some(_) => Err(CmdError::WrongType),
+        }
+    }
+
+    /// The hash at `key`; `WRONGTYPE` for a string.
+    pub(crate) fn get_hash(&mut self, key: &[u8], now: i64) -> Result<Option<&Hash>, CmdError> {
+        match self.get(key, now) {
+            None => Ok(None),
+            Some(Entry {
+                data: Data::Hash(h),
+                ..
+            }) => Ok(Some(h)),
+            Some(_) => Err(CmdError::WrongType),
+        }
+    }
+
+    /// The hash at `key`, created empty (without expiry) when missing;
+    /// `WRONGTYPE` for a string. The caller must not leave it empty.
+    pub(crate) fn hash_or_create(&mut self, key: &[u8], now: i64) -> Result<&mut Hash, CmdError> {
+        self.purge(key, now);
+        let entry = self
+            .entries
+            .entry(Bytes::copy_from_slice(key))
+            .or_insert_with(|| Entry {
+                data: Data::Hash(Hash::new()),
+                expires_at: None,
+            });
+        match &mut entry.data {
+            Data::Hash(h) => Ok(h),
+            Data::Str(_) => Err(CmdError::WrongType),
+        }
+    }
+
+    /// Removes `key` if it is an empty hash (Redis never keeps one).
+    pub(crate) fn drop_if_empty(&mut self, key: &[u8]) {
+        if let Some(Entry {
+            data: Data::Hash(h),
+            ..
+        }) = self.entries.get(key)
+            && h.is_empty()
+        {
+            self.entries.remove(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry_expiring(at: i64) -> Entry {
+        Entry {
+            data: Data::Str(Bytes::from_static(b"v")),
+            expires_at: Some(at),
+        }
+    }
+
+    /// A key expiring at t=1000 must be readable at 999 and gone at 1000
+    /// for every access path; an off-by-one (`<=` vs `<`) fails one side.
+    #[test]
+    fn key_is_present_before_expiry_and_gone_at_it() {
+        let mut db = Db::default();
+        db.insert(Bytes::from_static(b"k"), entry_expiring(1000));
+        assert!(db.peek(b"k", 999).is_some());
+        assert_eq!(db.len(999), 1);
+        assert!(db.get(b"k", 999).is_some());
+        assert!(db.peek(b"k", 1000).is_none());
+        assert_eq!(db.len(1000), 0);
+        assert!(db.get(b"k", 1000).is_none());
+        assert!(!db.remove(b"k", 1000));
+    }
+
+    /// Creating a hash over an expired string must succeed: the expired key
+    /// is gone, so it cannot cause WRONGTYPE.
+    #[test]
+    fn expired_string_does_not_block_a_new_hash() {
+        let mut db = Db::default();
+        db.insert(Bytes::from_static(b"k"), entry_expiring(10));
+        assert_eq!(db.hash_or_create(b"k", 5).err(), Some(CmdError::WrongType));
+        assert!(db.hash_or_create(b"k", 10).is_ok());
+    }
+}

@@ -1,0 +1,404 @@
+//! The lock scripts as native operations.
+//!
+//! Each function follows its Lua text (in [`crate::LockScript`]) statement by
+//! statement, with every `redis.call` going through the same command code
+//! as a client's command. So replies, side effects already made when a call
+//! fails (Lua scripts do not roll back), and error texts are Redis's. The
+//! engine runs one whole script per `execute`, which makes it atomic.
+
+use bytes::Bytes;
+
+use crate::cmd::{self, Ctx};
+use crate::number::lua_tonumber_int;
+use crate::{LockScript, Value};
+
+/// A script argument: `KEYS[i]`/`ARGV[i]` is `nil` past the end.
+type Arg<'a> = Option<&'a Bytes>;
+
+/// `redis.call(name, ...)`: the reply, or the error text that aborts the
+/// script. A `nil` argument is refused as Redis's Lua bridge refuses it.
+fn call(ctx: &mut Ctx<'_>, name: &'static str, args: &[Arg<'_>]) -> Result<Value, String> {
+    let mut words = Vec::with_capacity(args.len() + 1);
+    words.push(Bytes::from_static(name.as_bytes()));
+    for arg in args {
+        match arg {
+            Some(a) => words.push((*a).clone()),
+            None => {
+                return Err(
+                    "ERR Lua redis lib command arguments must be strings or integers".to_owned(),
+                );
+            }
+        }
+    }
+    cmd::call(ctx, &words).map_err(|e| e.to_string())
+}
+
+/// The reply as a Lua number, for `== 0` style tests (a non-integer never
+/// compares equal).
+fn int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(n) => Some(*n),
+        _ => None,
+    }
+}
+
+/// Runs `script` with its `KEYS` and `ARGV`; `Err` is the text of the error
+/// that aborted it (without Redis's `script: ...` suffix).
+pub(crate) fn run(
+    ctx: &mut Ctx<'_>,
+    script: LockScript,
+    keys: &[Bytes],
+    argv: &[Bytes],
+) -> Result<Value, String> {
+    let one = Bytes::from_static(b"1");
+    let minus_one = Bytes::from_static(b"-1");
+    let k1 = keys.first();
+    let k2 = keys.get(1);
+    let a1 = argv.first();
+    let a2 = argv.get(1);
+    let a3 = argv.get(2);
+    match script {
+        LockScript::Acquire => {
+            if int(&call(ctx, "exists", &[k1])?) == Some(0)
+                || int(&call(ctx, "hexists", &[k1, a2])?) == Some(1)
+            {
+                call(ctx, "hincrby", &[k1, a2, Some(&one)])?;
+                call(ctx, "pexpire", &[k1, a1])?;
+                return Ok(Value::Nil);
+            }
+            call(ctx, "pttl", &[k1])
+        }
+        LockScript::AcquireLegacy => {
+            if int(&call(ctx, "exists", &[k1])?) == Some(0) {
+                call(ctx, "hset", &[k1, a2, Some(&one)])?;
+                call(ctx, "pexpire", &[k1, a1])?;
+                return Ok(Value::Nil);
+            }
+            if int(&call(ctx, "hexists", &[k1, a2])?) == Some(1) {
+                call(ctx, "hincrby", &[k1, a2, Some(&one)])?;
+                call(ctx, "pexpire", &[k1, a1])?;
+                return Ok(Value::Nil);
+            }
+            call(ctx, "pttl", &[k1])
+        }
+        LockScript::Renew => {
+            if int(&call(ctx, "hexists", &[k1, a2])?) == Some(1) {
+                call(ctx, "pexpire", &[k1, a1])?;
+                return Ok(Value::Int(1));
+            }
+            Ok(Value::Int(0))
+        }
+        LockScript::Unlock => {
+            if int(&call(ctx, "hexists", &[k1, a3])?) == Some(0) {
+                return Ok(Value::Nil);
+            }
+            let counter = call(ctx, "hincrby", &[k1, a3, Some(&minus_one)])?;
+            if int(&counter).is_some_and(|c| c > 0) {
+                call(ctx, "pexpire", &[k1, a2])?;
+                Ok(Value::Int(0))
+            } else {
+                call(ctx, "del", &[k1])?;
+                call(ctx, "publish", &[k2, a1])?;
+                Ok(Value::Int(1))
+            }
+        }
+        LockScript::ForceUnlock => {
+            if int(&call(ctx, "del", &[k1])?) == Some(1) {
+                call(ctx, "publish", &[k2, a1])?;
+                Ok(Value::Int(1))
+            } else {
+                Ok(Value::Int(0))
+            }
+        }
+        LockScript::AcquireFenced => {
+            if int(&call(ctx, "exists", &[k1])?) == Some(0) {
+                let token = call(ctx, "incr", &[k2])?;
+                call(ctx, "hset", &[k1, a2, Some(&one)])?;
+                call(ctx, "pexpire", &[k1, a1])?;
+                return Ok(Value::Array(vec![Value::Int(1), token]));
+            }
+            if int(&call(ctx, "hexists", &[k1, a2])?) == Some(1) {
+                call(ctx, "hincrby", &[k1, a2, Some(&one)])?;
+                call(ctx, "pexpire", &[k1, a1])?;
+                let token = match call(ctx, "get", &[k2])? {
+                    Value::Bulk(b) => lua_tonumber_int(&b),
+                    _ => None,
+                };
+                // A Lua table ends at its first nil: `{1, nil}` is `{1}`.
+                let mut reply = vec![Value::Int(1)];
+                reply.extend(token.map(Value::Int));
+                return Ok(Value::Array(reply));
+            }
+            Ok(Value::Array(vec![Value::Int(0), call(ctx, "pttl", &[k1])?]))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::engine::{args, bulk};
+    use crate::{ConnId, Engine, LockScript, ManualClock, Response, Value};
+
+    fn setup() -> (Engine, ManualClock, ConnId) {
+        let clock = ManualClock::new(1_000_000);
+        let mut engine = Engine::new(Arc::new(clock.clone()));
+        let conn = engine.connect();
+        (engine, clock, conn)
+    }
+
+    fn eval(e: &mut Engine, c: ConnId, s: LockScript, words: &[&str]) -> Response {
+        let mut a = vec![
+            bytes::Bytes::from_static(b"EVAL"),
+            bytes::Bytes::from_static(s.text().as_bytes()),
+        ];
+        a.extend(args(words));
+        e.execute(c, a)
+    }
+
+    fn one(r: Response) -> Value {
+        assert_eq!(r.replies.len(), 1, "{r:?}");
+        r.replies.into_iter().next().unwrap_or(Value::Nil)
+    }
+
+    /// Re-entrant acquire then a competing acquire: the owner's second
+    /// acquire must bump the count (nil reply), the rival must get the PTTL
+    /// (document 004 `tryLockInnerAsync`). A script that ignored the field
+    /// would let the rival in.
+    #[test]
+    fn acquire_is_reentrant_and_excludes_others() {
+        let (mut e, clock, c) = setup();
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Acquire,
+                &["1", "lock", "30000", "a:1"]
+            )),
+            Value::Nil
+        );
+        clock.advance(10_000);
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Acquire,
+                &["1", "lock", "30000", "a:1"]
+            )),
+            Value::Nil
+        );
+        clock.advance(1_000);
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Acquire,
+                &["1", "lock", "30000", "b:1"]
+            )),
+            Value::Int(29_000)
+        );
+        let (fields, expiry) = e.hash_snapshot(b"lock").unwrap_or_default();
+        assert_eq!(fields, vec![(bulk_bytes("a:1"), bulk_bytes("2"))]);
+        assert_eq!(expiry, Some(1_000_000 + 10_000 + 30_000));
+    }
+
+    fn bulk_bytes(s: &str) -> bytes::Bytes {
+        bytes::Bytes::copy_from_slice(s.as_bytes())
+    }
+
+    /// The lease ends exactly at its expiry: a rival is refused at t-1 and
+    /// acquires at t. Off by one either way changes one of the replies.
+    #[test]
+    fn lease_expires_at_exact_boundary() {
+        let (mut e, clock, c) = setup();
+        eval(&mut e, c, LockScript::Acquire, &["1", "lock", "100", "a"]);
+        clock.advance(99);
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Acquire,
+                &["1", "lock", "100", "b"]
+            )),
+            Value::Int(1)
+        );
+        clock.advance(1);
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Acquire,
+                &["1", "lock", "100", "b"]
+            )),
+            Value::Nil
+        );
+    }
+
+    /// Unlock of a count-2 hold keeps the lock (0), the second releases it
+    /// (1) and publishes the unlock message to the channel's subscriber; a
+    /// stranger's unlock is nil. Without the publish, waiters never wake.
+    #[test]
+    fn unlock_counts_down_then_publishes() {
+        let (mut e, _clock, c) = setup();
+        let sub = e.connect();
+        e.execute(sub, args(&["SUBSCRIBE", "chan"]));
+        eval(&mut e, c, LockScript::Acquire, &["1", "lock", "30000", "a"]);
+        eval(&mut e, c, LockScript::Acquire, &["1", "lock", "30000", "a"]);
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Unlock,
+                &["2", "lock", "chan", "0", "30000", "b"]
+            )),
+            Value::Nil
+        );
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Unlock,
+                &["2", "lock", "chan", "0", "30000", "a"]
+            )),
+            Value::Int(0)
+        );
+        let r = eval(
+            &mut e,
+            c,
+            LockScript::Unlock,
+            &["2", "lock", "chan", "0", "30000", "a"],
+        );
+        assert_eq!(
+            r.deliveries,
+            vec![(
+                sub,
+                Value::Push(vec![bulk("message"), bulk("chan"), bulk("0")])
+            )]
+        );
+        assert_eq!(one(r), Value::Int(1));
+        assert_eq!(e.hash_snapshot(b"lock"), None);
+    }
+
+    /// Renew succeeds only for the holder's field and re-arms the expiry
+    /// from now (documents 000-004 `renewExpirationAsync`).
+    #[test]
+    fn renew_only_for_holder() {
+        let (mut e, clock, c) = setup();
+        eval(&mut e, c, LockScript::Acquire, &["1", "lock", "30000", "a"]);
+        clock.advance(20_000);
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Renew,
+                &["1", "lock", "30000", "b"]
+            )),
+            Value::Int(0)
+        );
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Renew,
+                &["1", "lock", "30000", "a"]
+            )),
+            Value::Int(1)
+        );
+        assert_eq!(
+            e.hash_snapshot(b"lock").and_then(|s| s.1),
+            Some(1_000_000 + 50_000)
+        );
+    }
+
+    /// The fenced acquire hands out a growing token for each fresh
+    /// acquisition and keeps it on re-entry; a rival gets `{0, pttl}`.
+    #[test]
+    fn fenced_tokens_grow_per_acquisition() {
+        let (mut e, clock, c) = setup();
+        let s = LockScript::AcquireFenced;
+        assert_eq!(
+            one(eval(&mut e, c, s, &["2", "lock", "ctr", "100", "a"])),
+            Value::Array(vec![Value::Int(1), Value::Int(1)])
+        );
+        assert_eq!(
+            one(eval(&mut e, c, s, &["2", "lock", "ctr", "100", "a"])),
+            Value::Array(vec![Value::Int(1), Value::Int(1)])
+        );
+        assert_eq!(
+            one(eval(&mut e, c, s, &["2", "lock", "ctr", "100", "b"])),
+            Value::Array(vec![Value::Int(0), Value::Int(100)])
+        );
+        clock.advance(100);
+        assert_eq!(
+            one(eval(&mut e, c, s, &["2", "lock", "ctr", "100", "b"])),
+            Value::Array(vec![Value::Int(1), Value::Int(2)])
+        );
+    }
+
+    /// Errors inside a script carry Redis 7.0.15's suffix, and writes made
+    /// before the failing call stay (Lua does not roll back): both checked
+    /// against real redis-server output.
+    #[test]
+    fn script_errors_match_redis_and_do_not_roll_back() {
+        let (mut e, _clock, c) = setup();
+        e.execute(c, args(&["SET", "str", "x"]));
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Acquire,
+                &["1", "str", "1000", "f"]
+            )),
+            Value::error(
+                "WRONGTYPE Operation against a key holding the wrong kind of value script: 149c5a8bf18676fd99e9e6e24923bd64d9b62f94, on @user_script:1."
+            )
+        );
+        assert_eq!(
+            one(eval(
+                &mut e,
+                c,
+                LockScript::Acquire,
+                &["1", "lock", "abc", "f"]
+            )),
+            Value::error(
+                "ERR value is not an integer or out of range script: 149c5a8bf18676fd99e9e6e24923bd64d9b62f94, on @user_script:1."
+            )
+        );
+        assert_eq!(
+            e.hash_snapshot(b"lock"),
+            Some((vec![(bulk_bytes("f"), bulk_bytes("1"))], None))
+        );
+        assert_eq!(
+            one(eval(&mut e, c, LockScript::Acquire, &["0"])),
+            Value::error(
+                "ERR Lua redis lib command arguments must be strings or integers script: 149c5a8bf18676fd99e9e6e24923bd64d9b62f94, on @user_script:1."
+            )
+        );
+    }
+
+    /// EVALSHA knows a script only after EVAL or SCRIPT LOAD, as Redis 7.
+    #[test]
+    fn evalsha_after_eval_or_load() {
+        let (mut e, _clock, c) = setup();
+        let sha = LockScript::Renew.sha1();
+        let evalsha =
+            |e: &mut Engine| one(e.execute(c, args(&["EVALSHA", &sha, "1", "k", "100", "f"])));
+        assert_eq!(
+            evalsha(&mut e),
+            Value::error("NOSCRIPT No matching script. Please use EVAL.")
+        );
+        eval(&mut e, c, LockScript::Renew, &["1", "k", "100", "f"]);
+        assert_eq!(evalsha(&mut e), Value::Int(0));
+        e.execute(c, args(&["SCRIPT", "FLUSH"]));
+        assert_eq!(
+            evalsha(&mut e),
+            Value::error("NOSCRIPT No matching script. Please use EVAL.")
+        );
+        let loaded = one(e.execute(c, args(&["SCRIPT", "LOAD", LockScript::Renew.text()])));
+        assert_eq!(loaded, bulk(&sha));
+        assert_eq!(evalsha(&mut e), Value::Int(0));
+        let other = one(e.execute(c, args(&["EVAL", "return 1", "0"])));
+        assert!(matches!(other, Value::Error(t) if t.starts_with("ERR fake-redis only runs")));
+    }
+}
