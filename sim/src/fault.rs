@@ -96,3 +96,71 @@ pub enum Fault {
         duration_ms: u64,
     },
 }
+
+impl Fault {
+    /// The client it hits, if it hits one client.
+    pub fn client(&self) -> Option<&str> {
+        match self {
+            Fault::Crash { client, .. }
+            | Fault::Pause { client, .. }
+            | Fault::Starve { client, .. }
+            | Fault::Partition { client, .. }
+            | Fault::DropRate { client, .. }
+            | Fault::Latency { client, .. } => Some(client),
+            Fault::RedisRestart { .. } | Fault::RedisPause { .. } => None,
+        }
+    }
+
+    /// When it strikes, in virtual ms.
+    pub fn at_ms(&self) -> u64 {
+        match self {
+            Fault::Crash { at_ms, .. }
+            | Fault::Pause { at_ms, .. }
+            | Fault::Starve { at_ms, .. }
+            | Fault::Partition { at_ms, .. }
+            | Fault::DropRate { at_ms, .. }
+            | Fault::Latency { at_ms, .. }
+            | Fault::RedisRestart { at_ms }
+            | Fault::RedisPause { at_ms, .. } => *at_ms,
+        }
+    }
+
+    /// When a windowed fault ends (a crash ends at its restart, if any);
+    /// `None` for a fault that is an instant.
+    pub fn end_ms(&self) -> Option<u64> {
+        match self {
+            Fault::Crash {
+                at_ms,
+                restart_after_ms,
+                ..
+            } => restart_after_ms.map(|r| at_ms.saturating_add(r)),
+            Fault::Pause {
+                at_ms, duration_ms, ..
+            }
+            | Fault::Starve {
+                at_ms, duration_ms, ..
+            }
+            | Fault::Partition {
+                at_ms, duration_ms, ..
+            }
+            | Fault::DropRate {
+                at_ms, duration_ms, ..
+            }
+            | Fault::Latency {
+                at_ms, duration_ms, ..
+            }
+            | Fault::RedisPause {
+                at_ms, duration_ms, ..
+            } => Some(at_ms.saturating_add(*duration_ms)),
+            Fault::RedisRestart { .. } => None,
+        }
+    }
+
+    /// Whether the window `[at, end)` covers `ms` (instants cover nothing).
+    pub fn covers_ms(&self, ms: u64) -> bool {
+        match self.end_ms() {
+            Some(end) => self.at_ms() <= ms && ms < end,
+            None => false,
+        }
+    }
+}

@@ -2,15 +2,292 @@
 
 use std::fmt;
 
+use lockcore::{Call, LockName};
 use serde::{Deserialize, Serialize};
+use sha1::{Digest, Sha1};
 
-use crate::SimTime;
+use crate::{Fault, SimTime};
 
 /// What the observer recorded. `Display` renders the timeline, one line per
 /// event, virtual time first.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct History {
-    // The sim issue defines the records.
+    /// Facts about the run the checkers need (bounds, names).
+    pub meta: Meta,
+    /// The events, in the order they happened (virtual time, then cause).
+    pub records: Vec<Record>,
+}
+
+/// Facts about the run, fixed before it starts.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Meta {
+    /// The run's seed.
+    pub seed: u64,
+    /// When the run stopped.
+    pub horizon: SimTime,
+    /// The longest one-way message delay any link can draw, in ms
+    /// (including latency faults).
+    pub max_latency_ms: u64,
+    /// The client names, in spec order.
+    pub clients: Vec<String>,
+}
+
+/// One event and when it happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The virtual time.
+    pub at: SimTime,
+    /// What happened.
+    pub kind: RecordKind,
+}
+
+/// A thread of one life of a client process: `A/t1` (life 0) or `A~1/t1`
+/// after one restart.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Who {
+    /// The client's name.
+    pub client: String,
+    /// How many times the client restarted before this life.
+    pub life: u32,
+    /// The thread (lockcore's thread id, from 1).
+    pub thread: u64,
+}
+
+impl Who {
+    /// The process part (`A`, `A~1`).
+    pub fn process(&self) -> Proc {
+        Proc {
+            client: self.client.clone(),
+            life: self.life,
+        }
+    }
+}
+
+impl fmt::Display for Who {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/t{}", self.process(), self.thread)
+    }
+}
+
+/// One life of a client process: `A`, or `A~1` after one restart.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Proc {
+    /// The client's name.
+    pub client: String,
+    /// How many times it restarted before this life.
+    pub life: u32,
+}
+
+impl fmt::Display for Proc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.life == 0 {
+            f.write_str(&self.client)
+        } else {
+            write!(f, "{}~{}", self.client, self.life)
+        }
+    }
+}
+
+/// What a call returned, as the thread saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "outcome")]
+pub enum Outcome {
+    /// Acquired (or re-entered), with the fencing token under `fenced`.
+    Acquired {
+        /// The token.
+        token: Option<u64>,
+    },
+    /// `tryLock` gave up.
+    NotAcquired,
+    /// `unlock` succeeded; `released` when the key was deleted.
+    Unlocked {
+        /// Whether the hold count reached zero.
+        released: bool,
+    },
+    /// Any other successful answer (queries, `forceUnlock`), as text.
+    Value {
+        /// The answer.
+        value: String,
+    },
+    /// The call failed.
+    Error {
+        /// The error text (Redisson's, exactly, for an unlock not held).
+        message: String,
+    },
+}
+
+/// Why a thread stopped believing it holds a lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReleaseCause {
+    /// It called `unlock` (or `forceUnlock`) with its last hold.
+    Unlock,
+    /// Its process crashed.
+    Crash,
+    /// `fenced`: the client learned the lease was lost.
+    LeaseLost,
+}
+
+/// Whether a fault window opens or closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    /// The fault starts.
+    Begin,
+    /// The fault ends.
+    End,
+}
+
+/// Which way a message travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Client to Redis.
+    Up,
+    /// Redis to client.
+    Down,
+}
+
+/// One kind of event. Client-side records name the thread ([`Who`]) or
+/// the process ([`Proc`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum RecordKind {
+    /// A client process started (at time 0 or on a restart).
+    Start {
+        /// The process.
+        process: Proc,
+        /// Its lockcore uuid.
+        uuid: String,
+    },
+    /// A thread called the lock.
+    Call {
+        /// The caller.
+        who: Who,
+        /// The lock.
+        lock: LockName,
+        /// The call.
+        call: Call,
+    },
+    /// A call returned.
+    Return {
+        /// The caller.
+        who: Who,
+        /// The lock.
+        lock: LockName,
+        /// The call it answers.
+        call: Call,
+        /// The result.
+        outcome: Outcome,
+    },
+    /// The thread now believes it holds the lock (a first acquire returned).
+    Hold {
+        /// The holder.
+        who: Who,
+        /// The lock.
+        lock: LockName,
+        /// The fencing token, if any.
+        token: Option<u64>,
+        /// The lease in ms (the watchdog timeout when `watchdog`).
+        lease_ms: u64,
+        /// Whether the watchdog keeps it alive.
+        watchdog: bool,
+    },
+    /// The thread no longer believes it holds the lock.
+    Release {
+        /// The former holder.
+        who: Who,
+        /// The lock.
+        lock: LockName,
+        /// Why.
+        cause: ReleaseCause,
+    },
+    /// Redis's view of a lock changed (after a command or at expiry).
+    Server {
+        /// The lock.
+        lock: LockName,
+        /// The holding thread, if the key exists; `None` when free.
+        holder: Option<Who>,
+        /// The hold count (0 when free).
+        count: i64,
+        /// The key's PTTL in ms (-2 when absent).
+        ttl_ms: i64,
+    },
+    /// The watchdog sent a renewal.
+    RenewSent {
+        /// The process.
+        process: Proc,
+        /// The lock.
+        lock: LockName,
+        /// lockcore's request id.
+        request: u64,
+    },
+    /// A renewal's reply reached the client.
+    RenewReply {
+        /// The process.
+        process: Proc,
+        /// The lock.
+        lock: LockName,
+        /// lockcore's request id.
+        request: u64,
+        /// The reply: `1`, `0` or an error.
+        reply: String,
+    },
+    /// An event lockcore reported (renewal stopped, lease lost, ...).
+    Lock {
+        /// The process.
+        process: Proc,
+        /// The event.
+        event: lockcore::Event,
+    },
+    /// A write to the resource the lock protects.
+    Write {
+        /// The writer.
+        who: Who,
+        /// The lock (one resource per lock).
+        lock: LockName,
+        /// The writer's fencing token, if any.
+        token: Option<u64>,
+        /// Whether the resource took it.
+        accepted: bool,
+    },
+    /// A pub/sub message reached a client.
+    Deliver {
+        /// The process.
+        process: Proc,
+        /// The channel.
+        channel: String,
+        /// The payload, as text.
+        payload: String,
+    },
+    /// The network dropped a message.
+    Drop {
+        /// The client whose link dropped it.
+        process: Proc,
+        /// Which way it went.
+        direction: Direction,
+        /// What it was (command name, `reply`, `message`).
+        what: String,
+    },
+    /// A fault window opened or closed (crashes are [`RecordKind::Crash`]).
+    Fault {
+        /// The fault, as planned.
+        fault: Fault,
+        /// Begin or end.
+        phase: Phase,
+    },
+    /// A client process crashed.
+    Crash {
+        /// The process that died.
+        process: Proc,
+    },
+    /// A thread finished its script.
+    Done {
+        /// The thread.
+        who: Who,
+    },
+    /// The run reached its horizon.
+    End,
 }
 
 /// An unlock that failed, as the calling thread saw it.
@@ -30,18 +307,58 @@ impl History {
     /// A stable hash of the whole history (hex SHA1 of its canonical JSON):
     /// the same seed and spec give the same hash.
     pub fn hash(&self) -> String {
-        todo!("sim issue")
+        let json = serde_json::to_vec(self).unwrap_or_default();
+        let digest = Sha1::digest(&json);
+        digest.iter().map(|b| format!("{b:02x}")).collect()
     }
 
     /// Every failed unlock, in order.
     pub fn unlock_errors(&self) -> Vec<UnlockError> {
-        todo!("sim issue")
+        self.records
+            .iter()
+            .filter_map(|r| match &r.kind {
+                RecordKind::Return {
+                    who,
+                    call: Call::Unlock,
+                    outcome: Outcome::Error { message },
+                    ..
+                } => Some(UnlockError {
+                    at: r.at,
+                    client: who.client.clone(),
+                    thread: who.thread,
+                    message: message.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The records with their indexes (the indexes violations cite).
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Record)> {
+        self.records.iter().enumerate()
+    }
+
+    /// How many records there are.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The timeline line of record `index` (without the trailing newline).
+    pub fn line(&self, index: usize) -> Option<String> {
+        self.records.get(index).map(|r| r.to_string())
     }
 }
 
 impl fmt::Display for History {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let _ = f;
-        todo!("sim issue")
+        for r in &self.records {
+            writeln!(f, "{r}")?;
+        }
+        Ok(())
     }
 }

@@ -1,0 +1,124 @@
+//! No renewal after unlock: the watchdog stops once its client's last
+//! holder of a lock has unlocked.
+
+use std::collections::BTreeMap;
+
+use lockcore::{Call, LockName};
+
+use crate::history::{Proc, RecordKind};
+use crate::{History, Invariant, Violation};
+
+#[derive(Default)]
+struct State {
+    /// Threads of the process that believe they hold the lock.
+    holders: u32,
+    /// The unlock return after which no thread held it, if any since.
+    unlocked: Option<usize>,
+}
+
+/// Per (process, lock): once an unlock has returned and no thread of the
+/// process believes it holds the lock, a [`RecordKind::RenewSent`] is a
+/// violation (reported once per such stretch). A new acquisition starts
+/// a new stretch. The unlock's *return* is the line, not its call: a
+/// renewal racing the unlock script on the wire is expected.
+pub(crate) fn check(history: &History) -> Vec<Violation> {
+    let mut state: BTreeMap<(Proc, &LockName), State> = BTreeMap::new();
+    let mut found = Vec::new();
+    for (i, r) in history.iter() {
+        match &r.kind {
+            RecordKind::Hold { who, lock, .. } => {
+                let s = state.entry((who.process(), lock)).or_default();
+                s.holders += 1;
+                s.unlocked = None;
+            }
+            RecordKind::Release { who, lock, .. } => {
+                let s = state.entry((who.process(), lock)).or_default();
+                s.holders = s.holders.saturating_sub(1);
+            }
+            RecordKind::Return {
+                who,
+                lock,
+                call: Call::Unlock | Call::ForceUnlock,
+                ..
+            } => {
+                let s = state.entry((who.process(), lock)).or_default();
+                if s.holders == 0 {
+                    s.unlocked = Some(i);
+                }
+            }
+            RecordKind::RenewSent { process, lock, .. } => {
+                if let Some(s) = state.get_mut(&(process.clone(), lock)) {
+                    if s.holders == 0 {
+                        if let Some(u) = s.unlocked.take() {
+                            found.push(Violation::new(
+                                Invariant::RenewalAfterUnlock,
+                                r.at,
+                                [process.client.clone()],
+                                format!(
+                                    "{process} renewed {lock} after its last holder unlocked it"
+                                ),
+                                vec![u, i],
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::sample::{Sample, who};
+    use crate::history::{Outcome, ReleaseCause};
+
+    fn unlocked(s: Sample, ms: u64) -> Sample {
+        s.release(ms, who("A", 1), ReleaseCause::Unlock)
+            .call(ms, who("A", 1), Call::Unlock)
+            .ret(
+                ms + 4,
+                who("A", 1),
+                Call::Unlock,
+                Outcome::Unlocked { released: true },
+            )
+    }
+
+    /// Renewals while holding, none after the unlock: passes.
+    #[test]
+    fn renewals_while_held_pass() {
+        let s = Sample::new(5)
+            .hold(10, who("A", 1), 30_000, None)
+            .renew(10_010, "A");
+        let h = unlocked(s, 15_000).build();
+        assert!(check(&h).is_empty());
+    }
+
+    /// A renewal sent after the unlock returned (the older Redisson's
+    /// re-registration race, documents 001/003) is one violation.
+    #[test]
+    fn renewal_after_unlock_fails() {
+        let s = Sample::new(5).hold(10, who("A", 1), 30_000, None);
+        let h = unlocked(s, 15_000)
+            .renew(20_010, "A")
+            .renew(30_010, "A")
+            .build();
+        let v = check(&h);
+        assert_eq!(v.len(), 1, "reported once per stretch: {v:?}");
+        assert_eq!(v[0].events, vec![3, 4]);
+    }
+
+    /// Another thread of the same client still holds (re-acquired): the
+    /// shared renewal goes on legitimately.
+    #[test]
+    fn renewal_for_another_holder_passes() {
+        let s = Sample::new(5).hold(10, who("A", 1), 30_000, None);
+        let h = unlocked(s, 15_000)
+            .hold(16_000, who("A", 2), 30_000, None)
+            .renew(26_000, "A")
+            .build();
+        assert!(check(&h).is_empty());
+    }
+}

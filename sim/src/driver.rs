@@ -1,0 +1,346 @@
+//! Driving one client's lockcore machine: its inputs (thread steps,
+//! timers, replies, messages) and its outputs.
+
+use fake_redis::Value;
+use lockcore::{Call, CallOutcome, LockError, Output};
+
+use crate::SimTime;
+use crate::history::{Outcome, RecordKind, ReleaseCause};
+use crate::process::thread_id;
+use crate::script::Instr;
+use crate::world::{Down, Ev, Up, World, is_renewal};
+
+impl World<'_> {
+    /// Handles an event of a live, running client.
+    pub(crate) fn client_event(&mut self, c: u32, ev: Ev) {
+        let ci = c as usize;
+        match ev {
+            Ev::ThreadStart { t, .. } => self.advance(ci, t as usize),
+            Ev::Wake { t, .. } => {
+                let th = &mut self.procs[ci].threads[t as usize];
+                if th.sleeping {
+                    th.sleeping = false;
+                    self.advance(ci, t as usize);
+                }
+            }
+            Ev::Timer { timer, .. } => {
+                if self.procs[ci].timers.remove(&timer) {
+                    let now = self.now_ms();
+                    self.procs[ci].machine.on_timer(now, timer);
+                }
+            }
+            Ev::AtClient { msg, .. } => match msg {
+                Down::Reply { request, value } => {
+                    if let Some(lock) = self.procs[ci].renewals.remove(&request) {
+                        let process = self.procs[ci].proc();
+                        self.record(RecordKind::RenewReply {
+                            process,
+                            lock,
+                            request: request.0,
+                            reply: value_text(&value),
+                        });
+                    }
+                    let now = self.now_ms();
+                    self.procs[ci].machine.on_reply(now, request, Ok(value));
+                }
+                Down::Message { channel, payload } => {
+                    let process = self.procs[ci].proc();
+                    self.record(RecordKind::Deliver {
+                        process,
+                        channel: channel.clone(),
+                        payload: String::from_utf8_lossy(&payload).into_owned(),
+                    });
+                    let now = self.now_ms();
+                    self.procs[ci].machine.on_message(now, &channel, &payload);
+                }
+            },
+            _ => {}
+        }
+        self.pump(ci);
+    }
+
+    /// Carries out everything the machine asked for, until it is quiet.
+    fn pump(&mut self, c: usize) {
+        while let Some(out) = self.procs[c].machine.poll() {
+            self.output(c, out);
+        }
+    }
+
+    fn output(&mut self, c: usize, out: Output) {
+        match out {
+            Output::Send {
+                request,
+                purpose,
+                lock,
+                command,
+            } => {
+                if is_renewal(purpose) {
+                    self.procs[c].renewals.insert(request, lock.clone());
+                    let process = self.procs[c].proc();
+                    self.record(RecordKind::RenewSent {
+                        process,
+                        lock: lock.clone(),
+                        request: request.0,
+                    });
+                }
+                self.send_up(
+                    c as u32,
+                    Up::Command {
+                        request,
+                        lock,
+                        args: command,
+                    },
+                );
+            }
+            Output::Subscribe { request, channel } => {
+                self.send_up(c as u32, Up::Subscribe { request, channel })
+            }
+            Output::Unsubscribe { channel } => self.send_up(c as u32, Up::Unsubscribe { channel }),
+            Output::SetTimer { timer, at } => {
+                let p = &mut self.procs[c];
+                p.timers.insert(timer);
+                let life = p.life;
+                let at = SimTime::from_ms(at.0).max(self.now);
+                self.queue.push(
+                    at,
+                    Ev::Timer {
+                        c: c as u32,
+                        life,
+                        timer,
+                        late: false,
+                    },
+                );
+            }
+            Output::CancelTimer { timer } => {
+                self.procs[c].timers.remove(&timer);
+            }
+            Output::Return {
+                thread,
+                lock: _,
+                result,
+            } => {
+                let t = (thread.0 as usize).wrapping_sub(1);
+                if t < self.procs[c].threads.len() {
+                    self.returned(c, t, result);
+                    self.advance(c, t);
+                }
+            }
+            Output::Event(event) => {
+                let process = self.procs[c].proc();
+                if let lockcore::Event::LeaseLost { lock, threads } = &event {
+                    let lost: Vec<usize> = threads
+                        .iter()
+                        .map(|t| (t.0 as usize).wrapping_sub(1))
+                        .filter(|t| {
+                            self.procs[c]
+                                .threads
+                                .get(*t)
+                                .is_some_and(|th| &th.lock == lock)
+                        })
+                        .collect();
+                    self.record(RecordKind::Lock { process, event });
+                    for t in lost {
+                        self.release_belief(c, t, ReleaseCause::LeaseLost);
+                    }
+                } else if !matches!(event, lockcore::Event::Renewed { .. }) {
+                    // `Renewed` repeats the renewal's reply, already recorded.
+                    self.record(RecordKind::Lock { process, event });
+                }
+            }
+        }
+    }
+
+    /// A call of thread `t` returned; the caller advances the thread.
+    fn returned(&mut self, c: usize, t: usize, result: Result<CallOutcome, LockError>) {
+        let Some((call, skip_to)) = self.procs[c].threads[t].pending.take() else {
+            return;
+        };
+        let who = self.procs[c].who(t);
+        let lock = self.procs[c].threads[t].lock.clone();
+        let outcome = outcome_of(&result);
+        self.record(RecordKind::Return {
+            who: who.clone(),
+            lock: lock.clone(),
+            call: call.clone(),
+            outcome,
+        });
+        let acquire = matches!(call, Call::Lock { .. } | Call::TryLock { .. });
+        match result {
+            Ok(CallOutcome::Acquired { token }) if acquire => {
+                let th = &mut self.procs[c].threads[t];
+                th.holds += 1;
+                if th.holds == 1 {
+                    let lease = match call {
+                        Call::Lock { lease } | Call::TryLock { lease, .. } => lease,
+                        _ => None,
+                    };
+                    let watchdog_ms = self.procs[c].watchdog_ms;
+                    self.record(RecordKind::Hold {
+                        who,
+                        lock,
+                        token: token.map(|t| t.0),
+                        lease_ms: lease.map_or(watchdog_ms, |l| l.0),
+                        watchdog: lease.is_none(),
+                    });
+                }
+            }
+            Ok(CallOutcome::NotAcquired) | Err(_) if acquire => {
+                self.procs[c].threads[t].cursor.skip_to(skip_to);
+            }
+            _ => {}
+        }
+    }
+
+    /// Ends thread `t`'s belief that it holds its lock.
+    pub(crate) fn release_belief(&mut self, c: usize, t: usize, cause: ReleaseCause) {
+        let th = &mut self.procs[c].threads[t];
+        if th.holds == 0 {
+            return;
+        }
+        th.holds = 0;
+        let lock = th.lock.clone();
+        let who = self.procs[c].who(t);
+        self.record(RecordKind::Release { who, lock, cause });
+    }
+
+    /// Runs thread `t` until it blocks (a call in flight, a work or sleep
+    /// step) or its script ends.
+    pub(crate) fn advance(&mut self, c: usize, t: usize) {
+        loop {
+            let th = &mut self.procs[c].threads[t];
+            if th.done || th.pending.is_some() || th.sleeping {
+                return;
+            }
+            let program = th.program.clone();
+            let Some(instr) = th.cursor.next(&program) else {
+                th.done = true;
+                let who = self.procs[c].who(t);
+                self.record(RecordKind::Done { who });
+                return;
+            };
+            match instr {
+                Instr::Lock { lease, skip_to } => self.call(c, t, Call::Lock { lease }, skip_to),
+                Instr::TryLock {
+                    wait,
+                    lease,
+                    skip_to,
+                } => self.call(c, t, Call::TryLock { wait, lease }, skip_to),
+                Instr::Unlock => {
+                    let th = &mut self.procs[c].threads[t];
+                    if th.holds > 1 {
+                        th.holds -= 1;
+                    } else {
+                        self.release_belief(c, t, ReleaseCause::Unlock);
+                    }
+                    self.call(c, t, Call::Unlock, 0);
+                }
+                Instr::ForceUnlock => {
+                    self.release_belief(c, t, ReleaseCause::Unlock);
+                    self.call(c, t, Call::ForceUnlock, 0);
+                }
+                Instr::Work(ms) | Instr::Sleep(ms) => {
+                    let p = &mut self.procs[c];
+                    p.threads[t].sleeping = true;
+                    let life = p.life;
+                    self.queue.push(
+                        self.now.plus_ms(ms),
+                        Ev::Wake {
+                            c: c as u32,
+                            life,
+                            t: t as u32,
+                            late: false,
+                        },
+                    );
+                }
+                Instr::Write => self.write(c, t),
+                Instr::Loop { .. } | Instr::EndLoop { .. } => {}
+            }
+        }
+    }
+
+    /// Starts `call`; a call the machine refuses returns its error at once.
+    fn call(&mut self, c: usize, t: usize, call: Call, skip_to: usize) {
+        let who = self.procs[c].who(t);
+        let lock = self.procs[c].threads[t].lock.clone();
+        self.record(RecordKind::Call {
+            who,
+            lock: lock.clone(),
+            call: call.clone(),
+        });
+        self.procs[c].threads[t].pending = Some((call.clone(), skip_to));
+        let now = self.now_ms();
+        if let Err(e) = self.procs[c].machine.call(now, thread_id(t), lock, call) {
+            self.returned(c, t, Err(e));
+        }
+    }
+
+    /// A write to the resource behind the thread's lock. The resource keeps
+    /// the highest token it accepted and rejects lower ones; writes without
+    /// a token are always accepted.
+    fn write(&mut self, c: usize, t: usize) {
+        let lock = self.procs[c].threads[t].lock.clone();
+        let token = self.procs[c]
+            .machine
+            .token(thread_id(t), &lock)
+            .map(|t| t.0);
+        let accepted = match token {
+            None => true,
+            Some(tok) => {
+                let highest = self.resources.entry(lock.clone()).or_insert(0);
+                if tok >= *highest {
+                    *highest = tok;
+                    true
+                } else {
+                    false
+                }
+            }
+        };
+        let who = self.procs[c].who(t);
+        self.record(RecordKind::Write {
+            who,
+            lock,
+            token,
+            accepted,
+        });
+    }
+}
+
+fn outcome_of(result: &Result<CallOutcome, LockError>) -> Outcome {
+    match result {
+        Ok(CallOutcome::Acquired { token }) => Outcome::Acquired {
+            token: token.map(|t| t.0),
+        },
+        Ok(CallOutcome::NotAcquired) => Outcome::NotAcquired,
+        Ok(CallOutcome::Unlocked { released }) => Outcome::Unlocked {
+            released: *released,
+        },
+        Ok(CallOutcome::Bool(b)) => Outcome::Value {
+            value: b.to_string(),
+        },
+        Ok(CallOutcome::Count(n)) => Outcome::Value {
+            value: n.to_string(),
+        },
+        Ok(CallOutcome::Ttl(n)) => Outcome::Value {
+            value: format!("{n}ms"),
+        },
+        Err(e) => Outcome::Error {
+            message: e.to_string(),
+        },
+    }
+}
+
+/// A reply in a few characters: `1`, `0`, `nil`, `ERR ...`.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Int(n) => n.to_string(),
+        Value::Nil => "nil".to_owned(),
+        Value::Simple(s) => s.clone(),
+        Value::Error(e) => format!("error: {e}"),
+        Value::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Array(items) | Value::Push(items) => {
+            let parts: Vec<String> = items.iter().map(value_text).collect();
+            format!("[{}]", parts.join(","))
+        }
+        Value::Map(_) => "map".to_owned(),
+    }
+}

@@ -1,0 +1,68 @@
+//! Redis executing a client's message, and sending what it produced.
+
+use bytes::Bytes;
+use fake_redis::Value;
+
+use crate::server::ConnKind;
+use crate::world::{Down, Up, World};
+
+/// Runs `msg` from client life `(c, life)` on the engine: the reply goes
+/// back on the client's link, pub/sub messages to their subscribers, and
+/// the lock's new state is observed.
+pub(crate) fn execute(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
+    match msg {
+        Up::Command {
+            request,
+            lock,
+            args,
+        } => {
+            let resp = world
+                .server
+                .execute(world.now, (c, life), ConnKind::Command, args);
+            let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
+            world.observe(&lock);
+            world.send_down(c, life, Down::Reply { request, value });
+            for (conn, value) in resp.deliveries {
+                let Some((to, to_life)) = world.server.owner(conn) else {
+                    continue;
+                };
+                if let Some((channel, payload)) = pubsub_message(value) {
+                    world.send_down(to, to_life, Down::Message { channel, payload });
+                }
+            }
+        }
+        Up::Subscribe { request, channel } => {
+            let args = vec![Bytes::from_static(b"SUBSCRIBE"), Bytes::from(channel)];
+            let resp = world
+                .server
+                .execute(world.now, (c, life), ConnKind::PubSub, args);
+            let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
+            world.send_down(c, life, Down::Reply { request, value });
+        }
+        Up::Unsubscribe { channel } => {
+            let args = vec![Bytes::from_static(b"UNSUBSCRIBE"), Bytes::from(channel)];
+            world
+                .server
+                .execute(world.now, (c, life), ConnKind::PubSub, args);
+        }
+    }
+}
+
+/// `["message", channel, payload]` (an array on RESP2, a push on RESP3).
+fn pubsub_message(value: Value) -> Option<(String, Bytes)> {
+    let items = match value {
+        Value::Array(items) | Value::Push(items) => items,
+        _ => return None,
+    };
+    match items.as_slice() {
+        [
+            Value::Bulk(kind),
+            Value::Bulk(channel),
+            Value::Bulk(payload),
+        ] if kind.as_ref() == b"message" => Some((
+            String::from_utf8_lossy(channel).into_owned(),
+            payload.clone(),
+        )),
+        _ => None,
+    }
+}

@@ -1,0 +1,90 @@
+//! A client process: one lockcore client, its threads, timers and state.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use lockcore::{Call, LockClient, LockName, RequestId, ThreadId, TimerId};
+
+use crate::history::{Proc, Who};
+use crate::script::{Cursor, Program};
+use crate::world::Ev;
+
+/// One thread of a process.
+#[derive(Debug)]
+pub(crate) struct Thread {
+    /// The lock its lock steps use.
+    pub(crate) lock: LockName,
+    /// When it starts, relative to its process's start, in ms.
+    pub(crate) start_ms: u64,
+    pub(crate) program: Rc<Program>,
+    pub(crate) cursor: Cursor,
+    /// The call it waits on, and where to go if it fails.
+    pub(crate) pending: Option<(Call, usize)>,
+    /// How many holds it believes it has on its lock (re-entrancy).
+    pub(crate) holds: u32,
+    /// Whether it waits for a work/sleep step to finish.
+    pub(crate) sleeping: bool,
+    pub(crate) done: bool,
+}
+
+impl Thread {
+    pub(crate) fn new(lock: LockName, start_ms: u64, program: Rc<Program>) -> Thread {
+        Thread {
+            lock,
+            start_ms,
+            program,
+            cursor: Cursor::default(),
+            pending: None,
+            holds: 0,
+            sleeping: false,
+            done: false,
+        }
+    }
+
+    /// The same thread, back at the start of its script.
+    pub(crate) fn restarted(&self) -> Thread {
+        Thread::new(self.lock.clone(), self.start_ms, self.program.clone())
+    }
+}
+
+/// One client process (across its lives: a restart replaces the machine
+/// and resets the threads).
+#[derive(Debug)]
+pub(crate) struct Process {
+    pub(crate) name: String,
+    pub(crate) life: u32,
+    pub(crate) alive: bool,
+    pub(crate) watchdog_ms: u64,
+    pub(crate) machine: LockClient,
+    pub(crate) threads: Vec<Thread>,
+    /// Timers set and not yet fired or cancelled.
+    pub(crate) timers: BTreeSet<TimerId>,
+    /// Renewals in flight, by request: their replies are recorded.
+    pub(crate) renewals: BTreeMap<RequestId, LockName>,
+    /// Open stop-the-world pauses (they may overlap).
+    pub(crate) paused: u32,
+    /// Events that fell due during a pause, in their original order.
+    pub(crate) deferred: Vec<Ev>,
+}
+
+impl Process {
+    pub(crate) fn proc(&self) -> Proc {
+        Proc {
+            client: self.name.clone(),
+            life: self.life,
+        }
+    }
+
+    pub(crate) fn who(&self, thread: usize) -> Who {
+        Who {
+            client: self.name.clone(),
+            life: self.life,
+            thread: thread as u64 + 1,
+        }
+    }
+}
+
+/// lockcore's id for thread index `t` (Redisson thread ids start at 1).
+pub(crate) fn thread_id(t: usize) -> ThreadId {
+    ThreadId(t as u64 + 1)
+}

@@ -1,0 +1,142 @@
+//! The Redis process: a fake-redis [`Engine`] on a clock set to virtual time.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use fake_redis::{ConnId, Engine, ManualClock, Response};
+
+use crate::SimTime;
+
+/// Redis's clock reads this many Unix ms at virtual time zero (a fixed
+/// instant, so runs do not depend on the day they run).
+pub(crate) const EPOCH_MS: u64 = 1_700_000_000_000;
+
+/// Which of a client's two connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ConnKind {
+    /// Commands and scripts.
+    Command,
+    /// Pub/sub subscriptions.
+    PubSub,
+}
+
+/// What Redis holds for a lock key right now.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct KeyView {
+    /// The hash's fields and counts (empty when the key is absent).
+    pub(crate) fields: Vec<(String, i64)>,
+    /// PTTL in ms (-2 absent, -1 no expiry).
+    pub(crate) pttl: i64,
+    /// The virtual ms at which the key expires, if it has an expiry.
+    pub(crate) expires_ms: Option<u64>,
+}
+
+/// The Redis server. Connections are opened on first use, so clients
+/// reconnect by themselves after a restart.
+pub(crate) struct Server {
+    clock: ManualClock,
+    engine: Engine,
+    /// Bumped by every restart; messages sent to an older generation find
+    /// their connection gone.
+    pub(crate) generation: u32,
+    conns: BTreeMap<(u32, u32, ConnKind), ConnId>,
+    owners: BTreeMap<ConnId, (u32, u32)>,
+}
+
+impl Server {
+    pub(crate) fn new() -> Server {
+        let clock = ManualClock::new(EPOCH_MS);
+        let engine = Engine::new(Arc::new(clock.clone()));
+        Server {
+            clock,
+            engine,
+            generation: 0,
+            conns: BTreeMap::new(),
+            owners: BTreeMap::new(),
+        }
+    }
+
+    /// Sets Redis's clock to `now` (whole ms, as Redis sees time).
+    pub(crate) fn set_time(&self, now: SimTime) {
+        self.clock.set(EPOCH_MS + now.as_ms());
+    }
+
+    /// Runs one command for `client`'s connection of `kind`, opening it if
+    /// needed.
+    pub(crate) fn execute(
+        &mut self,
+        now: SimTime,
+        client: (u32, u32),
+        kind: ConnKind,
+        args: Vec<Bytes>,
+    ) -> Response {
+        self.set_time(now);
+        let key = (client.0, client.1, kind);
+        let conn = match self.conns.get(&key) {
+            Some(c) => *c,
+            None => {
+                let c = self.engine.connect();
+                self.conns.insert(key, c);
+                self.owners.insert(c, client);
+                c
+            }
+        };
+        self.engine.execute(conn, args)
+    }
+
+    /// The client (index, life) that owns `conn`.
+    pub(crate) fn owner(&self, conn: ConnId) -> Option<(u32, u32)> {
+        self.owners.get(&conn).copied()
+    }
+
+    /// Closes both connections of one client life (its process died).
+    pub(crate) fn disconnect(&mut self, client: (u32, u32)) {
+        for kind in [ConnKind::Command, ConnKind::PubSub] {
+            if let Some(conn) = self.conns.remove(&(client.0, client.1, kind)) {
+                self.owners.remove(&conn);
+                self.engine.disconnect(conn);
+            }
+        }
+    }
+
+    /// Restart without persistence: a fresh engine, every key and
+    /// connection lost.
+    pub(crate) fn restart(&mut self) {
+        self.engine = Engine::new(Arc::new(self.clock.clone()));
+        self.generation += 1;
+        self.conns.clear();
+        self.owners.clear();
+    }
+
+    /// The lock key as Redis holds it at `now`, read without side effects
+    /// (`hash_snapshot` purges nothing, so observing cannot change a run).
+    pub(crate) fn view(&mut self, now: SimTime, key: &str) -> KeyView {
+        self.set_time(now);
+        let Some((fields, expires_at)) = self.engine.hash_snapshot(key.as_bytes()) else {
+            return KeyView {
+                fields: Vec::new(),
+                pttl: -2,
+                expires_ms: None,
+            };
+        };
+        let fields = fields
+            .into_iter()
+            .map(|(f, v)| {
+                let count = std::str::from_utf8(&v)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0);
+                (String::from_utf8_lossy(&f).into_owned(), count)
+            })
+            .collect();
+        let now_ms = EPOCH_MS + now.as_ms();
+        let pttl = expires_at.map_or(-1, |e| e.saturating_sub(now_ms) as i64);
+        KeyView {
+            fields,
+            pttl,
+            // Virtual ms at which the key is gone (Redis: live while now < expiry).
+            expires_ms: expires_at.map(|e| e.saturating_sub(EPOCH_MS)),
+        }
+    }
+}

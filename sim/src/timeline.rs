@@ -1,0 +1,218 @@
+//! The timeline: one short, stable line per record.
+//!
+//! `  10.002341s  A/t1     renew -> 1` - virtual time (right-aligned), the
+//! actor (a thread, a process, `redis`, `fault` or `net`, padded), then
+//! what happened. No Debug dumps: timelines are snapshotted.
+
+use std::fmt::{self, Write as _};
+
+use lockcore::Call;
+
+use crate::Fault;
+use crate::history::{Direction, Outcome, Phase, Record, RecordKind, ReleaseCause};
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (actor, text) = describe(&self.kind);
+        write!(f, "{:>12}  {:<8} {}", self.at.to_string(), actor, text)
+    }
+}
+
+fn describe(kind: &RecordKind) -> (String, String) {
+    match kind {
+        RecordKind::Start { process, uuid } => (process.to_string(), format!("start uuid={uuid}")),
+        RecordKind::Call { who, call, .. } => {
+            (who.to_string(), format!("call {}", call_text(call)))
+        }
+        RecordKind::Return {
+            who, call, outcome, ..
+        } => (
+            who.to_string(),
+            format!("{} -> {}", call_name(call), outcome_text(outcome)),
+        ),
+        RecordKind::Hold {
+            who,
+            lock,
+            token,
+            lease_ms,
+            watchdog,
+        } => {
+            let mut s = format!("holds {lock}");
+            if let Some(t) = token {
+                let _ = write!(s, " token={t}");
+            }
+            let how = if *watchdog { "watchdog" } else { "lease" };
+            let _ = write!(s, " ({how} {lease_ms}ms)");
+            (who.to_string(), s)
+        }
+        RecordKind::Release { who, lock, cause } => {
+            let cause = match cause {
+                ReleaseCause::Unlock => "unlock",
+                ReleaseCause::Crash => "crash",
+                ReleaseCause::LeaseLost => "lease lost",
+            };
+            (who.to_string(), format!("lets go {lock} ({cause})"))
+        }
+        RecordKind::Server {
+            lock,
+            holder,
+            count,
+            ttl_ms,
+        } => {
+            let s = match holder {
+                Some(h) => format!("{lock} held by {h} x{count} ttl={ttl_ms}ms"),
+                None => format!("{lock} free"),
+            };
+            ("redis".to_owned(), s)
+        }
+        RecordKind::RenewSent { process, lock, .. } => {
+            (process.to_string(), format!("renew {lock}"))
+        }
+        RecordKind::RenewReply { process, reply, .. } => {
+            (process.to_string(), format!("renew -> {reply}"))
+        }
+        RecordKind::Lock { process, event } => {
+            let s = match event {
+                lockcore::Event::Renewed { lock } => format!("renewed {lock}"),
+                lockcore::Event::RenewalStopped { lock, reason } => {
+                    format!("renewal of {lock} stopped: {reason}")
+                }
+                lockcore::Event::LeaseLost { lock, threads } => {
+                    let ts: Vec<String> = threads.iter().map(|t| format!("t{t}")).collect();
+                    format!("lease of {lock} lost ({})", ts.join(","))
+                }
+            };
+            (process.to_string(), s)
+        }
+        RecordKind::Write {
+            who,
+            token,
+            accepted,
+            ..
+        } => {
+            let token = match token {
+                Some(t) => format!("token={t}"),
+                None => "no token".to_owned(),
+            };
+            let verdict = if *accepted { "accepted" } else { "REJECTED" };
+            (who.to_string(), format!("write ({token}) {verdict}"))
+        }
+        RecordKind::Deliver {
+            process,
+            channel,
+            payload,
+        } => (process.to_string(), format!("message {channel} {payload}")),
+        RecordKind::Drop {
+            process,
+            direction,
+            what,
+        } => {
+            let arrow = match direction {
+                Direction::Up => format!("{process} -> redis"),
+                Direction::Down => format!("redis -> {process}"),
+            };
+            ("net".to_owned(), format!("dropped {what} {arrow}"))
+        }
+        RecordKind::Fault { fault, phase } => {
+            let phase = match phase {
+                Phase::Begin => "begins",
+                Phase::End => "ends",
+            };
+            ("fault".to_owned(), format!("{} {phase}", fault_text(fault)))
+        }
+        RecordKind::Crash { process } => (process.to_string(), "crash".to_owned()),
+        RecordKind::Done { who } => (who.to_string(), "done".to_owned()),
+        RecordKind::End => ("-".to_owned(), "end of run".to_owned()),
+    }
+}
+
+fn opt_ms(v: &Option<lockcore::Millis>) -> String {
+    match v {
+        Some(m) => m.0.to_string(),
+        None => "-".to_owned(),
+    }
+}
+
+/// `lock()`, `lock(5000)`, `tryLock(100, -)`, `unlock()`.
+pub(crate) fn call_text(call: &Call) -> String {
+    match call {
+        Call::Lock { lease: None } => "lock()".to_owned(),
+        Call::Lock { lease } => format!("lock({})", opt_ms(lease)),
+        Call::TryLock {
+            wait: None,
+            lease: None,
+        } => "tryLock()".to_owned(),
+        Call::TryLock { wait, lease: None } => format!("tryLock({})", opt_ms(wait)),
+        Call::TryLock { wait, lease } => format!("tryLock({}, {})", opt_ms(wait), opt_ms(lease)),
+        other => format!("{}()", call_name(other)),
+    }
+}
+
+fn call_name(call: &Call) -> &'static str {
+    match call {
+        Call::Lock { .. } => "lock",
+        Call::TryLock { .. } => "tryLock",
+        Call::Unlock => "unlock",
+        Call::ForceUnlock => "forceUnlock",
+        Call::IsLocked => "isLocked",
+        Call::IsHeldByThread => "isHeldByThread",
+        Call::HoldCount => "getHoldCount",
+        Call::RemainTtl => "remainTimeToLive",
+    }
+}
+
+fn outcome_text(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Acquired { token: None } => "acquired".to_owned(),
+        Outcome::Acquired { token: Some(t) } => format!("acquired token={t}"),
+        Outcome::NotAcquired => "not acquired".to_owned(),
+        Outcome::Unlocked { released: true } => "released".to_owned(),
+        Outcome::Unlocked { released: false } => "still held (count down)".to_owned(),
+        Outcome::Value { value } => value.clone(),
+        Outcome::Error { message } => format!("ERROR {message}"),
+    }
+}
+
+/// A fault in a few words: `pause A 5000ms`, `partition B 3000ms`.
+pub(crate) fn fault_text(fault: &Fault) -> String {
+    match fault {
+        Fault::Crash {
+            client,
+            restart_after_ms: Some(r),
+            ..
+        } => format!("crash {client} (restart after {r}ms)"),
+        Fault::Crash { client, .. } => format!("crash {client}"),
+        Fault::Pause {
+            client,
+            duration_ms,
+            ..
+        } => format!("pause {client} {duration_ms}ms"),
+        Fault::Starve {
+            client,
+            duration_ms,
+            min_delay_ms,
+            max_delay_ms,
+            ..
+        } => format!("starve {client} {duration_ms}ms (late {min_delay_ms}..{max_delay_ms}ms)"),
+        Fault::Partition {
+            client,
+            duration_ms,
+            ..
+        } => format!("partition {client} {duration_ms}ms"),
+        Fault::DropRate {
+            client,
+            duration_ms,
+            probability,
+            ..
+        } => format!("drop {client} {duration_ms}ms (p={probability})"),
+        Fault::Latency {
+            client,
+            duration_ms,
+            min_ms,
+            max_ms,
+            ..
+        } => format!("latency {client} {duration_ms}ms ({min_ms}..{max_ms}ms)"),
+        Fault::RedisRestart { .. } => "redis restart".to_owned(),
+        Fault::RedisPause { duration_ms, .. } => format!("redis pause {duration_ms}ms"),
+    }
+}

@@ -1,0 +1,606 @@
+//! The world: every process, the network and the event loop.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use bytes::Bytes;
+use fake_redis::Value;
+use lockcore::{Config, LockClient, LockName, Purpose, RequestId, TimerId};
+use rand_chacha::ChaCha8Rng;
+
+use crate::history::{Direction, Meta, Phase, Record, RecordKind, Who};
+use crate::network::{Network, Verdict};
+use crate::process::{Process, Thread};
+use crate::rng::{self, Stream};
+use crate::script::Program;
+use crate::server::{KeyView, Server};
+use crate::{Fault, History, SimError, SimSpec, SimTime};
+
+/// A message from a client to Redis.
+#[derive(Debug, Clone)]
+pub(crate) enum Up {
+    Command {
+        request: RequestId,
+        lock: LockName,
+        args: Vec<Bytes>,
+    },
+    Subscribe {
+        request: RequestId,
+        channel: String,
+    },
+    Unsubscribe {
+        channel: String,
+    },
+}
+
+/// A message from Redis to a client.
+#[derive(Debug, Clone)]
+pub(crate) enum Down {
+    Reply { request: RequestId, value: Value },
+    Message { channel: String, payload: Bytes },
+}
+
+/// Something due at a virtual instant. Client events carry the life they
+/// belong to: after a crash, the dead life's events are ignored.
+#[derive(Debug, Clone)]
+pub(crate) enum Ev {
+    ThreadStart {
+        c: u32,
+        life: u32,
+        t: u32,
+        late: bool,
+    },
+    Wake {
+        c: u32,
+        life: u32,
+        t: u32,
+        late: bool,
+    },
+    Timer {
+        c: u32,
+        life: u32,
+        timer: TimerId,
+        late: bool,
+    },
+    AtClient {
+        c: u32,
+        life: u32,
+        msg: Down,
+    },
+    AtServer {
+        c: u32,
+        life: u32,
+        generation: u32,
+        msg: Up,
+    },
+    FaultBegin(usize),
+    FaultEnd(usize),
+    Crash(usize),
+    Restart(usize),
+    Observe {
+        lock: LockName,
+        generation: u32,
+    },
+}
+
+/// Redis's last observed view of one lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Seen {
+    holder: Option<Who>,
+    count: i64,
+}
+
+/// The whole simulated world of one run.
+pub(crate) struct World<'s> {
+    pub(crate) spec: &'s SimSpec,
+    pub(crate) now: SimTime,
+    pub(crate) queue: crate::queue::EventQueue<Ev>,
+    pub(crate) procs: Vec<Process>,
+    pub(crate) server: Server,
+    pub(crate) net: Network,
+    pub(crate) fault_rngs: Vec<ChaCha8Rng>,
+    pub(crate) uuid_rng: ChaCha8Rng,
+    /// Which process life owns each uuid (to name hash fields).
+    pub(crate) uuids: BTreeMap<String, (String, u32)>,
+    /// Highest fencing token each lock's resource accepted.
+    pub(crate) resources: BTreeMap<LockName, u64>,
+    /// Redis's last recorded view of each lock.
+    pub(crate) seen: BTreeMap<LockName, Seen>,
+    /// Open Redis pauses and the commands waiting for them to end.
+    pub(crate) redis_paused: u32,
+    pub(crate) redis_waiting: Vec<(u32, u32, u32, Up)>,
+    pub(crate) records: Vec<Record>,
+}
+
+impl<'s> World<'s> {
+    pub(crate) fn new(spec: &'s SimSpec) -> Result<World<'s>, SimError> {
+        let mut world = World {
+            spec,
+            now: SimTime::ZERO,
+            queue: crate::queue::EventQueue::new(),
+            procs: Vec::with_capacity(spec.clients.len()),
+            server: Server::new(),
+            net: Network::new(spec.seed, spec.latency, spec.clients.len()),
+            fault_rngs: (0..spec.faults.0.len())
+                .map(|i| rng::stream(spec.seed, Stream::Fault(i)))
+                .collect(),
+            uuid_rng: rng::stream(spec.seed, Stream::Uuids),
+            uuids: BTreeMap::new(),
+            resources: BTreeMap::new(),
+            seen: BTreeMap::new(),
+            redis_paused: 0,
+            redis_waiting: Vec::new(),
+            records: Vec::with_capacity(256),
+        };
+        for (i, f) in spec.faults.0.iter().enumerate() {
+            let at = SimTime::from_ms(f.at_ms());
+            match f {
+                Fault::Crash {
+                    restart_after_ms, ..
+                } => {
+                    world.queue.push(at, Ev::Crash(i));
+                    if let Some(r) = restart_after_ms {
+                        world.queue.push(at.plus_ms(*r), Ev::Restart(i));
+                    }
+                }
+                _ => {
+                    world.queue.push(at, Ev::FaultBegin(i));
+                    if let Some(end) = f.end_ms() {
+                        world.queue.push(SimTime::from_ms(end), Ev::FaultEnd(i));
+                    }
+                }
+            }
+        }
+        for (c, cs) in spec.clients.iter().enumerate() {
+            let profile = cs.profile.unwrap_or(spec.profile);
+            let watchdog_ms = cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms);
+            let config = Config::builder()
+                .profile(profile)
+                .watchdog_timeout(watchdog_ms)
+                .build()
+                .map_err(|e| SimError::InvalidSpec(format!("client '{}': {e}", cs.name)))?;
+            let uuid = rng::uuid(&mut world.uuid_rng);
+            let threads = cs
+                .threads
+                .iter()
+                .map(|t| {
+                    Thread::new(
+                        t.lock.clone(),
+                        t.start_ms,
+                        Rc::new(Program::compile(&t.steps)),
+                    )
+                })
+                .collect();
+            world.procs.push(Process {
+                name: cs.name.clone(),
+                life: 0,
+                alive: true,
+                watchdog_ms,
+                machine: LockClient::new(uuid.clone(), config),
+                threads,
+                timers: Default::default(),
+                renewals: BTreeMap::new(),
+                paused: 0,
+                deferred: Vec::new(),
+            });
+            world.start_process(c as u32, uuid);
+        }
+        Ok(world)
+    }
+
+    /// Records the start of process `c`'s current life and schedules its
+    /// threads.
+    fn start_process(&mut self, c: u32, uuid: String) {
+        let p = &self.procs[c as usize];
+        self.uuids.insert(uuid.clone(), (p.name.clone(), p.life));
+        let process = p.proc();
+        let life = p.life;
+        let starts: Vec<u64> = p.threads.iter().map(|t| t.start_ms).collect();
+        self.record(RecordKind::Start { process, uuid });
+        for (t, start_ms) in starts.into_iter().enumerate() {
+            self.queue.push(
+                self.now.plus_ms(start_ms),
+                Ev::ThreadStart {
+                    c,
+                    life,
+                    t: t as u32,
+                    late: false,
+                },
+            );
+        }
+    }
+
+    pub(crate) fn record(&mut self, kind: RecordKind) {
+        self.records.push(Record { at: self.now, kind });
+    }
+
+    pub(crate) fn now_ms(&self) -> lockcore::Millis {
+        lockcore::Millis(self.now.as_ms())
+    }
+
+    /// Runs every event up to the horizon and returns the history.
+    pub(crate) fn run(mut self) -> History {
+        let horizon = SimTime::from_ms(self.spec.horizon_ms);
+        while let Some(at) = self.queue.peek_time() {
+            if at > horizon {
+                break;
+            }
+            let Some((at, ev)) = self.queue.pop() else {
+                break;
+            };
+            self.now = at;
+            self.handle(ev);
+        }
+        self.now = horizon;
+        self.record(RecordKind::End);
+        let max_latency_ms = self
+            .spec
+            .faults
+            .0
+            .iter()
+            .filter_map(|f| match f {
+                Fault::Latency { max_ms, .. } => Some(*max_ms),
+                _ => None,
+            })
+            .fold(self.spec.latency.max_ms, u64::max);
+        History {
+            meta: Meta {
+                seed: self.spec.seed,
+                horizon,
+                max_latency_ms,
+                clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
+            },
+            records: self.records,
+        }
+    }
+
+    pub(crate) fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::ThreadStart { c, life, .. }
+            | Ev::Wake { c, life, .. }
+            | Ev::Timer { c, life, .. }
+            | Ev::AtClient { c, life, .. } => {
+                let p = &mut self.procs[c as usize];
+                if !p.alive || p.life != life {
+                    return;
+                }
+                if p.paused > 0 {
+                    p.deferred.push(ev);
+                    return;
+                }
+                if let Some(ev) = self.starve(c, ev) {
+                    self.client_event(c, ev);
+                }
+            }
+            Ev::AtServer {
+                c,
+                life,
+                generation,
+                msg,
+            } => self.at_server(c, life, generation, msg),
+            Ev::FaultBegin(i) => self.fault(i, Phase::Begin),
+            Ev::FaultEnd(i) => self.fault(i, Phase::End),
+            Ev::Crash(i) => self.crash(i),
+            Ev::Restart(i) => self.restart(i),
+            Ev::Observe { lock, generation } => {
+                if generation == self.server.generation {
+                    self.observe(&lock);
+                }
+            }
+        }
+    }
+
+    /// CPU starvation: a timer or wake-up of a starved client that falls
+    /// due in the window runs late by a delay drawn from the fault's own
+    /// stream. Returns the event when it runs now.
+    fn starve(&mut self, c: u32, ev: Ev) -> Option<Ev> {
+        let late = match &ev {
+            Ev::ThreadStart { late, .. } | Ev::Wake { late, .. } | Ev::Timer { late, .. } => *late,
+            _ => return Some(ev),
+        };
+        if late {
+            return Some(ev);
+        }
+        let name = &self.procs[c as usize].name;
+        let now_ms = self.now.as_ms();
+        let hit = self
+            .spec
+            .faults
+            .0
+            .iter()
+            .enumerate()
+            .find_map(|(i, f)| match f {
+                Fault::Starve {
+                    client,
+                    min_delay_ms,
+                    max_delay_ms,
+                    ..
+                } if client == name && f.covers_ms(now_ms) => {
+                    Some((i, *min_delay_ms, *max_delay_ms))
+                }
+                _ => None,
+            });
+        let Some((i, min, max)) = hit else {
+            return Some(ev);
+        };
+        let delay = rng::between(&mut self.fault_rngs[i], min * 1_000, max * 1_000);
+        let ev = match ev {
+            Ev::ThreadStart { c, life, t, .. } => Ev::ThreadStart {
+                c,
+                life,
+                t,
+                late: true,
+            },
+            Ev::Wake { c, life, t, .. } => Ev::Wake {
+                c,
+                life,
+                t,
+                late: true,
+            },
+            Ev::Timer { c, life, timer, .. } => Ev::Timer {
+                c,
+                life,
+                timer,
+                late: true,
+            },
+            other => other,
+        };
+        self.queue.push(self.now.plus_us(delay), ev);
+        None
+    }
+
+    fn fault(&mut self, i: usize, phase: Phase) {
+        let fault = self.spec.faults.0[i].clone();
+        self.record(RecordKind::Fault {
+            fault: fault.clone(),
+            phase,
+        });
+        match (&fault, phase) {
+            (Fault::Pause { client, .. }, Phase::Begin) => {
+                if let Some(c) = self.client_index(client) {
+                    self.procs[c].paused += 1;
+                }
+            }
+            (Fault::Pause { client, .. }, Phase::End) => {
+                if let Some(c) = self.client_index(client) {
+                    let p = &mut self.procs[c];
+                    p.paused = p.paused.saturating_sub(1);
+                    if p.paused == 0 {
+                        // Everything that fell due during the pause runs now,
+                        // in its original order.
+                        let deferred = std::mem::take(&mut p.deferred);
+                        for ev in deferred {
+                            self.handle(ev);
+                        }
+                    }
+                }
+            }
+            (Fault::RedisRestart { .. }, _) => {
+                self.server.restart();
+                self.redis_waiting.clear();
+                let locks: Vec<LockName> = self.seen.keys().cloned().collect();
+                for lock in locks {
+                    self.observe(&lock);
+                }
+            }
+            (Fault::RedisPause { .. }, Phase::Begin) => self.redis_paused += 1,
+            (Fault::RedisPause { .. }, Phase::End) => {
+                self.redis_paused = self.redis_paused.saturating_sub(1);
+                if self.redis_paused == 0 {
+                    let waiting = std::mem::take(&mut self.redis_waiting);
+                    for (c, life, generation, msg) in waiting {
+                        self.at_server(c, life, generation, msg);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn client_index(&self, name: &str) -> Option<usize> {
+        self.procs.iter().position(|p| p.name == name)
+    }
+
+    fn crash(&mut self, i: usize) {
+        let Some(c) = self.spec.faults.0[i]
+            .client()
+            .and_then(|n| self.client_index(n))
+        else {
+            return;
+        };
+        if !self.procs[c].alive {
+            return;
+        }
+        for t in 0..self.procs[c].threads.len() {
+            self.release_belief(c, t, crate::history::ReleaseCause::Crash);
+        }
+        let p = &mut self.procs[c];
+        p.alive = false;
+        p.deferred.clear();
+        p.timers.clear();
+        p.renewals.clear();
+        let (process, life) = (p.proc(), p.life);
+        self.record(RecordKind::Crash { process });
+        self.server.disconnect((c as u32, life));
+    }
+
+    fn restart(&mut self, i: usize) {
+        let Some(c) = self.spec.faults.0[i]
+            .client()
+            .and_then(|n| self.client_index(n))
+        else {
+            return;
+        };
+        if self.procs[c].alive {
+            return;
+        }
+        let uuid = rng::uuid(&mut self.uuid_rng);
+        let p = &mut self.procs[c];
+        p.life += 1;
+        p.alive = true;
+        p.machine = LockClient::new(uuid.clone(), p.machine.config().clone());
+        p.threads = p.threads.iter().map(Thread::restarted).collect();
+        self.start_process(c as u32, uuid);
+    }
+
+    /// Sends a message on `c`'s link.
+    pub(crate) fn send_up(&mut self, c: u32, msg: Up) {
+        let p = &self.procs[c as usize];
+        let (life, name) = (p.life, p.name.clone());
+        match self.net.send(
+            self.now,
+            c as usize,
+            &name,
+            Direction::Up,
+            &self.spec.faults.0,
+            &mut self.fault_rngs,
+        ) {
+            Verdict::Deliver(at) => {
+                let generation = self.server.generation;
+                self.queue.push(
+                    at,
+                    Ev::AtServer {
+                        c,
+                        life,
+                        generation,
+                        msg,
+                    },
+                );
+            }
+            Verdict::Drop(why) => {
+                let what = match &msg {
+                    Up::Command { args, .. } => command_name(args),
+                    Up::Subscribe { .. } => "SUBSCRIBE".to_owned(),
+                    Up::Unsubscribe { .. } => "UNSUBSCRIBE".to_owned(),
+                };
+                let process = self.procs[c as usize].proc();
+                self.record(RecordKind::Drop {
+                    process,
+                    direction: Direction::Up,
+                    what: format!("{what} ({why})"),
+                });
+            }
+        }
+    }
+
+    /// Sends a message from Redis to client life `(c, life)`.
+    pub(crate) fn send_down(&mut self, c: u32, life: u32, msg: Down) {
+        let name = self.procs[c as usize].name.clone();
+        match self.net.send(
+            self.now,
+            c as usize,
+            &name,
+            Direction::Down,
+            &self.spec.faults.0,
+            &mut self.fault_rngs,
+        ) {
+            Verdict::Deliver(at) => self.queue.push(at, Ev::AtClient { c, life, msg }),
+            Verdict::Drop(why) => {
+                let what = match &msg {
+                    Down::Reply { .. } => "reply",
+                    Down::Message { .. } => "message",
+                };
+                let process = crate::history::Proc { client: name, life };
+                self.record(RecordKind::Drop {
+                    process,
+                    direction: Direction::Down,
+                    what: format!("{what} ({why})"),
+                });
+            }
+        }
+    }
+
+    /// Records Redis's view of `lock` when it changed, and watches for the
+    /// key's expiry so the instant it frees itself is recorded too.
+    pub(crate) fn observe(&mut self, lock: &LockName) {
+        let KeyView {
+            fields,
+            pttl,
+            expires_ms,
+        } = self.server.view(self.now, lock.as_str());
+        let (holder, count) = match fields.first() {
+            Some((field, count)) => (Some(self.who_of_field(field)), *count),
+            None => (None, 0),
+        };
+        let seen = Seen { holder, count };
+        let changed = self.seen.get(lock) != Some(&seen);
+        if changed {
+            self.record(RecordKind::Server {
+                lock: lock.clone(),
+                holder: seen.holder.clone(),
+                count,
+                ttl_ms: pttl,
+            });
+            self.seen.insert(lock.clone(), seen);
+        }
+        if let Some(expires_ms) = expires_ms {
+            // Watch the instant the key frees itself.
+            let at = SimTime::from_ms(expires_ms).max(self.now);
+            self.queue.push(
+                at,
+                Ev::Observe {
+                    lock: lock.clone(),
+                    generation: self.server.generation,
+                },
+            );
+        }
+    }
+
+    /// Names the thread of a hash field `<uuid>:<thread>`.
+    fn who_of_field(&self, field: &str) -> Who {
+        let (uuid, thread) = field.rsplit_once(':').unwrap_or((field, "0"));
+        let thread = thread.parse().unwrap_or(0);
+        match self.uuids.get(uuid) {
+            Some((client, life)) => Who {
+                client: client.clone(),
+                life: *life,
+                thread,
+            },
+            None => Who {
+                client: uuid.to_owned(),
+                life: 0,
+                thread,
+            },
+        }
+    }
+
+    fn at_server(&mut self, c: u32, life: u32, generation: u32, msg: Up) {
+        let p = &self.procs[c as usize];
+        if !p.alive || p.life != life {
+            // The process died: the kernel closed its sockets.
+            return;
+        }
+        if generation != self.server.generation {
+            // Sent to a Redis that has restarted since: the connection is gone.
+            let process = p.proc();
+            let what = match &msg {
+                Up::Command { args, .. } => command_name(args),
+                Up::Subscribe { .. } => "SUBSCRIBE".to_owned(),
+                Up::Unsubscribe { .. } => "UNSUBSCRIBE".to_owned(),
+            };
+            self.record(RecordKind::Drop {
+                process,
+                direction: Direction::Up,
+                what: format!("{what} (connection lost)"),
+            });
+            return;
+        }
+        if self.redis_paused > 0 {
+            self.redis_waiting.push((c, life, generation, msg));
+            return;
+        }
+        crate::execution::execute(self, c, life, msg);
+    }
+}
+
+/// The command's name (`EVAL`, `PUBLISH`) for the timeline.
+pub(crate) fn command_name(args: &[Bytes]) -> String {
+    args.first()
+        .map(|a| String::from_utf8_lossy(a).to_uppercase())
+        .unwrap_or_default()
+}
+
+/// Whether `purpose` is a renewal (recorded with its reply).
+pub(crate) fn is_renewal(purpose: Purpose) -> bool {
+    purpose == Purpose::Renew
+}
