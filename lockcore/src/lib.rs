@@ -1,17 +1,95 @@
 //! lockcore: the Redisson lock, written once.
 //!
-//! (Crate docs are completed by the lockcore issue.)
+//! # Background
+//!
+//! Redisson's `RLock` is a re-entrant distributed lock on Redis. The lock is
+//! a Redis hash: key = lock name, one field `<client-uuid>:<thread-id>` whose
+//! value is the re-entrancy count. Acquire, renew and unlock are Lua scripts
+//! run atomically by Redis; unlock publishes `0` on
+//! `redisson_lock__channel:{<name>}` so waiting clients wake up. When a lock
+//! is taken without a lease, the *watchdog* sets the key's expiry to
+//! `lockWatchdogTimeout` (default 30 s) and renews it every third of that
+//! for as long as the lock is held, so a crashed client frees the lock
+//! after at most the timeout while a live one keeps it. How the watchdog
+//! reacts to a failed renewal changed between Redisson versions, and that
+//! is what locksim studies.
+//!
+//! # The sans-IO model
+//!
+//! [`LockClient`] is the whole algorithm for one client (one uuid, any
+//! number of threads and locks) as a state machine, in the style of
+//! quinn-proto. Inputs, each with the driver's `now` in [`Millis`]:
+//!
+//! - [`LockClient::call`]: a thread calls an [`RLock`] method ([`Call`]);
+//! - [`LockClient::on_reply`]: a command's reply, or a [`TransportError`];
+//! - [`LockClient::on_timer`]: a timer the machine asked for fired;
+//! - [`LockClient::on_message`]: a pub/sub message arrived.
+//!
+//! Outputs, drained with [`LockClient::poll`] ([`Output`]): commands to send
+//! (with their [`Purpose`]), subscriptions, timers to set or cancel, call
+//! results ([`CallOutcome`] or [`LockError`]) and [`Event`]s for observers.
+//! The machine reads no clock, spawns nothing, draws no randomness and keeps
+//! its state in ordered maps, so the same inputs give the same outputs, byte
+//! for byte: the simulator drives it directly under virtual time, and the
+//! async wrapper drives the very same code against a real Redis.
+//!
+//! Response timeouts and retries live in the machine too (see [`Config`]):
+//! a driver only delivers replies and fires timers.
+//!
+//! # Profiles
+//!
+//! A [`Profile`] selects the renewal bookkeeping: `redisson-legacy` (docs
+//! 001/003; the entry is removed and re-registered on every renewal, with a
+//! renewal-after-unlock race), `redisson` (docs 002/004, the default; an
+//! error stops renewal for good), `redisson-batched` (Redisson 3.44+; one
+//! chain per client that survives errors) and `fenced` (beyond Redisson:
+//! fencing tokens, [`Event::LeaseLost`], renewal retried until the lease
+//! would really end).
+//!
+//! # Transports
+//!
+//! The async wrapper [`RedissonClient`] (with [`RLock`] handles) runs a
+//! [`LockClient`] on tokio over any [`Transport`]: [`InProcessTransport`]
+//! (fake-redis's engine in the same process, for tests) or
+//! [`RespTransport`] (RESP2 over TCP to a real Redis). A locksim client and
+//! a Java Redisson client can share a lock: the key layout, script texts
+//! and error texts are Redisson's.
+//!
+//! # Layout
+//!
+//! - `id`: ids and times ([`ThreadId`], [`LockName`], [`Millis`], ...).
+//! - `profile`: [`Profile`].
+//! - `config`: [`Config`] and [`ConfigBuilder`] (Redisson's defaults).
+//! - `call`: [`Call`] and [`CallOutcome`].
+//! - `error`: [`LockError`] and [`TransportError`].
+//! - `machine`: [`LockClient`] and its [`Output`]s, split by concept:
+//!   `request` (timeouts, retries), `command` (wire form of each script),
+//!   `acquire` (lock / tryLock), `subscription` (channel and latch),
+//!   `unlock`, `query`, `watchdog` (`redisson`), `legacy`, `batched`,
+//!   `fence` (`fenced`).
+//! - `transport`: the [`Transport`] trait.
+//! - `client`: the async wrapper [`RedissonClient`] and [`RLock`].
+//! - `inprocess`: [`InProcessServer`] and [`InProcessTransport`].
+//! - `resp`: [`RespTransport`].
 
 mod call;
+mod client;
 mod config;
 mod error;
 mod id;
+mod inprocess;
 mod machine;
 mod profile;
+mod resp;
+mod transport;
 
 pub use call::{Call, CallOutcome};
+pub use client::{RLock, RedissonClient};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, ThreadId, TimerId};
+pub use inprocess::{InProcessServer, InProcessTransport};
 pub use machine::{Event, LockClient, Output, Purpose};
 pub use profile::Profile;
+pub use resp::RespTransport;
+pub use transport::{Message, Transport};

@@ -1,0 +1,353 @@
+//! The async wrapper: a [`LockClient`] driven by tokio over a [`Transport`].
+//!
+//! The wrapper holds no lock logic. It feeds the machine its inputs (calls,
+//! replies, timer firings, messages, with `now` read from tokio's clock) and
+//! carries out its outputs (sends, subscriptions, timers, returns). The
+//! machine sits behind a std mutex that is never held across an `.await`:
+//! every input takes the mutex, applies itself and performs the resulting
+//! outputs before releasing it, so outputs reach the transport in the order
+//! the machine produced them.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::{broadcast, oneshot};
+use tokio::task::{AbortHandle, JoinHandle};
+use tokio::time::Instant;
+use tracing::debug;
+
+use crate::{
+    Call, CallOutcome, Config, Event, FencingToken, LockClient, LockError, LockName, Millis,
+    Output, ThreadId, TimerId, Transport,
+};
+
+type Reply = oneshot::Sender<Result<CallOutcome, LockError>>;
+
+/// What the mutex guards: the machine and the driver's bookkeeping.
+struct State {
+    machine: LockClient,
+    returns: BTreeMap<ThreadId, Reply>,
+    timers: BTreeMap<TimerId, AbortHandle>,
+}
+
+struct Shared<T> {
+    state: Mutex<State>,
+    transport: T,
+    epoch: Instant,
+    events: broadcast::Sender<Event>,
+}
+
+impl<T: Transport> Shared<T> {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn now(&self) -> Millis {
+        Millis(self.epoch.elapsed().as_millis() as u64)
+    }
+
+    /// Applies one input to the machine and carries out what it asks.
+    fn input(self: &Arc<Self>, apply: impl FnOnce(&mut LockClient, Millis)) {
+        let mut state = self.lock();
+        apply(&mut state.machine, self.now());
+        self.drive(&mut state);
+    }
+
+    fn drive(self: &Arc<Self>, state: &mut State) {
+        while let Some(output) = state.machine.poll() {
+            match output {
+                Output::Send {
+                    request, command, ..
+                } => {
+                    let reply = self.transport.send(command);
+                    let shared = Arc::clone(self);
+                    tokio::spawn(async move {
+                        let reply = reply.await;
+                        shared.input(|m, now| m.on_reply(now, request, reply));
+                    });
+                }
+                Output::Subscribe { request, channel } => {
+                    let confirmed = self.transport.subscribe(channel);
+                    let shared = Arc::clone(self);
+                    tokio::spawn(async move {
+                        let reply = confirmed.await.map(|()| fake_redis::Value::Int(1));
+                        shared.input(|m, now| m.on_reply(now, request, reply));
+                    });
+                }
+                Output::Unsubscribe { channel } => self.transport.unsubscribe(channel),
+                Output::SetTimer { timer, at } => {
+                    let deadline = self.epoch + std::time::Duration::from_millis(at.0);
+                    let shared = Arc::clone(self);
+                    let task = tokio::spawn(async move {
+                        tokio::time::sleep_until(deadline).await;
+                        shared.input(|m, now| m.on_timer(now, timer));
+                    });
+                    state.timers.insert(timer, task.abort_handle());
+                }
+                Output::CancelTimer { timer } => {
+                    if let Some(task) = state.timers.remove(&timer) {
+                        task.abort();
+                    }
+                }
+                Output::Return { thread, result, .. } => {
+                    if let Some(reply) = state.returns.remove(&thread) {
+                        // The caller may have given up waiting; nothing to do.
+                        let _ = reply.send(result);
+                    }
+                }
+                Output::Event(event) => {
+                    debug!(?event, "lock event");
+                    let _ = self.events.send(event);
+                }
+            }
+        }
+        // Fired timers are done; forget their handles.
+        state.timers.retain(|_, task| !task.is_finished());
+    }
+
+    async fn call(
+        self: &Arc<Self>,
+        thread: ThreadId,
+        lock: &LockName,
+        call: Call,
+    ) -> Result<CallOutcome, LockError> {
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut state = self.lock();
+            let now = self.now();
+            state.machine.call(now, thread, lock.clone(), call)?;
+            state.returns.insert(thread, tx);
+            self.drive(&mut state);
+        }
+        rx.await.unwrap_or(Err(LockError::Shutdown))
+    }
+}
+
+/// A Redisson client over a transport: one uuid, many threads, many locks.
+///
+/// Must be created inside a tokio runtime. Dropping it stops its message
+/// pump; lock handles still alive then fail with [`LockError::Shutdown`]
+/// once their pending work is gone.
+pub struct RedissonClient<T: Transport> {
+    shared: Arc<Shared<T>>,
+    pump: JoinHandle<()>,
+}
+
+impl<T: Transport> std::fmt::Debug for RedissonClient<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedissonClient")
+            .field("uuid", &self.uuid())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Transport> RedissonClient<T> {
+    /// A client with identity `uuid` (use a fresh v4 uuid per process, as
+    /// Redisson does) talking over `transport`.
+    pub fn new(uuid: impl Into<String>, config: Config, transport: T) -> Self {
+        let (events, _) = broadcast::channel(1024);
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                machine: LockClient::new(uuid, config),
+                returns: BTreeMap::new(),
+                timers: BTreeMap::new(),
+            }),
+            transport,
+            epoch: Instant::now(),
+            events,
+        });
+        let pumped = Arc::clone(&shared);
+        let pump = tokio::spawn(async move {
+            while let Some((channel, payload)) = pumped.transport.next_message().await {
+                pumped.input(|m, now| m.on_message(now, &channel, &payload));
+            }
+            debug!("pub/sub connection closed: no more unlock messages");
+        });
+        RedissonClient { shared, pump }
+    }
+
+    /// The client's uuid.
+    pub fn uuid(&self) -> String {
+        self.shared.lock().machine.uuid().to_owned()
+    }
+
+    /// The hash field `thread` uses: `<uuid>:<thread-id>`.
+    pub fn field(&self, thread: ThreadId) -> String {
+        self.shared.lock().machine.field(thread)
+    }
+
+    /// The lock named `name`; an empty name is refused.
+    pub fn lock(&self, name: impl Into<String>) -> Result<RLock<T>, LockError> {
+        Ok(RLock {
+            shared: Arc::clone(&self.shared),
+            name: LockName::new(name)?,
+        })
+    }
+
+    /// Events (renewals, renewal stops, lost leases) from now on.
+    pub fn events(&self) -> broadcast::Receiver<Event> {
+        self.shared.events.subscribe()
+    }
+}
+
+impl<T: Transport> Drop for RedissonClient<T> {
+    fn drop(&mut self) {
+        self.pump.abort();
+        let mut state = self.shared.lock();
+        for (_, task) in std::mem::take(&mut state.timers) {
+            task.abort();
+        }
+        state.returns.clear();
+    }
+}
+
+/// A handle on one lock of a [`RedissonClient`], as Redisson's `RLock`.
+/// Every method takes the calling thread explicitly; a thread has at most
+/// one call in flight ([`LockError::ThreadBusy`] otherwise). Dropping a
+/// call's future does not cancel the call in the machine.
+pub struct RLock<T: Transport> {
+    shared: Arc<Shared<T>>,
+    name: LockName,
+}
+
+impl<T: Transport> Clone for RLock<T> {
+    fn clone(&self) -> Self {
+        RLock {
+            shared: Arc::clone(&self.shared),
+            name: self.name.clone(),
+        }
+    }
+}
+
+impl<T: Transport> std::fmt::Debug for RLock<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RLock")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+fn unexpected(outcome: CallOutcome) -> LockError {
+    LockError::UnexpectedReply(format!("the call ended with {outcome:?}"))
+}
+
+impl<T: Transport> RLock<T> {
+    /// The lock's name.
+    pub fn name(&self) -> &LockName {
+        &self.name
+    }
+
+    async fn acquire(&self, thread: ThreadId, call: Call) -> Result<bool, LockError> {
+        match self.shared.call(thread, &self.name, call).await? {
+            CallOutcome::Acquired { .. } => Ok(true),
+            CallOutcome::NotAcquired => Ok(false),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// `lock()`: waits as long as it takes; the watchdog keeps it alive.
+    pub async fn lock(&self, thread: ThreadId) -> Result<(), LockError> {
+        self.acquire(thread, Call::Lock { lease: None })
+            .await
+            .map(drop)
+    }
+
+    /// `lock(lease)`: waits as long as it takes; the key expires after `lease`.
+    pub async fn lock_with_lease(&self, thread: ThreadId, lease: Millis) -> Result<(), LockError> {
+        self.acquire(thread, Call::Lock { lease: Some(lease) })
+            .await
+            .map(drop)
+    }
+
+    /// `tryLock()`: one attempt.
+    pub async fn try_lock(&self, thread: ThreadId) -> Result<bool, LockError> {
+        let call = Call::TryLock {
+            wait: None,
+            lease: None,
+        };
+        self.acquire(thread, call).await
+    }
+
+    /// `tryLock(wait)`: keeps trying for `wait`; the watchdog keeps it alive.
+    pub async fn try_lock_wait(&self, thread: ThreadId, wait: Millis) -> Result<bool, LockError> {
+        let call = Call::TryLock {
+            wait: Some(wait),
+            lease: None,
+        };
+        self.acquire(thread, call).await
+    }
+
+    /// `tryLock(wait, lease)`.
+    pub async fn try_lock_wait_lease(
+        &self,
+        thread: ThreadId,
+        wait: Millis,
+        lease: Millis,
+    ) -> Result<bool, LockError> {
+        let call = Call::TryLock {
+            wait: Some(wait),
+            lease: Some(lease),
+        };
+        self.acquire(thread, call).await
+    }
+
+    /// `unlock()`: true when the lock was released, false when a re-entrant
+    /// hold remains.
+    pub async fn unlock(&self, thread: ThreadId) -> Result<bool, LockError> {
+        match self.shared.call(thread, &self.name, Call::Unlock).await? {
+            CallOutcome::Unlocked { released } => Ok(released),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    async fn boolean(&self, thread: ThreadId, call: Call) -> Result<bool, LockError> {
+        match self.shared.call(thread, &self.name, call).await? {
+            CallOutcome::Bool(b) => Ok(b),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// `forceUnlock()`: whether a key was deleted.
+    pub async fn force_unlock(&self, thread: ThreadId) -> Result<bool, LockError> {
+        self.boolean(thread, Call::ForceUnlock).await
+    }
+
+    /// `isLocked()`.
+    pub async fn is_locked(&self, thread: ThreadId) -> Result<bool, LockError> {
+        self.boolean(thread, Call::IsLocked).await
+    }
+
+    /// `isHeldByThread(thread)`.
+    pub async fn is_held_by_thread(&self, thread: ThreadId) -> Result<bool, LockError> {
+        self.boolean(thread, Call::IsHeldByThread).await
+    }
+
+    /// `getHoldCount()` for `thread`.
+    pub async fn hold_count(&self, thread: ThreadId) -> Result<u64, LockError> {
+        match self
+            .shared
+            .call(thread, &self.name, Call::HoldCount)
+            .await?
+        {
+            CallOutcome::Count(n) => Ok(n),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// `remainTimeToLive()` in ms (-2 absent, -1 no expiry).
+    pub async fn remain_ttl(&self, thread: ThreadId) -> Result<i64, LockError> {
+        match self
+            .shared
+            .call(thread, &self.name, Call::RemainTtl)
+            .await?
+        {
+            CallOutcome::Ttl(ttl) => Ok(ttl),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// The fencing token `thread` holds this lock with (`fenced` profile).
+    pub fn token(&self, thread: ThreadId) -> Option<FencingToken> {
+        self.shared.lock().machine.token(thread, &self.name)
+    }
+}

@@ -1,0 +1,67 @@
+//! The transport the async wrapper drives: a command connection and a
+//! pub/sub connection to one Redis.
+
+use std::future::Future;
+
+use bytes::Bytes;
+use fake_redis::Value;
+
+use crate::TransportError;
+
+/// A pub/sub message: `(channel, payload)`.
+pub type Message = (String, Bytes);
+
+/// Two connections to one Redis, as a Redisson client has: commands, and
+/// pub/sub.
+///
+/// Order matters to the lock (a renewal sent before an unlock must reach
+/// Redis first), so [`Transport::send`] and [`Transport::subscribe`] issue
+/// their command when they are *called*, not when the returned future is
+/// first polled; the future only waits for the answer.
+///
+/// Errors mean, to the algorithm, that the command's outcome is unknown:
+/// [`TransportError::Connection`] fails the command at once, and a missing
+/// reply is turned into a timeout by the state machine's own timer, so a
+/// transport need not time out itself.
+pub trait Transport: Send + Sync + 'static {
+    /// Issues `command` (name first) on the command connection; the future
+    /// resolves to its reply. Redis error replies are `Ok(Value::Error)`.
+    fn send(
+        &self,
+        command: Vec<Bytes>,
+    ) -> impl Future<Output = Result<Value, TransportError>> + Send + 'static;
+
+    /// Issues `SUBSCRIBE channel` on the pub/sub connection; the future
+    /// resolves once Redis confirmed it.
+    fn subscribe(
+        &self,
+        channel: String,
+    ) -> impl Future<Output = Result<(), TransportError>> + Send + 'static;
+
+    /// Issues `UNSUBSCRIBE channel`; nothing waits for the answer.
+    fn unsubscribe(&self, channel: String);
+
+    /// The next message on a subscribed channel; `None` once the pub/sub
+    /// connection is gone for good. Called by one task at a time.
+    fn next_message(&self) -> impl Future<Output = Option<Message>> + Send + '_;
+}
+
+/// Reads a pub/sub delivery (`message`, channel, payload), RESP2 array or
+/// RESP3 push; anything else (confirmations) is `None`.
+pub(crate) fn parse_message(value: &Value) -> Option<Message> {
+    let items = match value {
+        Value::Array(items) | Value::Push(items) => items,
+        _ => return None,
+    };
+    match items.as_slice() {
+        [
+            Value::Bulk(kind),
+            Value::Bulk(channel),
+            Value::Bulk(payload),
+        ] if kind.as_ref() == b"message" => Some((
+            String::from_utf8_lossy(channel).into_owned(),
+            payload.clone(),
+        )),
+        _ => None,
+    }
+}
