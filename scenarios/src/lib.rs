@@ -1,1 +1,63 @@
-//! placeholder
+//! locksim: named scenarios, random exploration and the `locksim` command line.
+//!
+//! # Model
+//!
+//! A [`Scenario`] is data: a name, a description, the source document it
+//! reproduces, sim's [`sim::SimSpec`] (clients, their threads' steps,
+//! settings, fault plan) and an [`Expectations`] table that says what each
+//! lockcore profile must give. Built-in scenarios are TOML files embedded in
+//! the binary; users' files have the same format. A [`Trial`] runs one
+//! scenario under one profile and seed and judges the [`Outcome`] against
+//! the profile's [`Expectation`]: the verdict, which invariants must break
+//! or hold, the number of failed unlocks, and general count and timing
+//! checks over a small vocabulary of events ([`EventKind`]). No scenario has
+//! code of its own.
+//!
+//! Exploration runs sim's random specs seed by seed; every violation is
+//! shrunk to a minimal fault plan that can be saved and run as a scenario
+//! file. Reports run every built-in scenario under every profile.
+//!
+//! Everything here is deterministic: the same scenario, seed and profile
+//! give the same history, timeline and report, byte for byte.
+//!
+//! # Layout
+//!
+//! - `scenario`: the scenario file format, parsing and validation.
+//! - `location`: line, column and field path of an error in a file.
+//! - `error`: [`InputError`], everything a user can get wrong.
+//! - `expect`: expectations and how they judge an outcome.
+//! - `outcome`: what a run gave ([`Outcome`], [`Verdict`], [`EventKind`]).
+//! - `observe`: maps sim's history onto [`EventKind`]s.
+//! - `builtin`: the embedded scenarios and [`load`].
+//! - `trial`: one judged run and its JSON form.
+//! - `render`: the text of a trial (settings, timeline, verdict).
+//! - `explore`: random exploration over seeds.
+//! - `shrink`: shrinking a violating fault plan.
+//! - `report`: the `reports/` directory (verdict matrix and timelines).
+//! - `cli`: the `locksim` command line.
+
+mod builtin;
+pub mod cli;
+mod error;
+mod expect;
+mod explore;
+mod location;
+mod observe;
+mod outcome;
+mod render;
+mod report;
+mod scenario;
+mod shrink;
+mod trial;
+
+pub use builtin::{builtin, builtin_names, builtins, load};
+pub use error::InputError;
+pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
+pub use explore::{Exploration, Finding, explore, explore_seed, explored_spec};
+pub use location::Location;
+pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
+pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
+pub use report::{ReportFile, report_files, run_matrix, timeline_path, write_report};
+pub use scenario::Scenario;
+pub use shrink::{Shrunk, breaks, plan_json, shrink, shrunk_scenario};
+pub use trial::{Trial, TrialJson, ViolationJson};

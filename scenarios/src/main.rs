@@ -1,1 +1,5 @@
-fn main() {}
+//! The `locksim` command: see the `locksim::cli` module.
+
+fn main() {
+    std::process::exit(locksim::cli::main());
+}

@@ -1,0 +1,110 @@
+//! The built-in scenarios: TOML files under `scenarios/builtin/`, embedded
+//! in the binary, in the same format as users' files.
+
+use crate::{InputError, Scenario};
+
+/// Each built-in scenario's name and file text, in the order reports list them.
+const FILES: [(&str, &str); 10] = [
+    ("watchdog-renews", include_str!("../builtin/watchdog-renews.toml")),
+    ("lease-shorter-than-work", include_str!("../builtin/lease-shorter-than-work.toml")),
+    ("watchdog-serializes", include_str!("../builtin/watchdog-serializes.toml")),
+    ("stw-pause", include_str!("../builtin/stw-pause.toml")),
+    ("cpu-starvation", include_str!("../builtin/cpu-starvation.toml")),
+    ("network-drop", include_str!("../builtin/network-drop.toml")),
+    ("client-crash", include_str!("../builtin/client-crash.toml")),
+    ("tiny-watchdog-timeout", include_str!("../builtin/tiny-watchdog-timeout.toml")),
+    ("lease-disables-watchdog", include_str!("../builtin/lease-disables-watchdog.toml")),
+    ("reentrant-hold", include_str!("../builtin/reentrant-hold.toml")),
+];
+
+/// The names of the built-in scenarios, in report order.
+pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+    FILES.iter().map(|(name, _)| *name)
+}
+
+/// The built-in scenario called `name`, if there is one.
+pub fn builtin(name: &str) -> Option<Scenario> {
+    let (_, text) = FILES.iter().find(|(n, _)| *n == name)?;
+    // The files are part of the crate and a unit test parses every one, so
+    // a failure here is a bug in this crate, not bad input.
+    Some(Scenario::parse(text, &format!("builtin:{name}")).expect("built-in scenarios parse"))
+}
+
+/// Every built-in scenario, in report order.
+pub fn builtins() -> Vec<Scenario> {
+    builtin_names().filter_map(builtin).collect()
+}
+
+/// A built-in scenario by name, or else a scenario file by path.
+pub fn load(name_or_path: &str) -> Result<Scenario, InputError> {
+    if let Some(s) = builtin(name_or_path) {
+        return Ok(s);
+    }
+    let path = std::path::Path::new(name_or_path);
+    if !path.is_file() {
+        return Err(InputError::UnknownScenario {
+            name: name_or_path.to_owned(),
+            known: builtin_names().collect::<Vec<_>>().join(", "),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| InputError::Unreadable {
+        path: name_or_path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    Scenario::parse(&text, name_or_path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockcore::Profile;
+
+    /// Every embedded file parses, is named as its file, and says what each
+    /// profile must give: either a `default` table or one per profile, so no
+    /// profile silently falls back to "expected safe".
+    #[test]
+    fn every_builtin_parses_and_covers_every_profile() {
+        for (name, text) in FILES {
+            let s = Scenario::parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(s.name, name);
+            assert!(s.source.is_some(), "{name} cites no source document");
+            for p in Profile::ALL {
+                assert!(
+                    s.expect.own(p).is_some() || s.expect.default.is_some(),
+                    "{name} has no expectation for {p}"
+                );
+            }
+        }
+        assert_eq!(builtins().len(), FILES.len());
+    }
+
+    /// The ten scenarios of issue 5 are all present, by their exact names.
+    #[test]
+    fn the_issue_scenarios_are_present() {
+        let names: Vec<_> = builtin_names().collect();
+        for n in [
+            "watchdog-renews",
+            "lease-shorter-than-work",
+            "watchdog-serializes",
+            "stw-pause",
+            "cpu-starvation",
+            "network-drop",
+            "client-crash",
+            "tiny-watchdog-timeout",
+            "lease-disables-watchdog",
+            "reentrant-hold",
+        ] {
+            assert!(names.contains(&n), "missing {n}");
+        }
+    }
+
+    /// An unknown name that is not a file is reported with the known names,
+    /// so the user sees what they could have typed.
+    #[test]
+    fn unknown_name_lists_builtins() {
+        let err = load("no-such-scenario").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("unknown scenario 'no-such-scenario'"), "{text}");
+        assert!(text.contains("stw-pause"), "{text}");
+    }
+}

@@ -1,0 +1,195 @@
+//! The command line's shape (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use lockcore::Profile;
+
+/// Deterministic simulation of Redisson's RLock and its watchdog.
+#[derive(Debug, Parser, PartialEq)]
+#[command(name = "locksim", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand, PartialEq)]
+pub enum Command {
+    /// List the built-in scenarios, one line each.
+    Scenarios,
+    /// Run one scenario (a built-in name or a TOML file) and judge it.
+    Run(RunArgs),
+    /// Run random scenarios and fault plans, one per seed, and shrink what breaks.
+    Explore(ExploreArgs),
+    /// Rerun one explored seed and print its timeline.
+    Replay(ReplayArgs),
+    /// Run every built-in scenario under every profile and write reports/.
+    Report(ReportArgs),
+}
+
+/// `locksim run`.
+#[derive(Debug, Args, PartialEq)]
+pub struct RunArgs {
+    /// A built-in scenario's name, or the path of a scenario file.
+    pub scenario: String,
+    /// The seed (default: the scenario's own).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The profile (default: the scenario's own).
+    #[arg(long, value_parser = parse_profile)]
+    pub profile: Option<Profile>,
+    /// Print one JSON object instead of the timeline.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `locksim explore`.
+#[derive(Debug, Args, PartialEq)]
+pub struct ExploreArgs {
+    /// How many seeds.
+    #[arg(long, default_value_t = 100)]
+    pub seeds: u64,
+    /// The first seed.
+    #[arg(long, default_value_t = 0)]
+    pub from: u64,
+    /// Only this profile (default: every profile, each seed under each).
+    #[arg(long, value_parser = parse_profile)]
+    pub profile: Option<Profile>,
+    /// How many violations to shrink (the first of each invariant and
+    /// profile come first); 0 shrinks none.
+    #[arg(long, default_value_t = 4)]
+    pub shrink: usize,
+    /// How a shrunk plan is printed.
+    #[arg(long, value_enum, default_value_t = PlanFormat::Toml)]
+    pub format: PlanFormat,
+    /// Also write each shrunk plan as a scenario file into this directory.
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+}
+
+/// How a shrunk plan is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormat {
+    /// A whole scenario file: save it and `locksim run` it.
+    Toml,
+    /// The fault plan alone, as JSON.
+    Json,
+}
+
+/// `locksim replay`.
+#[derive(Debug, Args, PartialEq)]
+pub struct ReplayArgs {
+    /// The explored seed.
+    pub seed: u64,
+    /// The profile it was explored under (default: drawn from the seed, as
+    /// sim's generator does).
+    #[arg(long, value_parser = parse_profile)]
+    pub profile: Option<Profile>,
+    /// Print one JSON object instead of the timeline.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `locksim report`.
+#[derive(Debug, Args, PartialEq)]
+pub struct ReportArgs {
+    /// Where to write the report.
+    #[arg(long, default_value = "reports")]
+    pub out: PathBuf,
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse::<Profile>().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("locksim").chain(args.iter().copied()))
+    }
+
+    /// `run` takes a name, a seed, a profile and --json; defaults leave the
+    /// scenario's own seed and profile in place.
+    #[test]
+    fn run_arguments() {
+        let cli = parse(&["run", "stw-pause", "--seed", "42", "--profile", "fenced", "--json"]).unwrap();
+        assert_eq!(
+            cli.command,
+            Command::Run(RunArgs {
+                scenario: "stw-pause".into(),
+                seed: Some(42),
+                profile: Some(Profile::Fenced),
+                json: true,
+            })
+        );
+        let cli = parse(&["run", "x.toml"]).unwrap();
+        assert_eq!(
+            cli.command,
+            Command::Run(RunArgs {
+                scenario: "x.toml".into(),
+                seed: None,
+                profile: None,
+                json: false,
+            })
+        );
+    }
+
+    /// An unknown profile is a usage error (exit code 2) whose message
+    /// lists the valid profiles.
+    #[test]
+    fn unknown_profile_is_a_usage_error() {
+        let err = parse(&["run", "stw-pause", "--profile", "redis"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let text = err.to_string();
+        assert!(text.contains("unknown profile 'redis'") && text.contains("redisson-batched"), "{text}");
+    }
+
+    /// A seed that is not a number, and a missing scenario, are usage errors.
+    #[test]
+    fn bad_seed_and_missing_scenario() {
+        assert_eq!(parse(&["run", "stw-pause", "--seed", "abc"]).unwrap_err().exit_code(), 2);
+        assert_eq!(parse(&["run"]).unwrap_err().exit_code(), 2);
+        assert_eq!(parse(&["replay", "-1"]).unwrap_err().exit_code(), 2);
+    }
+
+    /// explore's defaults: 100 seeds from 0, every profile, shrink 4, TOML.
+    #[test]
+    fn explore_defaults() {
+        let cli = parse(&["explore"]).unwrap();
+        assert_eq!(
+            cli.command,
+            Command::Explore(ExploreArgs {
+                seeds: 100,
+                from: 0,
+                profile: None,
+                shrink: 4,
+                format: PlanFormat::Toml,
+                save: None,
+            })
+        );
+        let cli = parse(&["explore", "--seeds", "5", "--from", "10", "--profile", "redisson", "--format", "json"]).unwrap();
+        let Command::Explore(a) = cli.command else { panic!("not explore") };
+        assert_eq!((a.seeds, a.from, a.profile, a.format), (5, 10, Some(Profile::Redisson), PlanFormat::Json));
+    }
+
+    /// replay and report parse their arguments.
+    #[test]
+    fn replay_and_report() {
+        let cli = parse(&["replay", "17", "--profile", "redisson-legacy"]).unwrap();
+        assert_eq!(
+            cli.command,
+            Command::Replay(ReplayArgs {
+                seed: 17,
+                profile: Some(Profile::RedissonLegacy),
+                json: false,
+            })
+        );
+        let cli = parse(&["report", "--out", "/tmp/r"]).unwrap();
+        assert_eq!(cli.command, Command::Report(ReportArgs { out: "/tmp/r".into() }));
+        assert_eq!(parse(&["scenarios"]).unwrap().command, Command::Scenarios);
+    }
+}

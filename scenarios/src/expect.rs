@@ -1,0 +1,361 @@
+//! Expected outcomes: data in a scenario file, judged against a run's
+//! [`Outcome`]. No scenario has Rust code of its own; every check is one of
+//! the general kinds below.
+
+use std::fmt;
+
+use lockcore::Profile;
+use serde::{Deserialize, Serialize};
+use sim::{Invariant, SimTime};
+
+use crate::{EventKind, Observation, Outcome, Verdict};
+
+/// What one profile must give. Every field is optional; an absent field is
+/// not checked.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    /// Safe or violated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Invariants that must be broken.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violated: Vec<Invariant>,
+    /// Invariants that must hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<Invariant>,
+    /// The exact number of failed unlocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlock_errors: Option<usize>,
+    /// Bounds on how often an event happens.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub count: Vec<CountCheck>,
+    /// Bounds on when an event first happens, from the start or from an anchor event.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timing: Vec<TimingCheck>,
+    /// Why this is the expected outcome (shown in reports, not checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// Which events a check looks at: a kind, optionally of one client and thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EventFilter<'a> {
+    event: EventKind,
+    client: Option<&'a str>,
+    thread: Option<u64>,
+}
+
+impl EventFilter<'_> {
+    fn matches(&self, o: &Observation) -> bool {
+        o.kind == self.event
+            && self.client.is_none_or(|c| c == o.client)
+            && self.thread.is_none_or(|t| o.thread == Some(t))
+    }
+}
+
+impl fmt::Display for EventFilter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.event)?;
+        match (self.client, self.thread) {
+            (Some(c), Some(t)) => write!(f, " by {c}/t{t}"),
+            (Some(c), None) => write!(f, " by {c}"),
+            (None, Some(t)) => write!(f, " by t{t}"),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+/// `min <= number of matching events <= max`. (Serde's `flatten` would
+/// lose the line numbers of errors, so each check spells out its filter.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountCheck {
+    /// The kind of event counted.
+    pub event: EventKind,
+    /// Only this client's events (by name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+    /// Only this thread's events (thread ids count from 1 in each client).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u64>,
+    /// At least this many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<usize>,
+    /// At most this many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<usize>,
+}
+
+/// The first matching event at or after the anchor must exist and come
+/// `min_ms..=max_ms` after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingCheck {
+    /// The kind of the awaited event.
+    pub event: EventKind,
+    /// Only this client's events (by name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+    /// Only this thread's events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u64>,
+    /// Measured from this event; from the start of the run when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Anchor>,
+    /// Not sooner than this, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ms: Option<u64>,
+    /// Not later than this, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ms: Option<u64>,
+}
+
+/// The event a timing is measured from: its first occurrence, or its last
+/// with `last = true`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Anchor {
+    /// The kind of the anchor event.
+    pub event: EventKind,
+    /// Only this client's events (by name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+    /// Only this thread's events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u64>,
+    /// Use the last occurrence instead of the first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub last: bool,
+}
+
+impl CountCheck {
+    fn filter(&self) -> EventFilter<'_> {
+        EventFilter { event: self.event, client: self.client.as_deref(), thread: self.thread }
+    }
+}
+
+impl TimingCheck {
+    fn filter(&self) -> EventFilter<'_> {
+        EventFilter { event: self.event, client: self.client.as_deref(), thread: self.thread }
+    }
+}
+
+impl Anchor {
+    fn filter(&self) -> EventFilter<'_> {
+        EventFilter { event: self.event, client: self.client.as_deref(), thread: self.thread }
+    }
+}
+
+/// One way a run differed from its expectation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// Which check (`verdict`, `violated mutual-exclusion`, `count renewal by A`).
+    pub check: String,
+    /// What the expectation asked for.
+    pub expected: String,
+    /// What the run gave.
+    pub got: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: expected {}, got {}",
+            self.check, self.expected, self.got
+        )
+    }
+}
+
+fn mismatch(check: impl Into<String>, expected: impl Into<String>, got: impl Into<String>) -> Mismatch {
+    Mismatch {
+        check: check.into(),
+        expected: expected.into(),
+        got: got.into(),
+    }
+}
+
+impl Expectation {
+    /// The expectation of a profile that has none: every invariant holds.
+    pub fn safe() -> Expectation {
+        Expectation {
+            verdict: Some(Verdict::Safe),
+            ..Expectation::default()
+        }
+    }
+
+    /// Every way `outcome` differs from this expectation; empty when it is
+    /// as expected.
+    pub fn evaluate(&self, outcome: &Outcome) -> Vec<Mismatch> {
+        let mut out = Vec::new();
+        if let Some(verdict) = self.verdict
+            && outcome.verdict() != verdict
+        {
+            let got = match outcome.verdict() {
+                Verdict::Safe => "safe".to_owned(),
+                Verdict::Violated => format!("violated ({})", names(&outcome.broken_invariants())),
+            };
+            out.push(mismatch("verdict", verdict.name(), got));
+        }
+        for inv in &self.violated {
+            if !outcome.is_broken(*inv) {
+                out.push(mismatch(inv.name(), "violated", "held"));
+            }
+        }
+        for inv in &self.held {
+            if outcome.is_broken(*inv) {
+                out.push(mismatch(inv.name(), "held", "violated"));
+            }
+        }
+        if let Some(n) = self.unlock_errors
+            && outcome.unlock_errors != n
+        {
+            out.push(mismatch("unlock errors", n.to_string(), outcome.unlock_errors.to_string()));
+        }
+        for c in &self.count {
+            let n = outcome.events.iter().filter(|o| c.filter().matches(o)).count();
+            let low = c.min.is_some_and(|m| n < m);
+            let high = c.max.is_some_and(|m| n > m);
+            if low || high {
+                out.push(mismatch(format!("count {}", c.filter()), bounds(c.min, c.max, ""), n.to_string()));
+            }
+        }
+        for t in &self.timing {
+            if let Some(m) = t.evaluate(&outcome.events) {
+                out.push(m);
+            }
+        }
+        out
+    }
+}
+
+impl TimingCheck {
+    fn evaluate(&self, events: &[Observation]) -> Option<Mismatch> {
+        let check = match &self.after {
+            Some(a) => format!(
+                "time from {}{} to {}",
+                if a.last { "last " } else { "" },
+                a.filter(),
+                self.filter()
+            ),
+            None => format!("time of first {}", self.filter()),
+        };
+        let expected = bounds(self.min_ms, self.max_ms, " ms");
+        let from = match &self.after {
+            None => SimTime::ZERO,
+            Some(a) => {
+                let mut hits = events.iter().filter(|o| a.filter().matches(o));
+                let hit = if a.last { hits.last() } else { hits.next() };
+                match hit {
+                    Some(o) => o.at,
+                    None => return Some(mismatch(check, expected, format!("no {}", a.filter()))),
+                }
+            }
+        };
+        let Some(hit) = events.iter().find(|o| o.at >= from && self.filter().matches(o)) else {
+            return Some(mismatch(check, expected, format!("no {}", self.filter())));
+        };
+        let delay_us = hit.at.0 - from.0;
+        let low = self.min_ms.is_some_and(|m| delay_us < m.saturating_mul(1_000));
+        let high = self.max_ms.is_some_and(|m| delay_us > m.saturating_mul(1_000));
+        (low || high).then(|| mismatch(check, expected, format!("{} ms", format_ms(delay_us))))
+    }
+}
+
+fn format_ms(us: u64) -> String {
+    if us % 1_000 == 0 {
+        (us / 1_000).to_string()
+    } else {
+        format!("{}.{:03}", us / 1_000, us % 1_000)
+    }
+}
+
+fn bounds<T: fmt::Display + PartialEq>(min: Option<T>, max: Option<T>, unit: &str) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) if a == b => format!("{a}{unit}"),
+        (Some(a), Some(b)) => format!("{a}..={b}{unit}"),
+        (Some(a), None) => format!(">= {a}{unit}"),
+        (None, Some(b)) => format!("<= {b}{unit}"),
+        (None, None) => "anything".to_owned(),
+    }
+}
+
+fn names(invariants: &[Invariant]) -> String {
+    invariants.iter().map(|i| i.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// The expectation of each profile. `default` applies to profiles that have
+/// no table of their own; a profile with neither is expected to be safe.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectations {
+    /// For profiles without their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Expectation>,
+    /// `redisson-legacy`.
+    #[serde(default, rename = "redisson-legacy", skip_serializing_if = "Option::is_none")]
+    pub redisson_legacy: Option<Expectation>,
+    /// `redisson`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redisson: Option<Expectation>,
+    /// `redisson-batched`.
+    #[serde(default, rename = "redisson-batched", skip_serializing_if = "Option::is_none")]
+    pub redisson_batched: Option<Expectation>,
+    /// `fenced`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fenced: Option<Expectation>,
+}
+
+impl Expectations {
+    /// The profile's own expectation, if it has one.
+    pub fn own(&self, profile: Profile) -> Option<&Expectation> {
+        match profile {
+            Profile::RedissonLegacy => self.redisson_legacy.as_ref(),
+            Profile::Redisson => self.redisson.as_ref(),
+            Profile::RedissonBatched => self.redisson_batched.as_ref(),
+            Profile::Fenced => self.fenced.as_ref(),
+        }
+    }
+
+    /// What `profile` must give: its own table, else `default`, else safe.
+    pub fn for_profile(&self, profile: Profile) -> Expectation {
+        self.own(profile)
+            .or(self.default.as_ref())
+            .cloned()
+            .unwrap_or_else(Expectation::safe)
+    }
+}
+
+impl fmt::Display for Expectation {
+    /// One line: `verdict=violated violated=[mutual-exclusion] unlock_errors=2 ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(v) = self.verdict {
+            parts.push(format!("verdict={v}"));
+        }
+        if !self.violated.is_empty() {
+            parts.push(format!("violated=[{}]", names(&self.violated)));
+        }
+        if !self.held.is_empty() {
+            parts.push(format!("held=[{}]", names(&self.held)));
+        }
+        if let Some(n) = self.unlock_errors {
+            parts.push(format!("unlock_errors={n}"));
+        }
+        for c in &self.count {
+            parts.push(format!("count({} {})", c.filter(), bounds(c.min, c.max, "")));
+        }
+        for t in &self.timing {
+            let from = match &t.after {
+                Some(a) => format!("{}{} -> ", if a.last { "last " } else { "" }, a.filter()),
+                None => "start -> ".to_owned(),
+            };
+            parts.push(format!("timing({from}{} {})", t.filter(), bounds(t.min_ms, t.max_ms, " ms")));
+        }
+        if parts.is_empty() {
+            parts.push("anything".to_owned());
+        }
+        f.write_str(&parts.join(" "))
+    }
+}

@@ -1,0 +1,366 @@
+//! A scenario: a named, described simulation with the outcome each profile
+//! must give. Built-in scenarios and users' files share this one format.
+
+use std::collections::BTreeSet;
+
+use lockcore::Profile;
+use serde::{Deserialize, Serialize};
+use sim::{Fault, SimSpec, Step};
+
+use crate::{Expectation, Expectations, InputError, Location};
+
+/// A scenario file, as data. The simulation itself is sim's [`SimSpec`]
+/// verbatim under `[sim]`; `--seed` and `--profile` override its `seed`
+/// and `profile`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A short kebab-case name (`stw-pause`).
+    pub name: String,
+    /// What is simulated, in a sentence or two.
+    pub description: String,
+    /// The source document and section it reproduces (`004, experiment 2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// What to simulate.
+    pub sim: SimSpec,
+    /// What each profile must give.
+    #[serde(default)]
+    pub expect: Expectations,
+}
+
+impl Scenario {
+    /// Parses and validates a scenario file. `origin` names the file in
+    /// errors (a path, or `builtin:<name>`).
+    pub fn parse(text: &str, origin: &str) -> Result<Scenario, InputError> {
+        let scenario: Scenario = toml::from_str(text).map_err(|e| {
+            let location = match e.span() {
+                Some(span) => Location::of_error(text, span, e.message()),
+                None => Location {
+                    line: 1,
+                    column: 1,
+                    field: None,
+                },
+            };
+            InputError::Malformed {
+                origin: origin.to_owned(),
+                location,
+                message: e.message().trim().to_owned(),
+            }
+        })?;
+        scenario.validate().map_err(|message| InputError::Invalid {
+            origin: origin.to_owned(),
+            message,
+        })?;
+        Ok(scenario)
+    }
+
+    /// The scenario as a TOML file that [`Scenario::parse`] reads back.
+    pub fn to_toml(&self) -> String {
+        // Serializing plain data to TOML only fails on shapes TOML cannot
+        // hold (a None inside an array, a non-string map key); these types
+        // have none.
+        toml::to_string(self).unwrap_or_else(|e| format!("# cannot render as TOML: {e}\n"))
+    }
+
+    /// The spec to run: `seed` and `profile` replace the file's when given.
+    pub fn spec(&self, seed: Option<u64>, profile: Option<Profile>) -> SimSpec {
+        let mut spec = self.sim.clone();
+        if let Some(seed) = seed {
+            spec.seed = seed;
+        }
+        if let Some(profile) = profile {
+            spec.profile = profile;
+        }
+        spec
+    }
+
+    /// What `profile` must give.
+    pub fn expectation(&self, profile: Profile) -> Expectation {
+        self.expect.for_profile(profile)
+    }
+
+    /// Checks what serde cannot: names that must refer to something, and
+    /// settings that contradict each other.
+    fn validate(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("`name` must not be empty".to_owned());
+        }
+        if self.sim.clients.is_empty() {
+            return Err("`sim.clients` must list at least one client".to_owned());
+        }
+        let mut names = BTreeSet::new();
+        for (i, c) in self.sim.clients.iter().enumerate() {
+            if c.name.trim().is_empty() {
+                return Err(format!("`sim.clients[{i}].name` must not be empty"));
+            }
+            if !names.insert(c.name.as_str()) {
+                return Err(format!("client name '{}' is used twice in `sim.clients`", c.name));
+            }
+            for (t, thread) in c.threads.iter().enumerate() {
+                check_steps(&thread.steps, &format!("sim.clients[{i}].threads[{t}].steps"))?;
+            }
+        }
+        let lat = self.sim.latency;
+        if lat.min_ms > lat.max_ms {
+            return Err(format!(
+                "`sim.latency`: min_ms ({}) is greater than max_ms ({})",
+                lat.min_ms, lat.max_ms
+            ));
+        }
+        for (i, f) in self.sim.faults.0.iter().enumerate() {
+            if let Some(client) = fault_client(f)
+                && !names.contains(client.as_str())
+            {
+                return Err(format!(
+                    "`sim.faults[{i}]` names unknown client '{client}' (clients: {})",
+                    names.iter().copied().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            if let Fault::DropRate { probability, .. } = f
+                && !(0.0..=1.0).contains(probability)
+            {
+                return Err(format!("`sim.faults[{i}].probability` must be between 0 and 1, got {probability}"));
+            }
+            if let Fault::Starve { min_delay_ms, max_delay_ms, .. } = f
+                && min_delay_ms > max_delay_ms
+            {
+                return Err(format!("`sim.faults[{i}]`: min_delay_ms is greater than max_delay_ms"));
+            }
+            if let Fault::Latency { min_ms, max_ms, .. } = f
+                && min_ms > max_ms
+            {
+                return Err(format!("`sim.faults[{i}]`: min_ms is greater than max_ms"));
+            }
+        }
+        let tables = [
+            ("default", self.expect.default.as_ref()),
+            ("redisson-legacy", self.expect.redisson_legacy.as_ref()),
+            ("redisson", self.expect.redisson.as_ref()),
+            ("redisson-batched", self.expect.redisson_batched.as_ref()),
+            ("fenced", self.expect.fenced.as_ref()),
+        ];
+        for (key, e) in tables {
+            let Some(e) = e else { continue };
+            check_expectation(e, &format!("expect.{key}"), &names)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_steps(steps: &[Step], path: &str) -> Result<(), String> {
+    for (i, step) in steps.iter().enumerate() {
+        match step {
+            Step::Lock { lease_ms: Some(0) } | Step::TryLock { lease_ms: Some(0), .. } => {
+                return Err(format!("`{path}[{i}].lease_ms` must be positive (omit it to use the watchdog)"));
+            }
+            Step::TryLock { wait_ms: Some(0), .. } => {
+                return Err(format!("`{path}[{i}].wait_ms` must be positive (omit it to try once)"));
+            }
+            Step::Repeat { steps, .. } => check_steps(steps, &format!("{path}[{i}].steps"))?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn check_expectation(e: &Expectation, path: &str, clients: &BTreeSet<&str>) -> Result<(), String> {
+    if let Some(inv) = e.violated.iter().find(|i| e.held.contains(i)) {
+        return Err(format!("`{path}`: '{inv}' is listed both as violated and as held"));
+    }
+    if e.verdict == Some(crate::Verdict::Safe) && !e.violated.is_empty() {
+        return Err(format!("`{path}`: verdict is safe but `violated` lists invariants"));
+    }
+    let mut named: Vec<(String, Option<&str>)> = Vec::new();
+    for (i, c) in e.count.iter().enumerate() {
+        named.push((format!("{path}.count[{i}]"), c.client.as_deref()));
+        if let (Some(a), Some(b)) = (c.min, c.max)
+            && a > b
+        {
+            return Err(format!("`{path}.count[{i}]`: min ({a}) is greater than max ({b})"));
+        }
+    }
+    for (i, t) in e.timing.iter().enumerate() {
+        named.push((format!("{path}.timing[{i}]"), t.client.as_deref()));
+        if let Some(a) = &t.after {
+            named.push((format!("{path}.timing[{i}].after"), a.client.as_deref()));
+        }
+        if let (Some(a), Some(b)) = (t.min_ms, t.max_ms)
+            && a > b
+        {
+            return Err(format!("`{path}.timing[{i}]`: min_ms ({a}) is greater than max_ms ({b})"));
+        }
+    }
+    for (at, client) in named {
+        if let Some(c) = client
+            && !clients.contains(c)
+        {
+            return Err(format!("`{at}.client` names unknown client '{c}'"));
+        }
+    }
+    Ok(())
+}
+
+/// The client a fault names, if any. Read through serde so that fault
+/// kinds sim adds later are covered without a change here.
+fn fault_client(f: &Fault) -> Option<String> {
+    let value = serde_json::to_value(f).ok()?;
+    value.get("client")?.as_str().map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+name = "mini"
+description = "one client locks and unlocks"
+
+[sim]
+seed = 7
+
+[[sim.clients]]
+name = "A"
+
+[[sim.clients.threads]]
+steps = [
+  { step = "lock" },
+  { step = "work", ms = 100 },
+  { step = "unlock" },
+]
+"#;
+
+    fn malformed(text: &str) -> (Location, String) {
+        match Scenario::parse(text, "test.toml") {
+            Err(InputError::Malformed { location, message, .. }) => (location, message),
+            other => panic!("expected a malformed-file error, got {other:?}"),
+        }
+    }
+
+    /// A minimal file parses; sim's defaults fill what it leaves out, and
+    /// a profile without expectations is expected to be safe.
+    #[test]
+    fn minimal_file_parses_with_defaults() {
+        let s = Scenario::parse(MINIMAL, "mini.toml").unwrap();
+        assert_eq!(s.sim.seed, 7);
+        assert_eq!(s.sim.watchdog_timeout_ms, 30_000);
+        assert_eq!(s.sim.latency.min_ms, 1);
+        assert_eq!(s.sim.latency.max_ms, 5);
+        assert_eq!(s.sim.clients[0].threads[0].steps.len(), 3);
+        assert_eq!(s.expectation(Profile::Fenced), Expectation::safe());
+    }
+
+    /// `--seed` and `--profile` replace the file's values and nothing else.
+    #[test]
+    fn seed_and_profile_override() {
+        let s = Scenario::parse(MINIMAL, "mini.toml").unwrap();
+        let spec = s.spec(Some(99), Some(Profile::Fenced));
+        assert_eq!((spec.seed, spec.profile), (99, Profile::Fenced));
+        assert_eq!(spec.clients, s.sim.clients);
+        assert_eq!(s.spec(None, None), s.sim);
+    }
+
+    /// A misspelled field deep inside a step is reported with its line and
+    /// its full field path, not just "unknown field".
+    #[test]
+    fn unknown_field_names_line_and_path() {
+        let text = MINIMAL.replace(r#"{ step = "work", ms = 100 }"#, r#"{ step = "work", msec = 100 }"#);
+        let (loc, msg) = malformed(&text);
+        assert_eq!(loc.line, 14, "{loc} {msg}");
+        assert!(msg.contains("unknown field `msec`"), "{msg}");
+        assert_eq!(loc.field.as_deref(), Some("sim.clients[0].threads[0].steps[1].msec"), "{loc}");
+    }
+
+    /// A string where a number belongs is reported at the value, with its path.
+    #[test]
+    fn wrong_type_names_line_and_path() {
+        let text = MINIMAL.replace("seed = 7", r#"seed = "seven""#);
+        let (loc, msg) = malformed(&text);
+        assert_eq!(loc.line, 6, "{loc} {msg}");
+        assert_eq!(loc.field.as_deref(), Some("sim.seed"), "{loc}");
+        assert!(msg.contains("invalid type"), "{msg}");
+        // Inside a step (a buffered, internally tagged enum) too.
+        let text = MINIMAL.replace("ms = 100", r#"ms = "100""#);
+        let (loc, msg) = malformed(&text);
+        assert_eq!(loc.line, 14, "{loc} {msg}");
+        assert_eq!(loc.field.as_deref(), Some("sim.clients[0].threads[0].steps[1].ms"), "{loc}");
+    }
+
+    /// An unknown top-level key is named, with the keys that were expected.
+    #[test]
+    fn unknown_top_level_key() {
+        let text = format!("nmae = \"x\"\n{MINIMAL}");
+        let (loc, msg) = malformed(&text);
+        assert_eq!((loc.line, loc.field.as_deref()), (1, Some("nmae")), "{loc} {msg}");
+        assert!(msg.contains("unknown field `nmae`"), "{msg}");
+    }
+
+    /// An unknown step kind is reported at its line with the allowed kinds.
+    #[test]
+    fn unknown_step_kind() {
+        let text = MINIMAL.replace(r#"{ step = "lock" }"#, r#"{ step = "grab" }"#);
+        let (loc, msg) = malformed(&text);
+        assert_eq!(loc.line, 13, "{loc} {msg}");
+        assert_eq!(loc.field.as_deref(), Some("sim.clients[0].threads[0].steps[0].step"), "{loc}");
+        assert!(msg.contains("grab") && msg.contains("try-lock"), "{msg}");
+    }
+
+    /// A profile name that does not exist, as an expectation key, is an
+    /// unknown field of `expect` at its header line.
+    #[test]
+    fn unknown_profile_in_expect() {
+        let text = format!("{MINIMAL}\n[expect.redison]\nverdict = \"safe\"\n");
+        let (loc, msg) = malformed(&text);
+        assert_eq!(loc.line, 18, "{loc} {msg}");
+        assert!(msg.contains("unknown field `redison`"), "{msg}");
+        assert_eq!(loc.field.as_deref(), Some("expect.redison"), "{loc}");
+    }
+
+    /// A missing required field is reported with the table it is missing from.
+    #[test]
+    fn missing_field() {
+        let text = MINIMAL.replace("description = \"one client locks and unlocks\"\n", "");
+        let (_, msg) = malformed(&text);
+        assert!(msg.contains("missing field `description`"), "{msg}");
+    }
+
+    /// Broken TOML syntax gets the line of the break.
+    #[test]
+    fn syntax_error_has_line() {
+        let text = MINIMAL.replace("seed = 7", "seed = = 7");
+        let (loc, _) = malformed(&text);
+        assert_eq!(loc.line, 6, "{loc}");
+    }
+
+    /// A fault that names a client the scenario does not have is rejected
+    /// before anything runs.
+    #[test]
+    fn fault_on_unknown_client() {
+        let text = format!("{MINIMAL}\n[[sim.faults]]\nfault = \"crash\"\nclient = \"Z\"\nat_ms = 5\n");
+        let err = Scenario::parse(&text, "t.toml").unwrap_err();
+        assert!(err.to_string().contains("unknown client 'Z'"), "{err}");
+    }
+
+    /// Contradictory expectations are rejected: an invariant cannot be both
+    /// violated and held, and a check cannot name a client that is not there.
+    #[test]
+    fn contradictory_expectations() {
+        let both = format!("{MINIMAL}\n[expect.default]\nviolated = [\"fencing\"]\nheld = [\"fencing\"]\n");
+        let err = Scenario::parse(&both, "t.toml").unwrap_err();
+        assert!(err.to_string().contains("both as violated and as held"), "{err}");
+        let ghost = format!("{MINIMAL}\n[expect.default]\ncount = [{{ event = \"acquired\", client = \"Q\" }}]\n");
+        let err = Scenario::parse(&ghost, "t.toml").unwrap_err();
+        assert!(err.to_string().contains("unknown client 'Q'"), "{err}");
+    }
+
+    /// A scenario written out as TOML reads back as the same scenario, so
+    /// shrunk plans can be saved and rerun as files.
+    #[test]
+    fn toml_round_trip() {
+        for s in crate::builtins() {
+            let text = s.to_toml();
+            let back = Scenario::parse(&text, "roundtrip").unwrap_or_else(|e| panic!("{}: {e}\n{text}", s.name));
+            assert_eq!(back, s);
+        }
+    }
+}

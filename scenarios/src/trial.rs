@@ -1,0 +1,140 @@
+//! A trial: one scenario run under one profile and seed, judged against
+//! what that profile must give.
+
+use lockcore::Profile;
+use serde::Serialize;
+use sim::Run;
+
+use crate::{Expectation, InputError, Mismatch, Outcome, Scenario, Verdict};
+
+/// One judged run.
+#[derive(Debug, Clone)]
+pub struct Trial {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The profile it ran under.
+    pub profile: Profile,
+    /// The seed it ran with.
+    pub seed: u64,
+    /// The run itself (spec, history, violations).
+    pub run: Run,
+    /// What the run gave.
+    pub outcome: Outcome,
+    /// What the profile must give.
+    pub expected: Expectation,
+    /// How the outcome differs from the expectation.
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Trial {
+    /// Runs `scenario`, with `seed` and `profile` replacing the file's when
+    /// given, and judges the outcome.
+    pub fn run(
+        scenario: &Scenario,
+        seed: Option<u64>,
+        profile: Option<Profile>,
+    ) -> Result<Trial, InputError> {
+        let spec = scenario.spec(seed, profile);
+        let run = sim::run(&spec).map_err(|e| InputError::Invalid {
+            origin: scenario.name.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(Trial::judge(scenario, run))
+    }
+
+    /// Judges a finished run of `scenario`.
+    pub fn judge(scenario: &Scenario, run: Run) -> Trial {
+        let profile = run.spec.profile;
+        let expected = scenario.expectation(profile);
+        let outcome = Outcome::of(&run);
+        let mismatches = expected.evaluate(&outcome);
+        Trial {
+            scenario: scenario.name.clone(),
+            profile,
+            seed: run.spec.seed,
+            run,
+            outcome,
+            expected,
+            mismatches,
+        }
+    }
+
+    /// Whether the run gave what the profile must give.
+    pub fn as_expected(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+
+    /// Safe or violated.
+    pub fn verdict(&self) -> Verdict {
+        self.outcome.verdict()
+    }
+
+    /// The command that reruns this trial exactly.
+    pub fn reproduce_command(&self) -> String {
+        format!(
+            "locksim run {} --seed {} --profile {}",
+            self.scenario, self.seed, self.profile
+        )
+    }
+
+    /// The machine-readable summary printed by `locksim run --json`.
+    pub fn to_json(&self) -> TrialJson {
+        TrialJson {
+            scenario: self.scenario.clone(),
+            profile: self.profile.name().to_owned(),
+            seed: self.seed,
+            verdict: self.verdict(),
+            violations: self
+                .outcome
+                .broken
+                .iter()
+                .map(|b| ViolationJson {
+                    invariant: b.invariant.name().to_owned(),
+                    at_ms: b.at.as_ms(),
+                    detail: b.detail.clone(),
+                })
+                .collect(),
+            unlock_errors: self.outcome.unlock_errors,
+            expected: self.expected.clone(),
+            as_expected: self.as_expected(),
+            mismatches: self.mismatches.iter().map(ToString::to_string).collect(),
+            history_hash: self.run.history.hash(),
+        }
+    }
+}
+
+/// The JSON object of `locksim run --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrialJson {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The profile's name.
+    pub profile: String,
+    /// The seed.
+    pub seed: u64,
+    /// `safe` or `violated`.
+    pub verdict: Verdict,
+    /// Each broken invariant.
+    pub violations: Vec<ViolationJson>,
+    /// How many unlocks failed.
+    pub unlock_errors: usize,
+    /// What the profile must give.
+    pub expected: Expectation,
+    /// Whether it did.
+    pub as_expected: bool,
+    /// How it did not, one line each.
+    pub mismatches: Vec<String>,
+    /// The history's stable hash.
+    pub history_hash: String,
+}
+
+/// One broken invariant in JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct ViolationJson {
+    /// Its name.
+    pub invariant: String,
+    /// When it was first broken, in virtual ms.
+    pub at_ms: u64,
+    /// The checker's explanation.
+    pub detail: String,
+}
