@@ -23,11 +23,9 @@ impl World<'_> {
                     self.advance(ci, t as usize);
                 }
             }
-            Ev::Timer { timer, .. } => {
-                if self.procs[ci].timers.remove(&timer) {
-                    let now = self.now_ms();
-                    self.procs[ci].machine.on_timer(now, timer);
-                }
+            Ev::Timer { timer, .. } if self.procs[ci].timers.remove(&timer) => {
+                let now = self.now_ms();
+                self.procs[ci].machine.on_timer(now, timer);
             }
             Ev::AtClient { msg, .. } => match msg {
                 Down::Reply { request, value } => {

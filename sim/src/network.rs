@@ -67,13 +67,13 @@ impl Network {
                 max_ms,
                 ..
             } = f
+                && c == name
+                && f.covers_ms(now_ms)
             {
-                if c == name && f.covers_ms(now_ms) {
-                    range = LatencyRange {
-                        min_ms: *min_ms,
-                        max_ms: *max_ms,
-                    };
-                }
+                range = LatencyRange {
+                    min_ms: *min_ms,
+                    max_ms: *max_ms,
+                };
             }
         }
         let Some(link) = self.links.get_mut(client) else {
@@ -91,10 +91,10 @@ impl Network {
             match f {
                 Fault::Partition { .. } => return Verdict::Drop("partition"),
                 Fault::DropRate { probability, .. } => {
-                    if let Some(r) = fault_rngs.get_mut(i) {
-                        if r.random_bool(probability.clamp(0.0, 1.0)) {
-                            return Verdict::Drop("drop");
-                        }
+                    if let Some(r) = fault_rngs.get_mut(i)
+                        && r.random_bool(probability.clamp(0.0, 1.0))
+                    {
+                        return Verdict::Drop("drop");
                     }
                 }
                 _ => {}

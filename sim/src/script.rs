@@ -172,10 +172,10 @@ mod tests {
         let mut seen = Vec::new();
         while let Some(i) = c.next(program) {
             seen.push(i);
-            if let Instr::TryLock { skip_to, .. } = i {
-                if fail_try {
-                    c.skip_to(skip_to);
-                }
+            if let Instr::TryLock { skip_to, .. } = i
+                && fail_try
+            {
+                c.skip_to(skip_to);
             }
         }
         seen

@@ -36,13 +36,13 @@ pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
         if c.threads.is_empty() {
             return invalid(format!("client '{}' has no threads", c.name));
         }
-        if let Some(w) = c.watchdog_timeout_ms {
-            if w < 3 {
-                return invalid(format!(
-                    "client '{}': watchdog timeout must be at least 3 ms, got {w} ms",
-                    c.name
-                ));
-            }
+        if let Some(w) = c.watchdog_timeout_ms
+            && w < 3
+        {
+            return invalid(format!(
+                "client '{}': watchdog timeout must be at least 3 ms, got {w} ms",
+                c.name
+            ));
         }
         for (i, t) in c.threads.iter().enumerate() {
             if expanded_len(&t.steps) > MAX_SCRIPT_LEN {
@@ -55,10 +55,10 @@ pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
         }
     }
     for f in &spec.faults.0 {
-        if let Some(client) = f.client() {
-            if !names.contains(client) {
-                return Err(SimError::UnknownClient(client.to_owned()));
-            }
+        if let Some(client) = f.client()
+            && !names.contains(client)
+        {
+            return Err(SimError::UnknownClient(client.to_owned()));
         }
         match f {
             Fault::Starve {
@@ -69,12 +69,10 @@ pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
             Fault::Latency { min_ms, max_ms, .. } => {
                 check_range("latency fault", *min_ms, *max_ms)?
             }
-            Fault::DropRate { probability, .. } => {
-                if !(0.0..=1.0).contains(probability) {
-                    return invalid(format!(
-                        "drop probability must be between 0 and 1, got {probability}"
-                    ));
-                }
+            Fault::DropRate { probability, .. } if !(0.0..=1.0).contains(probability) => {
+                return invalid(format!(
+                    "drop probability must be between 0 and 1, got {probability}"
+                ));
             }
             _ => {}
         }

@@ -106,6 +106,9 @@ pub(crate) struct World<'s> {
     pub(crate) resources: BTreeMap<LockName, u64>,
     /// Redis's last recorded view of each lock.
     pub(crate) seen: BTreeMap<LockName, Seen>,
+    /// The one expiry observation that counts per lock; older ones (the
+    /// key was renewed since) are ignored when they fall due.
+    pub(crate) watch: BTreeMap<LockName, SimTime>,
     /// Open Redis pauses and the commands waiting for them to end.
     pub(crate) redis_paused: u32,
     pub(crate) redis_waiting: Vec<(u32, u32, u32, Up)>,
@@ -128,6 +131,7 @@ impl<'s> World<'s> {
             uuids: BTreeMap::new(),
             resources: BTreeMap::new(),
             seen: BTreeMap::new(),
+            watch: BTreeMap::new(),
             redis_paused: 0,
             redis_waiting: Vec::new(),
             records: Vec::with_capacity(256),
@@ -283,7 +287,9 @@ impl<'s> World<'s> {
             Ev::Crash(i) => self.crash(i),
             Ev::Restart(i) => self.restart(i),
             Ev::Observe { lock, generation } => {
-                if generation == self.server.generation {
+                if generation == self.server.generation && self.watch.get(&lock) == Some(&self.now)
+                {
+                    self.watch.remove(&lock);
                     self.observe(&lock);
                 }
             }
@@ -377,6 +383,7 @@ impl<'s> World<'s> {
             }
             (Fault::RedisRestart { .. }, _) => {
                 self.server.restart();
+                self.watch.clear();
                 self.redis_waiting.clear();
                 let locks: Vec<LockName> = self.seen.keys().cloned().collect();
                 for lock in locks {
@@ -536,6 +543,10 @@ impl<'s> World<'s> {
         if let Some(expires_ms) = expires_ms {
             // Watch the instant the key frees itself.
             let at = SimTime::from_ms(expires_ms).max(self.now);
+            if self.watch.get(lock) == Some(&at) {
+                return;
+            }
+            self.watch.insert(lock.clone(), at);
             self.queue.push(
                 at,
                 Ev::Observe {

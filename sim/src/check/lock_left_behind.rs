@@ -42,12 +42,12 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
         }
     }
     for (lock, (holder, i)) in &server {
-        if let Some(who) = holder {
-            if let Some(&d) = done.get(who) {
-                let e = left.entry((*who, *lock)).or_default();
-                e.0.extend([d, *i]);
-                e.2 = true;
-            }
+        if let Some(who) = holder
+            && let Some(&d) = done.get(who)
+        {
+            let e = left.entry((*who, *lock)).or_default();
+            e.0.extend([d, *i]);
+            e.2 = true;
         }
     }
     left.into_iter()

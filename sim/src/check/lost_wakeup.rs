@@ -107,10 +107,9 @@ fn free_too_long(
         if let RecordKind::Server {
             lock: l, holder, ..
         } = &r.kind
+            && l == lock
         {
-            if l == lock {
-                free = holder.is_none().then_some((i, waiting_from));
-            }
+            free = holder.is_none().then_some((i, waiting_from));
         }
     }
     let too_long = |(i, from): (usize, SimTime), to: SimTime| {

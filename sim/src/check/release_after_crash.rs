@@ -31,10 +31,9 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
                     fault: Fault::RedisPause { at_ms, duration_ms },
                     phase: Phase::Begin,
                 } = &rec.kind
+                    && SimTime::from_ms(*at_ms) <= deadline
                 {
-                    if SimTime::from_ms(*at_ms) <= deadline {
-                        deadline = deadline.plus_ms(*duration_ms);
-                    }
+                    deadline = deadline.plus_ms(*duration_ms);
                 }
             }
             let freed = history.records[ci..]

@@ -47,20 +47,17 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
                 }
             }
             RecordKind::RenewSent { process, lock, .. } => {
-                if let Some(s) = state.get_mut(&(process.clone(), lock)) {
-                    if s.holders == 0 {
-                        if let Some(u) = s.unlocked.take() {
-                            found.push(Violation::new(
-                                Invariant::RenewalAfterUnlock,
-                                r.at,
-                                [process.client.clone()],
-                                format!(
-                                    "{process} renewed {lock} after its last holder unlocked it"
-                                ),
-                                vec![u, i],
-                            ));
-                        }
-                    }
+                if let Some(s) = state.get_mut(&(process.clone(), lock))
+                    && s.holders == 0
+                    && let Some(u) = s.unlocked.take()
+                {
+                    found.push(Violation::new(
+                        Invariant::RenewalAfterUnlock,
+                        r.at,
+                        [process.client.clone()],
+                        format!("{process} renewed {lock} after its last holder unlocked it"),
+                        vec![u, i],
+                    ));
                 }
             }
             _ => {}
