@@ -1,3 +1,54 @@
-//! The `fake-redis` binary (server wiring comes with the RESP server).
+//! The `fake-redis` binary: the fake Redis over TCP, on the wall clock.
+//!
+//! ```text
+//! fake-redis --port 6380            # then: redis-cli -p 6380
+//! fake-redis --port 6380 --bind 0.0.0.0
+//! ```
 
-fn main() {}
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use clap::Parser;
+use fake_redis::{Engine, SharedEngine, SystemClock, serve};
+
+/// Serve an in-process Redis 7 (strings, hashes, expiry, pub/sub and the
+/// Redisson lock scripts) over RESP2/RESP3.
+#[derive(Debug, Parser)]
+#[command(name = "fake-redis", version)]
+struct Args {
+    /// TCP port to listen on.
+    #[arg(long, default_value_t = 6379)]
+    port: u16,
+    /// Address to bind.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: IpAddr,
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let listener = match tokio::net::TcpListener::bind((args.bind, args.port)).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "fake-redis: cannot listen on {}:{}: {e}",
+                args.bind, args.port
+            );
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tracing::info!("fake-redis listening on {}:{}", args.bind, args.port);
+    serve(
+        listener,
+        SharedEngine::new(Engine::new(Arc::new(SystemClock))),
+    )
+    .await;
+    std::process::ExitCode::SUCCESS
+}
