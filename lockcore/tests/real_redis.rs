@@ -1,0 +1,178 @@
+//! lockcore against a real `redis-server` over RESP: the scripts run in real
+//! Lua, the key layout is inspected with plain commands, and unlock messages
+//! are seen on a separate subscriber. Needs `redis-server` on PATH; fails
+//! with a clear message if it is missing.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use fake_redis::Value;
+use fake_redis::testing::RealRedis;
+use lockcore::{Config, Millis, Profile, RedissonClient, RespTransport, ThreadId, Transport};
+use tokio::time::{Instant, sleep, timeout};
+
+const T1: ThreadId = ThreadId(1);
+
+fn cmd(parts: &[&str]) -> Vec<Bytes> {
+    parts.iter().map(|p| Bytes::from(p.to_string())).collect()
+}
+
+async fn transport(redis: &RealRedis) -> RespTransport {
+    RespTransport::connect(&redis.url()).await.unwrap()
+}
+
+async fn client(redis: &RealRedis, uuid: &str, config: Config) -> RedissonClient<RespTransport> {
+    RedissonClient::new(uuid, config, transport(redis).await)
+}
+
+fn watchdog(ms: u64) -> Config {
+    Config::builder().watchdog_timeout(ms).build().unwrap()
+}
+
+/// The key a lockcore client leaves in a real Redis is exactly a Java
+/// Redisson client's: a hash with one field `<uuid>:<thread>` = 1 and a
+/// TTL of the watchdog timeout; unlock deletes it.
+#[tokio::test]
+async fn key_layout_matches_redisson() {
+    let redis = RealRedis::start_for_test();
+    let raw = transport(&redis).await;
+    let a = client(&redis, "6f1c7a4e-uuid", Config::default()).await;
+    let lock = a.lock("orders").unwrap();
+    lock.lock(T1).await.unwrap();
+    assert_eq!(
+        raw.send(cmd(&["HGETALL", "orders"])).await,
+        Ok(Value::Array(vec![
+            Value::bulk("6f1c7a4e-uuid:1"),
+            Value::bulk("1")
+        ]))
+    );
+    let Ok(Value::Int(ttl)) = raw.send(cmd(&["PTTL", "orders"])).await else {
+        panic!("PTTL failed")
+    };
+    assert!(ttl > 25_000 && ttl <= 30_000, "ttl {ttl}");
+    assert_eq!(lock.hold_count(T1).await, Ok(1));
+    assert_eq!(lock.unlock(T1).await, Ok(true));
+    assert_eq!(
+        raw.send(cmd(&["EXISTS", "orders"])).await,
+        Ok(Value::Int(0))
+    );
+}
+
+/// Unlock publishes `0` on `redisson_lock__channel:{name}`, as Redisson's
+/// waiters expect; seen here by an independent subscriber.
+#[tokio::test]
+async fn unlock_publishes_zero() {
+    let redis = RealRedis::start_for_test();
+    let listener = transport(&redis).await;
+    listener
+        .subscribe("redisson_lock__channel:{pub}".into())
+        .await
+        .unwrap();
+    let a = client(&redis, "uuid-a", Config::default()).await;
+    let lock = a.lock("pub").unwrap();
+    lock.lock(T1).await.unwrap();
+    lock.unlock(T1).await.unwrap();
+    let message = timeout(Duration::from_secs(5), listener.next_message())
+        .await
+        .expect("no unlock message within 5 s");
+    assert_eq!(
+        message,
+        Some((
+            "redisson_lock__channel:{pub}".to_owned(),
+            Bytes::from_static(b"0")
+        ))
+    );
+}
+
+/// Two clients contend: the second waits in tryLock(wait) and gets the
+/// lock once the first unlocks (woken by the message, long before the
+/// first holder's 30 s TTL).
+#[tokio::test]
+async fn two_clients_contend() {
+    let redis = RealRedis::start_for_test();
+    let a = client(&redis, "uuid-a", Config::default()).await;
+    let b = client(&redis, "uuid-b", Config::default()).await;
+    let la = a.lock("c").unwrap();
+    let lb = b.lock("c").unwrap();
+    la.lock(T1).await.unwrap();
+    assert_eq!(lb.try_lock(T1).await, Ok(false));
+    let waiter = tokio::spawn({
+        let lb = lb.clone();
+        async move { lb.try_lock_wait(T1, Millis(20_000)).await }
+    });
+    sleep(Duration::from_millis(200)).await;
+    assert_eq!(la.unlock(T1).await, Ok(true));
+    let started = Instant::now();
+    assert_eq!(waiter.await.unwrap(), Ok(true));
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert_eq!(lb.is_held_by_thread(T1).await, Ok(true));
+    assert_eq!(la.is_held_by_thread(T1).await, Ok(false));
+    let error = la.unlock(T1).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "attempt to unlock lock, not locked by current thread by node id: uuid-a thread-id: 1"
+    );
+}
+
+/// The watchdog keeps a lock alive past its timeout: 300 ms timeout, held
+/// about 1 s; the key still exists with a positive TTL and another client
+/// cannot take it. Without renewal it would expire after 300 ms.
+#[tokio::test]
+async fn watchdog_keeps_the_lock_past_its_timeout() {
+    let redis = RealRedis::start_for_test();
+    let raw = transport(&redis).await;
+    let a = client(&redis, "uuid-a", watchdog(300)).await;
+    let b = client(&redis, "uuid-b", watchdog(300)).await;
+    let lock = a.lock("w").unwrap();
+    lock.lock(T1).await.unwrap();
+    sleep(Duration::from_millis(1_000)).await;
+    let Ok(Value::Int(ttl)) = raw.send(cmd(&["PTTL", "w"])).await else {
+        panic!("PTTL failed")
+    };
+    assert!(ttl > 0 && ttl <= 300, "ttl {ttl}");
+    assert_eq!(b.lock("w").unwrap().try_lock(T1).await, Ok(false));
+    assert_eq!(lock.unlock(T1).await, Ok(true));
+}
+
+/// A lock with a lease is not renewed and expires in the real Redis.
+#[tokio::test]
+async fn lease_limited_lock_expires() {
+    let redis = RealRedis::start_for_test();
+    let a = client(&redis, "uuid-a", Config::default()).await;
+    let b = client(&redis, "uuid-b", Config::default()).await;
+    a.lock("e")
+        .unwrap()
+        .lock_with_lease(T1, Millis(300))
+        .await
+        .unwrap();
+    sleep(Duration::from_millis(450)).await;
+    assert_eq!(b.lock("e").unwrap().is_locked(T1).await, Ok(false));
+    assert_eq!(b.lock("e").unwrap().try_lock(T1).await, Ok(true));
+}
+
+/// `fenced` against real Lua: the fencing script's tokens grow across
+/// clients.
+#[tokio::test]
+async fn fenced_tokens_from_real_lua() {
+    let redis = RealRedis::start_for_test();
+    let fenced = Config::builder().profile(Profile::Fenced).build().unwrap();
+    let a = client(&redis, "uuid-a", fenced.clone()).await;
+    let b = client(&redis, "uuid-b", fenced).await;
+    let la = a.lock("f").unwrap();
+    la.lock(T1).await.unwrap();
+    let first = la.token(T1).unwrap();
+    la.unlock(T1).await.unwrap();
+    let lb = b.lock("f").unwrap();
+    lb.lock(T1).await.unwrap();
+    assert!(lb.token(T1).unwrap() > first);
+}
+
+/// A bad url is a clear error, not a panic.
+#[tokio::test]
+async fn bad_url() {
+    let error = RespTransport::connect("localhost:6379").await.unwrap_err();
+    assert!(
+        matches!(&error, lockcore::TransportError::Connection(text) if text.contains("redis://host:port")),
+        "{error}"
+    );
+}
