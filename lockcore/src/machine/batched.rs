@@ -110,8 +110,7 @@ mod tests {
         h.reply(rb, Value::Int(1));
         assert_eq!(h.expect_event(), Event::Renewed { lock: name("b") });
         assert_eq!(h.next_timer_at(), Some(Millis(2_000)));
-        h.advance(1_000);
-        let ra = h.expect(Purpose::Renew);
+        let ra = h.renewal_due();
         let rb = h.expect(Purpose::Renew);
         h.reply(ra, Value::Int(1));
         h.reply(rb, Value::Int(0));
@@ -123,8 +122,7 @@ mod tests {
                 reason: "not-held".into()
             }
         );
-        h.advance(1_000);
-        let ra = h.expect(Purpose::Renew);
+        let ra = h.renewal_due();
         h.expect_quiet();
         h.reply(ra, Value::Int(1));
         let _ = h.expect_event();

@@ -117,7 +117,7 @@ impl LockClient {
 
 #[cfg(test)]
 mod tests {
-    use super::super::harness::Harness;
+    use super::super::harness::{Harness, lock_with_lease};
     use crate::{
         Call, CallOutcome, Config, Event, FencingToken, LockName, Millis, Profile, Purpose,
         ThreadId, TransportError,
@@ -191,8 +191,7 @@ mod tests {
     fn renewal_moves_the_deadline() {
         let mut h = Harness::short(Profile::Fenced);
         h.acquire(T1, "l");
-        h.advance(1_000);
-        let req = h.expect(Purpose::Renew);
+        let req = h.renewal_due();
         h.advance(50);
         h.reply(req, Value::Int(1));
         assert_eq!(h.expect_event(), Event::Renewed { lock: lock() });
@@ -206,8 +205,7 @@ mod tests {
     fn zero_means_lease_lost() {
         let mut h = Harness::short(Profile::Fenced);
         h.acquire(T1, "l");
-        h.advance(1_000);
-        let req = h.expect(Purpose::Renew);
+        let req = h.renewal_due();
         h.reply(req, Value::Int(0));
         assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
         assert_eq!(h.expect_event(), lost());
@@ -219,14 +217,7 @@ mod tests {
     #[test]
     fn explicit_lease_ends_with_lease_lost() {
         let mut h = Harness::short(Profile::Fenced);
-        h.call(
-            T1,
-            "l",
-            Call::Lock {
-                lease: Some(Millis(700)),
-            },
-        )
-        .unwrap();
+        h.call(T1, "l", lock_with_lease(700)).unwrap();
         let req = h.expect(Purpose::Acquire);
         h.advance(20);
         h.reply(req, Value::Array(vec![Value::Int(1), Value::Int(5)]));

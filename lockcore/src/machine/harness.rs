@@ -12,6 +12,13 @@ use crate::{
     TransportError,
 };
 
+/// `lock(lease)`.
+pub(super) fn lock_with_lease(ms: u64) -> Call {
+    Call::Lock {
+        lease: Some(Millis(ms)),
+    }
+}
+
 /// The uuid every harness client has.
 pub(super) const UUID: &str = "uuid-a";
 
@@ -139,6 +146,15 @@ impl Harness {
         }
     }
 
+    /// The next output must be `thread`'s successful acquisition.
+    pub(super) fn expect_acquired(&mut self, thread: ThreadId) {
+        let result = self.expect_return(thread);
+        assert!(
+            matches!(result, Ok(CallOutcome::Acquired { .. })),
+            "{thread:?} got {result:?}"
+        );
+    }
+
     pub(super) fn expect_event(&mut self) -> Event {
         match self.next() {
             Some(Output::Event(event)) => event,
@@ -197,6 +213,24 @@ impl Harness {
             self.m.on_timer(self.now, timer);
         }
         self.now = end;
+    }
+
+    /// The first attempt of a waiting call finds the lock held for `ttl`;
+    /// the subscription is confirmed; returns the second attempt.
+    pub(super) fn held_then_subscribed(&mut self, ttl: i64) -> RequestId {
+        let request = self.expect(Purpose::Acquire);
+        self.reply(request, Value::Int(ttl));
+        let subscribe = self.expect_subscribe();
+        self.reply(subscribe, Value::Int(1));
+        self.expect(Purpose::Acquire)
+    }
+
+    /// Advances to the next timer, which must send a renewal.
+    pub(super) fn renewal_due(&mut self) -> RequestId {
+        if let Some(at) = self.next_timer_at() {
+            self.advance_to(at);
+        }
+        self.expect(Purpose::Renew)
     }
 
     /// Runs a successful watchdog `lock()` for `thread` (first attempt wins).

@@ -103,8 +103,7 @@ mod tests {
     fn renewal_after_unlock_race() {
         let mut h = Harness::short(Profile::RedissonLegacy);
         h.acquire(T1, "l");
-        h.advance(1_000);
-        let renew = h.expect(Purpose::Renew);
+        let renew = h.renewal_due();
         h.call(T1, "l", Call::Unlock).unwrap();
         let unlock = h.expect(Purpose::Unlock);
         h.reply(unlock, Value::Int(1));
@@ -115,8 +114,7 @@ mod tests {
         );
         h.reply(renew, Value::Int(1));
         assert_eq!(h.expect_event(), Event::Renewed { lock: lock() });
-        h.advance(1_000);
-        let late = h.expect(Purpose::Renew);
+        let late = h.renewal_due();
         h.reply(late, Value::Int(0));
         assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
         assert!(h.timers.is_empty());
@@ -136,8 +134,7 @@ mod tests {
             h.expect_return(T1),
             Ok(CallOutcome::Unlocked { released: false })
         );
-        h.advance(1_000);
-        let _ = h.expect(Purpose::Renew);
+        let _ = h.renewal_due();
     }
 
     /// An error stops renewal (the entry was already removed).
@@ -145,8 +142,7 @@ mod tests {
     fn error_stops() {
         let mut h = Harness::short(Profile::RedissonLegacy);
         h.acquire(T1, "l");
-        h.advance(1_000);
-        let req = h.expect(Purpose::Renew);
+        let req = h.renewal_due();
         h.reply(req, Value::Error("LOADING Redis is loading".into()));
         assert_eq!(
             h.expect_event(),

@@ -21,6 +21,7 @@ mod query;
 mod request;
 mod subscription;
 mod unlock;
+mod waiting;
 mod watchdog;
 
 use std::collections::{BTreeMap, VecDeque};

@@ -115,7 +115,7 @@ impl LockClient {
 
 #[cfg(test)]
 mod tests {
-    use super::super::harness::Harness;
+    use super::super::harness::{Harness, lock_with_lease};
     use crate::{
         Call, CallOutcome, Event, LockError, LockName, Millis, Profile, Purpose, ThreadId,
         TransportError,
@@ -195,14 +195,7 @@ mod tests {
     #[test]
     fn unlock_sends_the_acquire_lease() {
         let mut h = Harness::new(Profile::Redisson);
-        h.call(
-            T1,
-            "l",
-            Call::Lock {
-                lease: Some(Millis(700)),
-            },
-        )
-        .unwrap();
+        h.call(T1, "l", lock_with_lease(700)).unwrap();
         let req = h.expect(Purpose::Acquire);
         h.reply(req, Value::Nil);
         h.expect_return(T1).unwrap();

@@ -250,8 +250,7 @@ mod tests {
     fn zero_stops_renewal() {
         let mut h = Harness::short(Profile::Redisson);
         h.acquire(T1, "l");
-        h.advance(1_000);
-        let req = h.expect(Purpose::Renew);
+        let req = h.renewal_due();
         h.reply(req, Value::Int(0));
         assert_eq!(
             h.expect_event(),
@@ -273,8 +272,7 @@ mod tests {
     fn error_stops_renewal_for_good() {
         let mut h = Harness::short(Profile::Redisson);
         h.acquire(T1, "l");
-        h.advance(1_000);
-        let _req = h.expect(Purpose::Renew);
+        let _req = h.renewal_due();
         h.advance(100);
         assert_eq!(
             h.expect_event(),
@@ -299,8 +297,7 @@ mod tests {
     fn renewal_reply_after_unlock_schedules_nothing() {
         let mut h = Harness::short(Profile::Redisson);
         h.acquire(T1, "l");
-        h.advance(1_000);
-        let renew = h.expect(Purpose::Renew);
+        let renew = h.renewal_due();
         h.call(T1, "l", Call::Unlock).unwrap();
         let unlock = h.expect(Purpose::Unlock);
         h.reply(unlock, Value::Int(1));
@@ -317,8 +314,7 @@ mod tests {
     fn connection_error_stops_renewal() {
         let mut h = Harness::short(Profile::Redisson);
         h.acquire(T1, "l");
-        h.advance(1_000);
-        let req = h.expect(Purpose::Renew);
+        let req = h.renewal_due();
         h.fail(req, TransportError::Connection("gone".into()));
         assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
         assert!(h.timers.is_empty());
