@@ -4,13 +4,14 @@
 use crate::{InputError, Scenario};
 
 /// Each built-in scenario's name and file text, in the order reports list them.
-const FILES: [(&str, &str); 10] = [
+const FILES: [(&str, &str); 11] = [
     ("watchdog-renews", include_str!("../builtin/watchdog-renews.toml")),
     ("lease-shorter-than-work", include_str!("../builtin/lease-shorter-than-work.toml")),
     ("watchdog-serializes", include_str!("../builtin/watchdog-serializes.toml")),
     ("stw-pause", include_str!("../builtin/stw-pause.toml")),
     ("cpu-starvation", include_str!("../builtin/cpu-starvation.toml")),
     ("network-drop", include_str!("../builtin/network-drop.toml")),
+    ("network-drop-30s", include_str!("../builtin/network-drop-30s.toml")),
     ("client-crash", include_str!("../builtin/client-crash.toml")),
     ("tiny-watchdog-timeout", include_str!("../builtin/tiny-watchdog-timeout.toml")),
     ("lease-disables-watchdog", include_str!("../builtin/lease-disables-watchdog.toml")),

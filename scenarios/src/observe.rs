@@ -31,7 +31,19 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                 (kind, &process.client, None)
             }
             RecordKind::Lock { process, event } => match event {
-                lockcore::Event::RenewalStopped { .. } => (EventKind::RenewalStopped, &process.client, None),
+                lockcore::Event::RenewalStopped { reason, .. } => {
+                    // A renewal that failed on the wire (timeout after its
+                    // retries) has no reply; lockcore's stop reason says so.
+                    if reason.starts_with("error") {
+                        out.push(Observation {
+                            at: r.at,
+                            client: process.client.clone(),
+                            thread: None,
+                            kind: EventKind::RenewalError,
+                        });
+                    }
+                    (EventKind::RenewalStopped, &process.client, None)
+                }
                 lockcore::Event::LeaseLost { .. } => (EventKind::LeaseLost, &process.client, None),
                 lockcore::Event::Renewed { .. } => continue,
             },

@@ -49,7 +49,8 @@ pub enum EventKind {
     Renewed,
     /// A renewal reply said the key was no longer ours (or gone).
     RenewalMissed,
-    /// A renewal failed on the wire (timeout, connection).
+    /// A renewal failed on the wire (an error reply, or a timeout after
+    /// its retries).
     RenewalError,
     /// The watchdog stopped renewing a lock (unlocked, not held, or an error).
     RenewalStopped,
