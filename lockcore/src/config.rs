@@ -5,6 +5,21 @@ use serde::{Deserialize, Serialize};
 use crate::{LockError, Millis, Profile};
 
 /// A client's settings. Build one with [`Config::builder`].
+///
+/// # Timeouts and retries
+///
+/// Every command the client sends (acquire, renew, unlock, force-unlock,
+/// queries, and the subscription to a lock's channel) gets a timer of
+/// `response_timeout`. A reply that arrives after it is ignored. The command
+/// is then sent again, as a new request, `retry_interval` after the timeout,
+/// up to `retry_attempts` more times; when the last attempt times out too,
+/// the command fails with [`TransportError::Timeout`](crate::TransportError::Timeout).
+/// A connection error or a Redis error reply fails the command at once,
+/// without retry. So a command fails after at most
+/// `(retry_attempts + 1) * response_timeout + retry_attempts * retry_interval`.
+/// A retried script may run twice in Redis (the first copy was only slow):
+/// the lock scripts tolerate that except for re-entrant acquires, which
+/// count twice, exactly as in Redisson.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     /// Which bookkeeping the client runs.
