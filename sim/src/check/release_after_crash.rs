@@ -1,9 +1,11 @@
 //! Release after crash: a crashed holder's lock frees itself within its
 //! lease.
 
+use std::collections::BTreeMap;
+
 use lockcore::{Call, LockName};
 
-use crate::history::{Phase, Proc, RecordKind};
+use crate::history::{Outcome, Phase, Proc, RecordKind, Who};
 use crate::{Fault, History, Invariant, SimTime, Violation};
 
 /// For each crash of a process that Redis names as a lock's holder: the
@@ -97,58 +99,76 @@ fn held_by<'h>(history: &'h History, ci: usize, process: &Proc) -> Vec<(&'h Lock
 }
 
 /// When Redis last refreshed `lock` for `process` at the latest (before
-/// record `ci`), the lease it set, and the record that shows it.
+/// the crash record `ci`), the longest lease it may have set, and the
+/// record that shows it. A refresh is an acquire that returned, a renewal
+/// that replied 1, a renewal in flight (it lands within one delay), or an
+/// acquire still waiting at the crash (it may land up to one delay after).
 fn last_refresh(
     history: &History,
     ci: usize,
     process: &Proc,
     lock: &LockName,
 ) -> Option<(SimTime, u64, usize)> {
-    let mut lease_ms = None;
-    let mut watchdog_ms = None;
-    let mut base: Option<(SimTime, usize)> = None;
     let delay = history.meta.max_latency_ms;
+    let crash = history.records[ci].at;
+    let mut lease_ms: Option<u64> = None;
+    let mut base: Option<(SimTime, usize)> = None;
+    let mut waiting: BTreeMap<&Who, usize> = BTreeMap::new();
+    let mut later = |base: &mut Option<(SimTime, usize)>, at: SimTime, i: usize| {
+        if base.is_none_or(|(b, _)| at >= b) {
+            *base = Some((at, i));
+        }
+    };
     for (i, r) in history.records[..ci].iter().enumerate() {
         match &r.kind {
             RecordKind::Hold {
                 who,
                 lock: l,
                 lease_ms: lease,
-                watchdog,
                 ..
             } if l == lock && who.process() == *process => {
                 lease_ms = Some(lease_ms.unwrap_or(0).max(*lease));
-                if *watchdog {
-                    watchdog_ms = Some(*lease);
+            }
+            RecordKind::Call {
+                who,
+                lock: l,
+                call: Call::Lock { lease } | Call::TryLock { lease, .. },
+            } if l == lock && who.process() == *process => {
+                if let Some(lease) = lease {
+                    lease_ms = Some(lease_ms.unwrap_or(0).max(lease.0));
                 }
-                base = Some((r.at, i));
+                waiting.insert(who, i);
+            }
+            RecordKind::Return {
+                who,
+                lock: l,
+                outcome,
+                ..
+            } if l == lock && who.process() == *process => {
+                waiting.remove(who);
+                if matches!(outcome, Outcome::Acquired { .. }) {
+                    later(&mut base, r.at, i);
+                }
             }
             RecordKind::RenewReply {
                 process: p,
                 lock: l,
                 reply,
                 ..
-            } if l == lock && p == process && reply == "1" => base = Some((r.at, i)),
+            } if l == lock && p == process && reply == "1" => later(&mut base, r.at, i),
             RecordKind::RenewSent {
                 process: p,
                 lock: l,
                 ..
-            } if l == lock && p == process => {
-                base = Some((r.at.plus_ms(delay), i));
-            }
-            RecordKind::Call {
-                who,
-                lock: l,
-                call: Call::Lock { .. } | Call::TryLock { .. },
-            } if l == lock && who.process() == *process => {
-                base = Some((r.at.plus_ms(delay), i));
-            }
+            } if l == lock && p == process => later(&mut base, r.at.plus_ms(delay), i),
             _ => {}
         }
     }
+    if let Some(&w) = waiting.values().next() {
+        later(&mut base, crash.plus_ms(delay), w);
+    }
     let (at, i) = base?;
-    let lease = lease_ms.max(watchdog_ms)?;
-    Some((at, lease, i))
+    Some((at, lease_ms?, i))
 }
 
 #[cfg(test)]
