@@ -100,6 +100,7 @@ pub struct LockClient {
     calls: BTreeMap<ThreadId, CallState>,
     holds: BTreeMap<(LockName, ThreadId), Hold>,
     subscriptions: BTreeMap<String, Subscription>,
+    next_generation: u64,
     watchdog: Watchdog,
     fences: BTreeMap<LockName, Fence>,
 }
@@ -119,6 +120,7 @@ impl LockClient {
             calls: BTreeMap::new(),
             holds: BTreeMap::new(),
             subscriptions: BTreeMap::new(),
+            next_generation: 0,
             watchdog: Watchdog::default(),
             fences: BTreeMap::new(),
         }
@@ -287,7 +289,9 @@ impl LockClient {
                     }
                 }
             }
-            Owner::Subscribe(channel) => self.on_subscribe_reply(now, &channel, reply),
+            Owner::Subscribe(channel, generation) => {
+                self.on_subscribe_reply(now, &channel, generation, reply)
+            }
             Owner::Renew(lock, thread) => self.on_renew_reply(now, lock, thread, reply, sent_at),
         }
     }

@@ -30,8 +30,10 @@ pub(super) enum Kind {
 pub(super) enum Owner {
     /// The thread's current call.
     Call(ThreadId),
-    /// The client's subscription to this channel.
-    Subscribe(String),
+    /// The client's subscription to this channel, in this generation (a
+    /// confirmation for an earlier, since dropped, subscription must not
+    /// count for a new one).
+    Subscribe(String, u64),
     /// The watchdog, renewing this lock for this thread.
     Renew(LockName, ThreadId),
 }
@@ -63,9 +65,14 @@ impl LockClient {
     }
 
     /// Subscribes to `lock`'s channel.
-    pub(super) fn send_subscribe(&mut self, now: Millis, lock: LockName) -> RequestId {
+    pub(super) fn send_subscribe(
+        &mut self,
+        now: Millis,
+        lock: LockName,
+        generation: u64,
+    ) -> RequestId {
         let channel = lock.channel();
-        let owner = Owner::Subscribe(channel.clone());
+        let owner = Owner::Subscribe(channel.clone(), generation);
         self.transmit(now, Kind::Subscribe { channel }, lock, owner, 0)
     }
 

@@ -24,6 +24,8 @@ pub(super) struct Subscription {
     refs: u32,
     /// Whether Redis confirmed the subscription.
     confirmed: bool,
+    /// Tells this subscription's confirmation from an earlier one's.
+    generation: u64,
     /// Released permits nobody took yet.
     permits: u64,
     /// Threads waiting on the latch, first come first woken.
@@ -39,16 +41,19 @@ impl LockClient {
             subscription.refs += 1;
             return subscription.confirmed;
         }
+        let generation = self.next_generation;
+        self.next_generation += 1;
         self.subscriptions.insert(
             channel,
             Subscription {
                 refs: 1,
                 confirmed: false,
+                generation,
                 permits: 0,
                 queue: VecDeque::new(),
             },
         );
-        self.send_subscribe(now, lock.clone());
+        self.send_subscribe(now, lock.clone(), generation);
         false
     }
 
@@ -92,8 +97,13 @@ impl LockClient {
         &mut self,
         now: Millis,
         channel: &str,
+        generation: u64,
         reply: Result<Value, TransportError>,
     ) {
+        if self.subscriptions.get(channel).map(|s| s.generation) != Some(generation) {
+            debug!(channel, "confirmation of a dropped subscription: ignored");
+            return;
+        }
         let waiting: Vec<ThreadId> = self
             .calls
             .keys()
@@ -129,5 +139,56 @@ impl LockClient {
             Some(thread) => self.wake(now, thread),
             None => subscription.permits += 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::{Call, CallOutcome, Millis, Profile, Purpose, ThreadId};
+    use fake_redis::Value;
+
+    const T2: ThreadId = ThreadId(2);
+
+    /// A subscription dropped before its confirmation came, then taken
+    /// again: the old confirmation must not count for the new one, else the
+    /// waiter would attempt before Redis delivers messages to it and could
+    /// miss the unlock message (a lost wake-up until the TTL ends).
+    #[test]
+    fn stale_confirmation_is_ignored() {
+        let mut h = Harness::new(Profile::Redisson);
+        let call = Call::TryLock {
+            wait: Some(Millis(100)),
+            lease: None,
+        };
+        h.call(T2, "l", call.clone()).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(5_000));
+        let old = h.expect_subscribe();
+        h.advance(100);
+        h.expect_unsubscribe();
+        assert_eq!(h.expect_return(T2), Ok(CallOutcome::NotAcquired));
+        h.call(T2, "l", call).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(5_000));
+        let new = h.expect_subscribe();
+        h.reply(old, Value::Int(1));
+        h.expect_quiet();
+        h.reply(new, Value::Int(1));
+        let _ = h.expect(Purpose::Acquire);
+    }
+
+    /// Payloads other than the unlock message ("0") release nothing.
+    #[test]
+    fn other_payloads_are_ignored() {
+        let mut h = Harness::new(Profile::Redisson);
+        h.call(T2, "l", Call::Lock { lease: None }).unwrap();
+        let req = h.held_then_subscribed(5_000);
+        h.reply(req, Value::Int(5_000));
+        h.message("l", "1");
+        h.message("other", "0");
+        h.expect_quiet();
+        h.message("l", "0");
+        let _ = h.expect(Purpose::Acquire);
     }
 }
