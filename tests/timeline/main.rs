@@ -1,1 +1,87 @@
-//! timeline tests (filled in by their issue).
+//! Timeline snapshots: every built-in scenario under every profile, with
+//! the scenario's own seed, rendered as `locksim run` prints it (settings,
+//! timeline, verdict) and compared with the reviewed snapshot under
+//! `snapshots/`.
+//!
+//! A snapshot changes when anything the scenario exercises changes: the
+//! lock's commands and replies, renewal timing, the network's draws, the
+//! checkers' verdicts. Such a change must be reviewed (`cargo insta
+//! review`, or `INSTA_UPDATE=always` and read the diff) before it is
+//! committed; CI never writes snapshots.
+
+use lockcore::Profile;
+use locksim::{Rerun, Trial, render_trial};
+
+/// Renders `scenario` under every profile and snapshots each.
+fn snapshot_all_profiles(scenario: &str) {
+    let s = locksim::builtin(scenario).unwrap_or_else(|| panic!("no built-in scenario {scenario}"));
+    for p in Profile::ALL {
+        let trial = Trial::run(&s, None, Some(p)).unwrap_or_else(|e| panic!("{scenario} under {p}: {e}"));
+        let text = render_trial(&trial, &s.description, s.source.as_deref(), &Rerun::Scenario(s.name.clone()));
+        insta::assert_snapshot!(format!("{scenario}.{p}"), text);
+    }
+}
+
+macro_rules! timeline_tests {
+    ($($test:ident => $name:literal, $doc:literal;)*) => {
+        $(
+            #[doc = $doc]
+            #[test]
+            fn $test() {
+                snapshot_all_profiles($name);
+            }
+        )*
+
+        /// Every built-in scenario has a snapshot test here, so a new
+        /// scenario cannot go unsnapshotted.
+        #[test]
+        fn every_builtin_is_snapshotted() {
+            let tested = [$($name),*];
+            for name in locksim::builtin_names() {
+                assert!(tested.contains(&name), "no timeline test for built-in scenario {name}");
+            }
+        }
+    };
+}
+
+timeline_tests! {
+    watchdog_renews => "watchdog-renews",
+        "004, experiment 1: the key is renewed every 10 s while A lives; B never gets it; the lock is left behind.";
+    lease_shorter_than_work => "lease-shorter-than-work",
+        "004, experiment 2: a 3 s lease under 5 s of work gives two holders and two failed unlocks (fenced: lease-lost instead of two holders).";
+    watchdog_serializes => "watchdog-serializes",
+        "004, experiment 3: the second thread is woken by the unlock message and acquires within milliseconds.";
+    stw_pause => "stw-pause",
+        "000/002: a 45 s pause outlives the lease; A's late write is accepted without fencing and rejected with it.";
+    cpu_starvation => "cpu-starvation",
+        "002: renewal timers running 25-30 s late let the key expire under A.";
+    network_drop => "network-drop",
+        "002: a partition over one renewal stops redisson's watchdog for good; batched and fenced renew after the heal.";
+    network_drop_30s => "network-drop-30s",
+        "002 at the default 30 s timeout: the failed renewal surfaces too late for batched renewal to save the lock.";
+    client_crash => "client-crash",
+        "002/003: a crashed holder's key expires 30 s after its last renewal and the waiter acquires.";
+    tiny_watchdog_timeout => "tiny-watchdog-timeout",
+        "000: at 100 ms the renewal arrives after the key expired.";
+    lease_disables_watchdog => "lease-disables-watchdog",
+        "002: a lease means no watchdog; B acquires at 10 s while A works.";
+    reentrant_hold => "reentrant-hold",
+        "Re-entrant count: the first unlock keeps the lock (and its renewal), the second releases and wakes B.";
+}
+
+/// Every built-in scenario gives, under every profile, exactly what its
+/// file expects; the snapshots above show how, this says whether.
+#[test]
+fn every_builtin_is_as_expected() {
+    let mut wrong = Vec::new();
+    for s in locksim::builtins() {
+        for p in Profile::ALL {
+            let trial = Trial::run(&s, None, Some(p)).unwrap_or_else(|e| panic!("{} under {p}: {e}", s.name));
+            if !trial.as_expected() {
+                let m: Vec<String> = trial.mismatches.iter().map(ToString::to_string).collect();
+                wrong.push(format!("{} under {p}: {}", s.name, m.join("; ")));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "not as expected:\n{}", wrong.join("\n"));
+}
