@@ -131,34 +131,37 @@ async fn wait_runs_out() {
     assert_eq!(b.lock("l").unwrap().try_lock(T1).await, Ok(false));
 }
 
-/// The watchdog keeps the lock alive well past its timeout (300 ms timeout,
-/// held 1 s), and the key's TTL never runs out; another client cannot take
-/// it. Without renewal the key would be gone after 300 ms.
+/// Every profile's watchdog keeps the lock alive well past its timeout
+/// (300 ms timeout, held 1 s), and the key's TTL never runs out; another
+/// client cannot take it. Without renewal the key would be gone after
+/// 300 ms.
 #[tokio::test(start_paused = true)]
 async fn watchdog_keeps_the_lock_alive() {
-    let server = server();
-    let a = client(&server, "uuid-a", config(Profile::Redisson, 300));
-    let b = client(&server, "uuid-b", config(Profile::Redisson, 300));
-    let mut events = a.events();
-    let la = a.lock("l").unwrap();
-    la.lock(T1).await.unwrap();
-    for _ in 0..10 {
-        sleep(Duration::from_millis(100)).await;
-        let ttl = pttl(&server, "l");
-        assert!(ttl > 0 && ttl <= 300, "ttl {ttl}");
-    }
-    assert_eq!(b.lock("l").unwrap().try_lock(T1).await, Ok(false));
-    assert_eq!(la.unlock(T1).await, Ok(true));
-    let mut renewed = 0;
-    while let Ok(event) = events.try_recv() {
-        if matches!(event, Event::Renewed { .. }) {
-            renewed += 1;
+    for profile in Profile::ALL {
+        let server = server();
+        let a = client(&server, "uuid-a", config(profile, 300));
+        let b = client(&server, "uuid-b", config(profile, 300));
+        let mut events = a.events();
+        let la = a.lock("l").unwrap();
+        la.lock(T1).await.unwrap();
+        for _ in 0..10 {
+            sleep(Duration::from_millis(100)).await;
+            let ttl = pttl(&server, "l");
+            assert!(ttl > 0 && ttl <= 300, "{profile}: ttl {ttl}");
         }
+        assert_eq!(b.lock("l").unwrap().try_lock(T1).await, Ok(false));
+        assert_eq!(la.unlock(T1).await, Ok(true));
+        let mut renewed = 0;
+        while let Ok(event) = events.try_recv() {
+            if matches!(event, Event::Renewed { .. }) {
+                renewed += 1;
+            }
+        }
+        assert!(
+            (9..=11).contains(&renewed),
+            "{profile}: renewed {renewed} times in 1 s"
+        );
     }
-    assert!(
-        (9..=11).contains(&renewed),
-        "renewed {renewed} times in 1 s"
-    );
 }
 
 /// A lock with an explicit lease is not renewed: it expires and another
@@ -267,4 +270,38 @@ async fn bad_input() {
         Err(LockError::NotLockedByCurrentThread { .. })
     ));
     assert_eq!(server.execute(cmd(&["DBSIZE"])), Value::Int(0));
+    // A thread is sequential: a second call while one waits is refused.
+    let b = client(&server, "uuid-b", Config::default());
+    b.lock("l").unwrap().lock(T1).await.unwrap();
+    let waiting = tokio::spawn({
+        let l = l.clone();
+        async move { l.lock(T2).await }
+    });
+    sleep(Duration::from_millis(10)).await;
+    assert_eq!(l.try_lock(T2).await, Err(LockError::ThreadBusy(T2)));
+    b.lock("l").unwrap().unlock(T1).await.unwrap();
+    waiting.await.unwrap().unwrap();
+}
+
+/// `fenced`: a holder whose lease runs out is told so (LeaseLost) and its
+/// token is withdrawn, while the key expires in the server at the same
+/// moment; `redisson` would say nothing.
+#[tokio::test(start_paused = true)]
+async fn fenced_lease_lost() {
+    let server = server();
+    let a = client(&server, "uuid-a", config(Profile::Fenced, 30_000));
+    let mut events = a.events();
+    let la = a.lock("l").unwrap();
+    la.lock_with_lease(T1, Millis(500)).await.unwrap();
+    assert!(la.token(T1).is_some());
+    let event = events.recv().await.unwrap();
+    assert_eq!(
+        event,
+        Event::LeaseLost {
+            lock: LockName::new("l").unwrap(),
+            threads: vec![T1]
+        }
+    );
+    assert_eq!(la.token(T1), None);
+    assert_eq!(pttl(&server, "l"), -2);
 }
