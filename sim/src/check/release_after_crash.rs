@@ -114,7 +114,7 @@ fn last_refresh(
     let mut lease_ms: Option<u64> = None;
     let mut base: Option<(SimTime, usize)> = None;
     let mut waiting: BTreeMap<&Who, usize> = BTreeMap::new();
-    let mut later = |base: &mut Option<(SimTime, usize)>, at: SimTime, i: usize| {
+    let later = |base: &mut Option<(SimTime, usize)>, at: SimTime, i: usize| {
         if base.is_none_or(|(b, _)| at >= b) {
             *base = Some((at, i));
         }
