@@ -9,7 +9,7 @@
 use bytes::Bytes;
 
 use crate::cmd::{self, Ctx};
-use crate::number::lua_tonumber_int;
+use crate::number::{lua_tonumber_int, through_lua};
 use crate::{LockScript, Value};
 
 /// A script argument: `KEYS[i]`/`ARGV[i]` is `nil` past the end.
@@ -42,9 +42,28 @@ fn int(v: &Value) -> Option<i64> {
     }
 }
 
+/// The script's result as Redis converts a Lua value to a reply: every
+/// integer has been a Lua number (a double) on the way.
+fn lua_reply(v: Value) -> Value {
+    match v {
+        Value::Int(n) => Value::Int(through_lua(n)),
+        Value::Array(items) => Value::Array(items.into_iter().map(lua_reply).collect()),
+        other => other,
+    }
+}
+
 /// Runs `script` with its `KEYS` and `ARGV`; `Err` is the text of the error
 /// that aborted it (without Redis's `script: ...` suffix).
 pub(crate) fn run(
+    ctx: &mut Ctx<'_>,
+    script: LockScript,
+    keys: &[Bytes],
+    argv: &[Bytes],
+) -> Result<Value, String> {
+    run_lua(ctx, script, keys, argv).map(lua_reply)
+}
+
+fn run_lua(
     ctx: &mut Ctx<'_>,
     script: LockScript,
     keys: &[Bytes],

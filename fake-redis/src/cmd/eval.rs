@@ -81,30 +81,22 @@ pub(crate) fn evalsha(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
 /// `SCRIPT EXISTS sha1 [sha1 ...]`: 1 or 0 per SHA1.
 /// `SCRIPT FLUSH [ASYNC | SYNC]`: forgets every script.
 pub(crate) fn script(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    // The dispatcher has checked the subcommand and its arity.
     let sub = args[1].to_ascii_lowercase();
-    let arity_error = |name: &str| CmdError::WrongArity(format!("script|{name}"));
     match sub.as_slice() {
         b"load" => {
-            if args.len() != 3 {
-                return Err(arity_error("load"));
-            }
             let (sha, _) = ctx.state.scripts.register(&args[2]);
             Ok(Value::bulk(sha))
         }
-        b"exists" => {
-            if args.len() < 3 {
-                return Err(arity_error("exists"));
-            }
-            Ok(Value::Array(
-                args[2..]
-                    .iter()
-                    .map(|sha| {
-                        let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
-                        Value::Int(i64::from(ctx.state.scripts.get(&sha).is_some()))
-                    })
-                    .collect(),
-            ))
-        }
+        b"exists" => Ok(Value::Array(
+            args[2..]
+                .iter()
+                .map(|sha| {
+                    let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
+                    Value::Int(i64::from(ctx.state.scripts.get(&sha).is_some()))
+                })
+                .collect(),
+        )),
         b"flush" => {
             match &args[2..] {
                 [] => {}

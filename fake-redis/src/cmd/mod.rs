@@ -54,6 +54,8 @@ struct Spec {
     arity: i32,
     /// Allowed while a RESP2 connection is subscribed.
     pubsub_ok: bool,
+    /// For a container command (`SCRIPT`): each subcommand and its arity.
+    subcommands: &'static [(&'static str, i32)],
     handler: Handler,
 }
 
@@ -62,6 +64,7 @@ const fn one(name: &'static str, arity: i32, f: One) -> Spec {
         name,
         arity,
         pubsub_ok: false,
+        subcommands: &[],
         handler: Handler::One(f),
     }
 }
@@ -71,6 +74,7 @@ const COMMANDS: &[Spec] = &[
         name: "ping",
         arity: -1,
         pubsub_ok: true,
+        subcommands: &[],
         handler: Handler::One(connection::ping),
     },
     one("echo", 2, connection::echo),
@@ -79,12 +83,14 @@ const COMMANDS: &[Spec] = &[
         name: "quit",
         arity: -1,
         pubsub_ok: true,
+        subcommands: &[],
         handler: Handler::One(connection::quit),
     },
     Spec {
         name: "reset",
         arity: 1,
         pubsub_ok: true,
+        subcommands: &[],
         handler: Handler::One(connection::reset),
     },
     one("get", 2, string::get),
@@ -108,17 +114,25 @@ const COMMANDS: &[Spec] = &[
         name: "subscribe",
         arity: -2,
         pubsub_ok: true,
+        subcommands: &[],
         handler: Handler::Many(pubsub::subscribe),
     },
     Spec {
         name: "unsubscribe",
         arity: -1,
         pubsub_ok: true,
+        subcommands: &[],
         handler: Handler::Many(pubsub::unsubscribe),
     },
     one("eval", -3, eval::eval),
     one("evalsha", -3, eval::evalsha),
-    one("script", -2, eval::script),
+    Spec {
+        name: "script",
+        arity: -2,
+        pubsub_ok: false,
+        subcommands: &[("load", 3), ("exists", -3), ("flush", -2)],
+        handler: Handler::One(eval::script),
+    },
     one("dbsize", 1, server::dbsize),
     one("flushall", -1, server::flushall),
     one("time", 1, server::time),
@@ -175,11 +189,14 @@ pub(crate) fn dispatch(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
     if !arity_fits(spec.arity, args.len()) {
         return vec![error_value(CmdError::WrongArity(spec.name.to_owned()))];
     }
+    let full_name = match resolve_subcommand(spec, args) {
+        Ok(name) => name,
+        Err(e) => return vec![error_value(e)],
+    };
     if !spec.pubsub_ok && ctx.protocol() == Protocol::Resp2 && ctx.state.pubsub.count(ctx.conn) > 0
     {
         return vec![Value::error(format!(
-            "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
-            spec.name
+            "ERR Can't execute '{full_name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
         ))];
     }
     match spec.handler {
@@ -207,6 +224,30 @@ pub(crate) fn call(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
             "ERR This Redis command is not allowed from script",
         )),
     }
+}
+
+/// The full name (`script|load`) after Redis's subcommand checks: a known
+/// subcommand, with its own arity.
+fn resolve_subcommand(spec: &Spec, args: &[Bytes]) -> Result<String, CmdError> {
+    if spec.subcommands.is_empty() {
+        return Ok(spec.name.to_owned());
+    }
+    let Some(&(sub, arity)) = spec
+        .subcommands
+        .iter()
+        .find(|(name, _)| name.as_bytes().eq_ignore_ascii_case(&args[1]))
+    else {
+        return Err(CmdError::other(format!(
+            "ERR unknown subcommand '{}'. Try {} HELP.",
+            printable(&args[1]).chars().take(128).collect::<String>(),
+            spec.name.to_ascii_uppercase()
+        )));
+    };
+    let full = format!("{}|{sub}", spec.name);
+    if !arity_fits(arity, args.len()) {
+        return Err(CmdError::WrongArity(full));
+    }
+    Ok(full)
 }
 
 fn error_value(e: CmdError) -> Value {
