@@ -94,7 +94,8 @@
 //! - `server`: the Redis process around fake-redis's engine.
 //! - `process`: a client process and its threads.
 //! - `script`: thread scripts flattened into instructions.
-//! - `world`: the event loop, faults and observation of Redis.
+//! - `world`: the event loop and observation of Redis.
+//! - `injection`: faults striking processes and Redis.
 //! - `driver`: feeding one lockcore client and acting on its outputs.
 //! - `execution`: Redis running a client's message.
 //! - `history`, `timeline`: the records and their one-line rendering.
@@ -106,6 +107,7 @@ mod driver;
 mod execution;
 mod fault;
 mod history;
+mod injection;
 mod network;
 mod process;
 mod queue;
