@@ -121,10 +121,7 @@ impl World<'_> {
 
     /// A client process dies: beliefs end, timers and connections go.
     pub(crate) fn crash(&mut self, i: usize) {
-        let Some(c) = self.spec.faults.0[i]
-            .client()
-            .and_then(|n| self.client_index(n))
-        else {
+        let Some(c) = self.fault_client(i) else {
             return;
         };
         if !self.procs[c].alive {
@@ -145,10 +142,7 @@ impl World<'_> {
 
     /// A crashed process comes back as a new client and starts its scripts again.
     pub(crate) fn restart(&mut self, i: usize) {
-        let Some(c) = self.spec.faults.0[i]
-            .client()
-            .and_then(|n| self.client_index(n))
-        else {
+        let Some(c) = self.fault_client(i) else {
             return;
         };
         if self.procs[c].alive {
@@ -161,5 +155,12 @@ impl World<'_> {
         p.machine = LockClient::new(uuid.clone(), p.machine.config().clone());
         p.threads = p.threads.iter().map(Thread::restarted).collect();
         self.start_process(c as u32, uuid);
+    }
+
+    /// The index of the client fault `i` hits, if it hits one.
+    fn fault_client(&self, i: usize) -> Option<usize> {
+        self.spec.faults.0[i]
+            .client()
+            .and_then(|n| self.client_index(n))
     }
 }

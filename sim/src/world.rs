@@ -33,6 +33,17 @@ pub(crate) enum Up {
     },
 }
 
+impl Up {
+    /// The command's name (`EVAL`, `SUBSCRIBE`) for the timeline.
+    fn label(&self) -> String {
+        match self {
+            Up::Command { args, .. } => command_name(args),
+            Up::Subscribe { .. } => "SUBSCRIBE".to_owned(),
+            Up::Unsubscribe { .. } => "UNSUBSCRIBE".to_owned(),
+        }
+    }
+}
+
 /// A message from Redis to a client.
 #[derive(Debug, Clone)]
 pub(crate) enum Down {
@@ -325,11 +336,7 @@ impl<'s> World<'s> {
                 );
             }
             Verdict::Drop(why) => {
-                let what = match &msg {
-                    Up::Command { args, .. } => command_name(args),
-                    Up::Subscribe { .. } => "SUBSCRIBE".to_owned(),
-                    Up::Unsubscribe { .. } => "UNSUBSCRIBE".to_owned(),
-                };
+                let what = msg.label();
                 let process = self.procs[c as usize].proc();
                 self.record(RecordKind::Drop {
                     process,
@@ -434,11 +441,7 @@ impl<'s> World<'s> {
         if generation != self.server.generation {
             // Sent to a Redis that has restarted since: the connection is gone.
             let process = p.proc();
-            let what = match &msg {
-                Up::Command { args, .. } => command_name(args),
-                Up::Subscribe { .. } => "SUBSCRIBE".to_owned(),
-                Up::Unsubscribe { .. } => "UNSUBSCRIBE".to_owned(),
-            };
+            let what = msg.label();
             self.record(RecordKind::Drop {
                 process,
                 direction: Direction::Up,
