@@ -92,4 +92,4 @@ pub use inprocess::{InProcessServer, InProcessTransport};
 pub use machine::{Event, LockClient, Output, Purpose};
 pub use profile::Profile;
 pub use resp::RespTransport;
-pub use transport::{Message, Transport};
+pub use transport::{Message, Transport, parse_message};

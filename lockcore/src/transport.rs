@@ -46,9 +46,11 @@ pub trait Transport: Send + Sync + 'static {
     fn next_message(&self) -> impl Future<Output = Option<Message>> + Send + '_;
 }
 
-/// Reads a pub/sub delivery (`message`, channel, payload), RESP2 array or
-/// RESP3 push; anything else (confirmations) is `None`.
-pub(crate) fn parse_message(value: &Value) -> Option<Message> {
+/// Reads a pub/sub delivery (`["message", channel, payload]`, a RESP2
+/// array or a RESP3 push); anything else (subscribe confirmations, other
+/// replies) is `None`. Public so that other drivers (the simulator) read
+/// deliveries the same way.
+pub fn parse_message(value: &Value) -> Option<Message> {
     let items = match value {
         Value::Array(items) | Value::Push(items) => items,
         _ => return None,
@@ -63,5 +65,23 @@ pub(crate) fn parse_message(value: &Value) -> Option<Message> {
             payload.clone(),
         )),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deliveries are read from RESP2 arrays and RESP3 pushes alike;
+    /// confirmations are not messages.
+    #[test]
+    fn messages_and_confirmations() {
+        let message = vec![Value::bulk("message"), Value::bulk("ch"), Value::bulk("0")];
+        let expected = Some(("ch".to_owned(), Bytes::from_static(b"0")));
+        assert_eq!(parse_message(&Value::Array(message.clone())), expected);
+        assert_eq!(parse_message(&Value::Push(message)), expected);
+        let confirmation = vec![Value::bulk("subscribe"), Value::bulk("ch"), Value::Int(1)];
+        assert_eq!(parse_message(&Value::Array(confirmation)), None);
+        assert_eq!(parse_message(&Value::Int(1)), None);
     }
 }
