@@ -62,7 +62,7 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 fn call(kind: u8, ms: u64) -> Call {
-    let lease = (ms % 3 != 0).then_some(Millis(ms));
+    let lease = (!ms.is_multiple_of(3)).then_some(Millis(ms));
     match kind {
         0 => Call::Lock { lease },
         1 => Call::TryLock { wait: None, lease },
