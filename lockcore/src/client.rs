@@ -28,6 +28,8 @@ struct State {
     machine: LockClient,
     returns: BTreeMap<ThreadId, Reply>,
     timers: BTreeMap<TimerId, AbortHandle>,
+    /// The client was dropped: calls are refused, timers no longer set.
+    closed: bool,
 }
 
 struct Shared<T> {
@@ -49,6 +51,9 @@ impl<T: Transport> Shared<T> {
     /// Applies one input to the machine and carries out what it asks.
     fn input(self: &Arc<Self>, apply: impl FnOnce(&mut LockClient, Millis)) {
         let mut state = self.lock();
+        if state.closed {
+            return;
+        }
         apply(&mut state.machine, self.now());
         self.drive(&mut state);
     }
@@ -114,6 +119,9 @@ impl<T: Transport> Shared<T> {
         let (tx, rx) = oneshot::channel();
         {
             let mut state = self.lock();
+            if state.closed {
+                return Err(LockError::Shutdown);
+            }
             let now = self.now();
             state.machine.call(now, thread, lock.clone(), call)?;
             state.returns.insert(thread, tx);
@@ -125,9 +133,10 @@ impl<T: Transport> Shared<T> {
 
 /// A Redisson client over a transport: one uuid, many threads, many locks.
 ///
-/// Must be created inside a tokio runtime. Dropping it stops its message
-/// pump; lock handles still alive then fail with [`LockError::Shutdown`]
-/// once their pending work is gone.
+/// Must be created inside a tokio runtime. Dropping it shuts it down: the
+/// watchdog stops, calls in flight and later calls through surviving
+/// [`RLock`] handles fail with [`LockError::Shutdown`], and locks still
+/// held expire on their own, as when a Redisson client is shut down.
 pub struct RedissonClient<T: Transport> {
     shared: Arc<Shared<T>>,
     pump: JoinHandle<()>,
@@ -151,6 +160,7 @@ impl<T: Transport> RedissonClient<T> {
                 machine: LockClient::new(uuid, config),
                 returns: BTreeMap::new(),
                 timers: BTreeMap::new(),
+                closed: false,
             }),
             transport,
             epoch: Instant::now(),
@@ -194,6 +204,7 @@ impl<T: Transport> Drop for RedissonClient<T> {
     fn drop(&mut self) {
         self.pump.abort();
         let mut state = self.shared.lock();
+        state.closed = true;
         for (_, task) in std::mem::take(&mut state.timers) {
             task.abort();
         }

@@ -305,3 +305,18 @@ async fn fenced_lease_lost() {
     assert_eq!(la.token(T1), None);
     assert_eq!(pttl(&server, "l"), -2);
 }
+
+/// Dropping the client shuts it down: the watchdog stops (the key expires
+/// after the watchdog timeout, as after a crash) and surviving handles
+/// fail with Shutdown instead of half working.
+#[tokio::test(start_paused = true)]
+async fn dropped_client_shuts_down() {
+    let server = server();
+    let a = client(&server, "uuid-a", config(Profile::Redisson, 300));
+    let la = a.lock("l").unwrap();
+    la.lock(T1).await.unwrap();
+    drop(a);
+    sleep(Duration::from_millis(301)).await;
+    assert_eq!(pttl(&server, "l"), -2);
+    assert_eq!(la.is_locked(T1).await, Err(LockError::Shutdown));
+}
