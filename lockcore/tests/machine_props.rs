@@ -178,6 +178,10 @@ fn run(profile: Profile, steps: &[Step]) -> Vec<String> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
+    /// Each random run is checked by `run` (a double answer, a cancelled
+    /// timer that was not pending, output after a refused call, or a panic
+    /// fails it) and then run again: a machine that read a clock, drew
+    /// randomness or iterated a hash map would give a different log.
     #[test]
     fn random_inputs_keep_the_invariants(
         profile in prop::sample::select(Profile::ALL.to_vec()),
