@@ -382,4 +382,123 @@ mod tests {
         }];
         invalid(s, "more than");
     }
+
+    fn any_u64() -> impl proptest::strategy::Strategy<Value = u64> {
+        use proptest::prelude::*;
+        prop_oneof![3 => 0u64..50, 3 => 0u64..5_000, 1 => Just(u64::MAX), 1 => any::<u64>()]
+    }
+
+    fn any_step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        let opt = || proptest::option::of(any_u64());
+        let leaf = prop_oneof![
+            opt().prop_map(|lease_ms| Step::Lock { lease_ms }),
+            (opt(), opt()).prop_map(|(wait_ms, lease_ms)| Step::TryLock { wait_ms, lease_ms }),
+            any_u64().prop_map(|ms| Step::Work { ms }),
+            Just(Step::Write),
+            Just(Step::Unlock),
+            Just(Step::ForceUnlock),
+            any_u64().prop_map(|ms| Step::Sleep { ms }),
+        ];
+        leaf.prop_recursive(2, 12, 4, |inner| {
+            (
+                prop_oneof![9 => 0u32..4, 1 => any::<u32>()],
+                proptest::collection::vec(inner, 0..4),
+            )
+                .prop_map(|(times, steps)| Step::Repeat { times, steps })
+        })
+    }
+
+    fn any_fault() -> impl proptest::strategy::Strategy<Value = Fault> {
+        use proptest::prelude::*;
+        let who = prop_oneof![Just("A".to_owned()), Just("B".to_owned())];
+        let small = || prop_oneof![9 => 0u64..3_000, 1 => any_u64()];
+        (
+            who,
+            any_u64(),
+            any_u64(),
+            small(),
+            small(),
+            prop_oneof![9 => 0.0f64..=1.0, 1 => -1.0f64..2.0],
+            0..8u8,
+        )
+            .prop_map(|(client, at_ms, d, lo, extra, probability, kind)| {
+                let hi = lo.wrapping_add(extra);
+                match kind {
+                    0 => Fault::Crash {
+                        client,
+                        at_ms,
+                        restart_after_ms: Some(d),
+                    },
+                    1 => Fault::Pause {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                    },
+                    2 => Fault::Starve {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                        min_delay_ms: lo,
+                        max_delay_ms: hi,
+                    },
+                    3 => Fault::Partition {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                    },
+                    4 => Fault::DropRate {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                        probability,
+                    },
+                    5 => Fault::Latency {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                        min_ms: lo,
+                        max_ms: hi,
+                    },
+                    6 => Fault::RedisRestart { at_ms },
+                    _ => Fault::RedisPause {
+                        at_ms,
+                        duration_ms: d,
+                    },
+                }
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Any spec, however extreme its numbers (u64::MAX leases, inverted
+        /// ranges, probabilities outside 0..=1, huge repeats), either runs
+        /// or is refused with an error: run() never panics.
+        #[test]
+        fn any_spec_runs_or_is_refused(
+            seed: u64,
+            wd in proptest::prop_oneof![9 => 3u64..50_000, 1 => any_u64()],
+            lo in proptest::prop_oneof![9 => 0u64..20, 1 => any_u64()],
+            extra in proptest::prop_oneof![9 => 0u64..50, 1 => any_u64()],
+            steps in proptest::collection::vec(any_step(), 0..6),
+            faults in proptest::collection::vec(any_fault(), 0..4),
+            horizon in 0u64..20_000,
+        ) {
+            let mut s = spec(vec![
+                client("A", vec![thread(0, steps.clone())]),
+                client("B", vec![thread(5, steps)]),
+            ]);
+            s.seed = seed;
+            s.watchdog_timeout_ms = wd;
+            // Mostly ordered ranges; the wrapping add sometimes inverts them.
+            s.latency = LatencyRange { min_ms: lo, max_ms: lo.wrapping_add(extra) };
+            s.faults = FaultPlan(faults);
+            s.horizon_ms = horizon;
+            match run(&s) {
+                Ok(r) => proptest::prop_assert_eq!(r.history.hash(), run(&s).expect("ran once").history.hash()),
+                Err(e) => proptest::prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+    }
 }

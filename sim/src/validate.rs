@@ -8,6 +8,10 @@ use crate::{Fault, SimError, SimSpec};
 /// The longest latency or delay a spec may ask for: an hour of virtual time.
 const MAX_DELAY_MS: u64 = 3_600_000;
 
+/// The longest run: a day of virtual time (a watchdog renews for ever,
+/// so the horizon bounds the work of every run).
+const MAX_HORIZON_MS: u64 = 86_400_000;
+
 /// The most instructions one thread may execute (repeats expanded), so a
 /// zero-time loop cannot run for ever.
 const MAX_SCRIPT_LEN: u64 = 1_000_000;
@@ -22,6 +26,12 @@ pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
         return invalid(format!(
             "watchdog timeout must be at least 3 ms (renewal runs every third of it), got {} ms",
             spec.watchdog_timeout_ms
+        ));
+    }
+    if spec.horizon_ms > MAX_HORIZON_MS {
+        return invalid(format!(
+            "horizon must be at most a day ({MAX_HORIZON_MS} ms), got {} ms",
+            spec.horizon_ms
         ));
     }
     check_range("latency", spec.latency.min_ms, spec.latency.max_ms)?;

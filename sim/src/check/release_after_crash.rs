@@ -27,7 +27,7 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
             let Some((base, lease_ms, evidence)) = last_refresh(history, ci, process, lock) else {
                 continue;
             };
-            let mut deadline = base.plus_ms(lease_ms + 2 * max_lat + 2);
+            let mut deadline = base.plus_ms(lease_ms.saturating_add(2 * max_lat + 2));
             for rec in &history.records {
                 if let RecordKind::Fault {
                     fault: Fault::RedisPause { at_ms, duration_ms },
