@@ -359,3 +359,136 @@ impl fmt::Display for Expectation {
         f.write_str(&parts.join(" "))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Broken;
+
+    fn at(ms: u64) -> SimTime {
+        SimTime::from_ms(ms)
+    }
+
+    fn obs(ms: u64, client: &str, kind: EventKind) -> Observation {
+        Observation {
+            at: at(ms),
+            client: client.to_owned(),
+            thread: Some(1),
+            kind,
+        }
+    }
+
+    /// A run where A renews twice, then B acquires 10 s after A's last
+    /// renewal, breaking mutual exclusion, and one unlock fails.
+    fn outcome() -> Outcome {
+        Outcome {
+            broken: vec![Broken {
+                invariant: Invariant::MutualExclusion,
+                at: at(30_000),
+                detail: "two holders".into(),
+            }],
+            unlock_errors: 1,
+            events: vec![
+                obs(0, "A", EventKind::Acquired),
+                obs(10_000, "A", EventKind::Renewal),
+                obs(20_000, "A", EventKind::Renewal),
+                obs(30_000, "B", EventKind::Acquired),
+            ],
+        }
+    }
+
+    fn parse(text: &str) -> Expectation {
+        toml::from_str(text).unwrap()
+    }
+
+    /// An expectation that matches the run gives no mismatch; this is the
+    /// baseline the failing cases below differ from.
+    #[test]
+    fn matching_expectation_passes() {
+        let e = parse(
+            r#"
+verdict = "violated"
+violated = ["mutual-exclusion"]
+held = ["fencing"]
+unlock_errors = 1
+count = [{ event = "renewal", client = "A", min = 2, max = 2 }]
+timing = [{ event = "acquired", client = "B", after = { event = "renewal", client = "A", last = true }, min_ms = 10000, max_ms = 10000 }]
+"#,
+        );
+        assert_eq!(e.evaluate(&outcome()), vec![]);
+    }
+
+    /// Each kind of check fails on its own when the run differs from it.
+    #[test]
+    fn each_check_can_fail() {
+        let cases = [
+            (r#"verdict = "safe""#, "verdict"),
+            (r#"violated = ["fencing"]"#, "fencing"),
+            (r#"held = ["mutual-exclusion"]"#, "mutual-exclusion"),
+            ("unlock_errors = 2", "unlock errors"),
+            (r#"count = [{ event = "renewal", max = 1 }]"#, "count renewal"),
+            (r#"count = [{ event = "acquired", client = "B", min = 2 }]"#, "count acquired by B"),
+            (r#"timing = [{ event = "acquired", client = "B", max_ms = 29999 }]"#, "time of first acquired by B"),
+            (r#"timing = [{ event = "expired" }]"#, "time of first expired"),
+            (
+                r#"timing = [{ event = "acquired", after = { event = "crash" } }]"#,
+                "time from crash to acquired",
+            ),
+        ];
+        for (text, check) in cases {
+            let m = parse(text).evaluate(&outcome());
+            assert_eq!(m.len(), 1, "{text}: {m:?}");
+            assert_eq!(m[0].check, check, "{text}");
+        }
+    }
+
+    /// The mismatch text says what was expected and what happened.
+    #[test]
+    fn mismatch_text() {
+        let m = parse(r#"verdict = "safe""#).evaluate(&outcome());
+        assert_eq!(m[0].to_string(), "verdict: expected safe, got violated (mutual-exclusion)");
+        let m = parse(r#"count = [{ event = "renewal", client = "A", min = 3 }]"#).evaluate(&outcome());
+        assert_eq!(m[0].to_string(), "count renewal by A: expected >= 3, got 2");
+    }
+
+    /// A timing is measured to the first matching event at or after the
+    /// anchor, not to one before it.
+    #[test]
+    fn timing_ignores_events_before_the_anchor() {
+        let e = parse(
+            r#"timing = [{ event = "acquired", after = { event = "renewal", client = "A" }, max_ms = 20000 }]"#,
+        );
+        // A's own acquire at 0 comes before the first renewal: B's at 30 s counts.
+        assert_eq!(e.evaluate(&outcome()), vec![]);
+        let e = parse(
+            r#"timing = [{ event = "acquired", after = { event = "renewal", client = "A" }, max_ms = 19999 }]"#,
+        );
+        assert_eq!(e.evaluate(&outcome()).len(), 1);
+    }
+
+    /// A profile with its own table uses it; others fall back to `default`,
+    /// and with neither the run is expected to be safe.
+    #[test]
+    fn expectations_fall_back() {
+        let all: Expectations = toml::from_str(
+            r#"
+[default]
+unlock_errors = 1
+[fenced]
+verdict = "safe"
+"#,
+        )
+        .unwrap();
+        assert_eq!(all.for_profile(Profile::Fenced).verdict, Some(Verdict::Safe));
+        assert_eq!(all.for_profile(Profile::Redisson).unlock_errors, Some(1));
+        assert_eq!(Expectations::default().for_profile(Profile::Redisson), Expectation::safe());
+        assert_eq!(Expectation::safe().evaluate(&outcome()).len(), 1);
+    }
+
+    /// An unknown event kind in a check is rejected when the file is read.
+    #[test]
+    fn unknown_event_kind_is_rejected() {
+        let err = toml::from_str::<Expectation>(r#"count = [{ event = "renewd" }]"#).unwrap_err();
+        assert!(err.message().contains("unknown variant `renewd`"), "{err}");
+    }
+}

@@ -135,3 +135,36 @@ fn is_expiry(history: &History, index: usize) -> bool {
         });
     !deleted
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockcore::Profile;
+
+    fn kinds(scenario: &str, kind: EventKind) -> Vec<Observation> {
+        let s = crate::builtin(scenario).unwrap();
+        let run = sim::run(&s.spec(None, Some(Profile::Redisson))).unwrap();
+        observations(&run.history).into_iter().filter(|o| o.kind == kind).collect()
+    }
+
+    /// A crashed holder's key expires (002, 003): one expiry, about 30 s
+    /// after the last renewal at 10 s. A key deleted by unlock is not an
+    /// expiry: document 004's experiment 3 unlocks twice and expires nothing.
+    #[test]
+    fn expiry_is_told_from_deletion() {
+        let expired = kinds("client-crash", EventKind::Expired);
+        assert_eq!(expired.len(), 1, "{expired:?}");
+        assert!((40_000..40_100).contains(&expired[0].at.as_ms()), "{expired:?}");
+        assert_eq!(kinds("watchdog-serializes", EventKind::Expired), vec![]);
+        assert_eq!(kinds("watchdog-serializes", EventKind::Released).len(), 2);
+    }
+
+    /// A renewal cut off by a partition fails after its retries and shows
+    /// as a renewal error of that client (002).
+    #[test]
+    fn renewal_error_after_timeout() {
+        let errors = kinds("network-drop", EventKind::RenewalError);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].client, "A");
+    }
+}

@@ -151,3 +151,28 @@ fn readme(matrix: &[(Scenario, Vec<Trial>)]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report is a function of the scenarios alone: built twice, it is
+    /// byte for byte the same, and the matrix links every timeline file.
+    #[test]
+    fn report_is_deterministic_and_linked() {
+        let scenarios: Vec<Scenario> = ["client-crash", "stw-pause"]
+            .iter()
+            .filter_map(|n| crate::builtin(n))
+            .collect();
+        let a = report_files(&run_matrix(&scenarios).unwrap());
+        let b = report_files(&run_matrix(&scenarios).unwrap());
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 1 + 2 * Profile::ALL.len());
+        let readme = &a[0].contents;
+        assert!(readme.contains("| scenario | redisson-legacy | redisson | redisson-batched | fenced |"));
+        for f in &a[1..] {
+            assert!(readme.contains(&format!("]({})", f.path)), "{} not linked", f.path);
+        }
+        assert!(readme.contains("[violated ✓](timelines/stw-pause.redisson.txt)"), "{readme}");
+    }
+}

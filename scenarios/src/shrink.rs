@@ -2,7 +2,8 @@
 //!
 //! The seed and everything else in the spec stay fixed; only the fault
 //! plan changes: faults are removed one at a time, then every duration of
-//! the remaining faults is halved, as long as the invariant still breaks.
+//! the remaining faults is shortened (a binary search), as long as the
+//! invariant still breaks.
 //! Each candidate is a full deterministic run, so the result is itself a
 //! reproducible spec.
 
@@ -49,25 +50,37 @@ pub fn shrink(spec: &SimSpec, invariant: Invariant, budget: usize) -> Shrunk {
             i += 1;
         }
     }
-    // Then shorten what is left, halving each duration while it still breaks.
-    loop {
-        let mut improved = false;
-        for f in 0..best.faults.0.len() {
-            for field in shortenable_fields(&best.faults.0[f]) {
-                while let Some(shorter) = halve(&best.faults.0[f], &field) {
-                    let mut candidate = best.clone();
-                    candidate.faults.0[f] = shorter;
-                    if try_candidate(&candidate, &mut runs) {
-                        best = candidate;
-                        improved = true;
-                    } else {
-                        break;
-                    }
+    // Then shorten what is left: each duration comes down by half its
+    // value, then by ever smaller steps (a binary search for the shortest
+    // that still breaks).
+    for f in 0..best.faults.0.len() {
+        for field in shortenable_fields(&best.faults.0[f]) {
+            let Some((start, whole)) = number(&best.faults.0[f], &field) else {
+                continue;
+            };
+            let halve = |x: f64| if whole { (x / 2.0).floor() } else { x / 2.0 };
+            let floor = (start / 64.0).max(if whole { 1.0 } else { 0.001 });
+            let mut step = halve(start);
+            while step >= floor {
+                let current = number(&best.faults.0[f], &field).map_or(0.0, |(v, _)| v);
+                let next = current - step;
+                let accepted = next > 0.0
+                    && with_number(&best.faults.0[f], &field, next).is_some_and(|shorter| {
+                        let mut candidate = best.clone();
+                        candidate.faults.0[f] = shorter;
+                        let ok = try_candidate(&candidate, &mut runs);
+                        if ok {
+                            best = candidate;
+                        }
+                        ok
+                    });
+                if !accepted {
+                    step = halve(step);
+                }
+                if runs >= budget {
+                    break;
                 }
             }
-        }
-        if !improved || runs >= budget {
-            break;
         }
     }
     Shrunk { spec: best, runs }
@@ -90,20 +103,25 @@ fn shortenable_fields(f: &Fault) -> Vec<String> {
     fields
 }
 
-/// `f` with `field` halved, or `None` when it cannot get smaller.
-fn halve(f: &Fault, field: &str) -> Option<Fault> {
+/// The value of a numeric field of `f`, and whether it is a whole number.
+fn number(f: &Fault, field: &str) -> Option<(f64, bool)> {
+    let value = serde_json::to_value(f).ok()?.get(field)?.clone();
+    Some((value.as_f64()?, value.is_u64()))
+}
+
+/// `f` with `field` set to `value` (whole fields stay whole), or `None`
+/// when the result is not a valid fault.
+fn with_number(f: &Fault, field: &str, value: f64) -> Option<Fault> {
     let serde_json::Value::Object(mut map) = serde_json::to_value(f).ok()? else {
         return None;
     };
-    let value = map.get(field)?;
-    let smaller = if let Some(n) = value.as_u64() {
-        (n > 1).then(|| serde_json::Value::from(n / 2))?
+    let new = if map.get(field)?.is_u64() {
+        serde_json::Value::from(value.round() as u64)
     } else {
-        let p = value.as_f64()?;
-        (p > 0.01).then(|| serde_json::Value::from(p / 2.0))?
+        serde_json::Value::from(value)
     };
-    map.insert(field.to_owned(), smaller);
-    // A halved value may break a rule between fields (min above max); the
+    map.insert(field.to_owned(), new);
+    // A smaller value may break a rule between fields (min above max); the
     // run then fails and the candidate is simply not taken.
     serde_json::from_value(serde_json::Value::Object(map)).ok()
 }
@@ -146,4 +164,55 @@ pub fn plan_json(plan: &FaultPlan) -> String {
         faults: &'a FaultPlan,
     }
     serde_json::to_string_pretty(&Plan { faults: plan }).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stw-pause scenario (000, 002) with two faults that do not matter
+    /// added: shrinking keeps only the pause, shortens it while mutual
+    /// exclusion still breaks, and the result still breaks it.
+    #[test]
+    fn shrinks_to_the_fault_that_matters() {
+        let mut spec = crate::builtin("stw-pause").unwrap().spec(None, Some(Profile::Redisson));
+        spec.faults.0.push(Fault::Latency {
+            client: "B".into(),
+            at_ms: 70_000,
+            duration_ms: 5_000,
+            min_ms: 10,
+            max_ms: 20,
+        });
+        spec.faults.0.insert(
+            0,
+            Fault::Partition {
+                client: "B".into(),
+                at_ms: 60_000,
+                duration_ms: 10_000,
+            },
+        );
+        assert!(breaks(&spec, Invariant::MutualExclusion));
+        let shrunk = shrink(&spec, Invariant::MutualExclusion, 100);
+        assert_eq!(shrunk.spec.faults.0.len(), 1, "{:?}", shrunk.spec.faults);
+        let Fault::Pause { duration_ms, .. } = shrunk.spec.faults.0[0] else {
+            panic!("kept {:?}", shrunk.spec.faults.0[0]);
+        };
+        // The pause must still outlast the rest of the 30 s lease, so it
+        // cannot be halved below about 25 s.
+        assert!((25_000..45_000).contains(&duration_ms), "{duration_ms}");
+        assert!(breaks(&shrunk.spec, Invariant::MutualExclusion));
+        assert_eq!((shrunk.spec.seed, &shrunk.spec.clients), (spec.seed, &spec.clients));
+    }
+
+    /// A shrunk spec saved as a scenario file reads back and, run, gives
+    /// what the file expects.
+    #[test]
+    fn shrunk_scenario_runs_as_expected() {
+        let spec = crate::builtin("lease-disables-watchdog").unwrap().spec(None, Some(Profile::Redisson));
+        let file = shrunk_scenario(&spec, Invariant::MutualExclusion, Profile::Redisson).to_toml();
+        let s = Scenario::parse(&file, "shrunk.toml").unwrap();
+        let t = crate::Trial::run(&s, None, None).unwrap();
+        assert!(t.as_expected(), "{:?}", t.mismatches);
+        assert!(plan_json(&spec.faults).contains("\"faults\""));
+    }
 }

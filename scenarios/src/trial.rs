@@ -138,3 +138,60 @@ pub struct ViolationJson {
     /// The checker's explanation.
     pub detail: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--json` prints exactly the documented fields, with a violation's
+    /// invariant, time in ms and detail: document 004's experiment 2 breaks
+    /// mutual exclusion at about 3 s and fails both unlocks.
+    #[test]
+    fn json_shape() {
+        let s = crate::builtin("lease-shorter-than-work").unwrap();
+        let t = Trial::run(&s, Some(1), Some(Profile::Redisson)).unwrap();
+        let v = serde_json::to_value(t.to_json()).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "as_expected",
+                "expected",
+                "history_hash",
+                "mismatches",
+                "profile",
+                "scenario",
+                "seed",
+                "unlock_errors",
+                "verdict",
+                "violations"
+            ]
+        );
+        assert_eq!(v["scenario"], "lease-shorter-than-work");
+        assert_eq!(v["profile"], "redisson");
+        assert_eq!(v["seed"], 1);
+        assert_eq!(v["verdict"], "violated");
+        assert_eq!(v["unlock_errors"], 2);
+        assert_eq!(v["as_expected"], true);
+        assert_eq!(v["expected"]["verdict"], "violated");
+        let first = &v["violations"][0];
+        assert_eq!(first["invariant"], "mutual-exclusion");
+        assert!((2_900..3_200).contains(&first["at_ms"].as_u64().unwrap()), "{first}");
+        assert!(first["detail"].as_str().unwrap().contains("A/t2"), "{first}");
+        assert_eq!(v["history_hash"].as_str().unwrap().len(), 40);
+    }
+
+    /// A run judged against a wrong expectation is not as expected and
+    /// says why; the reproduce command names the seed and profile.
+    #[test]
+    fn unexpected_outcome_is_reported() {
+        let mut s = crate::builtin("watchdog-serializes").unwrap();
+        s.expect = toml::from_str("[default]\nverdict = \"violated\"\n").unwrap();
+        let t = Trial::run(&s, Some(5), Some(Profile::Fenced)).unwrap();
+        assert_eq!(t.verdict(), Verdict::Safe);
+        assert!(!t.as_expected());
+        assert_eq!(t.mismatches[0].check, "verdict");
+        assert_eq!(t.reproduce_command(), "locksim run watchdog-serializes --seed 5 --profile fenced");
+    }
+}

@@ -80,3 +80,118 @@ fn list(out: &mut dyn Write) {
         let _ = writeln!(out, "{:<width$}  {first}.", s.name);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exec(args: &[&str]) -> (Exit, String, String) {
+        let cli = Cli::try_parse_from(std::iter::once("locksim").chain(args.iter().copied())).unwrap();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let exit = execute(&cli, &mut out, &mut err);
+        (exit, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    }
+
+    fn temp_file(name: &str, text: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("locksim-cli-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    }
+
+    /// A built-in scenario that gives what it expects exits 0, printing the
+    /// seed and settings before the timeline and the verdict after it.
+    #[test]
+    fn run_builtin_as_expected() {
+        let (exit, out, _) = exec(&["run", "watchdog-serializes", "--profile", "redisson"]);
+        assert_eq!(exit, Exit::AsExpected);
+        let seed = out.find("\nseed      1").unwrap();
+        let timeline = out.find("--- timeline").unwrap();
+        let verdict = out.find("--- verdict").unwrap();
+        assert!(seed < timeline && timeline < verdict, "{out}");
+        assert!(out.contains("result    as expected"), "{out}");
+    }
+
+    /// A violation ends with the reproduce line, even when expected.
+    #[test]
+    fn violation_ends_with_reproduce_line() {
+        let (exit, out, _) = exec(&["run", "stw-pause", "--seed", "3", "--profile", "redisson"]);
+        assert_eq!(exit, Exit::AsExpected, "{out}");
+        assert_eq!(
+            out.lines().last(),
+            Some("reproduce with: locksim run stw-pause --seed 3 --profile redisson")
+        );
+    }
+
+    /// An unknown scenario is bad input: exit 2, a message on stderr, nothing on stdout.
+    #[test]
+    fn unknown_scenario_exits_2() {
+        let (exit, out, err) = exec(&["run", "no-such-thing"]);
+        assert_eq!(exit, Exit::BadInput);
+        assert!(out.is_empty());
+        assert!(err.starts_with("locksim: unknown scenario 'no-such-thing'"), "{err}");
+    }
+
+    /// A malformed file is bad input, reported with its line and field.
+    #[test]
+    fn malformed_file_exits_2_with_line() {
+        let path = temp_file("bad.toml", "name = \"x\"\ndescription = \"y\"\n[sim]\nseed = -1\nclients = []\n");
+        let (exit, _, err) = exec(&["run", &path]);
+        assert_eq!(exit, Exit::BadInput);
+        assert!(err.contains("line 4") && err.contains("field `sim.seed`"), "{err}");
+    }
+
+    /// A file whose expectation the run does not meet exits 1 and says why.
+    #[test]
+    fn unexpected_outcome_exits_1() {
+        let text = r#"
+name = "never-safe"
+description = "one client locks and never unlocks, but expects safety"
+[sim]
+seed = 1
+horizon_ms = 20000
+[[sim.clients]]
+name = "A"
+[[sim.clients.threads]]
+steps = [{ step = "lock" }]
+[expect.default]
+verdict = "safe"
+"#;
+        let path = temp_file("never-safe.toml", text);
+        let (exit, out, _) = exec(&["run", &path, "--profile", "fenced"]);
+        assert_eq!(exit, Exit::Unexpected, "{out}");
+        assert!(out.contains("NOT as expected") && out.contains("lock-left-behind"), "{out}");
+        assert!(out.ends_with(&format!("reproduce with: locksim run {path} --seed 1 --profile fenced\n")), "{out}");
+    }
+
+    /// `--json` prints one JSON object and nothing else.
+    #[test]
+    fn run_json_is_one_object() {
+        let (exit, out, _) = exec(&["run", "client-crash", "--json"]);
+        assert_eq!(exit, Exit::AsExpected);
+        assert_eq!(out.lines().count(), 1);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["verdict"], "safe");
+        assert_eq!(v["as_expected"], true);
+    }
+
+    /// `scenarios` lists every built-in scenario, one line each.
+    #[test]
+    fn scenarios_lists_builtins() {
+        let (exit, out, _) = exec(&["scenarios"]);
+        assert_eq!(exit, Exit::AsExpected);
+        assert_eq!(out.lines().count(), crate::builtin_names().count());
+        assert!(out.lines().any(|l| l.starts_with("stw-pause ")), "{out}");
+    }
+
+    /// replay reruns an explored seed: same seed and profile, same history.
+    #[test]
+    fn replay_is_deterministic() {
+        let (_, a, _) = exec(&["replay", "7", "--profile", "redisson", "--json"]);
+        let (_, b, _) = exec(&["replay", "7", "--profile", "redisson", "--json"]);
+        assert_eq!(a, b);
+        let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+        assert_eq!((v["seed"].as_u64(), v["profile"].as_str()), (Some(7), Some("redisson")));
+    }
+}
