@@ -62,3 +62,86 @@ where
     };
     tokio::join!(reader, writer);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream, duplex};
+
+    use super::serve_connection;
+    use crate::{Engine, LockScript, ManualClock, SharedEngine};
+
+    fn open(shared: &SharedEngine) -> DuplexStream {
+        let (client, server) = duplex(64 * 1024);
+        tokio::spawn(serve_connection(shared.clone(), server));
+        client
+    }
+
+    async fn expect(stream: &mut DuplexStream, want: &[u8]) {
+        let mut got = vec![0u8; want.len()];
+        stream.read_exact(&mut got).await.expect("read");
+        assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
+    }
+
+    /// Over an in-memory stream (the server is generic over the byte
+    /// stream, as turmoil's TCP needs): a RESP3 subscriber gets the unlock
+    /// script's message as a push, the publisher gets the script's reply,
+    /// and QUIT closes only its own connection. A delivery lost between
+    /// connections or written in the wrong protocol fails the byte match.
+    #[tokio::test]
+    async fn unlock_message_reaches_a_resp3_subscriber() {
+        let shared = SharedEngine::new(Engine::new(Arc::new(ManualClock::new(0))));
+        let mut sub = open(&shared);
+        let mut holder = open(&shared);
+        sub.write_all(b"HELLO 3\r\nSUBSCRIBE ch\r\n")
+            .await
+            .expect("write");
+        let mut hello = vec![0u8; 3];
+        sub.read_exact(&mut hello).await.expect("read");
+        assert_eq!(&hello, b"%7\r");
+        let mut rest = Vec::new();
+        while !rest.ends_with(b"*0\r\n") {
+            rest.push(sub.read_u8().await.expect("read"));
+        }
+        expect(&mut sub, b">3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n").await;
+
+        let eval = |s: LockScript, words: &[&str]| {
+            let mut all = vec!["EVAL", s.text()];
+            all.extend(words);
+            let mut out = format!("*{}\r\n", all.len());
+            for w in all {
+                out.push_str(&format!("${}\r\n{w}\r\n", w.len()));
+            }
+            out
+        };
+        let acquire = eval(LockScript::Acquire, &["1", "lock", "30000", "a"]);
+        let unlock = eval(LockScript::Unlock, &["2", "lock", "ch", "0", "30000", "a"]);
+        holder.write_all(acquire.as_bytes()).await.expect("write");
+        expect(&mut holder, b"$-1\r\n").await;
+        holder.write_all(unlock.as_bytes()).await.expect("write");
+        expect(&mut holder, b":1\r\n").await;
+        expect(&mut sub, b">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\n0\r\n").await;
+
+        holder.write_all(b"QUIT\r\n").await.expect("write");
+        expect(&mut holder, b"+OK\r\n").await;
+        assert_eq!(holder.read_u8().await.ok(), None, "QUIT must close");
+        sub.write_all(b"PING\r\n").await.expect("write");
+        expect(&mut sub, b"+PONG\r\n").await;
+    }
+
+    /// A protocol error gets Redis's text and closes that connection only.
+    #[tokio::test]
+    async fn protocol_error_closes_only_its_connection() {
+        let shared = SharedEngine::new(Engine::new(Arc::new(ManualClock::new(0))));
+        let mut bad = open(&shared);
+        let mut good = open(&shared);
+        bad.write_all(b"*1\r\n+PING\r\n").await.expect("write");
+        expect(&mut bad, b"-ERR Protocol error: expected '$', got '+'\r\n").await;
+        assert_eq!(bad.read_u8().await.ok(), None, "connection must close");
+        good.write_all(b"*1\r\n$4\r\nPING\r\n")
+            .await
+            .expect("write");
+        expect(&mut good, b"+PONG\r\n").await;
+    }
+}

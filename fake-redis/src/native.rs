@@ -176,6 +176,11 @@ mod tests {
         e.execute(c, a)
     }
 
+    /// Runs `s` by EVAL and returns its single reply.
+    fn run(e: &mut Engine, c: ConnId, s: LockScript, words: &[&str]) -> Value {
+        one(eval(e, c, s, words))
+    }
+
     fn one(r: Response) -> Value {
         assert_eq!(r.replies.len(), 1, "{r:?}");
         r.replies.into_iter().next().unwrap_or(Value::Nil)
@@ -188,35 +193,13 @@ mod tests {
     #[test]
     fn acquire_is_reentrant_and_excludes_others() {
         let (mut e, clock, c) = setup();
-        assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Acquire,
-                &["1", "lock", "30000", "a:1"]
-            )),
-            Value::Nil
-        );
+        let acquire =
+            |e: &mut Engine, field| run(e, c, LockScript::Acquire, &["1", "lock", "30000", field]);
+        assert_eq!(acquire(&mut e, "a:1"), Value::Nil);
         clock.advance(10_000);
-        assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Acquire,
-                &["1", "lock", "30000", "a:1"]
-            )),
-            Value::Nil
-        );
+        assert_eq!(acquire(&mut e, "a:1"), Value::Nil);
         clock.advance(1_000);
-        assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Acquire,
-                &["1", "lock", "30000", "b:1"]
-            )),
-            Value::Int(29_000)
-        );
+        assert_eq!(acquire(&mut e, "b:1"), Value::Int(29_000));
         let (fields, expiry) = e.hash_snapshot(b"lock").unwrap_or_default();
         assert_eq!(fields, vec![(bulk_bytes("a:1"), bulk_bytes("2"))]);
         assert_eq!(expiry, Some(1_000_000 + 10_000 + 30_000));
@@ -234,22 +217,12 @@ mod tests {
         eval(&mut e, c, LockScript::Acquire, &["1", "lock", "100", "a"]);
         clock.advance(99);
         assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Acquire,
-                &["1", "lock", "100", "b"]
-            )),
+            run(&mut e, c, LockScript::Acquire, &["1", "lock", "100", "b"]),
             Value::Int(1)
         );
         clock.advance(1);
         assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Acquire,
-                &["1", "lock", "100", "b"]
-            )),
+            run(&mut e, c, LockScript::Acquire, &["1", "lock", "100", "b"]),
             Value::Nil
         );
     }
@@ -265,21 +238,21 @@ mod tests {
         eval(&mut e, c, LockScript::Acquire, &["1", "lock", "30000", "a"]);
         eval(&mut e, c, LockScript::Acquire, &["1", "lock", "30000", "a"]);
         assert_eq!(
-            one(eval(
+            run(
                 &mut e,
                 c,
                 LockScript::Unlock,
                 &["2", "lock", "chan", "0", "30000", "b"]
-            )),
+            ),
             Value::Nil
         );
         assert_eq!(
-            one(eval(
+            run(
                 &mut e,
                 c,
                 LockScript::Unlock,
                 &["2", "lock", "chan", "0", "30000", "a"]
-            )),
+            ),
             Value::Int(0)
         );
         let r = eval(
@@ -307,21 +280,11 @@ mod tests {
         eval(&mut e, c, LockScript::Acquire, &["1", "lock", "30000", "a"]);
         clock.advance(20_000);
         assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Renew,
-                &["1", "lock", "30000", "b"]
-            )),
+            run(&mut e, c, LockScript::Renew, &["1", "lock", "30000", "b"]),
             Value::Int(0)
         );
         assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Renew,
-                &["1", "lock", "30000", "a"]
-            )),
+            run(&mut e, c, LockScript::Renew, &["1", "lock", "30000", "a"]),
             Value::Int(1)
         );
         assert_eq!(
@@ -337,20 +300,20 @@ mod tests {
         let (mut e, clock, c) = setup();
         let s = LockScript::AcquireFenced;
         assert_eq!(
-            one(eval(&mut e, c, s, &["2", "lock", "ctr", "100", "a"])),
+            run(&mut e, c, s, &["2", "lock", "ctr", "100", "a"]),
             Value::Array(vec![Value::Int(1), Value::Int(1)])
         );
         assert_eq!(
-            one(eval(&mut e, c, s, &["2", "lock", "ctr", "100", "a"])),
+            run(&mut e, c, s, &["2", "lock", "ctr", "100", "a"]),
             Value::Array(vec![Value::Int(1), Value::Int(1)])
         );
         assert_eq!(
-            one(eval(&mut e, c, s, &["2", "lock", "ctr", "100", "b"])),
+            run(&mut e, c, s, &["2", "lock", "ctr", "100", "b"]),
             Value::Array(vec![Value::Int(0), Value::Int(100)])
         );
         clock.advance(100);
         assert_eq!(
-            one(eval(&mut e, c, s, &["2", "lock", "ctr", "100", "b"])),
+            run(&mut e, c, s, &["2", "lock", "ctr", "100", "b"]),
             Value::Array(vec![Value::Int(1), Value::Int(2)])
         );
     }
@@ -363,23 +326,13 @@ mod tests {
         let (mut e, _clock, c) = setup();
         e.execute(c, args(&["SET", "str", "x"]));
         assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Acquire,
-                &["1", "str", "1000", "f"]
-            )),
+            run(&mut e, c, LockScript::Acquire, &["1", "str", "1000", "f"]),
             Value::error(
                 "WRONGTYPE Operation against a key holding the wrong kind of value script: 149c5a8bf18676fd99e9e6e24923bd64d9b62f94, on @user_script:1."
             )
         );
         assert_eq!(
-            one(eval(
-                &mut e,
-                c,
-                LockScript::Acquire,
-                &["1", "lock", "abc", "f"]
-            )),
+            run(&mut e, c, LockScript::Acquire, &["1", "lock", "abc", "f"]),
             Value::error(
                 "ERR value is not an integer or out of range script: 149c5a8bf18676fd99e9e6e24923bd64d9b62f94, on @user_script:1."
             )
@@ -389,7 +342,7 @@ mod tests {
             Some((vec![(bulk_bytes("f"), bulk_bytes("1"))], None))
         );
         assert_eq!(
-            one(eval(&mut e, c, LockScript::Acquire, &["0"])),
+            run(&mut e, c, LockScript::Acquire, &["0"]),
             Value::error(
                 "ERR Lua redis lib command arguments must be strings or integers script: 149c5a8bf18676fd99e9e6e24923bd64d9b62f94, on @user_script:1."
             )

@@ -79,54 +79,48 @@ fn strtod_whole(s: &[u8]) -> Option<f64> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
-/// `digits[.digits][e[sign]digits]` with at least one digit.
-fn decimal(t: &str) -> Option<f64> {
-    let (mantissa, exponent) = match t.find('e') {
+/// Splits `int[.frac][<mark>[sign]digits]`, with at least one mantissa digit
+/// and every digit valid; the exponent saturates.
+fn float_parts(t: &str, mark: char, digit: fn(&u8) -> bool) -> Option<(&str, &str, i32)> {
+    let (mantissa, exponent) = match t.find(mark) {
         Some(i) => (&t[..i], Some(&t[i + 1..])),
         None => (t, None),
     };
-    let mut parts = mantissa.splitn(2, '.');
-    let int = parts.next().unwrap_or("");
-    let frac = parts.next().unwrap_or("");
-    let digits_ok = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
-    if !digits_ok(int) || !digits_ok(frac) || (int.is_empty() && frac.is_empty()) {
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !int.bytes().all(|b| digit(&b))
+        || !frac.bytes().all(|b| digit(&b))
+        || (int.is_empty() && frac.is_empty())
+    {
         return None;
     }
-    if let Some(e) = exponent {
-        let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
-        if digits.is_empty() || !digits_ok(digits) {
-            return None;
+    let exp = match exponent {
+        None => 0,
+        Some(e) => {
+            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let n: i32 = digits.parse().unwrap_or(i32::MAX / 2);
+            if e.starts_with('-') { -n } else { n }
         }
-    }
+    };
+    Some((int, frac, exp))
+}
+
+/// `digits[.digits][e[sign]digits]`.
+fn decimal(t: &str) -> Option<f64> {
+    float_parts(t, 'e', u8::is_ascii_digit)?;
     t.parse::<f64>().ok()
 }
 
 /// The part of a hex float after `0x`: `hex[.hex][p[sign]digits]`.
 fn hex_float(t: &str) -> Option<f64> {
-    let (mantissa, exponent) = match t.find('p') {
-        Some(i) => (&t[..i], Some(&t[i + 1..])),
-        None => (t, None),
-    };
-    let mut parts = mantissa.splitn(2, '.');
-    let int = parts.next().unwrap_or("");
-    let frac = parts.next().unwrap_or("");
-    let hex_ok = |d: &str| d.bytes().all(|b| b.is_ascii_hexdigit());
-    if !hex_ok(int) || !hex_ok(frac) || (int.is_empty() && frac.is_empty()) {
-        return None;
-    }
+    let (int, frac, exp) = float_parts(t, 'p', u8::is_ascii_hexdigit)?;
     let mut value = 0f64;
     for d in int.bytes().chain(frac.bytes()) {
         value = value * 16.0 + f64::from(char::from(d).to_digit(16)?);
     }
-    let mut exp = -4 * i32::try_from(frac.len()).ok()?;
-    if let Some(e) = exponent {
-        let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let n: i32 = digits.parse().unwrap_or(i32::MAX / 2);
-        exp = exp.saturating_add(if e.starts_with('-') { -n } else { n });
-    }
+    let exp = exp.saturating_sub(4 * i32::try_from(frac.len()).ok()?);
     Some(value * 2f64.powi(exp))
 }
 
