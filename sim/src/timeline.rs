@@ -114,11 +114,13 @@ fn describe(kind: &RecordKind) -> (String, String) {
             ("net".to_owned(), format!("dropped {what} {arrow}"))
         }
         RecordKind::Fault { fault, phase } => {
-            let phase = match phase {
-                Phase::Begin => "begins",
-                Phase::End => "ends",
+            let phase = match (phase, fault.end_ms()) {
+                // An instant (a Redis restart) has no window to open.
+                (Phase::Begin, None) => "",
+                (Phase::Begin, Some(_)) => " begins",
+                (Phase::End, _) => " ends",
             };
-            ("fault".to_owned(), format!("{} {phase}", fault_text(fault)))
+            ("fault".to_owned(), format!("{}{phase}", fault_text(fault)))
         }
         RecordKind::Crash { process } => (process.to_string(), "crash".to_owned()),
         RecordKind::Done { who } => (who.to_string(), "done".to_owned()),
@@ -214,5 +216,72 @@ pub(crate) fn fault_text(fault: &Fault) -> String {
         } => format!("latency {client} {duration_ms}ms ({min_ms}..{max_ms}ms)"),
         Fault::RedisRestart { .. } => "redis restart".to_owned(),
         Fault::RedisPause { duration_ms, .. } => format!("redis pause {duration_ms}ms"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::check::sample::{Sample, lock_call, proc, who};
+    use crate::history::{Outcome, RecordKind};
+    use crate::{Fault, SimTime};
+
+    /// The timeline is the snapshot format of the scenarios: time right-
+    /// aligned, actor padded, one short line per record. Any change to it
+    /// shows here first.
+    #[test]
+    fn renders_one_aligned_line_per_record() {
+        let h = Sample::new(5)
+            .call(0, who("A", 1), lock_call())
+            .server(2, Some(who("A", 1)))
+            .ret(
+                4,
+                who("A", 1),
+                lock_call(),
+                Outcome::Acquired { token: Some(3) },
+            )
+            .at(
+                10_002,
+                RecordKind::RenewReply {
+                    process: proc("A"),
+                    lock: crate::check::sample::lock(),
+                    request: 7,
+                    reply: "1".into(),
+                },
+            )
+            .at(
+                12_000,
+                RecordKind::Fault {
+                    fault: Fault::Pause {
+                        client: "A".into(),
+                        at_ms: 12_000,
+                        duration_ms: 5_000,
+                    },
+                    phase: crate::Phase::Begin,
+                },
+            )
+            .at(
+                12_500,
+                RecordKind::Fault {
+                    fault: Fault::RedisRestart { at_ms: 12_500 },
+                    phase: crate::Phase::Begin,
+                },
+            )
+            .write(13_000, who("B", 2), None, true)
+            .build();
+        let mut h = h;
+        h.records[1].at = SimTime(2_470);
+        let expected = "   0.000000s  A/t1     call lock()
+   0.002470s  redis    redisson:lock held by A/t1 x1 ttl=30000ms
+   0.004000s  A/t1     lock -> acquired token=3
+  10.002000s  A        renew -> 1
+  12.000000s  fault    pause A 5000ms begins
+  12.500000s  fault    redis restart
+  13.000000s  B/t2     write (no token) accepted
+";
+        assert_eq!(h.to_string(), expected);
+        assert_eq!(
+            h.line(3).as_deref(),
+            Some("  10.002000s  A        renew -> 1")
+        );
     }
 }

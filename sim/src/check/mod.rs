@@ -13,7 +13,7 @@ mod mutual_exclusion;
 mod release_after_crash;
 mod renewal_after_unlock;
 #[cfg(test)]
-mod sample;
+pub(crate) mod sample;
 
 /// A named invariant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
