@@ -4,11 +4,15 @@
 use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::request::{Request, parse_request};
+use crate::request::{Request, RequestReader};
 use crate::server::SharedEngine;
 
 /// How much to ask the stream for per read.
 const READ_CHUNK: usize = 16 * 1024;
+
+/// Most bytes one connection may have waiting to be parsed (Redis's
+/// default `client-query-buffer-limit`, 1 GiB).
+const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
 
 /// Serves one connection until the client closes it, sends `QUIT`, or
 /// sends something that is not RESP (then it gets Redis's `-ERR Protocol
@@ -22,9 +26,10 @@ where
     let (mut rd, mut wr) = tokio::io::split(stream);
     let reader = async {
         let mut buf = BytesMut::new();
+        let mut requests = RequestReader::new();
         'conn: loop {
             loop {
-                match parse_request(&mut buf) {
+                match requests.next_request(&mut buf) {
                     Request::Command(args) if args.is_empty() => {}
                     Request::Command(args) => {
                         if shared.execute(conn, args) {
@@ -38,6 +43,11 @@ where
                         break 'conn;
                     }
                 }
+            }
+            if buf.len() > MAX_QUERY_BUFFER {
+                // Redis's client-query-buffer-limit: drop the client, no reply.
+                tracing::debug!(?conn, "query buffer over limit; closing");
+                break;
             }
             buf.reserve(READ_CHUNK);
             match rd.read_buf(&mut buf).await {

@@ -152,7 +152,9 @@ pub use connection::serve_connection;
 pub use engine::{ConnId, Engine, HashFields, Protocol, Response};
 pub use error::CmdError;
 pub use frame::{encode, encode_to_vec};
-pub use request::{MAX_BULK, MAX_INLINE, MAX_MULTIBULK, ProtocolError, Request, parse_request};
+pub use request::{
+    MAX_BULK, MAX_INLINE, MAX_MULTIBULK, ProtocolError, Request, RequestReader, parse_request,
+};
 pub use script::{LockScript, sha1_hex};
 pub use server::{BackgroundServer, SharedEngine, serve, spawn_local_server};
 pub use value::Value;

@@ -82,12 +82,72 @@ fn find(buf: &[u8], byte: u8) -> Option<usize> {
 }
 
 /// Takes the next request from the front of `buf` (consuming it unless
-/// the result is [`Request::Incomplete`] or [`Request::Invalid`]).
+/// the result is [`Request::Incomplete`] or [`Request::Invalid`]). Stateless:
+/// a connection reading in pieces should keep a [`RequestReader`].
 pub fn parse_request(buf: &mut BytesMut) -> Request {
-    match buf.first() {
-        None => Request::Incomplete,
-        Some(b'*') => parse_multibulk(buf),
-        Some(_) => parse_inline(buf),
+    RequestReader::default().next_request(buf)
+}
+
+/// How far into a multibulk the reader has checked.
+#[derive(Debug, Clone)]
+struct Progress {
+    /// Elements still to read.
+    remaining: i64,
+    /// `(start, len)` of each element read so far.
+    args: Vec<(usize, usize)>,
+    /// Where the next element starts.
+    pos: usize,
+}
+
+/// Reads requests off a connection's growing buffer. It remembers how far
+/// into an unfinished multibulk it has checked, so a long request arriving
+/// in many pieces is scanned once, not once per piece.
+#[derive(Debug, Default)]
+pub struct RequestReader {
+    progress: Option<Progress>,
+}
+
+impl RequestReader {
+    /// A reader at the start of a stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes the next request from the front of `buf`, which must hold the
+    /// same bytes as at the previous call plus any that arrived since.
+    pub fn next_request(&mut self, buf: &mut BytesMut) -> Request {
+        if self.progress.is_none() {
+            match buf.first() {
+                None => return Request::Incomplete,
+                Some(b'*') => {}
+                Some(_) => return parse_inline(buf),
+            }
+        }
+        let mut progress = match self.progress.take() {
+            Some(p) => p,
+            None => match multibulk_header(buf) {
+                Ok(Some(p)) => p,
+                Ok(None) => return Request::Incomplete,
+                Err(e) => return Request::Invalid(e),
+            },
+        };
+        match read_elements(&mut progress, buf) {
+            Ok(true) => {
+                let frame = buf.split_to(progress.pos).freeze();
+                Request::Command(
+                    progress
+                        .args
+                        .into_iter()
+                        .map(|(start, len)| frame.slice(start..start + len))
+                        .collect(),
+                )
+            }
+            Ok(false) => {
+                self.progress = Some(progress);
+                Request::Incomplete
+            }
+            Err(e) => Request::Invalid(e),
+        }
     }
 }
 
@@ -106,38 +166,28 @@ fn header_line(
     }
 }
 
-fn parse_multibulk(buf: &mut BytesMut) -> Request {
-    match scan_multibulk(buf) {
-        Ok(Some((args_at, consumed))) => {
-            let frame = buf.split_to(consumed).freeze();
-            Request::Command(
-                args_at
-                    .into_iter()
-                    .map(|(start, len)| frame.slice(start..start + len))
-                    .collect(),
-            )
-        }
-        Ok(None) => Request::Incomplete,
-        Err(e) => Request::Invalid(e),
-    }
-}
-
-/// Checks a whole multibulk without copying: the (start, len) of each
-/// argument and the bytes consumed, or `None` when incomplete.
-#[allow(clippy::type_complexity)]
-fn scan_multibulk(buf: &[u8]) -> Result<Option<(Vec<(usize, usize)>, usize)>, ProtocolError> {
-    let Some((cr, mut pos)) = header_line(buf, ProtocolError::TooBigMultibulkCount)? else {
+/// The `*N` line: `None` when incomplete.
+fn multibulk_header(buf: &[u8]) -> Result<Option<Progress>, ProtocolError> {
+    let Some((cr, pos)) = header_line(buf, ProtocolError::TooBigMultibulkCount)? else {
         return Ok(None);
     };
     let count = crate::number::parse_i64(&buf[1..cr])
         .filter(|n| *n <= MAX_MULTIBULK)
         .ok_or(ProtocolError::InvalidMultibulkLength)?;
-    // A count is only a promise: grow with what arrives, never reserve it.
-    let mut args = Vec::new();
-    for _ in 0..count.max(0) {
-        let rest = &buf[pos..];
+    Ok(Some(Progress {
+        remaining: count.max(0),
+        // A count is only a promise: grow with what arrives, never reserve it.
+        args: Vec::new(),
+        pos,
+    }))
+}
+
+/// Reads the elements that have fully arrived; whether all have.
+fn read_elements(p: &mut Progress, buf: &[u8]) -> Result<bool, ProtocolError> {
+    while p.remaining > 0 {
+        let rest = &buf[p.pos..];
         let Some((cr, body)) = header_line(rest, ProtocolError::TooBigBulkCount)? else {
-            return Ok(None);
+            return Ok(false);
         };
         if rest[0] != b'$' {
             return Err(ProtocolError::ExpectedDollar(char::from(rest[0])));
@@ -148,12 +198,13 @@ fn scan_multibulk(buf: &[u8]) -> Result<Option<(Vec<(usize, usize)>, usize)>, Pr
         let len = usize::try_from(len).map_err(|_| ProtocolError::InvalidBulkLength)?;
         // The bulk and the two bytes after it (Redis skips them unchecked).
         if rest.len() < body + len + 2 {
-            return Ok(None);
+            return Ok(false);
         }
-        args.push((pos + body, len));
-        pos += body + len + 2;
+        p.args.push((p.pos + body, len));
+        p.pos += body + len + 2;
+        p.remaining -= 1;
     }
-    Ok(Some((args, pos)))
+    Ok(true)
 }
 
 fn parse_inline(buf: &mut BytesMut) -> Request {
@@ -269,6 +320,33 @@ pub(crate) fn split_args(line: &[u8]) -> Option<Vec<Bytes>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request fed one byte at a time to one reader parses exactly as
+    /// when it arrives whole, and a second request right behind it follows.
+    #[test]
+    fn reader_resumes_across_pieces() {
+        let input = b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n*1\r\n$4\r\nPING\r\n";
+        let mut reader = RequestReader::new();
+        let mut buf = BytesMut::new();
+        let mut got = Vec::new();
+        for &b in input {
+            buf.extend_from_slice(&[b]);
+            loop {
+                match reader.next_request(&mut buf) {
+                    Request::Command(args) => got.push(args),
+                    Request::Incomplete => break,
+                    Request::Invalid(e) => panic!("{e}"),
+                }
+            }
+        }
+        let words = |w: &[&str]| -> Vec<Bytes> {
+            w.iter()
+                .map(|s| Bytes::copy_from_slice(s.as_bytes()))
+                .collect()
+        };
+        assert_eq!(got, vec![words(&["SET", "k", "hello"]), words(&["PING"])]);
+        assert!(buf.is_empty());
+    }
 
     fn parse(input: &[u8]) -> (Request, usize) {
         let mut buf = BytesMut::from(input);

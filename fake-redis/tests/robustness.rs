@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use fake_redis::{
-    BackgroundServer, Engine, ManualClock, Request, SharedEngine, SystemClock, parse_request,
+    BackgroundServer, Engine, ManualClock, Request, RequestReader, SharedEngine, SystemClock,
+    parse_request,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -203,26 +204,57 @@ fn huge_declared_length_then_disconnect() {
     assert_eq!(ping(&other), b"+PONG\r\n");
 }
 
-/// The parser on arbitrary bytes: never panics, and every command it
-/// returns consumed input (so the read loop cannot spin).
+/// The parser on arbitrary bytes: never panics, every command it returns
+/// consumed input (so the read loop cannot spin), and a [`RequestReader`]
+/// fed the bytes in random pieces reads exactly what one parse of the
+/// whole input reads (its resumption is invisible).
 #[test]
-fn parser_never_panics_and_always_progresses() {
+fn parser_never_panics_and_pieces_read_like_the_whole() {
     let mut runner = TestRunner::new(Config {
         cases: 2000,
         failure_persistence: None,
         ..Config::default()
     });
-    let result = runner.run(&junk(), |bytes| {
-        let mut buf = BytesMut::from(&bytes[..]);
-        loop {
-            let before = buf.len();
-            match parse_request(&mut buf) {
-                Request::Command(_) => prop_assert!(buf.len() < before, "no progress"),
-                Request::Incomplete | Request::Invalid(_) => break,
+    let result = runner.run(
+        &(junk(), prop::collection::vec(1usize..32, 1..64)),
+        |(bytes, cuts)| {
+            let mut whole = Vec::new();
+            let mut buf = BytesMut::from(&bytes[..]);
+            loop {
+                let before = buf.len();
+                let r = parse_request(&mut buf);
+                let stop = !matches!(r, Request::Command(_));
+                prop_assert!(stop || buf.len() < before, "no progress");
+                whole.push(r);
+                if stop {
+                    break;
+                }
             }
-        }
-        Ok(())
-    });
+            let mut pieces = Vec::new();
+            let mut reader = RequestReader::new();
+            let mut buf = BytesMut::new();
+            let mut rest = &bytes[..];
+            let mut cuts = cuts.into_iter().cycle();
+            'feed: loop {
+                let (now, later) = rest.split_at(cuts.next().unwrap_or(1).min(rest.len()));
+                buf.extend_from_slice(now);
+                rest = later;
+                loop {
+                    let r = reader.next_request(&mut buf);
+                    match r {
+                        Request::Command(_) => pieces.push(r),
+                        Request::Incomplete if !rest.is_empty() => break,
+                        _ => {
+                            pieces.push(r);
+                            break 'feed;
+                        }
+                    }
+                }
+            }
+            prop_assert_eq!(whole, pieces);
+            Ok(())
+        },
+    );
     if let Err(e) = result {
         panic!("{e}");
     }
