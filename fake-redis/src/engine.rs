@@ -32,7 +32,8 @@ pub struct Response {
     /// one; `SUBSCRIBE a b` gives one confirmation per channel.
     pub replies: Vec<Value>,
     /// Pub/sub messages for connections (possibly the caller), in the order
-    /// Redis would write them.
+    /// Redis would write them. Redis writes them while the command runs, so
+    /// a message to the caller itself goes before the caller's replies.
     pub deliveries: Vec<(ConnId, Value)>,
     /// The connection must be closed once the replies are written (`QUIT`).
     pub close: bool,
@@ -174,7 +175,7 @@ impl Engine {
     }
 }
 
-/// A reply `Value` helper for tests in other modules.
+/// Test helper: command words as arguments.
 #[cfg(test)]
 pub(crate) fn args(words: &[&str]) -> Vec<Bytes> {
     words
@@ -183,9 +184,20 @@ pub(crate) fn args(words: &[&str]) -> Vec<Bytes> {
         .collect()
 }
 
+/// Test helper: a bulk string reply.
 #[cfg(test)]
 pub(crate) fn bulk(s: &str) -> Value {
     Value::Bulk(Bytes::copy_from_slice(s.as_bytes()))
+}
+
+/// Test helper: an engine on a manual clock at `start_ms`, its clock, and
+/// one connection.
+#[cfg(test)]
+pub(crate) fn engine_at(start_ms: u64) -> (Engine, crate::ManualClock, ConnId) {
+    let clock = crate::ManualClock::new(start_ms);
+    let mut engine = Engine::new(Arc::new(clock.clone()));
+    let conn = engine.connect();
+    (engine, clock, conn)
 }
 
 #[cfg(test)]
@@ -194,10 +206,7 @@ mod tests {
     use crate::ManualClock;
 
     fn setup() -> (Engine, ManualClock, ConnId) {
-        let clock = ManualClock::new(5_000);
-        let mut engine = Engine::new(Arc::new(clock.clone()));
-        let conn = engine.connect();
-        (engine, clock, conn)
+        engine_at(5_000)
     }
 
     fn run(e: &mut Engine, c: ConnId, words: &[&str]) -> Value {

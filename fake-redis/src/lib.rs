@@ -67,6 +67,9 @@
 //!   (CONFIG, CLIENT, PSUBSCRIBE, ...) are unknown commands.
 //! - HELLO accepts SETNAME (ignored) but not AUTH; TIME has millisecond
 //!   precision.
+//! - An error text quoting client bytes that are not UTF-8 (an unknown
+//!   command's name) shows them as U+FFFD, since [`Value::Error`] holds a
+//!   `String`; Redis echoes the raw bytes.
 //!
 //! # Example
 //!

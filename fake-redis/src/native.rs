@@ -155,16 +155,12 @@ fn run_lua(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
-    use crate::engine::{args, bulk};
+    use crate::engine::{args, bulk, engine_at};
     use crate::{ConnId, Engine, LockScript, ManualClock, Response, Value};
 
     fn setup() -> (Engine, ManualClock, ConnId) {
-        let clock = ManualClock::new(1_000_000);
-        let mut engine = Engine::new(Arc::new(clock.clone()));
-        let conn = engine.connect();
-        (engine, clock, conn)
+        engine_at(1_000_000)
     }
 
     fn eval(e: &mut Engine, c: ConnId, s: LockScript, words: &[&str]) -> Response {

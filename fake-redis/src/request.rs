@@ -236,6 +236,15 @@ fn hex(b: u8) -> Option<u8> {
         .and_then(|d| u8::try_from(d).ok())
 }
 
+/// Past a closing quote at `i`, which must end the word (`"a"b` is an
+/// unbalanced request to Redis).
+fn after_closing_quote(line: &[u8], i: usize) -> Option<usize> {
+    match line.get(i + 1) {
+        Some(next) if !next.is_ascii_whitespace() => None,
+        _ => Some(i + 1),
+    }
+}
+
 /// Redis's `sdssplitargs`: words split on whitespace, `"..."` with C-like
 /// escapes (`\xHH`, `\n`, ...), `'...'` with `\'`. A closing quote must be
 /// followed by whitespace or the end. `None` for unbalanced quotes.
@@ -276,10 +285,7 @@ pub(crate) fn split_args(line: &[u8]) -> Option<Vec<Bytes>> {
                         other => other,
                     });
                 } else if line[i] == b'"' {
-                    if i + 1 < n && !line[i + 1].is_ascii_whitespace() {
-                        return None;
-                    }
-                    i += 1;
+                    i = after_closing_quote(line, i)?;
                     break;
                 } else {
                     word.push(line[i]);
@@ -292,10 +298,7 @@ pub(crate) fn split_args(line: &[u8]) -> Option<Vec<Bytes>> {
                     i += 1;
                     word.push(b'\'');
                 } else if line[i] == b'\'' {
-                    if i + 1 < n && !line[i + 1].is_ascii_whitespace() {
-                        return None;
-                    }
-                    i += 1;
+                    i = after_closing_quote(line, i)?;
                     break;
                 } else {
                     word.push(line[i]);
