@@ -29,6 +29,7 @@
 //! - `outcome`: what a run gave ([`Outcome`], [`Verdict`], [`EventKind`]).
 //! - `observe`: maps sim's history onto [`EventKind`]s.
 //! - `builtin`: the embedded scenarios and [`load`].
+//! - `corpus`: the regression corpus of explored seeds.
 //! - `trial`: one judged run and its JSON form.
 //! - `render`: the text of a trial (settings, timeline, verdict).
 //! - `explore`: random exploration over seeds.
@@ -38,6 +39,7 @@
 
 mod builtin;
 pub mod cli;
+mod corpus;
 mod error;
 mod expect;
 mod explore;
@@ -51,6 +53,7 @@ mod shrink;
 mod trial;
 
 pub use builtin::{builtin, builtin_names, builtins, load};
+pub use corpus::{Corpus, SeedCase};
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
 pub use explore::{Exploration, Finding, explore, explore_seed, explored_spec};

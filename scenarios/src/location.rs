@@ -9,6 +9,8 @@ use std::fmt;
 use std::ops::Range;
 
 use toml::Spanned;
+
+use crate::InputError;
 use toml::de::{DeTable, DeValue};
 
 /// Where a problem in a scenario file is: line and column (both from 1) and
@@ -209,5 +211,23 @@ fn join(head: &str, tail: &str) -> String {
         format!("{head}{tail}")
     } else {
         format!("{head}.{tail}")
+    }
+}
+
+/// A toml error in `text` (read from `origin`) as an [`InputError`] with
+/// its location.
+pub(crate) fn malformed(text: &str, origin: &str, e: &toml::de::Error) -> InputError {
+    let location = match e.span() {
+        Some(span) => Location::of_error(text, span, e.message()),
+        None => Location {
+            line: 1,
+            column: 1,
+            field: None,
+        },
+    };
+    InputError::Malformed {
+        origin: origin.to_owned(),
+        location,
+        message: e.message().trim().to_owned(),
     }
 }

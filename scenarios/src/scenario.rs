@@ -7,7 +7,7 @@ use lockcore::Profile;
 use serde::{Deserialize, Serialize};
 use sim::{Fault, SimSpec, Step};
 
-use crate::{Expectation, Expectations, InputError, Location};
+use crate::{Expectation, Expectations, InputError};
 
 /// A scenario file, as data. The simulation itself is sim's [`SimSpec`]
 /// verbatim under `[sim]`; `--seed` and `--profile` override its `seed`
@@ -33,21 +33,8 @@ impl Scenario {
     /// Parses and validates a scenario file. `origin` names the file in
     /// errors (a path, or `builtin:<name>`).
     pub fn parse(text: &str, origin: &str) -> Result<Scenario, InputError> {
-        let scenario: Scenario = toml::from_str(text).map_err(|e| {
-            let location = match e.span() {
-                Some(span) => Location::of_error(text, span, e.message()),
-                None => Location {
-                    line: 1,
-                    column: 1,
-                    field: None,
-                },
-            };
-            InputError::Malformed {
-                origin: origin.to_owned(),
-                location,
-                message: e.message().trim().to_owned(),
-            }
-        })?;
+        let scenario: Scenario =
+            toml::from_str(text).map_err(|e| crate::location::malformed(text, origin, &e))?;
         scenario.validate().map_err(|message| InputError::Invalid {
             origin: origin.to_owned(),
             message,
@@ -211,6 +198,7 @@ fn fault_client(f: &Fault) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Location;
 
     const MINIMAL: &str = r#"
 name = "mini"
@@ -361,6 +349,35 @@ steps = [
             let text = s.to_toml();
             let back = Scenario::parse(&text, "roundtrip").unwrap_or_else(|e| panic!("{}: {e}\n{text}", s.name));
             assert_eq!(back, s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod readme_tests {
+    use super::*;
+
+    /// The README's `## Scenario files` section.
+    fn section() -> &'static str {
+        let readme = include_str!("../../README.md");
+        let start = readme.find("## Scenario files").expect("README has a `## Scenario files` section");
+        let rest = &readme[start..];
+        let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+        &rest[..end]
+    }
+
+    /// The full example in the README parses, and under every profile it
+    /// gives exactly what it says it expects, so the documentation cannot
+    /// drift from the format or from the simulator.
+    #[test]
+    fn readme_example_parses_and_runs_as_expected() {
+        let section = section();
+        let start = section.find("```toml\n").expect("a ```toml block") + "```toml\n".len();
+        let len = section[start..].find("```").expect("the block ends");
+        let scenario = Scenario::parse(&section[start..start + len], "README.md").unwrap_or_else(|e| panic!("{e}"));
+        for p in Profile::ALL {
+            let t = crate::Trial::run(&scenario, None, Some(p)).unwrap();
+            assert!(t.as_expected(), "README example under {p}: {:?}", t.mismatches);
         }
     }
 }
