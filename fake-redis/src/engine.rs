@@ -50,8 +50,6 @@ pub(crate) struct State {
     pub(crate) scripts: ScriptCache,
     /// Connections speaking RESP3; every other known connection speaks RESP2.
     pub(crate) resp3: BTreeSet<ConnId>,
-    /// Connections that are open.
-    pub(crate) conns: BTreeSet<ConnId>,
 }
 
 impl State {
@@ -105,7 +103,6 @@ impl Engine {
     pub fn connect(&mut self) -> ConnId {
         let id = ConnId(self.next_conn);
         self.next_conn += 1;
-        self.state.conns.insert(id);
         id
     }
 
@@ -113,7 +110,6 @@ impl Engine {
     pub fn disconnect(&mut self, conn: ConnId) {
         self.state.pubsub.remove_conn(conn);
         self.state.resp3.remove(&conn);
-        self.state.conns.remove(&conn);
     }
 
     /// The protocol `conn` speaks now.
