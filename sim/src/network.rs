@@ -215,4 +215,35 @@ mod tests {
             "{at}"
         );
     }
+
+    /// Streams are per component: a drop-rate fault on B (drawing from
+    /// its own stream) leaves A's latency draws exactly as they were.
+    #[test]
+    fn a_fault_on_b_does_not_shift_a_draws() {
+        let faults = [Fault::DropRate {
+            client: "B".into(),
+            at_ms: 0,
+            duration_ms: 10_000,
+            probability: 0.5,
+        }];
+        let run = |faults: &[Fault]| {
+            let mut rngs = vec![rng::stream(9, Stream::Fault(0))];
+            let mut net = Network::new(
+                9,
+                LatencyRange {
+                    min_ms: 1,
+                    max_ms: 30,
+                },
+                2,
+            );
+            let mut a = Vec::new();
+            for i in 0..50 {
+                let now = SimTime::from_ms(i * 100);
+                let _ = net.send(now, 1, "B", Direction::Up, faults, &mut rngs);
+                a.push(net.send(now, 0, "A", Direction::Up, faults, &mut rngs));
+            }
+            a
+        };
+        assert_eq!(run(&faults), run(&[]));
+    }
 }

@@ -100,7 +100,9 @@ fn default_lock() -> LockName {
 ///
 /// A `try-lock` that fails skips the rest of the enclosing block (the
 /// script, or the current round of a `repeat`), as the documents' Java
-/// does with `if (res) { ... }`.
+/// does with `if (res) { ... }`. A `lock` or `try-lock` whose call fails
+/// with an error (lockcore gave up on the network, an invalid lease) skips
+/// the same way, as the exception would.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "step", deny_unknown_fields)]
 pub enum Step {
