@@ -38,7 +38,7 @@ fn same_seed_same_history_in_process() {
         let second = hash_of(seed);
         assert_eq!(
             first, second,
-            "seed {seed} is not deterministic; reproduce with: locksim explore --seed {seed}"
+            "seed {seed} is not deterministic; reproduce with: locksim replay {seed}"
         );
         distinct.insert(first, seed);
     }
