@@ -37,10 +37,22 @@
 //! (uuids, each client's link, each fault), so adding a fault does not
 //! shift the draws of unrelated components. Nothing reads the wall clock,
 //! nothing iterates a hash map, and nothing runs on another thread.
-//! [`History::hash`] is the SHA1 of the history's JSON; to replay a run,
-//! run its spec again (`sim::run(&sim::generate(seed, profile))` for a
-//! generated one). `tests/determinism` checks this for 1 000 seeds, twice
-//! in one process and once more in a fresh one.
+//! [`History::hash`] is the SHA1 of the history's JSON.
+//!
+//! To replay a run, run its spec again: a spec is serde data, so a saved
+//! one reloads exactly; a generated one is `sim::generate(seed, profile)`
+//! (on the command line, `locksim replay <seed> [--profile P]`). A
+//! failing run is reproduced from its seed alone. `tests/determinism`
+//! checks all this for 1 000 generated seeds, twice in one process and
+//! once more in a fresh one.
+//!
+//! ```
+//! let spec = sim::generate(7, None);
+//! let a = sim::run(&spec).expect("generated specs are valid");
+//! let b = sim::run(&spec).expect("generated specs are valid");
+//! assert_eq!(a.history.hash(), b.history.hash());
+//! assert_eq!(a.history.to_string(), b.history.to_string());
+//! ```
 //!
 //! # Faults
 //!
