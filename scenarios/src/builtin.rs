@@ -5,17 +5,41 @@ use crate::{InputError, Scenario};
 
 /// Each built-in scenario's name and file text, in the order reports list them.
 const FILES: [(&str, &str); 11] = [
-    ("watchdog-renews", include_str!("../builtin/watchdog-renews.toml")),
-    ("lease-shorter-than-work", include_str!("../builtin/lease-shorter-than-work.toml")),
-    ("watchdog-serializes", include_str!("../builtin/watchdog-serializes.toml")),
+    (
+        "watchdog-renews",
+        include_str!("../builtin/watchdog-renews.toml"),
+    ),
+    (
+        "lease-shorter-than-work",
+        include_str!("../builtin/lease-shorter-than-work.toml"),
+    ),
+    (
+        "watchdog-serializes",
+        include_str!("../builtin/watchdog-serializes.toml"),
+    ),
     ("stw-pause", include_str!("../builtin/stw-pause.toml")),
-    ("cpu-starvation", include_str!("../builtin/cpu-starvation.toml")),
+    (
+        "cpu-starvation",
+        include_str!("../builtin/cpu-starvation.toml"),
+    ),
     ("network-drop", include_str!("../builtin/network-drop.toml")),
-    ("network-drop-30s", include_str!("../builtin/network-drop-30s.toml")),
+    (
+        "network-drop-30s",
+        include_str!("../builtin/network-drop-30s.toml"),
+    ),
     ("client-crash", include_str!("../builtin/client-crash.toml")),
-    ("tiny-watchdog-timeout", include_str!("../builtin/tiny-watchdog-timeout.toml")),
-    ("lease-disables-watchdog", include_str!("../builtin/lease-disables-watchdog.toml")),
-    ("reentrant-hold", include_str!("../builtin/reentrant-hold.toml")),
+    (
+        "tiny-watchdog-timeout",
+        include_str!("../builtin/tiny-watchdog-timeout.toml"),
+    ),
+    (
+        "lease-disables-watchdog",
+        include_str!("../builtin/lease-disables-watchdog.toml"),
+    ),
+    (
+        "reentrant-hold",
+        include_str!("../builtin/reentrant-hold.toml"),
+    ),
 ];
 
 /// The names of the built-in scenarios, in report order.
@@ -105,7 +129,10 @@ mod tests {
     fn unknown_name_lists_builtins() {
         let err = load("no-such-scenario").unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("unknown scenario 'no-such-scenario'"), "{text}");
+        assert!(
+            text.contains("unknown scenario 'no-such-scenario'"),
+            "{text}"
+        );
         assert!(text.contains("stw-pause"), "{text}");
     }
 }

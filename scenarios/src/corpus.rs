@@ -55,7 +55,11 @@ impl SeedCase {
         let outcome = Outcome::of(&run);
         let mut out = Vec::new();
         if outcome.verdict() != self.verdict {
-            out.push(format!("verdict: expected {}, got {}", self.verdict, outcome.verdict()));
+            out.push(format!(
+                "verdict: expected {}, got {}",
+                self.verdict,
+                outcome.verdict()
+            ));
         }
         let broken = outcome.broken_invariants();
         let mut want = self.violated.clone();
@@ -63,7 +67,11 @@ impl SeedCase {
         want.dedup();
         if broken != want {
             let names = |v: &[Invariant]| v.iter().map(|i| i.name()).collect::<Vec<_>>().join(", ");
-            out.push(format!("violated: expected [{}], got [{}]", names(&want), names(&broken)));
+            out.push(format!(
+                "violated: expected [{}], got [{}]",
+                names(&want),
+                names(&broken)
+            ));
         }
         if let Some(h) = &self.history {
             let got = run.history.hash();
@@ -96,8 +104,13 @@ mod tests {
         assert_eq!(c.cases[0].profile, Profile::Fenced);
         assert_eq!(c.cases[0].violated, vec![Invariant::Fencing]);
         let err = Corpus::parse("[[case]]\nseed = 3\nprofle = \"fenced\"\n", "c.toml").unwrap_err();
-        let InputError::Malformed { location, .. } = err else { panic!("{err:?}") };
-        assert_eq!((location.line, location.field.as_deref()), (3, Some("case[0].profle")));
+        let InputError::Malformed { location, .. } = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(
+            (location.line, location.field.as_deref()),
+            (3, Some("case[0].profle"))
+        );
     }
 
     /// A wrong entry is caught: the replayed run differs and says how.

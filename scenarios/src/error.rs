@@ -44,6 +44,8 @@ pub enum InputError {
         message: String,
     },
     /// An unknown profile name.
-    #[error("unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)")]
+    #[error(
+        "unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)"
+    )]
     UnknownProfile(String),
 }

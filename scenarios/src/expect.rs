@@ -131,19 +131,31 @@ pub struct Anchor {
 
 impl CountCheck {
     fn filter(&self) -> EventFilter<'_> {
-        EventFilter { event: self.event, client: self.client.as_deref(), thread: self.thread }
+        EventFilter {
+            event: self.event,
+            client: self.client.as_deref(),
+            thread: self.thread,
+        }
     }
 }
 
 impl TimingCheck {
     fn filter(&self) -> EventFilter<'_> {
-        EventFilter { event: self.event, client: self.client.as_deref(), thread: self.thread }
+        EventFilter {
+            event: self.event,
+            client: self.client.as_deref(),
+            thread: self.thread,
+        }
     }
 }
 
 impl Anchor {
     fn filter(&self) -> EventFilter<'_> {
-        EventFilter { event: self.event, client: self.client.as_deref(), thread: self.thread }
+        EventFilter {
+            event: self.event,
+            client: self.client.as_deref(),
+            thread: self.thread,
+        }
     }
 }
 
@@ -168,7 +180,11 @@ impl fmt::Display for Mismatch {
     }
 }
 
-fn mismatch(check: impl Into<String>, expected: impl Into<String>, got: impl Into<String>) -> Mismatch {
+fn mismatch(
+    check: impl Into<String>,
+    expected: impl Into<String>,
+    got: impl Into<String>,
+) -> Mismatch {
     Mismatch {
         check: check.into(),
         expected: expected.into(),
@@ -211,14 +227,26 @@ impl Expectation {
         if let Some(n) = self.unlock_errors
             && outcome.unlock_errors != n
         {
-            out.push(mismatch("unlock errors", n.to_string(), outcome.unlock_errors.to_string()));
+            out.push(mismatch(
+                "unlock errors",
+                n.to_string(),
+                outcome.unlock_errors.to_string(),
+            ));
         }
         for c in &self.count {
-            let n = outcome.events.iter().filter(|o| c.filter().matches(o)).count();
+            let n = outcome
+                .events
+                .iter()
+                .filter(|o| c.filter().matches(o))
+                .count();
             let low = c.min.is_some_and(|m| n < m);
             let high = c.max.is_some_and(|m| n > m);
             if low || high {
-                out.push(mismatch(format!("count {}", c.filter()), bounds(c.min, c.max, ""), n.to_string()));
+                out.push(mismatch(
+                    format!("count {}", c.filter()),
+                    bounds(c.min, c.max, ""),
+                    n.to_string(),
+                ));
             }
         }
         for t in &self.timing {
@@ -246,25 +274,36 @@ impl TimingCheck {
             None => SimTime::ZERO,
             Some(a) => {
                 let mut hits = events.iter().filter(|o| a.filter().matches(o));
-                let hit = if a.last { hits.last() } else { hits.next() };
+                let hit = if a.last {
+                    hits.next_back()
+                } else {
+                    hits.next()
+                };
                 match hit {
                     Some(o) => o.at,
                     None => return Some(mismatch(check, expected, format!("no {}", a.filter()))),
                 }
             }
         };
-        let Some(hit) = events.iter().find(|o| o.at >= from && self.filter().matches(o)) else {
+        let Some(hit) = events
+            .iter()
+            .find(|o| o.at >= from && self.filter().matches(o))
+        else {
             return Some(mismatch(check, expected, format!("no {}", self.filter())));
         };
         let delay_us = hit.at.0 - from.0;
-        let low = self.min_ms.is_some_and(|m| delay_us < m.saturating_mul(1_000));
-        let high = self.max_ms.is_some_and(|m| delay_us > m.saturating_mul(1_000));
+        let low = self
+            .min_ms
+            .is_some_and(|m| delay_us < m.saturating_mul(1_000));
+        let high = self
+            .max_ms
+            .is_some_and(|m| delay_us > m.saturating_mul(1_000));
         (low || high).then(|| mismatch(check, expected, format!("{} ms", format_ms(delay_us))))
     }
 }
 
 fn format_ms(us: u64) -> String {
-    if us % 1_000 == 0 {
+    if us.is_multiple_of(1_000) {
         (us / 1_000).to_string()
     } else {
         format!("{}.{:03}", us / 1_000, us % 1_000)
@@ -282,7 +321,11 @@ fn bounds<T: fmt::Display + PartialEq>(min: Option<T>, max: Option<T>, unit: &st
 }
 
 fn names(invariants: &[Invariant]) -> String {
-    invariants.iter().map(|i| i.name()).collect::<Vec<_>>().join(", ")
+    invariants
+        .iter()
+        .map(|i| i.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The expectation of each profile. `default` applies to profiles that have
@@ -294,13 +337,21 @@ pub struct Expectations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Expectation>,
     /// `redisson-legacy`.
-    #[serde(default, rename = "redisson-legacy", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "redisson-legacy",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub redisson_legacy: Option<Expectation>,
     /// `redisson`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redisson: Option<Expectation>,
     /// `redisson-batched`.
-    #[serde(default, rename = "redisson-batched", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "redisson-batched",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub redisson_batched: Option<Expectation>,
     /// `fenced`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -344,14 +395,22 @@ impl fmt::Display for Expectation {
             parts.push(format!("unlock_errors={n}"));
         }
         for c in &self.count {
-            parts.push(format!("count({} {})", c.filter(), bounds(c.min, c.max, "")));
+            parts.push(format!(
+                "count({} {})",
+                c.filter(),
+                bounds(c.min, c.max, "")
+            ));
         }
         for t in &self.timing {
             let from = match &t.after {
                 Some(a) => format!("{}{} -> ", if a.last { "last " } else { "" }, a.filter()),
                 None => "start -> ".to_owned(),
             };
-            parts.push(format!("timing({from}{} {})", t.filter(), bounds(t.min_ms, t.max_ms, " ms")));
+            parts.push(format!(
+                "timing({from}{} {})",
+                t.filter(),
+                bounds(t.min_ms, t.max_ms, " ms")
+            ));
         }
         if parts.is_empty() {
             parts.push("anything".to_owned());
@@ -426,10 +485,22 @@ timing = [{ event = "acquired", client = "B", after = { event = "renewal", clien
             (r#"violated = ["fencing"]"#, "fencing"),
             (r#"held = ["mutual-exclusion"]"#, "mutual-exclusion"),
             ("unlock_errors = 2", "unlock errors"),
-            (r#"count = [{ event = "renewal", max = 1 }]"#, "count renewal"),
-            (r#"count = [{ event = "acquired", client = "B", min = 2 }]"#, "count acquired by B"),
-            (r#"timing = [{ event = "acquired", client = "B", max_ms = 29999 }]"#, "time of first acquired by B"),
-            (r#"timing = [{ event = "expired" }]"#, "time of first expired"),
+            (
+                r#"count = [{ event = "renewal", max = 1 }]"#,
+                "count renewal",
+            ),
+            (
+                r#"count = [{ event = "acquired", client = "B", min = 2 }]"#,
+                "count acquired by B",
+            ),
+            (
+                r#"timing = [{ event = "acquired", client = "B", max_ms = 29999 }]"#,
+                "time of first acquired by B",
+            ),
+            (
+                r#"timing = [{ event = "expired" }]"#,
+                "time of first expired",
+            ),
             (
                 r#"timing = [{ event = "acquired", after = { event = "crash" } }]"#,
                 "time from crash to acquired",
@@ -446,8 +517,12 @@ timing = [{ event = "acquired", client = "B", after = { event = "renewal", clien
     #[test]
     fn mismatch_text() {
         let m = parse(r#"verdict = "safe""#).evaluate(&outcome());
-        assert_eq!(m[0].to_string(), "verdict: expected safe, got violated (mutual-exclusion)");
-        let m = parse(r#"count = [{ event = "renewal", client = "A", min = 3 }]"#).evaluate(&outcome());
+        assert_eq!(
+            m[0].to_string(),
+            "verdict: expected safe, got violated (mutual-exclusion)"
+        );
+        let m =
+            parse(r#"count = [{ event = "renewal", client = "A", min = 3 }]"#).evaluate(&outcome());
         assert_eq!(m[0].to_string(), "count renewal by A: expected >= 3, got 2");
     }
 
@@ -479,9 +554,15 @@ verdict = "safe"
 "#,
         )
         .unwrap();
-        assert_eq!(all.for_profile(Profile::Fenced).verdict, Some(Verdict::Safe));
+        assert_eq!(
+            all.for_profile(Profile::Fenced).verdict,
+            Some(Verdict::Safe)
+        );
         assert_eq!(all.for_profile(Profile::Redisson).unlock_errors, Some(1));
-        assert_eq!(Expectations::default().for_profile(Profile::Redisson), Expectation::safe());
+        assert_eq!(
+            Expectations::default().for_profile(Profile::Redisson),
+            Expectation::safe()
+        );
         assert_eq!(Expectation::safe().evaluate(&outcome()).len(), 1);
     }
 

@@ -189,7 +189,9 @@ fn path_in_table(table: &DeTable<'_>, span: &Range<usize>) -> Option<String> {
 
 fn path_in_value(value: &Spanned<DeValue<'_>>, span: &Range<usize>) -> Option<String> {
     match value.get_ref() {
-        DeValue::Table(t) => path_in_table(t, span).or_else(|| contains(&value.span(), span).then(String::new)),
+        DeValue::Table(t) => {
+            path_in_table(t, span).or_else(|| contains(&value.span(), span).then(String::new))
+        }
         DeValue::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if let Some(found) = path_in_value(item, span) {

@@ -12,13 +12,21 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
     let mut out = Vec::new();
     for (i, r) in records.iter().enumerate() {
         let (kind, who_client, thread) = match &r.kind {
-            RecordKind::Return { who, outcome, call, .. } => match (call, outcome) {
-                (_, CallOutcome::Acquired { .. }) => (EventKind::Acquired, &who.client, Some(who.thread)),
-                (_, CallOutcome::NotAcquired) => (EventKind::AcquireFailed, &who.client, Some(who.thread)),
+            RecordKind::Return {
+                who, outcome, call, ..
+            } => match (call, outcome) {
+                (_, CallOutcome::Acquired { .. }) => {
+                    (EventKind::Acquired, &who.client, Some(who.thread))
+                }
+                (_, CallOutcome::NotAcquired) => {
+                    (EventKind::AcquireFailed, &who.client, Some(who.thread))
+                }
                 (Call::Unlock, CallOutcome::Unlocked { released: true }) => {
                     (EventKind::Released, &who.client, Some(who.thread))
                 }
-                (Call::Unlock, CallOutcome::Error { .. }) => (EventKind::UnlockError, &who.client, Some(who.thread)),
+                (Call::Unlock, CallOutcome::Error { .. }) => {
+                    (EventKind::UnlockError, &who.client, Some(who.thread))
+                }
                 _ => continue,
             },
             RecordKind::RenewSent { process, .. } => (EventKind::Renewal, &process.client, None),
@@ -99,7 +107,9 @@ fn is_expiry(history: &History, index: usize) -> bool {
         .iter()
         .rev()
         .find_map(|r| match &r.kind {
-            RecordKind::Server { lock: l, holder, .. } if l == lock => Some(holder.as_ref()),
+            RecordKind::Server {
+                lock: l, holder, ..
+            } if l == lock => Some(holder.as_ref()),
             _ => None,
         })
         .flatten();
@@ -110,7 +120,13 @@ fn is_expiry(history: &History, index: usize) -> bool {
     let window_end = at.plus_ms(history.meta.max_latency_ms.saturating_add(1));
     let restarted = records.iter().any(|r| {
         r.at == *at
-            && matches!(&r.kind, RecordKind::Fault { fault: sim::Fault::RedisRestart { .. }, .. })
+            && matches!(
+                &r.kind,
+                RecordKind::Fault {
+                    fault: sim::Fault::RedisRestart { .. },
+                    ..
+                }
+            )
     });
     if restarted {
         return false;
@@ -144,7 +160,10 @@ mod tests {
     fn kinds(scenario: &str, kind: EventKind) -> Vec<Observation> {
         let s = crate::builtin(scenario).unwrap();
         let run = sim::run(&s.spec(None, Some(Profile::Redisson))).unwrap();
-        observations(&run.history).into_iter().filter(|o| o.kind == kind).collect()
+        observations(&run.history)
+            .into_iter()
+            .filter(|o| o.kind == kind)
+            .collect()
     }
 
     /// A crashed holder's key expires (002, 003): one expiry, about 30 s
@@ -154,7 +173,10 @@ mod tests {
     fn expiry_is_told_from_deletion() {
         let expired = kinds("client-crash", EventKind::Expired);
         assert_eq!(expired.len(), 1, "{expired:?}");
-        assert!((40_000..40_100).contains(&expired[0].at.as_ms()), "{expired:?}");
+        assert!(
+            (40_000..40_100).contains(&expired[0].at.as_ms()),
+            "{expired:?}"
+        );
         assert_eq!(kinds("watchdog-serializes", EventKind::Expired), vec![]);
         assert_eq!(kinds("watchdog-serializes", EventKind::Released).len(), 2);
     }

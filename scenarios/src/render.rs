@@ -68,7 +68,12 @@ pub fn render_header(trial: &Trial, description: &str, source: Option<&str>) -> 
 
 /// The whole text: header, timeline, verdict, and a rerun line when the
 /// run broke an invariant or was not as expected.
-pub fn render_trial(trial: &Trial, description: &str, source: Option<&str>, rerun: &Rerun) -> String {
+pub fn render_trial(
+    trial: &Trial,
+    description: &str,
+    source: Option<&str>,
+    rerun: &Rerun,
+) -> String {
     let mut s = render_header(trial, description, source);
     let _ = writeln!(s, "--- timeline");
     let _ = write!(s, "{}", trial.run.history);
@@ -86,7 +91,13 @@ pub fn render_verdict(trial: &Trial) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "verdict   {}", trial.verdict());
     for v in &trial.run.violations {
-        let _ = writeln!(s, "  {:>12}  {}  {}", v.at.to_string(), v.invariant, v.detail);
+        let _ = writeln!(
+            s,
+            "  {:>12}  {}  {}",
+            v.at.to_string(),
+            v.invariant,
+            v.detail
+        );
     }
     let _ = writeln!(s, "unlock errors  {}", trial.outcome.unlock_errors);
     if trial.as_expected() {

@@ -48,7 +48,12 @@ pub fn report_files(matrix: &[(Scenario, Vec<Trial>)]) -> Vec<ReportFile> {
         for t in trials {
             files.push(ReportFile {
                 path: timeline_path(&s.name, t.profile),
-                contents: render_trial(t, &s.description, s.source.as_deref(), &Rerun::Scenario(s.name.clone())),
+                contents: render_trial(
+                    t,
+                    &s.description,
+                    s.source.as_deref(),
+                    &Rerun::Scenario(s.name.clone()),
+                ),
             });
         }
     }
@@ -107,7 +112,12 @@ fn readme(matrix: &[(Scenario, Vec<Trial>)]) -> String {
             if !t.as_expected() {
                 unexpected += 1;
             }
-            let _ = write!(s, " [{} {mark}]({}) |", t.verdict(), timeline_path(&sc.name, t.profile));
+            let _ = write!(
+                s,
+                " [{} {mark}]({}) |",
+                t.verdict(),
+                timeline_path(&sc.name, t.profile)
+            );
         }
         let _ = writeln!(s);
     }
@@ -138,7 +148,11 @@ fn readme(matrix: &[(Scenario, Vec<Trial>)]) -> String {
                 t.profile,
                 t.outcome.unlock_errors,
                 t.expected,
-                t.expected.why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default(),
+                t.expected
+                    .why
+                    .as_deref()
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default(),
                 if t.as_expected() {
                     "As expected.".to_owned()
                 } else {
@@ -169,10 +183,20 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.len(), 1 + 2 * Profile::ALL.len());
         let readme = &a[0].contents;
-        assert!(readme.contains("| scenario | redisson-legacy | redisson | redisson-batched | fenced |"));
+        assert!(
+            readme
+                .contains("| scenario | redisson-legacy | redisson | redisson-batched | fenced |")
+        );
         for f in &a[1..] {
-            assert!(readme.contains(&format!("]({})", f.path)), "{} not linked", f.path);
+            assert!(
+                readme.contains(&format!("]({})", f.path)),
+                "{} not linked",
+                f.path
+            );
         }
-        assert!(readme.contains("[violated ✓](timelines/stw-pause.redisson.txt)"), "{readme}");
+        assert!(
+            readme.contains("[violated ✓](timelines/stw-pause.redisson.txt)"),
+            "{readme}"
+        );
     }
 }

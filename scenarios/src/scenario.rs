@@ -82,10 +82,16 @@ impl Scenario {
                 return Err(format!("`sim.clients[{i}].name` must not be empty"));
             }
             if !names.insert(c.name.as_str()) {
-                return Err(format!("client name '{}' is used twice in `sim.clients`", c.name));
+                return Err(format!(
+                    "client name '{}' is used twice in `sim.clients`",
+                    c.name
+                ));
             }
             for (t, thread) in c.threads.iter().enumerate() {
-                check_steps(&thread.steps, &format!("sim.clients[{i}].threads[{t}].steps"))?;
+                check_steps(
+                    &thread.steps,
+                    &format!("sim.clients[{i}].threads[{t}].steps"),
+                )?;
             }
         }
         let lat = self.sim.latency;
@@ -107,12 +113,20 @@ impl Scenario {
             if let Fault::DropRate { probability, .. } = f
                 && !(0.0..=1.0).contains(probability)
             {
-                return Err(format!("`sim.faults[{i}].probability` must be between 0 and 1, got {probability}"));
+                return Err(format!(
+                    "`sim.faults[{i}].probability` must be between 0 and 1, got {probability}"
+                ));
             }
-            if let Fault::Starve { min_delay_ms, max_delay_ms, .. } = f
+            if let Fault::Starve {
+                min_delay_ms,
+                max_delay_ms,
+                ..
+            } = f
                 && min_delay_ms > max_delay_ms
             {
-                return Err(format!("`sim.faults[{i}]`: min_delay_ms is greater than max_delay_ms"));
+                return Err(format!(
+                    "`sim.faults[{i}]`: min_delay_ms is greater than max_delay_ms"
+                ));
             }
             if let Fault::Latency { min_ms, max_ms, .. } = f
                 && min_ms > max_ms
@@ -138,11 +152,20 @@ impl Scenario {
 fn check_steps(steps: &[Step], path: &str) -> Result<(), String> {
     for (i, step) in steps.iter().enumerate() {
         match step {
-            Step::Lock { lease_ms: Some(0) } | Step::TryLock { lease_ms: Some(0), .. } => {
-                return Err(format!("`{path}[{i}].lease_ms` must be positive (omit it to use the watchdog)"));
+            Step::Lock { lease_ms: Some(0) }
+            | Step::TryLock {
+                lease_ms: Some(0), ..
+            } => {
+                return Err(format!(
+                    "`{path}[{i}].lease_ms` must be positive (omit it to use the watchdog)"
+                ));
             }
-            Step::TryLock { wait_ms: Some(0), .. } => {
-                return Err(format!("`{path}[{i}].wait_ms` must be positive (omit it to try once)"));
+            Step::TryLock {
+                wait_ms: Some(0), ..
+            } => {
+                return Err(format!(
+                    "`{path}[{i}].wait_ms` must be positive (omit it to try once)"
+                ));
             }
             Step::Repeat { steps, .. } => check_steps(steps, &format!("{path}[{i}].steps"))?,
             _ => {}
@@ -153,10 +176,14 @@ fn check_steps(steps: &[Step], path: &str) -> Result<(), String> {
 
 fn check_expectation(e: &Expectation, path: &str, clients: &BTreeSet<&str>) -> Result<(), String> {
     if let Some(inv) = e.violated.iter().find(|i| e.held.contains(i)) {
-        return Err(format!("`{path}`: '{inv}' is listed both as violated and as held"));
+        return Err(format!(
+            "`{path}`: '{inv}' is listed both as violated and as held"
+        ));
     }
     if e.verdict == Some(crate::Verdict::Safe) && !e.violated.is_empty() {
-        return Err(format!("`{path}`: verdict is safe but `violated` lists invariants"));
+        return Err(format!(
+            "`{path}`: verdict is safe but `violated` lists invariants"
+        ));
     }
     let mut named: Vec<(String, Option<&str>)> = Vec::new();
     for (i, c) in e.count.iter().enumerate() {
@@ -164,7 +191,9 @@ fn check_expectation(e: &Expectation, path: &str, clients: &BTreeSet<&str>) -> R
         if let (Some(a), Some(b)) = (c.min, c.max)
             && a > b
         {
-            return Err(format!("`{path}.count[{i}]`: min ({a}) is greater than max ({b})"));
+            return Err(format!(
+                "`{path}.count[{i}]`: min ({a}) is greater than max ({b})"
+            ));
         }
     }
     for (i, t) in e.timing.iter().enumerate() {
@@ -175,7 +204,9 @@ fn check_expectation(e: &Expectation, path: &str, clients: &BTreeSet<&str>) -> R
         if let (Some(a), Some(b)) = (t.min_ms, t.max_ms)
             && a > b
         {
-            return Err(format!("`{path}.timing[{i}]`: min_ms ({a}) is greater than max_ms ({b})"));
+            return Err(format!(
+                "`{path}.timing[{i}]`: min_ms ({a}) is greater than max_ms ({b})"
+            ));
         }
     }
     for (at, client) in named {
@@ -220,7 +251,9 @@ steps = [
 
     fn malformed(text: &str) -> (Location, String) {
         match Scenario::parse(text, "test.toml") {
-            Err(InputError::Malformed { location, message, .. }) => (location, message),
+            Err(InputError::Malformed {
+                location, message, ..
+            }) => (location, message),
             other => panic!("expected a malformed-file error, got {other:?}"),
         }
     }
@@ -252,11 +285,18 @@ steps = [
     /// its full field path, not just "unknown field".
     #[test]
     fn unknown_field_names_line_and_path() {
-        let text = MINIMAL.replace(r#"{ step = "work", ms = 100 }"#, r#"{ step = "work", msec = 100 }"#);
+        let text = MINIMAL.replace(
+            r#"{ step = "work", ms = 100 }"#,
+            r#"{ step = "work", msec = 100 }"#,
+        );
         let (loc, msg) = malformed(&text);
         assert_eq!(loc.line, 14, "{loc} {msg}");
         assert!(msg.contains("unknown field `msec`"), "{msg}");
-        assert_eq!(loc.field.as_deref(), Some("sim.clients[0].threads[0].steps[1].msec"), "{loc}");
+        assert_eq!(
+            loc.field.as_deref(),
+            Some("sim.clients[0].threads[0].steps[1].msec"),
+            "{loc}"
+        );
     }
 
     /// A string where a number belongs is reported at the value, with its path.
@@ -271,7 +311,11 @@ steps = [
         let text = MINIMAL.replace("ms = 100", r#"ms = "100""#);
         let (loc, msg) = malformed(&text);
         assert_eq!(loc.line, 14, "{loc} {msg}");
-        assert_eq!(loc.field.as_deref(), Some("sim.clients[0].threads[0].steps[1].ms"), "{loc}");
+        assert_eq!(
+            loc.field.as_deref(),
+            Some("sim.clients[0].threads[0].steps[1].ms"),
+            "{loc}"
+        );
     }
 
     /// An unknown top-level key is named, with the keys that were expected.
@@ -279,7 +323,11 @@ steps = [
     fn unknown_top_level_key() {
         let text = format!("nmae = \"x\"\n{MINIMAL}");
         let (loc, msg) = malformed(&text);
-        assert_eq!((loc.line, loc.field.as_deref()), (1, Some("nmae")), "{loc} {msg}");
+        assert_eq!(
+            (loc.line, loc.field.as_deref()),
+            (1, Some("nmae")),
+            "{loc} {msg}"
+        );
         assert!(msg.contains("unknown field `nmae`"), "{msg}");
     }
 
@@ -289,7 +337,11 @@ steps = [
         let text = MINIMAL.replace(r#"{ step = "lock" }"#, r#"{ step = "grab" }"#);
         let (loc, msg) = malformed(&text);
         assert_eq!(loc.line, 13, "{loc} {msg}");
-        assert_eq!(loc.field.as_deref(), Some("sim.clients[0].threads[0].steps[0].step"), "{loc}");
+        assert_eq!(
+            loc.field.as_deref(),
+            Some("sim.clients[0].threads[0].steps[0].step"),
+            "{loc}"
+        );
         assert!(msg.contains("grab") && msg.contains("try-lock"), "{msg}");
     }
 
@@ -324,7 +376,8 @@ steps = [
     /// before anything runs.
     #[test]
     fn fault_on_unknown_client() {
-        let text = format!("{MINIMAL}\n[[sim.faults]]\nfault = \"crash\"\nclient = \"Z\"\nat_ms = 5\n");
+        let text =
+            format!("{MINIMAL}\n[[sim.faults]]\nfault = \"crash\"\nclient = \"Z\"\nat_ms = 5\n");
         let err = Scenario::parse(&text, "t.toml").unwrap_err();
         assert!(err.to_string().contains("unknown client 'Z'"), "{err}");
     }
@@ -333,10 +386,17 @@ steps = [
     /// violated and held, and a check cannot name a client that is not there.
     #[test]
     fn contradictory_expectations() {
-        let both = format!("{MINIMAL}\n[expect.default]\nviolated = [\"fencing\"]\nheld = [\"fencing\"]\n");
+        let both = format!(
+            "{MINIMAL}\n[expect.default]\nviolated = [\"fencing\"]\nheld = [\"fencing\"]\n"
+        );
         let err = Scenario::parse(&both, "t.toml").unwrap_err();
-        assert!(err.to_string().contains("both as violated and as held"), "{err}");
-        let ghost = format!("{MINIMAL}\n[expect.default]\ncount = [{{ event = \"acquired\", client = \"Q\" }}]\n");
+        assert!(
+            err.to_string().contains("both as violated and as held"),
+            "{err}"
+        );
+        let ghost = format!(
+            "{MINIMAL}\n[expect.default]\ncount = [{{ event = \"acquired\", client = \"Q\" }}]\n"
+        );
         let err = Scenario::parse(&ghost, "t.toml").unwrap_err();
         assert!(err.to_string().contains("unknown client 'Q'"), "{err}");
     }
@@ -347,7 +407,8 @@ steps = [
     fn toml_round_trip() {
         for s in crate::builtins() {
             let text = s.to_toml();
-            let back = Scenario::parse(&text, "roundtrip").unwrap_or_else(|e| panic!("{}: {e}\n{text}", s.name));
+            let back = Scenario::parse(&text, "roundtrip")
+                .unwrap_or_else(|e| panic!("{}: {e}\n{text}", s.name));
             assert_eq!(back, s);
         }
     }
@@ -360,7 +421,9 @@ mod readme_tests {
     /// The README's `## Scenario files` section.
     fn section() -> &'static str {
         let readme = include_str!("../../README.md");
-        let start = readme.find("## Scenario files").expect("README has a `## Scenario files` section");
+        let start = readme
+            .find("## Scenario files")
+            .expect("README has a `## Scenario files` section");
         let rest = &readme[start..];
         let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
         &rest[..end]
@@ -374,10 +437,15 @@ mod readme_tests {
         let section = section();
         let start = section.find("```toml\n").expect("a ```toml block") + "```toml\n".len();
         let len = section[start..].find("```").expect("the block ends");
-        let scenario = Scenario::parse(&section[start..start + len], "README.md").unwrap_or_else(|e| panic!("{e}"));
+        let scenario = Scenario::parse(&section[start..start + len], "README.md")
+            .unwrap_or_else(|e| panic!("{e}"));
         for p in Profile::ALL {
             let t = crate::Trial::run(&scenario, None, Some(p)).unwrap();
-            assert!(t.as_expected(), "README example under {p}: {:?}", t.mismatches);
+            assert!(
+                t.as_expected(),
+                "README example under {p}: {:?}",
+                t.mismatches
+            );
         }
     }
 }

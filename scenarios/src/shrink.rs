@@ -95,7 +95,8 @@ fn shortenable_fields(f: &Fault) -> Vec<String> {
     let mut fields: Vec<String> = map
         .iter()
         .filter(|(k, v)| {
-            (k.ends_with("_ms") && *k != "at_ms" || *k == "probability") && (v.is_u64() || v.is_f64())
+            (k.ends_with("_ms") && *k != "at_ms" || *k == "probability")
+                && (v.is_u64() || v.is_f64())
         })
         .map(|(k, _)| k.clone())
         .collect();
@@ -133,7 +134,7 @@ pub fn shrunk_scenario(spec: &SimSpec, invariant: Invariant, profile: Profile) -
         verdict: Some(Verdict::Violated),
         violated: vec![invariant],
         why: Some(format!(
-            "found by `locksim explore`, seed {} under {profile}, fault plan shrunk",
+            "seed {} of sim::generate under {profile}, with a fault plan on which {invariant} breaks",
             spec.seed
         )),
         ..Expectation::default()
@@ -148,7 +149,9 @@ pub fn shrunk_scenario(spec: &SimSpec, invariant: Invariant, profile: Profile) -
     Scenario {
         name: format!("explored-{}-{profile}-{invariant}", spec.seed),
         description: format!(
-            "Seed {} of locksim explore under {profile}, with its fault plan shrunk while {invariant} still breaks.",
+            "The scenario sim::generate draws from seed {} (as locksim explore and the \
+             property tests use it) under {profile}, with a fault plan on which {invariant} \
+             breaks, shrunk as far as it still does.",
             spec.seed
         ),
         source: None,
@@ -175,7 +178,9 @@ mod tests {
     /// exclusion still breaks, and the result still breaks it.
     #[test]
     fn shrinks_to_the_fault_that_matters() {
-        let mut spec = crate::builtin("stw-pause").unwrap().spec(None, Some(Profile::Redisson));
+        let mut spec = crate::builtin("stw-pause")
+            .unwrap()
+            .spec(None, Some(Profile::Redisson));
         spec.faults.0.push(Fault::Latency {
             client: "B".into(),
             at_ms: 70_000,
@@ -201,14 +206,19 @@ mod tests {
         // cannot be halved below about 25 s.
         assert!((25_000..45_000).contains(&duration_ms), "{duration_ms}");
         assert!(breaks(&shrunk.spec, Invariant::MutualExclusion));
-        assert_eq!((shrunk.spec.seed, &shrunk.spec.clients), (spec.seed, &spec.clients));
+        assert_eq!(
+            (shrunk.spec.seed, &shrunk.spec.clients),
+            (spec.seed, &spec.clients)
+        );
     }
 
     /// A shrunk spec saved as a scenario file reads back and, run, gives
     /// what the file expects.
     #[test]
     fn shrunk_scenario_runs_as_expected() {
-        let spec = crate::builtin("lease-disables-watchdog").unwrap().spec(None, Some(Profile::Redisson));
+        let spec = crate::builtin("lease-disables-watchdog")
+            .unwrap()
+            .spec(None, Some(Profile::Redisson));
         let file = shrunk_scenario(&spec, Invariant::MutualExclusion, Profile::Redisson).to_toml();
         let s = Scenario::parse(&file, "shrunk.toml").unwrap();
         let t = crate::Trial::run(&s, None, None).unwrap();

@@ -177,8 +177,14 @@ mod tests {
         assert_eq!(v["expected"]["verdict"], "violated");
         let first = &v["violations"][0];
         assert_eq!(first["invariant"], "mutual-exclusion");
-        assert!((2_900..3_200).contains(&first["at_ms"].as_u64().unwrap()), "{first}");
-        assert!(first["detail"].as_str().unwrap().contains("A/t2"), "{first}");
+        assert!(
+            (2_900..3_200).contains(&first["at_ms"].as_u64().unwrap()),
+            "{first}"
+        );
+        assert!(
+            first["detail"].as_str().unwrap().contains("A/t2"),
+            "{first}"
+        );
         assert_eq!(v["history_hash"].as_str().unwrap().len(), 40);
     }
 
@@ -192,6 +198,9 @@ mod tests {
         assert_eq!(t.verdict(), Verdict::Safe);
         assert!(!t.as_expected());
         assert_eq!(t.mismatches[0].check, "verdict");
-        assert_eq!(t.reproduce_command(), "locksim run watchdog-serializes --seed 5 --profile fenced");
+        assert_eq!(
+            t.reproduce_command(),
+            "locksim run watchdog-serializes --seed 5 --profile fenced"
+        );
     }
 }

@@ -18,7 +18,7 @@ const CLIENTS: [&str; 2] = ["A", "B"];
 
 /// Cases per property: sized so this binary stays well under a minute in
 /// debug (each case is one to four full runs).
-const CASES: u32 = 96;
+const CASES: u32 = 512;
 
 fn config() -> Config {
     Config {
@@ -39,40 +39,51 @@ fn fault() -> impl Strategy<Value = Fault> {
     let at = 0u64..60_000;
     let dur = 1u64..40_000;
     prop_oneof![
-        (client(), at.clone(), prop::option::of(1u64..30_000)).prop_map(|(client, at_ms, restart_after_ms)| {
-            Fault::Crash {
-                client,
-                at_ms,
-                restart_after_ms,
+        (client(), at.clone(), prop::option::of(1u64..30_000)).prop_map(
+            |(client, at_ms, restart_after_ms)| {
+                Fault::Crash {
+                    client,
+                    at_ms,
+                    restart_after_ms,
+                }
             }
-        }),
+        ),
         (client(), at.clone(), dur.clone()).prop_map(|(client, at_ms, duration_ms)| Fault::Pause {
             client,
             at_ms,
             duration_ms,
         }),
-        (client(), at.clone(), dur.clone(), 0u64..20_000, 0u64..20_000).prop_map(
-            |(client, at_ms, duration_ms, a, b)| Fault::Starve {
+        (
+            client(),
+            at.clone(),
+            dur.clone(),
+            0u64..20_000,
+            0u64..20_000
+        )
+            .prop_map(|(client, at_ms, duration_ms, a, b)| Fault::Starve {
                 client,
                 at_ms,
                 duration_ms,
                 min_delay_ms: a.min(b),
                 max_delay_ms: a.max(b),
-            }
-        ),
-        (client(), at.clone(), dur.clone()).prop_map(|(client, at_ms, duration_ms)| Fault::Partition {
-            client,
-            at_ms,
-            duration_ms,
-        }),
-        (client(), at.clone(), dur.clone(), 0.0f64..1.0).prop_map(|(client, at_ms, duration_ms, probability)| {
-            Fault::DropRate {
+            }),
+        (client(), at.clone(), dur.clone()).prop_map(|(client, at_ms, duration_ms)| {
+            Fault::Partition {
                 client,
                 at_ms,
                 duration_ms,
-                probability,
             }
         }),
+        (client(), at.clone(), dur.clone(), 0.0f64..1.0).prop_map(
+            |(client, at_ms, duration_ms, probability)| {
+                Fault::DropRate {
+                    client,
+                    at_ms,
+                    duration_ms,
+                    probability,
+                }
+            }
+        ),
         (client(), at.clone(), dur.clone(), 0u64..200, 0u64..2_000).prop_map(
             |(client, at_ms, duration_ms, a, b)| Fault::Latency {
                 client,
@@ -104,21 +115,33 @@ fn run(spec: &SimSpec) -> Result<Run, TestCaseError> {
 /// The violation of `invariant`, if any, with the timeline and a scenario
 /// file that reruns it (`locksim run <file>`).
 fn broken(run: &Run, invariant: Invariant) -> Option<String> {
-    run.violations.iter().find(|v| v.invariant == invariant).map(|v| {
-        let file = locksim::shrunk_scenario(&run.spec, invariant, run.spec.profile).to_toml();
-        format!("{v}\n--- timeline\n{}--- scenario file\n{file}", run.history)
-    })
+    run.violations
+        .iter()
+        .find(|v| v.invariant == invariant)
+        .map(|v| {
+            let file = locksim::shrunk_scenario(&run.spec, invariant, run.spec.profile).to_toml();
+            format!(
+                "{v}\n--- timeline\n{}--- scenario file\n{file}",
+                run.history
+            )
+        })
 }
 
 proptest! {
     #![proptest_config(config())]
 
     /// Under `fenced`, the resource never accepts a write older than one it
-    /// took, whatever pauses, starvation, partitions or restarts do to the
+    /// took, whatever pauses, starvation, partitions or crashes do to the
     /// holders: the token, not the holder's belief, decides. A faulty
-    /// fencing path (a stale token accepted) breaks `fencing` here.
+    /// fencing path (a stale or missing token accepted) breaks `fencing`
+    /// here. Redis restarts without persistence are left out: they lose
+    /// the fencing counter with the lock, so tokens repeat by design of
+    /// the deployment, not of the algorithm (regression seed 449 keeps
+    /// that limitation on record).
     #[test]
     fn fenced_never_accepts_a_stale_write(spec in spec(Profile::Fenced)) {
+        let mut spec = spec;
+        spec.faults.0.retain(|f| !matches!(f, Fault::RedisRestart { .. }));
         let run = run(&spec)?;
         if let Some(v) = broken(&run, Invariant::Fencing) {
             prop_assert!(false, "fencing broken under fenced:\n{v}");

@@ -42,6 +42,11 @@ fn corpus_is_well_formed() {
     let mut seen = std::collections::BTreeSet::new();
     for c in &cases {
         assert!(!c.note.trim().is_empty(), "seed {} has no note", c.seed);
-        assert!(seen.insert((c.seed, c.profile)), "seed {} under {} twice", c.seed, c.profile);
+        assert!(
+            seen.insert((c.seed, c.profile)),
+            "seed {} under {} twice",
+            c.seed,
+            c.profile
+        );
     }
 }

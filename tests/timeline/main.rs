@@ -16,8 +16,14 @@ use locksim::{Rerun, Trial, render_trial};
 fn snapshot_all_profiles(scenario: &str) {
     let s = locksim::builtin(scenario).unwrap_or_else(|| panic!("no built-in scenario {scenario}"));
     for p in Profile::ALL {
-        let trial = Trial::run(&s, None, Some(p)).unwrap_or_else(|e| panic!("{scenario} under {p}: {e}"));
-        let text = render_trial(&trial, &s.description, s.source.as_deref(), &Rerun::Scenario(s.name.clone()));
+        let trial =
+            Trial::run(&s, None, Some(p)).unwrap_or_else(|e| panic!("{scenario} under {p}: {e}"));
+        let text = render_trial(
+            &trial,
+            &s.description,
+            s.source.as_deref(),
+            &Rerun::Scenario(s.name.clone()),
+        );
         insta::assert_snapshot!(format!("{scenario}.{p}"), text);
     }
 }
@@ -76,7 +82,8 @@ fn every_builtin_is_as_expected() {
     let mut wrong = Vec::new();
     for s in locksim::builtins() {
         for p in Profile::ALL {
-            let trial = Trial::run(&s, None, Some(p)).unwrap_or_else(|e| panic!("{} under {p}: {e}", s.name));
+            let trial = Trial::run(&s, None, Some(p))
+                .unwrap_or_else(|e| panic!("{} under {p}: {e}", s.name));
             if !trial.as_expected() {
                 let m: Vec<String> = trial.mismatches.iter().map(ToString::to_string).collect();
                 wrong.push(format!("{} under {p}: {}", s.name, m.join("; ")));

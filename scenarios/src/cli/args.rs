@@ -116,7 +116,16 @@ mod tests {
     /// scenario's own seed and profile in place.
     #[test]
     fn run_arguments() {
-        let cli = parse(&["run", "stw-pause", "--seed", "42", "--profile", "fenced", "--json"]).unwrap();
+        let cli = parse(&[
+            "run",
+            "stw-pause",
+            "--seed",
+            "42",
+            "--profile",
+            "fenced",
+            "--json",
+        ])
+        .unwrap();
         assert_eq!(
             cli.command,
             Command::Run(RunArgs {
@@ -145,13 +154,21 @@ mod tests {
         let err = parse(&["run", "stw-pause", "--profile", "redis"]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
         let text = err.to_string();
-        assert!(text.contains("unknown profile 'redis'") && text.contains("redisson-batched"), "{text}");
+        assert!(
+            text.contains("unknown profile 'redis'") && text.contains("redisson-batched"),
+            "{text}"
+        );
     }
 
     /// A seed that is not a number, and a missing scenario, are usage errors.
     #[test]
     fn bad_seed_and_missing_scenario() {
-        assert_eq!(parse(&["run", "stw-pause", "--seed", "abc"]).unwrap_err().exit_code(), 2);
+        assert_eq!(
+            parse(&["run", "stw-pause", "--seed", "abc"])
+                .unwrap_err()
+                .exit_code(),
+            2
+        );
         assert_eq!(parse(&["run"]).unwrap_err().exit_code(), 2);
         assert_eq!(parse(&["replay", "-1"]).unwrap_err().exit_code(), 2);
     }
@@ -171,9 +188,25 @@ mod tests {
                 save: None,
             })
         );
-        let cli = parse(&["explore", "--seeds", "5", "--from", "10", "--profile", "redisson", "--format", "json"]).unwrap();
-        let Command::Explore(a) = cli.command else { panic!("not explore") };
-        assert_eq!((a.seeds, a.from, a.profile, a.format), (5, 10, Some(Profile::Redisson), PlanFormat::Json));
+        let cli = parse(&[
+            "explore",
+            "--seeds",
+            "5",
+            "--from",
+            "10",
+            "--profile",
+            "redisson",
+            "--format",
+            "json",
+        ])
+        .unwrap();
+        let Command::Explore(a) = cli.command else {
+            panic!("not explore")
+        };
+        assert_eq!(
+            (a.seeds, a.from, a.profile, a.format),
+            (5, 10, Some(Profile::Redisson), PlanFormat::Json)
+        );
     }
 
     /// replay and report parse their arguments.
@@ -189,7 +222,12 @@ mod tests {
             })
         );
         let cli = parse(&["report", "--out", "/tmp/r"]).unwrap();
-        assert_eq!(cli.command, Command::Report(ReportArgs { out: "/tmp/r".into() }));
+        assert_eq!(
+            cli.command,
+            Command::Report(ReportArgs {
+                out: "/tmp/r".into()
+            })
+        );
         assert_eq!(parse(&["scenarios"]).unwrap().command, Command::Scenarios);
     }
 }

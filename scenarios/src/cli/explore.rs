@@ -13,7 +13,11 @@ const SHRINK_BUDGET: usize = 200;
 
 /// Explores the seeds, prints a summary and every violation's replay
 /// command, and shrinks the first violations.
-pub(super) fn explore(args: &ExploreArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit, InputError> {
+pub(super) fn explore(
+    args: &ExploreArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Exit, InputError> {
     let bar = ProgressBar::new(args.seeds);
     if std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::stderr());
@@ -90,7 +94,12 @@ pub(super) fn explore(args: &ExploreArgs, out: &mut dyn Write, err: &mut dyn Wri
                     path: path.display().to_string(),
                     reason: e.to_string(),
                 })?;
-            let _ = writeln!(out, "saved {} (run it: locksim run {})", path.display(), path.display());
+            let _ = writeln!(
+                out,
+                "saved {} (run it: locksim run {})",
+                path.display(),
+                path.display()
+            );
         }
         let _ = n;
     }

@@ -76,7 +76,12 @@ fn list(out: &mut dyn Write) {
     let all = crate::builtins();
     let width = all.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for s in all {
-        let first = s.description.split(". ").next().unwrap_or("").trim_end_matches('.');
+        let first = s
+            .description
+            .split(". ")
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('.');
         let _ = writeln!(out, "{:<width$}  {first}.", s.name);
     }
 }
@@ -86,10 +91,15 @@ mod tests {
     use super::*;
 
     fn exec(args: &[&str]) -> (Exit, String, String) {
-        let cli = Cli::try_parse_from(std::iter::once("locksim").chain(args.iter().copied())).unwrap();
+        let cli =
+            Cli::try_parse_from(std::iter::once("locksim").chain(args.iter().copied())).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let exit = execute(&cli, &mut out, &mut err);
-        (exit, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+        (
+            exit,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
     }
 
     fn temp_file(name: &str, text: &str) -> String {
@@ -130,16 +140,25 @@ mod tests {
         let (exit, out, err) = exec(&["run", "no-such-thing"]);
         assert_eq!(exit, Exit::BadInput);
         assert!(out.is_empty());
-        assert!(err.starts_with("locksim: unknown scenario 'no-such-thing'"), "{err}");
+        assert!(
+            err.starts_with("locksim: unknown scenario 'no-such-thing'"),
+            "{err}"
+        );
     }
 
     /// A malformed file is bad input, reported with its line and field.
     #[test]
     fn malformed_file_exits_2_with_line() {
-        let path = temp_file("bad.toml", "name = \"x\"\ndescription = \"y\"\n[sim]\nseed = -1\nclients = []\n");
+        let path = temp_file(
+            "bad.toml",
+            "name = \"x\"\ndescription = \"y\"\n[sim]\nseed = -1\nclients = []\n",
+        );
         let (exit, _, err) = exec(&["run", &path]);
         assert_eq!(exit, Exit::BadInput);
-        assert!(err.contains("line 4") && err.contains("field `sim.seed`"), "{err}");
+        assert!(
+            err.contains("line 4") && err.contains("field `sim.seed`"),
+            "{err}"
+        );
     }
 
     /// A file whose expectation the run does not meet exits 1 and says why.
@@ -161,8 +180,16 @@ verdict = "safe"
         let path = temp_file("never-safe.toml", text);
         let (exit, out, _) = exec(&["run", &path, "--profile", "fenced"]);
         assert_eq!(exit, Exit::Unexpected, "{out}");
-        assert!(out.contains("NOT as expected") && out.contains("lock-left-behind"), "{out}");
-        assert!(out.ends_with(&format!("reproduce with: locksim run {path} --seed 1 --profile fenced\n")), "{out}");
+        assert!(
+            out.contains("NOT as expected") && out.contains("lock-left-behind"),
+            "{out}"
+        );
+        assert!(
+            out.ends_with(&format!(
+                "reproduce with: locksim run {path} --seed 1 --profile fenced\n"
+            )),
+            "{out}"
+        );
     }
 
     /// `--json` prints one JSON object and nothing else.
@@ -192,6 +219,9 @@ verdict = "safe"
         let (_, b, _) = exec(&["replay", "7", "--profile", "redisson", "--json"]);
         assert_eq!(a, b);
         let v: serde_json::Value = serde_json::from_str(&a).unwrap();
-        assert_eq!((v["seed"].as_u64(), v["profile"].as_str()), (Some(7), Some("redisson")));
+        assert_eq!(
+            (v["seed"].as_u64(), v["profile"].as_str()),
+            (Some(7), Some("redisson"))
+        );
     }
 }

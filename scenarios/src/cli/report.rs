@@ -21,7 +21,12 @@ pub(super) fn report(args: &ReportArgs, out: &mut dyn Write) -> Result<Exit, Inp
                 if !t.as_expected() {
                     unexpected += 1;
                 }
-                format!("{}:{}{}", t.profile, t.verdict(), if t.as_expected() { "" } else { "(!)" })
+                format!(
+                    "{}:{}{}",
+                    t.profile,
+                    t.verdict(),
+                    if t.as_expected() { "" } else { "(!)" }
+                )
             })
             .collect();
         let _ = writeln!(out, "{:<24} {}", s.name, cells.join("  "));

@@ -9,7 +9,13 @@ use crate::{InputError, Rerun, Scenario, Trial, render_trial};
 pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let scenario = crate::load(&args.scenario)?;
     let trial = Trial::run(&scenario, args.seed, args.profile)?;
-    print(&trial, &scenario, Rerun::Scenario(args.scenario.clone()), args.json, out);
+    print(
+        &trial,
+        &scenario,
+        Rerun::Scenario(args.scenario.clone()),
+        args.json,
+        out,
+    );
     Ok(if trial.as_expected() {
         Exit::AsExpected
     } else {
@@ -22,8 +28,9 @@ pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, Inp
     let spec = crate::explored_spec(args.seed, args.profile);
     let scenario = Scenario {
         name: format!("explored-{}", args.seed),
-        description: "A random scenario and fault plan from sim's generator; every invariant should hold."
-            .to_owned(),
+        description:
+            "A random scenario and fault plan from sim's generator; every invariant should hold."
+                .to_owned(),
         source: None,
         sim: spec,
         expect: Default::default(),
@@ -42,7 +49,12 @@ fn print(trial: &Trial, scenario: &Scenario, rerun: Rerun, json: bool, out: &mut
         let value = serde_json::to_string(&trial.to_json()).unwrap_or_default();
         let _ = writeln!(out, "{value}");
     } else {
-        let text = render_trial(trial, &scenario.description, scenario.source.as_deref(), &rerun);
+        let text = render_trial(
+            trial,
+            &scenario.description,
+            scenario.source.as_deref(),
+            &rerun,
+        );
         let _ = out.write_all(text.as_bytes());
     }
 }
