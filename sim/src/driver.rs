@@ -85,6 +85,7 @@ impl World<'_> {
                     c as u32,
                     Up::Command {
                         request,
+                        purpose,
                         lock,
                         args: command,
                     },

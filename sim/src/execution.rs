@@ -3,6 +3,7 @@
 use bytes::Bytes;
 use fake_redis::Value;
 
+use crate::history::ServerCause;
 use crate::server::ConnKind;
 use crate::world::{Down, Up, World};
 
@@ -13,6 +14,7 @@ pub(crate) fn execute(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
     match msg {
         Up::Command {
             request,
+            purpose,
             lock,
             args,
         } => {
@@ -20,7 +22,8 @@ pub(crate) fn execute(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 .server
                 .execute(world.now, (c, life), ConnKind::Command, args);
             let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
-            world.observe(&lock);
+            let by = world.procs[c as usize].proc();
+            world.observe(&lock, ServerCause::Command { by, purpose });
             world.send_down(c, life, Down::Reply { request, value });
             for (conn, value) in resp.deliveries {
                 let Some((to, to_life)) = world.server.owner(conn) else {

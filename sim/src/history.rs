@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use lockcore::{Call, LockName};
+use lockcore::{Call, LockName, Purpose};
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
@@ -148,6 +148,23 @@ pub enum Direction {
     Down,
 }
 
+/// What changed Redis's view of a lock.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "cause")]
+pub enum ServerCause {
+    /// A client's command (an acquire, an unlock, a force-unlock, ...).
+    Command {
+        /// The sender.
+        by: Proc,
+        /// Why lockcore sent it.
+        purpose: Purpose,
+    },
+    /// The key's lease ran out.
+    Expiry,
+    /// Redis restarted without persistence.
+    Restart,
+}
+
 /// One kind of event. Client-side records name the thread ([`Who`]) or
 /// the process ([`Proc`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -202,7 +219,8 @@ pub enum RecordKind {
         /// Why.
         cause: ReleaseCause,
     },
-    /// Redis's view of a lock changed (after a command or at expiry).
+    /// Redis's view of a lock (holder or count) changed, after a command,
+    /// at the key's expiry instant or on a Redis restart.
     Server {
         /// The lock.
         lock: LockName,
@@ -212,6 +230,8 @@ pub enum RecordKind {
         count: i64,
         /// The key's PTTL in ms (-2 when absent).
         ttl_ms: i64,
+        /// What changed it.
+        cause: ServerCause,
     },
     /// The watchdog sent a renewal.
     RenewSent {

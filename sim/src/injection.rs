@@ -4,7 +4,7 @@
 use lockcore::{LockClient, LockName};
 
 use crate::Fault;
-use crate::history::{Phase, RecordKind};
+use crate::history::{Phase, RecordKind, ServerCause};
 use crate::process::Thread;
 use crate::rng;
 use crate::world::{Ev, World};
@@ -102,7 +102,7 @@ impl World<'_> {
                 self.redis_waiting.clear();
                 let locks: Vec<LockName> = self.seen.keys().cloned().collect();
                 for lock in locks {
-                    self.observe(&lock);
+                    self.observe(&lock, ServerCause::Restart);
                 }
             }
             (Fault::RedisPause { .. }, Phase::Begin) => self.redis_paused += 1,

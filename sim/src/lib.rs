@@ -137,8 +137,8 @@ mod world;
 pub use check::{Invariant, Violation, check_all};
 pub use fault::{Fault, FaultPlan};
 pub use history::{
-    Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, UnlockError,
-    Who,
+    Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, ServerCause,
+    UnlockError, Who,
 };
 pub use run::{Run, SimError, run};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, SimSpec, Step, ThreadSpec};

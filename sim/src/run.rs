@@ -222,6 +222,11 @@ mod tests {
             (SimTime::from_ms(5_000), None),
             "{h}"
         );
+        assert!(
+            h.to_string()
+                .contains("5.000000s  redis    redisson:lock free (restart)"),
+            "{h}"
+        );
         let replies: Vec<_> = records(&h, |k| matches!(k, RecordKind::RenewReply { .. }))
             .map(|r| match &r.kind {
                 RecordKind::RenewReply { reply, .. } => reply.clone(),

@@ -6,10 +6,10 @@
 
 use std::fmt::{self, Write as _};
 
-use lockcore::Call;
+use lockcore::{Call, Purpose};
 
 use crate::Fault;
-use crate::history::{Direction, Outcome, Phase, Record, RecordKind, ReleaseCause};
+use crate::history::{Direction, Outcome, Phase, Record, RecordKind, ReleaseCause, ServerCause};
 
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -58,10 +58,22 @@ fn describe(kind: &RecordKind) -> (String, String) {
             holder,
             count,
             ttl_ms,
+            cause,
         } => {
-            let s = match holder {
-                Some(h) => format!("{lock} held by {h} x{count} ttl={ttl_ms}ms"),
-                None => format!("{lock} free"),
+            let s = match (holder, cause) {
+                (Some(h), _) => format!("{lock} held by {h} x{count} ttl={ttl_ms}ms"),
+                (None, ServerCause::Expiry) => format!("{lock} free (expired)"),
+                (None, ServerCause::Restart) => format!("{lock} free (restart)"),
+                (None, ServerCause::Command { by, purpose }) => {
+                    let what = match purpose {
+                        Purpose::Acquire => "acquire",
+                        Purpose::Renew => "renew",
+                        Purpose::Unlock => "unlock",
+                        Purpose::ForceUnlock => "force-unlock",
+                        Purpose::Query => "query",
+                    };
+                    format!("{lock} free ({what} by {by})")
+                }
             };
             ("redis".to_owned(), s)
         }
@@ -267,6 +279,7 @@ mod tests {
                 },
             )
             .write(13_000, who("B", 2), None, true)
+            .server(30_001, None)
             .build();
         let mut h = h;
         h.records[1].at = SimTime(2_470);
@@ -277,6 +290,7 @@ mod tests {
   12.000000s  fault    pause A 5000ms begins
   12.500000s  fault    redis restart
   13.000000s  B/t2     write (no token) accepted
+  30.001000s  redis    redisson:lock free (expired)
 ";
         assert_eq!(h.to_string(), expected);
         assert_eq!(

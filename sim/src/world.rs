@@ -8,7 +8,7 @@ use fake_redis::Value;
 use lockcore::{Config, LockClient, LockName, Purpose, RequestId, TimerId};
 use rand_chacha::ChaCha8Rng;
 
-use crate::history::{Direction, Meta, Phase, Record, RecordKind, Who};
+use crate::history::{Direction, Meta, Phase, Record, RecordKind, ServerCause, Who};
 use crate::network::{Network, Verdict};
 use crate::process::{Process, Thread};
 use crate::rng::{self, Stream};
@@ -21,6 +21,7 @@ use crate::{Fault, History, SimError, SimSpec, SimTime};
 pub(crate) enum Up {
     Command {
         request: RequestId,
+        purpose: Purpose,
         lock: LockName,
         args: Vec<Bytes>,
     },
@@ -301,7 +302,7 @@ impl<'s> World<'s> {
                 if generation == self.server.generation && self.watch.get(&lock) == Some(&self.now)
                 {
                     self.watch.remove(&lock);
-                    self.observe(&lock);
+                    self.observe(&lock, ServerCause::Expiry);
                 }
             }
         }
@@ -376,7 +377,11 @@ impl<'s> World<'s> {
 
     /// Records Redis's view of `lock` when it changed, and watches for the
     /// key's expiry so the instant it frees itself is recorded too.
-    pub(crate) fn observe(&mut self, lock: &LockName) {
+    ///
+    /// A key that vanished after a command that deletes nothing (an
+    /// acquire or renewal arriving at the very instant of expiry) is
+    /// recorded as expired: that is what freed it.
+    pub(crate) fn observe(&mut self, lock: &LockName, cause: ServerCause) {
         let KeyView {
             fields,
             pttl,
@@ -389,11 +394,25 @@ impl<'s> World<'s> {
         let seen = Seen { holder, count };
         let changed = self.seen.get(lock) != Some(&seen);
         if changed {
+            let deletes = matches!(
+                cause,
+                ServerCause::Command {
+                    purpose: Purpose::Unlock | Purpose::ForceUnlock,
+                    ..
+                }
+            );
+            let cause = match cause {
+                ServerCause::Command { .. } if seen.holder.is_none() && !deletes => {
+                    ServerCause::Expiry
+                }
+                other => other,
+            };
             self.record(RecordKind::Server {
                 lock: lock.clone(),
                 holder: seen.holder.clone(),
                 count,
                 ttl_ms: pttl,
+                cause,
             });
             self.seen.insert(lock.clone(), seen);
         }

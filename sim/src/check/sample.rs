@@ -2,7 +2,7 @@
 
 use lockcore::{Call, LockName, Millis};
 
-use crate::history::{Meta, Outcome, Proc, Record, RecordKind, ReleaseCause, Who};
+use crate::history::{Meta, Outcome, Proc, Record, RecordKind, ReleaseCause, ServerCause, Who};
 use crate::{DEFAULT_LOCK, History, SimTime};
 
 pub(crate) fn who(client: &str, thread: u64) -> Who {
@@ -85,6 +85,7 @@ impl Sample {
                 holder,
                 count,
                 ttl_ms: 30_000,
+                cause: ServerCause::Expiry,
             },
         )
     }
