@@ -20,6 +20,29 @@
 //! Everything here is deterministic: the same scenario, seed and profile
 //! give the same history, timeline and report, byte for byte.
 //!
+//! # Using it
+//!
+//! ```
+//! use lockcore::Profile;
+//! use locksim::{Trial, Verdict};
+//!
+//! // Document 004, experiment 2: a 3 s lease under 5 s of work.
+//! let scenario = locksim::builtin("lease-shorter-than-work").unwrap();
+//! let trial = Trial::run(&scenario, Some(1), Some(Profile::Redisson)).unwrap();
+//! assert_eq!(trial.verdict(), Verdict::Violated);
+//! assert_eq!(trial.outcome.unlock_errors, 2);
+//! assert!(trial.as_expected()); // the file expects exactly this
+//! println!("{}", trial.run.history); // the timeline
+//! ```
+//!
+//! A file of your own goes through [`load`] (a built-in name or a path) or
+//! [`Scenario::parse`]; a malformed one is an [`InputError`] that names the
+//! line, column and field. When a run is not as expected, the
+//! [`Trial::mismatches`] say which check failed and
+//! [`Trial::reproduce_command`] reruns it; for an explored seed,
+//! [`shrink`] finds the smallest fault plan that still breaks the
+//! invariant and [`shrunk_scenario`] turns it into a file.
+//!
 //! # Layout
 //!
 //! - `scenario`: the scenario file format, parsing and validation.
