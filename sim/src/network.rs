@@ -247,3 +247,38 @@ mod tests {
         assert_eq!(run(&faults), run(&[]));
     }
 }
+
+/// The rules above, seen through whole runs (lockcore and fake-redis).
+#[cfg(test)]
+mod end_to_end {
+    use crate::history::RecordKind;
+    use crate::run::tests::{client, critical, holder_changes, records, spec, thread};
+    use crate::{Fault, FaultPlan, SimTime, run};
+
+    /// A partition drops every message of the client in its window: the
+    /// acquire sent during it never reaches Redis (lockcore retries after
+    /// its response timeout, and the retry after the partition succeeds).
+    #[test]
+    fn partition_drops_messages() {
+        let mut s = spec(vec![client("A", vec![thread(1_000, critical(10))])]);
+        s.faults = FaultPlan(vec![Fault::Partition {
+            client: "A".into(),
+            at_ms: 500,
+            duration_ms: 2_000,
+        }]);
+        let h = run(&s).expect("valid").history;
+        let drops: Vec<_> = records(&h, |k| matches!(k, RecordKind::Drop { .. })).collect();
+        assert!(!drops.is_empty(), "{h}");
+        assert!(
+            drops
+                .iter()
+                .all(|r| r.at >= SimTime::from_ms(500) && r.at < SimTime::from_ms(2_500))
+        );
+        let held = holder_changes(&h);
+        assert!(
+            held[0].0 > SimTime::from_ms(2_500),
+            "acquired through the partition:\n{h}"
+        );
+        assert_eq!(held[0].1.as_deref(), Some("A/t1"));
+    }
+}

@@ -44,7 +44,7 @@ pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::history::RecordKind;
     use crate::{
@@ -81,7 +81,7 @@ mod tests {
         }
     }
 
-    fn critical(work_ms: u64) -> Vec<Step> {
+    pub(crate) fn critical(work_ms: u64) -> Vec<Step> {
         vec![
             Step::Lock { lease_ms: None },
             Step::Work { ms: work_ms },
@@ -103,20 +103,20 @@ mod tests {
         assert!(r.violations.is_empty(), "{:?}", r.violations);
     }
 
-    fn records<'h>(
+    pub(crate) fn records<'h>(
         h: &'h History,
         pick: impl Fn(&RecordKind) -> bool + 'h,
     ) -> impl Iterator<Item = &'h crate::Record> + 'h {
         h.records.iter().filter(move |r| pick(&r.kind))
     }
 
-    fn renewals(h: &History) -> Vec<SimTime> {
+    pub(crate) fn renewals(h: &History) -> Vec<SimTime> {
         records(h, |k| matches!(k, RecordKind::RenewSent { .. }))
             .map(|r| r.at)
             .collect()
     }
 
-    fn holder_changes(h: &History) -> Vec<(SimTime, Option<String>)> {
+    pub(crate) fn holder_changes(h: &History) -> Vec<(SimTime, Option<String>)> {
         records(h, |k| matches!(k, RecordKind::Server { .. }))
             .map(|r| match &r.kind {
                 RecordKind::Server { holder, .. } => (r.at, holder.as_ref().map(|w| w.to_string())),
@@ -125,159 +125,8 @@ mod tests {
             .collect()
     }
 
-    fn never_unlock() -> Vec<Step> {
+    pub(crate) fn never_unlock() -> Vec<Step> {
         vec![Step::Lock { lease_ms: None }, Step::Work { ms: 100_000 }]
-    }
-
-    /// A stop-the-world pause of the holder (document 002: a GC pause
-    /// longer than the lease): no renewal is sent during the pause, so the
-    /// key expires inside it; renewals resume after it. A run where paused
-    /// code still ran would show renewals inside the window.
-    #[test]
-    fn pause_stops_renewals() {
-        let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
-        s.watchdog_timeout_ms = 3_000;
-        s.faults = FaultPlan(vec![Fault::Pause {
-            client: "A".into(),
-            at_ms: 1_500,
-            duration_ms: 6_000,
-        }]);
-        s.horizon_ms = 12_000;
-        let h = run(&s).expect("valid").history;
-        let r = renewals(&h);
-        assert!(r.iter().any(|t| *t < SimTime::from_ms(1_500)), "{h}");
-        assert!(
-            !r.iter()
-                .any(|t| *t > SimTime::from_ms(1_500) && *t < SimTime::from_ms(7_500)),
-            "renewal during the pause:\n{h}"
-        );
-        assert!(r.iter().any(|t| *t >= SimTime::from_ms(7_500)), "{h}");
-        let freed = holder_changes(&h)
-            .into_iter()
-            .find(|(_, who)| who.is_none())
-            .expect("the key expired");
-        assert!(
-            freed.0 > SimTime::from_ms(1_500) && freed.0 < SimTime::from_ms(7_500),
-            "{h}"
-        );
-    }
-
-    /// CPU starvation delays a timer by the drawn amount: with a delay
-    /// range of exactly 700 ms, the first renewal (due at 10 s) goes out
-    /// 700 ms later than in the same run without the fault.
-    #[test]
-    fn starvation_makes_a_timer_late_by_the_drawn_delay() {
-        let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
-        s.horizon_ms = 11_000;
-        let clean = renewals(&run(&s).expect("valid").history);
-        s.faults = FaultPlan(vec![Fault::Starve {
-            client: "A".into(),
-            at_ms: 9_000,
-            duration_ms: 2_000,
-            min_delay_ms: 700,
-            max_delay_ms: 700,
-        }]);
-        let starved = renewals(&run(&s).expect("valid").history);
-        assert_eq!(clean.len(), 1);
-        assert_eq!(starved, vec![clean[0].plus_ms(700)]);
-    }
-
-    /// A partition drops every message of the client in its window: the
-    /// acquire sent during it never reaches Redis (lockcore retries after
-    /// its response timeout, and the retry after the partition succeeds).
-    #[test]
-    fn partition_drops_messages() {
-        let mut s = spec(vec![client("A", vec![thread(1_000, critical(10))])]);
-        s.faults = FaultPlan(vec![Fault::Partition {
-            client: "A".into(),
-            at_ms: 500,
-            duration_ms: 2_000,
-        }]);
-        let h = run(&s).expect("valid").history;
-        let drops: Vec<_> = records(&h, |k| matches!(k, RecordKind::Drop { .. })).collect();
-        assert!(!drops.is_empty(), "{h}");
-        assert!(
-            drops
-                .iter()
-                .all(|r| r.at >= SimTime::from_ms(500) && r.at < SimTime::from_ms(2_500))
-        );
-        let held = holder_changes(&h);
-        assert!(
-            held[0].0 > SimTime::from_ms(2_500),
-            "acquired through the partition:\n{h}"
-        );
-        assert_eq!(held[0].1.as_deref(), Some("A/t1"));
-    }
-
-    /// A Redis restart without persistence loses the lock key at once; the
-    /// holder's next renewal finds nothing and replies 0.
-    #[test]
-    fn redis_restart_loses_keys() {
-        let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
-        s.faults = FaultPlan(vec![Fault::RedisRestart { at_ms: 5_000 }]);
-        s.horizon_ms = 12_000;
-        let h = run(&s).expect("valid").history;
-        assert_eq!(
-            holder_changes(&h)[1],
-            (SimTime::from_ms(5_000), None),
-            "{h}"
-        );
-        assert!(
-            h.to_string()
-                .contains("5.000000s  redis    redisson:lock free (restart)"),
-            "{h}"
-        );
-        let replies: Vec<_> = records(&h, |k| matches!(k, RecordKind::RenewReply { .. }))
-            .map(|r| match &r.kind {
-                RecordKind::RenewReply { reply, .. } => reply.clone(),
-                _ => unreachable!(),
-            })
-            .collect();
-        assert_eq!(replies, vec!["0".to_owned()], "{h}");
-    }
-
-    /// A Redis pause holds commands until it ends: an acquire sent during
-    /// the pause executes exactly when the pause ends.
-    #[test]
-    fn redis_pause_delays_commands() {
-        let mut s = spec(vec![client("A", vec![thread(1_000, critical(10))])]);
-        s.faults = FaultPlan(vec![Fault::RedisPause {
-            at_ms: 500,
-            duration_ms: 2_500,
-        }]);
-        let h = run(&s).expect("valid").history;
-        assert_eq!(
-            holder_changes(&h)[0],
-            (SimTime::from_ms(3_000), Some("A/t1".to_owned())),
-            "{h}"
-        );
-    }
-
-    /// A crashed holder's lock frees itself when its lease runs out
-    /// (document 000: the watchdog dies with the process), and the
-    /// restarted process is a new client (new uuid) that runs its script
-    /// again and acquires the lock.
-    #[test]
-    fn crash_and_restart() {
-        let mut s = spec(vec![client("A", vec![thread(0, critical(20_000))])]);
-        s.faults = FaultPlan(vec![Fault::Crash {
-            client: "A".into(),
-            at_ms: 5_000,
-            restart_after_ms: Some(1_000),
-        }]);
-        s.horizon_ms = 90_000;
-        let r = run(&s).expect("valid");
-        let h = &r.history;
-        let uuids: Vec<_> = records(h, |k| matches!(k, RecordKind::Start { .. })).collect();
-        assert_eq!(uuids.len(), 2);
-        assert_ne!(uuids[0].kind, uuids[1].kind);
-        let changes = holder_changes(h);
-        assert_eq!(changes[0].1.as_deref(), Some("A/t1"));
-        assert_eq!(changes[1].1, None, "{h}");
-        // Freed by expiry: 30 s after the acquire, long after the crash.
-        assert!(changes[1].0 >= SimTime::from_ms(30_000), "{h}");
-        assert_eq!(changes[2].1.as_deref(), Some("A~1/t1"), "{h}");
-        assert!(r.violations.is_empty(), "{:?}", r.violations);
     }
 
     /// The documents' experiment 1: lock() and never unlock; the thread
