@@ -29,7 +29,7 @@ impl World<'_> {
             }
             Ev::AtClient { msg, .. } => match msg {
                 Down::Reply { request, value } => {
-                    if let Some(lock) = self.procs[ci].renewals.remove(&request) {
+                    if let Some((lock, _)) = self.procs[ci].renewals.remove(&request) {
                         let process = self.procs[ci].proc();
                         self.record(RecordKind::RenewReply {
                             process,
@@ -73,12 +73,15 @@ impl World<'_> {
                 command,
             } => {
                 if is_renewal(purpose) {
-                    self.procs[c].renewals.insert(request, lock.clone());
-                    let process = self.procs[c].proc();
+                    let retry = self.renewal_timed_out(c, &lock);
+                    let p = &mut self.procs[c];
+                    p.renewals.insert(request, (lock.clone(), self.now));
+                    let process = p.proc();
                     self.record(RecordKind::RenewSent {
                         process,
                         lock: lock.clone(),
                         request: request.0,
+                        retry,
                     });
                 }
                 self.send_up(
@@ -147,6 +150,21 @@ impl World<'_> {
                 }
             }
         }
+    }
+
+    /// Whether `c` has a renewal of `lock` in flight, unanswered past its
+    /// response timeout: a renewal sent now resends it. (The watchdog sends
+    /// its next renewal only once the last one completed, so only lockcore's
+    /// command retry sends while one is outstanding.) Forgets those
+    /// outstanding requests: their late replies are ignored by lockcore too.
+    fn renewal_timed_out(&mut self, c: usize, lock: &lockcore::LockName) -> bool {
+        let timeout = self.procs[c].machine.config().response_timeout.0;
+        let now = self.now;
+        let p = &mut self.procs[c];
+        let before = p.renewals.len();
+        p.renewals
+            .retain(|_, (l, sent)| l != lock || sent.plus_ms(timeout) > now);
+        p.renewals.len() < before
     }
 
     /// A call of thread `t` returned; the caller advances the thread.

@@ -241,6 +241,9 @@ pub enum RecordKind {
         lock: LockName,
         /// lockcore's request id.
         request: u64,
+        /// A resend of an earlier renewal of this lock that timed out
+        /// unanswered (lockcore's command retry), not a new renewal.
+        retry: bool,
     },
     /// A renewal's reply reached the client.
     RenewReply {

@@ -77,8 +77,14 @@ fn describe(kind: &RecordKind) -> (String, String) {
             };
             ("redis".to_owned(), s)
         }
-        RecordKind::RenewSent { process, lock, .. } => {
-            (process.to_string(), format!("renew {lock}"))
+        RecordKind::RenewSent {
+            process,
+            lock,
+            retry,
+            ..
+        } => {
+            let retry = if *retry { " (retry)" } else { "" };
+            (process.to_string(), format!("renew {lock}{retry}"))
         }
         RecordKind::RenewReply { process, reply, .. } => {
             (process.to_string(), format!("renew -> {reply}"))

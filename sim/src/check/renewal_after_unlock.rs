@@ -20,7 +20,10 @@ struct State {
 /// process believes it holds the lock, a [`RecordKind::RenewSent`] is a
 /// violation (reported once per such stretch). A new acquisition starts
 /// a new stretch. The unlock's *return* is the line, not its call: a
-/// renewal racing the unlock script on the wire is expected.
+/// renewal racing the unlock script on the wire is expected. Retries
+/// (lockcore resending a renewal that timed out, first sent while the lock
+/// was held) are the transport's doing, not the watchdog's, and are not
+/// judged.
 pub(crate) fn check(history: &History) -> Vec<Violation> {
     let mut state: BTreeMap<(Proc, &LockName), State> = BTreeMap::new();
     let mut found = Vec::new();
@@ -46,7 +49,12 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
                     s.unlocked = Some(i);
                 }
             }
-            RecordKind::RenewSent { process, lock, .. } => {
+            RecordKind::RenewSent {
+                process,
+                lock,
+                retry: false,
+                ..
+            } => {
                 if let Some(s) = state.get_mut(&(process.clone(), lock))
                     && s.holders == 0
                     && let Some(u) = s.unlocked.take()
@@ -117,5 +125,26 @@ mod tests {
             .renew(26_000, "A")
             .build();
         assert!(check(&h).is_empty());
+    }
+
+    /// lockcore resending a renewal that timed out while the lock was held
+    /// (document 004's command retry) is not the watchdog renewing: no
+    /// violation, while a new renewal after it still is one.
+    #[test]
+    fn retry_of_an_earlier_renewal_passes() {
+        let s = Sample::new(5)
+            .hold(10, who("A", 1), 30_000, None)
+            .renew(10_010, "A");
+        let retry = RecordKind::RenewSent {
+            process: crate::check::sample::proc("A"),
+            lock: crate::check::sample::lock(),
+            request: 99,
+            retry: true,
+        };
+        let h = unlocked(s, 12_000).at(14_510, retry).build();
+        assert!(check(&h).is_empty());
+        let s = Sample::new(5).hold(10, who("A", 1), 30_000, None);
+        let h = unlocked(s, 12_000).renew(20_010, "A").build();
+        assert_eq!(check(&h).len(), 1);
     }
 }

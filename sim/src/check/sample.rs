@@ -132,6 +132,7 @@ impl Sample {
                 process: proc(client),
                 lock: lock(),
                 request: ms,
+                retry: false,
             },
         )
     }
