@@ -2,7 +2,7 @@
 //! scenario expectations use ([`EventKind`]).
 
 use lockcore::Call;
-use sim::{History, Outcome as CallOutcome, Record, RecordKind, Who};
+use sim::{History, Outcome as CallOutcome, RecordKind, ServerCause};
 
 use crate::{EventKind, Observation};
 
@@ -10,7 +10,7 @@ use crate::{EventKind, Observation};
 pub(crate) fn observations(history: &History) -> Vec<Observation> {
     let records = &history.records;
     let mut out = Vec::new();
-    for (i, r) in records.iter().enumerate() {
+    for r in records {
         let (kind, who_client, thread) = match &r.kind {
             RecordKind::Return {
                 who, outcome, call, ..
@@ -64,7 +64,10 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                 (kind, &who.client, Some(who.thread))
             }
             RecordKind::Crash { process } => (EventKind::Crash, &process.client, None),
-            RecordKind::Server { holder: None, .. } if is_expiry(history, i) => {
+            RecordKind::Server {
+                cause: ServerCause::Expiry,
+                ..
+            } => {
                 out.push(Observation {
                     at: r.at,
                     client: String::new(),
@@ -83,73 +86,6 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
         });
     }
     out
-}
-
-/// Whether the key freed by record `index` (a `Server` record with no
-/// holder) expired rather than being deleted.
-///
-/// The history records Redis's view of the key but not which command
-/// changed it, so a deletion is recognised by its effect: the previous
-/// holder's unlock (or anyone's forceUnlock) returns, having released the
-/// lock, within one message delay after the key went. Anything else that
-/// frees a held key is its expiry (or a Redis restart, whose fault record
-/// sits at the same instant).
-fn is_expiry(history: &History, index: usize) -> bool {
-    let records = &history.records;
-    let Some(Record {
-        at,
-        kind: RecordKind::Server { lock, .. },
-    }) = records.get(index)
-    else {
-        return false;
-    };
-    let previous: Option<&Who> = records[..index]
-        .iter()
-        .rev()
-        .find_map(|r| match &r.kind {
-            RecordKind::Server {
-                lock: l, holder, ..
-            } if l == lock => Some(holder.as_ref()),
-            _ => None,
-        })
-        .flatten();
-    let Some(previous) = previous else {
-        // It was already free: nothing expired.
-        return false;
-    };
-    let window_end = at.plus_ms(history.meta.max_latency_ms.saturating_add(1));
-    let restarted = records.iter().any(|r| {
-        r.at == *at
-            && matches!(
-                &r.kind,
-                RecordKind::Fault {
-                    fault: sim::Fault::RedisRestart { .. },
-                    ..
-                }
-            )
-    });
-    if restarted {
-        return false;
-    }
-    let deleted = records[index..]
-        .iter()
-        .take_while(|r| r.at <= window_end)
-        .any(|r| match &r.kind {
-            RecordKind::Return {
-                who,
-                lock: l,
-                call: Call::Unlock,
-                outcome: CallOutcome::Unlocked { released: true },
-            } => l == lock && who == previous,
-            RecordKind::Return {
-                lock: l,
-                call: Call::ForceUnlock,
-                outcome,
-                ..
-            } => l == lock && !matches!(outcome, CallOutcome::Error { .. }),
-            _ => false,
-        });
-    !deleted
 }
 
 #[cfg(test)]
