@@ -113,6 +113,12 @@
 //! - `history`, `timeline`: the records and their one-line rendering.
 //! - `check`: one checker per invariant.
 //! - `run`: [`run`], [`Run`], [`SimError`].
+//!
+//! Examples (`cargo run -p sim --example <name>`): `timeline <seed>` prints
+//! a generated seed's spec, timeline and violations; `violations [n]`
+//! counts what the swarm finds over n seeds; `swarm_stats [n]` times runs;
+//! `fenced_pause` replays the documents' stop-the-world pause under the
+//! `fenced` profile.
 
 mod check;
 mod driver;
