@@ -69,6 +69,17 @@ impl Exploration {
         counts
     }
 
+    /// How many runs of `profile` broke each invariant.
+    pub fn by_invariant_of(&self, profile: Profile) -> BTreeMap<Invariant, usize> {
+        let mut counts = BTreeMap::new();
+        for f in self.findings.iter().filter(|f| f.profile == profile) {
+            for inv in f.invariants() {
+                *counts.entry(inv).or_insert(0) += 1;
+            }
+        }
+        counts
+    }
+
     /// Runs seed `seed` under `profile` and records what it found.
     pub fn add(&mut self, seed: u64, profile: Profile) {
         self.runs += 1;

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lockcore::Profile;
 
 use crate::cli::{Exit, ExploreArgs, PlanFormat};
 use crate::{InputError, explored_spec, plan_json, shrink, shrunk_scenario};
@@ -42,8 +43,23 @@ pub(super) fn explore(
         found.runs,
         found.findings.len()
     );
-    for (inv, n) in found.by_invariant() {
-        let _ = writeln!(out, "  {inv:<22} {n}");
+    // One column per explored profile, so the profiles can be compared.
+    let profiles: Vec<Profile> = match args.profile {
+        Some(p) => vec![p],
+        None => Profile::ALL.to_vec(),
+    };
+    let _ = write!(out, "  {:<22}", "runs broken");
+    for p in &profiles {
+        let _ = write!(out, " {:>16}", p.name());
+    }
+    let _ = writeln!(out);
+    let per: Vec<_> = profiles.iter().map(|p| found.by_invariant_of(*p)).collect();
+    for (inv, _) in found.by_invariant() {
+        let _ = write!(out, "  {:<22}", inv.name());
+        for counts in &per {
+            let _ = write!(out, " {:>16}", counts.get(&inv).copied().unwrap_or(0));
+        }
+        let _ = writeln!(out);
     }
     for (seed, profile, e) in &found.errors {
         let _ = writeln!(err, "seed {seed} under {profile} could not run: {e}");

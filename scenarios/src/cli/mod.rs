@@ -203,6 +203,40 @@ verdict = "safe"
         assert_eq!(v["as_expected"], true);
     }
 
+    /// explore prints the summary table, one replay line per violating
+    /// run, and a shrunk scenario file for the first violation; it exits 1
+    /// when any run broke an invariant and 0 when none did.
+    #[test]
+    fn explore_output() {
+        let (exit, out, _) = exec(&[
+            "explore",
+            "--seeds",
+            "6",
+            "--profile",
+            "redisson",
+            "--shrink",
+            "1",
+        ]);
+        assert!(
+            out.starts_with("explored seeds 0..6 under redisson: 6 runs, "),
+            "{out}"
+        );
+        let replays: Vec<&str> = out
+            .lines()
+            .filter(|l| l.trim_start().starts_with("locksim replay "))
+            .collect();
+        assert_eq!(exit == Exit::Unexpected, !replays.is_empty(), "{out}");
+        for l in &replays {
+            assert!(l.contains("--profile redisson    # "), "{l}");
+        }
+        if !replays.is_empty() {
+            assert!(
+                out.contains("\nshrunk seed ") && out.contains("[sim]"),
+                "{out}"
+            );
+        }
+    }
+
     /// `scenarios` lists every built-in scenario, one line each.
     #[test]
     fn scenarios_lists_builtins() {
