@@ -1,42 +1,36 @@
-//! Writing replies: a [`Value`] encoded as RESP2 or RESP3 bytes.
+//! Writing replies: a [`Value`] as a redis-protocol frame, encoded by
+//! redis-protocol as RESP2 or RESP3 bytes.
 //!
-//! Encoded by hand rather than through redis-protocol's encoder because its
-//! RESP3 map is a `HashMap` (unless a workspace-wide feature changes the
-//! type for every crate), and a map's order must be the order Redis writes.
-//! The encoding is checked both ways: the differential tests compare these
-//! bytes with a real Redis's, and decode them with redis-protocol.
+//! This file only chooses frame types, as Redis does for each protocol:
+//! nil is a null bulk (`$-1`) on RESP2 and a null (`_`) on RESP3, a push
+//! is a plain array on RESP2, and a map is a flat key, value, key, ...
+//! array on RESP2. The bytes are redis-protocol's
+//! (`resp2::encode::extend_encode`, `resp3::encode::complete::extend_encode`).
+//! A RESP3 map keeps Redis's order because the workspace turns on
+//! redis-protocol's `index-map` feature (its map is then an `IndexMap`).
+//! The differential tests compare these bytes with a real Redis's.
 
-use bytes::{BufMut, BytesMut};
+use bytes::BytesMut;
+use redis_protocol::resp2::{self, types::BytesFrame as Resp2Frame};
+use redis_protocol::resp3::{
+    self,
+    types::{BytesFrame as Resp3Frame, FrameMap},
+};
 
 use crate::{Protocol, Value};
 
 /// Appends `value`, encoded for `protocol`, to `out`.
 pub fn encode(value: &Value, protocol: Protocol, out: &mut BytesMut) {
-    let resp3 = protocol == Protocol::Resp3;
-    match value {
-        Value::Simple(s) => line(out, b'+', s.as_bytes()),
-        Value::Error(e) => line(out, b'-', e.as_bytes()),
-        Value::Int(n) => line(out, b':', n.to_string().as_bytes()),
-        Value::Bulk(b) => {
-            line(out, b'$', b.len().to_string().as_bytes());
-            out.put_slice(b);
-            out.put_slice(b"\r\n");
-        }
-        Value::Nil if resp3 => out.put_slice(b"_\r\n"),
-        Value::Nil => out.put_slice(b"$-1\r\n"),
-        Value::Array(items) => aggregate(out, b'*', items, protocol),
-        Value::Push(items) => aggregate(out, if resp3 { b'>' } else { b'*' }, items, protocol),
-        Value::Map(pairs) => {
-            let count = if resp3 { pairs.len() } else { pairs.len() * 2 };
-            line(
-                out,
-                if resp3 { b'%' } else { b'*' },
-                count.to_string().as_bytes(),
-            );
-            for (k, v) in pairs {
-                encode(k, protocol, out);
-                encode(v, protocol, out);
-            }
+    let start = out.len();
+    if let Err(e) = write(value, protocol, out) {
+        // Unreachable for the frame types built here (redis-protocol fails
+        // only on NaN doubles, HELLO frames and stream chunks); kept so a
+        // future one gives the client an error, not a torn reply.
+        tracing::error!(error = %e, "reply not encodable");
+        out.truncate(start);
+        let fallback = Value::error(format!("ERR reply could not be encoded: {}", e.details()));
+        if write(&fallback, protocol, out).is_err() {
+            out.truncate(start);
         }
     }
 }
@@ -48,16 +42,72 @@ pub fn encode_to_vec(value: &Value, protocol: Protocol) -> Vec<u8> {
     out.to_vec()
 }
 
-fn line(out: &mut BytesMut, tag: u8, body: &[u8]) {
-    out.put_u8(tag);
-    out.put_slice(body);
-    out.put_slice(b"\r\n");
+fn write(
+    value: &Value,
+    protocol: Protocol,
+    out: &mut BytesMut,
+) -> Result<usize, redis_protocol::error::RedisProtocolError> {
+    match protocol {
+        Protocol::Resp2 => resp2::encode::extend_encode(out, &resp2_frame(value), false),
+        Protocol::Resp3 => resp3::encode::complete::extend_encode(out, &resp3_frame(value), false),
+    }
 }
 
-fn aggregate(out: &mut BytesMut, tag: u8, items: &[Value], protocol: Protocol) {
-    line(out, tag, items.len().to_string().as_bytes());
-    for item in items {
-        encode(item, protocol, out);
+fn resp2_frame(value: &Value) -> Resp2Frame {
+    match value {
+        Value::Simple(s) => Resp2Frame::SimpleString(s.clone().into()),
+        Value::Error(e) => Resp2Frame::Error(e.clone().into()),
+        Value::Int(n) => Resp2Frame::Integer(*n),
+        Value::Bulk(b) => Resp2Frame::BulkString(b.clone()),
+        Value::Nil => Resp2Frame::Null,
+        Value::Array(items) | Value::Push(items) => {
+            Resp2Frame::Array(items.iter().map(resp2_frame).collect())
+        }
+        Value::Map(pairs) => Resp2Frame::Array(
+            pairs
+                .iter()
+                .flat_map(|(k, v)| [resp2_frame(k), resp2_frame(v)])
+                .collect(),
+        ),
+    }
+}
+
+fn resp3_frame(value: &Value) -> Resp3Frame {
+    match value {
+        Value::Simple(s) => Resp3Frame::SimpleString {
+            data: s.clone().into(),
+            attributes: None,
+        },
+        Value::Error(e) => Resp3Frame::SimpleError {
+            data: e.clone().into(),
+            attributes: None,
+        },
+        Value::Int(n) => Resp3Frame::Number {
+            data: *n,
+            attributes: None,
+        },
+        Value::Bulk(b) => Resp3Frame::BlobString {
+            data: b.clone(),
+            attributes: None,
+        },
+        Value::Nil => Resp3Frame::Null,
+        Value::Array(items) => Resp3Frame::Array {
+            data: items.iter().map(resp3_frame).collect(),
+            attributes: None,
+        },
+        Value::Push(items) => Resp3Frame::Push {
+            data: items.iter().map(resp3_frame).collect(),
+            attributes: None,
+        },
+        Value::Map(pairs) => Resp3Frame::Map {
+            // Keys are distinct in every map Redis writes (HELLO, HGETALL),
+            // so collecting into the map drops nothing.
+            data: pairs
+                .iter()
+                .map(|(k, v)| (resp3_frame(k), resp3_frame(v)))
+                .collect::<FrameMap<_, _>>(),
+            attributes: None,
+        },
     }
 }
 
@@ -65,9 +115,17 @@ fn aggregate(out: &mut BytesMut, tag: u8, items: &[Value], protocol: Protocol) {
 mod tests {
     use super::*;
 
-    /// Byte strings captured from redis-server 7.0.15: HELLO's map, a
-    /// subscribe confirmation, and nil, in both protocols. A wrong tag or a
-    /// map written as pairs-count on RESP2 would break clients.
+    fn assert_encodes(value: &Value, resp2: &[u8], resp3: &[u8]) {
+        let show = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        assert_eq!(show(&encode_to_vec(value, Protocol::Resp2)), show(resp2));
+        assert_eq!(show(&encode_to_vec(value, Protocol::Resp3)), show(resp3));
+    }
+
+    /// Byte strings captured from redis-server 7.0.15 (HELLO's map, a
+    /// subscribe confirmation, nil, an empty bulk, an error) and an array
+    /// mixing nil, an integer and a status, in both protocols. A wrong tag,
+    /// a nil written as RESP3's `_` on RESP2, or a map written as
+    /// pairs-count on RESP2 would break clients.
     #[test]
     fn encodings_match_redis_bytes() {
         let push = Value::Push(vec![
@@ -75,32 +133,45 @@ mod tests {
             Value::bulk("ch1"),
             Value::Int(1),
         ]);
-        assert_eq!(
-            encode_to_vec(&push, Protocol::Resp2),
-            b"*3\r\n$9\r\nsubscribe\r\n$3\r\nch1\r\n:1\r\n"
-        );
-        assert_eq!(
-            encode_to_vec(&push, Protocol::Resp3),
-            b">3\r\n$9\r\nsubscribe\r\n$3\r\nch1\r\n:1\r\n"
+        assert_encodes(
+            &push,
+            b"*3\r\n$9\r\nsubscribe\r\n$3\r\nch1\r\n:1\r\n",
+            b">3\r\n$9\r\nsubscribe\r\n$3\r\nch1\r\n:1\r\n",
         );
         let map = Value::Map(vec![(Value::bulk("proto"), Value::Int(2))]);
-        assert_eq!(
-            encode_to_vec(&map, Protocol::Resp2),
-            b"*2\r\n$5\r\nproto\r\n:2\r\n"
+        assert_encodes(
+            &map,
+            b"*2\r\n$5\r\nproto\r\n:2\r\n",
+            b"%1\r\n$5\r\nproto\r\n:2\r\n",
         );
-        assert_eq!(
-            encode_to_vec(&map, Protocol::Resp3),
-            b"%1\r\n$5\r\nproto\r\n:2\r\n"
+        assert_encodes(&Value::Nil, b"$-1\r\n", b"_\r\n");
+        assert_encodes(&Value::bulk(""), b"$0\r\n\r\n", b"$0\r\n\r\n");
+        assert_encodes(&Value::error("ERR x"), b"-ERR x\r\n", b"-ERR x\r\n");
+        let nested = Value::Array(vec![Value::Nil, Value::Int(-7), Value::ok()]);
+        assert_encodes(
+            &nested,
+            b"*3\r\n$-1\r\n:-7\r\n+OK\r\n",
+            b"*3\r\n_\r\n:-7\r\n+OK\r\n",
         );
-        assert_eq!(encode_to_vec(&Value::Nil, Protocol::Resp2), b"$-1\r\n");
-        assert_eq!(encode_to_vec(&Value::Nil, Protocol::Resp3), b"_\r\n");
-        assert_eq!(
-            encode_to_vec(&Value::bulk(""), Protocol::Resp2),
-            b"$0\r\n\r\n"
+    }
+
+    /// A RESP3 map keeps the order it was built in, as HGETALL of a small
+    /// hash needs (Redis answers in insertion order): 16 fields from `f15`
+    /// down to `f00`. Without redis-protocol's `index-map` feature its map
+    /// is a randomly seeded `HashMap`, which keeps this order with odds of
+    /// 1 in 16!.
+    #[test]
+    fn resp3_map_keeps_insertion_order() {
+        let keys: Vec<String> = (0..16).rev().map(|i| format!("f{i:02}")).collect();
+        let map = Value::Map(
+            keys.iter()
+                .map(|k| (Value::bulk(k.clone()), Value::bulk("v")))
+                .collect(),
         );
-        assert_eq!(
-            encode_to_vec(&Value::error("ERR x"), Protocol::Resp3),
-            b"-ERR x\r\n"
-        );
+        let mut want = b"%16\r\n".to_vec();
+        for k in &keys {
+            want.extend(format!("$3\r\n{k}\r\n$1\r\nv\r\n").as_bytes());
+        }
+        assert_eq!(encode_to_vec(&map, Protocol::Resp3), want);
     }
 }

@@ -27,14 +27,17 @@
 //!   (`... script: <sha>, on @user_script:1.`) and Lua's number
 //!   conversions (integers through doubles, `tonumber` via `strtod`) are
 //!   Redis's. Any other script text gets a clear error reply.
-//! - **Replies.** Commands produce [`Value`]s; the server encodes them for
-//!   the connection's protocol ([`encode`]). A [`Response`] also carries
-//!   pub/sub deliveries for other connections and a close flag (`QUIT`).
-//! - **Wire.** Requests are read as Redis 7.0 reads them ([`parse_request`]:
-//!   multibulk and inline, same limits, same `-ERR Protocol error: ...`
-//!   texts, then the connection closes). Declared lengths are checked
-//!   before anything is buffered for them; nothing is allocated on a
-//!   header's word.
+//! - **Replies.** Commands produce [`Value`]s; the server turns them into
+//!   redis-protocol frames for the connection's protocol and redis-protocol
+//!   encodes them ([`encode`]). A [`Response`] also carries pub/sub
+//!   deliveries for other connections and a close flag (`QUIT`).
+//! - **Wire.** Requests are read as Redis 7.0 reads them ([`parse_request`]).
+//!   A guard scans a multibulk's headers in place with Redis's limits and
+//!   `-ERR Protocol error: ...` texts (then the connection closes) and
+//!   finds where the request ends, allocating nothing on a header's word;
+//!   redis-protocol's RESP2 decoder then decodes that complete request
+//!   into the arguments. Inline commands (`PING\r\n`, not RESP) are split
+//!   with Redis's quoting rules.
 //!
 //! # What is proven, and how
 //!
@@ -49,6 +52,9 @@
 //! - Unit tests in each file pin expiry at exact boundaries on a
 //!   [`ManualClock`], each lock script's behaviour, and error texts captured
 //!   from the real server.
+//! - `tests/wire.rs` sends both servers raw requests (well-formed,
+//!   Redis-tolerated and malformed multibulks, quoted inline commands,
+//!   over-long lines) and requires the same bytes back until each closes.
 //! - `tests/robustness.rs` sends random bytes and near-RESP junk over TCP:
 //!   no panic anywhere, only well-formed replies, and a bystander
 //!   connection keeps being served.
@@ -67,6 +73,10 @@
 //!   (CONFIG, CLIENT, PSUBSCRIBE, ...) are unknown commands.
 //! - HELLO accepts SETNAME (ignored) but not AUTH; TIME has millisecond
 //!   precision.
+//! - A multibulk header line whose `\r` is not followed by `\n` (Redis
+//!   skips that byte unchecked) is refused by redis-protocol: the client
+//!   gets `-ERR Protocol error: <redis-protocol's reason>` and is
+//!   disconnected, where Redis would run the command. No client sends it.
 //! - An error text quoting client bytes that are not UTF-8 (an unknown
 //!   command's name) shows them as U+FFFD, since [`Value::Error`] holds a
 //!   `String`; Redis echoes the raw bytes.
@@ -125,9 +135,11 @@
 //! - `number`: Redis's and Lua's number parsing.
 //! - `error`: [`CmdError`], displaying Redis's exact texts.
 //! - `value`: [`Value`], a reply before encoding.
-//! - `frame`: [`encode`]: a `Value` as RESP2 or RESP3 bytes.
-//! - `request`: [`parse_request`]: requests off the wire, as Redis reads
-//!   them.
+//! - `frame`: [`encode`]: a `Value` as a redis-protocol RESP2 or RESP3
+//!   frame, encoded by redis-protocol.
+//! - `request`: [`parse_request`], [`RequestReader`]: requests off the
+//!   wire, as Redis reads them (a guard with Redis's limits and texts in
+//!   front of redis-protocol's decoder; the inline splitter).
 //! - `connection`: [`serve_connection`] over any byte stream.
 //! - `server`: [`SharedEngine`], [`serve`], [`spawn_local_server`],
 //!   [`BackgroundServer`].

@@ -1,17 +1,49 @@
-//! Reading client requests off the wire, exactly as Redis 7.0 reads them.
+//! Reading client requests off the wire: Redis 7.0's framing rules in
+//! front of redis-protocol's RESP2 decoder.
 //!
-//! Redis takes two request forms: a multibulk (`*2\r\n$3\r\nGET\r\n$1\r\nk\r\n`)
-//! and an inline command (`GET k\r\n`, split like a shell line). This parser
-//! follows `processMultibulkBuffer` and `processInlineBuffer` of Redis 7.0,
-//! including their limits and error texts, so malformed input gets the same
-//! `-ERR Protocol error: ...` and the connection is closed. It never
-//! allocates what a header declares: a bulk is only taken once all of its
-//! bytes have arrived.
+//! Redis takes two request forms: a multibulk (`*2\r\n$3\r\nGET\r\n$1\r\nk\r\n`),
+//! which is RESP, and an inline command (`GET k\r\n`, split like a shell
+//! line), which is not. Malformed input gets Redis's `-ERR Protocol error:
+//! ...` and the connection is closed.
 //!
-//! Why not redis-protocol's decoder: Redis accepts inputs it rejects (a bulk
-//! not followed by CRLF, an inline command), and its errors are not Redis's.
+//! # Who does what
+//!
+//! - **The guard** (this file) scans a multibulk's header lines in the read
+//!   buffer as Redis 7.0's `processMultibulkBuffer` does. It checks each
+//!   `*N` and `$N` line against Redis's limits ([`MAX_MULTIBULK`],
+//!   [`MAX_BULK`], [`MAX_INLINE`] for a line with no end), gives Redis's
+//!   exact error texts ([`ProtocolError`]) and finds where the request
+//!   ends. It reads numbers in place and keeps only a count and an offset,
+//!   so nothing is allocated on a header's word: a client declaring a
+//!   512 MiB bulk costs what it has sent. It builds no arguments.
+//! - **redis-protocol** (`resp2::decode::decode_bytes_mut`) then decodes
+//!   exactly the bytes of that complete request; the frame's bulks are the
+//!   argument vector (zero-copy slices of the read buffer).
+//! - **Inline commands** are split by `split_args`, Redis's
+//!   `sdssplitargs` quoting rules.
+//!
+//! Why the guard, rather than redis-protocol alone: its decoder has none
+//! of Redis's limits or error texts, accepts element types Redis refuses
+//! (`+`, `:`, nested arrays), answers `*-1` with a null rather than an
+//! empty command, and, given a partial frame, only says "incomplete", so
+//! a long request arriving in pieces would be re-decoded from its start on
+//! every read. The guard keeps its place across reads ([`RequestReader`])
+//! and hands the decoder one complete request of bulks, once.
+//!
+//! # Divergence from Redis
+//!
+//! Redis ends a header line at its `\r` and skips the byte after it
+//! unchecked; redis-protocol requires `\r\n`. A header whose `\r` is
+//! followed by anything else (`*1\rX$4\r\nPING\r\n`) is a command to
+//! Redis but here gets `-ERR Protocol error: <redis-protocol's reason>`
+//! ([`ProtocolError::Decoder`]) and the connection closes. No client
+//! writes that. The two bytes after a bulk's data are skipped unchecked
+//! by both (`*1\r\n$4\r\nPINGxx` is `PING`). Both facts are pinned by
+//! this file's tests and, against a real server, by `tests/wire.rs`.
 
 use bytes::{Buf, Bytes, BytesMut};
+use redis_protocol::error::RedisProtocolError;
+use redis_protocol::resp2::{decode::decode_bytes_mut, types::BytesFrame};
 
 /// Longest inline request or header line without a line end (Redis's
 /// `PROTO_INLINE_MAX_SIZE`).
@@ -20,6 +52,9 @@ pub const MAX_INLINE: usize = 64 * 1024;
 pub const MAX_BULK: i64 = 512 * 1024 * 1024;
 /// Largest element count of a multibulk (Redis's `INT_MAX`).
 pub const MAX_MULTIBULK: i64 = i32::MAX as i64;
+
+/// Longest redis-protocol reason quoted in a [`ProtocolError::Decoder`].
+const MAX_REASON: usize = 100;
 
 /// What the front of the read buffer holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,12 +93,36 @@ pub enum ProtocolError {
     /// An inline command with an open quote.
     #[error("unbalanced quotes in request")]
     UnbalancedQuotes,
+    /// redis-protocol refused a request Redis would take (see the module
+    /// docs): its reason, shortened to one line. Not a Redis text.
+    #[error("{0}")]
+    Decoder(String),
 }
 
 impl ProtocolError {
     /// The full error reply text, as Redis writes it.
     pub fn reply_text(&self) -> String {
         format!("ERR Protocol error: {self}")
+    }
+
+    fn decoder(reason: &str) -> ProtocolError {
+        // One line (it becomes a simple error), and short: redis-protocol
+        // may quote the rest of the input.
+        let line: String = reason
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(MAX_REASON)
+            .collect();
+        ProtocolError::Decoder(line)
+    }
+}
+
+impl From<RedisProtocolError> for ProtocolError {
+    fn from(e: RedisProtocolError) -> Self {
+        match e.details() {
+            "" => ProtocolError::decoder(e.kind().to_str()),
+            details => ProtocolError::decoder(details),
+        }
     }
 }
 
@@ -81,21 +140,23 @@ fn find(buf: &[u8], byte: u8) -> Option<usize> {
     None
 }
 
-/// Takes the next request from the front of `buf` (consuming it unless
-/// the result is [`Request::Incomplete`] or [`Request::Invalid`]). Stateless:
-/// a connection reading in pieces should keep a [`RequestReader`].
+/// Takes the next request from the front of `buf`: a command's bytes are
+/// consumed, an incomplete request's are left, and after an invalid one
+/// the connection closes, so what is left does not matter. Stateless: a
+/// connection reading in pieces should keep a [`RequestReader`].
 pub fn parse_request(buf: &mut BytesMut) -> Request {
     RequestReader::default().next_request(buf)
 }
 
-/// How far into a multibulk the reader has checked.
+/// How far into a multibulk the guard has checked.
 #[derive(Debug, Clone)]
 struct Progress {
-    /// Elements still to read.
+    /// The declared element count (`<= 0` is an empty command to Redis).
+    count: i64,
+    /// Elements still to check.
     remaining: i64,
-    /// `(start, len)` of each element read so far.
-    args: Vec<(usize, usize)>,
-    /// Where the next element starts.
+    /// Where the next element starts (once all are checked: the request's
+    /// length).
     pos: usize,
 }
 
@@ -113,35 +174,28 @@ impl RequestReader {
         Self::default()
     }
 
-    /// Takes the next request from the front of `buf`, which must hold the
-    /// same bytes as at the previous call plus any that arrived since.
+    /// Takes the next request from the front of `buf` (as [`parse_request`]
+    /// does), which must hold the same bytes as at the previous call plus
+    /// any that arrived since.
     pub fn next_request(&mut self, buf: &mut BytesMut) -> Request {
-        if self.progress.is_none() {
-            match buf.first() {
-                None => return Request::Incomplete,
-                Some(b'*') => {}
-                Some(_) => return parse_inline(buf),
-            }
-        }
         let mut progress = match self.progress.take() {
             Some(p) => p,
-            None => match multibulk_header(buf) {
-                Ok(Some(p)) => p,
-                Ok(None) => return Request::Incomplete,
-                Err(e) => return Request::Invalid(e),
+            None => match buf.first() {
+                None => return Request::Incomplete,
+                Some(b'*') => match multibulk_header(buf) {
+                    Ok(Some(p)) => p,
+                    Ok(None) => return Request::Incomplete,
+                    Err(e) => return Request::Invalid(e),
+                },
+                Some(_) => return parse_inline(buf),
             },
         };
-        match read_elements(&mut progress, buf) {
-            Ok(true) => {
-                let frame = buf.split_to(progress.pos).freeze();
-                Request::Command(
-                    progress
-                        .args
-                        .into_iter()
-                        .map(|(start, len)| frame.slice(start..start + len))
-                        .collect(),
-                )
+        match check_elements(&mut progress, buf) {
+            Ok(true) if progress.count <= 0 => {
+                buf.advance(progress.pos);
+                Request::Command(Vec::new())
             }
+            Ok(true) => decode(buf, progress.pos),
             Ok(false) => {
                 self.progress = Some(progress);
                 Request::Incomplete
@@ -151,7 +205,36 @@ impl RequestReader {
     }
 }
 
-/// One header line (`*N` / `$N`): `Ok(None)` when incomplete.
+/// redis-protocol decodes the complete request that is the first `len`
+/// bytes of `buf`; its bulks are the command.
+fn decode(buf: &mut BytesMut, len: usize) -> Request {
+    let mut request = buf.split_to(len);
+    let items = match decode_bytes_mut(&mut request) {
+        Ok(Some((BytesFrame::Array(items), used, _))) if used == len => items,
+        // The guard delimited a request the decoder reads differently: only
+        // a header line whose '\r' is not followed by '\n' does that.
+        Ok(Some(_)) => {
+            return Request::Invalid(ProtocolError::decoder("frame ends elsewhere"));
+        }
+        Ok(None) => return Request::Invalid(ProtocolError::decoder("incomplete frame")),
+        Err(e) => return Request::Invalid(e.into()),
+    };
+    let args: Option<Vec<Bytes>> = items
+        .into_iter()
+        .map(|item| match item {
+            BytesFrame::BulkString(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    match args {
+        Some(args) => Request::Command(args),
+        // The guard lets only `$` elements through.
+        None => Request::Invalid(ProtocolError::decoder("element is not a bulk string")),
+    }
+}
+
+/// One header line (`*N` / `$N`): `Ok(None)` when incomplete, else where
+/// its `\r` is and where the line's content ends.
 fn header_line(
     buf: &[u8],
     too_big: ProtocolError,
@@ -159,8 +242,8 @@ fn header_line(
     match find(buf, b'\r') {
         None if buf.len() > MAX_INLINE => Err(too_big),
         None => Ok(None),
-        // The '\n' after '\r' must have arrived too (Redis does not check
-        // that it is a '\n').
+        // The byte after '\r' must have arrived too (Redis does not check
+        // that it is a '\n'; redis-protocol does).
         Some(cr) if cr + 2 > buf.len() => Ok(None),
         Some(cr) => Ok(Some((cr, cr + 2))),
     }
@@ -175,15 +258,16 @@ fn multibulk_header(buf: &[u8]) -> Result<Option<Progress>, ProtocolError> {
         .filter(|n| *n <= MAX_MULTIBULK)
         .ok_or(ProtocolError::InvalidMultibulkLength)?;
     Ok(Some(Progress {
+        count,
         remaining: count.max(0),
-        // A count is only a promise: grow with what arrives, never reserve it.
-        args: Vec::new(),
         pos,
     }))
 }
 
-/// Reads the elements that have fully arrived; whether all have.
-fn read_elements(p: &mut Progress, buf: &[u8]) -> Result<bool, ProtocolError> {
+/// Checks the elements that have fully arrived; whether all have. Reads
+/// each `$N` in place and skips the data by offset: a declared length is
+/// only a promise, never reserved.
+fn check_elements(p: &mut Progress, buf: &[u8]) -> Result<bool, ProtocolError> {
     while p.remaining > 0 {
         let rest = &buf[p.pos..];
         let Some((cr, body)) = header_line(rest, ProtocolError::TooBigBulkCount)? else {
@@ -200,7 +284,6 @@ fn read_elements(p: &mut Progress, buf: &[u8]) -> Result<bool, ProtocolError> {
         if rest.len() < body + len + 2 {
             return Ok(false);
         }
-        p.args.push((p.pos + body, len));
         p.pos += body + len + 2;
         p.remaining -= 1;
     }
@@ -367,7 +450,8 @@ mod tests {
     }
 
     /// Each malformed input below was sent to redis-server 7.0.15; the
-    /// error text (or the wait for more bytes) is what it answered.
+    /// error text (or the wait for more bytes) is what it answered. These
+    /// are the guard's: none reaches redis-protocol.
     #[test]
     fn malformed_input_gets_redis_errors() {
         use ProtocolError::*;
@@ -405,7 +489,9 @@ mod tests {
     }
 
     /// Well-formed and Redis-tolerated inputs: the parsed command and what
-    /// is left in the buffer.
+    /// is left in the buffer. `PINGxx` shows redis-protocol, like Redis,
+    /// skipping the two bytes after a bulk unchecked; `*-1` and `*0` are
+    /// the guard's empty commands (redis-protocol would give a null).
     #[test]
     fn accepted_forms() {
         assert_eq!(
@@ -415,11 +501,59 @@ mod tests {
         assert_eq!(parse(b"*1\r\n$4\r\nPINGxx"), (cmd(&["PING"]), 0));
         assert_eq!(parse(b"*0\r\n"), (cmd(&[]), 0));
         assert_eq!(parse(b"*-1\r\n"), (cmd(&[]), 0));
+        assert_eq!(parse(b"*-5\r\nPING\r\n"), (cmd(&[]), 6));
+        assert_eq!(
+            parse(b"*2\r\n$0\r\n\r\n$3\r\na\0b\r\n"),
+            (cmd(&["", "a\0b"]), 0)
+        );
         assert_eq!(parse(b"PING\n"), (cmd(&["PING"]), 0));
         assert_eq!(parse(b"\r\n"), (cmd(&[]), 0));
         assert_eq!(
             parse(b"set 'a b' \"c\\x41\"\r\n"),
             (cmd(&["set", "a b", "cA"]), 0)
         );
+    }
+
+    /// The accepted divergence (module docs): Redis ends a header at `\r`
+    /// and skips the next byte, so to redis-server 7.0.15 each input below
+    /// is `PING` (it answers `+PONG`). redis-protocol wants `\r\n`, so here
+    /// each is a protocol error quoting redis-protocol's reason, never a
+    /// command, a panic or a wait for bytes that will not come.
+    #[test]
+    fn header_without_lf_is_refused_by_redis_protocol() {
+        let cases: &[(&[u8], &str)] = &[
+            (
+                b"*1\rX$4\r\nPING\r\n",
+                "ERR Protocol error: to_isize: Failed to parse as integer.",
+            ),
+            (
+                b"*1\r\n$4\rXPING\r\n",
+                "ERR Protocol error: to_isize: Failed to parse as integer.",
+            ),
+            (b"*1\r\n$4\rXPINGxx", "ERR Protocol error: incomplete frame"),
+        ];
+        for (input, want) in cases {
+            match parse(input).0 {
+                Request::Invalid(e @ ProtocolError::Decoder(_)) => {
+                    assert_eq!(
+                        e.reply_text(),
+                        *want,
+                        "{:?}",
+                        String::from_utf8_lossy(input)
+                    );
+                }
+                other => panic!("{:?}: {other:?}", String::from_utf8_lossy(input)),
+            }
+        }
+    }
+
+    /// redis-protocol's reasons can quote input: the reply text stays one
+    /// short line whatever the reason holds.
+    #[test]
+    fn decoder_reason_is_one_short_line() {
+        let e = ProtocolError::decoder(&format!("bad \r\n{}", "x".repeat(1000)));
+        let text = e.reply_text();
+        assert!(!text.contains(['\r', '\n']), "{text:?}");
+        assert_eq!(text.len(), "ERR Protocol error: ".len() + MAX_REASON);
     }
 }

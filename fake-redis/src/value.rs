@@ -25,6 +25,7 @@ pub enum Value {
     /// An array of replies.
     Array(Vec<Value>),
     /// A RESP3 map (a flat array on RESP2), in the order Redis emits it.
+    /// Keys are distinct, as in every map Redis writes.
     Map(Vec<(Value, Value)>),
     /// A RESP3 push (pub/sub messages and subscribe confirmations; an array
     /// on RESP2).
