@@ -83,7 +83,7 @@ pub(super) fn explore(
             }
         }
     }
-    for (n, (i, inv)) in order.into_iter().take(args.shrink).enumerate() {
+    for (i, inv) in order.into_iter().take(args.shrink) {
         let f = &found.findings[i];
         let spec = explored_spec(f.seed, Some(f.profile));
         let shrunk = shrink(&spec, inv, SHRINK_BUDGET);
@@ -117,7 +117,6 @@ pub(super) fn explore(
                 path.display()
             );
         }
-        let _ = n;
     }
     Ok(if found.findings.is_empty() {
         Exit::AsExpected
