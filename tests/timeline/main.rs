@@ -92,3 +92,34 @@ fn every_builtin_is_as_expected() {
     }
     assert!(wrong.is_empty(), "not as expected:\n{}", wrong.join("\n"));
 }
+
+/// The committed `reports/` is what `locksim report` writes today: the
+/// matrix and every timeline file, byte for byte, and no stale timeline
+/// of a scenario that no longer exists. Fails after any change to a
+/// scenario or to the simulator until the report is regenerated
+/// (`cargo run --release -- report`) and reviewed.
+#[test]
+fn committed_report_is_current() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports");
+    let files = locksim::report_files(&locksim::run_matrix(&locksim::builtins()).unwrap());
+    let mut stale = Vec::new();
+    for f in &files {
+        let committed = std::fs::read_to_string(dir.join(&f.path)).unwrap_or_default();
+        if committed != f.contents {
+            stale.push(f.path.clone());
+        }
+    }
+    let expected: std::collections::BTreeSet<String> =
+        files.iter().map(|f| f.path.clone()).collect();
+    for entry in std::fs::read_dir(dir.join("timelines")).unwrap() {
+        let name = format!("timelines/{}", entry.unwrap().file_name().to_string_lossy());
+        if !expected.contains(&name) {
+            stale.push(format!("{name} (no such scenario and profile)"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "reports/ is out of date; run `cargo run --release -- report` and review:\n{}",
+        stale.join("\n")
+    );
+}
