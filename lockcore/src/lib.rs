@@ -34,7 +34,10 @@
 //! async wrapper drives the very same code against a real Redis.
 //!
 //! Response timeouts and retries live in the machine too (see [`Config`]):
-//! a driver only delivers replies and fires timers.
+//! a driver only delivers replies and fires timers. Each
+//! [`Output::Send`] says which `attempt` it is (0 first, then 1, 2, ... for
+//! resends after a timeout), so an observer can tell a resend from a new
+//! command.
 //!
 //! # Profiles
 //!

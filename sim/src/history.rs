@@ -242,7 +242,8 @@ pub enum RecordKind {
         /// lockcore's request id.
         request: u64,
         /// A resend of an earlier renewal of this lock that timed out
-        /// unanswered (lockcore's command retry), not a new renewal.
+        /// unanswered (lockcore's command retry, `Output::Send`'s
+        /// `attempt` > 0), not a new renewal.
         retry: bool,
     },
     /// A renewal's reply reached the client.

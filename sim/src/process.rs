@@ -5,7 +5,6 @@ use std::rc::Rc;
 
 use lockcore::{Call, LockClient, LockName, RequestId, ThreadId, TimerId};
 
-use crate::SimTime;
 use crate::history::{Proc, Who};
 use crate::script::{Cursor, Program};
 use crate::world::Ev;
@@ -60,9 +59,8 @@ pub(crate) struct Process {
     pub(crate) threads: Vec<Thread>,
     /// Timers set and not yet fired or cancelled.
     pub(crate) timers: BTreeSet<TimerId>,
-    /// Renewals in flight, by request, with when they were sent: their
-    /// replies are recorded, and a resend of one that timed out is a retry.
-    pub(crate) renewals: BTreeMap<RequestId, (LockName, SimTime)>,
+    /// Renewals in flight, by request: their replies are recorded.
+    pub(crate) renewals: BTreeMap<RequestId, LockName>,
     /// Open stop-the-world pauses (they may overlap).
     pub(crate) paused: u32,
     /// Events that fell due during a pause, in their original order.

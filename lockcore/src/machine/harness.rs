@@ -91,6 +91,19 @@ impl Harness {
         self.pending.pop_front()
     }
 
+    /// The next output must be a Send; returns its id, purpose and attempt.
+    pub(super) fn expect_attempt(&mut self) -> (RequestId, Purpose, u32) {
+        match self.next() {
+            Some(Output::Send {
+                request,
+                purpose,
+                attempt,
+                ..
+            }) => (request, purpose, attempt),
+            other => panic!("expected a Send, got {other:?}"),
+        }
+    }
+
     /// The next output must be a Send; returns its id and command as text.
     pub(super) fn expect_send(&mut self) -> (RequestId, Vec<String>) {
         let (request, _, command) = self.expect_send_purpose();

@@ -60,6 +60,14 @@ pub enum Output {
         lock: LockName,
         /// The command's arguments, name first (`EVAL <script> ...`).
         command: Vec<Bytes>,
+        /// 0 for a command's first send; `n` for its `n`-th resend after the
+        /// previous attempt timed out unanswered (Redisson's `retryAttempts`,
+        /// at most [`Config::retry_attempts`](crate::Config::retry_attempts)).
+        /// A resend has a new `request`; the machine ignores replies to the
+        /// earlier attempts. It is the same command, sent for the same
+        /// reason: a renewal resent after its lock was unlocked was first
+        /// sent while it was held.
+        attempt: u32,
     },
     /// Subscribe to `channel` on the pub/sub connection; answer with
     /// [`LockClient::on_reply`](crate::LockClient::on_reply) once subscribed (or with an error).

@@ -92,6 +92,7 @@ impl LockClient {
                 purpose: *purpose,
                 lock: lock.clone(),
                 command: command.clone(),
+                attempt,
             },
             Kind::Subscribe { channel } => Output::Subscribe {
                 request,
@@ -172,8 +173,24 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
-    use crate::{Call, CallOutcome, Config, LockError, Profile, ThreadId, TransportError};
+    use crate::{
+        Call, CallOutcome, Config, LockError, Millis, Profile, Purpose, ThreadId, TransportError,
+    };
     use fake_redis::Value;
+
+    /// A `redisson` client with a 3 000 ms watchdog whose commands time out
+    /// after 100 ms and are resent twice, 50 ms after each timeout.
+    fn retrying() -> Harness {
+        let config = Config::builder()
+            .profile(Profile::Redisson)
+            .watchdog_timeout(3_000)
+            .response_timeout(100)
+            .retry_attempts(2)
+            .retry_interval(50)
+            .build()
+            .unwrap();
+        Harness::with_config(config)
+    }
 
     /// A command whose reply never comes is sent again after the response
     /// timeout plus the retry interval, as a new request, `retry_attempts`
@@ -182,13 +199,7 @@ mod tests {
     /// retried for ever, would show a different number of sends.
     #[test]
     fn timeouts_retry_then_fail() {
-        let config = Config::builder()
-            .response_timeout(100)
-            .retry_attempts(2)
-            .retry_interval(50)
-            .build()
-            .unwrap();
-        let mut h = Harness::with_config(config);
+        let mut h = retrying();
         let t = ThreadId(1);
         h.call(t, "l", Call::IsLocked).unwrap();
         let (first, _) = h.expect_send();
@@ -210,6 +221,34 @@ mod tests {
         // A reply for the last attempt after it failed changes nothing.
         h.reply(third, Value::Int(1));
         h.expect_quiet();
+    }
+
+    /// Each send says which attempt it is: a renewal that times out is
+    /// resent with attempt 1, then 2, with the same command, while the
+    /// first send and the next round's renewal (a new command, after the
+    /// resend answered) say 0. This is what lets an observer tell a
+    /// transport resend, sent after an unlock, from the watchdog renewing
+    /// an unlocked lock; a machine that numbered every send 0, or counted
+    /// sends rather than attempts of one command, fails the assertions.
+    #[test]
+    fn resends_carry_their_attempt() {
+        let mut h = retrying();
+        h.acquire(ThreadId(1), "l");
+        h.advance_to(Millis(1_000));
+        let (first, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Renew, 0));
+        h.advance(150);
+        let (second, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Renew, 1));
+        assert_ne!(first, second);
+        h.advance(150);
+        let (third, _, attempt) = h.expect_attempt();
+        assert_eq!(attempt, 2);
+        h.reply(third, Value::Int(1));
+        let _renewed = h.expect_event();
+        h.advance(1_000);
+        let (_, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Renew, 0));
     }
 
     /// A reply inside the timeout cancels the timeout timer and ends the call.
