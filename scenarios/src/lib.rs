@@ -55,12 +55,14 @@
 //! - `corpus`: the regression corpus of explored seeds.
 //! - `trial`: one judged run and its JSON form.
 //! - `render`: the text of a trial (settings, timeline, verdict).
+//! - `chart`: an SVG chart of a run for the reports.
 //! - `explore`: random exploration over seeds.
 //! - `shrink`: shrinking a violating fault plan.
-//! - `report`: the `reports/` directory (verdict matrix and timelines).
+//! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
 //! - `cli`: the `locksim` command line.
 
 mod builtin;
+mod chart;
 pub mod cli;
 mod corpus;
 mod error;
@@ -76,6 +78,7 @@ mod shrink;
 mod trial;
 
 pub use builtin::{builtin, builtin_names, builtins, load};
+pub use chart::render_chart;
 pub use corpus::{Corpus, SeedCase};
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
@@ -83,7 +86,7 @@ pub use explore::{Exploration, Finding, explore, explore_seed, explored_spec};
 pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
-pub use report::{ReportFile, report_files, run_matrix, timeline_path, write_report};
+pub use report::{ReportFile, chart_path, report_files, run_matrix, timeline_path, write_report};
 pub use scenario::Scenario;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrunk_scenario};
 pub use trial::{Trial, TrialJson, ViolationJson};

@@ -1,5 +1,5 @@
 //! The `reports/` directory: a verdict matrix (scenario x profile) and one
-//! timeline file per scenario and profile. Its content depends only on the
+//! timeline file and one SVG chart per scenario and profile. Its content depends only on the
 //! scenarios and the simulator (no dates, no wall times), so regenerating
 //! it on an unchanged tree changes nothing.
 
@@ -8,7 +8,7 @@ use std::path::Path;
 
 use lockcore::Profile;
 
-use crate::{InputError, Rerun, Scenario, Trial, render_trial};
+use crate::{InputError, Rerun, Scenario, Trial, render_chart, render_trial};
 
 /// One file of the report, relative to the report directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +38,13 @@ pub fn timeline_path(scenario: &str, profile: Profile) -> String {
     format!("timelines/{scenario}.{profile}.txt")
 }
 
-/// The report's files: `README.md` and `timelines/<scenario>.<profile>.txt`.
+/// The path of a trial's chart.
+pub fn chart_path(scenario: &str, profile: Profile) -> String {
+    format!("charts/{scenario}.{profile}.svg")
+}
+
+/// The report's files: `README.md`, `timelines/<scenario>.<profile>.txt`
+/// and `charts/<scenario>.<profile>.svg`.
 pub fn report_files(matrix: &[(Scenario, Vec<Trial>)]) -> Vec<ReportFile> {
     let mut files = vec![ReportFile {
         path: "README.md".to_owned(),
@@ -55,6 +61,10 @@ pub fn report_files(matrix: &[(Scenario, Vec<Trial>)]) -> Vec<ReportFile> {
                     &Rerun::Scenario(s.name.clone()),
                 ),
             });
+            files.push(ReportFile {
+                path: chart_path(&s.name, t.profile),
+                contents: render_chart(&t.run, &format!("{} under {}", s.name, t.profile)),
+            });
         }
     }
     files
@@ -62,13 +72,15 @@ pub fn report_files(matrix: &[(Scenario, Vec<Trial>)]) -> Vec<ReportFile> {
 
 /// Writes `files` under `dir`, replacing the old timelines.
 pub fn write_report(dir: &Path, files: &[ReportFile]) -> std::io::Result<()> {
-    let timelines = dir.join("timelines");
-    if timelines.is_dir() {
-        // Timelines of scenarios that no longer exist must not linger.
-        for entry in std::fs::read_dir(&timelines)? {
-            let path = entry?.path();
-            if path.extension().is_some_and(|e| e == "txt") {
-                std::fs::remove_file(path)?;
+    for (sub, ext) in [("timelines", "txt"), ("charts", "svg")] {
+        let sub = dir.join(sub);
+        if sub.is_dir() {
+            // Files of scenarios that no longer exist must not linger.
+            for entry in std::fs::read_dir(&sub)? {
+                let path = entry?.path();
+                if path.extension().is_some_and(|e| e == ext) {
+                    std::fs::remove_file(path)?;
+                }
             }
         }
     }
@@ -144,8 +156,10 @@ fn readme(matrix: &[(Scenario, Vec<Trial>)]) -> String {
             };
             let _ = writeln!(
                 s,
-                "- **{}**: {got}; unlock errors {}. Expected `{}`{}. {}",
+                "- **{}** ([timeline]({}), [chart]({})): {got}; unlock errors {}. Expected `{}`{}. {}",
                 t.profile,
+                timeline_path(&sc.name, t.profile),
+                chart_path(&sc.name, t.profile),
                 t.outcome.unlock_errors,
                 t.expected,
                 t.expected
@@ -181,7 +195,7 @@ mod tests {
         let a = report_files(&run_matrix(&scenarios).unwrap());
         let b = report_files(&run_matrix(&scenarios).unwrap());
         assert_eq!(a, b);
-        assert_eq!(a.len(), 1 + 2 * Profile::ALL.len());
+        assert_eq!(a.len(), 1 + 2 * 2 * Profile::ALL.len());
         let readme = &a[0].contents;
         assert!(
             readme

@@ -94,7 +94,7 @@ fn every_builtin_is_as_expected() {
 }
 
 /// The committed `reports/` is what `locksim report` writes today: the
-/// matrix and every timeline file, byte for byte, and no stale timeline
+/// matrix and every timeline and chart, byte for byte, and no stale timeline
 /// of a scenario that no longer exists. Fails after any change to a
 /// scenario or to the simulator until the report is regenerated
 /// (`cargo run --release -- report`) and reviewed.
@@ -111,10 +111,12 @@ fn committed_report_is_current() {
     }
     let expected: std::collections::BTreeSet<String> =
         files.iter().map(|f| f.path.clone()).collect();
-    for entry in std::fs::read_dir(dir.join("timelines")).unwrap() {
-        let name = format!("timelines/{}", entry.unwrap().file_name().to_string_lossy());
-        if !expected.contains(&name) {
-            stale.push(format!("{name} (no such scenario and profile)"));
+    for sub in ["timelines", "charts"] {
+        for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let name = format!("{sub}/{}", entry.unwrap().file_name().to_string_lossy());
+            if !expected.contains(&name) {
+                stale.push(format!("{name} (no such scenario and profile)"));
+            }
         }
     }
     assert!(
