@@ -121,7 +121,7 @@ fn broken(run: &Run, invariant: Invariant) -> Option<String> {
         .map(|v| {
             let file = locksim::shrunk_scenario(&run.spec, invariant, run.spec.profile).to_toml();
             format!(
-                "{v}\n--- timeline\n{}--- scenario file\n{file}",
+                "{v}\n--- timeline\n{}--- scenario file\n{file}\n",
                 run.history
             )
         })
