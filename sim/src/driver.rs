@@ -74,22 +74,14 @@ impl World<'_> {
                 attempt,
             } => {
                 if is_renewal(purpose) {
-                    let retry = attempt > 0;
                     let p = &mut self.procs[c];
-                    if retry {
-                        // The resend supersedes the earlier attempts (the
-                        // watchdog has one renewal of a lock out at a
-                        // time): lockcore ignores their replies, so they
-                        // are no longer recorded.
-                        p.renewals.retain(|_, l| *l != lock);
-                    }
                     p.renewals.insert(request, lock.clone());
                     let process = p.proc();
                     self.record(RecordKind::RenewSent {
                         process,
                         lock: lock.clone(),
                         request: request.0,
-                        retry,
+                        retry: attempt > 0,
                     });
                 }
                 self.send_up(

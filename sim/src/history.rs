@@ -246,7 +246,9 @@ pub enum RecordKind {
         /// `attempt` > 0), not a new renewal.
         retry: bool,
     },
-    /// A renewal's reply reached the client.
+    /// A renewal's reply reached the client. A late reply to an attempt
+    /// that timed out is recorded too: lockcore ignores it, but Redis did
+    /// run the renewal.
     RenewReply {
         /// The process.
         process: Proc,

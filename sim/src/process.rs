@@ -59,7 +59,8 @@ pub(crate) struct Process {
     pub(crate) threads: Vec<Thread>,
     /// Timers set and not yet fired or cancelled.
     pub(crate) timers: BTreeSet<TimerId>,
-    /// Renewals in flight, by request: their replies are recorded.
+    /// Renewals sent and not answered, by request: their replies are
+    /// recorded, late ones included.
     pub(crate) renewals: BTreeMap<RequestId, LockName>,
     /// Open stop-the-world pauses (they may overlap).
     pub(crate) paused: u32,
