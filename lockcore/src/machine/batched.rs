@@ -128,6 +128,53 @@ mod tests {
         let _ = h.expect_event();
     }
 
+    /// Generated seed 39 (sim, `redisson-batched`): a round's renewal times
+    /// out, the lock is unlocked while the resend waits, and the resend
+    /// still goes out after the unlock returned. That is Redisson's
+    /// behaviour (unlock removes the lock from the chain's set and cancels
+    /// no command in flight; the command layer resends a timed-out command
+    /// on its own), so the resend says it is attempt 1 of a renewal first
+    /// sent while the lock was held. What must not happen, and would show
+    /// here as a further Send, is the chain renewing the removed lock: its
+    /// reply (0) removes nothing and reports nothing, and no round follows.
+    #[test]
+    fn resend_after_unlock_is_the_last_renewal() {
+        let config = crate::Config::builder()
+            .profile(Profile::RedissonBatched)
+            .watchdog_timeout(3_000)
+            .response_timeout(100)
+            .retry_attempts(1)
+            .retry_interval(50)
+            .build()
+            .unwrap();
+        let mut h = Harness::with_config(config);
+        h.acquire(ThreadId(1), "a");
+        h.advance(1_000);
+        let (_, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Renew, 0));
+        h.advance(100);
+        h.expect_quiet();
+        h.call(ThreadId(1), "a", Call::Unlock).unwrap();
+        let unlock = h.expect(Purpose::Unlock);
+        h.reply(unlock, Value::Int(1));
+        assert_eq!(
+            h.expect_event(),
+            Event::RenewalStopped {
+                lock: name("a"),
+                reason: "unlocked".into()
+            }
+        );
+        h.expect_return(ThreadId(1)).unwrap();
+        h.advance(50);
+        let (resend, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Renew, 1));
+        h.reply(resend, Value::Int(0));
+        h.expect_quiet();
+        assert!(h.timers.is_empty(), "timers left: {:?}", h.timers);
+        h.advance(10_000);
+        h.expect_quiet();
+    }
+
     /// The chain stops when the last watchdog lock is unlocked: its timer
     /// is cancelled and nothing more is sent.
     #[test]
