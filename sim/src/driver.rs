@@ -171,6 +171,7 @@ impl World<'_> {
             Ok(CallOutcome::Acquired { token }) if acquire => {
                 let th = &mut self.procs[c].threads[t];
                 th.holds += 1;
+                th.token = token.map(|t| t.0);
                 if th.holds == 1 {
                     let lease = match call {
                         Call::Lock { lease } | Call::TryLock { lease, .. } => lease,
@@ -232,11 +233,13 @@ impl World<'_> {
                     if th.holds > 1 {
                         th.holds -= 1;
                     } else {
+                        th.token = None;
                         self.release_belief(c, t, ReleaseCause::Unlock);
                     }
                     self.call(c, t, Call::Unlock, 0);
                 }
                 Instr::ForceUnlock => {
+                    self.procs[c].threads[t].token = None;
                     self.release_belief(c, t, ReleaseCause::Unlock);
                     self.call(c, t, Call::ForceUnlock, 0);
                 }
@@ -276,15 +279,13 @@ impl World<'_> {
         }
     }
 
-    /// A write to the resource behind the thread's lock. The resource keeps
-    /// the highest token it accepted and rejects lower ones; writes without
-    /// a token are always accepted.
+    /// A write to the resource behind the thread's lock, carrying the token
+    /// of the thread's last acquisition. The resource keeps the highest
+    /// token it accepted and rejects lower ones; writes without a token are
+    /// always accepted.
     fn write(&mut self, c: usize, t: usize) {
         let lock = self.procs[c].threads[t].lock.clone();
-        let token = self.procs[c]
-            .machine
-            .token(thread_id(t), &lock)
-            .map(|t| t.0);
+        let token = self.procs[c].threads[t].token;
         let accepted = match token {
             None => true,
             Some(tok) => {

@@ -22,6 +22,10 @@ pub(crate) struct Thread {
     pub(crate) pending: Option<(Call, usize)>,
     /// How many holds it believes it has on its lock (re-entrancy).
     pub(crate) holds: u32,
+    /// The fencing token its last acquisition returned (`fenced`), kept
+    /// until its own unlock: an application attaches the token it was
+    /// given to its writes, even after the lock was lost behind its back.
+    pub(crate) token: Option<u64>,
     /// Whether it waits for a work/sleep step to finish.
     pub(crate) sleeping: bool,
     pub(crate) done: bool,
@@ -36,6 +40,7 @@ impl Thread {
             cursor: Cursor::default(),
             pending: None,
             holds: 0,
+            token: None,
             sleeping: false,
             done: false,
         }
