@@ -10,7 +10,8 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-/// The env var that makes [`child_prints_hashes`] print `seed hash` lines.
+/// The env var that makes [`same_seed_same_history_across_processes`], run
+/// in the child process, print `@@ seed hash` lines instead of comparing.
 const CHILD_ENV: &str = "LOCKSIM_DETERMINISM_CHILD";
 
 /// Seeds run twice in this process.
@@ -50,30 +51,23 @@ fn same_seed_same_history_in_process() {
     );
 }
 
-/// Run by [`same_seed_same_history_across_processes`] in a child process
-/// (hence ignored in a normal run): prints `@@ seed hash` lines.
-#[test]
-#[ignore = "run in a child process by same_seed_same_history_across_processes"]
-fn child_prints_hashes() {
-    assert!(
-        std::env::var_os(CHILD_ENV).is_some(),
-        "run by the determinism test in a child process, with {CHILD_ENV} set"
-    );
-    for seed in 0..SAMPLE {
-        println!("@@ {seed} {}", hash_of(seed));
-    }
-}
-
 /// A sample of seeds gives the same hashes in a fresh process as here.
+/// The test re-executes this binary to run itself in a child process,
+/// where (with [`CHILD_ENV`] set) it prints the hashes it computes.
 #[test]
 fn same_seed_same_history_across_processes() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        for seed in 0..SAMPLE {
+            println!("@@ {seed} {}", hash_of(seed));
+        }
+        return;
+    }
     let exe = std::env::current_exe().expect("the test binary knows its path");
     let out = Command::new(exe)
         .args([
             "--exact",
-            "child_prints_hashes",
+            "same_seed_same_history_across_processes",
             "--nocapture",
-            "--include-ignored",
             "--test-threads=1",
         ])
         .env(CHILD_ENV, "1")
