@@ -159,8 +159,8 @@ pub(crate) struct ScriptCache {
 impl ScriptCache {
     /// Caches `text`; its SHA1 and the native script it is, if any.
     pub(crate) fn register(&mut self, text: &[u8]) -> (String, Option<LockScript>) {
-        let sha = sha1_hex(text);
         let script = LockScript::from_text(text);
+        let sha = script.map_or_else(|| sha1_hex(text), LockScript::sha1);
         self.known.insert(sha.clone(), script);
         (sha, script)
     }
@@ -180,7 +180,21 @@ impl ScriptCache {
 impl LockScript {
     /// The SHA1 of the script's text, lowercase hex (what `EVALSHA` takes).
     pub fn sha1(self) -> String {
-        sha1_hex(self.text().as_bytes())
+        // Hashed once per process: every EVAL of a lock script needs its
+        // SHA1 (for the cache and for error suffixes), and the simulator
+        // runs many thousands of them.
+        static SHAS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        let shas = SHAS.get_or_init(|| {
+            LockScript::ALL
+                .iter()
+                .map(|s| sha1_hex(s.text().as_bytes()))
+                .collect()
+        });
+        shas[LockScript::ALL
+            .iter()
+            .position(|s| *s == self)
+            .expect("ALL lists every script")]
+        .clone()
     }
 }
 
