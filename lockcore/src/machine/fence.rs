@@ -52,7 +52,7 @@ impl LockClient {
 
     /// The lease of `lock` is gone: stop renewing, forget the holds, tell
     /// the holders.
-    fn lease_lost(&mut self, lock: &LockName) {
+    pub(super) fn lease_lost(&mut self, lock: &LockName) {
         self.drop_fence(lock);
         self.remove_entry(lock, "lease-lost");
         let threads: Vec<_> = self
@@ -231,6 +231,24 @@ mod tests {
         h.expect_quiet();
         h.advance(1);
         assert_eq!(h.expect_event(), lost());
+    }
+
+    /// A sibling's forceUnlock deletes the key the holder relies on: the
+    /// holder gets LeaseLost at once (found by exploration, seed 438:
+    /// without it the holder went on believing it held the lock while
+    /// other clients acquired it).
+    #[test]
+    fn sibling_force_unlock_is_lease_lost() {
+        let mut h = Harness::short(Profile::Fenced);
+        h.acquire(T1, "l");
+        h.call(ThreadId(2), "l", Call::ForceUnlock).unwrap();
+        assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
+        let req = h.expect(Purpose::ForceUnlock);
+        h.reply(req, Value::Int(1));
+        assert_eq!(h.expect_event(), lost());
+        assert_eq!(h.expect_return(ThreadId(2)), Ok(CallOutcome::Bool(true)));
+        assert!(h.timers.is_empty());
+        assert_eq!(h.m.token(T1, &lock()), None);
     }
 
     /// Releasing the lock forgets the deadline: no LeaseLost later.

@@ -106,8 +106,13 @@ impl LockClient {
             .map_err(LockError::from)
             .and_then(|value| command::parse_force_unlock(&value));
         if result == Ok(true) {
-            self.holds.retain(|(l, _), _| *l != lock);
-            self.drop_fence(&lock);
+            if self.fences.contains_key(&lock) {
+                // `fenced` promises its holders a signal when the lock is
+                // gone; a sibling thread's forceUnlock is such a moment.
+                self.lease_lost(&lock);
+            } else {
+                self.holds.retain(|(l, _), _| *l != lock);
+            }
         }
         self.finish(thread, result.map(CallOutcome::Bool));
     }

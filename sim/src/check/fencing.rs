@@ -1,5 +1,5 @@
-//! Fencing safety: the resource never takes a write from an older holder
-//! after it took one from a newer holder.
+//! Fencing safety: the resource never accepts a write whose token is lower
+//! than one it already accepted.
 
 use std::collections::BTreeMap;
 
@@ -8,55 +8,46 @@ use lockcore::LockName;
 use crate::history::{RecordKind, Who};
 use crate::{History, Invariant, Violation};
 
-/// Each [`RecordKind::Hold`] opens an acquisition, numbered in the order
-/// they happen. An accepted write belongs to its writer's open acquisition;
-/// accepting a write of an older acquisition after one of a newer
-/// acquisition means a stale holder overwrote fresher data. With fencing
-/// tokens the resource refuses such writes, so only token-less writes
-/// (the Redisson profiles) can break this. Writes by a thread that holds
-/// nothing are not the lock's business and are ignored.
+/// Judges accepted writes by their tokens, per lock. A write whose token is
+/// lower than the highest accepted so far is stale. So is a write that
+/// reuses the highest token from another writer: the token no longer names
+/// one acquisition (the counter was lost, as in a Redis restart without
+/// persistence), so the resource cannot tell the stale holder from the
+/// fresh one. Writes without a token are all accepted and not judged: only
+/// mutual-exclusion can catch those overlaps. The checker reads the
+/// history rather than trusting the resource's own verdicts.
 pub(crate) fn check(history: &History) -> Vec<Violation> {
-    let mut next_epoch = 0u64;
-    let mut open: BTreeMap<(&Who, &LockName), u64> = BTreeMap::new();
-    let mut newest: BTreeMap<&LockName, (u64, usize, &Who)> = BTreeMap::new();
+    let mut highest: BTreeMap<&LockName, (u64, usize, &Who)> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in history.iter() {
-        match &r.kind {
-            RecordKind::Hold { who, lock, .. } => {
-                next_epoch += 1;
-                open.insert((who, lock), next_epoch);
-            }
-            RecordKind::Release { who, lock, .. } => {
-                open.remove(&(who, lock));
-            }
-            RecordKind::Write {
-                who,
-                lock,
-                token,
-                accepted: true,
-            } => {
-                let Some(&epoch) = open.get(&(who, lock)) else {
-                    continue;
+        let RecordKind::Write {
+            who,
+            lock,
+            token: Some(token),
+            accepted: true,
+        } = &r.kind
+        else {
+            continue;
+        };
+        match highest.get(lock) {
+            Some(&(top, j, other)) if *token < top || (*token == top && other != who) => {
+                let what = if *token < top {
+                    format!("token {token} after token {top}")
+                } else {
+                    format!("token {token} again, already used by {other}")
                 };
-                match newest.get(lock) {
-                    Some(&(top, j, other)) if epoch < top => {
-                        let token = token.map_or("no token".to_owned(), |t| format!("token {t}"));
-                        found.push(Violation::new(
-                            Invariant::Fencing,
-                            r.at,
-                            [who.client.clone(), other.client.clone()],
-                            format!(
-                                "resource accepted a stale write ({token}) from {who} after a write from newer holder {other}"
-                            ),
-                            vec![j, i],
-                        ));
-                    }
-                    _ => {
-                        newest.insert(lock, (epoch, i, who));
-                    }
-                }
+                found.push(Violation::new(
+                    Invariant::Fencing,
+                    r.at,
+                    [who.client.clone(), other.client.clone()],
+                    format!("resource accepted a stale write from {who}: {what}"),
+                    vec![j, i],
+                ));
             }
-            _ => {}
+            Some(&(top, ..)) if *token == top => {}
+            _ => {
+                highest.insert(lock, (*token, i, who));
+            }
         }
     }
     found
@@ -66,26 +57,38 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, who};
-    use crate::history::ReleaseCause;
 
     /// A stale holder (A, lease expired, still believing) writes without a
-    /// token after the new holder B wrote: the resource takes it, which is
-    /// the corruption fencing exists to prevent.
+    /// token after the new holder B wrote: the resource takes it, but
+    /// fencing has nothing to judge (that overlap is mutual-exclusion's).
     #[test]
-    fn stale_write_without_token_fails() {
+    fn writes_without_token_are_not_judged() {
         let h = Sample::new(5)
             .hold(10, who("A", 1), 100, None)
             .hold(200, who("B", 1), 100, None)
             .write(210, who("B", 1), None, true)
             .write(220, who("A", 1), None, true)
             .build();
+        assert!(check(&h).is_empty());
+    }
+
+    /// A resource that accepts a lower token after a higher one broke
+    /// fencing: the stale holder's write went through.
+    #[test]
+    fn lower_token_accepted_fails() {
+        let h = Sample::new(5)
+            .hold(10, who("A", 1), 100, Some(1))
+            .hold(200, who("B", 1), 100, Some(2))
+            .write(210, who("B", 1), Some(2), true)
+            .write(220, who("A", 1), Some(1), true)
+            .build();
         let v = check(&h);
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].events, vec![2, 3]);
     }
 
-    /// With tokens the same interleaving is safe: the resource rejects A's
-    /// lower token, so nothing stale is accepted.
+    /// With tokens the same interleaving is safe when the resource rejects
+    /// A's lower token.
     #[test]
     fn stale_write_rejected_by_token_passes() {
         let h = Sample::new(5)
@@ -97,15 +100,32 @@ mod tests {
         assert!(check(&h).is_empty());
     }
 
-    /// Writes in acquisition order pass, even across many holders.
+    /// A token counter lost in a Redis restart hands token 1 out twice: the
+    /// second holder's writes and the first's are indistinguishable, and
+    /// the resource accepting both is a fencing failure.
     #[test]
-    fn writes_in_order_pass() {
+    fn reused_token_from_another_writer_fails() {
         let h = Sample::new(5)
-            .hold(10, who("A", 1), 100, None)
-            .write(11, who("A", 1), None, true)
-            .release(12, who("A", 1), ReleaseCause::Unlock)
-            .hold(20, who("B", 1), 100, None)
-            .write(21, who("B", 1), None, true)
+            .hold(10, who("B", 1), 100, Some(1))
+            .hold(200, who("A", 1), 100, Some(1))
+            .write(210, who("A", 1), Some(1), true)
+            .write(220, who("B", 1), Some(1), true)
+            .build();
+        let v = check(&h);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].events, vec![2, 3]);
+    }
+
+    /// One holder writing several times with its token, then a newer holder
+    /// with a higher one: every write is in order.
+    #[test]
+    fn writes_in_token_order_pass() {
+        let h = Sample::new(5)
+            .hold(10, who("A", 1), 100, Some(1))
+            .write(11, who("A", 1), Some(1), true)
+            .write(12, who("A", 1), Some(1), true)
+            .hold(20, who("B", 1), 100, Some(2))
+            .write(21, who("B", 1), Some(2), true)
             .build();
         assert!(check(&h).is_empty());
     }

@@ -22,7 +22,8 @@ pub enum Invariant {
     /// No two threads believe they hold the same lock at the same instant.
     MutualExclusion,
     /// The protected resource never accepts a write whose token is lower
-    /// than one it already accepted.
+    /// than one it already accepted (or that reuses, from another writer,
+    /// the highest one). Writes without a token are not judged.
     Fencing,
     /// After the holder crashes, the lock becomes acquirable within its
     /// lease plus network delay.
