@@ -121,7 +121,10 @@ pub enum Step {
         #[serde(default)]
         lease_ms: Option<u64>,
     },
-    /// Busy work: the thread runs for this long (a pause stretches it).
+    /// Work: the thread is busy for this long in virtual time. As in the
+    /// documents' experiments (where `Thread.sleep` stands for the work), a
+    /// pause does not add to it: work due to end during a stop-the-world
+    /// pause or starvation ends when the process runs again.
     Work {
         /// How long, in ms.
         ms: u64,
