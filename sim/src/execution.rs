@@ -29,7 +29,7 @@ pub(crate) fn execute(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 let Some((to, to_life)) = world.server.owner(conn) else {
                     continue;
                 };
-                if let Some((channel, payload)) = pubsub_message(value) {
+                if let Some((channel, payload)) = lockcore::parse_message(&value) {
                     world.send_down(to, to_life, Down::Message { channel, payload });
                 }
             }
@@ -48,24 +48,5 @@ pub(crate) fn execute(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 .server
                 .execute(world.now, (c, life), ConnKind::PubSub, args);
         }
-    }
-}
-
-/// `["message", channel, payload]` (an array on RESP2, a push on RESP3).
-fn pubsub_message(value: Value) -> Option<(String, Bytes)> {
-    let items = match value {
-        Value::Array(items) | Value::Push(items) => items,
-        _ => return None,
-    };
-    match items.as_slice() {
-        [
-            Value::Bulk(kind),
-            Value::Bulk(channel),
-            Value::Bulk(payload),
-        ] if kind.as_ref() == b"message" => Some((
-            String::from_utf8_lossy(channel).into_owned(),
-            payload.clone(),
-        )),
-        _ => None,
     }
 }
