@@ -140,7 +140,7 @@ mod timeline;
 mod validate;
 mod world;
 
-pub use check::{Invariant, Violation, check_all};
+pub use check::{Invariant, Violation, check_all, check_all_counted};
 pub use fault::{Fault, FaultPlan};
 pub use history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, ServerCause,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use lockcore::{Call, LockName};
 
+use crate::check::work::Work;
 use crate::history::{Proc, RecordKind};
 use crate::{History, Invariant, Violation};
 
@@ -24,10 +25,10 @@ struct State {
 /// (lockcore resending a renewal that timed out, first sent while the lock
 /// was held) are the transport's doing, not the watchdog's, and are not
 /// judged.
-pub(crate) fn check(history: &History) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     let mut state: BTreeMap<(Proc, &LockName), State> = BTreeMap::new();
     let mut found = Vec::new();
-    for (i, r) in history.iter() {
+    for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Hold { who, lock, .. } => {
                 let s = state.entry((who.process(), lock)).or_default();
@@ -98,7 +99,7 @@ mod tests {
             .hold(10, who("A", 1), 30_000, None)
             .renew(10_010, "A");
         let h = unlocked(s, 15_000).build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 
     /// A renewal sent after the unlock returned (the older Redisson's
@@ -110,7 +111,7 @@ mod tests {
             .renew(20_010, "A")
             .renew(30_010, "A")
             .build();
-        let v = check(&h);
+        let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "reported once per stretch: {v:?}");
         assert_eq!(v[0].events, vec![3, 4]);
     }
@@ -124,7 +125,7 @@ mod tests {
             .hold(16_000, who("A", 2), 30_000, None)
             .renew(26_000, "A")
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 
     /// lockcore resending a renewal that timed out while the lock was held
@@ -142,9 +143,9 @@ mod tests {
             retry: true,
         };
         let h = unlocked(s, 12_000).at(14_510, retry).build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
         let s = Sample::new(5).hold(10, who("A", 1), 30_000, None);
         let h = unlocked(s, 12_000).renew(20_010, "A").build();
-        assert_eq!(check(&h).len(), 1);
+        assert_eq!(check(&h, &Work::default()).len(), 1);
     }
 }
