@@ -37,6 +37,7 @@ impl Trial {
         let spec = scenario.spec(seed, profile);
         let run = sim::run(&spec).map_err(|e| InputError::Invalid {
             origin: scenario.name.clone(),
+            location: None,
             message: e.to_string(),
         })?;
         Ok(Trial::judge(scenario, run))

@@ -150,3 +150,7 @@ pub use run::{Run, SimError, run};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, SimSpec, Step, ThreadSpec};
 pub use swarm::generate;
 pub use time::{ClientId, SimTime};
+pub use validate::{
+    MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,
+    NAME_RULE, is_identifier, validate_spec,
+};
