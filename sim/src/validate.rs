@@ -231,16 +231,14 @@ fn fault(f: &Fault, path: &str, horizon_ms: u64, names: &BTreeSet<&str>) -> Resu
             at_ms,
             restart_after_ms: Some(r),
             ..
-        } => {
-            if *r == 0 || at_ms.saturating_add(*r) >= horizon_ms {
-                return invalid(
-                    &at("restart_after_ms"),
-                    format!(
-                        "the restart must come after the crash and before the horizon: between 1 and {} ms, got {r}",
-                        horizon_ms - at_ms - 1
-                    ),
-                );
-            }
+        } if *r == 0 || at_ms.saturating_add(*r) >= horizon_ms => {
+            return invalid(
+                &at("restart_after_ms"),
+                format!(
+                    "the restart must come after the crash and before the horizon: between 1 and {} ms, got {r}",
+                    horizon_ms - at_ms - 1
+                ),
+            );
         }
         Fault::Starve {
             min_delay_ms,
