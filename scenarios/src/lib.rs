@@ -89,4 +89,4 @@ pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict}
 pub use report::{ReportFile, chart_path, report_files, run_matrix, timeline_path, write_report};
 pub use scenario::Scenario;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrunk_scenario};
-pub use trial::{Trial, TrialJson, ViolationJson};
+pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson};

@@ -112,6 +112,7 @@
 //! - `execution`: Redis running a client's message.
 //! - `history`, `timeline`: the records and their one-line rendering.
 //! - `check`: one checker per invariant.
+//! - `cut`: threads the horizon cut short ([`CutShort`]).
 //! - `run`: [`run`], [`Run`], [`SimError`].
 //!
 //! Examples (`cargo run -p sim --example <name>`): `timeline <seed>` prints
@@ -121,6 +122,7 @@
 //! `fenced` profile.
 
 mod check;
+mod cut;
 mod driver;
 mod execution;
 mod fault;
@@ -141,6 +143,7 @@ mod validate;
 mod world;
 
 pub use check::{Invariant, Violation, check_all, check_all_counted};
+pub use cut::CutShort;
 pub use fault::{Fault, FaultPlan};
 pub use history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, ServerCause,

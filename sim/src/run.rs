@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::world::World;
-use crate::{History, SimSpec, Violation, check_all};
+use crate::{CutShort, History, SimSpec, Violation, check_all};
 
 /// Why a spec cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -33,6 +33,10 @@ pub struct Run {
     pub history: History,
     /// Broken invariants, in the order of `Invariant::ALL`, then by time.
     pub violations: Vec<Violation>,
+    /// Threads still working at the horizon: the rest of their scripts
+    /// was not tested.
+    #[serde(default)]
+    pub cut_short: Vec<CutShort>,
 }
 
 /// Runs `spec` deterministically to its horizon and checks the history.
@@ -41,12 +45,13 @@ pub struct Run {
 /// byte. A spec that cannot be simulated is refused before anything runs.
 pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
-    let history = World::new(spec)?.run();
+    let (history, cut_short) = World::new(spec)?.run();
     let violations = check_all(&history);
     Ok(Run {
         spec: spec.clone(),
         history,
         violations,
+        cut_short,
     })
 }
 

@@ -8,6 +8,7 @@ use fake_redis::Value;
 use lockcore::{Config, LockClient, LockName, Purpose, RequestId, TimerId};
 use rand_chacha::ChaCha8Rng;
 
+use crate::cut::CutShort;
 use crate::history::{Direction, Meta, Phase, Record, RecordKind, ServerCause, Who};
 use crate::network::{Network, Verdict};
 use crate::process::{Process, Thread};
@@ -234,8 +235,9 @@ impl<'s> World<'s> {
         lockcore::Millis(self.now.as_ms())
     }
 
-    /// Runs every event up to the horizon and returns the history.
-    pub(crate) fn run(mut self) -> History {
+    /// Runs every event up to the horizon and returns the history and the
+    /// threads the horizon cut short.
+    pub(crate) fn run(mut self) -> (History, Vec<CutShort>) {
         let horizon = SimTime::from_ms(self.spec.horizon_ms);
         while let Some(at) = self.queue.peek_time() {
             if at > horizon {
@@ -259,7 +261,8 @@ impl<'s> World<'s> {
                 _ => None,
             })
             .fold(self.spec.latency.max_ms, u64::max);
-        History {
+        let cut = crate::cut::cut_short(&self.procs);
+        let history = History {
             meta: Meta {
                 seed: self.spec.seed,
                 horizon,
@@ -267,7 +270,8 @@ impl<'s> World<'s> {
                 clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
             },
             records: self.records,
-        }
+        };
+        (history, cut)
     }
 
     pub(crate) fn handle(&mut self, ev: Ev) {

@@ -15,10 +15,16 @@ struct State {
     holders: u32,
     /// The unlock return after which no thread held it, if any since.
     unlocked: Option<usize>,
+    /// Unlock calls of the process still waiting for their answer: while
+    /// one is in flight the watchdog has not been told to stop, whatever
+    /// a sibling's unlock returned.
+    unlocking: u32,
 }
 
-/// Per (process, lock): once an unlock has returned and no thread of the
-/// process believes it holds the lock, a [`RecordKind::RenewSent`] is a
+/// Per (process, lock): once an unlock has returned, no thread of the
+/// process believes it holds the lock and no other unlock of it is still
+/// in flight (a sibling's failed unlock is not the cut-off while the last
+/// holder's own unlock is on its way), a [`RecordKind::RenewSent`] is a
 /// violation (reported once per such stretch). A new acquisition starts
 /// a new stretch. The unlock's *return* is the line, not its call: a
 /// renewal racing the unlock script on the wire is expected. Retries
@@ -39,6 +45,13 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                 let s = state.entry((who.process(), lock)).or_default();
                 s.holders = s.holders.saturating_sub(1);
             }
+            RecordKind::Call {
+                who,
+                lock,
+                call: Call::Unlock | Call::ForceUnlock,
+            } => {
+                state.entry((who.process(), lock)).or_default().unlocking += 1;
+            }
             RecordKind::Return {
                 who,
                 lock,
@@ -46,7 +59,8 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                 ..
             } => {
                 let s = state.entry((who.process(), lock)).or_default();
-                if s.holders == 0 {
+                s.unlocking = s.unlocking.saturating_sub(1);
+                if s.holders == 0 && s.unlocking == 0 {
                     s.unlocked = Some(i);
                 }
             }
@@ -146,6 +160,43 @@ mod tests {
         assert!(check(&h, &Work::default()).is_empty());
         let s = Sample::new(5).hold(10, who("A", 1), 30_000, None);
         let h = unlocked(s, 12_000).renew(20_010, "A").build();
+        assert_eq!(check(&h, &Work::default()).len(), 1);
+    }
+
+    /// Found by the property run (seed 2461, `redisson-batched`): A/t2's
+    /// unlock failed (timed out) after both of A's threads had let go, but
+    /// A/t1's own unlock was still in flight, so the watchdog had not been
+    /// told to stop and its batched round renewed. Not a renewal after
+    /// unlock: the cut-off is the last unlock's return.
+    #[test]
+    fn sibling_failed_unlock_is_not_the_cut_off() {
+        let err = || Outcome::Error {
+            message: "transport error: timed out waiting for a reply".into(),
+        };
+        let h = Sample::new(5)
+            .hold(10, who("A", 1), 3_000, None)
+            .hold(20, who("A", 2), 2_609, None)
+            .release(13_000, who("A", 2), ReleaseCause::Unlock)
+            .call(13_000, who("A", 2), Call::Unlock)
+            .release(18_000, who("A", 1), ReleaseCause::Unlock)
+            .call(18_000, who("A", 1), Call::Unlock)
+            .ret(29_682, who("A", 2), Call::Unlock, err())
+            .renew(30_034, "A")
+            .ret(30_035, who("A", 1), Call::Unlock, err())
+            .build();
+        assert!(
+            check(&h, &Work::default()).is_empty(),
+            "{:?}",
+            check(&h, &Work::default())
+        );
+        // Once the last unlock has returned, a renewal is judged.
+        let h = Sample::new(5)
+            .hold(10, who("A", 1), 3_000, None)
+            .release(18_000, who("A", 1), ReleaseCause::Unlock)
+            .call(18_000, who("A", 1), Call::Unlock)
+            .ret(30_035, who("A", 1), Call::Unlock, err())
+            .renew(31_000, "A")
+            .build();
         assert_eq!(check(&h, &Work::default()).len(), 1);
     }
 }
