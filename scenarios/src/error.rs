@@ -49,6 +49,9 @@ pub enum InputError {
         /// What is wrong, with the accepted range or rule.
         message: String,
     },
+    /// `locksim envelope` was asked for something it cannot search.
+    #[error("envelope: {0}")]
+    Envelope(String),
     /// An unknown profile name.
     #[error(
         "unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)"

@@ -58,6 +58,8 @@
 //! - `chart`: an SVG chart of a run for the reports.
 //! - `explore`: random exploration over seeds.
 //! - `shrink`: shrinking a violating fault plan.
+//! - `envelope`: the safety envelope of a configuration ([`envelope`]).
+//! - `envelope_chart`: its table and SVG chart.
 //! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
 //! - `cli`: the `locksim` command line.
 
@@ -65,6 +67,8 @@ mod builtin;
 mod chart;
 pub mod cli;
 mod corpus;
+mod envelope;
+mod envelope_chart;
 mod error;
 mod expect;
 mod explore;
@@ -80,6 +84,10 @@ mod trial;
 pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
 pub use corpus::{Corpus, SeedCase};
+pub use envelope::{
+    Envelope, EnvelopeConfig, Limit, Probe, Row, envelope, held_throughout, probe_spec,
+};
+pub use envelope_chart::render_envelope_chart;
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
 pub use explore::{Exploration, Finding, explore, explore_seed, explored_spec};

@@ -3,6 +3,7 @@
 //! tests drive it without a process.
 
 mod args;
+mod envelope;
 mod explore;
 mod report;
 mod run;
@@ -11,7 +12,9 @@ use std::io::Write;
 
 use clap::Parser;
 
-pub use args::{Cli, Command, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs, RunArgs};
+pub use args::{
+    Cli, Command, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs, RunArgs,
+};
 
 /// The process exit code of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +64,7 @@ pub fn execute(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Exit {
         Command::Replay(a) => run::replay(a, out),
         Command::Explore(a) => explore::explore(a, out, err),
         Command::Report(a) => report::report(a, out),
+        Command::Envelope(a) => envelope::envelope(a, out),
     };
     match result {
         Ok(exit) => exit,
