@@ -61,6 +61,7 @@
 //! - `envelope`: the safety envelope of a configuration ([`envelope`]).
 //! - `envelope_chart`: its table and SVG chart.
 //! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
+//! - `html`: the report as one self-contained page.
 //! - `cli`: the `locksim` command line.
 
 mod builtin;
@@ -72,6 +73,7 @@ mod envelope_chart;
 mod error;
 mod expect;
 mod explore;
+mod html;
 mod location;
 mod observe;
 mod outcome;
@@ -91,6 +93,7 @@ pub use envelope_chart::render_envelope_chart;
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
 pub use explore::{Exploration, Finding, explore, explore_seed, explored_spec};
+pub use html::render_html;
 pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
