@@ -103,6 +103,7 @@
 //! - `queue`: the event queue.
 //! - `rng`: per-component random streams and uuids.
 //! - `network`: links, latency, drops.
+//! - `windows`: which fault windows cover an instant, by a sweep.
 //! - `server`: the Redis process around fake-redis's engine.
 //! - `process`: a client process and its threads.
 //! - `script`: thread scripts flattened into instructions.
@@ -140,6 +141,7 @@ mod swarm;
 mod time;
 mod timeline;
 mod validate;
+mod windows;
 mod world;
 
 pub use check::{Invariant, Violation, check_all, check_all_counted};
