@@ -146,29 +146,29 @@ impl Probe {
     fn fault(self, at_ms: u64, d: u64, watchdog_ms: u64) -> Fault {
         let client = "A".to_owned();
         match self {
-            Probe::Pause => Fault::Pause {
+            Probe::Pause => Fault::Pause(sim::faults::Pause {
                 client,
                 at_ms,
                 duration_ms: d.max(1),
-            },
+            }),
             // The window covers the renewals that fall in it; each runs
             // `d` late.
-            Probe::Starve => Fault::Starve {
+            Probe::Starve => Fault::Starve(sim::faults::Starve {
                 client,
                 at_ms,
                 duration_ms: watchdog_ms,
                 min_delay_ms: d,
                 max_delay_ms: d,
-            },
-            Probe::Partition => Fault::Partition {
+            }),
+            Probe::Partition => Fault::Partition(sim::faults::Partition {
                 client,
                 at_ms,
                 duration_ms: d.max(1),
-            },
-            Probe::RedisPause => Fault::RedisPause {
+            }),
+            Probe::RedisPause => Fault::RedisPause(sim::faults::RedisPause {
                 at_ms,
                 duration_ms: d.max(1),
-            },
+            }),
         }
     }
 
@@ -332,11 +332,11 @@ fn takeover(
 ) -> Result<u64, InputError> {
     let mut spec = probe_spec(config, watchdog_ms, None, seed);
     let at_ms = fault_start(config, watchdog_ms, phase_ms);
-    spec.faults = FaultPlan(vec![Fault::Crash {
+    spec.faults = FaultPlan(vec![Fault::Crash(sim::faults::Crash {
         client: "A".into(),
         at_ms,
         restart_after_ms: None,
-    }]);
+    })]);
     let run = run(&spec)?;
     let acquired = run.history.records.iter().find_map(|r| match &r.kind {
         RecordKind::Hold { who, .. } if who.client == "B" => Some(r.at.as_ms()),

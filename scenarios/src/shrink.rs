@@ -181,25 +181,25 @@ mod tests {
         let mut spec = crate::builtin("stw-pause")
             .unwrap()
             .spec(None, Some(Profile::Redisson));
-        spec.faults.0.push(Fault::Latency {
+        spec.faults.0.push(Fault::Latency(sim::faults::Latency {
             client: "B".into(),
             at_ms: 70_000,
             duration_ms: 5_000,
             min_ms: 10,
             max_ms: 20,
-        });
+        }));
         spec.faults.0.insert(
             0,
-            Fault::Partition {
+            Fault::Partition(sim::faults::Partition {
                 client: "B".into(),
                 at_ms: 60_000,
                 duration_ms: 10_000,
-            },
+            }),
         );
         assert!(breaks(&spec, Invariant::MutualExclusion));
         let shrunk = shrink(&spec, Invariant::MutualExclusion, 100);
         assert_eq!(shrunk.spec.faults.0.len(), 1, "{:?}", shrunk.spec.faults);
-        let Fault::Pause { duration_ms, .. } = shrunk.spec.faults.0[0] else {
+        let Fault::Pause(sim::faults::Pause { duration_ms, .. }) = shrunk.spec.faults.0[0] else {
             panic!("kept {:?}", shrunk.spec.faults.0[0]);
         };
         // The pause must still outlast the rest of the 30 s lease, so it

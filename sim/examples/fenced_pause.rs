@@ -32,11 +32,11 @@ fn main() {
         watchdog_timeout_ms: 30_000,
         latency: LatencyRange::default(),
         clients: vec![client("A", 0, 5_000), client("B", 2_000, 1_000)],
-        faults: FaultPlan(vec![Fault::Pause {
+        faults: FaultPlan(vec![Fault::Pause(sim::faults::Pause {
             client: "A".into(),
             at_ms: 1_000,
             duration_ms: 40_000,
-        }]),
+        })]),
         horizon_ms: 60_000,
     };
     match sim::run(&spec) {

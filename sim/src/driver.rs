@@ -371,10 +371,10 @@ mod tests {
         let mut s = spec(vec![client("A", vec![thread(0, critical(6_000))])]);
         s.profile = Profile::RedissonBatched;
         s.watchdog_timeout_ms = 10_000;
-        s.faults = FaultPlan(vec![Fault::RedisPause {
+        s.faults = FaultPlan(vec![Fault::RedisPause(crate::fault::RedisPause {
             at_ms: 3_000,
             duration_ms: 4_200,
-        }]);
+        })]);
         let r = run(&s).expect("valid spec");
         let h = &r.history;
         let unlocked = records(h, |k| {

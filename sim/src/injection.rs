@@ -1,10 +1,9 @@
 //! Faults striking the world: pauses, starvation, crashes, restarts and
 //! Redis's own faults. (Network faults are rules of the [`crate::network`].)
 
-use lockcore::{LockClient, LockName};
+use lockcore::LockClient;
 
-use crate::Fault;
-use crate::history::{Phase, RecordKind, ServerCause};
+use crate::history::{Phase, RecordKind};
 use crate::process::Thread;
 use crate::rng;
 use crate::world::{Ev, World};
@@ -22,16 +21,10 @@ impl World<'_> {
             return Some(ev);
         }
         let covering = self.windows.covering(c as usize, self.now.as_ms());
-        let hit = covering
-            .iter()
-            .find_map(|&i| match self.spec.faults.0.get(i) {
-                Some(Fault::Starve {
-                    min_delay_ms,
-                    max_delay_ms,
-                    ..
-                }) => Some((i, *min_delay_ms, *max_delay_ms)),
-                _ => None,
-            });
+        let hit = covering.iter().find_map(|&i| {
+            let (min, max) = self.spec.faults.0.get(i)?.kind().timer_delay()?;
+            Some((i, min, max))
+        });
         let Some((i, min, max)) = hit else {
             return Some(ev);
         };
@@ -68,46 +61,9 @@ impl World<'_> {
             fault: fault.clone(),
             phase,
         });
-        match (&fault, phase) {
-            (Fault::Pause { client, .. }, Phase::Begin) => {
-                if let Some(c) = self.client_index(client) {
-                    self.procs[c].paused += 1;
-                }
-            }
-            (Fault::Pause { client, .. }, Phase::End) => {
-                if let Some(c) = self.client_index(client) {
-                    let p = &mut self.procs[c];
-                    p.paused = p.paused.saturating_sub(1);
-                    if p.paused == 0 {
-                        // Everything that fell due during the pause runs now,
-                        // in its original order.
-                        let deferred = std::mem::take(&mut p.deferred);
-                        for ev in deferred {
-                            self.handle(ev);
-                        }
-                    }
-                }
-            }
-            (Fault::RedisRestart { .. }, _) => {
-                self.server.restart();
-                self.watch.clear();
-                self.redis_waiting.clear();
-                let locks: Vec<LockName> = self.seen.keys().cloned().collect();
-                for lock in locks {
-                    self.observe(&lock, ServerCause::Restart);
-                }
-            }
-            (Fault::RedisPause { .. }, Phase::Begin) => self.redis_paused += 1,
-            (Fault::RedisPause { .. }, Phase::End) => {
-                self.redis_paused = self.redis_paused.saturating_sub(1);
-                if self.redis_paused == 0 {
-                    let waiting = std::mem::take(&mut self.redis_waiting);
-                    for (c, life, generation, msg) in waiting {
-                        self.at_server(c, life, generation, msg);
-                    }
-                }
-            }
-            _ => {}
+        match phase {
+            Phase::Begin => fault.kind().begin(self, i),
+            Phase::End => fault.kind().end(self, i),
         }
     }
 
@@ -173,11 +129,11 @@ mod tests {
     fn pause_stops_renewals() {
         let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
         s.watchdog_timeout_ms = 3_000;
-        s.faults = FaultPlan(vec![Fault::Pause {
+        s.faults = FaultPlan(vec![Fault::Pause(crate::fault::Pause {
             client: "A".into(),
             at_ms: 1_500,
             duration_ms: 6_000,
-        }]);
+        })]);
         s.horizon_ms = 12_000;
         let h = run(&s).expect("valid").history;
         let r = renewals(&h);
@@ -206,13 +162,13 @@ mod tests {
         let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
         s.horizon_ms = 11_000;
         let clean = renewals(&run(&s).expect("valid").history);
-        s.faults = FaultPlan(vec![Fault::Starve {
+        s.faults = FaultPlan(vec![Fault::Starve(crate::fault::Starve {
             client: "A".into(),
             at_ms: 9_000,
             duration_ms: 2_000,
             min_delay_ms: 700,
             max_delay_ms: 700,
-        }]);
+        })]);
         let starved = renewals(&run(&s).expect("valid").history);
         assert_eq!(clean.len(), 1);
         assert_eq!(starved, vec![clean[0].plus_ms(700)]);
@@ -223,7 +179,9 @@ mod tests {
     #[test]
     fn redis_restart_loses_keys() {
         let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
-        s.faults = FaultPlan(vec![Fault::RedisRestart { at_ms: 5_000 }]);
+        s.faults = FaultPlan(vec![Fault::RedisRestart(crate::fault::RedisRestart {
+            at_ms: 5_000,
+        })]);
         s.horizon_ms = 12_000;
         let h = run(&s).expect("valid").history;
         assert_eq!(
@@ -250,10 +208,10 @@ mod tests {
     #[test]
     fn redis_pause_delays_commands() {
         let mut s = spec(vec![client("A", vec![thread(1_000, critical(10))])]);
-        s.faults = FaultPlan(vec![Fault::RedisPause {
+        s.faults = FaultPlan(vec![Fault::RedisPause(crate::fault::RedisPause {
             at_ms: 500,
             duration_ms: 2_500,
-        }]);
+        })]);
         let h = run(&s).expect("valid").history;
         assert_eq!(
             holder_changes(&h)[0],
@@ -269,11 +227,11 @@ mod tests {
     #[test]
     fn crash_and_restart() {
         let mut s = spec(vec![client("A", vec![thread(0, critical(20_000))])]);
-        s.faults = FaultPlan(vec![Fault::Crash {
+        s.faults = FaultPlan(vec![Fault::Crash(crate::fault::Crash {
             client: "A".into(),
             at_ms: 5_000,
             restart_after_ms: Some(1_000),
-        }]);
+        })]);
         s.horizon_ms = 90_000;
         let r = run(&s).expect("valid");
         let h = &r.history;

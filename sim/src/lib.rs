@@ -96,7 +96,9 @@
 //! # Layout
 //!
 //! - `spec`: what to simulate ([`SimSpec`], [`ClientSpec`], [`Step`]).
-//! - `fault`: the fault plan.
+//! - `fault`: the fault plan; one module per kind (`fault/<kind>.rs`)
+//!   owning its data, validation, scheduling, effect, timeline text and
+//!   generator.
 //! - `validate`: refusing specs that cannot run.
 //! - `swarm`: random scenarios from a seed ([`generate`]).
 //! - `time`: [`SimTime`], [`ClientId`].
@@ -147,6 +149,13 @@ mod world;
 pub use check::{Invariant, Violation, check_all, check_all_counted};
 pub use cut::CutShort;
 pub use fault::{Fault, FaultPlan};
+
+/// The data of each fault kind, one struct per kind ([`Fault`]'s variants).
+pub mod faults {
+    pub use crate::fault::{
+        Crash, DropRate, Latency, Partition, Pause, RedisPause, RedisRestart, Starve,
+    };
+}
 pub use history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, ServerCause,
     UnlockError, Who,

@@ -3,6 +3,7 @@
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
+use crate::fault::LinkRule;
 use crate::history::Direction;
 use crate::rng::{self, Stream};
 use crate::{Fault, LatencyRange, SimTime};
@@ -62,11 +63,8 @@ impl Network {
     ) -> Verdict {
         let mut range = self.base;
         for f in covering.iter().filter_map(|&i| faults.get(i)) {
-            if let Fault::Latency { min_ms, max_ms, .. } = f {
-                range = LatencyRange {
-                    min_ms: *min_ms,
-                    max_ms: *max_ms,
-                };
+            if let LinkRule::Latency(r) = f.kind().link() {
+                range = r;
             }
         }
         let Some(link) = self.links.get_mut(client) else {
@@ -78,11 +76,11 @@ impl Network {
             range.max_ms.saturating_mul(1_000),
         );
         for &i in covering {
-            match faults.get(i) {
-                Some(Fault::Partition { .. }) => return Verdict::Drop("partition"),
-                Some(Fault::DropRate { probability, .. }) => {
+            match faults.get(i).map(|f| f.kind().link()) {
+                Some(LinkRule::Drop(why)) => return Verdict::Drop(why),
+                Some(LinkRule::DropChance(p)) => {
                     if let Some(r) = fault_rngs.get_mut(i)
-                        && r.random_bool(probability.clamp(0.0, 1.0))
+                        && r.random_bool(p.clamp(0.0, 1.0))
                     {
                         return Verdict::Drop("drop");
                     }
@@ -127,11 +125,11 @@ mod tests {
     }
 
     fn partition(at_ms: u64, duration_ms: u64) -> Fault {
-        Fault::Partition {
+        Fault::Partition(crate::fault::Partition {
             client: "A".into(),
             at_ms,
             duration_ms,
-        }
+        })
     }
 
     /// A message never overtakes an earlier one on the same link, even
@@ -194,23 +192,23 @@ mod tests {
     /// moves the draw into its range.
     #[test]
     fn drop_rate_and_latency_fault() {
-        let all = [Fault::DropRate {
+        let all = [Fault::DropRate(crate::fault::DropRate {
             client: "A".into(),
             at_ms: 0,
             duration_ms: 1_000,
             probability: 1.0,
-        }];
+        })];
         let mut rngs = vec![rng::stream(1, Stream::Fault(0))];
         let mut net = Network::new(1, LatencyRange::default(), 1);
         let v = net.send(SimTime::from_ms(5), 0, "A", Direction::Up, &all, &mut rngs);
         assert_eq!(v, Verdict::Drop("drop"));
-        let slow = [Fault::Latency {
+        let slow = [Fault::Latency(crate::fault::Latency {
             client: "A".into(),
             at_ms: 0,
             duration_ms: 1_000,
             min_ms: 400,
             max_ms: 500,
-        }];
+        })];
         let v = net.send(
             SimTime::from_ms(5),
             0,
@@ -232,12 +230,12 @@ mod tests {
     /// its own stream) leaves A's latency draws exactly as they were.
     #[test]
     fn a_fault_on_b_does_not_shift_a_draws() {
-        let faults = [Fault::DropRate {
+        let faults = [Fault::DropRate(crate::fault::DropRate {
             client: "B".into(),
             at_ms: 0,
             duration_ms: 10_000,
             probability: 0.5,
-        }];
+        })];
         let run = |faults: &[Fault]| {
             let mut rngs = vec![rng::stream(9, Stream::Fault(0))];
             let mut net = Network::new(
@@ -273,11 +271,11 @@ mod end_to_end {
     #[test]
     fn partition_drops_messages() {
         let mut s = spec(vec![client("A", vec![thread(1_000, critical(10))])]);
-        s.faults = FaultPlan(vec![Fault::Partition {
+        s.faults = FaultPlan(vec![Fault::Partition(crate::fault::Partition {
             client: "A".into(),
             at_ms: 500,
             duration_ms: 2_000,
-        }]);
+        })]);
         let h = run(&s).expect("valid").history;
         let drops: Vec<_> = records(&h, |k| matches!(k, RecordKind::Drop { .. })).collect();
         assert!(!drops.is_empty(), "{h}");

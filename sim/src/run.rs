@@ -219,11 +219,11 @@ pub(crate) mod tests {
             other => panic!("expected Invalid({field}: {needle}), got {other:?}"),
         };
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::Pause {
+        s.faults = FaultPlan(vec![Fault::Pause(crate::fault::Pause {
             client: "Z".into(),
             at_ms: 0,
             duration_ms: 1,
-        }]);
+        })]);
         invalid(s, "faults[0].client", "unknown client 'Z' (clients: A)");
         let mut s = ok();
         s.latency = LatencyRange {
@@ -232,12 +232,12 @@ pub(crate) mod tests {
         };
         invalid(s, "latency", "min 9 ms is greater than max 1 ms");
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::DropRate {
+        s.faults = FaultPlan(vec![Fault::DropRate(crate::fault::DropRate {
             client: "A".into(),
             at_ms: 0,
             duration_ms: 1,
             probability: 1.5,
-        }]);
+        })]);
         invalid(s, "faults[0].probability", "between 0 and 1");
         invalid(spec(vec![]), "clients", "between 1 and 1000 clients");
         invalid(
@@ -268,9 +268,9 @@ pub(crate) mod tests {
             other => panic!("expected Invalid, got {other:?}"),
         };
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::RedisRestart {
+        s.faults = FaultPlan(vec![Fault::RedisRestart(crate::fault::RedisRestart {
             at_ms: s.horizon_ms,
-        }]);
+        })]);
         assert_eq!(field(s), "faults[0].at_ms");
         let mut s = ok();
         s.horizon_ms = 0;
@@ -279,18 +279,18 @@ pub(crate) mod tests {
         s.clients[0].threads[0].start_ms = s.horizon_ms;
         assert_eq!(field(s), "clients[0].threads[0].start_ms");
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::Crash {
+        s.faults = FaultPlan(vec![Fault::Crash(crate::fault::Crash {
             client: "A".into(),
             at_ms: 10,
             restart_after_ms: Some(s.horizon_ms),
-        }]);
+        })]);
         assert_eq!(field(s), "faults[0].restart_after_ms");
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::Pause {
+        s.faults = FaultPlan(vec![Fault::Pause(crate::fault::Pause {
             client: "A".into(),
             at_ms: 10,
             duration_ms: 0,
-        }]);
+        })]);
         assert_eq!(field(s), "faults[0].duration_ms");
         let mut s = ok();
         s.clients[0].threads[0].steps = vec![Step::Repeat {
@@ -401,46 +401,46 @@ pub(crate) mod tests {
             .prop_map(|(client, at_ms, d, lo, extra, probability, kind)| {
                 let hi = lo.wrapping_add(extra);
                 match kind {
-                    0 => Fault::Crash {
+                    0 => Fault::Crash(crate::fault::Crash {
                         client,
                         at_ms,
                         restart_after_ms: Some(d),
-                    },
-                    1 => Fault::Pause {
+                    }),
+                    1 => Fault::Pause(crate::fault::Pause {
                         client,
                         at_ms,
                         duration_ms: d,
-                    },
-                    2 => Fault::Starve {
+                    }),
+                    2 => Fault::Starve(crate::fault::Starve {
                         client,
                         at_ms,
                         duration_ms: d,
                         min_delay_ms: lo,
                         max_delay_ms: hi,
-                    },
-                    3 => Fault::Partition {
+                    }),
+                    3 => Fault::Partition(crate::fault::Partition {
                         client,
                         at_ms,
                         duration_ms: d,
-                    },
-                    4 => Fault::DropRate {
+                    }),
+                    4 => Fault::DropRate(crate::fault::DropRate {
                         client,
                         at_ms,
                         duration_ms: d,
                         probability,
-                    },
-                    5 => Fault::Latency {
+                    }),
+                    5 => Fault::Latency(crate::fault::Latency {
                         client,
                         at_ms,
                         duration_ms: d,
                         min_ms: lo,
                         max_ms: hi,
-                    },
-                    6 => Fault::RedisRestart { at_ms },
-                    _ => Fault::RedisPause {
+                    }),
+                    6 => Fault::RedisRestart(crate::fault::RedisRestart { at_ms }),
+                    _ => Fault::RedisPause(crate::fault::RedisPause {
                         at_ms,
                         duration_ms: d,
-                    },
+                    }),
                 }
             })
     }

@@ -3,6 +3,7 @@
 
 use lockcore::{LockName, Profile};
 use rand::{Rng, RngExt};
+use rand_chacha::ChaCha8Rng;
 
 use crate::rng::{self, Stream, between};
 use crate::{ClientSpec, DEFAULT_LOCK, Fault, FaultPlan, LatencyRange, SimSpec, Step, ThreadSpec};
@@ -113,58 +114,19 @@ fn script(r: &mut impl Rng, watchdog_ms: u64) -> Vec<Step> {
     }
 }
 
-fn fault(r: &mut impl Rng, client: &str, span: u64) -> Fault {
-    let client = client.to_owned();
+fn fault(r: &mut ChaCha8Rng, client: &str, span: u64) -> Fault {
     let at_ms = r.random_range(0..=span);
     let duration_ms = between(r, 100, 15_000);
-    match r.random_range(0..8) {
-        0 => Fault::Crash {
-            client,
-            at_ms,
-            restart_after_ms: r.random_bool(0.5).then(|| r.random_range(100..=10_000)),
-        },
-        1 => Fault::Pause {
-            client,
+    let kinds = crate::fault::GENERATORS;
+    let generate = kinds[r.random_range(0..kinds.len())];
+    generate(
+        r,
+        crate::fault::Draw {
+            client: client.to_owned(),
             at_ms,
             duration_ms,
         },
-        2 => {
-            let min_delay_ms = r.random_range(0..=1_000);
-            Fault::Starve {
-                client,
-                at_ms,
-                duration_ms,
-                min_delay_ms,
-                max_delay_ms: min_delay_ms + r.random_range(0..=5_000),
-            }
-        }
-        3 => Fault::Partition {
-            client,
-            at_ms,
-            duration_ms,
-        },
-        4 => Fault::DropRate {
-            client,
-            at_ms,
-            duration_ms,
-            probability: f64::from(r.random_range(1..=9u8)) / 10.0,
-        },
-        5 => {
-            let min_ms = r.random_range(0..=200);
-            Fault::Latency {
-                client,
-                at_ms,
-                duration_ms,
-                min_ms,
-                max_ms: min_ms + r.random_range(0..=2_000),
-            }
-        }
-        6 => Fault::RedisRestart { at_ms },
-        _ => Fault::RedisPause {
-            at_ms,
-            duration_ms: between(r, 10, 5_000),
-        },
-    }
+    )
 }
 
 #[cfg(test)]

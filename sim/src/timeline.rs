@@ -8,7 +8,6 @@ use std::fmt::{self, Write as _};
 
 use lockcore::{Call, Purpose};
 
-use crate::Fault;
 use crate::history::{Direction, Outcome, Phase, Record, RecordKind, ReleaseCause, ServerCause};
 
 impl fmt::Display for Record {
@@ -138,7 +137,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 (Phase::Begin, Some(_)) => " begins",
                 (Phase::End, _) => " ends",
             };
-            ("fault".to_owned(), format!("{}{phase}", fault_text(fault)))
+            ("fault".to_owned(), format!("{}{phase}", fault.text()))
         }
         RecordKind::Crash { process } => (process.to_string(), "crash".to_owned()),
         RecordKind::Done { who } => (who.to_string(), "done".to_owned()),
@@ -193,50 +192,6 @@ fn outcome_text(outcome: &Outcome) -> String {
     }
 }
 
-/// A fault in a few words: `pause A 5000ms`, `partition B 3000ms`.
-pub(crate) fn fault_text(fault: &Fault) -> String {
-    match fault {
-        Fault::Crash {
-            client,
-            restart_after_ms: Some(r),
-            ..
-        } => format!("crash {client} (restart after {r}ms)"),
-        Fault::Crash { client, .. } => format!("crash {client}"),
-        Fault::Pause {
-            client,
-            duration_ms,
-            ..
-        } => format!("pause {client} {duration_ms}ms"),
-        Fault::Starve {
-            client,
-            duration_ms,
-            min_delay_ms,
-            max_delay_ms,
-            ..
-        } => format!("starve {client} {duration_ms}ms (late {min_delay_ms}..{max_delay_ms}ms)"),
-        Fault::Partition {
-            client,
-            duration_ms,
-            ..
-        } => format!("partition {client} {duration_ms}ms"),
-        Fault::DropRate {
-            client,
-            duration_ms,
-            probability,
-            ..
-        } => format!("drop {client} {duration_ms}ms (p={probability})"),
-        Fault::Latency {
-            client,
-            duration_ms,
-            min_ms,
-            max_ms,
-            ..
-        } => format!("latency {client} {duration_ms}ms ({min_ms}..{max_ms}ms)"),
-        Fault::RedisRestart { .. } => "redis restart".to_owned(),
-        Fault::RedisPause { duration_ms, .. } => format!("redis pause {duration_ms}ms"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::check::sample::{Sample, lock_call, proc, who};
@@ -269,18 +224,18 @@ mod tests {
             .at(
                 12_000,
                 RecordKind::Fault {
-                    fault: Fault::Pause {
+                    fault: Fault::Pause(crate::fault::Pause {
                         client: "A".into(),
                         at_ms: 12_000,
                         duration_ms: 5_000,
-                    },
+                    }),
                     phase: crate::Phase::Begin,
                 },
             )
             .at(
                 12_500,
                 RecordKind::Fault {
-                    fault: Fault::RedisRestart { at_ms: 12_500 },
+                    fault: Fault::RedisRestart(crate::fault::RedisRestart { at_ms: 12_500 }),
                     phase: crate::Phase::Begin,
                 },
             )

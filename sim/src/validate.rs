@@ -226,34 +226,12 @@ fn fault(f: &Fault, path: &str, horizon_ms: u64, names: &BTreeSet<&str>) -> Resu
             ),
         );
     }
-    match f {
-        Fault::Crash {
-            at_ms,
-            restart_after_ms: Some(r),
-            ..
-        } if *r == 0 || at_ms.saturating_add(*r) >= horizon_ms => {
-            return invalid(
-                &at("restart_after_ms"),
-                format!(
-                    "the restart must come after the crash and before the horizon: between 1 and {} ms, got {r}",
-                    horizon_ms - at_ms - 1
-                ),
-            );
-        }
-        Fault::Starve {
-            min_delay_ms,
-            max_delay_ms,
-            ..
-        } => delay_range(&at("min_delay_ms"), *min_delay_ms, *max_delay_ms)?,
-        Fault::Latency { min_ms, max_ms, .. } => delay_range(&at("min_ms"), *min_ms, *max_ms)?,
-        Fault::DropRate { probability, .. } if !(0.0..=1.0).contains(probability) => {
-            return invalid(
-                &at("probability"),
-                format!("must be between 0 and 1, got {probability}"),
-            );
-        }
-        _ => {}
-    }
+    f.kind()
+        .check(horizon_ms)
+        .map_err(|(field, reason)| SimError::Invalid {
+            field: at(field),
+            reason,
+        })?;
     if let (Some(end), Some(d)) = (f.end_ms(), duration(f))
         && (d == 0 || d > MAX_HORIZON_MS)
     {
@@ -270,7 +248,8 @@ fn fault(f: &Fault, path: &str, horizon_ms: u64, names: &BTreeSet<&str>) -> Resu
 /// A windowed fault's length (not a crash's restart delay).
 fn duration(f: &Fault) -> Option<u64> {
     match f {
-        Fault::Crash { .. } | Fault::RedisRestart { .. } => None,
+        Fault::Crash(crate::fault::Crash { .. })
+        | Fault::RedisRestart(crate::fault::RedisRestart { .. }) => None,
         _ => f.end_ms().map(|end| end.saturating_sub(f.at_ms())),
     }
 }

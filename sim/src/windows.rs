@@ -36,7 +36,7 @@ impl Windows {
             let (Some(name), Some(end)) = (f.client(), f.end_ms()) else {
                 continue;
             };
-            if matches!(f, Fault::Crash { .. }) {
+            if matches!(f, Fault::Crash(crate::fault::Crash { .. })) {
                 continue;
             }
             if let Some(c) = clients.iter().position(|n| n == name) {
@@ -95,11 +95,11 @@ mod tests {
     }
 
     fn pause(client: &str, at_ms: u64, duration_ms: u64) -> Fault {
-        Fault::Pause {
+        Fault::Pause(crate::fault::Pause {
             client: client.into(),
             at_ms,
             duration_ms,
-        }
+        })
     }
 
     /// The answer is what scanning the plan with `covers_ms` gives, for
@@ -111,15 +111,15 @@ mod tests {
             pause("B", 0, 100),
             pause("A", 12, 1),
             pause("A", 5, 20),
-            Fault::RedisPause {
+            Fault::RedisPause(crate::fault::RedisPause {
                 at_ms: 0,
                 duration_ms: 50,
-            },
-            Fault::Crash {
+            }),
+            Fault::Crash(crate::fault::Crash {
                 client: "A".into(),
                 at_ms: 11,
                 restart_after_ms: Some(5),
-            },
+            }),
         ];
         let names = vec!["A".to_owned(), "B".to_owned()];
         let mut w = Windows::new(&faults, &names);
@@ -130,7 +130,7 @@ mod tests {
                     .enumerate()
                     .filter(|(_, f)| {
                         f.client() == Some(name.as_str())
-                            && !matches!(f, Fault::Crash { .. })
+                            && !matches!(f, Fault::Crash(crate::fault::Crash { .. }))
                             && f.covers_ms(now)
                     })
                     .map(|(i, _)| i)

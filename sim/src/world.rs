@@ -9,13 +9,14 @@ use lockcore::{Config, LockClient, LockName, Purpose, RequestId, TimerId};
 use rand_chacha::ChaCha8Rng;
 
 use crate::cut::CutShort;
+use crate::fault::LinkRule;
 use crate::history::{Direction, Meta, Phase, Record, RecordKind, ServerCause, Who};
 use crate::network::{Network, Verdict};
 use crate::process::{Process, Thread};
 use crate::rng::{self, Stream};
 use crate::script::Program;
 use crate::server::{KeyView, Server};
-use crate::{Fault, History, SimError, SimSpec, SimTime};
+use crate::{History, SimError, SimSpec, SimTime};
 
 /// A message from a client to Redis.
 #[derive(Debug, Clone)]
@@ -160,23 +161,7 @@ impl<'s> World<'s> {
             records: Vec::with_capacity(256),
         };
         for (i, f) in spec.faults.0.iter().enumerate() {
-            let at = SimTime::from_ms(f.at_ms());
-            match f {
-                Fault::Crash {
-                    restart_after_ms, ..
-                } => {
-                    world.queue.push(at, Ev::Crash(i));
-                    if let Some(r) = restart_after_ms {
-                        world.queue.push(at.plus_ms(*r), Ev::Restart(i));
-                    }
-                }
-                _ => {
-                    world.queue.push(at, Ev::FaultBegin(i));
-                    if let Some(end) = f.end_ms() {
-                        world.queue.push(SimTime::from_ms(end), Ev::FaultEnd(i));
-                    }
-                }
-            }
+            f.kind().schedule(i, &mut world.queue);
         }
         for (c, cs) in spec.clients.iter().enumerate() {
             let profile = cs.profile.unwrap_or(spec.profile);
@@ -266,8 +251,8 @@ impl<'s> World<'s> {
             .faults
             .0
             .iter()
-            .filter_map(|f| match f {
-                Fault::Latency { max_ms, .. } => Some(*max_ms),
+            .filter_map(|f| match f.kind().link() {
+                LinkRule::Latency(range) => Some(range.max_ms),
                 _ => None,
             })
             .fold(self.spec.latency.max_ms, u64::max);

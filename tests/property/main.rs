@@ -41,18 +41,20 @@ fn fault() -> impl Strategy<Value = Fault> {
     prop_oneof![
         (client(), at.clone(), prop::option::of(1u64..30_000)).prop_map(
             |(client, at_ms, restart_after_ms)| {
-                Fault::Crash {
+                Fault::Crash(sim::faults::Crash {
                     client,
                     at_ms,
                     restart_after_ms,
-                }
+                })
             }
         ),
-        (client(), at.clone(), dur.clone()).prop_map(|(client, at_ms, duration_ms)| Fault::Pause {
-            client,
-            at_ms,
-            duration_ms,
-        }),
+        (client(), at.clone(), dur.clone()).prop_map(|(client, at_ms, duration_ms)| Fault::Pause(
+            sim::faults::Pause {
+                client,
+                at_ms,
+                duration_ms,
+            }
+        )),
         (
             client(),
             at.clone(),
@@ -60,41 +62,49 @@ fn fault() -> impl Strategy<Value = Fault> {
             0u64..20_000,
             0u64..20_000
         )
-            .prop_map(|(client, at_ms, duration_ms, a, b)| Fault::Starve {
-                client,
-                at_ms,
-                duration_ms,
-                min_delay_ms: a.min(b),
-                max_delay_ms: a.max(b),
-            }),
+            .prop_map(|(client, at_ms, duration_ms, a, b)| Fault::Starve(
+                sim::faults::Starve {
+                    client,
+                    at_ms,
+                    duration_ms,
+                    min_delay_ms: a.min(b),
+                    max_delay_ms: a.max(b),
+                }
+            )),
         (client(), at.clone(), dur.clone()).prop_map(|(client, at_ms, duration_ms)| {
-            Fault::Partition {
+            Fault::Partition(sim::faults::Partition {
                 client,
                 at_ms,
                 duration_ms,
-            }
+            })
         }),
         (client(), at.clone(), dur.clone(), 0.0f64..1.0).prop_map(
             |(client, at_ms, duration_ms, probability)| {
-                Fault::DropRate {
+                Fault::DropRate(sim::faults::DropRate {
                     client,
                     at_ms,
                     duration_ms,
                     probability,
-                }
+                })
             }
         ),
         (client(), at.clone(), dur.clone(), 0u64..200, 0u64..2_000).prop_map(
-            |(client, at_ms, duration_ms, a, b)| Fault::Latency {
+            |(client, at_ms, duration_ms, a, b)| Fault::Latency(sim::faults::Latency {
                 client,
                 at_ms,
                 duration_ms,
                 min_ms: a,
                 max_ms: a + b,
-            }
+            })
         ),
-        at.clone().prop_map(|at_ms| Fault::RedisRestart { at_ms }),
-        (at, dur).prop_map(|(at_ms, duration_ms)| Fault::RedisPause { at_ms, duration_ms }),
+        at.clone()
+            .prop_map(|at_ms| Fault::RedisRestart(sim::faults::RedisRestart { at_ms })),
+        (at, dur).prop_map(
+            |(at_ms, duration_ms)| Fault::RedisPause(sim::faults::RedisPause {
+                at_ms,
+                duration_ms
+            })
+        ),
     ]
 }
 
@@ -107,7 +117,7 @@ fn spec(profile: Profile) -> impl Strategy<Value = SimSpec> {
         // it: run long enough for every restart to happen.
         let last_restart = faults
             .iter()
-            .filter(|f| matches!(f, Fault::Crash { .. }))
+            .filter(|f| matches!(f, Fault::Crash(sim::faults::Crash { .. })))
             .filter_map(Fault::end_ms)
             .max()
             .unwrap_or(0);
@@ -150,7 +160,7 @@ proptest! {
     #[test]
     fn fenced_never_accepts_a_stale_write(spec in spec(Profile::Fenced)) {
         let mut spec = spec;
-        spec.faults.0.retain(|f| !matches!(f, Fault::RedisRestart { .. }));
+        spec.faults.0.retain(|f| !matches!(f, Fault::RedisRestart(sim::faults::RedisRestart { .. })));
         let run = run(&spec)?;
         if let Some(v) = broken(&run, Invariant::Fencing) {
             prop_assert!(false, "fencing broken under fenced:\n{v}");

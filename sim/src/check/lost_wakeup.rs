@@ -361,11 +361,11 @@ mod tests {
             .ret(5_010, who("B", 1), try_wait(5_000), Outcome::NotAcquired)
             .build();
         assert_eq!(check(&h, &Work::default()).len(), 1);
-        let fault = Fault::Partition {
+        let fault = Fault::Partition(crate::fault::Partition {
             client: "B".into(),
             at_ms: 500,
             duration_ms: 100,
-        };
+        });
         let h = base()
             .at(
                 500,

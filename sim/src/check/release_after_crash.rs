@@ -7,7 +7,7 @@ use lockcore::{Call, LockName};
 
 use crate::check::work::Work;
 use crate::history::{Outcome, Phase, Proc, RecordKind, Who};
-use crate::{Fault, History, Invariant, SimTime, Violation};
+use crate::{History, Invariant, SimTime, Violation};
 
 /// A process, as a map key: (client, life).
 type ProcKey<'h> = (&'h str, u32);
@@ -72,9 +72,12 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                 }
             }
             RecordKind::Fault {
-                fault: Fault::RedisPause { at_ms, duration_ms },
+                fault,
                 phase: Phase::Begin,
-            } => pauses.push((*at_ms, *duration_ms)),
+            } if fault.kind().command_delay_ms().is_some() => {
+                let delay = fault.kind().command_delay_ms().unwrap_or(0);
+                pauses.push((fault.at_ms(), delay));
+            }
             kind => state.client_record(kind, i, r.at, delay),
         }
     }

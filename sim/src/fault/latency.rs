@@ -1,0 +1,68 @@
+//! `latency`: a client's link gets another latency range.
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::{Draw, Fault, Invalid, Kind, LinkRule, range, window_end};
+use crate::LatencyRange;
+
+/// The client's link draws each message's one-way latency from this range
+/// while the window lasts (the last covering window in plan order wins).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    /// The client.
+    pub client: String,
+    /// When.
+    pub at_ms: u64,
+    /// For how long.
+    pub duration_ms: u64,
+    /// The shortest one-way latency.
+    pub min_ms: u64,
+    /// The longest one-way latency.
+    pub max_ms: u64,
+}
+
+impl Kind for Latency {
+    fn client(&self) -> Option<&str> {
+        Some(&self.client)
+    }
+
+    fn at_ms(&self) -> u64 {
+        self.at_ms
+    }
+
+    fn end_ms(&self) -> Option<u64> {
+        window_end(self.at_ms, self.duration_ms)
+    }
+
+    fn check(&self, _horizon_ms: u64) -> Result<(), Invalid> {
+        range("min_ms", self.min_ms, self.max_ms)
+    }
+
+    fn text(&self) -> String {
+        format!(
+            "latency {} {}ms ({}..{}ms)",
+            self.client, self.duration_ms, self.min_ms, self.max_ms
+        )
+    }
+
+    fn link(&self) -> LinkRule {
+        LinkRule::Latency(LatencyRange {
+            min_ms: self.min_ms,
+            max_ms: self.max_ms,
+        })
+    }
+}
+
+pub(crate) fn generate(r: &mut ChaCha8Rng, d: Draw) -> Fault {
+    let min_ms = r.random_range(0..=200);
+    Fault::Latency(Latency {
+        client: d.client,
+        at_ms: d.at_ms,
+        duration_ms: d.duration_ms,
+        min_ms,
+        max_ms: min_ms + r.random_range(0..=2_000),
+    })
+}

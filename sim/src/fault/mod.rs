@@ -1,0 +1,220 @@
+//! Faults: timed events that break the world on purpose. They are data, so a
+//! plan can be printed, saved, shrunk and replayed.
+//!
+//! Each kind is one module that owns everything about it: its serde data,
+//! its validation, when its events fall, its effect on the world, its
+//! timeline text, its link rule or timer delay, and how the swarm draws
+//! one. [`Fault`] only dispatches. A new kind is its own file plus one line
+//! in the `faults!` registration below (append it: the swarm picks kinds
+//! by their place in the list).
+
+mod crash;
+mod drop_rate;
+mod latency;
+mod partition;
+mod pause;
+mod redis_pause;
+mod redis_restart;
+mod starve;
+
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::queue::EventQueue;
+use crate::world::{Ev, World};
+use crate::{LatencyRange, SimTime};
+
+pub use crash::Crash;
+pub use drop_rate::DropRate;
+pub use latency::Latency;
+pub use partition::Partition;
+pub use pause::Pause;
+pub use redis_pause::RedisPause;
+pub use redis_restart::RedisRestart;
+pub use starve::Starve;
+
+/// A list of timed faults. Order does not matter; times do.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FaultPlan(pub Vec<Fault>);
+
+/// A field a kind refuses, and why (with the accepted range).
+pub(crate) type Invalid = (&'static str, String);
+
+/// What a fault does to a message on its client's link while it covers
+/// the send time. Rules run in plan order: latency first, then drops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum LinkRule {
+    /// Nothing.
+    None,
+    /// The latency is drawn from this range instead.
+    Latency(LatencyRange),
+    /// The message is lost (the reason is shown in the timeline).
+    Drop(&'static str),
+    /// The message is lost with this probability (drawn from the
+    /// fault's own stream).
+    DropChance(f64),
+}
+
+/// The draws the swarm makes for every fault before its kind's own.
+pub(crate) struct Draw {
+    /// The client it hits (kinds that hit Redis ignore it).
+    pub(crate) client: String,
+    /// When it strikes.
+    pub(crate) at_ms: u64,
+    /// A window's length.
+    pub(crate) duration_ms: u64,
+}
+
+/// What every kind provides. Only `at_ms`, `end_ms` and `text` are
+/// required; the rest default to "does nothing".
+pub(crate) trait Kind {
+    /// The client it hits, if it hits one client.
+    fn client(&self) -> Option<&str> {
+        None
+    }
+
+    /// When it strikes, in virtual ms.
+    fn at_ms(&self) -> u64;
+
+    /// When its window ends (a crash ends at its restart, if any); `None`
+    /// for an instant.
+    fn end_ms(&self) -> Option<u64>;
+
+    /// Its own fields' rules (the plan-wide ones, a known client and a
+    /// time before the horizon, are checked for every kind).
+    fn check(&self, _horizon_ms: u64) -> Result<(), Invalid> {
+        Ok(())
+    }
+
+    /// The timeline's words for it: `pause A 5000ms`.
+    fn text(&self) -> String;
+
+    /// Its rule for messages on its client's link.
+    fn link(&self) -> LinkRule {
+        LinkRule::None
+    }
+
+    /// The range by which it makes its client's timers and wake-ups late.
+    fn timer_delay(&self) -> Option<(u64, u64)> {
+        None
+    }
+
+    /// How long it holds Redis's commands back, for the checkers' bounds.
+    fn command_delay_ms(&self) -> Option<u64> {
+        None
+    }
+
+    /// Puts its events on the queue: by default the window's begin and end.
+    fn schedule(&self, i: usize, queue: &mut EventQueue<Ev>) {
+        queue.push(SimTime::from_ms(self.at_ms()), Ev::FaultBegin(i));
+        if let Some(end) = self.end_ms() {
+            queue.push(SimTime::from_ms(end), Ev::FaultEnd(i));
+        }
+    }
+
+    /// Its effect when its window opens.
+    fn begin(&self, _world: &mut World<'_>, _i: usize) {}
+
+    /// Its effect when its window closes.
+    fn end(&self, _world: &mut World<'_>, _i: usize) {}
+}
+
+/// Declares the kinds: the `Fault` enum (serde tag `fault`, kebab-case
+/// names), its dispatch, and the swarm's table of generators.
+macro_rules! faults {
+    ($($(#[$doc:meta])* $variant:ident($module:ident::$ty:ident),)*) => {
+        /// One fault. Clients are named as in their [`crate::ClientSpec`];
+        /// times and durations are in virtual ms.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case", tag = "fault")]
+        pub enum Fault {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        impl Fault {
+            pub(crate) fn kind(&self) -> &dyn Kind {
+                match self {
+                    $(Fault::$variant(k) => k,)*
+                }
+            }
+        }
+
+        /// Each kind's generator, in registration order.
+        pub(crate) const GENERATORS: &[fn(&mut ChaCha8Rng, Draw) -> Fault] =
+            &[$($module::generate,)*];
+    };
+}
+
+faults! {
+    /// The process dies; with `restart_after_ms` it comes back as a new
+    /// client and runs its scripts again.
+    Crash(crash::Crash),
+    /// A stop-the-world pause of one client.
+    Pause(pause::Pause),
+    /// CPU starvation: the client's timers and wake-ups run late.
+    Starve(starve::Starve),
+    /// Every message between the client and Redis is dropped.
+    Partition(partition::Partition),
+    /// Each message between the client and Redis is dropped with a probability.
+    DropRate(drop_rate::DropRate),
+    /// The client's link gets another latency range.
+    Latency(latency::Latency),
+    /// Redis restarts without persistence.
+    RedisRestart(redis_restart::RedisRestart),
+    /// Redis executes no command for a while.
+    RedisPause(redis_pause::RedisPause),
+}
+
+impl Fault {
+    /// The client it hits, if it hits one client.
+    pub fn client(&self) -> Option<&str> {
+        self.kind().client()
+    }
+
+    /// When it strikes, in virtual ms.
+    pub fn at_ms(&self) -> u64 {
+        self.kind().at_ms()
+    }
+
+    /// When a windowed fault ends (a crash ends at its restart, if any);
+    /// `None` for a fault that is an instant.
+    pub fn end_ms(&self) -> Option<u64> {
+        self.kind().end_ms()
+    }
+
+    /// Whether the window `[at, end)` covers `ms` (instants cover nothing).
+    pub fn covers_ms(&self, ms: u64) -> bool {
+        match self.end_ms() {
+            Some(end) => self.at_ms() <= ms && ms < end,
+            None => false,
+        }
+    }
+
+    /// The timeline's words for it: `pause A 5000ms`, `redis restart`.
+    pub fn text(&self) -> String {
+        self.kind().text()
+    }
+}
+
+/// A window's `end`, saturating.
+fn window_end(at_ms: u64, duration_ms: u64) -> Option<u64> {
+    Some(at_ms.saturating_add(duration_ms))
+}
+
+/// The rule for a `min..=max` range of ms fields.
+fn range(field: &'static str, min: u64, max: u64) -> Result<(), Invalid> {
+    if min > max {
+        return Err((field, format!("min {min} ms is greater than max {max} ms")));
+    }
+    if max > crate::MAX_DELAY_MS {
+        return Err((
+            field,
+            format!(
+                "max {max} ms is more than an hour ({} ms)",
+                crate::MAX_DELAY_MS
+            ),
+        ));
+    }
+    Ok(())
+}

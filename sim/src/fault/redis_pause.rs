@@ -1,0 +1,57 @@
+//! `redis-pause`: Redis executes no command for a while.
+
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::{Draw, Fault, Kind, window_end};
+use crate::world::World;
+
+/// Redis stops executing commands (as `CLIENT PAUSE`); they wait, and run
+/// in arrival order when it ends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisPause {
+    /// When.
+    pub at_ms: u64,
+    /// For how long.
+    pub duration_ms: u64,
+}
+
+impl Kind for RedisPause {
+    fn at_ms(&self) -> u64 {
+        self.at_ms
+    }
+
+    fn end_ms(&self) -> Option<u64> {
+        window_end(self.at_ms, self.duration_ms)
+    }
+
+    fn text(&self) -> String {
+        format!("redis pause {}ms", self.duration_ms)
+    }
+
+    fn command_delay_ms(&self) -> Option<u64> {
+        Some(self.duration_ms)
+    }
+
+    fn begin(&self, world: &mut World<'_>, _i: usize) {
+        world.redis_paused += 1;
+    }
+
+    fn end(&self, world: &mut World<'_>, _i: usize) {
+        world.redis_paused = world.redis_paused.saturating_sub(1);
+        if world.redis_paused == 0 {
+            let waiting = std::mem::take(&mut world.redis_waiting);
+            for (c, life, generation, msg) in waiting {
+                world.at_server(c, life, generation, msg);
+            }
+        }
+    }
+}
+
+pub(crate) fn generate(r: &mut ChaCha8Rng, d: Draw) -> Fault {
+    Fault::RedisPause(RedisPause {
+        at_ms: d.at_ms,
+        duration_ms: crate::rng::between(r, 10, 5_000),
+    })
+}
