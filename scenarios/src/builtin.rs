@@ -4,7 +4,7 @@
 use crate::{InputError, Scenario};
 
 /// Each built-in scenario's name and file text, in the order reports list them.
-const FILES: [(&str, &str); 11] = [
+const FILES: [(&str, &str); 13] = [
     (
         "watchdog-renews",
         include_str!("../builtin/watchdog-renews.toml"),
@@ -40,6 +40,11 @@ const FILES: [(&str, &str); 11] = [
         "reentrant-hold",
         include_str!("../builtin/reentrant-hold.toml"),
     ),
+    (
+        "acquire-reply-late",
+        include_str!("../builtin/acquire-reply-late.toml"),
+    ),
+    ("key-deleted", include_str!("../builtin/key-deleted.toml")),
 ];
 
 /// The names of the built-in scenarios, in report order.

@@ -163,6 +163,8 @@ pub enum ServerCause {
     Expiry,
     /// Redis restarted without persistence.
     Restart,
+    /// Someone other than the lock deleted or evicted the key.
+    Deleted,
 }
 
 /// One kind of event. Client-side records name the thread ([`Who`]) or

@@ -153,7 +153,8 @@ pub use fault::{Fault, FaultPlan};
 /// The data of each fault kind, one struct per kind ([`Fault`]'s variants).
 pub mod faults {
     pub use crate::fault::{
-        Crash, DropRate, Latency, Partition, Pause, RedisPause, RedisRestart, Starve,
+        Crash, DelayReplies, DelayRequests, DeleteKey, DropRate, Latency, Partition, Pause,
+        RedisPause, RedisRestart, Starve,
     };
 }
 pub use history::{

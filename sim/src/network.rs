@@ -92,7 +92,17 @@ impl Network {
             Direction::Up => 0,
             Direction::Down => 1,
         };
-        let at = now.plus_us(latency_us).max(link.last[slot]);
+        let extra_ms: u64 = covering
+            .iter()
+            .filter_map(|&i| match faults.get(i).map(|f| f.kind().link()) {
+                Some(LinkRule::Delay(d, ms)) if d == direction => Some(ms),
+                _ => None,
+            })
+            .sum();
+        let at = now
+            .plus_us(latency_us)
+            .plus_ms(extra_ms)
+            .max(link.last[slot]);
         link.last[slot] = at;
         Verdict::Deliver(at)
     }

@@ -85,6 +85,16 @@ impl Server {
         self.engine.execute(conn, args)
     }
 
+    /// Deletes `key` as another Redis client would (`DEL`), on a
+    /// connection of its own.
+    pub(crate) fn delete(&mut self, now: SimTime, key: &str) {
+        let args = vec![
+            Bytes::from_static(b"DEL"),
+            Bytes::copy_from_slice(key.as_bytes()),
+        ];
+        let _ = self.execute(now, (u32::MAX, 0), ConnKind::Command, args);
+    }
+
     /// The client (index, life) that owns `conn`.
     pub(crate) fn owner(&self, conn: ConnId) -> Option<(u32, u32)> {
         self.owners.get(&conn).copied()

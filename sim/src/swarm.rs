@@ -117,7 +117,7 @@ fn script(r: &mut impl Rng, watchdog_ms: u64) -> Vec<Step> {
 fn fault(r: &mut ChaCha8Rng, client: &str, span: u64) -> Fault {
     let at_ms = r.random_range(0..=span);
     let duration_ms = between(r, 100, 15_000);
-    let kinds = crate::fault::GENERATORS;
+    let kinds = &crate::fault::GENERATORS[..crate::fault::SWARM_KINDS];
     let generate = kinds[r.random_range(0..kinds.len())];
     generate(
         r,

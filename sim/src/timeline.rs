@@ -63,6 +63,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 (Some(h), _) => format!("{lock} held by {h} x{count} ttl={ttl_ms}ms"),
                 (None, ServerCause::Expiry) => format!("{lock} free (expired)"),
                 (None, ServerCause::Restart) => format!("{lock} free (restart)"),
+                (None, ServerCause::Deleted) => format!("{lock} free (deleted)"),
                 (None, ServerCause::Command { by, purpose }) => {
                     let what = match purpose {
                         Purpose::Acquire => "acquire",

@@ -73,6 +73,10 @@ timeline_tests! {
         "002: a lease means no watchdog; B acquires at 10 s while A works.";
     reentrant_hold => "reentrant-hold",
         "Re-entrant count: the first unlock keeps the lock (and its renewal), the second releases and wakes B.";
+    acquire_reply_late => "acquire-reply-late",
+        "Redisson #1966 (fixed in 3.10.5): delayed replies make the acquire run twice; legacy renews the count-1 key for ever, later eras hold it a lease too long.";
+    key_deleted => "key-deleted",
+        "REDISSON.md §4: the key deleted behind the lock's back; no unlock message, B takes over while A works (fenced: lease-lost first).";
 }
 
 /// Every built-in scenario gives, under every profile, exactly what its

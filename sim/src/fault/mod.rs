@@ -9,6 +9,16 @@
 //! by their place in the list).
 
 mod crash;
+mod delay;
+/// The generator of `delay-replies` (the registration names one module per kind).
+mod delay_replies {
+    pub(crate) use super::delay::generate_replies as generate;
+}
+/// The generator of `delay-requests`.
+mod delay_requests {
+    pub(crate) use super::delay::generate_requests as generate;
+}
+mod delete_key;
 mod drop_rate;
 mod latency;
 mod partition;
@@ -25,6 +35,8 @@ use crate::world::{Ev, World};
 use crate::{LatencyRange, SimTime};
 
 pub use crash::Crash;
+pub use delay::{DelayReplies, DelayRequests};
+pub use delete_key::DeleteKey;
 pub use drop_rate::DropRate;
 pub use latency::Latency;
 pub use partition::Partition;
@@ -54,6 +66,8 @@ pub(crate) enum LinkRule {
     /// The message is lost with this probability (drawn from the
     /// fault's own stream).
     DropChance(f64),
+    /// Messages in this direction arrive this many ms later.
+    Delay(crate::Direction, u64),
 }
 
 /// The draws the swarm makes for every fault before its kind's own.
@@ -140,7 +154,10 @@ macro_rules! faults {
             }
         }
 
-        /// Each kind's generator, in registration order.
+        /// Each kind's generator, in registration order. The swarm draws
+        /// among the first [`SWARM_KINDS`] only, so that generated seeds
+        /// keep their plans (and the regression corpus its meaning) until
+        /// the swarm gives each kind a random stream of its own.
         pub(crate) const GENERATORS: &[fn(&mut ChaCha8Rng, Draw) -> Fault] =
             &[$($module::generate,)*];
     };
@@ -164,6 +181,13 @@ faults! {
     RedisRestart(redis_restart::RedisRestart),
     /// Redis executes no command for a while.
     RedisPause(redis_pause::RedisPause),
+    /// Redis's replies to one client arrive late: a command runs, but its
+    /// reply may come after the client's timeout.
+    DelayReplies(delay_replies::DelayReplies),
+    /// One client's requests reach Redis late.
+    DelayRequests(delay_requests::DelayRequests),
+    /// Someone other than the lock deletes (or evicts) its key.
+    DeleteKey(delete_key::DeleteKey),
 }
 
 impl Fault {
@@ -196,6 +220,9 @@ impl Fault {
         self.kind().text()
     }
 }
+
+/// How many kinds, in registration order, the swarm draws from.
+pub(crate) const SWARM_KINDS: usize = 8;
 
 /// A window's `end`, saturating.
 fn window_end(at_ms: u64, duration_ms: u64) -> Option<u64> {
