@@ -56,7 +56,8 @@
 //! - `trial`: one judged run and its JSON form.
 //! - `render`: the text of a trial (settings, timeline, verdict).
 //! - `chart`: an SVG chart of a run for the reports.
-//! - `explore`: random exploration over seeds.
+//! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
+//! - `explore`: random exploration over seeds, streamed to a sink.
 //! - `shrink`: shrinking a violating fault plan.
 //! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
 //! - `cli`: the `locksim` command line.
@@ -74,6 +75,7 @@ mod outcome;
 mod render;
 mod report;
 mod scenario;
+mod seeds;
 mod shrink;
 mod trial;
 
@@ -82,11 +84,12 @@ pub use chart::render_chart;
 pub use corpus::{Corpus, SeedCase};
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
-pub use explore::{Exploration, Finding, explore, explore_seed, explored_spec};
+pub use explore::{Exploration, Finding, SweepEvent, explore, explore_seed, explored_spec};
 pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
 pub use report::{ReportFile, chart_path, report_files, run_matrix, timeline_path, write_report};
 pub use scenario::Scenario;
+pub use seeds::SeedRange;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrunk_scenario};
 pub use trial::{Trial, TrialJson, ViolationJson};

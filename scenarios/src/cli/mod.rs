@@ -8,6 +8,7 @@ mod report;
 mod run;
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 
@@ -20,8 +21,12 @@ pub enum Exit {
     AsExpected,
     /// The outcome was not as expected (1).
     Unexpected,
-    /// Bad input: unknown scenario or profile, malformed file (2).
+    /// Bad input: unknown scenario or profile, malformed file, a path that
+    /// cannot be written, an empty or overflowing seed range (2).
     BadInput,
+    /// Stopped by Ctrl-C before the end (130, what a shell reports for a
+    /// process that SIGINT ended, so scripts see the same either way).
+    Interrupted,
 }
 
 impl Exit {
@@ -31,6 +36,7 @@ impl Exit {
             Exit::AsExpected => 0,
             Exit::Unexpected => 1,
             Exit::BadInput => 2,
+            Exit::Interrupted => 130,
         }
     }
 }
@@ -47,11 +53,49 @@ pub fn main() -> i32 {
     };
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    execute(&cli, &mut stdout.lock(), &mut stderr.lock()).code()
+    let mut err = stderr.lock();
+    // Only a sweep has anything to say when stopped; every other command
+    // keeps Ctrl-C's default, which ends it at once.
+    if matches!(cli.command, Command::Explore(_)) {
+        catch_ctrl_c(&mut err);
+    }
+    execute_with_interrupt(&cli, &INTERRUPTED, &mut stdout.lock(), &mut err).code()
+}
+
+/// Set by the first Ctrl-C; a sweep polls it between seeds.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes the first Ctrl-C set [`INTERRUPTED`] and the second end the
+/// process, so a seed that never finished would not trap the user.
+fn catch_ctrl_c(err: &mut dyn Write) {
+    let set = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(Exit::Interrupted.code());
+        }
+    });
+    if let Err(e) = set {
+        // Not fatal: Ctrl-C then ends the sweep at once, as it used to.
+        let _ = writeln!(
+            err,
+            "locksim: cannot catch Ctrl-C ({e}); an interrupted sweep prints no summary"
+        );
+    }
 }
 
 /// Runs `cli`, printing results to `out` and problems to `err`.
 pub fn execute(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Exit {
+    execute_with_interrupt(cli, &AtomicBool::new(false), out, err)
+}
+
+/// Runs `cli` like [`execute`]; a sweep stops at the first seed boundary
+/// after `interrupt` is set, prints what it found so far and how to resume,
+/// and exits with [`Exit::Interrupted`].
+pub fn execute_with_interrupt(
+    cli: &Cli,
+    interrupt: &AtomicBool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Exit {
     let result = match &cli.command {
         Command::Scenarios => {
             list(out);
@@ -59,7 +103,7 @@ pub fn execute(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Exit {
         }
         Command::Run(a) => run::run(a, out),
         Command::Replay(a) => run::replay(a, out),
-        Command::Explore(a) => explore::explore(a, out, err),
+        Command::Explore(a) => explore::explore(a, interrupt, out, err),
         Command::Report(a) => report::report(a, out),
     };
     match result {
@@ -203,8 +247,8 @@ verdict = "safe"
         assert_eq!(v["as_expected"], true);
     }
 
-    /// explore prints the summary table, one replay line per violating
-    /// run, and a shrunk scenario file for the first violation; it exits 1
+    /// explore prints one replay line per violating run, the summary
+    /// table, and a shrunk scenario file for the first violation; it exits 1
     /// when any run broke an invariant and 0 when none did.
     #[test]
     fn explore_output() {
@@ -218,7 +262,8 @@ verdict = "safe"
             "1",
         ]);
         assert!(
-            out.starts_with("explored seeds 0..6 under redisson: 6 runs, "),
+            out.starts_with("exploring seeds 0..6 under redisson: 6 runs; ")
+                && out.contains("\nexplored seeds 0..6 under redisson: 6 runs, "),
             "{out}"
         );
         let replays: Vec<&str> = out
