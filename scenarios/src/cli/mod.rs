@@ -146,12 +146,41 @@ mod tests {
         )
     }
 
-    fn temp_file(name: &str, text: &str) -> String {
-        let dir = std::env::temp_dir().join(format!("locksim-cli-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+    /// Writes `text` to `name` in a fresh directory, and returns the
+    /// directory (removed when dropped, also while a failing test unwinds)
+    /// and the file's path.
+    fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, String) {
+        let dir = tempfile::Builder::new()
+            .prefix("locksim-cli-test-")
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        path.display().to_string()
+        (dir, path.display().to_string())
+    }
+
+    /// Test files used to be left in the system temp dir after every run:
+    /// now the directory goes away when the test ends, whether it passes
+    /// or panics.
+    #[test]
+    fn temp_files_are_removed_even_when_a_test_fails() {
+        let (dir, path) = temp_file("a.toml", "x");
+        let kept = dir.path().to_owned();
+        assert!(std::path::Path::new(&path).is_file());
+        drop(dir);
+        assert!(!kept.exists(), "{} left behind", kept.display());
+
+        let failing = std::panic::catch_unwind(|| {
+            let (dir, _) = temp_file("b.toml", "x");
+            let kept = dir.path().to_owned();
+            // Handed out before the panic, as a failing assertion would.
+            std::panic::panic_any(kept);
+        });
+        let kept = failing
+            .unwrap_err()
+            .downcast::<std::path::PathBuf>()
+            .unwrap();
+        assert!(!kept.exists(), "{} left behind", kept.display());
     }
 
     /// A built-in scenario that gives what it expects exits 0, printing the
@@ -190,10 +219,24 @@ mod tests {
         );
     }
 
+    /// A directory given as the scenario is bad input, and the message
+    /// says it is a directory (it used to say "no such file").
+    #[test]
+    fn directory_as_scenario_exits_2_saying_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap();
+        let (exit, out, err) = exec(&["run", path]);
+        assert_eq!((exit, out.as_str()), (Exit::BadInput, ""));
+        assert_eq!(
+            err,
+            format!("locksim: {path} is a directory, not a scenario file\n")
+        );
+    }
+
     /// A malformed file is bad input, reported with its line and field.
     #[test]
     fn malformed_file_exits_2_with_line() {
-        let path = temp_file(
+        let (_dir, path) = temp_file(
             "bad.toml",
             "name = \"x\"\ndescription = \"y\"\n[sim]\nseed = -1\nclients = []\n",
         );
@@ -221,7 +264,7 @@ steps = [{ step = "lock" }]
 [expect.default]
 verdict = "safe"
 "#;
-        let path = temp_file("never-safe.toml", text);
+        let (_dir, path) = temp_file("never-safe.toml", text);
         let (exit, out, _) = exec(&["run", &path, "--profile", "fenced"]);
         assert_eq!(exit, Exit::Unexpected, "{out}");
         assert!(
