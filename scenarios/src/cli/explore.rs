@@ -53,11 +53,16 @@ pub(super) fn explore(
     );
     let bar = progress_bar(range.count());
     let mut picks = Picks::new(args.shrink);
+    let mut closed = None;
     let found = crate::explore(range, args.profile, interrupt, |event| match event {
         SweepEvent::Found(f) => {
-            bar.suspend(|| {
-                let _ = writeln!(out, "  {}    # {}", f.replay_command(), names(f));
-            });
+            let line = bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
+            if let (Err(e), None) = (line, &closed) {
+                // Nobody reads the findings any more (`locksim explore |
+                // head`): stop, rather than sweep on for hours for nothing.
+                interrupt.store(true, Ordering::SeqCst);
+                closed = Some(e);
+            }
             picks.offer(f);
         }
         SweepEvent::Failed {
@@ -70,6 +75,14 @@ pub(super) fn explore(
         SweepEvent::SeedDone(_) => bar.inc(1),
     });
     bar.finish_and_clear();
+    if let Some(e) = closed {
+        let last = found.next.saturating_sub(1);
+        let _ = writeln!(
+            err,
+            "locksim: cannot write to stdout ({e}); the sweep stopped after seed {last}"
+        );
+        return Ok(Exit::Interrupted);
+    }
     summary(&found, args.profile, out);
 
     if let Some(rest) = found.rest() {
@@ -449,6 +462,50 @@ mod tests {
         let mut both = stopped.clone();
         both.extend(replays(&second));
         assert_eq!(both, replays(&whole));
+    }
+
+    /// Stdout that fails once a replay line was written, as a pipe does
+    /// when its reader (`head`) is gone.
+    struct ClosedAfterFirstReplay(Vec<u8>);
+
+    impl Write for ClosedAfterFirstReplay {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if !replays(&String::from_utf8_lossy(&self.0)).is_empty() {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            self.0.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// When stdout is closed (`locksim explore | head -3`) the sweep stops
+    /// at the next finding it cannot print, says so on stderr and exits
+    /// 130, instead of sweeping on for nothing.
+    #[test]
+    fn closed_stdout_stops_the_sweep() {
+        let cli = Cli::try_parse_from([
+            "locksim",
+            "explore",
+            "--seeds",
+            "100000",
+            "--profile",
+            "redisson",
+        ])
+        .unwrap();
+        let mut out = ClosedAfterFirstReplay(Vec::new());
+        let mut err = Vec::new();
+        let exit = execute_with_interrupt(&cli, &AtomicBool::new(false), &mut out, &mut err);
+        let err = String::from_utf8(err).unwrap();
+        assert_eq!(exit, Exit::Interrupted);
+        assert!(
+            err.starts_with("locksim: cannot write to stdout ("),
+            "{err}"
+        );
+        let last: u64 = err.trim_end().rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(last < 100, "{err}");
     }
 
     /// An interrupt before the first seed explores nothing, says so, and
