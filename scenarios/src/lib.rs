@@ -13,9 +13,12 @@
 //! checks over a small vocabulary of events ([`EventKind`]). No scenario has
 //! code of its own.
 //!
-//! Exploration runs sim's random specs seed by seed; every violation is
-//! shrunk to a minimal fault plan that can be saved and run as a scenario
-//! file. Reports run every built-in scenario under every profile.
+//! Exploration runs sim's random specs over a [`SeedRange`], seed by seed,
+//! handing each violation to a sink as soon as it is found and keeping only
+//! counts, so a sweep of any length runs in flat memory and can be stopped
+//! between seeds and resumed; a violation can be shrunk to a minimal fault
+//! plan that can be saved and run as a scenario file. Reports run every
+//! built-in scenario under every profile.
 //!
 //! Everything here is deterministic: the same scenario, seed and profile
 //! give the same history, timeline and report, byte for byte.
