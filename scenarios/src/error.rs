@@ -68,17 +68,32 @@ pub enum InputError {
         /// What is wrong (the toml crate's message).
         message: String,
     },
-    /// The file parses but says something that cannot be simulated.
-    #[error("{origin}: {message}")]
+    /// The file parses but says something that cannot be simulated, or
+    /// that would run without testing what it says (a value out of range,
+    /// a fault after the horizon, a name that is not an identifier).
+    #[error("{origin}: {}{message}", located(.location))]
     Invalid {
         /// The file (or `builtin:<name>`).
         origin: String,
-        /// What is wrong.
+        /// Where: the field's line (or its nearest enclosing table's, when
+        /// the file leaves the field to its default) and its path; none
+        /// for a spec made from a file by `--seed` or `--profile`.
+        location: Option<Location>,
+        /// What is wrong, with the accepted range or rule.
         message: String,
     },
+    /// `locksim envelope` was asked for something it cannot search.
+    #[error("envelope: {0}")]
+    Envelope(String),
     /// An unknown profile name.
     #[error(
         "unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)"
     )]
     UnknownProfile(String),
+}
+
+fn located(location: &Option<Location>) -> String {
+    location
+        .as_ref()
+        .map_or_else(String::new, |l| format!("{l}: "))
 }

@@ -6,7 +6,7 @@ use std::fmt;
 
 use lockcore::Profile;
 use serde::{Deserialize, Serialize};
-use sim::{Invariant, SimTime};
+use sim::{CutShort, Invariant, SimTime};
 
 use crate::{EventKind, Observation, Outcome, Verdict};
 
@@ -130,6 +130,23 @@ pub struct Anchor {
 }
 
 impl CountCheck {
+    /// The first cut-short thread that could still have changed this
+    /// count (a step that makes the counted event never ran), unless the
+    /// count is already decided: a lower bound met with no upper bound.
+    fn undecided<'c>(&self, n: usize, cut: &'c [CutShort]) -> Option<&'c CutShort> {
+        if self.max.is_none() && self.min.is_some_and(|m| n >= m) {
+            return None;
+        }
+        let steps = self.event.made_by_steps();
+        cut.iter().find(|c| {
+            self.client
+                .as_deref()
+                .is_none_or(|name| name == c.who.client)
+                && self.thread.is_none_or(|t| t == c.who.thread)
+                && c.kinds_not_run.iter().any(|k| steps.contains(&k.as_str()))
+        })
+    }
+
     fn filter(&self) -> EventFilter<'_> {
         EventFilter {
             event: self.event,
@@ -246,6 +263,12 @@ impl Expectation {
                     format!("count {}", c.filter()),
                     bounds(c.min, c.max, ""),
                     n.to_string(),
+                ));
+            } else if let Some(cut) = c.undecided(n, &outcome.cut_short) {
+                out.push(mismatch(
+                    format!("count {}", c.filter()),
+                    format!("{} with every counted step run", bounds(c.min, c.max, "")),
+                    format!("{n} so far; {cut}"),
                 ));
             }
         }
@@ -453,7 +476,43 @@ mod tests {
                 obs(20_000, "A", EventKind::Renewal),
                 obs(30_000, "B", EventKind::Acquired),
             ],
+            cut_short: Vec::new(),
         }
+    }
+
+    /// Issue 10: a thread still working at the horizon was not flagged,
+    /// and a count of events its unrun steps would make passed. Such a
+    /// count now fails, naming the thread; a count already decided (a
+    /// lower bound met, no upper bound) and counts of other clients or of
+    /// events no step makes are unaffected.
+    #[test]
+    fn counts_fail_when_a_counted_step_never_ran() {
+        let mut o = outcome();
+        o.cut_short = vec![CutShort {
+            who: sim::Who {
+                client: "B".into(),
+                life: 0,
+                thread: 1,
+            },
+            doing: "work or sleep".into(),
+            steps_not_run: 2,
+            kinds_not_run: vec!["unlock".into(), "write".into()],
+        }];
+        let e = parse("count = [{ event = \"released\", client = \"B\", max = 3 }]");
+        let m = e.evaluate(&o);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].got
+                .contains("thread B/t1 still working at the horizon"),
+            "{}",
+            m[0]
+        );
+        let decided = parse("count = [{ event = \"acquired\", client = \"B\", min = 1 }]");
+        assert!(decided.evaluate(&o).is_empty());
+        let other = parse("count = [{ event = \"write-accepted\", client = \"A\", max = 0 }]");
+        assert!(other.evaluate(&o).is_empty());
+        let watchdog = parse("count = [{ event = \"renewal\", max = 5 }]");
+        assert!(watchdog.evaluate(&o).is_empty());
     }
 
     fn parse(text: &str) -> Expectation {

@@ -62,16 +62,22 @@
 //! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
 //! - `explore`: random exploration over seeds, streamed to a sink.
 //! - `shrink`: shrinking a violating fault plan.
+//! - `envelope`: the safety envelope of a configuration ([`envelope`]).
+//! - `envelope_chart`: its table and SVG chart.
 //! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
+//! - `html`: the report as one self-contained page.
 //! - `cli`: the `locksim` command line.
 
 mod builtin;
 mod chart;
 pub mod cli;
 mod corpus;
+mod envelope;
+mod envelope_chart;
 mod error;
 mod expect;
 mod explore;
+mod html;
 mod location;
 mod observe;
 mod outcome;
@@ -85,9 +91,14 @@ mod trial;
 pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
 pub use corpus::{Corpus, SeedCase};
+pub use envelope::{
+    Envelope, EnvelopeConfig, Limit, Probe, Row, envelope, held_throughout, probe_spec,
+};
+pub use envelope_chart::render_envelope_chart;
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
 pub use explore::{Exploration, Finding, SweepEvent, explore, explore_seed, explored_spec};
+pub use html::render_html;
 pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
@@ -95,4 +106,4 @@ pub use report::{ReportFile, chart_path, report_files, run_matrix, timeline_path
 pub use scenario::Scenario;
 pub use seeds::SeedRange;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrunk_scenario};
-pub use trial::{Trial, TrialJson, ViolationJson};
+pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson};

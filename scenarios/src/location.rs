@@ -57,6 +57,18 @@ impl Location {
         }
     }
 
+    /// The location of the field at `path` (`sim.faults[2].at_ms`): the
+    /// line of its key or value. A field the file leaves to its default
+    /// is reported at the nearest enclosing key that is there, still with
+    /// the full path.
+    pub fn of_path(text: &str, path: &str) -> Location {
+        let offset = DeTable::parse(text)
+            .ok()
+            .and_then(|doc| offset_of_path(doc.get_ref(), path))
+            .unwrap_or(0);
+        Location::at(text, offset, Some(path.to_owned()))
+    }
+
     fn at(text: &str, offset: usize, field: Option<String>) -> Location {
         let start = offset.min(text.len());
         let before = &text[..floor_char_boundary(text, start)];
@@ -69,6 +81,53 @@ impl Location {
             field,
         }
     }
+}
+
+/// The byte offset of the deepest part of `path` present in `table`.
+fn offset_of_path(table: &DeTable<'_>, path: &str) -> Option<usize> {
+    let mut segments = Vec::new();
+    for part in path.split('.') {
+        let mut rest = part;
+        if let Some(b) = rest.find('[') {
+            segments.push(Segment::Key(&rest[..b]));
+            rest = &rest[b..];
+            while let Some(end) = rest.find(']') {
+                segments.push(Segment::Index(rest[1..end].parse().ok()?));
+                rest = &rest[end + 1..];
+            }
+        } else {
+            segments.push(Segment::Key(rest));
+        }
+    }
+    let mut best = None;
+    let mut here: Option<&Spanned<DeValue<'_>>> = None;
+    for seg in segments {
+        let next = match (seg, here.map(Spanned::get_ref)) {
+            (Segment::Key(k), None) => table.iter().find(|(key, _)| key.get_ref() == k),
+            (Segment::Key(k), Some(DeValue::Table(t))) => {
+                t.iter().find(|(key, _)| key.get_ref() == k)
+            }
+            (Segment::Index(i), Some(DeValue::Array(items))) => {
+                here = items.get(i);
+                best = here.map(|v| v.span().start).or(best);
+                if here.is_none() {
+                    break;
+                }
+                continue;
+            }
+            _ => None,
+        };
+        let Some((key, value)) = next else { break };
+        best = Some(key.span().start);
+        here = Some(value);
+    }
+    best
+}
+
+#[derive(Clone, Copy)]
+enum Segment<'p> {
+    Key(&'p str),
+    Index(usize),
 }
 
 /// What an error message says is wrong, when it names it.

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use sim::{Invariant, Run, SimTime};
+use sim::{CutShort, Invariant, Run, SimTime};
 
 /// Safe (no invariant broken) or violated (at least one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -89,6 +89,17 @@ impl EventKind {
         EventKind::Crash,
     ];
 
+    /// The script steps (by their scenario-file names) whose running
+    /// produces this event; none for the watchdog's and Redis's own.
+    pub fn made_by_steps(self) -> &'static [&'static str] {
+        match self {
+            EventKind::Acquired | EventKind::AcquireFailed => &["lock", "try-lock"],
+            EventKind::Released | EventKind::UnlockError => &["unlock", "force-unlock"],
+            EventKind::WriteAccepted | EventKind::WriteRejected => &["write"],
+            _ => &[],
+        }
+    }
+
     /// The name used in scenario files (`acquired`, `renewal`, ...).
     pub fn name(self) -> &'static str {
         match self {
@@ -149,6 +160,9 @@ pub struct Outcome {
     pub unlock_errors: usize,
     /// The observed events, in time order.
     pub events: Vec<Observation>,
+    /// Threads still working at the horizon.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_short: Vec<CutShort>,
 }
 
 impl Outcome {
@@ -166,6 +180,7 @@ impl Outcome {
                 .collect(),
             unlock_errors: run.history.unlock_errors().len(),
             events: crate::observe::observations(&run.history),
+            cut_short: run.cut_short.clone(),
         }
     }
 

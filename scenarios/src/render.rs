@@ -99,6 +99,9 @@ pub fn render_verdict(trial: &Trial) -> String {
             v.detail
         );
     }
+    for c in &trial.outcome.cut_short {
+        let _ = writeln!(s, "cut short {c}");
+    }
     let _ = writeln!(s, "unlock errors  {}", trial.outcome.unlock_errors);
     if trial.as_expected() {
         let _ = writeln!(s, "result    as expected");

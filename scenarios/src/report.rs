@@ -43,13 +43,20 @@ pub fn chart_path(scenario: &str, profile: Profile) -> String {
     format!("charts/{scenario}.{profile}.svg")
 }
 
-/// The report's files: `README.md`, `timelines/<scenario>.<profile>.txt`
-/// and `charts/<scenario>.<profile>.svg`.
+/// The report's files: `README.md`, `index.html` (the whole report as one
+/// self-contained page), `timelines/<scenario>.<profile>.txt` and
+/// `charts/<scenario>.<profile>.svg`.
 pub fn report_files(matrix: &[(Scenario, Vec<Trial>)]) -> Vec<ReportFile> {
-    let mut files = vec![ReportFile {
-        path: "README.md".to_owned(),
-        contents: readme(matrix),
-    }];
+    let mut files = vec![
+        ReportFile {
+            path: "README.md".to_owned(),
+            contents: readme(matrix),
+        },
+        ReportFile {
+            path: "index.html".to_owned(),
+            contents: crate::render_html(matrix),
+        },
+    ];
     for (s, trials) in matrix {
         for t in trials {
             files.push(ReportFile {
@@ -113,7 +120,8 @@ fn readme(matrix: &[(Scenario, Vec<Trial>)]) -> String {
          verdict (`safe`: every invariant held; `violated`: at least one broke) and whether \
          it is what the scenario expects for that profile (✓ as expected, ✗ not). Each cell \
          links to the run's timeline. Some scenarios expect a violation: reproducing the \
-         failure the documents describe is their point.\n"
+         failure the documents describe is their point. [`index.html`](index.html) is the \
+         same report as one page, with each run's chart and timeline side by side.\n"
     );
     let _ = write!(s, "| scenario |");
     for p in Profile::ALL {
@@ -204,13 +212,14 @@ mod tests {
         let a = report_files(&run_matrix(&scenarios).unwrap());
         let b = report_files(&run_matrix(&scenarios).unwrap());
         assert_eq!(a, b);
-        assert_eq!(a.len(), 1 + 2 * 2 * Profile::ALL.len());
+        assert_eq!(a.len(), 2 + 2 * 2 * Profile::ALL.len());
         let readme = &a[0].contents;
         assert!(
             readme
                 .contains("| scenario | redisson-legacy | redisson | redisson-batched | fenced |")
         );
-        for f in &a[1..] {
+        assert_eq!(a[1].path, "index.html");
+        for f in &a[2..] {
             assert!(
                 readme.contains(&format!("]({})", f.path)),
                 "{} not linked",

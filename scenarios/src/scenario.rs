@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 
 use lockcore::Profile;
 use serde::{Deserialize, Serialize};
-use sim::{Fault, SimSpec, Step};
+use sim::{SimError, SimSpec};
 
-use crate::{Expectation, Expectations, InputError};
+use crate::{Expectation, Expectations, InputError, Location};
 
 /// A scenario file, as data. The simulation itself is sim's [`SimSpec`]
 /// verbatim under `[sim]`; `--seed` and `--profile` override its `seed`
@@ -35,10 +35,13 @@ impl Scenario {
     pub fn parse(text: &str, origin: &str) -> Result<Scenario, InputError> {
         let scenario: Scenario =
             toml::from_str(text).map_err(|e| crate::location::malformed(text, origin, &e))?;
-        scenario.validate().map_err(|message| InputError::Invalid {
-            origin: origin.to_owned(),
-            message,
-        })?;
+        scenario
+            .validate()
+            .map_err(|(field, message)| InputError::Invalid {
+                origin: origin.to_owned(),
+                location: Some(Location::of_path(text, &field)),
+                message,
+            })?;
         Ok(scenario)
     }
 
@@ -67,73 +70,43 @@ impl Scenario {
         self.expect.for_profile(profile)
     }
 
-    /// Checks what serde cannot: names that must refer to something, and
-    /// settings that contradict each other.
-    fn validate(&self) -> Result<(), String> {
-        if self.name.trim().is_empty() {
-            return Err("`name` must not be empty".to_owned());
-        }
-        if self.sim.clients.is_empty() {
-            return Err("`sim.clients` must list at least one client".to_owned());
-        }
-        let mut names = BTreeSet::new();
-        for (i, c) in self.sim.clients.iter().enumerate() {
-            if c.name.trim().is_empty() {
-                return Err(format!("`sim.clients[{i}].name` must not be empty"));
-            }
-            if !names.insert(c.name.as_str()) {
-                return Err(format!(
-                    "client name '{}' is used twice in `sim.clients`",
-                    c.name
-                ));
-            }
-            for (t, thread) in c.threads.iter().enumerate() {
-                check_steps(
-                    &thread.steps,
-                    &format!("sim.clients[{i}].threads[{t}].steps"),
-                )?;
-            }
-        }
-        let lat = self.sim.latency;
-        if lat.min_ms > lat.max_ms {
-            return Err(format!(
-                "`sim.latency`: min_ms ({}) is greater than max_ms ({})",
-                lat.min_ms, lat.max_ms
+    /// Checks what serde cannot: sim's rules for the spec (ranges, names,
+    /// faults and threads that must happen before the horizon), then the
+    /// scenario's own (its name, its expectations). The error names the
+    /// field's path; [`Scenario::parse`] turns it into a line.
+    fn validate(&self) -> Result<(), (String, String)> {
+        if !is_scenario_name(&self.name) {
+            return Err((
+                "name".to_owned(),
+                format!(
+                    "scenario name {:?} is not a name (a letter, then up to 63 letters, digits, '_' or '-')",
+                    self.name
+                ),
             ));
         }
-        for (i, f) in self.sim.faults.0.iter().enumerate() {
-            if let Some(client) = fault_client(f)
-                && !names.contains(client.as_str())
-            {
-                return Err(format!(
-                    "`sim.faults[{i}]` names unknown client '{client}' (clients: {})",
-                    names.iter().copied().collect::<Vec<_>>().join(", ")
-                ));
-            }
-            if let Fault::DropRate { probability, .. } = f
-                && !(0.0..=1.0).contains(probability)
-            {
-                return Err(format!(
-                    "`sim.faults[{i}].probability` must be between 0 and 1, got {probability}"
-                ));
-            }
-            if let Fault::Starve {
-                min_delay_ms,
-                max_delay_ms,
-                ..
-            } = f
-                && min_delay_ms > max_delay_ms
-            {
-                return Err(format!(
-                    "`sim.faults[{i}]`: min_delay_ms is greater than max_delay_ms"
-                ));
-            }
-            if let Fault::Latency { min_ms, max_ms, .. } = f
-                && min_ms > max_ms
-            {
-                return Err(format!("`sim.faults[{i}]`: min_ms is greater than max_ms"));
-            }
+        if let Some(src) = &self.source
+            && src.chars().any(char::is_control)
+        {
+            return Err((
+                "source".to_owned(),
+                "must be one line without control characters".to_owned(),
+            ));
         }
+        if self
+            .description
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+        {
+            return Err((
+                "description".to_owned(),
+                "must not contain control characters other than line breaks and tabs".to_owned(),
+            ));
+        }
+        sim::validate_spec(&self.sim).map_err(|e| match e {
+            SimError::Invalid { field, reason } => (format!("sim.{field}"), reason),
+            other => ("sim".to_owned(), other.to_string()),
+        })?;
+        let names: BTreeSet<&str> = self.sim.clients.iter().map(|c| c.name.as_str()).collect();
         let tables = [
             ("default", self.expect.default.as_ref()),
             ("redisson-legacy", self.expect.redisson_legacy.as_ref()),
@@ -149,40 +122,29 @@ impl Scenario {
     }
 }
 
-fn check_steps(steps: &[Step], path: &str) -> Result<(), String> {
-    for (i, step) in steps.iter().enumerate() {
-        match step {
-            Step::Lock { lease_ms: Some(0) }
-            | Step::TryLock {
-                lease_ms: Some(0), ..
-            } => {
-                return Err(format!(
-                    "`{path}[{i}].lease_ms` must be positive (omit it to use the watchdog)"
-                ));
-            }
-            Step::TryLock {
-                wait_ms: Some(0), ..
-            } => {
-                return Err(format!(
-                    "`{path}[{i}].wait_ms` must be positive (omit it to try once)"
-                ));
-            }
-            Step::Repeat { steps, .. } => check_steps(steps, &format!("{path}[{i}].steps"))?,
-            _ => {}
-        }
-    }
-    Ok(())
+/// A scenario's name: it is printed in headers and used in file names.
+fn is_scenario_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.len() <= 64
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-fn check_expectation(e: &Expectation, path: &str, clients: &BTreeSet<&str>) -> Result<(), String> {
+fn check_expectation(
+    e: &Expectation,
+    path: &str,
+    clients: &BTreeSet<&str>,
+) -> Result<(), (String, String)> {
     if let Some(inv) = e.violated.iter().find(|i| e.held.contains(i)) {
-        return Err(format!(
-            "`{path}`: '{inv}' is listed both as violated and as held"
+        return Err((
+            format!("{path}.violated"),
+            format!("'{inv}' is listed both as violated and as held"),
         ));
     }
     if e.verdict == Some(crate::Verdict::Safe) && !e.violated.is_empty() {
-        return Err(format!(
-            "`{path}`: verdict is safe but `violated` lists invariants"
+        return Err((
+            format!("{path}.verdict"),
+            "verdict is safe but `violated` lists invariants".to_owned(),
         ));
     }
     let mut named: Vec<(String, Option<&str>)> = Vec::new();
@@ -191,8 +153,9 @@ fn check_expectation(e: &Expectation, path: &str, clients: &BTreeSet<&str>) -> R
         if let (Some(a), Some(b)) = (c.min, c.max)
             && a > b
         {
-            return Err(format!(
-                "`{path}.count[{i}]`: min ({a}) is greater than max ({b})"
+            return Err((
+                format!("{path}.count[{i}].min"),
+                format!("min ({a}) is greater than max ({b})"),
             ));
         }
     }
@@ -204,8 +167,9 @@ fn check_expectation(e: &Expectation, path: &str, clients: &BTreeSet<&str>) -> R
         if let (Some(a), Some(b)) = (t.min_ms, t.max_ms)
             && a > b
         {
-            return Err(format!(
-                "`{path}.timing[{i}]`: min_ms ({a}) is greater than max_ms ({b})"
+            return Err((
+                format!("{path}.timing[{i}].min_ms"),
+                format!("min_ms ({a}) is greater than max_ms ({b})"),
             ));
         }
     }
@@ -213,17 +177,13 @@ fn check_expectation(e: &Expectation, path: &str, clients: &BTreeSet<&str>) -> R
         if let Some(c) = client
             && !clients.contains(c)
         {
-            return Err(format!("`{at}.client` names unknown client '{c}'"));
+            return Err((
+                format!("{at}.client"),
+                format!("names unknown client '{c}'"),
+            ));
         }
     }
     Ok(())
-}
-
-/// The client a fault names, if any. Read through serde so that fault
-/// kinds sim adds later are covered without a change here.
-fn fault_client(f: &Fault) -> Option<String> {
-    let value = serde_json::to_value(f).ok()?;
-    value.get("client")?.as_str().map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -380,6 +340,84 @@ steps = [
             format!("{MINIMAL}\n[[sim.faults]]\nfault = \"crash\"\nclient = \"Z\"\nat_ms = 5\n");
         let err = Scenario::parse(&text, "t.toml").unwrap_err();
         assert!(err.to_string().contains("unknown client 'Z'"), "{err}");
+    }
+
+    fn invalid(text: &str) -> (Location, String) {
+        match Scenario::parse(text, "t.toml") {
+            Err(InputError::Invalid {
+                location: Some(location),
+                message,
+                ..
+            }) => (location, message),
+            other => panic!("expected an invalid-file error, got {other:?}"),
+        }
+    }
+
+    /// Issue 10: a fault scheduled after the horizon never fires, yet the
+    /// run passed "as expected". It is refused, at its line and field.
+    #[test]
+    fn fault_after_horizon_names_line_and_field() {
+        let text = MINIMAL.replace("seed = 7", "seed = 7\nhorizon_ms = 1000")
+            + "\n[[sim.faults]]\nfault = \"pause\"\nclient = \"A\"\nat_ms = 5000\nduration_ms = 10\n";
+        let (loc, msg) = invalid(&text);
+        assert_eq!(loc.field.as_deref(), Some("sim.faults[0].at_ms"), "{msg}");
+        assert_eq!(loc.line, 22, "{loc} {msg}");
+        assert!(msg.contains("never fire"), "{msg}");
+    }
+
+    /// Issue 10: `horizon_ms = 0` ran nothing and passed; a thread that
+    /// starts after the horizon never ran. Both are refused.
+    #[test]
+    fn runs_that_test_nothing_are_refused() {
+        let (loc, msg) = invalid(&MINIMAL.replace("seed = 7", "seed = 7\nhorizon_ms = 0"));
+        assert_eq!(
+            (loc.line, loc.field.as_deref()),
+            (7, Some("sim.horizon_ms")),
+            "{msg}"
+        );
+        let text = MINIMAL.replace(
+            "[[sim.clients.threads]]",
+            "[[sim.clients.threads]]\nstart_ms = 200000",
+        );
+        let (loc, msg) = invalid(&text);
+        assert_eq!(
+            (loc.line, loc.field.as_deref()),
+            (12, Some("sim.clients[0].threads[0].start_ms")),
+            "{msg}"
+        );
+    }
+
+    /// Issue 10: a client name with a newline forged timeline lines, and
+    /// `B/t1` read as client B's thread 1. Names are identifiers.
+    #[test]
+    fn client_names_are_identifiers() {
+        for bad in ["B/t1", "A\\n--- verdict"] {
+            let (loc, msg) =
+                invalid(&MINIMAL.replace("name = \"A\"", &format!("name = \"{bad}\"")));
+            assert_eq!(loc.field.as_deref(), Some("sim.clients[0].name"), "{msg}");
+            assert_eq!(loc.line, 9, "{loc}");
+            assert!(msg.contains(sim::NAME_RULE), "{msg}");
+        }
+    }
+
+    /// Issue 10: a lease of i64::MAX ms broke the key's expiry silently;
+    /// it is refused with the accepted range.
+    #[test]
+    fn lease_out_of_range_gives_the_range() {
+        let text = MINIMAL.replace(
+            r#"{ step = "lock" }"#,
+            r#"{ step = "lock", lease_ms = 9223372036854775807 }"#,
+        );
+        let (loc, msg) = invalid(&text);
+        assert_eq!(
+            loc.field.as_deref(),
+            Some("sim.clients[0].threads[0].steps[0].lease_ms")
+        );
+        assert_eq!(loc.line, 13, "{loc}");
+        assert!(
+            msg.contains(&format!("between 1 and {}", sim::MAX_LEASE_MS)),
+            "{msg}"
+        );
     }
 
     /// Contradictory expectations are rejected: an invariant cannot be both

@@ -37,6 +37,7 @@ impl Trial {
         let spec = scenario.spec(seed, profile);
         let run = sim::run(&spec).map_err(|e| InputError::Invalid {
             origin: scenario.name.clone(),
+            location: None,
             message: e.to_string(),
         })?;
         Ok(Trial::judge(scenario, run))
@@ -95,6 +96,17 @@ impl Trial {
                 })
                 .collect(),
             unlock_errors: self.outcome.unlock_errors,
+            cut_short: self
+                .outcome
+                .cut_short
+                .iter()
+                .map(|c| CutShortJson {
+                    thread: c.who.to_string(),
+                    doing: c.doing.clone(),
+                    steps_not_run: c.steps_not_run,
+                    kinds_not_run: c.kinds_not_run.clone(),
+                })
+                .collect(),
             expected: self.expected.clone(),
             as_expected: self.as_expected(),
             mismatches: self.mismatches.iter().map(ToString::to_string).collect(),
@@ -118,6 +130,9 @@ pub struct TrialJson {
     pub violations: Vec<ViolationJson>,
     /// How many unlocks failed.
     pub unlock_errors: usize,
+    /// Threads still working at the horizon: what of their scripts never
+    /// ran.
+    pub cut_short: Vec<CutShortJson>,
     /// What the profile must give.
     pub expected: Expectation,
     /// Whether it did.
@@ -126,6 +141,19 @@ pub struct TrialJson {
     pub mismatches: Vec<String>,
     /// The history's stable hash.
     pub history_hash: String,
+}
+
+/// A thread cut short by the horizon, in JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct CutShortJson {
+    /// The thread (`B/t1`).
+    pub thread: String,
+    /// What it was doing (`lock()`, `work or sleep`).
+    pub doing: String,
+    /// How many steps never ran (repeats expanded).
+    pub steps_not_run: u64,
+    /// Their kinds (`lock`, `unlock`, `write`, ...).
+    pub kinds_not_run: Vec<String>,
 }
 
 /// One broken invariant in JSON.
@@ -157,6 +185,7 @@ mod tests {
             keys,
             [
                 "as_expected",
+                "cut_short",
                 "expected",
                 "history_hash",
                 "mismatches",
@@ -202,5 +231,46 @@ mod tests {
             t.reproduce_command(),
             "locksim run watchdog-serializes --seed 5 --profile fenced"
         );
+    }
+
+    /// Issue 10: a thread still working at the horizon was not flagged and
+    /// the run passed "safe, as expected". It is now named in the verdict
+    /// and the JSON, and a count of the events its unrun steps make fails.
+    #[test]
+    fn thread_cut_short_is_reported_and_fails_its_count() {
+        let text = r#"
+name = "cut"
+description = "B is still working when the run stops"
+
+[sim]
+seed = 1
+horizon_ms = 1000
+
+[[sim.clients]]
+name = "B"
+
+[[sim.clients.threads]]
+steps = [
+  { step = "lock" },
+  { step = "work", ms = 5000 },
+  { step = "unlock" },
+]
+
+[expect.default]
+verdict = "safe"
+count = [{ event = "released", client = "B", max = 1 }]
+"#;
+        let s = crate::Scenario::parse(text, "cut.toml").unwrap();
+        let t = Trial::run(&s, None, Some(Profile::Redisson)).unwrap();
+        assert!(!t.as_expected());
+        let verdict = crate::render_verdict(&t);
+        assert!(
+            verdict.contains("cut short thread B/t1 still working at the horizon (in work or sleep; 2 steps not run: unlock)"),
+            "{verdict}"
+        );
+        let v = serde_json::to_value(t.to_json()).unwrap();
+        assert_eq!(v["cut_short"][0]["thread"], "B/t1");
+        assert_eq!(v["cut_short"][0]["kinds_not_run"][0], "unlock");
+        assert_eq!(v["as_expected"], false);
     }
 }

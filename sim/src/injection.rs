@@ -21,23 +21,15 @@ impl World<'_> {
         if late {
             return Some(ev);
         }
-        let name = &self.procs[c as usize].name;
-        let now_ms = self.now.as_ms();
-        let hit = self
-            .spec
-            .faults
-            .0
+        let covering = self.windows.covering(c as usize, self.now.as_ms());
+        let hit = covering
             .iter()
-            .enumerate()
-            .find_map(|(i, f)| match f {
-                Fault::Starve {
-                    client,
+            .find_map(|&i| match self.spec.faults.0.get(i) {
+                Some(Fault::Starve {
                     min_delay_ms,
                     max_delay_ms,
                     ..
-                } if client == name && f.covers_ms(now_ms) => {
-                    Some((i, *min_delay_ms, *max_delay_ms))
-                }
+                }) => Some((i, *min_delay_ms, *max_delay_ms)),
                 _ => None,
             });
         let Some((i, min, max)) = hit else {

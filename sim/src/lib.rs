@@ -103,6 +103,7 @@
 //! - `queue`: the event queue.
 //! - `rng`: per-component random streams and uuids.
 //! - `network`: links, latency, drops.
+//! - `windows`: which fault windows cover an instant, by a sweep.
 //! - `server`: the Redis process around fake-redis's engine.
 //! - `process`: a client process and its threads.
 //! - `script`: thread scripts flattened into instructions.
@@ -112,6 +113,7 @@
 //! - `execution`: Redis running a client's message.
 //! - `history`, `timeline`: the records and their one-line rendering.
 //! - `check`: one checker per invariant.
+//! - `cut`: threads the horizon cut short ([`CutShort`]).
 //! - `run`: [`run`], [`Run`], [`SimError`].
 //!
 //! Examples (`cargo run -p sim --example <name>`): `timeline <seed>` prints
@@ -121,6 +123,7 @@
 //! `fenced` profile.
 
 mod check;
+mod cut;
 mod driver;
 mod execution;
 mod fault;
@@ -138,9 +141,11 @@ mod swarm;
 mod time;
 mod timeline;
 mod validate;
+mod windows;
 mod world;
 
-pub use check::{Invariant, Violation, check_all};
+pub use check::{Invariant, Violation, check_all, check_all_counted};
+pub use cut::CutShort;
 pub use fault::{Fault, FaultPlan};
 pub use history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, ServerCause,
@@ -150,3 +155,7 @@ pub use run::{Run, SimError, run};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, SimSpec, Step, ThreadSpec};
 pub use swarm::generate;
 pub use time::{ClientId, SimTime};
+pub use validate::{
+    MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,
+    NAME_RULE, is_identifier, validate_spec,
+};

@@ -45,31 +45,24 @@ impl Network {
         Network { base, links }
     }
 
-    /// Decides the fate of a message sent now on `client`'s link.
+    /// Decides the fate of a message sent now on `client`'s link, given
+    /// the indexes of the plan's windows that cover now on that link
+    /// (`crate::windows::Windows`), in plan order.
     ///
     /// The latency is drawn for every message, dropped or not, so a drop
     /// window does not shift the latencies of later messages.
-    pub(crate) fn send(
+    pub(crate) fn send_covered(
         &mut self,
         now: SimTime,
         client: usize,
-        name: &str,
         direction: Direction,
         faults: &[Fault],
+        covering: &[usize],
         fault_rngs: &mut [ChaCha8Rng],
     ) -> Verdict {
-        let now_ms = now.as_ms();
         let mut range = self.base;
-        for f in faults {
-            if let Fault::Latency {
-                client: c,
-                min_ms,
-                max_ms,
-                ..
-            } = f
-                && c == name
-                && f.covers_ms(now_ms)
-            {
+        for f in covering.iter().filter_map(|&i| faults.get(i)) {
+            if let Fault::Latency { min_ms, max_ms, .. } = f {
                 range = LatencyRange {
                     min_ms: *min_ms,
                     max_ms: *max_ms,
@@ -84,13 +77,10 @@ impl Network {
             range.min_ms.saturating_mul(1_000),
             range.max_ms.saturating_mul(1_000),
         );
-        for (i, f) in faults.iter().enumerate() {
-            if f.client() != Some(name) || !f.covers_ms(now_ms) {
-                continue;
-            }
-            match f {
-                Fault::Partition { .. } => return Verdict::Drop("partition"),
-                Fault::DropRate { probability, .. } => {
+        for &i in covering {
+            match faults.get(i) {
+                Some(Fault::Partition { .. }) => return Verdict::Drop("partition"),
+                Some(Fault::DropRate { probability, .. }) => {
                     if let Some(r) = fault_rngs.get_mut(i)
                         && r.random_bool(probability.clamp(0.0, 1.0))
                     {
@@ -113,6 +103,28 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Network {
+        /// [`Network::send_covered`], finding the covering windows of
+        /// `name`'s link by scanning the plan.
+        fn send(
+            &mut self,
+            now: SimTime,
+            client: usize,
+            name: &str,
+            direction: Direction,
+            faults: &[Fault],
+            fault_rngs: &mut [ChaCha8Rng],
+        ) -> Verdict {
+            let covering: Vec<usize> = faults
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.client() == Some(name) && f.covers_ms(now.as_ms()))
+                .map(|(i, _)| i)
+                .collect();
+            self.send_covered(now, client, direction, faults, &covering, fault_rngs)
+        }
+    }
 
     fn partition(at_ms: u64, duration_ms: u64) -> Fault {
         Fault::Partition {

@@ -4,14 +4,21 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::world::World;
-use crate::{History, SimSpec, Violation, check_all};
+use crate::{CutShort, History, SimSpec, Violation, check_all};
 
 /// Why a spec cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SimError {
-    /// A fault names a client the spec does not have.
-    #[error("fault names unknown client '{0}'")]
-    UnknownClient(String),
+    /// A field of the spec is out of range, names nothing, or asks for
+    /// something that would never happen; `field` is its path in the spec
+    /// (`faults[2].at_ms`).
+    #[error("invalid spec: `{field}`: {reason}")]
+    Invalid {
+        /// The field's path (`clients[0].threads[1].start_ms`).
+        field: String,
+        /// What is wrong, with the accepted range or rule.
+        reason: String,
+    },
     /// Settings that cannot be simulated (the message says which and why).
     #[error("invalid spec: {0}")]
     InvalidSpec(String),
@@ -26,6 +33,10 @@ pub struct Run {
     pub history: History,
     /// Broken invariants, in the order of `Invariant::ALL`, then by time.
     pub violations: Vec<Violation>,
+    /// Threads still working at the horizon: the rest of their scripts
+    /// was not tested.
+    #[serde(default)]
+    pub cut_short: Vec<CutShort>,
 }
 
 /// Runs `spec` deterministically to its horizon and checks the history.
@@ -33,13 +44,14 @@ pub struct Run {
 /// The same spec (seed included) always gives the same history, byte for
 /// byte. A spec that cannot be simulated is refused before anything runs.
 pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
-    crate::validate::validate(spec)?;
-    let history = World::new(spec)?.run();
+    crate::validate::validate_spec(spec)?;
+    let (history, cut_short) = World::new(spec)?.run();
     let violations = check_all(&history);
     Ok(Run {
         spec: spec.clone(),
         history,
         violations,
+        cut_short,
     })
 }
 
@@ -195,27 +207,30 @@ pub(crate) mod tests {
         assert_eq!(a.history.hash().len(), 40);
     }
 
-    /// Bad specs get clear errors, never a panic.
+    /// Bad specs get clear errors naming the field, never a panic.
     #[test]
     fn bad_specs_are_refused() {
         let ok = || spec(vec![client("A", vec![thread(0, critical(10))])]);
+        let invalid = |s: SimSpec, field: &str, needle: &str| match run(&s) {
+            Err(SimError::Invalid { field: f, reason }) => {
+                assert_eq!(f, field, "{reason}");
+                assert!(reason.contains(needle), "{reason}");
+            }
+            other => panic!("expected Invalid({field}: {needle}), got {other:?}"),
+        };
         let mut s = ok();
         s.faults = FaultPlan(vec![Fault::Pause {
             client: "Z".into(),
             at_ms: 0,
             duration_ms: 1,
         }]);
-        assert_eq!(run(&s).err(), Some(SimError::UnknownClient("Z".into())));
-        let invalid = |s: SimSpec, needle: &str| match run(&s) {
-            Err(SimError::InvalidSpec(m)) => assert!(m.contains(needle), "{m}"),
-            other => panic!("expected InvalidSpec({needle}), got {other:?}"),
-        };
+        invalid(s, "faults[0].client", "unknown client 'Z' (clients: A)");
         let mut s = ok();
         s.latency = LatencyRange {
             min_ms: 9,
             max_ms: 1,
         };
-        invalid(s, "latency: min 9 ms is greater than max 1 ms");
+        invalid(s, "latency", "min 9 ms is greater than max 1 ms");
         let mut s = ok();
         s.faults = FaultPlan(vec![Fault::DropRate {
             client: "A".into(),
@@ -223,18 +238,125 @@ pub(crate) mod tests {
             duration_ms: 1,
             probability: 1.5,
         }]);
-        invalid(s, "between 0 and 1");
-        invalid(spec(vec![]), "at least one client");
-        invalid(spec(vec![client("A", vec![])]), "no threads");
+        invalid(s, "faults[0].probability", "between 0 and 1");
+        invalid(spec(vec![]), "clients", "between 1 and 1000 clients");
+        invalid(
+            spec(vec![client("A", vec![])]),
+            "clients[0].threads",
+            "no threads",
+        );
         let mut s = ok();
         s.watchdog_timeout_ms = 2;
-        invalid(s, "at least 3 ms");
+        invalid(s, "watchdog_timeout_ms", "between 3 and");
         let mut s = ok();
         s.clients[0].threads[0].steps = vec![Step::Repeat {
             times: u32::MAX,
             steps: vec![Step::Write],
         }];
-        invalid(s, "more than");
+        invalid(s, "clients", "at most 1000000");
+    }
+
+    /// Issue 10: specs that would run without testing what they say are
+    /// refused: a fault at or after the horizon never fires, a horizon of
+    /// 0 runs nothing, a thread starting at the horizon never runs, a
+    /// restart after the horizon never happens, a zero-length window.
+    #[test]
+    fn specs_that_test_nothing_are_refused() {
+        let ok = || spec(vec![client("A", vec![thread(0, critical(10))])]);
+        let field = |s: SimSpec| match run(&s) {
+            Err(SimError::Invalid { field, .. }) => field,
+            other => panic!("expected Invalid, got {other:?}"),
+        };
+        let mut s = ok();
+        s.faults = FaultPlan(vec![Fault::RedisRestart {
+            at_ms: s.horizon_ms,
+        }]);
+        assert_eq!(field(s), "faults[0].at_ms");
+        let mut s = ok();
+        s.horizon_ms = 0;
+        assert_eq!(field(s), "horizon_ms");
+        let mut s = ok();
+        s.clients[0].threads[0].start_ms = s.horizon_ms;
+        assert_eq!(field(s), "clients[0].threads[0].start_ms");
+        let mut s = ok();
+        s.faults = FaultPlan(vec![Fault::Crash {
+            client: "A".into(),
+            at_ms: 10,
+            restart_after_ms: Some(s.horizon_ms),
+        }]);
+        assert_eq!(field(s), "faults[0].restart_after_ms");
+        let mut s = ok();
+        s.faults = FaultPlan(vec![Fault::Pause {
+            client: "A".into(),
+            at_ms: 10,
+            duration_ms: 0,
+        }]);
+        assert_eq!(field(s), "faults[0].duration_ms");
+        let mut s = ok();
+        s.clients[0].threads[0].steps = vec![Step::Repeat {
+            times: 0,
+            steps: vec![Step::Write],
+        }];
+        assert_eq!(field(s), "clients[0].threads[0].steps[0].times");
+    }
+
+    /// Issue 10: a lease of `i64::MAX` ms made the acquire's PEXPIRE fail
+    /// after its HINCRBY, so the key never expired. Leases, waits and the
+    /// watchdog timeout are bounded by what Redis accepts, and the error
+    /// gives the range; the largest accepted lease still expires.
+    #[test]
+    fn leases_are_bounded_by_what_redis_accepts() {
+        let with_lease = |ms: u64| {
+            let mut s = spec(vec![client(
+                "A",
+                vec![thread(0, vec![Step::Lock { lease_ms: Some(ms) }])],
+            )]);
+            s.horizon_ms = 1_000;
+            s
+        };
+        match run(&with_lease(i64::MAX as u64)) {
+            Err(SimError::Invalid { field, reason }) => {
+                assert_eq!(field, "clients[0].threads[0].steps[0].lease_ms");
+                assert!(
+                    reason.contains(&format!("between 1 and {}", crate::MAX_LEASE_MS)),
+                    "{reason}"
+                );
+            }
+            other => panic!("expected the lease refused, got {other:?}"),
+        }
+        let r = run(&with_lease(crate::MAX_LEASE_MS)).expect("the largest lease is accepted");
+        let held = r.history.records.iter().any(|rec| {
+            matches!(&rec.kind, RecordKind::Server { holder: Some(_), ttl_ms, .. } if *ttl_ms > 0)
+        });
+        assert!(held, "the acquire set an expiry:\n{}", r.history);
+    }
+
+    /// Issue 10: names are identifiers. A newline could forge timeline
+    /// lines; `B/t1` would read as client B's thread 1.
+    #[test]
+    fn names_must_be_identifiers() {
+        for bad in [
+            "B/t1",
+            "A~1",
+            "x\n--- verdict",
+            "",
+            " A",
+            "1A",
+            &"A".repeat(33),
+        ] {
+            let s = spec(vec![client(bad, vec![thread(0, critical(10))])]);
+            match run(&s) {
+                Err(SimError::Invalid { field, reason }) => {
+                    assert_eq!(field, "clients[0].name");
+                    assert!(reason.contains(crate::NAME_RULE), "{reason}");
+                }
+                other => panic!("{bad:?} accepted: {other:?}"),
+            }
+        }
+        for good in ["A", "client_2", "db-writer"] {
+            let s = spec(vec![client(good, vec![thread(0, critical(10))])]);
+            assert!(run(&s).is_ok(), "{good}");
+        }
     }
 
     fn any_u64() -> impl proptest::strategy::Strategy<Value = u64> {

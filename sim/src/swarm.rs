@@ -181,7 +181,7 @@ mod tests {
             assert!((2..=4).contains(&a.clients.len()));
             assert!(a.faults.0.len() <= 4);
             assert!((60_000..=120_000).contains(&a.horizon_ms));
-            assert_eq!(crate::validate::validate(&a), Ok(()), "seed {seed}");
+            assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");
         }
         assert_ne!(generate(1, None), generate(2, None));
         assert_eq!(generate(3, Some(Profile::Fenced)).profile, Profile::Fenced);

@@ -1,88 +1,202 @@
-//! Spec validation: a bad spec gets a clear error, never a panic or a hang.
+//! Spec validation: a spec that cannot run, or that would run without
+//! testing what it says, gets a clear error naming the field; never a
+//! panic, a silent no-op or a run that takes hours. The scenario layer
+//! calls this too (with its `sim.` prefix), so the rules live here once.
 
 use std::collections::BTreeSet;
 
 use crate::script::expanded_len;
-use crate::{Fault, SimError, SimSpec};
+use crate::server::EPOCH_MS;
+use crate::{ClientSpec, Fault, SimError, SimSpec, Step};
 
 /// The longest latency or delay a spec may ask for: an hour of virtual time.
-const MAX_DELAY_MS: u64 = 3_600_000;
+pub const MAX_DELAY_MS: u64 = 3_600_000;
 
 /// The longest run: a day of virtual time (a watchdog renews for ever,
 /// so the horizon bounds the work of every run).
-const MAX_HORIZON_MS: u64 = 86_400_000;
+pub const MAX_HORIZON_MS: u64 = 86_400_000;
 
-/// The most instructions one thread may execute (repeats expanded), so a
-/// zero-time loop cannot run for ever.
-const MAX_SCRIPT_LEN: u64 = 1_000_000;
+/// The longest lease, wait or watchdog timeout. Redis refuses a `PEXPIRE`
+/// whose expiry (now + ms) overflows a signed 64-bit ms timestamp, after
+/// the acquire script's `HINCRBY` already ran, so the key would never
+/// expire; this is the largest value whose expiry fits at every instant
+/// of the longest run (the simulated clock starts at a fixed epoch).
+pub const MAX_LEASE_MS: u64 = i64::MAX as u64 - EPOCH_MS - MAX_HORIZON_MS;
+
+/// The most steps all threads together may execute (repeats expanded).
+pub const MAX_STEPS: u64 = 1_000_000;
+
+/// The most client processes: every unlock message fans out to each
+/// waiting client, so contention costs grow with the square of this.
+pub const MAX_CLIENTS: usize = 1_000;
+
+/// The most threads over all clients, for the same reason.
+pub const MAX_THREADS: usize = 1_000;
+
+/// The most faults in one plan.
+pub const MAX_FAULTS: usize = 10_000;
+
+/// The longest client name.
+pub const MAX_NAME_LEN: usize = 32;
+
+/// The rule for client names, as error messages state it.
+pub const NAME_RULE: &str = "a letter, then up to 31 letters, digits, '_' or '-'";
+
+/// Whether `name` is an identifier: [`NAME_RULE`]. Names appear in
+/// timelines (`A/t1`, `A~1`), so `/`, `~`, spaces and line breaks would
+/// make one actor look like another or forge a line.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.len() <= MAX_NAME_LEN
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
 
 /// Checks `spec` before anything runs.
-pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
-    let invalid = |msg: String| Err(SimError::InvalidSpec(msg));
-    if spec.clients.is_empty() {
-        return invalid("a spec needs at least one client".to_owned());
+pub fn validate_spec(spec: &SimSpec) -> Result<(), SimError> {
+    if spec.horizon_ms == 0 || spec.horizon_ms > MAX_HORIZON_MS {
+        return invalid(
+            "horizon_ms",
+            format!(
+                "must be between 1 and {MAX_HORIZON_MS} ms (a day), got {}",
+                spec.horizon_ms
+            ),
+        );
     }
-    if spec.watchdog_timeout_ms < 3 {
-        return invalid(format!(
-            "watchdog timeout must be at least 3 ms (renewal runs every third of it), got {} ms",
-            spec.watchdog_timeout_ms
-        ));
+    lease_range("watchdog_timeout_ms", spec.watchdog_timeout_ms, 3)?;
+    delay_range("latency", spec.latency.min_ms, spec.latency.max_ms)?;
+    clients(spec)?;
+    let names: BTreeSet<&str> = spec.clients.iter().map(|c| c.name.as_str()).collect();
+    if spec.faults.0.len() > MAX_FAULTS {
+        return invalid(
+            "faults",
+            format!("at most {MAX_FAULTS} faults, got {}", spec.faults.0.len()),
+        );
     }
-    if spec.horizon_ms > MAX_HORIZON_MS {
-        return invalid(format!(
-            "horizon must be at most a day ({MAX_HORIZON_MS} ms), got {} ms",
-            spec.horizon_ms
-        ));
+    for (i, f) in spec.faults.0.iter().enumerate() {
+        fault(f, &format!("faults[{i}]"), spec.horizon_ms, &names)?;
     }
-    check_range("latency", spec.latency.min_ms, spec.latency.max_ms)?;
+    Ok(())
+}
+
+fn clients(spec: &SimSpec) -> Result<(), SimError> {
+    let n = spec.clients.len();
+    if n == 0 || n > MAX_CLIENTS {
+        return invalid(
+            "clients",
+            format!("must list between 1 and {MAX_CLIENTS} clients, got {n}"),
+        );
+    }
+    let threads: usize = spec.clients.iter().map(|c| c.threads.len()).sum();
+    if threads > MAX_THREADS {
+        return invalid(
+            "clients",
+            format!("at most {MAX_THREADS} threads over all clients, got {threads}"),
+        );
+    }
     let mut names = BTreeSet::new();
-    for c in &spec.clients {
-        if c.name.is_empty() {
-            return invalid("a client name must not be empty".to_owned());
-        }
+    let mut steps = 0u64;
+    for (i, c) in spec.clients.iter().enumerate() {
+        let path = format!("clients[{i}]");
         if !names.insert(c.name.as_str()) {
-            return invalid(format!("client name '{}' is used twice", c.name));
+            return invalid(
+                &format!("{path}.name"),
+                format!("client name '{}' is used twice", c.name),
+            );
         }
-        if c.threads.is_empty() {
-            return invalid(format!("client '{}' has no threads", c.name));
-        }
-        if let Some(w) = c.watchdog_timeout_ms
-            && w < 3
-        {
-            return invalid(format!(
-                "client '{}': watchdog timeout must be at least 3 ms, got {w} ms",
-                c.name
-            ));
-        }
-        for (i, t) in c.threads.iter().enumerate() {
-            if expanded_len(&t.steps) > MAX_SCRIPT_LEN {
-                return invalid(format!(
-                    "client '{}' thread {}: script runs more than {MAX_SCRIPT_LEN} steps",
-                    c.name,
-                    i + 1
-                ));
-            }
-        }
+        steps = steps.saturating_add(client(c, &path, spec.horizon_ms)?);
     }
-    for f in &spec.faults.0 {
-        if let Some(client) = f.client()
-            && !names.contains(client)
-        {
-            return Err(SimError::UnknownClient(client.to_owned()));
+    if steps > MAX_STEPS {
+        return invalid(
+            "clients",
+            format!("the threads run {steps} steps in all (repeats expanded); at most {MAX_STEPS}"),
+        );
+    }
+    Ok(())
+}
+
+/// Checks one client; returns how many steps its threads run.
+fn client(c: &ClientSpec, path: &str, horizon_ms: u64) -> Result<u64, SimError> {
+    if !is_identifier(&c.name) {
+        return invalid(
+            &format!("{path}.name"),
+            format!(
+                "client name {:?} is not an identifier ({NAME_RULE})",
+                c.name
+            ),
+        );
+    }
+    if c.threads.is_empty() {
+        return invalid(
+            &format!("{path}.threads"),
+            format!("client '{}' has no threads", c.name),
+        );
+    }
+    if let Some(w) = c.watchdog_timeout_ms {
+        lease_range(&format!("{path}.watchdog_timeout_ms"), w, 3)?;
+    }
+    let mut total = 0u64;
+    for (t, thread) in c.threads.iter().enumerate() {
+        let tp = format!("{path}.threads[{t}]");
+        if thread.start_ms >= horizon_ms {
+            return invalid(
+                &format!("{tp}.start_ms"),
+                format!(
+                    "the thread starts at {} ms, at or after the horizon ({horizon_ms} ms), so it would never run",
+                    thread.start_ms
+                ),
+            );
         }
-        match f {
-            Fault::Starve {
-                min_delay_ms,
-                max_delay_ms,
-                ..
-            } => check_range("starve delay", *min_delay_ms, *max_delay_ms)?,
-            Fault::Latency { min_ms, max_ms, .. } => {
-                check_range("latency fault", *min_ms, *max_ms)?
+        let lock = thread.lock.as_str();
+        if lock.chars().any(|ch| ch.is_whitespace() || ch.is_control()) {
+            return invalid(
+                &format!("{tp}.lock"),
+                format!("lock name {lock:?} must not contain spaces or control characters"),
+            );
+        }
+        if thread.steps.is_empty() {
+            return invalid(&format!("{tp}.steps"), "the thread has no steps".to_owned());
+        }
+        steps(&thread.steps, &format!("{tp}.steps"))?;
+        total = total.saturating_add(expanded_len(&thread.steps));
+    }
+    Ok(total)
+}
+
+fn steps(list: &[Step], path: &str) -> Result<(), SimError> {
+    for (i, step) in list.iter().enumerate() {
+        let at = |field: &str| format!("{path}[{i}].{field}");
+        match step {
+            Step::Lock { lease_ms: Some(l) }
+            | Step::TryLock {
+                lease_ms: Some(l), ..
+            } => lease_range(&at("lease_ms"), *l, 1)?,
+            _ => {}
+        }
+        match step {
+            Step::TryLock {
+                wait_ms: Some(w), ..
+            } => lease_range(&at("wait_ms"), *w, 1)?,
+            Step::Work { ms } | Step::Sleep { ms } if *ms > MAX_HORIZON_MS => {
+                return invalid(
+                    &at("ms"),
+                    format!("must be at most {MAX_HORIZON_MS} ms (a day), got {ms}"),
+                );
             }
-            Fault::DropRate { probability, .. } if !(0.0..=1.0).contains(probability) => {
-                return invalid(format!(
-                    "drop probability must be between 0 and 1, got {probability}"
-                ));
+            Step::Repeat {
+                times,
+                steps: inner,
+            } => {
+                if *times == 0 {
+                    return invalid(
+                        &at("times"),
+                        "a repeat of 0 times runs nothing; remove it or give at least 1".to_owned(),
+                    );
+                }
+                if inner.is_empty() {
+                    return invalid(&at("steps"), "the repeat has no steps".to_owned());
+                }
+                steps(inner, &at("steps"))?;
             }
             _ => {}
         }
@@ -90,16 +204,105 @@ pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
     Ok(())
 }
 
-fn check_range(what: &str, min: u64, max: u64) -> Result<(), SimError> {
-    if min > max {
-        return Err(SimError::InvalidSpec(format!(
-            "{what}: min {min} ms is greater than max {max} ms"
-        )));
+fn fault(f: &Fault, path: &str, horizon_ms: u64, names: &BTreeSet<&str>) -> Result<(), SimError> {
+    let at = |field: &str| format!("{path}.{field}");
+    if let Some(client) = f.client()
+        && !names.contains(client)
+    {
+        return invalid(
+            &at("client"),
+            format!(
+                "names unknown client '{client}' (clients: {})",
+                names.iter().copied().collect::<Vec<_>>().join(", ")
+            ),
+        );
     }
-    if max > MAX_DELAY_MS {
-        return Err(SimError::InvalidSpec(format!(
-            "{what}: max {max} ms is more than an hour ({MAX_DELAY_MS} ms)"
-        )));
+    if f.at_ms() >= horizon_ms {
+        return invalid(
+            &at("at_ms"),
+            format!(
+                "the fault strikes at {} ms, at or after the horizon ({horizon_ms} ms), so it would never fire",
+                f.at_ms()
+            ),
+        );
+    }
+    match f {
+        Fault::Crash {
+            at_ms,
+            restart_after_ms: Some(r),
+            ..
+        } if *r == 0 || at_ms.saturating_add(*r) >= horizon_ms => {
+            return invalid(
+                &at("restart_after_ms"),
+                format!(
+                    "the restart must come after the crash and before the horizon: between 1 and {} ms, got {r}",
+                    horizon_ms - at_ms - 1
+                ),
+            );
+        }
+        Fault::Starve {
+            min_delay_ms,
+            max_delay_ms,
+            ..
+        } => delay_range(&at("min_delay_ms"), *min_delay_ms, *max_delay_ms)?,
+        Fault::Latency { min_ms, max_ms, .. } => delay_range(&at("min_ms"), *min_ms, *max_ms)?,
+        Fault::DropRate { probability, .. } if !(0.0..=1.0).contains(probability) => {
+            return invalid(
+                &at("probability"),
+                format!("must be between 0 and 1, got {probability}"),
+            );
+        }
+        _ => {}
+    }
+    if let (Some(end), Some(d)) = (f.end_ms(), duration(f))
+        && (d == 0 || d > MAX_HORIZON_MS)
+    {
+        return invalid(
+            &at("duration_ms"),
+            format!(
+                "must be between 1 and {MAX_HORIZON_MS} ms (a day), got {d} (the window would end at {end} ms)"
+            ),
+        );
     }
     Ok(())
+}
+
+/// A windowed fault's length (not a crash's restart delay).
+fn duration(f: &Fault) -> Option<u64> {
+    match f {
+        Fault::Crash { .. } | Fault::RedisRestart { .. } => None,
+        _ => f.end_ms().map(|end| end.saturating_sub(f.at_ms())),
+    }
+}
+
+fn lease_range(field: &str, ms: u64, min: u64) -> Result<(), SimError> {
+    if ms < min || ms > MAX_LEASE_MS {
+        return invalid(
+            field,
+            format!(
+                "must be between {min} and {MAX_LEASE_MS} ms (Redis refuses an expiry past a 64-bit ms timestamp), got {ms}"
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn delay_range(field: &str, min: u64, max: u64) -> Result<(), SimError> {
+    if min > max {
+        return invalid(field, format!("min {min} ms is greater than max {max} ms"));
+    }
+    if max > MAX_DELAY_MS {
+        return invalid(
+            field,
+            format!("max {max} ms is more than an hour ({MAX_DELAY_MS} ms)"),
+        );
+    }
+    Ok(())
+}
+
+fn invalid<T>(field: &str, reason: String) -> Result<T, SimError> {
+    Err(SimError::Invalid {
+        field: field.to_owned(),
+        reason,
+    })
 }

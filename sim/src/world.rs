@@ -8,6 +8,7 @@ use fake_redis::Value;
 use lockcore::{Config, LockClient, LockName, Purpose, RequestId, TimerId};
 use rand_chacha::ChaCha8Rng;
 
+use crate::cut::CutShort;
 use crate::history::{Direction, Meta, Phase, Record, RecordKind, ServerCause, Who};
 use crate::network::{Network, Verdict};
 use crate::process::{Process, Thread};
@@ -111,6 +112,8 @@ pub(crate) struct World<'s> {
     pub(crate) server: Server,
     pub(crate) net: Network,
     pub(crate) fault_rngs: Vec<ChaCha8Rng>,
+    /// Which client fault windows cover now.
+    pub(crate) windows: crate::windows::Windows,
     pub(crate) uuid_rng: ChaCha8Rng,
     /// Which process life owns each uuid (to name hash fields).
     pub(crate) uuids: BTreeMap<String, (String, u32)>,
@@ -139,6 +142,14 @@ impl<'s> World<'s> {
             fault_rngs: (0..spec.faults.0.len())
                 .map(|i| rng::stream(spec.seed, Stream::Fault(i)))
                 .collect(),
+            windows: crate::windows::Windows::new(
+                &spec.faults.0,
+                &spec
+                    .clients
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect::<Vec<_>>(),
+            ),
             uuid_rng: rng::stream(spec.seed, Stream::Uuids),
             uuids: BTreeMap::new(),
             resources: BTreeMap::new(),
@@ -234,8 +245,9 @@ impl<'s> World<'s> {
         lockcore::Millis(self.now.as_ms())
     }
 
-    /// Runs every event up to the horizon and returns the history.
-    pub(crate) fn run(mut self) -> History {
+    /// Runs every event up to the horizon and returns the history and the
+    /// threads the horizon cut short.
+    pub(crate) fn run(mut self) -> (History, Vec<CutShort>) {
         let horizon = SimTime::from_ms(self.spec.horizon_ms);
         while let Some(at) = self.queue.peek_time() {
             if at > horizon {
@@ -259,7 +271,8 @@ impl<'s> World<'s> {
                 _ => None,
             })
             .fold(self.spec.latency.max_ms, u64::max);
-        History {
+        let cut = crate::cut::cut_short(&self.procs);
+        let history = History {
             meta: Meta {
                 seed: self.spec.seed,
                 horizon,
@@ -267,7 +280,8 @@ impl<'s> World<'s> {
                 clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
             },
             records: self.records,
-        }
+        };
+        (history, cut)
     }
 
     pub(crate) fn handle(&mut self, ev: Ev) {
@@ -315,13 +329,14 @@ impl<'s> World<'s> {
     /// Sends a message on `c`'s link.
     pub(crate) fn send_up(&mut self, c: u32, msg: Up) {
         let p = &self.procs[c as usize];
-        let (life, name) = (p.life, p.name.clone());
-        match self.net.send(
+        let life = p.life;
+        let covering = self.windows.covering(c as usize, self.now.as_ms());
+        match self.net.send_covered(
             self.now,
             c as usize,
-            &name,
             Direction::Up,
             &self.spec.faults.0,
+            &covering,
             &mut self.fault_rngs,
         ) {
             Verdict::Deliver(at) => {
@@ -350,13 +365,13 @@ impl<'s> World<'s> {
 
     /// Sends a message from Redis to client life `(c, life)`.
     pub(crate) fn send_down(&mut self, c: u32, life: u32, msg: Down) {
-        let name = self.procs[c as usize].name.clone();
-        match self.net.send(
+        let covering = self.windows.covering(c as usize, self.now.as_ms());
+        match self.net.send_covered(
             self.now,
             c as usize,
-            &name,
             Direction::Down,
             &self.spec.faults.0,
+            &covering,
             &mut self.fault_rngs,
         ) {
             Verdict::Deliver(at) => self.queue.push(at, Ev::AtClient { c, life, msg }),
@@ -365,7 +380,8 @@ impl<'s> World<'s> {
                     Down::Reply { .. } => "reply",
                     Down::Message { .. } => "message",
                 };
-                let process = crate::history::Proc { client: name, life };
+                let client = self.procs[c as usize].name.clone();
+                let process = crate::history::Proc { client, life };
                 self.record(RecordKind::Drop {
                     process,
                     direction: Direction::Down,

@@ -103,6 +103,15 @@ fn spec(profile: Profile) -> impl Strategy<Value = SimSpec> {
     let seed = (0u64..10_000).no_shrink();
     (seed, prop::collection::vec(fault(), 0..5)).prop_map(move |(seed, faults)| {
         let mut spec = sim::generate(seed, Some(profile));
+        // A restart past the horizon would never happen, and sim refuses
+        // it: run long enough for every restart to happen.
+        let last_restart = faults
+            .iter()
+            .filter(|f| matches!(f, Fault::Crash { .. }))
+            .filter_map(Fault::end_ms)
+            .max()
+            .unwrap_or(0);
+        spec.horizon_ms = spec.horizon_ms.max(last_restart + 1);
         spec.faults = FaultPlan(faults);
         spec
     })

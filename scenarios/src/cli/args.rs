@@ -27,6 +27,10 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Run every built-in scenario under every profile and write reports/.
     Report(ReportArgs),
+    /// The safety envelope of a configuration: the longest pause,
+    /// starvation, partition and Redis pause the lock survives, per
+    /// lockWatchdogTimeout, and the takeover delay after a crash.
+    Envelope(EnvelopeArgs),
 }
 
 /// `locksim run`.
@@ -101,6 +105,46 @@ pub struct ReportArgs {
     /// Where to write the report.
     #[arg(long, default_value = "reports")]
     pub out: PathBuf,
+}
+
+/// `locksim envelope`.
+#[derive(Debug, Args, PartialEq)]
+pub struct EnvelopeArgs {
+    /// The lock's profile.
+    #[arg(long, value_parser = parse_profile, default_value = "redisson")]
+    pub profile: Profile,
+    /// The lockWatchdogTimeout values to search, in ms, comma separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1000,2000,5000,10000,20000,30000,60000,120000"
+    )]
+    pub watchdog_ms: Vec<u64>,
+    /// One-way latency between each client and Redis, `MIN-MAX` in ms.
+    #[arg(long, value_parser = parse_latency, default_value = "1-5")]
+    pub latency: (u64, u64),
+    /// How many seeds each point is taken over (the worst counts).
+    #[arg(long, default_value_t = 2)]
+    pub seeds: u64,
+    /// How many phases of one renewal period are tried.
+    #[arg(long, default_value_t = 8)]
+    pub phases: u64,
+    /// Print the envelope as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the chart (SVG) to this file.
+    #[arg(long)]
+    pub chart: Option<PathBuf>,
+}
+
+fn parse_latency(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("latency must be `MIN-MAX` in ms (e.g. 1-5), got '{s}'"))
+    };
+    Ok((num(a)?, num(b)?))
 }
 
 fn parse_profile(s: &str) -> Result<Profile, String> {

@@ -3,6 +3,7 @@
 //! tests drive it without a process.
 
 mod args;
+mod envelope;
 mod explore;
 mod report;
 mod run;
@@ -12,7 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 
-pub use args::{Cli, Command, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs, RunArgs};
+pub use args::{
+    Cli, Command, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs, RunArgs,
+};
 
 /// The process exit code of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +108,7 @@ pub fn execute_with_interrupt(
         Command::Replay(a) => run::replay(a, out),
         Command::Explore(a) => explore::explore(a, interrupt, out, err),
         Command::Report(a) => report::report(a, out),
+        Command::Envelope(a) => envelope::envelope(a, out),
     };
     match result {
         Ok(exit) => exit,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use lockcore::LockName;
 
+use crate::check::work::Work;
 use crate::history::{RecordKind, Who};
 use crate::{History, Invariant, Violation};
 
@@ -16,10 +17,10 @@ use crate::{History, Invariant, Violation};
 /// fresh one. Writes without a token are all accepted and not judged: only
 /// mutual-exclusion can catch those overlaps. The checker reads the
 /// history rather than trusting the resource's own verdicts.
-pub(crate) fn check(history: &History) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     let mut highest: BTreeMap<&LockName, (u64, usize, &Who)> = BTreeMap::new();
     let mut found = Vec::new();
-    for (i, r) in history.iter() {
+    for (i, r) in work.records(history) {
         let RecordKind::Write {
             who,
             lock,
@@ -69,7 +70,7 @@ mod tests {
             .write(210, who("B", 1), None, true)
             .write(220, who("A", 1), None, true)
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 
     /// A resource that accepts a lower token after a higher one broke
@@ -82,7 +83,7 @@ mod tests {
             .write(210, who("B", 1), Some(2), true)
             .write(220, who("A", 1), Some(1), true)
             .build();
-        let v = check(&h);
+        let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].events, vec![2, 3]);
     }
@@ -97,7 +98,7 @@ mod tests {
             .write(210, who("B", 1), Some(2), true)
             .write(220, who("A", 1), Some(1), false)
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 
     /// A token counter lost in a Redis restart hands token 1 out twice: the
@@ -111,7 +112,7 @@ mod tests {
             .write(210, who("A", 1), Some(1), true)
             .write(220, who("B", 1), Some(1), true)
             .build();
-        let v = check(&h);
+        let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].events, vec![2, 3]);
     }
@@ -127,6 +128,6 @@ mod tests {
             .hold(20, who("B", 1), 100, Some(2))
             .write(21, who("B", 1), Some(2), true)
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 }

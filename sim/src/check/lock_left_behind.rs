@@ -6,17 +6,18 @@ use std::collections::BTreeMap;
 
 use lockcore::LockName;
 
+use crate::check::work::Work;
 use crate::history::{RecordKind, Who};
 use crate::{History, Invariant, Violation};
 
 /// At the end of the history, for every lock: if Redis still holds it for a
 /// thread that recorded [`RecordKind::Done`], or a thread that is done
 /// still believes it holds it, that is one violation per (thread, lock).
-pub(crate) fn check(history: &History) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     let mut done: BTreeMap<&Who, usize> = BTreeMap::new();
     let mut beliefs: BTreeMap<(&Who, &LockName), usize> = BTreeMap::new();
     let mut server: BTreeMap<&LockName, (Option<&Who>, usize)> = BTreeMap::new();
-    for (i, r) in history.iter() {
+    for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Done { who } => {
                 done.insert(who, i);
@@ -90,7 +91,7 @@ mod tests {
             .hold(12, who("A", 1), 30_000, None)
             .at(1_000, RecordKind::Done { who: who("A", 1) })
             .build();
-        let v = check(&h);
+        let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].events, vec![0, 1, 2]);
         assert!(v[0].detail.contains("A/t1"), "{}", v[0].detail);
@@ -106,7 +107,7 @@ mod tests {
             .server(503, None)
             .at(504, RecordKind::Done { who: who("A", 1) })
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 
     /// A holder that is still running at the end (its script not done)
@@ -117,6 +118,6 @@ mod tests {
             .server(10, Some(who("A", 1)))
             .hold(12, who("A", 1), 30_000, None)
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 }

@@ -1,7 +1,10 @@
 //! No lost wake-ups: a waiter does not sleep on while the lock is free.
 
+use std::collections::BTreeMap;
+
 use lockcore::{Call, LockName};
 
+use crate::check::work::Work;
 use crate::history::{Phase, RecordKind, Who};
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -17,29 +20,31 @@ const SLACK_MS: u64 = 5;
 /// waits. A waiter whose process or link suffered a fault, or Redis a
 /// pause or restart, since it started waiting is not judged: faults may
 /// lose wake-ups legitimately (other checkers judge those runs).
-pub(crate) fn check(history: &History) -> Vec<Violation> {
+///
+/// One pass collects the waits, the stretches each lock was free and the
+/// fault windows; each wait is then judged with two binary searches, so
+/// the cost is O(n log n) in the history however many threads wait.
+pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     let bound = 4 * history.meta.max_latency_ms + SLACK_MS;
+    let index = Index::build(history, work, bound);
     let mut found = Vec::new();
-    for (ci, r) in history.iter() {
-        let RecordKind::Call { who, lock, call } = &r.kind else {
+    for wait in &index.waits {
+        let Some(call) = history.records.get(wait.call) else {
             continue;
         };
-        let waits = matches!(
-            call,
-            Call::Lock { .. } | Call::TryLock { wait: Some(_), .. }
-        );
-        if !waits {
+        let start = call.at;
+        let until = history
+            .records
+            .get(wait.end)
+            .map_or(history.meta.horizon, |e| e.at);
+        if index.faulted(&wait.who.client, start, until, work) {
             continue;
         }
-        let end = wait_end(history, ci, who);
-        if faulted(history, ci, end, &who.client) {
+        let Some(spans) = index.free.get(wait.lock) else {
             continue;
-        }
-        if let Some((fi, free_from)) = free_too_long(history, ci, end, lock, r.at, bound) {
-            let until = history
-                .records
-                .get(end)
-                .map_or(history.meta.horizon, |e| e.at);
+        };
+        if let Some((fi, free_from)) = spans.too_long(start, until, work) {
+            let (who, lock) = (wait.who, wait.lock);
             found.push(Violation::new(
                 Invariant::LostWakeup,
                 free_from.plus_ms(bound),
@@ -47,100 +52,249 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
                 format!(
                     "{who} kept waiting for {lock} from {free_from} to {until} while Redis had it free (bound {bound}ms)"
                 ),
-                vec![ci, fi],
+                vec![wait.call, fi],
             ));
         }
     }
     found
 }
 
-/// The index of the record that ends the wait started at `ci` (its
-/// return, its process's crash, or one past the last record).
-fn wait_end(history: &History, ci: usize, who: &Who) -> usize {
-    history.records[ci + 1..]
-        .iter()
-        .position(|r| match &r.kind {
-            RecordKind::Return { who: w, .. } => w == who,
-            RecordKind::Crash { process } => *process == who.process(),
-            _ => false,
-        })
-        .map_or(history.records.len(), |k| ci + 1 + k)
-}
-
-/// Whether a fault touched `client` or Redis between records `from` and
-/// `to` (a window open at `from` counts).
-fn faulted(history: &History, from: usize, to: usize, client: &str) -> bool {
-    let start = history.records[from].at;
-    let until = history
-        .records
-        .get(to)
-        .map_or(history.meta.horizon, |r| r.at);
-    history.records.iter().any(|r| match &r.kind {
-        RecordKind::Fault { fault, phase } => {
-            let mine = fault.client().is_none_or(|c| c == client);
-            let begin = SimTime::from_ms(fault.at_ms());
-            let end = fault.end_ms().map_or(begin, SimTime::from_ms);
-            *phase == Phase::Begin && mine && begin <= until && end >= start
-        }
-        _ => false,
-    })
-}
-
-/// The first stretch inside the wait (records `ci..end`) where Redis had
-/// `lock` free for longer than `bound`: the server record that freed it
-/// and when the stretch (as seen by this waiter) began.
-fn free_too_long(
-    history: &History,
-    ci: usize,
+/// One wait: the call record and the record that ended it (its return,
+/// its process's crash, or one past the last record).
+struct Wait<'h> {
+    who: &'h Who,
+    lock: &'h LockName,
+    call: usize,
     end: usize,
-    lock: &LockName,
-    waiting_from: SimTime,
-    bound: u64,
-) -> Option<(usize, SimTime)> {
-    let wait_until = history
-        .records
-        .get(end)
-        .map_or(history.meta.horizon, |r| r.at);
-    // Is the lock free when the wait starts? Find its last state before.
-    let mut free: Option<(usize, SimTime)> = None;
-    for (i, r) in history.records[..ci].iter().enumerate() {
-        if let RecordKind::Server {
-            lock: l, holder, ..
-        } = &r.kind
-            && l == lock
-        {
-            free = holder.is_none().then_some((i, waiting_from));
-        }
-    }
-    let too_long = |(i, from): (usize, SimTime), to: SimTime| {
-        (to.0.saturating_sub(from.0) > bound * 1_000).then_some((i, from))
-    };
-    for (k, r) in history.records[ci..end.min(history.records.len())]
-        .iter()
-        .enumerate()
-    {
-        if let RecordKind::Server {
-            lock: l, holder, ..
-        } = &r.kind
-        {
-            if l != lock {
-                continue;
-            }
-            match (holder, free) {
-                (Some(_), Some(f)) => {
-                    if let Some(hit) = too_long(f, r.at) {
-                        return Some(hit);
+}
+
+/// What the checker needs of the history, gathered in one pass.
+struct Index<'h> {
+    /// Every wait, in the order of the calls.
+    waits: Vec<Wait<'h>>,
+    /// Per lock, the stretches Redis had it free.
+    free: BTreeMap<&'h LockName, FreeSpans>,
+    /// Fault windows per client, and those on Redis (`None`).
+    faults: BTreeMap<Option<&'h str>, Windows>,
+}
+
+impl<'h> Index<'h> {
+    fn build(history: &'h History, work: &Work, bound: u64) -> Index<'h> {
+        // Keyed by (client, life, thread), so a crash closes its process's
+        // waits with one range.
+        let mut open: BTreeMap<(&'h str, u32, u64), (usize, &'h LockName, &'h Who)> =
+            BTreeMap::new();
+        let mut waits = Vec::new();
+        let mut free: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
+        let mut faults: BTreeMap<Option<&'h str>, Windows> = BTreeMap::new();
+        for (i, r) in work.records(history) {
+            match &r.kind {
+                RecordKind::Call { who, lock, call } => {
+                    let waits_for_it = matches!(
+                        call,
+                        Call::Lock { .. } | Call::TryLock { wait: Some(_), .. }
+                    );
+                    if waits_for_it {
+                        open.insert(key(who), (i, lock, who));
                     }
-                    free = None;
                 }
-                (None, None) => free = Some((ci + k, r.at.max(waiting_from))),
+                RecordKind::Return { who, .. } => {
+                    if let Some((call, lock, who)) = open.remove(&key(who)) {
+                        waits.push(Wait {
+                            who,
+                            lock,
+                            call,
+                            end: i,
+                        });
+                    }
+                }
+                RecordKind::Crash { process } => {
+                    let (c, l) = (process.client.as_str(), process.life);
+                    let dead: Vec<_> = open
+                        .range((c, l, 0)..=(c, l, u64::MAX))
+                        .map(|(k, _)| *k)
+                        .collect();
+                    work.search(open.len());
+                    for k in dead {
+                        work.tick(1);
+                        if let Some((call, lock, who)) = open.remove(&k) {
+                            waits.push(Wait {
+                                who,
+                                lock,
+                                call,
+                                end: i,
+                            });
+                        }
+                    }
+                }
+                RecordKind::Server { lock, holder, .. } => {
+                    free.entry(lock)
+                        .or_default()
+                        .observe(i, r.at, holder.is_none());
+                }
+                RecordKind::Fault {
+                    fault,
+                    phase: Phase::Begin,
+                } => {
+                    let begin = SimTime::from_ms(fault.at_ms());
+                    let end = fault.end_ms().map_or(begin, SimTime::from_ms);
+                    faults.entry(fault.client()).or_default().push(begin, end);
+                }
                 _ => {}
             }
         }
+        let end = history.len();
+        waits.extend(open.into_values().map(|(call, lock, who)| Wait {
+            who,
+            lock,
+            call,
+            end,
+        }));
+        waits.sort_by_key(|w| w.call);
+        for spans in free.values_mut() {
+            spans.finish(bound);
+        }
+        for windows in faults.values_mut() {
+            windows.finish();
+        }
+        Index {
+            waits,
+            free,
+            faults,
+        }
     }
-    free.and_then(|f| too_long(f, wait_until))
+
+    /// Whether a fault touched `client` or Redis in `[start, until]` (a
+    /// window open at `start` counts).
+    fn faulted(&self, client: &str, start: SimTime, until: SimTime, work: &Work) -> bool {
+        [Some(client), None].into_iter().any(|k| {
+            self.faults
+                .get(&k)
+                .is_some_and(|w| w.overlaps(start, until, work))
+        })
+    }
 }
 
+fn key(who: &Who) -> (&str, u32, u64) {
+    (who.client.as_str(), who.life, who.thread)
+}
+
+/// The stretches one lock was free on Redis, in order: a stretch opens at
+/// a server record that shows it free (after one that showed it held, or
+/// none) and closes at the next that shows it held.
+#[derive(Default)]
+struct FreeSpans {
+    spans: Vec<Span>,
+    /// The stretch still open: its first record and its start.
+    open: Option<(usize, SimTime)>,
+    /// For each stretch, the first one from it on longer than the bound.
+    next_long: Vec<Option<usize>>,
+    /// The bound, in ms.
+    bound: u64,
+}
+
+struct Span {
+    record: usize,
+    start: SimTime,
+    end: SimTime,
+}
+
+impl FreeSpans {
+    fn observe(&mut self, i: usize, at: SimTime, free: bool) {
+        match (free, self.open) {
+            (true, None) => self.open = Some((i, at)),
+            (false, Some((record, start))) => {
+                self.spans.push(Span {
+                    record,
+                    start,
+                    end: at,
+                });
+                self.open = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Closes a stretch still open at the end (it lasts past any wait)
+    /// and indexes the long stretches.
+    fn finish(&mut self, bound: u64) {
+        if let Some((record, start)) = self.open.take() {
+            self.spans.push(Span {
+                record,
+                start,
+                end: SimTime(u64::MAX),
+            });
+        }
+        let mut next = None;
+        self.next_long = vec![None; self.spans.len()];
+        for (k, s) in self.spans.iter().enumerate().rev() {
+            if too_long(s.start, s.end, bound) {
+                next = Some(k);
+            }
+            self.next_long[k] = next;
+        }
+        self.bound = bound;
+    }
+}
+
+impl FreeSpans {
+    /// The first stretch free for longer than the bound within
+    /// `[start, until]` (clipped to it): its first record and when it
+    /// began for the waiter. Only the first and the last stretches in the
+    /// window are clipped, so past the first one only the next long
+    /// stretch can qualify.
+    fn too_long(&self, start: SimTime, until: SimTime, work: &Work) -> Option<(usize, SimTime)> {
+        work.search(self.spans.len());
+        let a = self.spans.partition_point(|s| s.end <= start);
+        let clipped = |k: usize| {
+            let s = self.spans.get(k)?;
+            let from = s.start.max(start);
+            (s.start < until && too_long(from, s.end.min(until), self.bound))
+                .then_some((s.record, from))
+        };
+        clipped(a).or_else(|| {
+            let next = self.next_long.get(a + 1).copied().flatten()?;
+            clipped(next)
+        })
+    }
+}
+
+fn too_long(from: SimTime, to: SimTime, bound: u64) -> bool {
+    to.0.saturating_sub(from.0) > bound.saturating_mul(1_000)
+}
+
+/// Fault windows `[begin, end]` sorted by begin, with the latest end so
+/// far, so "does any window overlap `[start, until]`" is one search.
+#[derive(Default)]
+struct Windows {
+    windows: Vec<(SimTime, SimTime)>,
+    max_end: Vec<SimTime>,
+}
+
+impl Windows {
+    fn push(&mut self, begin: SimTime, end: SimTime) {
+        self.windows.push((begin, end));
+    }
+
+    fn finish(&mut self) {
+        self.windows.sort();
+        let mut latest = SimTime::ZERO;
+        self.max_end = self
+            .windows
+            .iter()
+            .map(|&(_, end)| {
+                latest = latest.max(end);
+                latest
+            })
+            .collect();
+    }
+
+    fn overlaps(&self, start: SimTime, until: SimTime, work: &Work) -> bool {
+        work.search(self.windows.len());
+        let n = self.windows.partition_point(|&(begin, _)| begin <= until);
+        n > 0 && self.max_end[n - 1] >= start
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,7 +318,11 @@ mod tests {
                 Outcome::Acquired { token: None },
             )
             .build();
-        assert!(check(&h).is_empty(), "{:?}", check(&h));
+        assert!(
+            check(&h, &Work::default()).is_empty(),
+            "{:?}",
+            check(&h, &Work::default())
+        );
     }
 
     /// The unlock message is lost and B sleeps on for the holder's whole
@@ -183,7 +341,7 @@ mod tests {
                 Outcome::Acquired { token: None },
             )
             .build();
-        let v = check(&h);
+        let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].events, vec![1, 2]);
         assert_eq!(v[0].at, SimTime::from_ms(1_025));
@@ -202,7 +360,7 @@ mod tests {
         let h = base()
             .ret(5_010, who("B", 1), try_wait(5_000), Outcome::NotAcquired)
             .build();
-        assert_eq!(check(&h).len(), 1);
+        assert_eq!(check(&h, &Work::default()).len(), 1);
         let fault = Fault::Partition {
             client: "B".into(),
             at_ms: 500,
@@ -218,6 +376,6 @@ mod tests {
             )
             .ret(5_010, who("B", 1), try_wait(5_000), Outcome::NotAcquired)
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use lockcore::LockName;
 
+use crate::check::work::Work;
 use crate::history::{RecordKind, Who};
 use crate::{History, Invariant, Violation};
 
@@ -11,10 +12,10 @@ use crate::{History, Invariant, Violation};
 /// lease-lost signal ([`RecordKind::Hold`] to [`RecordKind::Release`]).
 /// Each acquisition that starts while another thread's belief is open is
 /// one violation.
-pub(crate) fn check(history: &History) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     let mut holders: BTreeMap<&LockName, BTreeMap<&Who, usize>> = BTreeMap::new();
     let mut found = Vec::new();
-    for (i, r) in history.iter() {
+    for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Hold { who, lock, .. } => {
                 let open = holders.entry(lock).or_default();
@@ -54,7 +55,7 @@ mod tests {
             .release(20, who("A", 1), ReleaseCause::Unlock)
             .hold(25, who("B", 1), 30_000, None)
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 
     /// B acquiring while A still believes it holds (A's lease expired
@@ -67,7 +68,7 @@ mod tests {
             .hold(200, who("B", 1), 100, None)
             .release(300, who("A", 1), ReleaseCause::Unlock)
             .build();
-        let v = check(&h);
+        let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].clients, vec!["A".to_owned(), "B".to_owned()]);
         assert_eq!(v[0].events, vec![0, 1]);
@@ -82,6 +83,6 @@ mod tests {
             .release(50, who("A", 1), ReleaseCause::Crash)
             .hold(200, who("B", 1), 100, None)
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use lockcore::{Call, LockName};
 
+use crate::check::work::Work;
 use crate::history::{Proc, RecordKind};
 use crate::{History, Invariant, Violation};
 
@@ -14,20 +15,26 @@ struct State {
     holders: u32,
     /// The unlock return after which no thread held it, if any since.
     unlocked: Option<usize>,
+    /// Unlock calls of the process still waiting for their answer: while
+    /// one is in flight the watchdog has not been told to stop, whatever
+    /// a sibling's unlock returned.
+    unlocking: u32,
 }
 
-/// Per (process, lock): once an unlock has returned and no thread of the
-/// process believes it holds the lock, a [`RecordKind::RenewSent`] is a
+/// Per (process, lock): once an unlock has returned, no thread of the
+/// process believes it holds the lock and no other unlock of it is still
+/// in flight (a sibling's failed unlock is not the cut-off while the last
+/// holder's own unlock is on its way), a [`RecordKind::RenewSent`] is a
 /// violation (reported once per such stretch). A new acquisition starts
 /// a new stretch. The unlock's *return* is the line, not its call: a
 /// renewal racing the unlock script on the wire is expected. Retries
 /// (lockcore resending a renewal that timed out, first sent while the lock
 /// was held) are the transport's doing, not the watchdog's, and are not
 /// judged.
-pub(crate) fn check(history: &History) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     let mut state: BTreeMap<(Proc, &LockName), State> = BTreeMap::new();
     let mut found = Vec::new();
-    for (i, r) in history.iter() {
+    for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Hold { who, lock, .. } => {
                 let s = state.entry((who.process(), lock)).or_default();
@@ -38,6 +45,13 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
                 let s = state.entry((who.process(), lock)).or_default();
                 s.holders = s.holders.saturating_sub(1);
             }
+            RecordKind::Call {
+                who,
+                lock,
+                call: Call::Unlock | Call::ForceUnlock,
+            } => {
+                state.entry((who.process(), lock)).or_default().unlocking += 1;
+            }
             RecordKind::Return {
                 who,
                 lock,
@@ -45,7 +59,8 @@ pub(crate) fn check(history: &History) -> Vec<Violation> {
                 ..
             } => {
                 let s = state.entry((who.process(), lock)).or_default();
-                if s.holders == 0 {
+                s.unlocking = s.unlocking.saturating_sub(1);
+                if s.holders == 0 && s.unlocking == 0 {
                     s.unlocked = Some(i);
                 }
             }
@@ -98,7 +113,7 @@ mod tests {
             .hold(10, who("A", 1), 30_000, None)
             .renew(10_010, "A");
         let h = unlocked(s, 15_000).build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 
     /// A renewal sent after the unlock returned (the older Redisson's
@@ -110,7 +125,7 @@ mod tests {
             .renew(20_010, "A")
             .renew(30_010, "A")
             .build();
-        let v = check(&h);
+        let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "reported once per stretch: {v:?}");
         assert_eq!(v[0].events, vec![3, 4]);
     }
@@ -124,7 +139,7 @@ mod tests {
             .hold(16_000, who("A", 2), 30_000, None)
             .renew(26_000, "A")
             .build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
     }
 
     /// lockcore resending a renewal that timed out while the lock was held
@@ -142,9 +157,46 @@ mod tests {
             retry: true,
         };
         let h = unlocked(s, 12_000).at(14_510, retry).build();
-        assert!(check(&h).is_empty());
+        assert!(check(&h, &Work::default()).is_empty());
         let s = Sample::new(5).hold(10, who("A", 1), 30_000, None);
         let h = unlocked(s, 12_000).renew(20_010, "A").build();
-        assert_eq!(check(&h).len(), 1);
+        assert_eq!(check(&h, &Work::default()).len(), 1);
+    }
+
+    /// Found by the property run (seed 2461, `redisson-batched`): A/t2's
+    /// unlock failed (timed out) after both of A's threads had let go, but
+    /// A/t1's own unlock was still in flight, so the watchdog had not been
+    /// told to stop and its batched round renewed. Not a renewal after
+    /// unlock: the cut-off is the last unlock's return.
+    #[test]
+    fn sibling_failed_unlock_is_not_the_cut_off() {
+        let err = || Outcome::Error {
+            message: "transport error: timed out waiting for a reply".into(),
+        };
+        let h = Sample::new(5)
+            .hold(10, who("A", 1), 3_000, None)
+            .hold(20, who("A", 2), 2_609, None)
+            .release(13_000, who("A", 2), ReleaseCause::Unlock)
+            .call(13_000, who("A", 2), Call::Unlock)
+            .release(18_000, who("A", 1), ReleaseCause::Unlock)
+            .call(18_000, who("A", 1), Call::Unlock)
+            .ret(29_682, who("A", 2), Call::Unlock, err())
+            .renew(30_034, "A")
+            .ret(30_035, who("A", 1), Call::Unlock, err())
+            .build();
+        assert!(
+            check(&h, &Work::default()).is_empty(),
+            "{:?}",
+            check(&h, &Work::default())
+        );
+        // Once the last unlock has returned, a renewal is judged.
+        let h = Sample::new(5)
+            .hold(10, who("A", 1), 3_000, None)
+            .release(18_000, who("A", 1), ReleaseCause::Unlock)
+            .call(18_000, who("A", 1), Call::Unlock)
+            .ret(30_035, who("A", 1), Call::Unlock, err())
+            .renew(31_000, "A")
+            .build();
+        assert_eq!(check(&h, &Work::default()).len(), 1);
     }
 }

@@ -1,0 +1,471 @@
+//! What a chart shows, before any drawing: lanes, bars, marks and rules,
+//! each tied to the history record it comes from. Pure data, so the chart's
+//! logic is tested without parsing SVG.
+
+use std::collections::BTreeMap;
+
+use lockcore::Call;
+use sim::{Outcome, Phase, RecordKind, ReleaseCause, Run, SimTime};
+
+/// Colours of clients, by their order in the spec.
+pub(crate) const PALETTE: [&str; 6] = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
+];
+
+/// The colour of fault windows.
+pub(crate) const FAULT: &str = "#bab0ac";
+
+/// How a point event is drawn; the legend lists them in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Glyph {
+    /// A renewal sent (small grey dot); a resend is hollow.
+    RenewSent,
+    /// A renewal replied 1 (green dot).
+    Renewed,
+    /// A renewal replied 0: the key was not ours (orange triangle).
+    RenewMissed,
+    /// A renewal failed on the wire (red cross).
+    RenewError,
+    /// The watchdog stopped renewing (red square).
+    RenewStopped,
+    /// `fenced`: the holder learned its lease was lost (purple diamond).
+    LeaseLost,
+    /// The resource accepted a write (black square).
+    WriteAccepted,
+    /// The resource rejected a stale write (red X).
+    WriteRejected,
+    /// An unlock failed (red downward triangle).
+    UnlockError,
+    /// A process crashed (black X).
+    Crash,
+}
+
+impl Glyph {
+    /// The legend's words for it.
+    pub(crate) fn meaning(self) -> &'static str {
+        match self {
+            Glyph::RenewSent => "renewal sent",
+            Glyph::Renewed => "renewal -> 1",
+            Glyph::RenewMissed => "renewal -> 0 (not held)",
+            Glyph::RenewError => "renewal failed",
+            Glyph::RenewStopped => "renewal stopped",
+            Glyph::LeaseLost => "lease lost",
+            Glyph::WriteAccepted => "write accepted",
+            Glyph::WriteRejected => "write rejected",
+            Glyph::UnlockError => "unlock error",
+            Glyph::Crash => "crash",
+        }
+    }
+}
+
+/// A span on a lane: a belief, Redis's holder, or a fault window.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Bar {
+    pub(crate) lane: usize,
+    pub(crate) from: SimTime,
+    pub(crate) to: SimTime,
+    pub(crate) color: &'static str,
+    /// Text drawn on the bar (a fault's kind, target and length).
+    pub(crate) label: Option<String>,
+    /// The tooltip.
+    pub(crate) title: String,
+    /// The record that opened it.
+    pub(crate) record: usize,
+}
+
+/// A point event on a lane.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Mark {
+    pub(crate) lane: usize,
+    pub(crate) at: SimTime,
+    pub(crate) glyph: Glyph,
+    /// A resend (drawn hollow).
+    pub(crate) hollow: bool,
+    /// Text drawn beside it (a write's token).
+    pub(crate) label: Option<String>,
+    pub(crate) title: String,
+    pub(crate) record: usize,
+}
+
+/// A broken invariant: a vertical rule across every lane.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rule {
+    pub(crate) at: SimTime,
+    /// The invariant's name, drawn at the top.
+    pub(crate) label: String,
+    pub(crate) title: String,
+    pub(crate) records: Vec<usize>,
+}
+
+/// Everything a chart shows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Layout {
+    pub(crate) end: SimTime,
+    pub(crate) lanes: Vec<String>,
+    pub(crate) bars: Vec<Bar>,
+    pub(crate) marks: Vec<Mark>,
+    pub(crate) rules: Vec<Rule>,
+    /// The glyphs present, for the legend.
+    pub(crate) glyphs: Vec<Glyph>,
+}
+
+/// A fault's one-line label: `pause A 45s`, `redis restart`.
+fn fault_label(fault: &sim::Fault) -> String {
+    let text = crate::fault_line(fault);
+    let mut parts = text.split(' ');
+    let kind = parts.next().unwrap_or("fault").to_owned();
+    let mut who = String::new();
+    let mut length = String::new();
+    for p in parts {
+        match p.split_once('=') {
+            Some(("client", c)) => who = format!(" {c}"),
+            Some(("duration_ms", d)) => length = format!(" {}", seconds(d)),
+            Some(("restart_after_ms", d)) => length = format!(" restart after {}", seconds(d)),
+            _ => {}
+        }
+    }
+    format!("{kind}{who}{length}")
+}
+
+fn seconds(ms: &str) -> String {
+    match ms.parse::<u64>() {
+        Ok(ms) if ms.is_multiple_of(1_000) => format!("{}s", ms / 1_000),
+        Ok(ms) => format!("{}.{:03}s", ms / 1_000, ms % 1_000),
+        Err(_) => format!("{ms}ms"),
+    }
+}
+
+/// Lays out `run`: lanes for faults, Redis's holder, then each process's
+/// watchdog followed by its threads, in order of first appearance.
+pub(crate) fn layout(run: &Run) -> Layout {
+    let mut b = Builder::new(run);
+    for (i, r) in run.history.iter() {
+        b.record(i, r.at, &r.kind);
+    }
+    b.finish(run)
+}
+
+struct Builder {
+    end: SimTime,
+    clients: Vec<String>,
+    lanes: Vec<String>,
+    lane_of: BTreeMap<String, usize>,
+    bars: Vec<Bar>,
+    marks: Vec<Mark>,
+    holding: BTreeMap<String, (SimTime, &'static str, String, usize)>,
+    redis: Option<(SimTime, &'static str, String, usize)>,
+    faults: BTreeMap<String, (SimTime, usize, String)>,
+}
+
+impl Builder {
+    fn new(run: &Run) -> Builder {
+        Builder {
+            end: run.history.meta.horizon.max(SimTime(1)),
+            clients: run.spec.clients.iter().map(|c| c.name.clone()).collect(),
+            lanes: vec!["redis holder".to_owned()],
+            lane_of: BTreeMap::from([("redis holder".to_owned(), 0)]),
+            bars: Vec::new(),
+            marks: Vec::new(),
+            holding: BTreeMap::new(),
+            redis: None,
+            faults: BTreeMap::new(),
+        }
+    }
+
+    fn color(&self, client: &str) -> &'static str {
+        let i = self.clients.iter().position(|c| c == client).unwrap_or(0);
+        PALETTE[i % PALETTE.len()]
+    }
+
+    fn lane(&mut self, name: String) -> usize {
+        if let Some(&l) = self.lane_of.get(&name) {
+            return l;
+        }
+        self.lanes.push(name.clone());
+        self.lane_of.insert(name, self.lanes.len() - 1);
+        self.lanes.len() - 1
+    }
+
+    fn mark(&mut self, lane: usize, at: SimTime, glyph: Glyph, title: String, record: usize) {
+        self.marks.push(Mark {
+            lane,
+            at,
+            glyph,
+            hollow: false,
+            label: None,
+            title,
+            record,
+        });
+    }
+
+    fn record(&mut self, i: usize, at: SimTime, kind: &RecordKind) {
+        match kind {
+            RecordKind::Start { process, .. } => {
+                self.lane(format!("{process} watchdog"));
+            }
+            RecordKind::Hold { who, token, .. } => {
+                self.lane(who.to_string());
+                let t = token.map(|t| format!(" token {t}")).unwrap_or_default();
+                let c = self.color(&who.client);
+                let title = format!("{who} believes it holds{t}");
+                self.holding.insert(who.to_string(), (at, c, title, i));
+            }
+            RecordKind::Release { who, cause, .. } => self.release(&who.to_string(), *cause, at),
+            RecordKind::Server { holder, .. } => {
+                if let Some((from, color, title, record)) = self.redis.take() {
+                    self.bars.push(Bar {
+                        lane: 0,
+                        from,
+                        to: at,
+                        color,
+                        label: None,
+                        title,
+                        record,
+                    });
+                }
+                if let Some(h) = holder {
+                    self.redis =
+                        Some((at, self.color(&h.client), format!("Redis: held by {h}"), i));
+                }
+            }
+            RecordKind::RenewSent { process, retry, .. } => {
+                let l = self.lane(format!("{process} watchdog"));
+                let title = if *retry {
+                    "renewal resent (retry)"
+                } else {
+                    "renewal sent"
+                };
+                self.mark(l, at, Glyph::RenewSent, title.to_owned(), i);
+                if let Some(m) = self.marks.last_mut() {
+                    m.hollow = *retry;
+                }
+            }
+            RecordKind::RenewReply { process, reply, .. } => {
+                let l = self.lane(format!("{process} watchdog"));
+                let glyph = match reply.as_str() {
+                    "1" => Glyph::Renewed,
+                    "0" => Glyph::RenewMissed,
+                    _ => Glyph::RenewError,
+                };
+                self.mark(l, at, glyph, format!("renewal -> {reply}"), i);
+            }
+            RecordKind::Lock { process, event } => {
+                let (glyph, title) = match event {
+                    lockcore::Event::RenewalStopped { reason, .. } => {
+                        (Glyph::RenewStopped, format!("renewal stopped: {reason}"))
+                    }
+                    lockcore::Event::LeaseLost { .. } => {
+                        (Glyph::LeaseLost, "lease lost".to_owned())
+                    }
+                    lockcore::Event::Renewed { .. } => return,
+                };
+                let l = self.lane(format!("{process} watchdog"));
+                self.mark(l, at, glyph, title, i);
+            }
+            RecordKind::Write {
+                who,
+                token,
+                accepted,
+                ..
+            } => {
+                let l = self.lane(who.to_string());
+                let t = token.map(|t| format!("token {t}"));
+                let (glyph, verdict) = if *accepted {
+                    (Glyph::WriteAccepted, "accepted")
+                } else {
+                    (Glyph::WriteRejected, "REJECTED")
+                };
+                let shown = t.clone().unwrap_or_else(|| "no token".to_owned());
+                self.mark(l, at, glyph, format!("write ({shown}) {verdict}"), i);
+                if let Some(m) = self.marks.last_mut() {
+                    m.label = t.map(|_| shown);
+                }
+            }
+            RecordKind::Return {
+                who,
+                call: Call::Unlock,
+                outcome: Outcome::Error { message },
+                ..
+            } => {
+                let l = self.lane(who.to_string());
+                self.mark(
+                    l,
+                    at,
+                    Glyph::UnlockError,
+                    format!("unlock error: {message}"),
+                    i,
+                );
+            }
+            RecordKind::Fault { fault, phase } => self.fault(fault, *phase, at, i),
+            RecordKind::Crash { process } => {
+                let l = self.lane(format!("{process} watchdog"));
+                self.mark(l, at, Glyph::Crash, format!("{process} crashes"), i);
+            }
+            _ => {}
+        }
+    }
+
+    fn release(&mut self, who: &str, cause: ReleaseCause, at: SimTime) {
+        let Some((from, color, title, record)) = self.holding.remove(who) else {
+            return;
+        };
+        let lane = self.lane(who.to_owned());
+        let why = match cause {
+            ReleaseCause::Unlock => "unlock",
+            ReleaseCause::Crash => "crash",
+            ReleaseCause::LeaseLost => "lease lost",
+        };
+        self.bars.push(Bar {
+            lane,
+            from,
+            to: at,
+            color,
+            label: None,
+            title: format!("{title} (until {why})"),
+            record,
+        });
+    }
+
+    /// Each fault gets a lane of its own, so windows and their labels
+    /// never overlap.
+    fn fault(&mut self, fault: &sim::Fault, phase: Phase, at: SimTime, i: usize) {
+        let key = crate::fault_line(fault);
+        match phase {
+            Phase::Begin => {
+                self.faults.insert(key, (at, i, fault_label(fault)));
+            }
+            Phase::End => {
+                let (from, record, label) =
+                    self.faults
+                        .remove(&key)
+                        .unwrap_or((at, i, fault_label(fault)));
+                self.fault_bar(key, from, at, record, label);
+            }
+        }
+    }
+
+    fn fault_bar(&mut self, key: String, from: SimTime, to: SimTime, record: usize, label: String) {
+        let lane = self.lane(format!("fault: {label}"));
+        self.bars.push(Bar {
+            lane,
+            from,
+            to,
+            color: FAULT,
+            label: Some(label),
+            title: key,
+            record,
+        });
+    }
+
+    fn finish(mut self, run: &Run) -> Layout {
+        let end = self.end;
+        for (who, (from, color, title, record)) in std::mem::take(&mut self.holding) {
+            let lane = self.lane(who);
+            self.bars.push(Bar {
+                lane,
+                from,
+                to: end,
+                color,
+                label: None,
+                title: format!("{title} (to the end)"),
+                record,
+            });
+        }
+        if let Some((from, color, title, record)) = self.redis.take() {
+            self.bars.push(Bar {
+                lane: 0,
+                from,
+                to: end,
+                color,
+                label: None,
+                title,
+                record,
+            });
+        }
+        for (key, (from, record, label)) in std::mem::take(&mut self.faults) {
+            self.fault_bar(key, from, end, record, label);
+        }
+        let rules = run
+            .violations
+            .iter()
+            .map(|v| Rule {
+                at: v.at,
+                label: v.invariant.name().to_owned(),
+                title: format!("{} at {}: {}", v.invariant, v.at, v.detail),
+                records: v.events.clone(),
+            })
+            .collect();
+        let mut glyphs: Vec<Glyph> = self.marks.iter().map(|m| m.glyph).collect();
+        glyphs.sort();
+        glyphs.dedup();
+        Layout {
+            end,
+            lanes: self.lanes,
+            bars: self.bars,
+            marks: self.marks,
+            rules,
+            glyphs,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockcore::Profile;
+
+    fn layout_of(name: &str, profile: Profile) -> Layout {
+        let s = crate::builtin(name).unwrap();
+        layout(&sim::run(&s.spec(None, Some(profile))).unwrap())
+    }
+
+    /// stw-pause under fenced: the pause window has its own lane, labelled
+    /// with kind, target and length; A's late write is a rejected write
+    /// labelled with its token; B's is accepted; the violation is a rule
+    /// named by its invariant.
+    #[test]
+    fn stw_pause_under_fenced() {
+        let l = layout_of("stw-pause", Profile::Fenced);
+        let fault = l
+            .bars
+            .iter()
+            .find(|b| b.color == FAULT)
+            .expect("a fault bar");
+        assert_eq!(fault.label.as_deref(), Some("pause A 45s"));
+        assert_eq!(l.lanes[fault.lane], "fault: pause A 45s");
+        assert_eq!(fault.title, "pause client=A at_ms=5000 duration_ms=45000");
+        let rejected = l
+            .marks
+            .iter()
+            .find(|m| m.glyph == Glyph::WriteRejected)
+            .expect("rejected");
+        assert_eq!(rejected.label.as_deref(), Some("token 1"));
+        assert_eq!(l.lanes[rejected.lane], "A/t1");
+        assert!(
+            l.marks
+                .iter()
+                .any(|m| m.glyph == Glyph::WriteAccepted && l.lanes[m.lane] == "B/t1")
+        );
+        assert_eq!(l.rules[0].label, "mutual-exclusion");
+        assert!(l.glyphs.contains(&Glyph::WriteRejected));
+    }
+
+    /// Renewals, their replies and unlock errors are distinct marks: the
+    /// tiny timeout's renewal replies 0 and A's unlock fails.
+    #[test]
+    fn renewal_outcomes_and_unlock_errors_are_distinct() {
+        let l = layout_of("tiny-watchdog-timeout", Profile::Redisson);
+        for g in [
+            Glyph::RenewSent,
+            Glyph::RenewMissed,
+            Glyph::RenewStopped,
+            Glyph::UnlockError,
+        ] {
+            assert!(l.glyphs.contains(&g), "{g:?} missing: {:?}", l.glyphs);
+        }
+        let crash = layout_of("client-crash", Profile::Redisson);
+        assert!(crash.glyphs.contains(&Glyph::Crash));
+        let lost = layout_of("lease-shorter-than-work", Profile::Fenced);
+        assert!(lost.glyphs.contains(&Glyph::LeaseLost), "{:?}", lost.glyphs);
+    }
+}

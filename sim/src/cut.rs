@@ -1,0 +1,112 @@
+//! What the horizon cut short: threads still working when the run
+//! stopped. A run that ends with a thread mid-script did not test the
+//! rest of that script, and a verdict must say so rather than pass.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::history::Who;
+use crate::process::{Process, Thread};
+use crate::script::Instr;
+use crate::timeline::call_text;
+
+/// A thread still working at the horizon.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutShort {
+    /// The thread.
+    pub who: Who,
+    /// What it was doing: `lock()` (a call waiting for its answer) or
+    /// `work or sleep`.
+    pub doing: String,
+    /// How many steps of its script never ran (repeats expanded), the
+    /// one in progress included.
+    pub steps_not_run: u64,
+    /// The kinds of those steps (`lock`, `try-lock`, `unlock`, `write`,
+    /// ...), sorted: an expectation counting their events cannot hold.
+    pub kinds_not_run: Vec<String>,
+}
+
+impl fmt::Display for CutShort {
+    /// `thread B/t1 still working at the horizon (in lock(); 2 steps not run: lock, unlock)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "thread {} still working at the horizon (in {}; {} step{} not run: {})",
+            self.who,
+            self.doing,
+            self.steps_not_run,
+            if self.steps_not_run == 1 { "" } else { "s" },
+            self.kinds_not_run.join(", ")
+        )
+    }
+}
+
+/// Every thread of a live process that has not finished its script.
+/// A crashed process's threads are not cut short: the crash ended them.
+pub(crate) fn cut_short(procs: &[Process]) -> Vec<CutShort> {
+    let mut out = Vec::new();
+    for p in procs.iter().filter(|p| p.alive) {
+        for (t, thread) in p.threads.iter().enumerate() {
+            if !thread.done {
+                out.push(of_thread(p.who(t), thread));
+            }
+        }
+    }
+    out
+}
+
+fn of_thread(who: Who, thread: &Thread) -> CutShort {
+    let mut kinds = BTreeSet::new();
+    let mut steps = 0u64;
+    let doing = match &thread.pending {
+        Some((call, _)) => {
+            steps += 1;
+            kinds.insert(call_kind(call));
+            call_text(call)
+        }
+        None if thread.sleeping => {
+            steps += 1;
+            "work or sleep".to_owned()
+        }
+        None => "its script".to_owned(),
+    };
+    // The rest of the script, as the thread would run it if every call
+    // succeeded: bounded by validation's limit on steps.
+    let mut cursor = thread.cursor.clone();
+    while let Some(instr) = cursor.next(&thread.program) {
+        steps += 1;
+        kinds.insert(instr_kind(instr));
+    }
+    CutShort {
+        who,
+        doing,
+        steps_not_run: steps,
+        kinds_not_run: kinds.into_iter().map(str::to_owned).collect(),
+    }
+}
+
+fn call_kind(call: &lockcore::Call) -> &'static str {
+    match call {
+        lockcore::Call::Lock { .. } => "lock",
+        lockcore::Call::TryLock { .. } => "try-lock",
+        lockcore::Call::Unlock => "unlock",
+        lockcore::Call::ForceUnlock => "force-unlock",
+        _ => "query",
+    }
+}
+
+/// The scenario-file name of an instruction's step.
+fn instr_kind(instr: Instr) -> &'static str {
+    match instr {
+        Instr::Lock { .. } => "lock",
+        Instr::TryLock { .. } => "try-lock",
+        Instr::Work(_) => "work",
+        Instr::Write => "write",
+        Instr::Unlock => "unlock",
+        Instr::ForceUnlock => "force-unlock",
+        Instr::Sleep(_) => "sleep",
+        Instr::Loop { .. } | Instr::EndLoop { .. } => "repeat",
+    }
+}
