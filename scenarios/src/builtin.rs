@@ -70,17 +70,29 @@ pub fn load(name_or_path: &str) -> Result<Scenario, InputError> {
     if let Some(s) = builtin(name_or_path) {
         return Ok(s);
     }
-    let path = std::path::Path::new(name_or_path);
-    if !path.is_file() {
-        return Err(InputError::UnknownScenario {
-            name: name_or_path.to_owned(),
-            known: builtin_names().collect::<Vec<_>>().join(", "),
-        });
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::Unreadable {
+    let unreadable = |e: std::io::Error| InputError::Unreadable {
         path: name_or_path.to_owned(),
         reason: e.to_string(),
-    })?;
+    };
+    // Only "not found" means no such file: a directory, or a path the OS
+    // refuses to look at, is reported as what it is.
+    match std::fs::metadata(name_or_path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(InputError::UnknownScenario {
+                name: name_or_path.to_owned(),
+                known: builtin_names().collect::<Vec<_>>().join(", "),
+            });
+        }
+        Err(e) => return Err(unreadable(e)),
+        Ok(m) if m.is_dir() => {
+            return Err(InputError::IsADirectory {
+                path: name_or_path.to_owned(),
+            });
+        }
+        // Anything else is read: a file, but also a pipe such as /dev/stdin.
+        Ok(_) => {}
+    }
+    let text = std::fs::read_to_string(name_or_path).map_err(unreadable)?;
     Scenario::parse(&text, name_or_path)
 }
 
@@ -169,5 +181,45 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("stw-pause"), "{text}");
+    }
+
+    /// A directory used to be reported as "no such file": now it is named
+    /// as a directory.
+    #[test]
+    fn a_directory_is_not_a_scenario_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap();
+        let err = load(path).unwrap_err();
+        assert_eq!(
+            err,
+            InputError::IsADirectory {
+                path: path.to_owned()
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("{path} is a directory, not a scenario file")
+        );
+    }
+
+    /// A path the OS refuses to look at (here: through a plain file, as if
+    /// it were a directory) is unreadable with the OS's reason, not unknown.
+    #[test]
+    fn a_path_that_cannot_be_looked_at_is_unreadable() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain");
+        std::fs::write(&file, "").unwrap();
+        let path = file.join("x.toml");
+        let path = path.to_str().unwrap();
+        let err = load(path).unwrap_err();
+        assert!(
+            matches!(&err, InputError::Unreadable { path: p, reason } if p == path && !reason.is_empty()),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with(&format!("cannot read {path}: ")),
+            "{err}"
+        );
     }
 }

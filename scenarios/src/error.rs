@@ -1,4 +1,5 @@
-//! Errors for bad input: unknown names, unreadable or malformed scenario files.
+//! Errors for bad input: unknown names, unreadable or malformed scenario
+//! files, paths that cannot be written, seed ranges that cannot be explored.
 
 use thiserror::Error;
 
@@ -23,6 +24,38 @@ pub enum InputError {
         path: String,
         /// The operating system's reason.
         reason: String,
+    },
+    /// The path names a directory where a scenario file was expected.
+    #[error("{path} is a directory, not a scenario file")]
+    IsADirectory {
+        /// The directory.
+        path: String,
+    },
+    /// A file or directory could not be written (`--save`, `report --out`).
+    #[error("cannot write {path}: {reason}")]
+    Unwritable {
+        /// The file or directory.
+        path: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// `explore --seeds 0`: a sweep over no seed would test nothing and
+    /// still look like a pass.
+    #[error("--seeds 0 explores nothing: give at least 1 seed")]
+    NoSeeds,
+    /// `explore --from F --seeds N` with F + N past `u64::MAX`: the range
+    /// would wrap or be cut short without saying so.
+    #[error(
+        "--from {from} --seeds {seeds} runs past the last seed: from + seeds must be at most \
+         18446744073709551615, so at most {max} seeds from {from}"
+    )]
+    SeedRangeOverflow {
+        /// The first seed.
+        from: u64,
+        /// How many seeds were asked for.
+        seeds: u64,
+        /// How many seeds fit from `from`.
+        max: u64,
     },
     /// The file is not a valid scenario: TOML syntax, an unknown field, a
     /// wrong type or a missing field.

@@ -1,11 +1,16 @@
 //! Random exploration: sim's generated spec for each seed, run and checked.
+//!
+//! A sweep may cover billions of seeds and be stopped at any time, so it
+//! keeps only counts: each finding goes to a sink as soon as it is found,
+//! in seed then profile order, and is then dropped.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use lockcore::Profile;
 use sim::{Invariant, Run, SimError, SimSpec};
 
-use crate::Broken;
+use crate::{Broken, SeedRange};
 
 /// The spec explored for `seed`: sim's random scenario and fault plan,
 /// with every client on `profile` (or a profile drawn from the seed).
@@ -46,77 +51,228 @@ impl Finding {
     }
 }
 
-/// What a sweep over seeds found.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// What a sweep reports as it goes, in seed then profile order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SweepEvent<'a> {
+    /// A run broke at least one invariant.
+    Found(&'a Finding),
+    /// A run could not be made: a bug in sim's generator, not a finding.
+    Failed {
+        /// The seed.
+        seed: u64,
+        /// The profile.
+        profile: Profile,
+        /// Why.
+        reason: &'a str,
+    },
+    /// Every profile of this seed has run.
+    SeedDone(u64),
+}
+
+/// What a sweep over seeds found: counts only, so its size does not grow
+/// with the number of seeds.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Exploration {
+    /// The seeds asked for.
+    pub range: SeedRange,
+    /// The first seed not explored: `range.end()` when the sweep finished,
+    /// less when it was stopped.
+    pub next: u64,
     /// How many runs were made.
     pub runs: u64,
-    /// Every run that broke an invariant, in seed then profile order.
-    pub findings: Vec<Finding>,
-    /// Seeds whose spec could not run (a bug in the generator), with why.
-    pub errors: Vec<(u64, Profile, String)>,
+    /// How many runs broke at least one invariant.
+    pub violating: u64,
+    /// How many runs could not be made.
+    pub failed: u64,
+    /// How many runs broke each invariant, by profile.
+    counts: BTreeMap<(Profile, Invariant), u64>,
 }
 
 impl Exploration {
-    /// How many runs broke each invariant.
-    pub fn by_invariant(&self) -> BTreeMap<Invariant, usize> {
+    /// An empty sweep of `range`.
+    pub fn new(range: SeedRange) -> Exploration {
+        Exploration {
+            range,
+            next: range.from(),
+            runs: 0,
+            violating: 0,
+            failed: 0,
+            counts: BTreeMap::new(),
+        }
+    }
+
+    /// Whether the sweep stopped before its last seed.
+    pub fn interrupted(&self) -> bool {
+        self.next < self.range.end()
+    }
+
+    /// The seeds still to explore after a stop, if any.
+    pub fn rest(&self) -> Option<SeedRange> {
+        self.range.rest(self.next)
+    }
+
+    /// How many runs broke each invariant, over every profile.
+    pub fn by_invariant(&self) -> BTreeMap<Invariant, u64> {
         let mut counts = BTreeMap::new();
-        for f in &self.findings {
-            for inv in f.invariants() {
-                *counts.entry(inv).or_insert(0) += 1;
-            }
+        for ((_, inv), n) in &self.counts {
+            *counts.entry(*inv).or_insert(0) += n;
         }
         counts
     }
 
     /// How many runs of `profile` broke each invariant.
-    pub fn by_invariant_of(&self, profile: Profile) -> BTreeMap<Invariant, usize> {
-        let mut counts = BTreeMap::new();
-        for f in self.findings.iter().filter(|f| f.profile == profile) {
-            for inv in f.invariants() {
-                *counts.entry(inv).or_insert(0) += 1;
-            }
-        }
-        counts
+    pub fn by_invariant_of(&self, profile: Profile) -> BTreeMap<Invariant, u64> {
+        self.counts
+            .iter()
+            .filter(|((p, _), _)| *p == profile)
+            .map(|((_, inv), n)| (*inv, *n))
+            .collect()
     }
 
-    /// Runs seed `seed` under `profile` and records what it found.
-    pub fn add(&mut self, seed: u64, profile: Profile) {
+    /// Runs seed `seed` under `profile`, counts what it found and tells `sink`.
+    fn add(&mut self, seed: u64, profile: Profile, sink: &mut impl FnMut(SweepEvent<'_>)) {
         self.runs += 1;
         match explore_seed(seed, Some(profile)) {
             Ok(run) if !run.violations.is_empty() => {
                 let outcome = crate::Outcome::of(&run);
-                self.findings.push(Finding {
+                let finding = Finding {
                     seed,
                     profile,
                     broken: outcome.broken,
                     history_hash: run.history.hash(),
-                });
+                };
+                self.violating += 1;
+                for inv in finding.invariants() {
+                    *self.counts.entry((profile, inv)).or_insert(0) += 1;
+                }
+                sink(SweepEvent::Found(&finding));
             }
             Ok(_) => {}
-            Err(e) => self.errors.push((seed, profile, e.to_string())),
+            Err(e) => {
+                self.failed += 1;
+                let reason = e.to_string();
+                sink(SweepEvent::Failed {
+                    seed,
+                    profile,
+                    reason: &reason,
+                });
+            }
         }
     }
 }
 
-/// Explores `count` seeds from `from`, under `profile` or under every
-/// profile; `progress` is called after each seed.
+/// Explores the seeds of `range` in order, under `profile` or under every
+/// profile, and tells `sink` each finding as soon as its run ends. `stop`
+/// is polled before each seed (a seed's runs are never cut in half): once
+/// it is set the sweep ends, and [`Exploration::rest`] says where to resume.
 pub fn explore(
-    from: u64,
-    count: u64,
+    range: SeedRange,
     profile: Option<Profile>,
-    mut progress: impl FnMut(u64),
+    stop: &AtomicBool,
+    mut sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
     let profiles: Vec<Profile> = match profile {
         Some(p) => vec![p],
         None => Profile::ALL.to_vec(),
     };
-    let mut found = Exploration::default();
-    for seed in from..from.saturating_add(count) {
-        for p in &profiles {
-            found.add(seed, *p);
+    let mut found = Exploration::new(range);
+    for seed in range.seeds() {
+        if stop.load(Ordering::SeqCst) {
+            break;
         }
-        progress(seed);
+        for p in &profiles {
+            found.add(seed, *p, &mut sink);
+        }
+        // seed < range.end() <= u64::MAX, so this cannot overflow.
+        found.next = seed + 1;
+        sink(SweepEvent::SeedDone(seed));
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the sink saw, one line per event, for comparing sweeps.
+    fn sweep(range: SeedRange, stop_after: Option<u64>) -> (Exploration, Vec<String>) {
+        let stop = AtomicBool::new(false);
+        let mut seen = Vec::new();
+        let found = explore(range, Some(Profile::Redisson), &stop, |e| {
+            seen.push(match e {
+                SweepEvent::Found(f) => format!("found {} {}", f.seed, f.history_hash),
+                SweepEvent::Failed { seed, reason, .. } => format!("failed {seed} {reason}"),
+                SweepEvent::SeedDone(s) => {
+                    if Some(s) == stop_after {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    format!("done {s}")
+                }
+            })
+        });
+        (found, seen)
+    }
+
+    /// Each finding reaches the sink while its seed is being explored,
+    /// after the previous seed is done and before its own seed is: nothing
+    /// waits for the end of the sweep, so an interrupted sweep has already
+    /// shown all it found.
+    #[test]
+    fn findings_stream_in_seed_order() {
+        let (found, seen) = sweep(SeedRange::new(0, 8).unwrap(), None);
+        let mut current = 0;
+        let mut streamed = 0;
+        for line in &seen {
+            let mut words = line.split(' ');
+            let (kind, seed) = (words.next(), words.next().and_then(|s| s.parse().ok()));
+            match kind {
+                Some("found") => {
+                    assert_eq!(seed, Some(current), "{seen:?}");
+                    streamed += 1;
+                }
+                Some("done") => {
+                    assert_eq!(seed, Some(current), "{seen:?}");
+                    current += 1;
+                }
+                _ => panic!("unexpected event {line}"),
+            }
+        }
+        assert_eq!(current, 8);
+        assert_eq!(streamed, found.violating);
+        assert!(
+            streamed > 0,
+            "no violation in 8 seeds: the test shows nothing"
+        );
+        assert!(!found.interrupted() && found.rest().is_none());
+    }
+
+    /// A stop set while seed 12 runs ends the sweep after seed 12; the rest
+    /// of the range, explored on its own, gives exactly the events the whole
+    /// range gives after seed 12, so a resumed sweep loses and repeats nothing.
+    #[test]
+    fn stopped_sweep_resumes_where_it_stopped() {
+        let range = SeedRange::new(10, 6).unwrap();
+        let (whole, all) = sweep(range, None);
+        let (first, mut seen) = sweep(range, Some(12));
+        assert!(first.interrupted());
+        assert_eq!(first.next, 13);
+        let rest = first.rest().unwrap();
+        assert_eq!((rest.from(), rest.count()), (13, 3));
+        let (second, more) = sweep(rest, None);
+        seen.extend(more);
+        assert_eq!(seen, all);
+        assert_eq!(first.runs + second.runs, whole.runs);
+        assert_eq!(first.violating + second.violating, whole.violating);
+    }
+
+    /// A stop already set runs nothing and leaves the whole range to resume.
+    #[test]
+    fn stop_before_the_first_seed_runs_nothing() {
+        let range = SeedRange::new(3, 4).unwrap();
+        let stop = AtomicBool::new(true);
+        let mut events = 0;
+        let found = explore(range, None, &stop, |_| events += 1);
+        assert_eq!((found.runs, events), (0, 0));
+        assert_eq!(found.rest(), Some(range));
+    }
 }

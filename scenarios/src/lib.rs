@@ -13,9 +13,12 @@
 //! checks over a small vocabulary of events ([`EventKind`]). No scenario has
 //! code of its own.
 //!
-//! Exploration runs sim's random specs seed by seed; every violation is
-//! shrunk to a minimal fault plan that can be saved and run as a scenario
-//! file. Reports run every built-in scenario under every profile.
+//! Exploration runs sim's random specs over a [`SeedRange`], seed by seed,
+//! handing each violation to a sink as soon as it is found and keeping only
+//! counts, so a sweep of any length runs in flat memory and can be stopped
+//! between seeds and resumed; a violation can be shrunk to a minimal fault
+//! plan that can be saved and run as a scenario file. Reports run every
+//! built-in scenario under every profile.
 //!
 //! Everything here is deterministic: the same scenario, seed and profile
 //! give the same history, timeline and report, byte for byte.
@@ -56,7 +59,8 @@
 //! - `trial`: one judged run and its JSON form.
 //! - `render`: the text of a trial (settings, timeline, verdict).
 //! - `chart`: an SVG chart of a run for the reports.
-//! - `explore`: random exploration over seeds.
+//! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
+//! - `explore`: random exploration over seeds, streamed to a sink.
 //! - `shrink`: shrinking a violating fault plan.
 //! - `envelope`: the safety envelope of a configuration ([`envelope`]).
 //! - `envelope_chart`: its table and SVG chart.
@@ -80,6 +84,7 @@ mod outcome;
 mod render;
 mod report;
 mod scenario;
+mod seeds;
 mod shrink;
 mod trial;
 
@@ -92,12 +97,13 @@ pub use envelope::{
 pub use envelope_chart::render_envelope_chart;
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
-pub use explore::{Exploration, Finding, explore, explore_seed, explored_spec};
+pub use explore::{Exploration, Finding, SweepEvent, explore, explore_seed, explored_spec};
 pub use html::render_html;
 pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
 pub use report::{ReportFile, chart_path, report_files, run_matrix, timeline_path, write_report};
 pub use scenario::Scenario;
+pub use seeds::SeedRange;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrunk_scenario};
 pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson};

@@ -77,16 +77,25 @@ pub fn report_files(matrix: &[(Scenario, Vec<Trial>)]) -> Vec<ReportFile> {
     files
 }
 
-/// Writes `files` under `dir`, replacing the old timelines.
-pub fn write_report(dir: &Path, files: &[ReportFile]) -> std::io::Result<()> {
+/// Writes `files` under `dir`, replacing the old timelines. A failure names
+/// the file or directory that could not be read, removed or written, and why.
+pub fn write_report(dir: &Path, files: &[ReportFile]) -> Result<(), InputError> {
+    let unreadable = |path: &Path, e: std::io::Error| InputError::Unreadable {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
+    let unwritable = |path: &Path, e: std::io::Error| InputError::Unwritable {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
     for (sub, ext) in [("timelines", "txt"), ("charts", "svg")] {
         let sub = dir.join(sub);
         if sub.is_dir() {
             // Files of scenarios that no longer exist must not linger.
-            for entry in std::fs::read_dir(&sub)? {
-                let path = entry?.path();
+            for entry in std::fs::read_dir(&sub).map_err(|e| unreadable(&sub, e))? {
+                let path = entry.map_err(|e| unreadable(&sub, e))?.path();
                 if path.extension().is_some_and(|e| e == ext) {
-                    std::fs::remove_file(path)?;
+                    std::fs::remove_file(&path).map_err(|e| unwritable(&path, e))?;
                 }
             }
         }
@@ -94,9 +103,9 @@ pub fn write_report(dir: &Path, files: &[ReportFile]) -> std::io::Result<()> {
     for f in files {
         let path = dir.join(&f.path);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent).map_err(|e| unwritable(parent, e))?;
         }
-        std::fs::write(path, &f.contents)?;
+        std::fs::write(&path, &f.contents).map_err(|e| unwritable(&path, e))?;
     }
     Ok(())
 }
@@ -221,5 +230,35 @@ mod tests {
             readme.contains("[violated ✓](timelines/stw-pause.redisson.txt)"),
             "{readme}"
         );
+    }
+
+    /// A report that cannot be written used to be reported as "cannot
+    /// read": now the error says "cannot write", with the path that failed
+    /// and the OS's reason.
+    #[test]
+    fn a_failed_write_says_cannot_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain");
+        std::fs::write(&file, "").unwrap();
+        let out = file.join("reports");
+        let files = [ReportFile {
+            path: "README.md".to_owned(),
+            contents: "x".to_owned(),
+        }];
+        let err = write_report(&out, &files).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(&err, InputError::Unwritable { path, .. } if path == &out.display().to_string()),
+            "{err:?}"
+        );
+        assert!(
+            text.starts_with(&format!("cannot write {}: ", out.display())),
+            "{text}"
+        );
+
+        // And a report that can be written is.
+        let ok = dir.path().join("ok");
+        write_report(&ok, &files).unwrap();
+        assert_eq!(std::fs::read_to_string(ok.join("README.md")).unwrap(), "x");
     }
 }

@@ -63,7 +63,7 @@ pub struct ExploreArgs {
     pub profile: Option<Profile>,
     /// How many violations to shrink (the first of each invariant and
     /// profile come first); 0 shrinks none.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = DEFAULT_SHRINK)]
     pub shrink: usize,
     /// How a shrunk plan is printed.
     #[arg(long, value_enum, default_value_t = PlanFormat::Toml)]
@@ -72,6 +72,9 @@ pub struct ExploreArgs {
     #[arg(long)]
     pub save: Option<PathBuf>,
 }
+
+/// How many violations `explore` shrinks unless told.
+pub(crate) const DEFAULT_SHRINK: usize = 4;
 
 /// How a shrunk plan is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

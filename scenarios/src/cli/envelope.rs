@@ -28,8 +28,9 @@ pub(super) fn envelope(args: &EnvelopeArgs, out: &mut dyn Write) -> Result<Exit,
         let _ = write!(out, "{}", env.table());
     }
     if let Some(path) = &args.chart {
-        std::fs::write(path, render_envelope_chart(&env)).map_err(|e| {
-            InputError::Envelope(format!("cannot write the chart to {}: {e}", path.display()))
+        std::fs::write(path, render_envelope_chart(&env)).map_err(|e| InputError::Unwritable {
+            path: path.display().to_string(),
+            reason: e.to_string(),
         })?;
         let _ = writeln!(out, "chart written to {}", path.display());
     }

@@ -9,6 +9,7 @@ mod report;
 mod run;
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 
@@ -23,8 +24,12 @@ pub enum Exit {
     AsExpected,
     /// The outcome was not as expected (1).
     Unexpected,
-    /// Bad input: unknown scenario or profile, malformed file (2).
+    /// Bad input: unknown scenario or profile, malformed file, a path that
+    /// cannot be written, an empty or overflowing seed range (2).
     BadInput,
+    /// Stopped by Ctrl-C before the end (130, what a shell reports for a
+    /// process that SIGINT ended, so scripts see the same either way).
+    Interrupted,
 }
 
 impl Exit {
@@ -34,6 +39,7 @@ impl Exit {
             Exit::AsExpected => 0,
             Exit::Unexpected => 1,
             Exit::BadInput => 2,
+            Exit::Interrupted => 130,
         }
     }
 }
@@ -50,11 +56,49 @@ pub fn main() -> i32 {
     };
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    execute(&cli, &mut stdout.lock(), &mut stderr.lock()).code()
+    let mut err = stderr.lock();
+    // Only a sweep has anything to say when stopped; every other command
+    // keeps Ctrl-C's default, which ends it at once.
+    if matches!(cli.command, Command::Explore(_)) {
+        catch_ctrl_c(&mut err);
+    }
+    execute_with_interrupt(&cli, &INTERRUPTED, &mut stdout.lock(), &mut err).code()
+}
+
+/// Set by the first Ctrl-C; a sweep polls it between seeds.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes the first Ctrl-C set [`INTERRUPTED`] and the second end the
+/// process, so a seed that never finished would not trap the user.
+fn catch_ctrl_c(err: &mut dyn Write) {
+    let set = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(Exit::Interrupted.code());
+        }
+    });
+    if let Err(e) = set {
+        // Not fatal: Ctrl-C then ends the sweep at once, as it used to.
+        let _ = writeln!(
+            err,
+            "locksim: cannot catch Ctrl-C ({e}); an interrupted sweep prints no summary"
+        );
+    }
 }
 
 /// Runs `cli`, printing results to `out` and problems to `err`.
 pub fn execute(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Exit {
+    execute_with_interrupt(cli, &AtomicBool::new(false), out, err)
+}
+
+/// Runs `cli` like [`execute`]; a sweep stops at the first seed boundary
+/// after `interrupt` is set, prints what it found so far and how to resume,
+/// and exits with [`Exit::Interrupted`].
+pub fn execute_with_interrupt(
+    cli: &Cli,
+    interrupt: &AtomicBool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Exit {
     let result = match &cli.command {
         Command::Scenarios => {
             list(out);
@@ -62,7 +106,7 @@ pub fn execute(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Exit {
         }
         Command::Run(a) => run::run(a, out),
         Command::Replay(a) => run::replay(a, out),
-        Command::Explore(a) => explore::explore(a, out, err),
+        Command::Explore(a) => explore::explore(a, interrupt, out, err),
         Command::Report(a) => report::report(a, out),
         Command::Envelope(a) => envelope::envelope(a, out),
     };
@@ -106,12 +150,41 @@ mod tests {
         )
     }
 
-    fn temp_file(name: &str, text: &str) -> String {
-        let dir = std::env::temp_dir().join(format!("locksim-cli-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+    /// Writes `text` to `name` in a fresh directory, and returns the
+    /// directory (removed when dropped, also while a failing test unwinds)
+    /// and the file's path.
+    fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, String) {
+        let dir = tempfile::Builder::new()
+            .prefix("locksim-cli-test-")
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        path.display().to_string()
+        (dir, path.display().to_string())
+    }
+
+    /// Test files used to be left in the system temp dir after every run:
+    /// now the directory goes away when the test ends, whether it passes
+    /// or panics.
+    #[test]
+    fn temp_files_are_removed_even_when_a_test_fails() {
+        let (dir, path) = temp_file("a.toml", "x");
+        let kept = dir.path().to_owned();
+        assert!(std::path::Path::new(&path).is_file());
+        drop(dir);
+        assert!(!kept.exists(), "{} left behind", kept.display());
+
+        let failing = std::panic::catch_unwind(|| {
+            let (dir, _) = temp_file("b.toml", "x");
+            let kept = dir.path().to_owned();
+            // Handed out before the panic, as a failing assertion would.
+            std::panic::panic_any(kept);
+        });
+        let kept = failing
+            .unwrap_err()
+            .downcast::<std::path::PathBuf>()
+            .unwrap();
+        assert!(!kept.exists(), "{} left behind", kept.display());
     }
 
     /// A built-in scenario that gives what it expects exits 0, printing the
@@ -150,10 +223,24 @@ mod tests {
         );
     }
 
+    /// A directory given as the scenario is bad input, and the message
+    /// says it is a directory (it used to say "no such file").
+    #[test]
+    fn directory_as_scenario_exits_2_saying_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap();
+        let (exit, out, err) = exec(&["run", path]);
+        assert_eq!((exit, out.as_str()), (Exit::BadInput, ""));
+        assert_eq!(
+            err,
+            format!("locksim: {path} is a directory, not a scenario file\n")
+        );
+    }
+
     /// A malformed file is bad input, reported with its line and field.
     #[test]
     fn malformed_file_exits_2_with_line() {
-        let path = temp_file(
+        let (_dir, path) = temp_file(
             "bad.toml",
             "name = \"x\"\ndescription = \"y\"\n[sim]\nseed = -1\nclients = []\n",
         );
@@ -181,7 +268,7 @@ steps = [{ step = "lock" }]
 [expect.default]
 verdict = "safe"
 "#;
-        let path = temp_file("never-safe.toml", text);
+        let (_dir, path) = temp_file("never-safe.toml", text);
         let (exit, out, _) = exec(&["run", &path, "--profile", "fenced"]);
         assert_eq!(exit, Exit::Unexpected, "{out}");
         assert!(
@@ -207,8 +294,8 @@ verdict = "safe"
         assert_eq!(v["as_expected"], true);
     }
 
-    /// explore prints the summary table, one replay line per violating
-    /// run, and a shrunk scenario file for the first violation; it exits 1
+    /// explore prints one replay line per violating run, the summary
+    /// table, and a shrunk scenario file for the first violation; it exits 1
     /// when any run broke an invariant and 0 when none did.
     #[test]
     fn explore_output() {
@@ -222,7 +309,8 @@ verdict = "safe"
             "1",
         ]);
         assert!(
-            out.starts_with("explored seeds 0..6 under redisson: 6 runs, "),
+            out.starts_with("exploring seeds 0..6 under redisson: 6 runs; ")
+                && out.contains("\nexplored seeds 0..6 under redisson: 6 runs, "),
             "{out}"
         );
         let replays: Vec<&str> = out
