@@ -57,6 +57,19 @@ pub enum InputError {
         /// How many seeds fit from `from`.
         max: u64,
     },
+    /// The thread pool for `explore --threads` could not be made.
+    #[error("cannot start the explore threads: {0}")]
+    Threads(String),
+    /// `explore --shard K/N` that names no shard of the range.
+    #[error("--shard {shard}/{shards}: {reason}")]
+    BadShard {
+        /// K.
+        shard: u64,
+        /// N.
+        shards: u64,
+        /// Why (with what is accepted).
+        reason: String,
+    },
     /// The file is not a valid scenario: TOML syntax, an unknown field, a
     /// wrong type or a missing field.
     #[error("{origin}: {location}: {message}")]

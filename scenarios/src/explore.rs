@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use lockcore::Profile;
+use rayon::prelude::*;
 use sim::{Invariant, Run, SimError, SimSpec};
 
 use crate::{Broken, SeedRange};
@@ -129,28 +130,26 @@ impl Exploration {
             .collect()
     }
 
-    /// Runs seed `seed` under `profile`, counts what it found and tells `sink`.
-    fn add(&mut self, seed: u64, profile: Profile, sink: &mut impl FnMut(SweepEvent<'_>)) {
+    /// Counts what one run gave and tells `sink`.
+    fn add(
+        &mut self,
+        seed: u64,
+        profile: Profile,
+        result: RunResult,
+        sink: &mut impl FnMut(SweepEvent<'_>),
+    ) {
         self.runs += 1;
-        match explore_seed(seed, Some(profile)) {
-            Ok(run) if !run.violations.is_empty() => {
-                let outcome = crate::Outcome::of(&run);
-                let finding = Finding {
-                    seed,
-                    profile,
-                    broken: outcome.broken,
-                    history_hash: run.history.hash(),
-                };
+        match result {
+            Ok(Some(finding)) => {
                 self.violating += 1;
                 for inv in finding.invariants() {
                     *self.counts.entry((profile, inv)).or_insert(0) += 1;
                 }
                 sink(SweepEvent::Found(&finding));
             }
-            Ok(_) => {}
-            Err(e) => {
+            Ok(None) => {}
+            Err(reason) => {
                 self.failed += 1;
-                let reason = e.to_string();
                 sink(SweepEvent::Failed {
                     seed,
                     profile,
@@ -161,11 +160,60 @@ impl Exploration {
     }
 }
 
+/// What one run gave: a finding, nothing, or why it could not run.
+type RunResult = Result<Option<Finding>, String>;
+
+/// Runs seed `seed` under `profile`: a pure function of the two, so runs
+/// may be made on any thread in any order.
+fn probe(seed: u64, profile: Profile) -> RunResult {
+    match explore_seed(seed, Some(profile)) {
+        Ok(run) if !run.violations.is_empty() => Ok(Some(Finding {
+            seed,
+            profile,
+            broken: crate::Outcome::of(&run).broken,
+            history_hash: run.history.hash(),
+        })),
+        Ok(_) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Seeds run in parallel at a time: large enough to keep every core busy,
+/// small enough that a stop is seen quickly and memory stays flat.
+const BATCH: u64 = 64;
+
 /// Explores the seeds of `range` in order, under `profile` or under every
 /// profile, and tells `sink` each finding as soon as its run ends. `stop`
 /// is polled before each seed (a seed's runs are never cut in half): once
 /// it is set the sweep ends, and [`Exploration::rest`] says where to resume.
+///
+/// Runs are made in parallel, a batch of seeds at a time, on rayon's
+/// global pool (one thread per core; [`explore_on`] takes a pool); each
+/// run is single-threaded and a pure function of its seed and profile,
+/// and results reach `sink` in seed then profile order, so what the sink
+/// sees is the same whatever the number of threads.
 pub fn explore(
+    range: SeedRange,
+    profile: Option<Profile>,
+    stop: &AtomicBool,
+    sink: impl FnMut(SweepEvent<'_>),
+) -> Exploration {
+    sweep(None, range, profile, stop, sink)
+}
+
+/// [`explore`] on `pool`'s threads.
+pub fn explore_on(
+    pool: &rayon::ThreadPool,
+    range: SeedRange,
+    profile: Option<Profile>,
+    stop: &AtomicBool,
+    sink: impl FnMut(SweepEvent<'_>),
+) -> Exploration {
+    sweep(Some(pool), range, profile, stop, sink)
+}
+
+fn sweep(
+    pool: Option<&rayon::ThreadPool>,
     range: SeedRange,
     profile: Option<Profile>,
     stop: &AtomicBool,
@@ -176,16 +224,30 @@ pub fn explore(
         None => Profile::ALL.to_vec(),
     };
     let mut found = Exploration::new(range);
-    for seed in range.seeds() {
-        if stop.load(Ordering::SeqCst) {
-            break;
+    let mut start = range.from();
+    'sweep: while start < range.end() && !stop.load(Ordering::SeqCst) {
+        let end = start.saturating_add(BATCH).min(range.end());
+        let runs: Vec<(u64, Profile)> = (start..end)
+            .flat_map(|seed| profiles.iter().map(move |p| (seed, *p)))
+            .collect();
+        let batch = || -> Vec<RunResult> { runs.par_iter().map(|&(s, p)| probe(s, p)).collect() };
+        let results = match pool {
+            Some(pool) => pool.install(batch),
+            None => batch(),
+        };
+        let mut results = runs.into_iter().zip(results).peekable();
+        for seed in start..end {
+            if stop.load(Ordering::SeqCst) {
+                break 'sweep;
+            }
+            while let Some(((_, p), r)) = results.next_if(|((s, _), _)| *s == seed) {
+                found.add(seed, p, r, &mut sink);
+            }
+            // seed < range.end() <= u64::MAX, so this cannot overflow.
+            found.next = seed + 1;
+            sink(SweepEvent::SeedDone(seed));
         }
-        for p in &profiles {
-            found.add(seed, *p, &mut sink);
-        }
-        // seed < range.end() <= u64::MAX, so this cannot overflow.
-        found.next = seed + 1;
-        sink(SweepEvent::SeedDone(seed));
+        start = end;
     }
     found
 }
@@ -274,5 +336,35 @@ mod tests {
         let found = explore(range, None, &stop, |_| events += 1);
         assert_eq!((found.runs, events), (0, 0));
         assert_eq!(found.rest(), Some(range));
+    }
+
+    /// Issue 13: the sweep runs seeds on every core, and what it reports is
+    /// the same, event for event, on one thread or on several.
+    #[test]
+    fn the_same_whatever_the_number_of_threads() {
+        let range = SeedRange::new(40, 150).unwrap();
+        let events = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let stop = AtomicBool::new(false);
+            let mut seen = Vec::new();
+            let found = explore_on(&pool, range, None, &stop, |e| {
+                seen.push(match e {
+                    SweepEvent::Found(f) => {
+                        format!("found {} {} {}", f.seed, f.profile, f.history_hash)
+                    }
+                    SweepEvent::Failed { seed, reason, .. } => format!("failed {seed} {reason}"),
+                    SweepEvent::SeedDone(s) => format!("done {s}"),
+                })
+            });
+            (found, seen)
+        };
+        let (one, a) = events(1);
+        let (three, b) = events(3);
+        assert_eq!(one, three);
+        assert_eq!(a, b);
+        assert!(a.iter().any(|l| l.starts_with("found")));
     }
 }

@@ -97,7 +97,9 @@ pub use envelope::{
 pub use envelope_chart::render_envelope_chart;
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
-pub use explore::{Exploration, Finding, SweepEvent, explore, explore_seed, explored_spec};
+pub use explore::{
+    Exploration, Finding, SweepEvent, explore, explore_on, explore_seed, explored_spec,
+};
 pub use html::render_html;
 pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};

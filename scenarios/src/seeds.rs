@@ -50,6 +50,31 @@ impl SeedRange {
         self.from..self.end()
     }
 
+    /// Shard `shard` of `shards` (from 1): the range cut into `shards`
+    /// contiguous parts whose sizes differ by at most one, so CI jobs
+    /// (`--shard 1/4` ... `--shard 4/4`) cover it exactly once between them.
+    pub fn shard(self, shard: u64, shards: u64) -> Result<SeedRange, InputError> {
+        let bad = |reason: String| InputError::BadShard {
+            shard,
+            shards,
+            reason,
+        };
+        if shards == 0 || shard == 0 || shard > shards {
+            return Err(bad("give K/N with 1 <= K <= N".to_owned()));
+        }
+        if shards > self.count {
+            return Err(bad(format!(
+                "{} seeds cannot be cut into {shards} shards; use at most {} shards",
+                self.count, self.count
+            )));
+        }
+        let (base, extra) = (self.count / shards, self.count % shards);
+        let k = shard - 1;
+        let from = self.from + k * base + k.min(extra);
+        let count = base + u64::from(k < extra);
+        Ok(SeedRange { from, count })
+    }
+
     /// The seeds from `next` on, if any are left: what a sweep stopped
     /// before `next` still has to explore.
     pub fn rest(self, next: u64) -> Option<SeedRange> {
@@ -71,6 +96,25 @@ impl fmt::Display for SeedRange {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shards split a range into contiguous parts that cover it exactly
+    /// once, sizes differing by at most one; impossible shards are refused.
+    #[test]
+    fn shards_cover_the_range_once() {
+        let r = SeedRange::new(10, 10).unwrap();
+        let parts: Vec<SeedRange> = (1..=3).map(|k| r.shard(k, 3).unwrap()).collect();
+        assert_eq!(
+            parts
+                .iter()
+                .map(|p| (p.from(), p.count()))
+                .collect::<Vec<_>>(),
+            vec![(10, 4), (14, 3), (17, 3)]
+        );
+        assert_eq!(r.shard(1, 1).unwrap(), r);
+        for (k, n) in [(0, 3), (4, 3), (1, 0), (1, 11)] {
+            assert!(r.shard(k, n).is_err(), "{k}/{n}");
+        }
+    }
 
     /// `--seeds 0` would explore nothing and pass: refused.
     #[test]

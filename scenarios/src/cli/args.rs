@@ -71,6 +71,22 @@ pub struct ExploreArgs {
     /// Also write each shrunk plan as a scenario file into this directory.
     #[arg(long)]
     pub save: Option<PathBuf>,
+    /// Explore only part K of N of the range (`--shard 2/4`), so N CI jobs
+    /// sweep it between them, each seed once.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(u64, u64)>,
+    /// Threads to run seeds on (0: one per core). The output is the same
+    /// whatever the number.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard must be K/N with 1 <= K <= N (e.g. 2/4), got '{s}'");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let k = k.trim().parse().map_err(|_| bad())?;
+    let n = n.trim().parse().map_err(|_| bad())?;
+    Ok((k, n))
 }
 
 /// How many violations `explore` shrinks unless told.
@@ -233,6 +249,8 @@ mod tests {
                 shrink: 4,
                 format: PlanFormat::Toml,
                 save: None,
+                shard: None,
+                threads: 0,
             })
         );
         let cli = parse(&[

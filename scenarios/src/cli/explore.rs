@@ -40,7 +40,10 @@ pub(super) fn explore(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Exit, InputError> {
-    let range = SeedRange::new(args.from, args.seeds)?;
+    let mut range = SeedRange::new(args.from, args.seeds)?;
+    if let Some((k, n)) = args.shard {
+        range = range.shard(k, n)?;
+    }
     if let Some(dir) = &args.save {
         // Made now, so a bad path is refused before a sweep of hours.
         std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, &e))?;
@@ -54,7 +57,11 @@ pub(super) fn explore(
     let bar = progress_bar(range.count());
     let mut picks = Picks::new(args.shrink);
     let mut closed = None;
-    let found = crate::explore(range, args.profile, interrupt, |event| match event {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| InputError::Threads(e.to_string()))?;
+    let found = crate::explore_on(&pool, range, args.profile, interrupt, |event| match event {
         SweepEvent::Found(f) => {
             let line = bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
             if let (Err(e), None) = (line, &closed) {
@@ -568,5 +575,31 @@ mod tests {
             err.starts_with(&format!("locksim: cannot write {target}: ")) && err.len() > 30,
             "{err}"
         );
+    }
+
+    /// Issue 13: `--shard K/N` jobs cover the range once between them; a
+    /// shard that cannot exist is refused with exit 2.
+    #[test]
+    fn shards_cover_the_sweep() {
+        let base = [
+            "explore",
+            "--seeds",
+            "30",
+            "--shrink",
+            "0",
+            "--profile",
+            "redisson",
+        ];
+        let (_, whole, _) = exec(&base, None);
+        let mut parts = String::new();
+        for shard in ["1/2", "2/2"] {
+            let args: Vec<&str> = base.iter().copied().chain(["--shard", shard]).collect();
+            parts.push_str(&exec(&args, None).1);
+        }
+        assert_eq!(replays(&parts), replays(&whole));
+        let args: Vec<&str> = base.iter().copied().chain(["--shard", "3/2"]).collect();
+        let (exit, _, err) = exec(&args, None);
+        assert_eq!(exit, Exit::BadInput, "{err}");
+        assert!(err.contains("--shard 3/2"), "{err}");
     }
 }
