@@ -62,12 +62,14 @@
 //! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
 //! - `explore`: random exploration over seeds, streamed to a sink.
 //! - `shrink`: shrinking a violating fault plan.
+//! - `bench`: `locksim bench`, the simulator's speed.
 //! - `envelope`: the safety envelope of a configuration ([`envelope`]).
 //! - `envelope_chart`: its table and SVG chart.
 //! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
 //! - `html`: the report as one self-contained page.
 //! - `cli`: the `locksim` command line.
 
+mod bench;
 mod builtin;
 mod chart;
 pub mod cli;
@@ -88,6 +90,7 @@ mod seeds;
 mod shrink;
 mod trial;
 
+pub use bench::{BenchConfig, BenchReport, ScenarioSpeed, bench};
 pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
 pub use corpus::{Corpus, SeedCase};

@@ -37,6 +37,10 @@ pub struct Run {
     /// was not tested.
     #[serde(default)]
     pub cut_short: Vec<CutShort>,
+    /// How many events the engine handled (timers, messages, steps,
+    /// faults): the run's work, which benchmarks divide time by.
+    #[serde(default)]
+    pub events: u64,
 }
 
 /// Runs `spec` deterministically to its horizon and checks the history.
@@ -45,13 +49,14 @@ pub struct Run {
 /// byte. A spec that cannot be simulated is refused before anything runs.
 pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
-    let (history, cut_short) = World::new(spec)?.run();
+    let (history, cut_short, events) = World::new(spec)?.run();
     let violations = check_all(&history);
     Ok(Run {
         spec: spec.clone(),
         history,
         violations,
         cut_short,
+        events,
     })
 }
 

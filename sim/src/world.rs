@@ -129,6 +129,8 @@ pub(crate) struct World<'s> {
     pub(crate) redis_paused: u32,
     pub(crate) redis_waiting: Vec<(u32, u32, u32, Up)>,
     pub(crate) records: Vec<Record>,
+    /// Events taken off the queue so far (the run's work, for benchmarks).
+    pub(crate) events: u64,
 }
 
 impl<'s> World<'s> {
@@ -159,6 +161,7 @@ impl<'s> World<'s> {
             redis_paused: 0,
             redis_waiting: Vec::new(),
             records: Vec::with_capacity(256),
+            events: 0,
         };
         for (i, f) in spec.faults.0.iter().enumerate() {
             f.kind().schedule(i, &mut world.queue);
@@ -232,7 +235,7 @@ impl<'s> World<'s> {
 
     /// Runs every event up to the horizon and returns the history and the
     /// threads the horizon cut short.
-    pub(crate) fn run(mut self) -> (History, Vec<CutShort>) {
+    pub(crate) fn run(mut self) -> (History, Vec<CutShort>, u64) {
         let horizon = SimTime::from_ms(self.spec.horizon_ms);
         while let Some(at) = self.queue.peek_time() {
             if at > horizon {
@@ -242,6 +245,7 @@ impl<'s> World<'s> {
                 break;
             };
             self.now = at;
+            self.events += 1;
             self.handle(ev);
         }
         self.now = horizon;
@@ -266,7 +270,7 @@ impl<'s> World<'s> {
             },
             records: self.records,
         };
-        (history, cut)
+        (history, cut, self.events)
     }
 
     pub(crate) fn handle(&mut self, ev: Ev) {

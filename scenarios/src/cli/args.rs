@@ -31,6 +31,19 @@ pub enum Command {
     /// starvation, partition and Redis pause the lock survives, per
     /// lockWatchdogTimeout, and the takeover delay after a crash.
     Envelope(EnvelopeArgs),
+    /// Measure the simulator's speed and write reports/PERFORMANCE.md.
+    Bench(BenchArgs),
+}
+
+/// `locksim bench`.
+#[derive(Debug, Args, PartialEq)]
+pub struct BenchArgs {
+    /// Where to write the figures.
+    #[arg(long, default_value = "reports/PERFORMANCE.md")]
+    pub out: PathBuf,
+    /// A quick look (fewer, shorter batches) instead of the standard run.
+    #[arg(long)]
+    pub quick: bool,
 }
 
 /// `locksim run`.

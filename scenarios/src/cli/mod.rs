@@ -3,6 +3,7 @@
 //! tests drive it without a process.
 
 mod args;
+mod bench;
 mod envelope;
 mod explore;
 mod report;
@@ -14,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Parser;
 
 pub use args::{
-    Cli, Command, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs, RunArgs,
+    BenchArgs, Cli, Command, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs, RunArgs,
 };
 
 /// The process exit code of a command.
@@ -109,6 +110,7 @@ pub fn execute_with_interrupt(
         Command::Explore(a) => explore::explore(a, interrupt, out, err),
         Command::Report(a) => report::report(a, out),
         Command::Envelope(a) => envelope::envelope(a, out),
+        Command::Bench(a) => bench::bench(a, out),
     };
     match result {
         Ok(exit) => exit,

@@ -1,0 +1,221 @@
+//! `locksim bench`: how fast the simulator is, written to
+//! `reports/PERFORMANCE.md`.
+//!
+//! Wall time is read here, between runs, never inside one: every run is
+//! the same deterministic function of its spec as anywhere else. Each
+//! figure is the median of several timed batches, each batch long enough
+//! (about `batch_ms`) that the clock's resolution does not matter. The
+//! file holds figures only, no date and no machine name, so a rerun on an
+//! unchanged tree changes the figures and nothing else.
+
+use std::fmt::Write as _;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use lockcore::Profile;
+
+use crate::{InputError, SeedRange, Trial};
+
+/// How long each measurement takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BenchConfig {
+    /// Timed batches per figure (the median is kept).
+    pub batches: u32,
+    /// About how long one batch lasts, in ms.
+    pub batch_ms: u64,
+    /// Seeds per explore measurement.
+    pub explore_seeds: u64,
+}
+
+impl BenchConfig {
+    /// The defaults: 5 batches of about 200 ms, 2,000 explored seeds.
+    pub fn standard() -> BenchConfig {
+        BenchConfig {
+            batches: 5,
+            batch_ms: 200,
+            explore_seeds: 2_000,
+        }
+    }
+
+    /// A quick look: 3 batches of about 20 ms, 200 seeds.
+    pub fn quick() -> BenchConfig {
+        BenchConfig {
+            batches: 3,
+            batch_ms: 20,
+            explore_seeds: 200,
+        }
+    }
+}
+
+/// One built-in scenario's speed under `redisson`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioSpeed {
+    /// The scenario.
+    pub name: String,
+    /// Virtual time simulated, in ms.
+    pub simulated_ms: u64,
+    /// Events handled per run.
+    pub events: u64,
+    /// Median wall time per run, in µs.
+    pub us_per_run: f64,
+}
+
+impl ScenarioSpeed {
+    /// Simulated time over wall time.
+    pub fn speedup(&self) -> f64 {
+        self.simulated_ms as f64 * 1_000.0 / self.us_per_run.max(1e-9)
+    }
+
+    /// Wall time per event, in ns.
+    pub fn ns_per_event(&self) -> f64 {
+        self.us_per_run * 1_000.0 / self.events.max(1) as f64
+    }
+}
+
+/// The benchmark's figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchReport {
+    /// Every built-in scenario.
+    pub scenarios: Vec<ScenarioSpeed>,
+    /// Explored seeds per second (`--profile redisson`) on one thread.
+    pub explore_one_thread: f64,
+    /// The same on every core.
+    pub explore_all_threads: f64,
+    /// How many threads "every core" was.
+    pub threads: usize,
+    /// Seeds per measurement.
+    pub explore_seeds: u64,
+}
+
+/// Measures every built-in scenario and `explore`.
+pub fn bench(config: &BenchConfig) -> Result<BenchReport, InputError> {
+    let mut scenarios = Vec::new();
+    for s in crate::builtins() {
+        let once = Trial::run(&s, None, Some(Profile::Redisson))?;
+        let us_per_run = median_us(config, || {
+            let _ = sim::run(&once.run.spec);
+        });
+        scenarios.push(ScenarioSpeed {
+            name: s.name.clone(),
+            simulated_ms: once.run.spec.horizon_ms,
+            events: once.run.events,
+            us_per_run,
+        });
+    }
+    let threads = rayon::current_num_threads();
+    let explore_one_thread = seeds_per_second(config, 1)?;
+    let explore_all_threads = seeds_per_second(config, threads)?;
+    Ok(BenchReport {
+        scenarios,
+        explore_one_thread,
+        explore_all_threads,
+        threads,
+        explore_seeds: config.explore_seeds,
+    })
+}
+
+/// The median over `config.batches` of the time per call of `f`, in µs,
+/// each batch calling it as often as fits in about `config.batch_ms`.
+fn median_us(config: &BenchConfig, mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    f();
+    let one = start.elapsed().as_secs_f64().max(1e-7);
+    let calls = ((config.batch_ms as f64 / 1_000.0) / one).clamp(1.0, 1e7) as u64;
+    let mut per_call: Vec<f64> = (0..config.batches.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..calls {
+                f();
+            }
+            start.elapsed().as_secs_f64() * 1e6 / calls as f64
+        })
+        .collect();
+    per_call.sort_by(f64::total_cmp);
+    per_call[per_call.len() / 2]
+}
+
+fn seeds_per_second(config: &BenchConfig, threads: usize) -> Result<f64, InputError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| InputError::Threads(e.to_string()))?;
+    let range = SeedRange::new(0, config.explore_seeds.max(1))?;
+    let stop = AtomicBool::new(false);
+    let start = Instant::now();
+    let _ = crate::explore_on(&pool, range, Some(Profile::Redisson), &stop, |_| {});
+    Ok(range.count() as f64 / start.elapsed().as_secs_f64().max(1e-9))
+}
+
+impl BenchReport {
+    /// `reports/PERFORMANCE.md`: figures only, no date, no machine.
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "# locksim performance\n\nWritten by `cargo run --release -- bench`. Each figure is the \
+             median of several timed batches on the machine that ran it; a rerun on an unchanged \
+             tree changes only the figures.\n"
+        );
+        let _ = writeln!(
+            s,
+            "## Built-in scenarios (profile `redisson`, each scenario's seed)\n\n\
+             | scenario | simulated | events | µs per run | × real time | ns per event |\n\
+             |---|---:|---:|---:|---:|---:|"
+        );
+        for sc in &self.scenarios {
+            let _ = writeln!(
+                s,
+                "| {} | {:.0} s | {} | {:.1} | {:.0} | {:.0} |",
+                sc.name,
+                sc.simulated_ms as f64 / 1_000.0,
+                sc.events,
+                sc.us_per_run,
+                sc.speedup(),
+                sc.ns_per_event()
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\n## Exploration (`locksim explore --profile redisson --shrink 0`, {} seeds)\n\n\
+             | threads | seeds per second | per thread |\n|---:|---:|---:|\n\
+             | 1 | {:.0} | {:.0} |\n| all ({}) | {:.0} | {:.0} |\n\n\
+             The turmoil engine (issue 14) does not exist yet, so there is no ratio to it.",
+            self.explore_seeds,
+            self.explore_one_thread,
+            self.explore_one_thread,
+            self.threads,
+            self.explore_all_threads,
+            self.explore_all_threads / self.threads.max(1) as f64
+        );
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report has a row per built-in scenario with the figures a
+    /// reader needs, and no date or machine name (so a rerun on an
+    /// unchanged tree only changes figures). No timing is asserted.
+    #[test]
+    fn report_lists_every_scenario_and_explore() {
+        let config = BenchConfig {
+            batches: 1,
+            batch_ms: 1,
+            explore_seeds: 4,
+        };
+        let r = bench(&config).unwrap();
+        assert_eq!(r.scenarios.len(), crate::builtins().len());
+        assert!(
+            r.scenarios
+                .iter()
+                .all(|s| s.events > 0 && s.simulated_ms > 0)
+        );
+        let md = r.markdown();
+        for s in crate::builtins() {
+            assert!(md.contains(&format!("| {} |", s.name)), "{}", s.name);
+        }
+        assert!(md.contains("seeds per second"));
+    }
+}
