@@ -1,6 +1,6 @@
 //! The event queue: what happens next, in virtual-time order.
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::SimTime;
@@ -8,37 +8,16 @@ use crate::SimTime;
 /// Pending events ordered by `(time, sequence number)`: two events due at
 /// the same instant pop in the order they were pushed, so a run never
 /// depends on the heap's internal layout.
+///
+/// The heap holds small keys (time, sequence, slot); the events themselves
+/// wait in a slab whose slots are reused, so sifting moves 24 bytes rather
+/// than whole events, and a run allocates slots only up to its peak.
 #[derive(Debug)]
 pub(crate) struct EventQueue<E> {
-    heap: BinaryHeap<Reverse<Entry<E>>>,
+    heap: BinaryHeap<Reverse<(SimTime, u64, u32)>>,
+    slots: Vec<Option<E>>,
+    free: Vec<u32>,
     next_seq: u64,
-}
-
-#[derive(Debug)]
-struct Entry<E> {
-    at: SimTime,
-    seq: u64,
-    event: E,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-
-impl<E> Eq for Entry<E> {}
-
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<E> Ord for Entry<E> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (self.at, self.seq).cmp(&(other.at, other.seq))
-    }
 }
 
 impl<E> EventQueue<E> {
@@ -46,6 +25,8 @@ impl<E> EventQueue<E> {
     pub(crate) fn new() -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(64),
+            slots: Vec::with_capacity(64),
+            free: Vec::new(),
             next_seq: 0,
         }
     }
@@ -54,17 +35,32 @@ impl<E> EventQueue<E> {
     pub(crate) fn push(&mut self, at: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Reverse(Entry { at, seq, event }));
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(event);
+                slot
+            }
+            None => {
+                self.slots.push(Some(event));
+                // A run holds far fewer than 2^32 pending events: validation
+                // bounds its threads, faults and steps.
+                u32::try_from(self.slots.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
+        self.heap.push(Reverse((at, seq, slot)));
     }
 
     /// The earliest event, if any; ties go to the one pushed first.
     pub(crate) fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|Reverse(e)| (e.at, e.event))
+        let Reverse((at, _, slot)) = self.heap.pop()?;
+        let event = self.slots.get_mut(slot as usize)?.take()?;
+        self.free.push(slot);
+        Some((at, event))
     }
 
     /// When the earliest event is due.
     pub(crate) fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|Reverse(e)| e.at)
+        self.heap.peek().map(|Reverse((at, _, _))| *at)
     }
 
     /// How many events are pending.

@@ -15,6 +15,8 @@ pub(crate) struct Windows {
     clients: Vec<Sweep>,
     /// Entries touched so far (work, not time: tests bound it).
     visits: u64,
+    /// The last answer, reused so a query allocates nothing.
+    found: Vec<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -49,14 +51,16 @@ impl Windows {
         Windows {
             clients: sweeps,
             visits: 0,
+            found: Vec::new(),
         }
     }
 
     /// The indexes of client `c`'s windows covering `now_ms` (`at <= now
     /// < end`), in plan order. `now_ms` never goes back between calls.
-    pub(crate) fn covering(&mut self, c: usize, now_ms: u64) -> Vec<usize> {
+    pub(crate) fn covering(&mut self, c: usize, now_ms: u64) -> &[usize] {
+        self.found.clear();
         let Some(s) = self.clients.get_mut(c) else {
-            return Vec::new();
+            return &self.found;
         };
         debug_assert!(now_ms >= s.now_ms, "simulated time went back");
         s.now_ms = now_ms;
@@ -70,7 +74,8 @@ impl Windows {
         }
         self.visits += s.active.len() as u64;
         s.active.retain(|&(_, end)| end > now_ms);
-        s.active.iter().map(|&(i, _)| i).collect()
+        self.found.extend(s.active.iter().map(|&(i, _)| i));
+        &self.found
     }
 }
 

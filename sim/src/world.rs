@@ -325,7 +325,7 @@ impl<'s> World<'s> {
             c as usize,
             Direction::Up,
             &self.spec.faults.0,
-            &covering,
+            covering,
             &mut self.fault_rngs,
         ) {
             Verdict::Deliver(at) => {
@@ -360,7 +360,7 @@ impl<'s> World<'s> {
             c as usize,
             Direction::Down,
             &self.spec.faults.0,
-            &covering,
+            covering,
             &mut self.fault_rngs,
         ) {
             Verdict::Deliver(at) => self.queue.push(at, Ev::AtClient { c, life, msg }),
