@@ -7,7 +7,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind, LinkRule, window_end};
+use super::{Draw, Fault, Invalid, Kind, LinkRule};
 use crate::Direction;
 
 /// Redis's replies (and pub/sub messages) to the client arrive `delay_ms`
@@ -56,17 +56,7 @@ fn check_delay(delay_ms: u64) -> Result<(), Invalid> {
 macro_rules! one_way {
     ($ty:ident, $direction:expr, $word:literal) => {
         impl Kind for $ty {
-            fn client(&self) -> Option<&str> {
-                Some(&self.client)
-            }
-
-            fn at_ms(&self) -> u64 {
-                self.at_ms
-            }
-
-            fn end_ms(&self) -> Option<u64> {
-                window_end(self.at_ms, self.duration_ms)
-            }
+            client_window!();
 
             fn check(&self, _horizon_ms: u64) -> Result<(), Invalid> {
                 check_delay(self.delay_ms)

@@ -4,7 +4,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind, LinkRule, window_end};
+use super::{Draw, Fault, Invalid, Kind, LinkRule};
 
 /// Each message between the client and Redis is dropped with this
 /// probability (drawn from the fault's own random stream).
@@ -22,17 +22,7 @@ pub struct DropRate {
 }
 
 impl Kind for DropRate {
-    fn client(&self) -> Option<&str> {
-        Some(&self.client)
-    }
-
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-
-    fn end_ms(&self) -> Option<u64> {
-        window_end(self.at_ms, self.duration_ms)
-    }
+    client_window!();
 
     fn check(&self, _horizon_ms: u64) -> Result<(), Invalid> {
         if (0.0..=1.0).contains(&self.probability) {

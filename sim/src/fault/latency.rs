@@ -4,7 +4,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind, LinkRule, range, window_end};
+use super::{Draw, Fault, Invalid, Kind, LinkRule, range};
 use crate::LatencyRange;
 
 /// The client's link draws each message's one-way latency from this range
@@ -25,17 +25,7 @@ pub struct Latency {
 }
 
 impl Kind for Latency {
-    fn client(&self) -> Option<&str> {
-        Some(&self.client)
-    }
-
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-
-    fn end_ms(&self) -> Option<u64> {
-        window_end(self.at_ms, self.duration_ms)
-    }
+    client_window!();
 
     fn check(&self, _horizon_ms: u64) -> Result<(), Invalid> {
         range("min_ms", self.min_ms, self.max_ms)

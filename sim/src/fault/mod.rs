@@ -8,6 +8,24 @@
 //! in the `faults!` registration below (append it: the swarm picks kinds
 //! by their place in the list).
 
+/// The `client`, `at_ms` and `end_ms` of a kind that hits one client for
+/// a window: its fields `client`, `at_ms` and `duration_ms`.
+macro_rules! client_window {
+    () => {
+        fn client(&self) -> Option<&str> {
+            Some(&self.client)
+        }
+
+        fn at_ms(&self) -> u64 {
+            self.at_ms
+        }
+
+        fn end_ms(&self) -> Option<u64> {
+            super::window_end(self.at_ms, self.duration_ms)
+        }
+    };
+}
+
 mod crash;
 mod delay;
 /// The generator of `delay-replies` (the registration names one module per kind).

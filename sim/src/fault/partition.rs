@@ -3,7 +3,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Kind, LinkRule, window_end};
+use super::{Draw, Fault, Kind, LinkRule};
 
 /// Every message between the client and Redis, both ways, is dropped.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,17 +18,7 @@ pub struct Partition {
 }
 
 impl Kind for Partition {
-    fn client(&self) -> Option<&str> {
-        Some(&self.client)
-    }
-
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-
-    fn end_ms(&self) -> Option<u64> {
-        window_end(self.at_ms, self.duration_ms)
-    }
+    client_window!();
 
     fn text(&self) -> String {
         format!("partition {} {}ms", self.client, self.duration_ms)

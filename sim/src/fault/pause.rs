@@ -3,7 +3,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Kind, window_end};
+use super::{Draw, Fault, Kind};
 use crate::world::World;
 
 /// A stop-the-world pause: none of the client's code runs; its timers
@@ -20,17 +20,7 @@ pub struct Pause {
 }
 
 impl Kind for Pause {
-    fn client(&self) -> Option<&str> {
-        Some(&self.client)
-    }
-
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-
-    fn end_ms(&self) -> Option<u64> {
-        window_end(self.at_ms, self.duration_ms)
-    }
+    client_window!();
 
     fn text(&self) -> String {
         format!("pause {} {}ms", self.client, self.duration_ms)

@@ -4,7 +4,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind, range, window_end};
+use super::{Draw, Fault, Invalid, Kind, range};
 
 /// CPU starvation: during the window each of the client's timers and task
 /// wake-ups runs late by a delay drawn from the range (from the fault's
@@ -25,17 +25,7 @@ pub struct Starve {
 }
 
 impl Kind for Starve {
-    fn client(&self) -> Option<&str> {
-        Some(&self.client)
-    }
-
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-
-    fn end_ms(&self) -> Option<u64> {
-        window_end(self.at_ms, self.duration_ms)
-    }
+    client_window!();
 
     fn check(&self, _horizon_ms: u64) -> Result<(), Invalid> {
         range("min_delay_ms", self.min_delay_ms, self.max_delay_ms)
