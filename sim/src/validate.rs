@@ -64,7 +64,12 @@ pub fn validate_spec(spec: &SimSpec) -> Result<(), SimError> {
         );
     }
     lease_range("watchdog_timeout_ms", spec.watchdog_timeout_ms, 3)?;
-    delay_range("latency", spec.latency.min_ms, spec.latency.max_ms)?;
+    crate::fault::range("latency", spec.latency.min_ms, spec.latency.max_ms).map_err(
+        |(field, reason)| SimError::Invalid {
+            field: field.to_owned(),
+            reason,
+        },
+    )?;
     clients(spec)?;
     let names: BTreeSet<&str> = spec.clients.iter().map(|c| c.name.as_str()).collect();
     if spec.faults.0.len() > MAX_FAULTS {
@@ -261,19 +266,6 @@ fn lease_range(field: &str, ms: u64, min: u64) -> Result<(), SimError> {
             format!(
                 "must be between {min} and {MAX_LEASE_MS} ms (Redis refuses an expiry past a 64-bit ms timestamp), got {ms}"
             ),
-        );
-    }
-    Ok(())
-}
-
-fn delay_range(field: &str, min: u64, max: u64) -> Result<(), SimError> {
-    if min > max {
-        return invalid(field, format!("min {min} ms is greater than max {max} ms"));
-    }
-    if max > MAX_DELAY_MS {
-        return invalid(
-            field,
-            format!("max {max} ms is more than an hour ({MAX_DELAY_MS} ms)"),
         );
     }
     Ok(())

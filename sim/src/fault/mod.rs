@@ -247,8 +247,8 @@ fn window_end(at_ms: u64, duration_ms: u64) -> Option<u64> {
     Some(at_ms.saturating_add(duration_ms))
 }
 
-/// The rule for a `min..=max` range of ms fields.
-fn range(field: &'static str, min: u64, max: u64) -> Result<(), Invalid> {
+/// The rule for a `min..=max` range of ms fields (delays and latencies).
+pub(crate) fn range(field: &'static str, min: u64, max: u64) -> Result<(), Invalid> {
     if min > max {
         return Err((field, format!("min {min} ms is greater than max {max} ms")));
     }
