@@ -4,7 +4,7 @@
 use crate::{InputError, Scenario};
 
 /// Each built-in scenario's name and file text, in the order reports list them.
-const FILES: [(&str, &str); 13] = [
+const FILES: [(&str, &str); 14] = [
     (
         "watchdog-renews",
         include_str!("../builtin/watchdog-renews.toml"),
@@ -45,6 +45,7 @@ const FILES: [(&str, &str); 13] = [
         include_str!("../builtin/acquire-reply-late.toml"),
     ),
     ("key-deleted", include_str!("../builtin/key-deleted.toml")),
+    ("redis-down", include_str!("../builtin/redis-down.toml")),
 ];
 
 /// The names of the built-in scenarios, in report order.

@@ -41,6 +41,20 @@ impl World<'_> {
                     let now = self.now_ms();
                     self.procs[ci].machine.on_reply(now, request, Ok(value));
                 }
+                Down::Failed { request, reason } => {
+                    if let Some(lock) = self.procs[ci].renewals.remove(&request) {
+                        let process = self.procs[ci].proc();
+                        self.record(RecordKind::RenewReply {
+                            process,
+                            lock,
+                            request: request.0,
+                            reply: format!("ERROR {reason}"),
+                        });
+                    }
+                    let now = self.now_ms();
+                    let error = lockcore::TransportError::Connection(reason);
+                    self.procs[ci].machine.on_reply(now, request, Err(error));
+                }
                 Down::Message { channel, payload } => {
                     let process = self.procs[ci].proc();
                     self.record(RecordKind::Deliver {

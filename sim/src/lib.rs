@@ -154,7 +154,7 @@ pub use fault::{Fault, FaultPlan};
 pub mod faults {
     pub use crate::fault::{
         Crash, DelayReplies, DelayRequests, DeleteKey, DropRate, Latency, Partition, Pause,
-        RedisPause, RedisRestart, Starve,
+        RedisDown, RedisPause, RedisRestart, Starve,
     };
 }
 pub use history::{

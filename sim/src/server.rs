@@ -40,6 +40,10 @@ pub(crate) struct Server {
     /// Bumped by every restart; messages sent to an older generation find
     /// their connection gone.
     pub(crate) generation: u32,
+    /// Bumped whenever every connection closes (a restart, or Redis going
+    /// down with its data kept): messages sent on an older set of
+    /// connections find theirs gone.
+    pub(crate) connections: u32,
     conns: BTreeMap<(u32, u32, ConnKind), ConnId>,
     owners: BTreeMap<ConnId, (u32, u32)>,
 }
@@ -52,6 +56,7 @@ impl Server {
             clock,
             engine,
             generation: 0,
+            connections: 0,
             conns: BTreeMap::new(),
             owners: BTreeMap::new(),
         }
@@ -110,11 +115,22 @@ impl Server {
         }
     }
 
+    /// Every connection closes (the server went away) but the keys stay:
+    /// subscriptions are gone and messages in flight find no connection.
+    pub(crate) fn drop_connections(&mut self) {
+        for conn in std::mem::take(&mut self.conns).into_values() {
+            self.engine.disconnect(conn);
+        }
+        self.owners.clear();
+        self.connections += 1;
+    }
+
     /// Restart without persistence: a fresh engine, every key and
     /// connection lost.
     pub(crate) fn restart(&mut self) {
         self.engine = Engine::new(Arc::new(self.clock.clone()));
         self.generation += 1;
+        self.connections += 1;
         self.conns.clear();
         self.owners.clear();
     }

@@ -50,8 +50,19 @@ impl Up {
 /// A message from Redis to a client.
 #[derive(Debug, Clone)]
 pub(crate) enum Down {
-    Reply { request: RequestId, value: Value },
-    Message { channel: String, payload: Bytes },
+    Reply {
+        request: RequestId,
+        value: Value,
+    },
+    /// The connection failed before a reply (Redis is down).
+    Failed {
+        request: RequestId,
+        reason: String,
+    },
+    Message {
+        channel: String,
+        payload: Bytes,
+    },
 }
 
 /// Something due at a virtual instant. Client events carry the life they
@@ -127,6 +138,8 @@ pub(crate) struct World<'s> {
     pub(crate) watch: BTreeMap<LockName, SimTime>,
     /// Open Redis pauses and the commands waiting for them to end.
     pub(crate) redis_paused: u32,
+    /// Open windows in which Redis is down (connections refused).
+    pub(crate) redis_down: u32,
     pub(crate) redis_waiting: Vec<(u32, u32, u32, Up)>,
     pub(crate) records: Vec<Record>,
     /// Events taken off the queue so far (the run's work, for benchmarks).
@@ -159,6 +172,7 @@ impl<'s> World<'s> {
             seen: BTreeMap::new(),
             watch: BTreeMap::new(),
             redis_paused: 0,
+            redis_down: 0,
             redis_waiting: Vec::new(),
             records: Vec::with_capacity(256),
             events: 0,
@@ -329,7 +343,7 @@ impl<'s> World<'s> {
             &mut self.fault_rngs,
         ) {
             Verdict::Deliver(at) => {
-                let generation = self.server.generation;
+                let generation = self.server.connections;
                 self.queue.push(
                     at,
                     Ev::AtServer {
@@ -366,7 +380,7 @@ impl<'s> World<'s> {
             Verdict::Deliver(at) => self.queue.push(at, Ev::AtClient { c, life, msg }),
             Verdict::Drop(why) => {
                 let what = match &msg {
-                    Down::Reply { .. } => "reply",
+                    Down::Reply { .. } | Down::Failed { .. } => "reply",
                     Down::Message { .. } => "message",
                 };
                 let client = self.procs[c as usize].name.clone();
@@ -462,7 +476,7 @@ impl<'s> World<'s> {
             // The process died: the kernel closed its sockets.
             return;
         }
-        if generation != self.server.generation {
+        if generation != self.server.connections && self.redis_down == 0 {
             // Sent to a Redis that has restarted since: the connection is gone.
             let process = p.proc();
             let what = msg.label();
@@ -473,11 +487,45 @@ impl<'s> World<'s> {
             });
             return;
         }
+        if self.redis_down > 0 {
+            self.refuse(c, life, msg);
+            return;
+        }
         if self.redis_paused > 0 {
             self.redis_waiting.push((c, life, generation, msg));
             return;
         }
         crate::execution::execute(self, c, life, msg);
+    }
+}
+
+impl World<'_> {
+    /// Redis is down: the message finds no server. A request fails fast
+    /// with a connection error (as a refused connection does); the failure
+    /// travels back on the link like a reply.
+    fn refuse(&mut self, c: u32, life: u32, msg: Up) {
+        let process = self.procs[c as usize].proc();
+        self.record(RecordKind::Drop {
+            process,
+            direction: Direction::Up,
+            what: format!("{} (redis down: refused)", msg.label()),
+        });
+        if let Up::Command { request, .. } | Up::Subscribe { request, .. } = msg {
+            let reason = "connection refused (redis down)".to_owned();
+            self.send_down(c, life, Down::Failed { request, reason });
+        }
+    }
+
+    /// Redis restarts without persistence: every key and connection is
+    /// lost; commands waiting for a pause are gone too.
+    pub(crate) fn restart_redis(&mut self) {
+        self.server.restart();
+        self.watch.clear();
+        self.redis_waiting.clear();
+        let locks: Vec<LockName> = self.seen.keys().cloned().collect();
+        for lock in locks {
+            self.observe(&lock, ServerCause::Restart);
+        }
     }
 }
 

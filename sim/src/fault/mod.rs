@@ -41,6 +41,7 @@ mod drop_rate;
 mod latency;
 mod partition;
 mod pause;
+mod redis_down;
 mod redis_pause;
 mod redis_restart;
 mod starve;
@@ -59,6 +60,7 @@ pub use drop_rate::DropRate;
 pub use latency::Latency;
 pub use partition::Partition;
 pub use pause::Pause;
+pub use redis_down::RedisDown;
 pub use redis_pause::RedisPause;
 pub use redis_restart::RedisRestart;
 pub use starve::Starve;
@@ -206,6 +208,8 @@ faults! {
     DelayRequests(delay_requests::DelayRequests),
     /// Someone other than the lock deletes (or evicts) its key.
     DeleteKey(delete_key::DeleteKey),
+    /// Redis is down (connections refused), then back empty or with its data.
+    RedisDown(redis_down::RedisDown),
 }
 
 impl Fault {

@@ -1,11 +1,9 @@
 //! `redis-restart`: Redis restarts without persistence.
 
-use lockcore::LockName;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::{Draw, Fault, Kind};
-use crate::history::ServerCause;
 use crate::world::World;
 
 /// Redis restarts without persistence: every key and connection is lost;
@@ -31,13 +29,7 @@ impl Kind for RedisRestart {
     }
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.server.restart();
-        world.watch.clear();
-        world.redis_waiting.clear();
-        let locks: Vec<LockName> = world.seen.keys().cloned().collect();
-        for lock in locks {
-            world.observe(&lock, ServerCause::Restart);
-        }
+        world.restart_redis();
     }
 }
 
