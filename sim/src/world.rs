@@ -274,6 +274,20 @@ impl<'s> World<'s> {
                 _ => None,
             })
             .fold(self.spec.latency.max_ms, u64::max);
+        // A one-direction delay adds to the longest one-way delay the
+        // checkers' bounds allow for.
+        let max_delay_ms = self
+            .spec
+            .faults
+            .0
+            .iter()
+            .filter_map(|f| match f.kind().link() {
+                LinkRule::Delay(_, ms) => Some(ms),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let max_latency_ms = max_latency_ms.saturating_add(max_delay_ms);
         let cut = crate::cut::cut_short(&self.procs);
         let history = History {
             meta: Meta {
