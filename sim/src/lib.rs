@@ -153,8 +153,8 @@ pub use fault::{Fault, FaultPlan};
 /// The data of each fault kind, one struct per kind ([`Fault`]'s variants).
 pub mod faults {
     pub use crate::fault::{
-        Crash, DelayReplies, DelayRequests, DeleteKey, DropRate, Latency, Partition, Pause,
-        RedisDown, RedisPause, RedisRestart, Starve,
+        ClockJump, Crash, DelayReplies, DelayRequests, DeleteKey, DropRate, Latency, Partition,
+        Pause, RedisDown, RedisPause, RedisRestart, Starve,
     };
 }
 pub use history::{

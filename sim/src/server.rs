@@ -44,6 +44,8 @@ pub(crate) struct Server {
     /// down with its data kept): messages sent on an older set of
     /// connections find theirs gone.
     pub(crate) connections: u32,
+    /// How far clock jumps have moved Redis's clock, in ms.
+    offset_ms: i64,
     conns: BTreeMap<(u32, u32, ConnKind), ConnId>,
     owners: BTreeMap<ConnId, (u32, u32)>,
 }
@@ -57,14 +59,27 @@ impl Server {
             engine,
             generation: 0,
             connections: 0,
+            offset_ms: 0,
             conns: BTreeMap::new(),
             owners: BTreeMap::new(),
         }
     }
 
-    /// Sets Redis's clock to `now` (whole ms, as Redis sees time).
+    /// Sets Redis's clock to `now` (whole ms, as Redis sees time, moved
+    /// by any clock jump so far).
     pub(crate) fn set_time(&self, now: SimTime) {
-        self.clock.set(EPOCH_MS + now.as_ms());
+        self.clock.set(self.base_ms().saturating_add(now.as_ms()));
+    }
+
+    /// The Unix ms Redis's clock reads at virtual time zero.
+    fn base_ms(&self) -> u64 {
+        EPOCH_MS.saturating_add_signed(self.offset_ms)
+    }
+
+    /// Moves Redis's clock by `ms` (negative: back): keys expire earlier
+    /// or later in virtual time.
+    pub(crate) fn jump(&mut self, ms: i64) {
+        self.offset_ms = self.offset_ms.saturating_add(ms);
     }
 
     /// Runs one command for `client`'s connection of `kind`, opening it if
@@ -156,13 +171,13 @@ impl Server {
                 (String::from_utf8_lossy(&f).into_owned(), count)
             })
             .collect();
-        let now_ms = EPOCH_MS + now.as_ms();
+        let now_ms = self.base_ms().saturating_add(now.as_ms());
         let pttl = expires_at.map_or(-1, |e| e.saturating_sub(now_ms) as i64);
         KeyView {
             fields,
             pttl,
             // Virtual ms at which the key is gone (Redis: live while now < expiry).
-            expires_ms: expires_at.map(|e| e.saturating_sub(EPOCH_MS)),
+            expires_ms: expires_at.map(|e| e.saturating_sub(self.base_ms())),
         }
     }
 }

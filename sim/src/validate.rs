@@ -20,8 +20,9 @@ pub const MAX_HORIZON_MS: u64 = 86_400_000;
 /// whose expiry (now + ms) overflows a signed 64-bit ms timestamp, after
 /// the acquire script's `HINCRBY` already ran, so the key would never
 /// expire; this is the largest value whose expiry fits at every instant
-/// of the longest run (the simulated clock starts at a fixed epoch).
-pub const MAX_LEASE_MS: u64 = i64::MAX as u64 - EPOCH_MS - MAX_HORIZON_MS;
+/// of the longest run (the simulated clock starts at a fixed epoch and a
+/// clock jump moves it by a day at most).
+pub const MAX_LEASE_MS: u64 = i64::MAX as u64 - EPOCH_MS - 2 * MAX_HORIZON_MS;
 
 /// The most steps all threads together may execute (repeats expanded).
 pub const MAX_STEPS: u64 = 1_000_000;

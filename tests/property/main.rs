@@ -131,6 +131,12 @@ fn fault() -> impl Strategy<Value = Fault> {
                 at_ms,
                 lock: lockcore::LockName::new(sim::DEFAULT_LOCK).expect("not empty"),
             })),
+        (at.clone(), -40_000i64..40_000)
+            .prop_filter("a jump moves the clock", |(_, j)| *j != 0)
+            .prop_map(|(at_ms, jump_ms)| Fault::ClockJump(sim::faults::ClockJump {
+                at_ms,
+                jump_ms
+            })),
         (at, dur, any::<bool>()).prop_map(|(at_ms, duration_ms, keep_data)| {
             Fault::RedisDown(sim::faults::RedisDown {
                 at_ms,

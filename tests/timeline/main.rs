@@ -77,6 +77,8 @@ timeline_tests! {
         "Redisson #1966 (fixed in 3.10.5): delayed replies make the acquire run twice; legacy renews the count-1 key for ever, later eras hold it a lease too long.";
     key_deleted => "key-deleted",
         "REDISSON.md §4: the key deleted behind the lock's back; no unlock message, B takes over while A works (fenced: lease-lost first).";
+    clock_jump => "clock-jump",
+        "REDISSON.md §4: Redis's clock jumps 26 s forward; the key expires at once, B takes over while A works (fenced: lease-lost).";
     redis_down => "redis-down",
         "REDISSON.md §4: Redis down for 4 s; the refused renewal stops redisson's watchdog for good; batched and fenced renew once it is back.";
 }

@@ -74,8 +74,8 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
             RecordKind::Fault {
                 fault,
                 phase: Phase::Begin,
-            } if fault.kind().command_delay_ms().is_some() => {
-                let delay = fault.kind().command_delay_ms().unwrap_or(0);
+            } if fault.kind().free_delay_ms().is_some() => {
+                let delay = fault.kind().free_delay_ms().unwrap_or(0);
                 pauses.push((fault.at_ms(), delay));
             }
             kind => state.client_record(kind, i, r.at, delay),

@@ -26,6 +26,7 @@ macro_rules! client_window {
     };
 }
 
+mod clock_jump;
 mod crash;
 mod delay;
 /// The generator of `delay-replies` (the registration names one module per kind).
@@ -53,6 +54,7 @@ use crate::queue::EventQueue;
 use crate::world::{Ev, World};
 use crate::{LatencyRange, SimTime};
 
+pub use clock_jump::ClockJump;
 pub use crash::Crash;
 pub use delay::{DelayReplies, DelayRequests};
 pub use delete_key::DeleteKey;
@@ -134,8 +136,10 @@ pub(crate) trait Kind {
         None
     }
 
-    /// How long it holds Redis's commands back, for the checkers' bounds.
-    fn command_delay_ms(&self) -> Option<u64> {
+    /// How long it holds back the instant a lock can be free again (Redis
+    /// holding commands, or its clock going back), for the checkers'
+    /// bounds.
+    fn free_delay_ms(&self) -> Option<u64> {
         None
     }
 
@@ -210,6 +214,8 @@ faults! {
     DeleteKey(delete_key::DeleteKey),
     /// Redis is down (connections refused), then back empty or with its data.
     RedisDown(redis_down::RedisDown),
+    /// Redis's clock jumps forward or back.
+    ClockJump(clock_jump::ClockJump),
 }
 
 impl Fault {

@@ -30,7 +30,7 @@ impl Kind for RedisPause {
         format!("redis pause {}ms", self.duration_ms)
     }
 
-    fn command_delay_ms(&self) -> Option<u64> {
+    fn free_delay_ms(&self) -> Option<u64> {
         Some(self.duration_ms)
     }
 
