@@ -1,6 +1,7 @@
 //! The safety envelope of a lock configuration: for each
 //! `lockWatchdogTimeout`, the longest stop-the-world pause, timer
-//! starvation, partition and Redis pause the holder's lock survives, and
+//! starvation, partition, Redis pause and forward jump of Redis's clock
+//! the holder's lock survives, and
 //! how long another client waits to take over after the holder crashes.
 //!
 //! # How a point is found
@@ -121,15 +122,18 @@ pub enum Probe {
     Partition,
     /// Redis executes no command.
     RedisPause,
+    /// Redis's clock jumps forward by `d`.
+    ClockJump,
 }
 
 impl Probe {
     /// Every probe, in table order.
-    pub const ALL: [Probe; 4] = [
+    pub const ALL: [Probe; 5] = [
         Probe::Pause,
         Probe::Starve,
         Probe::Partition,
         Probe::RedisPause,
+        Probe::ClockJump,
     ];
 
     /// The column name.
@@ -139,13 +143,15 @@ impl Probe {
             Probe::Starve => "starve",
             Probe::Partition => "partition",
             Probe::RedisPause => "redis-pause",
+            Probe::ClockJump => "clock-jump",
         }
     }
 
-    /// The fault of length `d` at `at_ms`.
-    fn fault(self, at_ms: u64, d: u64, watchdog_ms: u64) -> Fault {
+    /// The fault of length `d` at `at_ms` (none for a clock jump of 0,
+    /// which moves nothing).
+    fn fault(self, at_ms: u64, d: u64, watchdog_ms: u64) -> Option<Fault> {
         let client = "A".to_owned();
-        match self {
+        Some(match self {
             Probe::Pause => Fault::Pause(sim::faults::Pause {
                 client,
                 at_ms,
@@ -169,7 +175,11 @@ impl Probe {
                 at_ms,
                 duration_ms: d.max(1),
             }),
-        }
+            Probe::ClockJump => Fault::ClockJump(sim::faults::ClockJump {
+                at_ms,
+                jump_ms: i64::try_from(d).ok().filter(|j| *j > 0)?,
+            }),
+        })
     }
 
     /// The longest fault tried: beyond it every configuration breaks.
@@ -398,7 +408,7 @@ pub fn probe_spec(
         ],
         faults: FaultPlan(
             fault
-                .map(|(p, phase, d)| {
+                .and_then(|(p, phase, d)| {
                     p.fault(fault_start(config, watchdog_ms, phase), d, watchdog_ms)
                 })
                 .into_iter()
@@ -515,7 +525,12 @@ mod tests {
     fn envelope_points_replay_as_scenarios() {
         let env = envelope(&small(Profile::Redisson)).unwrap();
         let row = &env.rows[0];
-        for probe in [Probe::Pause, Probe::Partition, Probe::RedisPause] {
+        for probe in [
+            Probe::Pause,
+            Probe::Partition,
+            Probe::RedisPause,
+            Probe::ClockJump,
+        ] {
             for over in [false, true] {
                 let s = env.boundary_scenario(row, probe, over).unwrap();
                 let file = Scenario::parse(&s.to_toml(), &s.name).unwrap();

@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use crate::{Envelope, Probe};
 
 /// Colours of the lines: one per probe, then the takeover delay.
-const COLORS: [&str; 5] = ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#e15759"];
+const COLORS: [&str; 6] = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#9c755f", "#e15759",
+];
 
 /// Chart geometry, in SVG user units.
 const LEFT: f64 = 80.0;
@@ -49,8 +51,8 @@ impl Envelope {
         let _ = writeln!(
             s,
             "columns: the longest fault of each kind the holder's lock survives (the key stays its own \
-             until its unlock); takeover: the longest wait for another client after the holder crashes.\n\
-             redis clock jump: not searched (sim has no clock-jump fault yet)."
+             until its unlock; a clock jump forward, by how much); takeover: the longest wait for \
+             another client after the holder crashes."
         );
         s
     }
