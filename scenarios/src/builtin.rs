@@ -4,7 +4,7 @@
 use crate::{InputError, Scenario};
 
 /// Each built-in scenario's name and file text, in the order reports list them.
-const FILES: [(&str, &str); 15] = [
+const FILES: [(&str, &str); 16] = [
     (
         "watchdog-renews",
         include_str!("../builtin/watchdog-renews.toml"),
@@ -47,6 +47,10 @@ const FILES: [(&str, &str); 15] = [
     ("key-deleted", include_str!("../builtin/key-deleted.toml")),
     ("redis-down", include_str!("../builtin/redis-down.toml")),
     ("clock-jump", include_str!("../builtin/clock-jump.toml")),
+    (
+        "unlock-reply-late",
+        include_str!("../builtin/unlock-reply-late.toml"),
+    ),
 ];
 
 /// The names of the built-in scenarios, in report order.

@@ -77,6 +77,8 @@ timeline_tests! {
         "Redisson #1966 (fixed in 3.10.5): delayed replies make the acquire run twice; legacy renews the count-1 key for ever, later eras hold it a lease too long.";
     key_deleted => "key-deleted",
         "REDISSON.md §4: the key deleted behind the lock's back; no unlock message, B takes over while A works (fenced: lease-lost first).";
+    unlock_reply_late => "unlock-reply-late",
+        "Redisson #4871 (fixed in 3.24 by the unlock latch): the unlock runs, its reply is late, the resend reports not locked: a false unlock error.";
     clock_jump => "clock-jump",
         "REDISSON.md §4: Redis's clock jumps 26 s forward; the key expires at once, B takes over while A works (fenced: lease-lost).";
     redis_down => "redis-down",

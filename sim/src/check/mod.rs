@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::{History, SimTime};
 use work::Work;
 
+mod false_unlock_error;
 mod fencing;
 mod lock_left_behind;
 mod lost_wakeup;
@@ -37,17 +38,21 @@ pub enum Invariant {
     LostWakeup,
     /// At the end, no lock is still held whose holder finished its script.
     LockLeftBehind,
+    /// No unlock reports failure although Redis released the lock for its
+    /// thread (or still names the thread holder).
+    FalseUnlockError,
 }
 
 impl Invariant {
     /// Every invariant, in a fixed order.
-    pub const ALL: [Invariant; 6] = [
+    pub const ALL: [Invariant; 7] = [
         Invariant::MutualExclusion,
         Invariant::Fencing,
         Invariant::ReleaseAfterCrash,
         Invariant::RenewalAfterUnlock,
         Invariant::LostWakeup,
         Invariant::LockLeftBehind,
+        Invariant::FalseUnlockError,
     ];
 
     /// The invariant's name (`mutual-exclusion`, ...).
@@ -59,6 +64,7 @@ impl Invariant {
             Invariant::RenewalAfterUnlock => "renewal-after-unlock",
             Invariant::LostWakeup => "lost-wakeup",
             Invariant::LockLeftBehind => "lock-left-behind",
+            Invariant::FalseUnlockError => "false-unlock-error",
         }
     }
 
@@ -75,6 +81,7 @@ impl Invariant {
             Invariant::RenewalAfterUnlock => renewal_after_unlock::check(history, work),
             Invariant::LostWakeup => lost_wakeup::check(history, work),
             Invariant::LockLeftBehind => lock_left_behind::check(history, work),
+            Invariant::FalseUnlockError => false_unlock_error::check(history, work),
         };
         found.sort_by_key(|v| v.at);
         found
