@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use lockcore::{Call, LockName};
 
+use crate::check::fault_index::FaultIndex;
 use crate::check::work::Work;
-use crate::history::{Phase, RecordKind, Who};
+use crate::history::{RecordKind, Who};
 use crate::{History, Invariant, SimTime, Violation};
 
 /// Slack for timers rounded to whole milliseconds.
@@ -37,7 +38,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
             .records
             .get(wait.end)
             .map_or(history.meta.horizon, |e| e.at);
-        if index.faulted(&wait.who.client, start, until, work) {
+        if index.faults.touched(&wait.who.client, start, until, work) {
             continue;
         }
         let Some(spans) = index.free.get(wait.lock) else {
@@ -74,8 +75,8 @@ struct Index<'h> {
     waits: Vec<Wait<'h>>,
     /// Per lock, the stretches Redis had it free.
     free: BTreeMap<&'h LockName, FreeSpans>,
-    /// Fault windows per client, and those on Redis (`None`).
-    faults: BTreeMap<Option<&'h str>, Windows>,
+    /// Fault windows per client, and those on Redis.
+    faults: FaultIndex<'h>,
 }
 
 impl<'h> Index<'h> {
@@ -86,7 +87,6 @@ impl<'h> Index<'h> {
             BTreeMap::new();
         let mut waits = Vec::new();
         let mut free: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
-        let mut faults: BTreeMap<Option<&'h str>, Windows> = BTreeMap::new();
         for (i, r) in work.records(history) {
             match &r.kind {
                 RecordKind::Call { who, lock, call } => {
@@ -132,14 +132,6 @@ impl<'h> Index<'h> {
                         .or_default()
                         .observe(i, r.at, holder.is_none());
                 }
-                RecordKind::Fault {
-                    fault,
-                    phase: Phase::Begin,
-                } => {
-                    let begin = SimTime::from_ms(fault.at_ms());
-                    let end = fault.end_ms().map_or(begin, SimTime::from_ms);
-                    faults.entry(fault.client()).or_default().push(begin, end);
-                }
                 _ => {}
             }
         }
@@ -154,24 +146,11 @@ impl<'h> Index<'h> {
         for spans in free.values_mut() {
             spans.finish(bound);
         }
-        for windows in faults.values_mut() {
-            windows.finish();
-        }
         Index {
             waits,
             free,
-            faults,
+            faults: FaultIndex::build(history, work),
         }
-    }
-
-    /// Whether a fault touched `client` or Redis in `[start, until]` (a
-    /// window open at `start` counts).
-    fn faulted(&self, client: &str, start: SimTime, until: SimTime, work: &Work) -> bool {
-        [Some(client), None].into_iter().any(|k| {
-            self.faults
-                .get(&k)
-                .is_some_and(|w| w.overlaps(start, until, work))
-        })
     }
 }
 
@@ -263,44 +242,12 @@ fn too_long(from: SimTime, to: SimTime, bound: u64) -> bool {
     to.0.saturating_sub(from.0) > bound.saturating_mul(1_000)
 }
 
-/// Fault windows `[begin, end]` sorted by begin, with the latest end so
-/// far, so "does any window overlap `[start, until]`" is one search.
-#[derive(Default)]
-struct Windows {
-    windows: Vec<(SimTime, SimTime)>,
-    max_end: Vec<SimTime>,
-}
-
-impl Windows {
-    fn push(&mut self, begin: SimTime, end: SimTime) {
-        self.windows.push((begin, end));
-    }
-
-    fn finish(&mut self) {
-        self.windows.sort();
-        let mut latest = SimTime::ZERO;
-        self.max_end = self
-            .windows
-            .iter()
-            .map(|&(_, end)| {
-                latest = latest.max(end);
-                latest
-            })
-            .collect();
-    }
-
-    fn overlaps(&self, start: SimTime, until: SimTime, work: &Work) -> bool {
-        work.search(self.windows.len());
-        let n = self.windows.partition_point(|&(begin, _)| begin <= until);
-        n > 0 && self.max_end[n - 1] >= start
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::Fault;
     use crate::check::sample::{Sample, lock_call, try_wait, who};
-    use crate::history::Outcome;
+    use crate::history::{Outcome, Phase};
 
     /// B waits in lock(); A unlocks at 1 s, B acquires 6 ms later (the
     /// message and the retry): passes.

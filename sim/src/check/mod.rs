@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::{History, SimTime};
 use work::Work;
 
+mod call_within_budget;
 mod false_unlock_error;
+mod fault_index;
 mod fencing;
 mod lock_left_behind;
 mod lost_wakeup;
@@ -41,11 +43,14 @@ pub enum Invariant {
     /// No unlock reports failure although Redis released the lock for its
     /// thread (or still names the thread holder).
     FalseUnlockError,
+    /// Every `tryLock(wait)` returns within its wait plus one command's
+    /// documented overhead (timeouts and retries) and a round trip.
+    CallWithinBudget,
 }
 
 impl Invariant {
     /// Every invariant, in a fixed order.
-    pub const ALL: [Invariant; 7] = [
+    pub const ALL: [Invariant; 8] = [
         Invariant::MutualExclusion,
         Invariant::Fencing,
         Invariant::ReleaseAfterCrash,
@@ -53,6 +58,7 @@ impl Invariant {
         Invariant::LostWakeup,
         Invariant::LockLeftBehind,
         Invariant::FalseUnlockError,
+        Invariant::CallWithinBudget,
     ];
 
     /// The invariant's name (`mutual-exclusion`, ...).
@@ -65,6 +71,7 @@ impl Invariant {
             Invariant::LostWakeup => "lost-wakeup",
             Invariant::LockLeftBehind => "lock-left-behind",
             Invariant::FalseUnlockError => "false-unlock-error",
+            Invariant::CallWithinBudget => "call-within-budget",
         }
     }
 
@@ -82,6 +89,7 @@ impl Invariant {
             Invariant::LostWakeup => lost_wakeup::check(history, work),
             Invariant::LockLeftBehind => lock_left_behind::check(history, work),
             Invariant::FalseUnlockError => false_unlock_error::check(history, work),
+            Invariant::CallWithinBudget => call_within_budget::check(history, work),
         };
         found.sort_by_key(|v| v.at);
         found

@@ -1,0 +1,101 @@
+//! Calls within their budget: `tryLock(wait)` returns within its wait
+//! plus the command overhead Redisson documents.
+
+use std::collections::BTreeMap;
+
+use lockcore::Call;
+
+use crate::check::fault_index::FaultIndex;
+use crate::check::work::Work;
+use crate::history::RecordKind;
+use crate::{History, Invariant, SimTime, Violation};
+
+/// Slack for timers rounded to whole milliseconds.
+const SLACK_MS: u64 = 5;
+
+/// The longest one command may take before lockcore gives up on it:
+/// every attempt's response timeout plus the pauses between attempts
+/// (`(retryAttempts + 1) × timeout + retryAttempts × retryInterval`,
+/// 16.5 s with Redisson's defaults, which every simulated client uses).
+fn command_budget_ms() -> u64 {
+    let c = lockcore::Config::default();
+    let attempts = u64::from(c.retry_attempts);
+    (attempts + 1) * c.response_timeout.0 + attempts * c.retry_interval.0
+}
+
+/// A `tryLock(wait)` must return within `wait` plus one command's budget
+/// (the attempt under way when the wait runs out may still take that
+/// long) plus a round trip. A call whose client, or Redis, suffered a
+/// fault while it was out is not judged (a stop-the-world pause delays
+/// the return legitimately), nor is one cut short by the horizon.
+pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+    let faults = FaultIndex::build(history, work);
+    let slack = command_budget_ms() + 2 * history.meta.max_latency_ms + SLACK_MS;
+    let mut open: BTreeMap<(&str, u32, u64), (usize, u64)> = BTreeMap::new();
+    let mut found = Vec::new();
+    for (i, r) in work.records(history) {
+        match &r.kind {
+            RecordKind::Call {
+                who,
+                call: Call::TryLock {
+                    wait: Some(wait), ..
+                },
+                ..
+            } => {
+                open.insert((&who.client, who.life, who.thread), (i, wait.0));
+            }
+            RecordKind::Return {
+                who, call, lock, ..
+            } => {
+                if !matches!(call, Call::TryLock { wait: Some(_), .. }) {
+                    continue;
+                }
+                let Some((c, wait)) = open.remove(&(who.client.as_str(), who.life, who.thread))
+                else {
+                    continue;
+                };
+                let start = history.records[c].at;
+                let bound = start.plus_ms(wait.saturating_add(slack));
+                if r.at > bound && !faults.touched(&who.client, start, r.at, work) {
+                    let took = SimTime(r.at.0 - start.0);
+                    found.push(Violation::new(
+                        Invariant::CallWithinBudget,
+                        bound,
+                        [who.client.clone()],
+                        format!(
+                            "{who}'s tryLock({wait}) on {lock} returned after {took}, past its wait plus {slack} ms"
+                        ),
+                        vec![c, i],
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::sample::{Sample, try_wait, who};
+    use crate::history::Outcome;
+
+    /// A tryLock(5000) that returns after 5 s passes; one that returns
+    /// after 30 s, with nothing to explain it, is a violation.
+    #[test]
+    fn returns_past_the_budget_fail() {
+        let within = Sample::new(5)
+            .call(0, who("A", 1), try_wait(5_000))
+            .ret(5_004, who("A", 1), try_wait(5_000), Outcome::NotAcquired)
+            .build();
+        assert!(check(&within, &Work::default()).is_empty());
+        let late = Sample::new(5)
+            .call(0, who("A", 1), try_wait(5_000))
+            .ret(30_000, who("A", 1), try_wait(5_000), Outcome::NotAcquired)
+            .build();
+        let v = check(&late, &Work::default());
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].at, SimTime::from_ms(5_000 + 16_500 + 10 + 5));
+    }
+}
