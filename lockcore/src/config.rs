@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{LockError, Millis, Profile};
+use crate::{Era, LockError, Millis, Release};
 
 /// A client's settings. Build one with [`Config::builder`].
 ///
@@ -22,8 +22,8 @@ use crate::{LockError, Millis, Profile};
 /// count twice, exactly as in Redisson.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
-    /// Which bookkeeping the client runs.
-    pub profile: Profile,
+    /// Which Redisson release the client runs.
+    pub release: Release,
     /// `lockWatchdogTimeout`: the lease set by the watchdog, renewed every
     /// third of it. Redisson's default is 30 000 ms.
     pub watchdog_timeout: Millis,
@@ -40,7 +40,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            profile: Profile::Redisson,
+            release: Release::REDISSON,
             watchdog_timeout: Millis(30_000),
             response_timeout: Millis(3_000),
             retry_attempts: 3,
@@ -70,10 +70,15 @@ pub struct ConfigBuilder {
 }
 
 impl ConfigBuilder {
-    /// Sets the profile.
-    pub fn profile(&mut self, profile: Profile) -> &mut Self {
-        self.config.profile = profile;
+    /// Sets the release.
+    pub fn release(&mut self, release: Release) -> &mut Self {
+        self.config.release = release;
         self
+    }
+
+    /// Sets the release to an era alias.
+    pub fn era(&mut self, era: Era) -> &mut Self {
+        self.release(Release::from(era))
     }
 
     /// Sets `lockWatchdogTimeout` in ms.

@@ -45,11 +45,6 @@ pub enum LockError {
     /// A configuration that contradicts itself.
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
-    /// An unknown profile name.
-    #[error(
-        "unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)"
-    )]
-    UnknownProfile(String),
     /// The thread already has a call in flight (a thread is sequential).
     #[error("thread {0} already has a call in progress")]
     ThreadBusy(ThreadId),

@@ -39,15 +39,20 @@
 //! resends after a timeout), so an observer can tell a resend from a new
 //! command.
 //!
-//! # Profiles
+//! # Releases
 //!
-//! A [`Profile`] selects the renewal bookkeeping: `redisson-legacy` (docs
-//! 001/003; the entry is removed and re-registered on every renewal, with a
-//! renewal-after-unlock race), `redisson` (docs 002/004, the default; an
-//! error stops renewal for good), `redisson-batched` (Redisson 3.44+; one
-//! chain per client that survives errors) and `fenced` (beyond Redisson:
-//! fencing tokens, [`Event::LeaseLost`], renewal retried until the lease
-//! would really end).
+//! A [`Release`] says which Redisson the client is: a version from 2.0.0
+//! to 4.7.0 (`3.23.4`), or an era alias ([`Era`]): `redisson-legacy`
+//! (3.8.0, docs 001/003; the entry is removed and re-registered on every
+//! renewal, with a renewal-after-unlock race), `redisson` (3.23.4, docs
+//! 002/004, the default; an error stops renewal for good),
+//! `redisson-batched` (3.44.0; one chain per client that survives errors)
+//! and `fenced` (4.7.0 plus locksim's fencing tokens, [`Event::LeaseLost`],
+//! renewal retried until the lease would really end). A release resolves
+//! once to a [`SwitchSet`]: each [`Switch`] is one change of Redisson's
+//! history with its version and upstream issue, so a known defect is the
+//! behaviour of the releases before its switch. Switches can be toggled
+//! for a what-if.
 //!
 //! # Transports
 //!
@@ -61,7 +66,8 @@
 //! # Layout
 //!
 //! - `id`: ids and times ([`ThreadId`], [`LockName`], [`Millis`], ...).
-//! - `profile`: [`Profile`].
+//! - `release`: [`Release`], [`Era`], [`Version`], [`Switch`] (one file
+//!   per switch under `release/switch/`).
 //! - `config`: [`Config`] and [`ConfigBuilder`] (Redisson's defaults).
 //! - `call`: [`Call`] and [`CallOutcome`].
 //! - `error`: [`LockError`] and [`TransportError`].
@@ -82,7 +88,7 @@ mod error;
 mod id;
 mod inprocess;
 mod machine;
-mod profile;
+mod release;
 mod resp;
 mod transport;
 
@@ -93,6 +99,6 @@ pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, ThreadId, TimerId};
 pub use inprocess::{InProcessServer, InProcessTransport};
 pub use machine::{Event, LockClient, Output, Purpose};
-pub use profile::Profile;
+pub use release::{Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, Version};
 pub use resp::RespTransport;
 pub use transport::{Message, Transport, parse_message};

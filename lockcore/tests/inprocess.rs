@@ -12,8 +12,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use fake_redis::{Clock, Engine, Value};
 use lockcore::{
-    Config, Event, FencingToken, InProcessServer, InProcessTransport, LockError, LockName, Millis,
-    Profile, RedissonClient, ThreadId,
+    Config, Era, Event, FencingToken, InProcessServer, InProcessTransport, LockError, LockName,
+    Millis, RedissonClient, ThreadId,
 };
 use tokio::time::{Instant, sleep};
 
@@ -30,9 +30,9 @@ fn server() -> InProcessServer {
     InProcessServer::new(Engine::new(Arc::new(TokioClock(Instant::now()))))
 }
 
-fn config(profile: Profile, watchdog_ms: u64) -> Config {
+fn config(profile: Era, watchdog_ms: u64) -> Config {
     Config::builder()
-        .profile(profile)
+        .era(profile)
         .watchdog_timeout(watchdog_ms)
         .build()
         .unwrap()
@@ -137,7 +137,7 @@ async fn wait_runs_out() {
 /// 300 ms.
 #[tokio::test(start_paused = true)]
 async fn watchdog_keeps_the_lock_alive() {
-    for profile in Profile::ALL {
+    for profile in Era::ALL {
         let server = server();
         let a = client(&server, "uuid-a", config(profile, 300));
         let b = client(&server, "uuid-b", config(profile, 300));
@@ -192,7 +192,7 @@ async fn lease_limited_lock_expires() {
 #[tokio::test(start_paused = true)]
 async fn renewal_stops_when_the_key_is_gone() {
     let server = server();
-    let a = client(&server, "uuid-a", config(Profile::Redisson, 300));
+    let a = client(&server, "uuid-a", config(Era::Redisson, 300));
     let mut events = a.events();
     a.lock("l").unwrap().lock(T1).await.unwrap();
     assert_eq!(server.execute(cmd(&["DEL", "l"])), Value::Int(1));
@@ -229,8 +229,8 @@ async fn force_unlock_frees_the_lock() {
 #[tokio::test(start_paused = true)]
 async fn fenced_tokens_grow() {
     let server = server();
-    let a = client(&server, "uuid-a", config(Profile::Fenced, 30_000));
-    let b = client(&server, "uuid-b", config(Profile::Fenced, 30_000));
+    let a = client(&server, "uuid-a", config(Era::Fenced, 30_000));
+    let b = client(&server, "uuid-b", config(Era::Fenced, 30_000));
     let la = a.lock("l").unwrap();
     let lb = b.lock("l").unwrap();
     la.lock(T1).await.unwrap();
@@ -289,7 +289,7 @@ async fn bad_input() {
 #[tokio::test(start_paused = true)]
 async fn fenced_lease_lost() {
     let server = server();
-    let a = client(&server, "uuid-a", config(Profile::Fenced, 30_000));
+    let a = client(&server, "uuid-a", config(Era::Fenced, 30_000));
     let mut events = a.events();
     let la = a.lock("l").unwrap();
     la.lock_with_lease(T1, Millis(500)).await.unwrap();
@@ -312,7 +312,7 @@ async fn fenced_lease_lost() {
 #[tokio::test(start_paused = true)]
 async fn dropped_client_shuts_down() {
     let server = server();
-    let a = client(&server, "uuid-a", config(Profile::Redisson, 300));
+    let a = client(&server, "uuid-a", config(Era::Redisson, 300));
     let la = a.lock("l").unwrap();
     la.lock(T1).await.unwrap();
     drop(a);

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use fake_redis::Value;
 use lockcore::{
-    Call, Config, LockClient, LockName, Millis, Output, Profile, RequestId, ThreadId, TimerId,
+    Call, Config, Era, LockClient, LockName, Millis, Output, RequestId, ThreadId, TimerId,
     TransportError,
 };
 use proptest::prelude::*;
@@ -94,9 +94,9 @@ fn reply(kind: u8, n: i64) -> Result<Value, TransportError> {
 }
 
 /// Runs `steps` and returns the outputs as text, checking the invariants.
-fn run(profile: Profile, steps: &[Step]) -> Vec<String> {
+fn run(profile: Era, steps: &[Step]) -> Vec<String> {
     let config = Config::builder()
-        .profile(profile)
+        .era(profile)
         .watchdog_timeout(3_000)
         .response_timeout(500)
         .retry_attempts(1)
@@ -184,7 +184,7 @@ proptest! {
     /// randomness or iterated a hash map would give a different log.
     #[test]
     fn random_inputs_keep_the_invariants(
-        profile in prop::sample::select(Profile::ALL.to_vec()),
+        profile in prop::sample::select(Era::ALL.to_vec()),
         steps in prop::collection::vec(step(), 0..80),
     ) {
         let first = run(profile, &steps);

@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use fake_redis::Value;
 use fake_redis::testing::RealRedis;
-use lockcore::{Config, Millis, Profile, RedissonClient, RespTransport, ThreadId, Transport};
+use lockcore::{Config, Era, Millis, RedissonClient, RespTransport, ThreadId, Transport};
 use tokio::time::{Instant, sleep, timeout};
 
 const T1: ThreadId = ThreadId(1);
@@ -157,7 +157,7 @@ async fn lease_limited_lock_expires() {
 #[tokio::test]
 async fn fenced_tokens_from_real_lua() {
     let redis = RealRedis::start_for_test();
-    let fenced = Config::builder().profile(Profile::Fenced).build().unwrap();
+    let fenced = Config::builder().era(Era::Fenced).build().unwrap();
     let a = client(&redis, "uuid-a", fenced.clone()).await;
     let b = client(&redis, "uuid-b", fenced).await;
     let la = a.lock("f").unwrap();

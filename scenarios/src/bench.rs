@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use lockcore::Profile;
+use lockcore::Release;
 
 use crate::{InputError, SeedRange, Trial};
 
@@ -91,7 +91,7 @@ pub struct BenchReport {
 pub fn bench(config: &BenchConfig) -> Result<BenchReport, InputError> {
     let mut scenarios = Vec::new();
     for s in crate::builtins() {
-        let once = Trial::run(&s, None, Some(Profile::Redisson))?;
+        let once = Trial::run(&s, None, Some(Release::REDISSON))?;
         let us_per_run = median_us(config, || {
             let _ = sim::run(&once.run.spec);
         });
@@ -142,7 +142,7 @@ fn seeds_per_second(config: &BenchConfig, threads: usize) -> Result<f64, InputEr
     let range = SeedRange::new(0, config.explore_seeds.max(1))?;
     let stop = AtomicBool::new(false);
     let start = Instant::now();
-    let _ = crate::explore_on(&pool, range, Some(Profile::Redisson), &stop, |_| {});
+    let _ = crate::explore_on(&pool, range, Some(Release::REDISSON), &stop, |_| {});
     Ok(range.count() as f64 / start.elapsed().as_secs_f64().max(1e-9))
 }
 

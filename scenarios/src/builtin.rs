@@ -73,7 +73,7 @@ pub fn builtins() -> Vec<Scenario> {
 
 /// A built-in scenario by name, or else a scenario file by path.
 pub fn load(name_or_path: &str) -> Result<Scenario, InputError> {
-    if let Some(s) = builtin(name_or_path) {
+    if let Some(s) = builtin(name_or_path).or_else(|| crate::history_scenario(name_or_path)) {
         return Ok(s);
     }
     let unreadable = |e: std::io::Error| InputError::Unreadable {
@@ -86,7 +86,10 @@ pub fn load(name_or_path: &str) -> Result<Scenario, InputError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(InputError::UnknownScenario {
                 name: name_or_path.to_owned(),
-                known: builtin_names().collect::<Vec<_>>().join(", "),
+                known: builtin_names()
+                    .chain(crate::history_names())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         }
         Err(e) => return Err(unreadable(e)),
@@ -105,7 +108,7 @@ pub fn load(name_or_path: &str) -> Result<Scenario, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lockcore::Profile;
+    use lockcore::Release;
 
     /// Every embedded file parses, is named as its file, and says what each
     /// profile must give: either a `default` table or one per profile, so no
@@ -116,7 +119,7 @@ mod tests {
             let s = Scenario::parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(s.name, name);
             assert!(s.source.is_some(), "{name} cites no source document");
-            for p in Profile::ALL {
+            for p in Release::ERAS {
                 assert!(
                     s.expect.own(p).is_some() || s.expect.default.is_some(),
                     "{name} has no expectation for {p}"
@@ -135,7 +138,7 @@ mod tests {
     fn every_builtin_is_as_expected_for_a_hundred_seeds() {
         let mut wrong = Vec::new();
         for s in builtins() {
-            for p in Profile::ALL {
+            for p in Release::ERAS {
                 for seed in 0..100 {
                     let t = crate::Trial::run(&s, Some(seed), Some(p))
                         .unwrap_or_else(|e| panic!("{}: {e}", s.name));

@@ -3,7 +3,7 @@
 //! hash). `tests/regression/seeds.toml` is one; the regression test replays
 //! every entry.
 
-use lockcore::Profile;
+use lockcore::Release;
 use serde::{Deserialize, Serialize};
 use sim::Invariant;
 
@@ -25,7 +25,7 @@ pub struct SeedCase {
     /// The seed of `locksim explore` (`sim::generate(seed, Some(profile))`).
     pub seed: u64,
     /// The profile it runs under.
-    pub profile: Profile,
+    pub profile: Release,
     /// Safe or violated.
     pub verdict: Verdict,
     /// Exactly the invariants that break.
@@ -84,7 +84,7 @@ impl SeedCase {
 
     /// The command that shows the run.
     pub fn replay_command(&self) -> String {
-        format!("locksim replay {} --profile {}", self.seed, self.profile)
+        format!("locksim replay {} {}", self.seed, self.profile.flags())
     }
 }
 
@@ -101,7 +101,7 @@ mod tests {
             "c.toml",
         )
         .unwrap();
-        assert_eq!(c.cases[0].profile, Profile::Fenced);
+        assert_eq!(c.cases[0].profile, Release::FENCED);
         assert_eq!(c.cases[0].violated, vec![Invariant::Fencing]);
         let err = Corpus::parse("[[case]]\nseed = 3\nprofle = \"fenced\"\n", "c.toml").unwrap_err();
         let InputError::Malformed { location, .. } = err else {
@@ -118,7 +118,7 @@ mod tests {
     fn wrong_entry_is_reported() {
         let case = SeedCase {
             seed: 0,
-            profile: Profile::Redisson,
+            profile: Release::REDISSON,
             verdict: Verdict::Safe,
             violated: vec![],
             history: Some("0".repeat(40)),

@@ -30,7 +30,7 @@
 //! two thirds of the timeout. The takeover delay is the worst (largest)
 //! time from A's crash to B's acquire over the same phases and seeds.
 
-use lockcore::{LockName, Profile};
+use lockcore::{LockName, Release};
 use serde::Serialize;
 use sim::{
     ClientSpec, DEFAULT_LOCK, Fault, FaultPlan, LatencyRange, RecordKind, ReleaseCause, Run,
@@ -47,7 +47,7 @@ use crate::{Expectation, Expectations, InputError, Scenario};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EnvelopeConfig {
     /// The lock's profile (its Redisson release model).
-    pub profile: Profile,
+    pub profile: Release,
     /// The `lockWatchdogTimeout` values, in ms.
     pub watchdogs_ms: Vec<u64>,
     /// One-way latency between each client and Redis.
@@ -61,7 +61,7 @@ pub struct EnvelopeConfig {
 impl EnvelopeConfig {
     /// The defaults: `redisson`, 1 s to 120 s, 1-5 ms latency, 2 seeds,
     /// 8 phases.
-    pub fn new(profile: Profile) -> EnvelopeConfig {
+    pub fn new(profile: Release) -> EnvelopeConfig {
         EnvelopeConfig {
             profile,
             watchdogs_ms: vec![1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000, 120_000],
@@ -457,7 +457,7 @@ impl Envelope {
             Some((probe, limit.phase_ms, d)),
             limit.seed,
         );
-        let breaks = over && self.config.profile != Profile::Fenced;
+        let breaks = over && !self.config.profile.has(lockcore::Switch::Fencing);
         let mut expect = Expectation::default();
         if breaks {
             expect.violated = vec![Invariant::MutualExclusion];
@@ -486,6 +486,7 @@ impl Envelope {
                 default: Some(expect),
                 ..Expectations::default()
             },
+            history: None,
         })
     }
 }
@@ -495,7 +496,7 @@ mod tests {
     use super::*;
     use crate::Trial;
 
-    fn small(profile: Profile) -> EnvelopeConfig {
+    fn small(profile: Release) -> EnvelopeConfig {
         EnvelopeConfig {
             watchdogs_ms: vec![30_000],
             seeds: 1,
@@ -510,7 +511,7 @@ mod tests {
     /// taken over after about the timeout.
     #[test]
     fn pause_limit_is_two_thirds_of_the_timeout() {
-        let env = envelope(&small(Profile::Redisson)).unwrap();
+        let env = envelope(&small(Release::REDISSON)).unwrap();
         let row = &env.rows[0];
         let (_, pause) = &row.limits[0];
         assert!((19_500..=20_500).contains(&pause.survives_ms), "{pause:?}");
@@ -523,7 +524,7 @@ mod tests {
     /// each kind's limit holds mutual exclusion and 1 ms more breaks it.
     #[test]
     fn envelope_points_replay_as_scenarios() {
-        let env = envelope(&small(Profile::Redisson)).unwrap();
+        let env = envelope(&small(Release::REDISSON)).unwrap();
         let row = &env.rows[0];
         for probe in [
             Probe::Pause,
@@ -543,14 +544,14 @@ mod tests {
     /// Impossible ranges and values are refused with the accepted range.
     #[test]
     fn bad_configurations_are_refused() {
-        let mut c = small(Profile::Redisson);
+        let mut c = small(Release::REDISSON);
         c.watchdogs_ms = vec![5];
         let e = envelope(&c).unwrap_err().to_string();
         assert!(e.contains("between 30 and 3600000 ms"), "{e}");
-        let mut c = small(Profile::Redisson);
+        let mut c = small(Release::REDISSON);
         c.watchdogs_ms.clear();
         assert!(envelope(&c).is_err());
-        let mut c = small(Profile::Redisson);
+        let mut c = small(Release::REDISSON);
         c.latency = LatencyRange {
             min_ms: 9,
             max_ms: 2,
@@ -561,7 +562,7 @@ mod tests {
                 .to_string()
                 .contains("min must not exceed max")
         );
-        let mut c = small(Profile::Redisson);
+        let mut c = small(Release::REDISSON);
         c.seeds = 0;
         assert!(envelope(&c).is_err());
     }

@@ -39,6 +39,11 @@ pub enum InputError {
         /// The operating system's reason.
         reason: String,
     },
+    /// `--with`/`--without` with no release to change.
+    #[error(
+        "--with and --without change a release: name it with --profile NAME or --redisson VERSION"
+    )]
+    TogglesWithoutRelease,
     /// `explore --seeds 0`: a sweep over no seed would test nothing and
     /// still look like a pass.
     #[error("--seeds 0 explores nothing: give at least 1 seed")]
@@ -98,11 +103,6 @@ pub enum InputError {
     /// `locksim envelope` was asked for something it cannot search.
     #[error("envelope: {0}")]
     Envelope(String),
-    /// An unknown profile name.
-    #[error(
-        "unknown profile '{0}' (expected one of: redisson-legacy, redisson, redisson-batched, fenced)"
-    )]
-    UnknownProfile(String),
 }
 
 fn located(location: &Option<Location>) -> String {

@@ -2,9 +2,10 @@
 //! [`Outcome`]. No scenario has Rust code of its own; every check is one of
 //! the general kinds below.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
-use lockcore::Profile;
+use lockcore::{Era, Release};
 use serde::{Deserialize, Serialize};
 use sim::{CutShort, Invariant, SimTime};
 
@@ -379,21 +380,49 @@ pub struct Expectations {
     /// `fenced`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fenced: Option<Expectation>,
+    /// Per release, keyed by the release as written (`"3.23.4"`,
+    /// `"3.23.4 +no-lock-resend"`): `[expect.release."3.23.4"]`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub release: BTreeMap<String, Expectation>,
 }
 
 impl Expectations {
-    /// The profile's own expectation, if it has one.
-    pub fn own(&self, profile: Profile) -> Option<&Expectation> {
-        match profile {
-            Profile::RedissonLegacy => self.redisson_legacy.as_ref(),
-            Profile::Redisson => self.redisson.as_ref(),
-            Profile::RedissonBatched => self.redisson_batched.as_ref(),
-            Profile::Fenced => self.fenced.as_ref(),
+    /// The release's own expectation, if it has one: its entry under
+    /// `release`, else (for an era alias, or a version by the bookkeeping
+    /// it runs) its era's table.
+    pub fn own(&self, profile: Release) -> Option<&Expectation> {
+        if let Some(own) = self.release.get(&profile.to_string()) {
+            return Some(own);
+        }
+        self.era(profile.as_era().unwrap_or_else(|| profile.bookkeeping()))
+    }
+
+    /// The table of one era.
+    pub fn era(&self, era: Era) -> Option<&Expectation> {
+        match era {
+            Era::RedissonLegacy => self.redisson_legacy.as_ref(),
+            Era::Redisson => self.redisson.as_ref(),
+            Era::RedissonBatched => self.redisson_batched.as_ref(),
+            Era::Fenced => self.fenced.as_ref(),
+        }
+    }
+
+    /// Sets `profile`'s own expectation (its era's table for an alias,
+    /// else its entry under `release`).
+    pub fn set(&mut self, profile: Release, expectation: Expectation) {
+        match profile.as_era() {
+            Some(Era::RedissonLegacy) => self.redisson_legacy = Some(expectation),
+            Some(Era::Redisson) => self.redisson = Some(expectation),
+            Some(Era::RedissonBatched) => self.redisson_batched = Some(expectation),
+            Some(Era::Fenced) => self.fenced = Some(expectation),
+            None => {
+                self.release.insert(profile.to_string(), expectation);
+            }
         }
     }
 
     /// What `profile` must give: its own table, else `default`, else safe.
-    pub fn for_profile(&self, profile: Profile) -> Expectation {
+    pub fn for_profile(&self, profile: Release) -> Expectation {
         self.own(profile)
             .or(self.default.as_ref())
             .cloned()
@@ -614,12 +643,12 @@ verdict = "safe"
         )
         .unwrap();
         assert_eq!(
-            all.for_profile(Profile::Fenced).verdict,
+            all.for_profile(Release::FENCED).verdict,
             Some(Verdict::Safe)
         );
-        assert_eq!(all.for_profile(Profile::Redisson).unlock_errors, Some(1));
+        assert_eq!(all.for_profile(Release::REDISSON).unlock_errors, Some(1));
         assert_eq!(
-            Expectations::default().for_profile(Profile::Redisson),
+            Expectations::default().for_profile(Release::REDISSON),
             Expectation::safe()
         );
         assert_eq!(Expectation::safe().evaluate(&outcome()).len(), 1);

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use lockcore::Profile;
+use lockcore::Release;
 use rayon::prelude::*;
 use sim::{Invariant, Run, SimError, SimSpec};
 
@@ -15,12 +15,12 @@ use crate::{Broken, SeedRange};
 
 /// The spec explored for `seed`: sim's random scenario and fault plan,
 /// with every client on `profile` (or a profile drawn from the seed).
-pub fn explored_spec(seed: u64, profile: Option<Profile>) -> SimSpec {
+pub fn explored_spec(seed: u64, profile: Option<Release>) -> SimSpec {
     sim::generate(seed, profile)
 }
 
 /// Runs the spec explored for `seed`.
-pub fn explore_seed(seed: u64, profile: Option<Profile>) -> Result<Run, SimError> {
+pub fn explore_seed(seed: u64, profile: Option<Release>) -> Result<Run, SimError> {
     sim::run(&explored_spec(seed, profile))
 }
 
@@ -30,7 +30,7 @@ pub struct Finding {
     /// The seed.
     pub seed: u64,
     /// The profile it ran under.
-    pub profile: Profile,
+    pub profile: Release,
     /// What broke.
     pub broken: Vec<Broken>,
     /// The history's hash, to tell a replay is the same run.
@@ -48,7 +48,7 @@ impl Finding {
 
     /// The command that replays it.
     pub fn replay_command(&self) -> String {
-        format!("locksim replay {} --profile {}", self.seed, self.profile)
+        format!("locksim replay {} {}", self.seed, self.profile.flags())
     }
 }
 
@@ -62,7 +62,7 @@ pub enum SweepEvent<'a> {
         /// The seed.
         seed: u64,
         /// The profile.
-        profile: Profile,
+        profile: Release,
         /// Why.
         reason: &'a str,
     },
@@ -86,7 +86,7 @@ pub struct Exploration {
     /// How many runs could not be made.
     pub failed: u64,
     /// How many runs broke each invariant, by profile.
-    counts: BTreeMap<(Profile, Invariant), u64>,
+    counts: BTreeMap<(Release, Invariant), u64>,
 }
 
 impl Exploration {
@@ -122,7 +122,7 @@ impl Exploration {
     }
 
     /// How many runs of `profile` broke each invariant.
-    pub fn by_invariant_of(&self, profile: Profile) -> BTreeMap<Invariant, u64> {
+    pub fn by_invariant_of(&self, profile: Release) -> BTreeMap<Invariant, u64> {
         self.counts
             .iter()
             .filter(|((p, _), _)| *p == profile)
@@ -134,7 +134,7 @@ impl Exploration {
     fn add(
         &mut self,
         seed: u64,
-        profile: Profile,
+        profile: Release,
         result: RunResult,
         sink: &mut impl FnMut(SweepEvent<'_>),
     ) {
@@ -165,7 +165,7 @@ type RunResult = Result<Option<Finding>, String>;
 
 /// Runs seed `seed` under `profile`: a pure function of the two, so runs
 /// may be made on any thread in any order.
-fn probe(seed: u64, profile: Profile) -> RunResult {
+fn probe(seed: u64, profile: Release) -> RunResult {
     match explore_seed(seed, Some(profile)) {
         Ok(run) if !run.violations.is_empty() => Ok(Some(Finding {
             seed,
@@ -194,7 +194,7 @@ const BATCH: u64 = 64;
 /// sees is the same whatever the number of threads.
 pub fn explore(
     range: SeedRange,
-    profile: Option<Profile>,
+    profile: Option<Release>,
     stop: &AtomicBool,
     sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
@@ -205,7 +205,7 @@ pub fn explore(
 pub fn explore_on(
     pool: &rayon::ThreadPool,
     range: SeedRange,
-    profile: Option<Profile>,
+    profile: Option<Release>,
     stop: &AtomicBool,
     sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
@@ -215,19 +215,19 @@ pub fn explore_on(
 fn sweep(
     pool: Option<&rayon::ThreadPool>,
     range: SeedRange,
-    profile: Option<Profile>,
+    profile: Option<Release>,
     stop: &AtomicBool,
     mut sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
-    let profiles: Vec<Profile> = match profile {
+    let profiles: Vec<Release> = match profile {
         Some(p) => vec![p],
-        None => Profile::ALL.to_vec(),
+        None => Release::ERAS.to_vec(),
     };
     let mut found = Exploration::new(range);
     let mut start = range.from();
     'sweep: while start < range.end() && !stop.load(Ordering::SeqCst) {
         let end = start.saturating_add(BATCH).min(range.end());
-        let runs: Vec<(u64, Profile)> = (start..end)
+        let runs: Vec<(u64, Release)> = (start..end)
             .flat_map(|seed| profiles.iter().map(move |p| (seed, *p)))
             .collect();
         let batch = || -> Vec<RunResult> { runs.par_iter().map(|&(s, p)| probe(s, p)).collect() };
@@ -260,7 +260,7 @@ mod tests {
     fn sweep(range: SeedRange, stop_after: Option<u64>) -> (Exploration, Vec<String>) {
         let stop = AtomicBool::new(false);
         let mut seen = Vec::new();
-        let found = explore(range, Some(Profile::Redisson), &stop, |e| {
+        let found = explore(range, Some(Release::REDISSON), &stop, |e| {
             seen.push(match e {
                 SweepEvent::Found(f) => format!("found {} {}", f.seed, f.history_hash),
                 SweepEvent::Failed { seed, reason, .. } => format!("failed {seed} {reason}"),

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use lockcore::Profile;
+use lockcore::Release;
 
 use crate::chart::escape;
 use crate::{Scenario, Trial, render_chart, render_header, render_verdict};
@@ -29,7 +29,10 @@ var l=sec.querySelector('span[data-line=\"'+i+'\"]');if(l){l.classList.add('hit'
 if(first)first.scrollIntoView({block:'center'});});";
 
 /// The page for `matrix`.
-pub fn render_html(matrix: &[(Scenario, Vec<Trial>)]) -> String {
+pub fn render_html(
+    matrix: &[(Scenario, Vec<Trial>)],
+    history: &[(Scenario, Vec<Trial>)],
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -43,7 +46,8 @@ pub fn render_html(matrix: &[(Scenario, Vec<Trial>)]) -> String {
          it to find its line in the timeline.</p>"
     );
     matrix_table(&mut s, matrix);
-    for (sc, trials) in matrix {
+    history_table(&mut s, history);
+    for (sc, trials) in matrix.iter().chain(history) {
         for t in trials {
             run_section(&mut s, sc, t);
         }
@@ -52,13 +56,13 @@ pub fn render_html(matrix: &[(Scenario, Vec<Trial>)]) -> String {
     s
 }
 
-fn anchor(scenario: &str, profile: Profile) -> String {
+fn anchor(scenario: &str, profile: Release) -> String {
     format!("{scenario}.{profile}")
 }
 
 fn matrix_table(s: &mut String, matrix: &[(Scenario, Vec<Trial>)]) {
     s.push_str("<table class=\"matrix\"><tr><th>scenario</th>");
-    for p in Profile::ALL {
+    for p in Release::ERAS {
         let _ = write!(s, "<th>{p}</th>");
     }
     s.push_str("</tr>\n");
@@ -80,6 +84,46 @@ fn matrix_table(s: &mut String, matrix: &[(Scenario, Vec<Trial>)]) {
                 "<td class=\"{class}\"><a href=\"#{}\">{} {mark}</a></td>",
                 anchor(&sc.name, t.profile),
                 t.verdict()
+            );
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</table>\n");
+}
+
+/// Redisson's lock history: each row under its last affected and its
+/// fixing release.
+fn history_table(s: &mut String, history: &[(Scenario, Vec<Trial>)]) {
+    if history.is_empty() {
+        return;
+    }
+    s.push_str(
+        "<h2>Redisson's lock history</h2><p>Each change of Redisson's lock that affects \
+         safety or liveness, under the last release it affects and the release that fixed \
+         it: whether the defect's invariant broke.</p>\n<table class=\"matrix\"><tr>\
+         <th>scenario</th><th>switch</th><th>upstream</th><th>invariant</th>\
+         <th>last affected</th><th>fixed</th></tr>\n",
+    );
+    for (sc, trials) in history {
+        let Some(row) = &sc.history else { continue };
+        let _ = write!(
+            s,
+            "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            escape(sc.description.trim()),
+            escape(&sc.name),
+            escape(&row.switch),
+            escape(&row.issue),
+            row.breaks
+        );
+        for t in trials {
+            let broke = t.run.violations.iter().any(|v| v.invariant == row.breaks);
+            let class = if t.as_expected() { "ok" } else { "bad" };
+            let _ = write!(
+                s,
+                "<td class=\"{class}\"><a href=\"#{}\">{}: {}</a></td>",
+                anchor(&sc.name, t.profile),
+                t.profile,
+                if broke { "broken" } else { "holds" }
             );
         }
         s.push_str("</tr>\n");
@@ -130,13 +174,15 @@ mod tests {
             .filter_map(|n| crate::builtin(n))
             .collect();
         let matrix = crate::run_matrix(&scenarios).unwrap();
-        let page = render_html(&matrix);
-        assert_eq!(page, render_html(&matrix));
+        let history = crate::history_matrix(&crate::history()).unwrap();
+        let page = render_html(&matrix, &history);
+        assert_eq!(page, render_html(&matrix, &history));
+        assert!(page.contains("href=\"#nil-unlock-stale-entry.3.12.0\""));
         let urls = page.matches("http").count();
         let namespaces = page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count();
         assert_eq!(urls, namespaces, "an external reference");
         assert!(!page.contains("<script src") && !page.contains("<link"));
-        for p in Profile::ALL {
+        for p in Release::ERAS {
             let id = anchor("stw-pause", p);
             assert!(page.contains(&format!("href=\"#{id}\"")), "{id} not linked");
             assert!(page.contains(&format!("id=\"{id}\"")), "{id} missing");

@@ -26,12 +26,12 @@
 //! # Using it
 //!
 //! ```
-//! use lockcore::Profile;
+//! use lockcore::Release;
 //! use locksim::{Trial, Verdict};
 //!
 //! // Document 004, experiment 2: a 3 s lease under 5 s of work.
 //! let scenario = locksim::builtin("lease-shorter-than-work").unwrap();
-//! let trial = Trial::run(&scenario, Some(1), Some(Profile::Redisson)).unwrap();
+//! let trial = Trial::run(&scenario, Some(1), Some(Release::REDISSON)).unwrap();
 //! assert_eq!(trial.verdict(), Verdict::Violated);
 //! assert_eq!(trial.outcome.unlock_errors, 2);
 //! assert!(trial.as_expected()); // the file expects exactly this
@@ -79,6 +79,7 @@ mod envelope_chart;
 mod error;
 mod expect;
 mod explore;
+mod history;
 mod html;
 mod location;
 mod observe;
@@ -103,11 +104,14 @@ pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, Timing
 pub use explore::{
     Exploration, Finding, SweepEvent, explore, explore_on, explore_seed, explored_spec,
 };
+pub use history::{HistoryRow, history, history_names, history_scenario};
 pub use html::render_html;
 pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
-pub use report::{ReportFile, chart_path, report_files, run_matrix, timeline_path, write_report};
+pub use report::{
+    ReportFile, chart_path, history_matrix, report_files, run_matrix, timeline_path, write_report,
+};
 pub use scenario::Scenario;
 pub use seeds::SeedRange;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrunk_scenario};

@@ -91,11 +91,11 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lockcore::Profile;
+    use lockcore::Release;
 
     fn kinds(scenario: &str, kind: EventKind) -> Vec<Observation> {
         let s = crate::builtin(scenario).unwrap();
-        let run = sim::run(&s.spec(None, Some(Profile::Redisson))).unwrap();
+        let run = sim::run(&s.spec(None, Some(Release::REDISSON))).unwrap();
         observations(&run.history)
             .into_iter()
             .filter(|o| o.kind == kind)

@@ -22,10 +22,11 @@ impl Rerun {
     pub fn command(&self, trial: &Trial) -> String {
         match self {
             Rerun::Scenario(name) => format!(
-                "locksim run {name} --seed {} --profile {}",
-                trial.seed, trial.profile
+                "locksim run {name} --seed {} {}",
+                trial.seed,
+                trial.profile.flags()
             ),
-            Rerun::Replay => format!("locksim replay {} --profile {}", trial.seed, trial.profile),
+            Rerun::Replay => format!("locksim replay {} {}", trial.seed, trial.profile.flags()),
         }
     }
 }

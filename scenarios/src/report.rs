@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use lockcore::Profile;
+use lockcore::Release;
 
 use crate::{InputError, Rerun, Scenario, Trial, render_chart, render_trial};
 
@@ -24,7 +24,7 @@ pub fn run_matrix(scenarios: &[Scenario]) -> Result<Vec<(Scenario, Vec<Trial>)>,
     scenarios
         .iter()
         .map(|s| {
-            let trials = Profile::ALL
+            let trials = Release::ERAS
                 .into_iter()
                 .map(|p| Trial::run(s, None, Some(p)))
                 .collect::<Result<Vec<_>, _>>()?;
@@ -33,31 +33,53 @@ pub fn run_matrix(scenarios: &[Scenario]) -> Result<Vec<(Scenario, Vec<Trial>)>,
         .collect()
 }
 
+/// Each history scenario under the last release its row affects and the
+/// release that fixed it (see [`crate::HistoryRow`]).
+pub fn history_matrix(scenarios: &[Scenario]) -> Result<Vec<(Scenario, Vec<Trial>)>, InputError> {
+    scenarios
+        .iter()
+        .filter_map(|s| Some((s, s.history.as_ref()?.releases())))
+        .map(|(s, releases)| {
+            let trials = releases
+                .into_iter()
+                .map(|r| Trial::run(s, None, Some(r)))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((s.clone(), trials))
+        })
+        .collect()
+}
+
 /// The path of a trial's timeline file.
-pub fn timeline_path(scenario: &str, profile: Profile) -> String {
+pub fn timeline_path(scenario: &str, profile: Release) -> String {
     format!("timelines/{scenario}.{profile}.txt")
 }
 
 /// The path of a trial's chart.
-pub fn chart_path(scenario: &str, profile: Profile) -> String {
+pub fn chart_path(scenario: &str, profile: Release) -> String {
     format!("charts/{scenario}.{profile}.svg")
 }
 
 /// The report's files: `README.md`, `index.html` (the whole report as one
 /// self-contained page), `timelines/<scenario>.<profile>.txt` and
-/// `charts/<scenario>.<profile>.svg`.
-pub fn report_files(matrix: &[(Scenario, Vec<Trial>)]) -> Vec<ReportFile> {
+/// `charts/<scenario>.<profile>.svg`, for the built-in `matrix` and the
+/// `history` rows.
+pub fn report_files(
+    matrix: &[(Scenario, Vec<Trial>)],
+    history: &[(Scenario, Vec<Trial>)],
+) -> Vec<ReportFile> {
+    let mut readme = readme(matrix);
+    readme.push_str(&history_section(history));
     let mut files = vec![
         ReportFile {
             path: "README.md".to_owned(),
-            contents: readme(matrix),
+            contents: readme,
         },
         ReportFile {
             path: "index.html".to_owned(),
-            contents: crate::render_html(matrix),
+            contents: crate::render_html(matrix, history),
         },
     ];
-    for (s, trials) in matrix {
+    for (s, trials) in matrix.iter().chain(history) {
         for t in trials {
             files.push(ReportFile {
                 path: timeline_path(&s.name, t.profile),
@@ -110,6 +132,45 @@ pub fn write_report(dir: &Path, files: &[ReportFile]) -> Result<(), InputError> 
     Ok(())
 }
 
+/// The history matrix (defect × release) for `README.md`.
+fn history_section(history: &[(Scenario, Vec<Trial>)]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "## Redisson's lock history\n");
+    let _ = writeln!(
+        s,
+        "Each row is a change of Redisson's lock that affects safety or liveness \
+         (`locksim versions` lists them), run under the last release it affects and the \
+         release that fixed it (`locksim run NAME --redisson VERSION`). A cell shows whether \
+         the defect's invariant broke, and links to the timeline.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| scenario | switch | upstream | invariant | last affected | fixed |\n|---|---|---|---|---|---|"
+    );
+    for (sc, trials) in history {
+        let Some(row) = &sc.history else { continue };
+        let _ = write!(
+            s,
+            "| {} | `{}` | {} | {} |",
+            sc.name, row.switch, row.issue, row.breaks
+        );
+        for t in trials {
+            let broke = t.run.violations.iter().any(|v| v.invariant == row.breaks);
+            let mark = if t.as_expected() { "✓" } else { "✗" };
+            let _ = write!(
+                s,
+                " [{}: {} {mark}]({}) |",
+                t.profile,
+                if broke { "broken" } else { "holds" },
+                timeline_path(&sc.name, t.profile)
+            );
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(s);
+    s
+}
+
 fn readme(matrix: &[(Scenario, Vec<Trial>)]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# locksim report\n");
@@ -124,12 +185,12 @@ fn readme(matrix: &[(Scenario, Vec<Trial>)]) -> String {
          same report as one page, with each run's chart and timeline side by side.\n"
     );
     let _ = write!(s, "| scenario |");
-    for p in Profile::ALL {
+    for p in Release::ERAS {
         let _ = write!(s, " {p} |");
     }
     let _ = writeln!(s);
     let _ = write!(s, "|---|");
-    for _ in Profile::ALL {
+    for _ in Release::ERAS {
         let _ = write!(s, "---|");
     }
     let _ = writeln!(s);
@@ -209,10 +270,10 @@ mod tests {
             .iter()
             .filter_map(|n| crate::builtin(n))
             .collect();
-        let a = report_files(&run_matrix(&scenarios).unwrap());
-        let b = report_files(&run_matrix(&scenarios).unwrap());
+        let a = report_files(&run_matrix(&scenarios).unwrap(), &[]);
+        let b = report_files(&run_matrix(&scenarios).unwrap(), &[]);
         assert_eq!(a, b);
-        assert_eq!(a.len(), 2 + 2 * 2 * Profile::ALL.len());
+        assert_eq!(a.len(), 2 + 2 * 2 * Release::ERAS.len());
         let readme = &a[0].contents;
         assert!(
             readme

@@ -3,11 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use lockcore::Profile;
+use lockcore::Release;
 use serde::{Deserialize, Serialize};
 use sim::{SimError, SimSpec};
 
-use crate::{Expectation, Expectations, InputError, Location};
+use crate::{Expectation, Expectations, HistoryRow, InputError, Location};
 
 /// A scenario file, as data. The simulation itself is sim's [`SimSpec`]
 /// verbatim under `[sim]`; `--seed` and `--profile` override its `seed`
@@ -27,6 +27,9 @@ pub struct Scenario {
     /// What each profile must give.
     #[serde(default)]
     pub expect: Expectations,
+    /// The row of Redisson's history it shows, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryRow>,
 }
 
 impl Scenario {
@@ -54,7 +57,7 @@ impl Scenario {
     }
 
     /// The spec to run: `seed` and `profile` replace the file's when given.
-    pub fn spec(&self, seed: Option<u64>, profile: Option<Profile>) -> SimSpec {
+    pub fn spec(&self, seed: Option<u64>, profile: Option<Release>) -> SimSpec {
         let mut spec = self.sim.clone();
         if let Some(seed) = seed {
             spec.seed = seed;
@@ -66,7 +69,7 @@ impl Scenario {
     }
 
     /// What `profile` must give.
-    pub fn expectation(&self, profile: Profile) -> Expectation {
+    pub fn expectation(&self, profile: Release) -> Expectation {
         self.expect.for_profile(profile)
     }
 
@@ -117,6 +120,29 @@ impl Scenario {
         for (key, e) in tables {
             let Some(e) = e else { continue };
             check_expectation(e, &format!("expect.{key}"), &names)?;
+        }
+        for (key, e) in &self.expect.release {
+            let release = key
+                .parse::<lockcore::Release>()
+                .map_err(|err| (format!("expect.release.\"{key}\""), err.to_string()))?;
+            if release.to_string() != *key {
+                return Err((
+                    format!("expect.release.\"{key}\""),
+                    format!("write the release as \"{release}\""),
+                ));
+            }
+            check_expectation(e, &format!("expect.release.\"{key}\""), &names)?;
+        }
+        if let Some(row) = &self.history {
+            row.check()?;
+            for r in row.releases() {
+                if !self.expect.release.contains_key(&r.to_string()) {
+                    return Err((
+                        "history".to_owned(),
+                        format!("needs an expectation for {r}: [expect.release.\"{r}\"]"),
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -228,15 +254,15 @@ steps = [
         assert_eq!(s.sim.latency.min_ms, 1);
         assert_eq!(s.sim.latency.max_ms, 5);
         assert_eq!(s.sim.clients[0].threads[0].steps.len(), 3);
-        assert_eq!(s.expectation(Profile::Fenced), Expectation::safe());
+        assert_eq!(s.expectation(Release::FENCED), Expectation::safe());
     }
 
     /// `--seed` and `--profile` replace the file's values and nothing else.
     #[test]
     fn seed_and_profile_override() {
         let s = Scenario::parse(MINIMAL, "mini.toml").unwrap();
-        let spec = s.spec(Some(99), Some(Profile::Fenced));
-        assert_eq!((spec.seed, spec.profile), (99, Profile::Fenced));
+        let spec = s.spec(Some(99), Some(Release::FENCED));
+        assert_eq!((spec.seed, spec.profile), (99, Release::FENCED));
         assert_eq!(spec.clients, s.sim.clients);
         assert_eq!(s.spec(None, None), s.sim);
     }
@@ -477,7 +503,7 @@ mod readme_tests {
         let len = section[start..].find("```").expect("the block ends");
         let scenario = Scenario::parse(&section[start..start + len], "README.md")
             .unwrap_or_else(|e| panic!("{e}"));
-        for p in Profile::ALL {
+        for p in Release::ERAS {
             let t = crate::Trial::run(&scenario, None, Some(p)).unwrap();
             assert!(
                 t.as_expected(),

@@ -7,7 +7,7 @@
 //! Each candidate is a full deterministic run, so the result is itself a
 //! reproducible spec.
 
-use lockcore::Profile;
+use lockcore::Release;
 use serde::Serialize;
 use sim::{Fault, FaultPlan, Invariant, SimSpec};
 
@@ -129,7 +129,7 @@ fn with_number(f: &Fault, field: &str, value: f64) -> Option<Fault> {
 
 /// A scenario file for a shrunk spec: it expects `invariant` to break
 /// under `profile`, so `locksim run <file>` exits 0 while it still does.
-pub fn shrunk_scenario(spec: &SimSpec, invariant: Invariant, profile: Profile) -> Scenario {
+pub fn shrunk_scenario(spec: &SimSpec, invariant: Invariant, profile: Release) -> Scenario {
     let expectation = Expectation {
         verdict: Some(Verdict::Violated),
         violated: vec![invariant],
@@ -140,14 +140,14 @@ pub fn shrunk_scenario(spec: &SimSpec, invariant: Invariant, profile: Profile) -
         ..Expectation::default()
     };
     let mut expect = Expectations::default();
-    match profile {
-        Profile::RedissonLegacy => expect.redisson_legacy = Some(expectation),
-        Profile::Redisson => expect.redisson = Some(expectation),
-        Profile::RedissonBatched => expect.redisson_batched = Some(expectation),
-        Profile::Fenced => expect.fenced = Some(expectation),
-    }
+    expect.set(profile, expectation);
     Scenario {
-        name: format!("explored-{}-{profile}-{invariant}", spec.seed),
+        // A release may read `3.23.4 +no-lock-resend`: names keep letters,
+        // digits, '_' and '-'.
+        name: format!("explored-{}-{profile}-{invariant}", spec.seed).replace(
+            |c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+            "-",
+        ),
         description: format!(
             "The scenario sim::generate draws from seed {} (as locksim explore and the \
              property tests use it) under {profile}, with a fault plan on which {invariant} \
@@ -157,6 +157,7 @@ pub fn shrunk_scenario(spec: &SimSpec, invariant: Invariant, profile: Profile) -
         source: None,
         sim: spec.clone(),
         expect,
+        history: None,
     }
 }
 
@@ -180,7 +181,7 @@ mod tests {
     fn shrinks_to_the_fault_that_matters() {
         let mut spec = crate::builtin("stw-pause")
             .unwrap()
-            .spec(None, Some(Profile::Redisson));
+            .spec(None, Some(Release::REDISSON));
         spec.faults.0.push(Fault::Latency(sim::faults::Latency {
             client: "B".into(),
             at_ms: 70_000,
@@ -218,8 +219,8 @@ mod tests {
     fn shrunk_scenario_runs_as_expected() {
         let spec = crate::builtin("lease-disables-watchdog")
             .unwrap()
-            .spec(None, Some(Profile::Redisson));
-        let file = shrunk_scenario(&spec, Invariant::MutualExclusion, Profile::Redisson).to_toml();
+            .spec(None, Some(Release::REDISSON));
+        let file = shrunk_scenario(&spec, Invariant::MutualExclusion, Release::REDISSON).to_toml();
         let s = Scenario::parse(&file, "shrunk.toml").unwrap();
         let t = crate::Trial::run(&s, None, None).unwrap();
         assert!(t.as_expected(), "{:?}", t.mismatches);

@@ -1,7 +1,7 @@
 //! A trial: one scenario run under one profile and seed, judged against
 //! what that profile must give.
 
-use lockcore::Profile;
+use lockcore::Release;
 use serde::Serialize;
 use sim::Run;
 
@@ -13,7 +13,7 @@ pub struct Trial {
     /// The scenario's name.
     pub scenario: String,
     /// The profile it ran under.
-    pub profile: Profile,
+    pub profile: Release,
     /// The seed it ran with.
     pub seed: u64,
     /// The run itself (spec, history, violations).
@@ -32,7 +32,7 @@ impl Trial {
     pub fn run(
         scenario: &Scenario,
         seed: Option<u64>,
-        profile: Option<Profile>,
+        profile: Option<Release>,
     ) -> Result<Trial, InputError> {
         let spec = scenario.spec(seed, profile);
         let run = sim::run(&spec).map_err(|e| InputError::Invalid {
@@ -73,8 +73,10 @@ impl Trial {
     /// The command that reruns this trial exactly.
     pub fn reproduce_command(&self) -> String {
         format!(
-            "locksim run {} --seed {} --profile {}",
-            self.scenario, self.seed, self.profile
+            "locksim run {} --seed {} {}",
+            self.scenario,
+            self.seed,
+            self.profile.flags()
         )
     }
 
@@ -82,7 +84,7 @@ impl Trial {
     pub fn to_json(&self) -> TrialJson {
         TrialJson {
             scenario: self.scenario.clone(),
-            profile: self.profile.name().to_owned(),
+            profile: self.profile.to_string(),
             seed: self.seed,
             verdict: self.verdict(),
             violations: self
@@ -177,7 +179,7 @@ mod tests {
     #[test]
     fn json_shape() {
         let s = crate::builtin("lease-shorter-than-work").unwrap();
-        let t = Trial::run(&s, Some(1), Some(Profile::Redisson)).unwrap();
+        let t = Trial::run(&s, Some(1), Some(Release::REDISSON)).unwrap();
         let v = serde_json::to_value(t.to_json()).unwrap();
         let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         keys.sort_unstable();
@@ -223,7 +225,7 @@ mod tests {
     fn unexpected_outcome_is_reported() {
         let mut s = crate::builtin("watchdog-serializes").unwrap();
         s.expect = toml::from_str("[default]\nverdict = \"violated\"\n").unwrap();
-        let t = Trial::run(&s, Some(5), Some(Profile::Fenced)).unwrap();
+        let t = Trial::run(&s, Some(5), Some(Release::FENCED)).unwrap();
         assert_eq!(t.verdict(), Verdict::Safe);
         assert!(!t.as_expected());
         assert_eq!(t.mismatches[0].check, "verdict");
@@ -261,7 +263,7 @@ verdict = "safe"
 count = [{ event = "released", client = "B", max = 1 }]
 "#;
         let s = crate::Scenario::parse(text, "cut.toml").unwrap();
-        let t = Trial::run(&s, None, Some(Profile::Redisson)).unwrap();
+        let t = Trial::run(&s, None, Some(Release::REDISSON)).unwrap();
         assert!(!t.as_expected());
         let verdict = crate::render_verdict(&t);
         assert!(

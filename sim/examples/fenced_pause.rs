@@ -3,7 +3,7 @@
 //! late write is refused by its fencing token.
 //!
 //! `cargo run -p sim --example fenced_pause`
-use lockcore::{LockName, Profile};
+use lockcore::{LockName, Release};
 use sim::{ClientSpec, Fault, FaultPlan, LatencyRange, SimSpec, Step, ThreadSpec};
 
 fn main() {
@@ -28,7 +28,7 @@ fn main() {
     };
     let spec = SimSpec {
         seed: 1,
-        profile: Profile::Fenced,
+        profile: Release::FENCED,
         watchdog_timeout_ms: 30_000,
         latency: LatencyRange::default(),
         clients: vec![client("A", 0, 5_000), client("B", 2_000, 1_000)],

@@ -364,7 +364,7 @@ fn value_text(v: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use lockcore::Profile;
+    use lockcore::Release;
 
     use crate::history::RecordKind;
     use crate::run::tests::{client, critical, records, spec, thread};
@@ -383,7 +383,7 @@ mod tests {
     #[test]
     fn resend_after_unlock_is_a_retry() {
         let mut s = spec(vec![client("A", vec![thread(0, critical(6_000))])]);
-        s.profile = Profile::RedissonBatched;
+        s.profile = Release::BATCHED;
         s.watchdog_timeout_ms = 10_000;
         s.faults = FaultPlan(vec![Fault::RedisPause(crate::fault::RedisPause {
             at_ms: 3_000,

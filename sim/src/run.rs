@@ -67,7 +67,7 @@ pub(crate) mod tests {
     use crate::{
         ClientSpec, DEFAULT_LOCK, Fault, FaultPlan, LatencyRange, SimTime, Step, ThreadSpec,
     };
-    use lockcore::{LockName, Profile};
+    use lockcore::{LockName, Release};
 
     pub(crate) fn thread(start_ms: u64, steps: Vec<Step>) -> ThreadSpec {
         ThreadSpec {
@@ -89,7 +89,7 @@ pub(crate) mod tests {
     pub(crate) fn spec(clients: Vec<ClientSpec>) -> SimSpec {
         SimSpec {
             seed: 7,
-            profile: Profile::Redisson,
+            profile: Release::REDISSON,
             watchdog_timeout_ms: 30_000,
             latency: LatencyRange::default(),
             clients,

@@ -1,6 +1,6 @@
 //! What to simulate: clients, their threads' scripts, settings and faults.
 
-use lockcore::{LockName, Profile};
+use lockcore::{LockName, Release};
 use serde::{Deserialize, Serialize};
 
 use crate::FaultPlan;
@@ -17,7 +17,7 @@ pub struct SimSpec {
     pub seed: u64,
     /// The profile of clients that name none.
     #[serde(default)]
-    pub profile: Profile,
+    pub profile: Release,
     /// `lockWatchdogTimeout` in ms for clients that name none.
     #[serde(default = "default_watchdog_ms")]
     pub watchdog_timeout_ms: u64,
@@ -70,7 +70,7 @@ pub struct ClientSpec {
     pub name: String,
     /// Overrides the run's profile.
     #[serde(default)]
-    pub profile: Option<Profile>,
+    pub profile: Option<Release>,
     /// Overrides the run's `lockWatchdogTimeout`, in ms.
     #[serde(default)]
     pub watchdog_timeout_ms: Option<u64>,

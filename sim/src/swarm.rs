@@ -1,7 +1,7 @@
 //! Random but reasonable scenarios from a seed, for exploration and for
 //! the determinism tests.
 
-use lockcore::{LockName, Profile};
+use lockcore::{LockName, Release};
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
@@ -19,9 +19,9 @@ const WATCHDOGS_MS: [u64; 5] = [30_000, 10_000, 3_000, 1_000, 100];
 /// `profile` fixes every client's profile, otherwise each run draws one.
 ///
 /// The spec carries `seed` too, so running it reproduces the same run.
-pub fn generate(seed: u64, profile: Option<Profile>) -> SimSpec {
+pub fn generate(seed: u64, profile: Option<Release>) -> SimSpec {
     let mut r = rng::stream(seed, Stream::Swarm);
-    let profile = profile.unwrap_or_else(|| Profile::ALL[r.random_range(0..Profile::ALL.len())]);
+    let profile = profile.unwrap_or_else(|| Release::ERAS[r.random_range(0..Release::ERAS.len())]);
     let watchdog_timeout_ms = WATCHDOGS_MS[r.random_range(0..WATCHDOGS_MS.len())];
     let min_ms = r.random_range(0..=5);
     let latency = LatencyRange {
@@ -146,6 +146,6 @@ mod tests {
             assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");
         }
         assert_ne!(generate(1, None), generate(2, None));
-        assert_eq!(generate(3, Some(Profile::Fenced)).profile, Profile::Fenced);
+        assert_eq!(generate(3, Some(Release::FENCED)).profile, Release::FENCED);
     }
 }

@@ -184,7 +184,7 @@ impl<'s> World<'s> {
             let profile = cs.profile.unwrap_or(spec.profile);
             let watchdog_ms = cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms);
             let config = Config::builder()
-                .profile(profile)
+                .release(profile)
                 .watchdog_timeout(watchdog_ms)
                 .build()
                 .map_err(|e| SimError::InvalidSpec(format!("client '{}': {e}", cs.name)))?;

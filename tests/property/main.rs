@@ -8,7 +8,7 @@
 //! reported with a minimal plan. Failures are persisted in
 //! `property/proptest-regressions.txt` and replayed first on every run.
 
-use lockcore::Profile;
+use lockcore::Release;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 use sim::{Fault, FaultPlan, Invariant, Run, SimSpec};
@@ -148,7 +148,7 @@ fn fault() -> impl Strategy<Value = Fault> {
 }
 
 /// A generated scenario (its seed fixed while shrinking) with a random plan.
-fn spec(profile: Profile) -> impl Strategy<Value = SimSpec> {
+fn spec(profile: Release) -> impl Strategy<Value = SimSpec> {
     let seed = (0u64..10_000).no_shrink();
     (seed, prop::collection::vec(fault(), 0..5)).prop_map(move |(seed, faults)| {
         let mut spec = sim::generate(seed, Some(profile));
@@ -198,7 +198,7 @@ proptest! {
     /// the deployment, not of the algorithm (regression seed 449 keeps
     /// that limitation on record).
     #[test]
-    fn fenced_never_accepts_a_stale_write(spec in spec(Profile::Fenced)) {
+    fn fenced_never_accepts_a_stale_write(spec in spec(Release::FENCED)) {
         let mut spec = spec;
         spec.faults.0.retain(|f| {
             !matches!(
@@ -219,9 +219,9 @@ proptest! {
     #[test]
     fn no_renewal_after_unlock_in_fixed_profiles(
         spec in prop_oneof![
-            spec(Profile::Redisson),
-            spec(Profile::RedissonBatched),
-            spec(Profile::Fenced),
+            spec(Release::REDISSON),
+            spec(Release::BATCHED),
+            spec(Release::FENCED),
         ]
     ) {
         let run = run(&spec)?;
@@ -236,10 +236,10 @@ proptest! {
     #[test]
     fn a_crashed_holder_always_releases(
         spec in prop_oneof![
-            spec(Profile::RedissonLegacy),
-            spec(Profile::Redisson),
-            spec(Profile::RedissonBatched),
-            spec(Profile::Fenced),
+            spec(Release::LEGACY),
+            spec(Release::REDISSON),
+            spec(Release::BATCHED),
+            spec(Release::FENCED),
         ]
     ) {
         let run = run(&spec)?;

@@ -9,13 +9,13 @@
 //! review`, or `INSTA_UPDATE=always` and read the diff) before it is
 //! committed; CI never writes snapshots.
 
-use lockcore::Profile;
+use lockcore::Release;
 use locksim::{Rerun, Trial, render_trial};
 
 /// Renders `scenario` under every profile and snapshots each.
 fn snapshot_all_profiles(scenario: &str) {
     let s = locksim::builtin(scenario).unwrap_or_else(|| panic!("no built-in scenario {scenario}"));
-    for p in Profile::ALL {
+    for p in Release::ERAS {
         let trial =
             Trial::run(&s, None, Some(p)).unwrap_or_else(|e| panic!("{scenario} under {p}: {e}"));
         let text = render_trial(
@@ -91,7 +91,7 @@ timeline_tests! {
 fn every_builtin_is_as_expected() {
     let mut wrong = Vec::new();
     for s in locksim::builtins() {
-        for p in Profile::ALL {
+        for p in Release::ERAS {
             let trial = Trial::run(&s, None, Some(p))
                 .unwrap_or_else(|e| panic!("{} under {p}: {e}", s.name));
             if !trial.as_expected() {
@@ -111,7 +111,10 @@ fn every_builtin_is_as_expected() {
 #[test]
 fn committed_report_is_current() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports");
-    let files = locksim::report_files(&locksim::run_matrix(&locksim::builtins()).unwrap());
+    let files = locksim::report_files(
+        &locksim::run_matrix(&locksim::builtins()).unwrap(),
+        &locksim::history_matrix(&locksim::history()).unwrap(),
+    );
     let mut stale = Vec::new();
     for f in &files {
         let committed = std::fs::read_to_string(dir.join(&f.path)).unwrap_or_default();
@@ -134,4 +137,24 @@ fn committed_report_is_current() {
         "reports/ is out of date; run `cargo run --release -- report` and review:\n{}",
         stale.join("\n")
     );
+}
+
+/// Redisson's lock history: each row's scenario under the last affected
+/// release and under the fixing release.
+#[test]
+fn history_rows() {
+    for s in locksim::history() {
+        let row = s.history.clone().expect("history scenarios have a row");
+        for release in [row.affected, row.fixed] {
+            let trial = Trial::run(&s, None, Some(release))
+                .unwrap_or_else(|e| panic!("{} under {release}: {e}", s.name));
+            let text = render_trial(
+                &trial,
+                &s.description,
+                s.source.as_deref(),
+                &Rerun::Scenario(s.name.clone()),
+            );
+            insta::assert_snapshot!(format!("history-{}.{release}", s.name), text);
+        }
+    }
 }

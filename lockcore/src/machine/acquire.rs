@@ -14,7 +14,7 @@ use super::command::{self, AcquireReply};
 use super::request::Owner;
 use super::{CallKind, CallState, Hold, LockClient, Purpose};
 use crate::{
-    CallOutcome, FencingToken, LockError, LockName, Millis, Profile, ThreadId, TimerId,
+    CallOutcome, FencingToken, LockError, LockName, Millis, Switch, ThreadId, TimerId,
     TransportError,
 };
 
@@ -96,7 +96,7 @@ impl LockClient {
         acquiring.phase = Phase::Attempting;
         let lease = acquiring.lease.unwrap_or(watchdog);
         let lock = lock.clone();
-        let command = command::acquire(self.config.profile, &lock, lease, &self.field(thread));
+        let command = command::acquire(self.switches, &lock, lease, &self.field(thread));
         self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
     }
 
@@ -116,7 +116,7 @@ impl LockClient {
         reply: Result<Value, TransportError>,
         sent_at: Millis,
     ) {
-        let profile = self.config.profile;
+        let fencing = self.switches.has(Switch::Fencing);
         let Some((lock, acquiring)) = self.acquiring(thread) else {
             return;
         };
@@ -125,10 +125,20 @@ impl LockClient {
         }
         let lock = lock.clone();
         let lease = acquiring.lease;
+        let (wait, subscribed) = (acquiring.wait, acquiring.subscribed);
         let parsed = reply
             .map_err(LockError::from)
-            .and_then(|value| command::parse_acquire(profile, &value));
+            .and_then(|value| command::parse_acquire(fencing, &value));
         match parsed {
+            // 4.7.0 (`trylock-timeout-false`, #5019): a timed-out attempt
+            // of tryLock's wait loop (after the subscription) returns false.
+            Err(LockError::Transport(TransportError::Timeout))
+                if self.switches.has(Switch::TryLockTimeoutFalse)
+                    && matches!(wait, Wait::For(_))
+                    && subscribed =>
+            {
+                self.finish(thread, Ok(CallOutcome::NotAcquired))
+            }
             Err(error) => self.finish(thread, Err(error)),
             Ok(AcquireReply::Acquired(token)) => {
                 self.on_acquired(now, thread, &lock, lease, token, sent_at);
@@ -162,7 +172,7 @@ impl LockClient {
         if lease.is_none() {
             self.schedule_renewal(now, lock, thread);
         }
-        if self.config.profile == Profile::Fenced {
+        if self.switches.has(Switch::Fencing) {
             let lease = lease.unwrap_or(self.config.watchdog_timeout);
             self.arm_deadline(lock, sent_at.plus(lease));
         }
@@ -192,7 +202,7 @@ impl LockClient {
 mod tests {
     use super::super::harness::{Harness, lock_with_lease};
     use crate::{
-        Call, CallOutcome, FencingToken, LockError, LockName, Millis, Profile, Purpose, ThreadId,
+        Call, CallOutcome, Era, FencingToken, LockError, LockName, Millis, Purpose, ThreadId,
     };
     use fake_redis::Value;
 
@@ -203,7 +213,7 @@ mod tests {
     /// held it returns NotAcquired straight away.
     #[test]
     fn try_lock_once_does_not_subscribe() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(
             T1,
             "l",
@@ -224,7 +234,7 @@ mod tests {
     /// sent.
     #[test]
     fn bad_input_is_refused() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         let zero = Some(Millis(0));
         assert_eq!(
             h.call(T1, "l", Call::Lock { lease: zero }),
@@ -269,7 +279,7 @@ mod tests {
     /// An explicit lease is sent as ARGV[1]; no watchdog timer is set.
     #[test]
     fn explicit_lease_has_no_watchdog() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T1, "l", lock_with_lease(700)).unwrap();
         let (req, command) = h.expect_send();
         assert_eq!(&command[3..], ["l", "700", "uuid-a:1"]);
@@ -282,7 +292,7 @@ mod tests {
     /// reports it while held.
     #[test]
     fn fenced_acquire_returns_the_token() {
-        let mut h = Harness::new(Profile::Fenced);
+        let mut h = Harness::new(Era::Fenced);
         let lock = LockName::new("l").unwrap();
         h.call(T1, "l", Call::Lock { lease: None }).unwrap();
         let req = h.expect(Purpose::Acquire);

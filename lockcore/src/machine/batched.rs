@@ -51,12 +51,23 @@ impl LockClient {
         &mut self,
         now: Millis,
         lock: LockName,
+        thread: ThreadId,
         parsed: Result<bool, LockError>,
     ) {
         match parsed {
             Ok(true) => self.event(Event::Renewed { lock }),
+            // `LockTask.renew`: `cancelExpirationRenewal(key, threadId)`
+            // takes one hold of the renewed thread off the entry; the entry
+            // goes only when no thread is left (3.44.0, #6303).
             Ok(false) => {
-                self.remove_entry(&lock, "not-held");
+                let empty = self
+                    .watchdog
+                    .entries
+                    .get_mut(&lock)
+                    .is_some_and(|entry| entry.remove(thread));
+                if empty {
+                    self.remove_entry(&lock, "not-held");
+                }
             }
             Err(e) => {
                 warn!(lock = %lock, error = %e, "renewal failed; the next round retries");
@@ -78,7 +89,7 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
-    use crate::{Call, Event, LockName, Millis, Profile, Purpose, ThreadId, TransportError};
+    use crate::{Call, Era, Event, LockName, Millis, Purpose, ThreadId, TransportError};
     use fake_redis::Value;
 
     fn name(s: &str) -> LockName {
@@ -91,7 +102,7 @@ mod tests {
     /// `redisson` would have stopped for good).
     #[test]
     fn one_chain_renews_all_and_survives_errors() {
-        let mut h = Harness::short(Profile::RedissonBatched);
+        let mut h = Harness::short(Era::RedissonBatched);
         h.acquire(ThreadId(2), "b");
         h.acquire(ThreadId(1), "a");
         assert_eq!(h.timers.len(), 1, "one chain timer: {:?}", h.timers);
@@ -140,7 +151,7 @@ mod tests {
     #[test]
     fn resend_after_unlock_is_the_last_renewal() {
         let config = crate::Config::builder()
-            .profile(Profile::RedissonBatched)
+            .era(Era::RedissonBatched)
             .watchdog_timeout(3_000)
             .response_timeout(100)
             .retry_attempts(1)
@@ -179,7 +190,7 @@ mod tests {
     /// is cancelled and nothing more is sent.
     #[test]
     fn chain_stops_when_no_entry_remains() {
-        let mut h = Harness::short(Profile::RedissonBatched);
+        let mut h = Harness::short(Era::RedissonBatched);
         h.acquire(ThreadId(1), "a");
         h.call(ThreadId(1), "a", Call::Unlock).unwrap();
         let req = h.expect(Purpose::Unlock);

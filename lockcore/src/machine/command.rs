@@ -8,7 +8,7 @@ use bytes::Bytes;
 use fake_redis::{LockScript, Value};
 
 use super::query::Query;
-use crate::{CallOutcome, FencingToken, LockError, LockName, Millis, Profile};
+use crate::{CallOutcome, FencingToken, LockError, LockName, Millis, Switch, SwitchSet};
 
 /// The Redisson `UNLOCK_MESSAGE` published on the lock's channel.
 pub(super) const UNLOCK_MESSAGE: &str = "0";
@@ -24,23 +24,28 @@ fn eval(script: LockScript, keys: &[&str], args: &[&str]) -> Vec<Bytes> {
     command
 }
 
-/// The acquire script of `profile`, for `field` with `lease`.
-pub(super) fn acquire(profile: Profile, lock: &LockName, lease: Millis, field: &str) -> Vec<Bytes> {
+/// The acquire script the release sends, for `field` with `lease`.
+pub(super) fn acquire(
+    switches: SwitchSet,
+    lock: &LockName,
+    lease: Millis,
+    field: &str,
+) -> Vec<Bytes> {
     let lease = lease.0.to_string();
-    match profile {
-        Profile::RedissonLegacy => eval(
-            LockScript::AcquireLegacy,
-            &[lock.as_str()],
-            &[&lease, field],
-        ),
-        Profile::Redisson | Profile::RedissonBatched => {
-            eval(LockScript::Acquire, &[lock.as_str()], &[&lease, field])
-        }
-        Profile::Fenced => eval(
+    if switches.has(Switch::Fencing) {
+        eval(
             LockScript::AcquireFenced,
             &[lock.as_str(), &lock.fencing_key()],
             &[&lease, field],
-        ),
+        )
+    } else if switches.has(Switch::CombinedAcquireScript) {
+        eval(LockScript::Acquire, &[lock.as_str()], &[&lease, field])
+    } else {
+        eval(
+            LockScript::AcquireLegacy,
+            &[lock.as_str()],
+            &[&lease, field],
+        )
     }
 }
 
@@ -104,8 +109,8 @@ fn unexpected(what: &str, value: &Value) -> LockError {
 }
 
 /// Reads an acquire script's reply.
-pub(super) fn parse_acquire(profile: Profile, value: &Value) -> Result<AcquireReply, LockError> {
-    if profile == Profile::Fenced {
+pub(super) fn parse_acquire(fencing: bool, value: &Value) -> Result<AcquireReply, LockError> {
+    if fencing {
         if let Value::Array(items) = value {
             match items.as_slice() {
                 [Value::Int(1), Value::Int(token)] if *token >= 0 => {
@@ -172,6 +177,7 @@ pub(super) fn parse_query(query: Query, value: &Value) -> Result<CallOutcome, Lo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Release;
 
     fn text(command: &[Bytes]) -> Vec<String> {
         command
@@ -187,13 +193,28 @@ mod tests {
     #[test]
     fn acquire_commands_have_redisson_layout() {
         let lock = LockName::new("orders").unwrap();
-        let c = text(&acquire(Profile::Redisson, &lock, Millis(30_000), "u:1"));
+        let c = text(&acquire(
+            Release::REDISSON.switches(),
+            &lock,
+            Millis(30_000),
+            "u:1",
+        ));
         assert_eq!(c[0], "EVAL");
         assert_eq!(c[1], LockScript::Acquire.text());
         assert_eq!(&c[2..], ["1", "orders", "30000", "u:1"]);
-        let c = text(&acquire(Profile::RedissonLegacy, &lock, Millis(5), "u:1"));
+        let c = text(&acquire(
+            Release::LEGACY.switches(),
+            &lock,
+            Millis(5),
+            "u:1",
+        ));
         assert_eq!(c[1], LockScript::AcquireLegacy.text());
-        let c = text(&acquire(Profile::Fenced, &lock, Millis(5), "u:1"));
+        let c = text(&acquire(
+            Release::FENCED.switches(),
+            &lock,
+            Millis(5),
+            "u:1",
+        ));
         assert_eq!(c[1], LockScript::AcquireFenced.text());
         assert_eq!(&c[2..], ["2", "orders", "{orders}:fencing", "5", "u:1"]);
     }
@@ -216,11 +237,11 @@ mod tests {
     fn wrong_shapes_are_unexpected_replies() {
         let bad = Value::Simple("OK".into());
         assert!(matches!(
-            parse_acquire(Profile::Redisson, &bad),
+            parse_acquire(false, &bad),
             Err(LockError::UnexpectedReply(_))
         ));
         assert!(matches!(
-            parse_acquire(Profile::Fenced, &Value::Nil),
+            parse_acquire(true, &Value::Nil),
             Err(LockError::UnexpectedReply(_))
         ));
         assert!(parse_renew(&Value::Int(2)).is_err());
@@ -231,10 +252,7 @@ mod tests {
             Ok(CallOutcome::Count(3))
         );
         assert_eq!(
-            parse_acquire(
-                Profile::Fenced,
-                &Value::Array(vec![Value::Int(1), Value::Int(9)])
-            ),
+            parse_acquire(true, &Value::Array(vec![Value::Int(1), Value::Int(9)])),
             Ok(AcquireReply::Acquired(Some(FencingToken(9))))
         );
     }

@@ -119,8 +119,8 @@ impl LockClient {
 mod tests {
     use super::super::harness::{Harness, lock_with_lease};
     use crate::{
-        Call, CallOutcome, Config, Event, FencingToken, LockName, Millis, Profile, Purpose,
-        ThreadId, TransportError,
+        Call, CallOutcome, Config, Era, Event, FencingToken, LockName, Millis, Purpose, ThreadId,
+        TransportError,
     };
     use fake_redis::Value;
 
@@ -145,7 +145,7 @@ mod tests {
     #[test]
     fn retries_until_the_deadline_then_lease_lost() {
         let config = Config::builder()
-            .profile(Profile::Fenced)
+            .era(Era::Fenced)
             .watchdog_timeout(3_000)
             .response_timeout(100)
             .retry_attempts(0)
@@ -189,7 +189,7 @@ mod tests {
     /// A successful renewal moves the deadline to its send time + T.
     #[test]
     fn renewal_moves_the_deadline() {
-        let mut h = Harness::short(Profile::Fenced);
+        let mut h = Harness::short(Era::Fenced);
         h.acquire(T1, "l");
         let req = h.renewal_due();
         h.advance(50);
@@ -203,7 +203,7 @@ mod tests {
     /// A renewal answering 0 means the key is gone: LeaseLost at once.
     #[test]
     fn zero_means_lease_lost() {
-        let mut h = Harness::short(Profile::Fenced);
+        let mut h = Harness::short(Era::Fenced);
         h.acquire(T1, "l");
         let req = h.renewal_due();
         h.reply(req, Value::Int(0));
@@ -216,7 +216,7 @@ mod tests {
     /// when the lease (from the acquire's send time) ends.
     #[test]
     fn explicit_lease_ends_with_lease_lost() {
-        let mut h = Harness::short(Profile::Fenced);
+        let mut h = Harness::short(Era::Fenced);
         h.call(T1, "l", lock_with_lease(700)).unwrap();
         let req = h.expect(Purpose::Acquire);
         h.advance(20);
@@ -239,7 +239,7 @@ mod tests {
     /// other clients acquired it).
     #[test]
     fn sibling_force_unlock_is_lease_lost() {
-        let mut h = Harness::short(Profile::Fenced);
+        let mut h = Harness::short(Era::Fenced);
         h.acquire(T1, "l");
         h.call(ThreadId(2), "l", Call::ForceUnlock).unwrap();
         assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
@@ -254,7 +254,7 @@ mod tests {
     /// Releasing the lock forgets the deadline: no LeaseLost later.
     #[test]
     fn unlock_clears_the_deadline() {
-        let mut h = Harness::short(Profile::Fenced);
+        let mut h = Harness::short(Era::Fenced);
         h.acquire(T1, "l");
         h.call(T1, "l", Call::Unlock).unwrap();
         let req = h.expect(Purpose::Unlock);

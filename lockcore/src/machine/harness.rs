@@ -8,39 +8,44 @@ use fake_redis::Value;
 
 use super::{Event, LockClient, Output, Purpose};
 use crate::{
-    Call, CallOutcome, Config, LockError, LockName, Millis, Profile, RequestId, ThreadId, TimerId,
+    Call, CallOutcome, Config, LockError, LockName, Millis, Release, RequestId, ThreadId, TimerId,
     TransportError,
 };
 
 /// `lock(lease)`.
-pub(super) fn lock_with_lease(ms: u64) -> Call {
+pub(crate) fn lock_with_lease(ms: u64) -> Call {
     Call::Lock {
         lease: Some(Millis(ms)),
     }
 }
 
-/// The uuid every harness client has.
-pub(super) const UUID: &str = "uuid-a";
+/// A release by its text (`"3.8.0"`, `"4.7.0 +fencing"`).
+pub(crate) fn release(text: &str) -> Release {
+    text.parse().unwrap()
+}
 
-pub(super) struct Harness {
-    pub(super) m: LockClient,
-    pub(super) now: Millis,
+/// The uuid every harness client has.
+pub(crate) const UUID: &str = "uuid-a";
+
+pub(crate) struct Harness {
+    pub(crate) m: LockClient,
+    pub(crate) now: Millis,
     /// Pending timers, as the driver sees them.
-    pub(super) timers: BTreeMap<TimerId, Millis>,
+    pub(crate) timers: BTreeMap<TimerId, Millis>,
     /// Outputs other than timer bookkeeping, not yet looked at.
     pending: VecDeque<Output>,
 }
 
 impl Harness {
-    pub(super) fn new(profile: Profile) -> Self {
-        Self::with_config(Config::builder().profile(profile).build().unwrap())
+    pub(crate) fn new(release: impl Into<Release>) -> Self {
+        Self::with_config(Config::builder().release(release.into()).build().unwrap())
     }
 
     /// A client with a 3 000 ms watchdog (renewal every 1 000 ms).
-    pub(super) fn short(profile: Profile) -> Self {
+    pub(crate) fn short(release: impl Into<Release>) -> Self {
         Self::with_config(
             Config::builder()
-                .profile(profile)
+                .release(release.into())
                 .watchdog_timeout(3_000)
                 .response_timeout(100)
                 .retry_attempts(0)
@@ -50,7 +55,7 @@ impl Harness {
         )
     }
 
-    pub(super) fn with_config(config: Config) -> Self {
+    pub(crate) fn with_config(config: Config) -> Self {
         Harness {
             m: LockClient::new(UUID, config),
             now: Millis(0),
@@ -73,7 +78,7 @@ impl Harness {
         }
     }
 
-    pub(super) fn call(
+    pub(crate) fn call(
         &mut self,
         thread: ThreadId,
         lock: &str,
@@ -86,13 +91,13 @@ impl Harness {
         result
     }
 
-    pub(super) fn next(&mut self) -> Option<Output> {
+    pub(crate) fn next(&mut self) -> Option<Output> {
         self.pump();
         self.pending.pop_front()
     }
 
     /// The next output must be a Send; returns its id, purpose and attempt.
-    pub(super) fn expect_attempt(&mut self) -> (RequestId, Purpose, u32) {
+    pub(crate) fn expect_attempt(&mut self) -> (RequestId, Purpose, u32) {
         match self.next() {
             Some(Output::Send {
                 request,
@@ -105,12 +110,12 @@ impl Harness {
     }
 
     /// The next output must be a Send; returns its id and command as text.
-    pub(super) fn expect_send(&mut self) -> (RequestId, Vec<String>) {
+    pub(crate) fn expect_send(&mut self) -> (RequestId, Vec<String>) {
         let (request, _, command) = self.expect_send_purpose();
         (request, command)
     }
 
-    pub(super) fn expect_send_purpose(&mut self) -> (RequestId, Purpose, Vec<String>) {
+    pub(crate) fn expect_send_purpose(&mut self) -> (RequestId, Purpose, Vec<String>) {
         match self.next() {
             Some(Output::Send {
                 request,
@@ -130,27 +135,27 @@ impl Harness {
     }
 
     /// The next output must be a Send of `purpose`.
-    pub(super) fn expect(&mut self, purpose: Purpose) -> RequestId {
+    pub(crate) fn expect(&mut self, purpose: Purpose) -> RequestId {
         let (request, got, command) = self.expect_send_purpose();
         assert_eq!(got, purpose, "command {command:?}");
         request
     }
 
-    pub(super) fn expect_subscribe(&mut self) -> RequestId {
+    pub(crate) fn expect_subscribe(&mut self) -> RequestId {
         match self.next() {
             Some(Output::Subscribe { request, .. }) => request,
             other => panic!("expected a Subscribe, got {other:?}"),
         }
     }
 
-    pub(super) fn expect_unsubscribe(&mut self) -> String {
+    pub(crate) fn expect_unsubscribe(&mut self) -> String {
         match self.next() {
             Some(Output::Unsubscribe { channel }) => channel,
             other => panic!("expected an Unsubscribe, got {other:?}"),
         }
     }
 
-    pub(super) fn expect_return(&mut self, thread: ThreadId) -> Result<CallOutcome, LockError> {
+    pub(crate) fn expect_return(&mut self, thread: ThreadId) -> Result<CallOutcome, LockError> {
         match self.next() {
             Some(Output::Return {
                 thread: t, result, ..
@@ -160,7 +165,7 @@ impl Harness {
     }
 
     /// The next output must be `thread`'s successful acquisition.
-    pub(super) fn expect_acquired(&mut self, thread: ThreadId) {
+    pub(crate) fn expect_acquired(&mut self, thread: ThreadId) {
         let result = self.expect_return(thread);
         assert!(
             matches!(result, Ok(CallOutcome::Acquired { .. })),
@@ -168,48 +173,48 @@ impl Harness {
         );
     }
 
-    pub(super) fn expect_event(&mut self) -> Event {
+    pub(crate) fn expect_event(&mut self) -> Event {
         match self.next() {
             Some(Output::Event(event)) => event,
             other => panic!("expected an event, got {other:?}"),
         }
     }
 
-    pub(super) fn expect_quiet(&mut self) {
+    pub(crate) fn expect_quiet(&mut self) {
         if let Some(output) = self.next() {
             panic!("expected nothing, got {output:?}");
         }
     }
 
-    pub(super) fn reply(&mut self, request: RequestId, value: Value) {
+    pub(crate) fn reply(&mut self, request: RequestId, value: Value) {
         self.m.on_reply(self.now, request, Ok(value));
         self.pump();
     }
 
-    pub(super) fn fail(&mut self, request: RequestId, error: TransportError) {
+    pub(crate) fn fail(&mut self, request: RequestId, error: TransportError) {
         self.m.on_reply(self.now, request, Err(error));
         self.pump();
     }
 
-    pub(super) fn message(&mut self, lock: &str, payload: &str) {
+    pub(crate) fn message(&mut self, lock: &str, payload: &str) {
         let channel = LockName::new(lock).unwrap().channel();
         self.m.on_message(self.now, &channel, payload.as_bytes());
         self.pump();
     }
 
     /// The earliest pending timer's time.
-    pub(super) fn next_timer_at(&self) -> Option<Millis> {
+    pub(crate) fn next_timer_at(&self) -> Option<Millis> {
         self.timers.values().min().copied()
     }
 
     /// Moves time forward by `ms`, firing due timers in time order (ties
     /// by id), each at its own time.
-    pub(super) fn advance(&mut self, ms: u64) {
+    pub(crate) fn advance(&mut self, ms: u64) {
         let end = self.now.plus(Millis(ms));
         self.advance_to(end);
     }
 
-    pub(super) fn advance_to(&mut self, end: Millis) {
+    pub(crate) fn advance_to(&mut self, end: Millis) {
         loop {
             self.pump();
             let due = self
@@ -230,7 +235,7 @@ impl Harness {
 
     /// The first attempt of a waiting call finds the lock held for `ttl`;
     /// the subscription is confirmed; returns the second attempt.
-    pub(super) fn held_then_subscribed(&mut self, ttl: i64) -> RequestId {
+    pub(crate) fn held_then_subscribed(&mut self, ttl: i64) -> RequestId {
         let request = self.expect(Purpose::Acquire);
         self.reply(request, Value::Int(ttl));
         let subscribe = self.expect_subscribe();
@@ -238,8 +243,65 @@ impl Harness {
         self.expect(Purpose::Acquire)
     }
 
+    /// Skips outputs until `thread`'s call returns; the events passed on
+    /// the way, and the result.
+    pub(crate) fn until_return(
+        &mut self,
+        thread: ThreadId,
+    ) -> (Vec<Event>, Result<CallOutcome, LockError>) {
+        let mut events = Vec::new();
+        loop {
+            match self.next() {
+                Some(Output::Return {
+                    thread: t, result, ..
+                }) if t == thread => return (events, result),
+                Some(Output::Event(e)) => events.push(e),
+                Some(_) => {}
+                None => panic!("{thread} never returned; events {events:?}"),
+            }
+        }
+    }
+
+    /// A watchdog hold of thread 1 on `l` under `version`, then its unlock
+    /// answered with `reply`: the events on the way, the call's result,
+    /// and whether a timer (the renewal) is still pending.
+    pub(crate) fn after_unlock(
+        version: &str,
+        reply: Result<Value, TransportError>,
+    ) -> (Vec<Event>, Result<CallOutcome, LockError>, bool) {
+        let mut h = Harness::short(release(version));
+        h.acquire(ThreadId(1), "l");
+        h.call(ThreadId(1), "l", Call::Unlock).unwrap();
+        let unlock = h.expect(Purpose::Unlock);
+        h.m.on_reply(h.now, unlock, reply);
+        let (events, result) = h.until_return(ThreadId(1));
+        (events, result, h.has_timers())
+    }
+
+    /// Thread 1's renewal under `version` is answered with `reply` and
+    /// stops; then thread 2 takes the lock: whether its hold is renewed.
+    pub(crate) fn next_hold_renewed_after(
+        version: &str,
+        reply: Result<Value, TransportError>,
+    ) -> bool {
+        let mut h = Harness::short(release(version));
+        h.acquire(ThreadId(1), "l");
+        let renew = h.renewal_due();
+        h.m.on_reply(h.now, renew, reply);
+        h.pump();
+        let _stopped = h.expect_event();
+        assert!(!h.has_timers());
+        h.acquire(ThreadId(2), "l");
+        h.has_timers()
+    }
+
+    /// Whether a renewal timer (or any timer) is pending.
+    pub(crate) fn has_timers(&self) -> bool {
+        !self.timers.is_empty()
+    }
+
     /// Advances to the next timer, which must send a renewal.
-    pub(super) fn renewal_due(&mut self) -> RequestId {
+    pub(crate) fn renewal_due(&mut self) -> RequestId {
         if let Some(at) = self.next_timer_at() {
             self.advance_to(at);
         }
@@ -247,7 +309,7 @@ impl Harness {
     }
 
     /// Runs a successful watchdog `lock()` for `thread` (first attempt wins).
-    pub(super) fn acquire(&mut self, thread: ThreadId, lock: &str) {
+    pub(crate) fn acquire(&mut self, thread: ThreadId, lock: &str) {
         self.call(thread, lock, Call::Lock { lease: None }).unwrap();
         let request = self.expect(Purpose::Acquire);
         self.reply(request, self.acquired_value());
@@ -258,7 +320,7 @@ impl Harness {
     }
 
     fn acquired_value(&self) -> Value {
-        if self.m.config().profile == Profile::Fenced {
+        if self.m.config().release.has(crate::Switch::Fencing) {
             Value::Array(vec![Value::Int(1), Value::Int(1)])
         } else {
             Value::Nil

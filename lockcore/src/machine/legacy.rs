@@ -66,7 +66,7 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
-    use crate::{Call, CallOutcome, Event, LockName, Millis, Profile, Purpose, ThreadId};
+    use crate::{Call, CallOutcome, Era, Event, LockName, Millis, Purpose, ThreadId};
     use fake_redis::Value;
 
     const T1: ThreadId = ThreadId(1);
@@ -79,7 +79,7 @@ mod tests {
     /// 1, registering it again, with a new task T/3 after the reply.
     #[test]
     fn entry_is_removed_and_registered_again() {
-        let mut h = Harness::short(Profile::RedissonLegacy);
+        let mut h = Harness::short(Era::RedissonLegacy);
         h.acquire(T1, "l");
         assert_eq!(h.next_timer_at(), Some(Millis(1_000)));
         h.advance(1_000);
@@ -101,7 +101,7 @@ mod tests {
     /// nothing (see watchdog.rs).
     #[test]
     fn renewal_after_unlock_race() {
-        let mut h = Harness::short(Profile::RedissonLegacy);
+        let mut h = Harness::short(Era::RedissonLegacy);
         h.acquire(T1, "l");
         let renew = h.renewal_due();
         h.call(T1, "l", Call::Unlock).unwrap();
@@ -124,7 +124,7 @@ mod tests {
     /// partial unlock of a re-entrant hold keeps renewing.
     #[test]
     fn partial_unlock_keeps_renewing() {
-        let mut h = Harness::short(Profile::RedissonLegacy);
+        let mut h = Harness::short(Era::RedissonLegacy);
         h.acquire(T1, "l");
         h.acquire(T1, "l");
         h.call(T1, "l", Call::Unlock).unwrap();
@@ -140,7 +140,7 @@ mod tests {
     /// An error stops renewal (the entry was already removed).
     #[test]
     fn error_stops() {
-        let mut h = Harness::short(Profile::RedissonLegacy);
+        let mut h = Harness::short(Era::RedissonLegacy);
         h.acquire(T1, "l");
         let req = h.renewal_due();
         h.reply(req, Value::Error("LOADING Redis is loading".into()));

@@ -14,7 +14,7 @@ mod batched;
 mod command;
 mod fence;
 #[cfg(test)]
-mod harness;
+pub(crate) mod harness;
 mod legacy;
 mod output;
 mod query;
@@ -31,8 +31,8 @@ use fake_redis::Value;
 pub use output::{Event, Output, Purpose};
 
 use crate::{
-    Call, CallOutcome, Config, FencingToken, LockError, LockName, Millis, RequestId, ThreadId,
-    TimerId, TransportError,
+    Call, CallOutcome, Config, Era, FencingToken, LockError, LockName, Millis, RequestId,
+    SwitchSet, ThreadId, TimerId, TransportError,
 };
 use acquire::{Acquiring, Wait};
 use fence::Fence;
@@ -91,6 +91,10 @@ struct Hold {
 pub struct LockClient {
     uuid: String,
     config: Config,
+    /// The release's switches, resolved once.
+    switches: SwitchSet,
+    /// The release's renewal bookkeeping.
+    bookkeeping: Era,
     outputs: VecDeque<Output>,
     next_request: u64,
     next_timer: u64,
@@ -110,6 +114,8 @@ impl LockClient {
     pub fn new(uuid: impl Into<String>, config: Config) -> Self {
         Self {
             uuid: uuid.into(),
+            switches: config.release.switches(),
+            bookkeeping: config.release.bookkeeping(),
             config,
             outputs: VecDeque::new(),
             next_request: 0,

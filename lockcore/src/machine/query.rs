@@ -67,14 +67,14 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
-    use crate::{Call, CallOutcome, Profile, ThreadId};
+    use crate::{Call, CallOutcome, Era, ThreadId};
     use fake_redis::Value;
 
     /// Each query sends its Redis command on the calling thread's field and
     /// maps the reply as Redisson does (HGET nil is a hold count of 0).
     #[test]
     fn queries_map_replies() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         let t = ThreadId(4);
         let cases = [
             (

@@ -11,7 +11,7 @@ use fake_redis::Value;
 use tracing::debug;
 
 use super::{LockClient, Output, Purpose, TimerKind};
-use crate::{LockName, Millis, RequestId, ThreadId, TimerId, TransportError};
+use crate::{LockName, Millis, RequestId, Switch, ThreadId, TimerId, TransportError};
 
 /// What goes on the wire.
 #[derive(Debug, Clone)]
@@ -143,7 +143,7 @@ impl LockClient {
         let Some(pending) = self.requests.remove(&request) else {
             return;
         };
-        if pending.attempt < self.config.retry_attempts {
+        if pending.attempt < self.retries_for(&pending.kind) {
             debug!(
                 request = request.0,
                 attempt = pending.attempt,
@@ -154,6 +154,18 @@ impl LockClient {
         } else {
             debug!(request = request.0, "timed out: retries exhausted");
             self.complete(now, pending, Err(TransportError::Timeout));
+        }
+    }
+
+    /// How often a timed-out request of this kind is sent again: since
+    /// 3.37.0 (`no-lock-resend`, #6144) acquire and unlock never are.
+    fn retries_for(&self, kind: &Kind) -> u32 {
+        match kind {
+            Kind::Command {
+                purpose: Purpose::Acquire | Purpose::Unlock,
+                ..
+            } if self.switches.has(Switch::NoLockResend) => 0,
+            _ => self.config.retry_attempts,
         }
     }
 
@@ -174,7 +186,7 @@ impl LockClient {
 mod tests {
     use super::super::harness::Harness;
     use crate::{
-        Call, CallOutcome, Config, LockError, Millis, Profile, Purpose, ThreadId, TransportError,
+        Call, CallOutcome, Config, Era, LockError, Millis, Purpose, ThreadId, TransportError,
     };
     use fake_redis::Value;
 
@@ -182,7 +194,7 @@ mod tests {
     /// after 100 ms and are resent twice, 50 ms after each timeout.
     fn retrying() -> Harness {
         let config = Config::builder()
-            .profile(Profile::Redisson)
+            .era(Era::Redisson)
             .watchdog_timeout(3_000)
             .response_timeout(100)
             .retry_attempts(2)
@@ -254,7 +266,7 @@ mod tests {
     /// A reply inside the timeout cancels the timeout timer and ends the call.
     #[test]
     fn reply_in_time_cancels_the_timeout() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         let t = ThreadId(1);
         h.call(t, "l", Call::IsLocked).unwrap();
         let (req, _) = h.expect_send();
@@ -266,7 +278,7 @@ mod tests {
     /// A connection error fails at once, without retry.
     #[test]
     fn connection_error_fails_at_once() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         let t = ThreadId(1);
         h.call(t, "l", Call::RemainTtl).unwrap();
         let (req, _) = h.expect_send();
@@ -283,7 +295,7 @@ mod tests {
     /// A Redis error reply becomes TransportError::Redis with its text.
     #[test]
     fn redis_error_reply_is_a_transport_error() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         let t = ThreadId(1);
         h.call(t, "l", Call::IsLocked).unwrap();
         let (req, _) = h.expect_send();

@@ -145,7 +145,7 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
-    use crate::{Call, CallOutcome, Millis, Profile, Purpose, ThreadId};
+    use crate::{Call, CallOutcome, Era, Millis, Purpose, ThreadId};
     use fake_redis::Value;
 
     const T2: ThreadId = ThreadId(2);
@@ -156,7 +156,7 @@ mod tests {
     /// miss the unlock message (a lost wake-up until the TTL ends).
     #[test]
     fn stale_confirmation_is_ignored() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         let call = Call::TryLock {
             wait: Some(Millis(100)),
             lease: None,
@@ -181,7 +181,7 @@ mod tests {
     /// Payloads other than the unlock message ("0") release nothing.
     #[test]
     fn other_payloads_are_ignored() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", Call::Lock { lease: None }).unwrap();
         let req = h.held_then_subscribed(5_000);
         h.reply(req, Value::Int(5_000));

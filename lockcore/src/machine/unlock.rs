@@ -42,7 +42,7 @@ impl LockClient {
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_unlock(&value));
-        self.renewal_on_unlock(now, &lock, thread, parsed == Ok(Some(true)));
+        self.renewal_on_unlock(now, &lock, thread, &parsed);
         let key = (lock.clone(), thread);
         let result = match parsed {
             Ok(None) => {
@@ -122,7 +122,7 @@ impl LockClient {
 mod tests {
     use super::super::harness::{Harness, lock_with_lease};
     use crate::{
-        Call, CallOutcome, Event, LockError, LockName, Millis, Profile, Purpose, ThreadId,
+        Call, CallOutcome, Era, Event, LockError, LockName, Millis, Purpose, ThreadId,
         TransportError,
     };
     use fake_redis::Value;
@@ -143,7 +143,7 @@ mod tests {
     /// unrenewed.
     #[test]
     fn reentrant_unlock_needs_two_unlocks() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.acquire(T1, "l");
         h.acquire(T1, "l");
         h.call(T1, "l", Call::Unlock).unwrap();
@@ -184,7 +184,7 @@ mod tests {
     /// IllegalMonitorStateException text, exactly (doc 001/004).
     #[test]
     fn unlock_not_held_has_redisson_text() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(ThreadId(7), "l", Call::Unlock).unwrap();
         let req = h.expect(Purpose::Unlock);
         h.reply(req, Value::Nil);
@@ -199,7 +199,7 @@ mod tests {
     /// internalLockLeaseTime) so a partial unlock re-arms that lease.
     #[test]
     fn unlock_sends_the_acquire_lease() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T1, "l", lock_with_lease(700)).unwrap();
         let req = h.expect(Purpose::Acquire);
         h.reply(req, Value::Nil);
@@ -214,7 +214,7 @@ mod tests {
     /// the transport error.
     #[test]
     fn failed_unlock_cancels_renewal() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.acquire(T1, "l");
         h.call(T1, "l", Call::Unlock).unwrap();
         let req = h.expect(Purpose::Unlock);
@@ -233,7 +233,7 @@ mod tests {
     /// a key was deleted.
     #[test]
     fn force_unlock() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.acquire(T1, "l");
         h.call(ThreadId(9), "l", Call::ForceUnlock).unwrap();
         assert_eq!(h.expect_event(), stopped("force-unlocked"));
@@ -251,7 +251,7 @@ mod tests {
     /// A reply of the wrong shape to unlock is UnexpectedReply, not a panic.
     #[test]
     fn unlock_wrong_shape() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T1, "l", Call::Unlock).unwrap();
         let req = h.expect(Purpose::Unlock);
         h.reply(req, Value::bulk("what"));

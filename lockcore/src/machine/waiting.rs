@@ -124,7 +124,7 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
-    use crate::{Call, CallOutcome, LockError, LockName, Millis, Profile, Purpose, ThreadId};
+    use crate::{Call, CallOutcome, Era, LockError, LockName, Millis, Purpose, ThreadId};
     use fake_redis::Value;
 
     const T2: ThreadId = ThreadId(2);
@@ -143,7 +143,7 @@ mod tests {
     /// messages would only attempt again at t = 4 000.
     #[test]
     fn waiter_is_woken_by_the_unlock_message() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", try_wait(10_000)).unwrap();
         let req = h.held_then_subscribed(5_000);
         h.reply(req, Value::Int(4_000));
@@ -168,7 +168,7 @@ mod tests {
     /// attempts again then (the holder's key has expired).
     #[test]
     fn waiter_retries_when_the_ttl_runs_out() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", try_wait(10_000)).unwrap();
         let req = h.held_then_subscribed(5_000);
         h.reply(req, Value::Int(3_000));
@@ -187,7 +187,7 @@ mod tests {
     /// unsubscribing. A waiter that slept the TTL would wait 30 s.
     #[test]
     fn wait_runs_out() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", try_wait(1_000)).unwrap();
         let req = h.expect(Purpose::Acquire);
         h.advance(200);
@@ -207,7 +207,7 @@ mod tests {
     /// with NotAcquired (doc 004: `subscribeFuture.await(time)` false).
     #[test]
     fn subscription_slower_than_the_wait() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", try_wait(500)).unwrap();
         let req = h.expect(Purpose::Acquire);
         h.reply(req, Value::Int(30_000));
@@ -224,7 +224,7 @@ mod tests {
     /// waits for the unlock message.
     #[test]
     fn lock_waits_for_a_message_when_the_holder_has_no_ttl() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", Call::Lock { lease: None }).unwrap();
         let req = h.held_then_subscribed(-1);
         h.reply(req, Value::Int(-1));
@@ -243,7 +243,7 @@ mod tests {
     /// sleeping the TTL (no lost wake-up).
     #[test]
     fn message_during_an_attempt_is_not_lost() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", try_wait(10_000)).unwrap();
         let req = h.held_then_subscribed(5_000);
         h.message("l", "0");
@@ -257,7 +257,7 @@ mod tests {
     /// channel is unsubscribed only when the last leaves.
     #[test]
     fn waiters_share_the_subscription_and_one_message_wakes_one() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", Call::Lock { lease: None }).unwrap();
         let r2 = h.expect(Purpose::Acquire);
         h.call(T3, "l", Call::Lock { lease: None }).unwrap();
@@ -289,7 +289,7 @@ mod tests {
     /// and leaves the subscription.
     #[test]
     fn transport_error_while_waiting() {
-        let mut h = Harness::new(Profile::Redisson);
+        let mut h = Harness::new(Era::Redisson);
         h.call(T2, "l", Call::Lock { lease: None }).unwrap();
         let req = h.held_then_subscribed(100);
         h.fail(req, crate::TransportError::Connection("down".into()));

@@ -14,7 +14,7 @@ use tracing::error;
 
 use super::request::Owner;
 use super::{Event, LockClient, Purpose, TimerKind, command};
-use crate::{LockError, LockName, Millis, Profile, ThreadId, TimerId, TransportError};
+use crate::{Era, LockError, LockName, Millis, Switch, ThreadId, TimerId, TransportError};
 
 /// Redisson's `ExpirationEntry`: the client's threads holding one lock with
 /// the watchdog (in the order they registered, with counts), and the
@@ -41,7 +41,7 @@ impl RenewalEntry {
     }
 
     /// `removeThreadId`: one hold fewer; returns whether no thread is left.
-    fn remove(&mut self, thread: ThreadId) -> bool {
+    pub(super) fn remove(&mut self, thread: ThreadId) -> bool {
         if let Some(i) = self.threads.iter().position(|(t, _)| *t == thread) {
             self.threads[i].1 -= 1;
             if self.threads[i].1 == 0 {
@@ -80,10 +80,13 @@ pub(super) enum Chain {
 impl LockClient {
     /// `scheduleExpirationRenewal(threadId)` after a watchdog acquisition.
     pub(super) fn schedule_renewal(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
-        match self.config.profile {
-            Profile::RedissonLegacy => self.legacy_schedule(now, lock, thread),
-            Profile::RedissonBatched => self.batched_schedule(now, lock, thread),
-            Profile::Redisson | Profile::Fenced => {
+        match self.bookkeeping {
+            Era::RedissonLegacy => self.legacy_schedule(now, lock, thread),
+            Era::RedissonBatched => self.batched_schedule(now, lock, thread),
+            Era::Redisson | Era::Fenced => {
+                // An entry left behind by a renewal that stopped (before
+                // `renewal-error-removes-entry` / `-zero-removes-entry`)
+                // is joined like a live one: no timer starts (#3194, #3712).
                 if let Some(entry) = self.watchdog.entries.get_mut(lock) {
                     entry.add(thread);
                 } else {
@@ -140,40 +143,77 @@ impl LockClient {
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_renew(&value));
-        match self.config.profile {
-            Profile::RedissonLegacy => self.legacy_renewed(now, lock, thread, parsed),
-            Profile::RedissonBatched => self.batched_renewed(now, lock, parsed),
-            Profile::Fenced => self.fenced_renewed(now, lock, parsed, sent_at),
-            Profile::Redisson => match parsed {
-                Ok(true) => {
-                    self.event(Event::Renewed { lock: lock.clone() });
-                    self.renew_expiration(now, &lock);
-                }
-                Ok(false) => {
-                    self.remove_entry(&lock, "not-held");
-                }
-                Err(e) => {
-                    error!(lock = %lock, error = %e, "can't update lock expiration; renewal stops");
-                    self.remove_entry(&lock, &format!("error: {e}"));
-                }
-            },
+        match self.bookkeeping {
+            Era::RedissonLegacy => self.legacy_renewed(now, lock, thread, parsed),
+            Era::RedissonBatched => self.batched_renewed(now, lock, thread, parsed),
+            Era::Fenced => self.fenced_renewed(now, lock, parsed, sent_at),
+            Era::Redisson => self.entry_renewed(now, lock, parsed),
         }
     }
 
-    /// Unlock completed: `cancelExpirationRenewal(threadId)` for the
-    /// profile. `released`: the unlock script deleted the key.
+    /// `renewExpiration`'s reply handling, by release.
+    fn entry_renewed(&mut self, now: Millis, lock: LockName, parsed: Result<bool, LockError>) {
+        match parsed {
+            Ok(true) => {
+                self.event(Event::Renewed { lock: lock.clone() });
+                self.renew_expiration(now, &lock);
+            }
+            // 3.10.5 to 3.12.4: `renewExpiration()` whatever `res` was.
+            Ok(false) if !self.switches.has(Switch::RenewalZeroStops) => {
+                self.renew_expiration(now, &lock);
+            }
+            Ok(false) if self.switches.has(Switch::RenewalZeroRemovesEntry) => {
+                self.remove_entry(&lock, "not-held");
+            }
+            Ok(false) => self.keep_stale_entry(&lock, "not-held"),
+            Err(e) => {
+                error!(lock = %lock, error = %e, "can't update lock expiration; renewal stops");
+                let reason = format!("error: {e}");
+                if self.switches.has(Switch::RenewalErrorRemovesEntry) {
+                    self.remove_entry(&lock, &reason);
+                } else {
+                    self.keep_stale_entry(&lock, &reason);
+                }
+            }
+        }
+    }
+
+    /// The chain stops but the entry stays in the map: a later hold of the
+    /// lock on this client joins it and is never renewed.
+    fn keep_stale_entry(&mut self, lock: &LockName, reason: &str) {
+        if let Some(entry) = self.watchdog.entries.get_mut(lock) {
+            entry.timer = None;
+            self.event(Event::RenewalStopped {
+                lock: lock.clone(),
+                reason: format!("{reason}; entry kept"),
+            });
+        }
+    }
+
+    /// Unlock completed: `cancelExpirationRenewal(threadId)` as the
+    /// release does it. `reply`: the unlock script's answer (`Some(true)`
+    /// released, `Some(false)` still held, `None` not held) or the error.
     pub(super) fn renewal_on_unlock(
         &mut self,
         _now: Millis,
         lock: &LockName,
         thread: ThreadId,
-        released: bool,
+        reply: &Result<Option<bool>, LockError>,
     ) {
-        if self.config.profile == Profile::RedissonLegacy {
-            // Doc 001: `if (opStatus) cancelExpirationRenewal();`
-            if released {
-                self.remove_entry(lock, "unlocked");
-            }
+        let cancels = match reply {
+            Ok(Some(true)) => true,
+            // Doc 001 (to 3.8.0): `if (opStatus) cancelExpirationRenewal();`
+            Err(_) => self.switches.has(Switch::UnlockErrorCancels),
+            // A re-entrant hold counted down: one count off the entry.
+            Ok(Some(false)) => self.switches.has(Switch::ExpirationEntry),
+            Ok(None) => self.switches.has(Switch::NilUnlockCancels),
+        };
+        if !cancels {
+            return;
+        }
+        if self.bookkeeping == Era::RedissonLegacy {
+            // No per-thread counts before `expiration-entry`: the entry goes.
+            self.remove_entry(lock, "unlocked");
             return;
         }
         let Some(entry) = self.watchdog.entries.get_mut(lock) else {
@@ -215,7 +255,7 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
-    use crate::{Call, Event, LockName, Millis, Profile, Purpose, ThreadId, TransportError};
+    use crate::{Call, Era, Event, LockName, Millis, Purpose, ThreadId, TransportError};
     use fake_redis::Value;
 
     const T1: ThreadId = ThreadId(1);
@@ -229,7 +269,7 @@ mod tests {
     /// after the previous one answered, carrying T and the thread's field.
     #[test]
     fn renews_every_third_of_the_timeout() {
-        let mut h = Harness::short(Profile::Redisson);
+        let mut h = Harness::short(Era::Redisson);
         h.acquire(T1, "l");
         assert_eq!(h.next_timer_at(), Some(Millis(1_000)));
         for round in 1..=3u64 {
@@ -248,7 +288,7 @@ mod tests {
     /// no timer remains.
     #[test]
     fn zero_stops_renewal() {
-        let mut h = Harness::short(Profile::Redisson);
+        let mut h = Harness::short(Era::Redisson);
         h.acquire(T1, "l");
         let req = h.renewal_due();
         h.reply(req, Value::Int(0));
@@ -270,7 +310,7 @@ mod tests {
     /// another renewal in the next 10 s.
     #[test]
     fn error_stops_renewal_for_good() {
-        let mut h = Harness::short(Profile::Redisson);
+        let mut h = Harness::short(Era::Redisson);
         h.acquire(T1, "l");
         let _req = h.renewal_due();
         h.advance(100);
@@ -295,7 +335,7 @@ mod tests {
     /// schedules nothing, so no renewal is sent after the unlock.
     #[test]
     fn renewal_reply_after_unlock_schedules_nothing() {
-        let mut h = Harness::short(Profile::Redisson);
+        let mut h = Harness::short(Era::Redisson);
         h.acquire(T1, "l");
         let renew = h.renewal_due();
         h.call(T1, "l", Call::Unlock).unwrap();
@@ -312,7 +352,7 @@ mod tests {
     /// A connection error during renewal is logged and stops renewal too.
     #[test]
     fn connection_error_stops_renewal() {
-        let mut h = Harness::short(Profile::Redisson);
+        let mut h = Harness::short(Era::Redisson);
         h.acquire(T1, "l");
         let req = h.renewal_due();
         h.fail(req, TransportError::Connection("gone".into()));

@@ -412,9 +412,9 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lockcore::Profile;
+    use lockcore::Release;
 
-    fn layout_of(name: &str, profile: Profile) -> Layout {
+    fn layout_of(name: &str, profile: Release) -> Layout {
         let s = crate::builtin(name).unwrap();
         layout(&sim::run(&s.spec(None, Some(profile))).unwrap())
     }
@@ -425,7 +425,7 @@ mod tests {
     /// named by its invariant.
     #[test]
     fn stw_pause_under_fenced() {
-        let l = layout_of("stw-pause", Profile::Fenced);
+        let l = layout_of("stw-pause", Release::FENCED);
         let fault = l
             .bars
             .iter()
@@ -454,7 +454,7 @@ mod tests {
     /// tiny timeout's renewal replies 0 and A's unlock fails.
     #[test]
     fn renewal_outcomes_and_unlock_errors_are_distinct() {
-        let l = layout_of("tiny-watchdog-timeout", Profile::Redisson);
+        let l = layout_of("tiny-watchdog-timeout", Release::REDISSON);
         for g in [
             Glyph::RenewSent,
             Glyph::RenewMissed,
@@ -463,9 +463,9 @@ mod tests {
         ] {
             assert!(l.glyphs.contains(&g), "{g:?} missing: {:?}", l.glyphs);
         }
-        let crash = layout_of("client-crash", Profile::Redisson);
+        let crash = layout_of("client-crash", Release::REDISSON);
         assert!(crash.glyphs.contains(&Glyph::Crash));
-        let lost = layout_of("lease-shorter-than-work", Profile::Fenced);
+        let lost = layout_of("lease-shorter-than-work", Release::FENCED);
         assert!(lost.glyphs.contains(&Glyph::LeaseLost), "{:?}", lost.glyphs);
     }
 }

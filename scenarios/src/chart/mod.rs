@@ -299,7 +299,7 @@ pub(crate) fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lockcore::Profile;
+    use lockcore::Release;
 
     /// The stw-pause chart (000, 002) draws both holders' beliefs, Redis's
     /// holders, the labelled pause window, the broken invariant named at
@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn chart_of_a_pause() {
         let s = crate::builtin("stw-pause").unwrap();
-        let run = sim::run(&s.spec(None, Some(Profile::Fenced))).unwrap();
+        let run = sim::run(&s.spec(None, Some(Release::FENCED))).unwrap();
         let svg = render_chart(&run, "stw-pause under fenced");
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains(r#"width="1400""#));

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use lockcore::Profile;
+use lockcore::{Release, Switch};
+
+use crate::InputError;
 
 /// Deterministic simulation of Redisson's RLock and its watchdog.
 #[derive(Debug, Parser, PartialEq)]
@@ -33,6 +35,21 @@ pub enum Command {
     Envelope(EnvelopeArgs),
     /// Measure the simulator's speed and write reports/PERFORMANCE.md.
     Bench(BenchArgs),
+    /// List the Redisson behaviour switches (version, upstream issue, what
+    /// changes), or the ones a release has.
+    Versions(VersionsArgs),
+}
+
+/// `locksim versions`.
+#[derive(Debug, Args, PartialEq)]
+pub struct VersionsArgs {
+    /// Mark the switches in force for this release (an era name or a
+    /// Redisson version).
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
 }
 
 /// `locksim bench`.
@@ -54,9 +71,13 @@ pub struct RunArgs {
     /// The seed (default: the scenario's own).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// The profile (default: the scenario's own).
-    #[arg(long, value_parser = parse_profile)]
-    pub profile: Option<Profile>,
+    /// The release: an era name or a Redisson version (`--redisson 3.23.4`);
+    /// default: the scenario's own.
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
     /// Print one JSON object instead of the timeline.
     #[arg(long)]
     pub json: bool,
@@ -71,9 +92,13 @@ pub struct ExploreArgs {
     /// The first seed.
     #[arg(long, default_value_t = 0)]
     pub from: u64,
-    /// Only this profile (default: every profile, each seed under each).
-    #[arg(long, value_parser = parse_profile)]
-    pub profile: Option<Profile>,
+    /// Only this release: an era name or a Redisson version (`--redisson
+    /// 3.23.4`); default: every era, each seed under each.
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
     /// How many violations to shrink (the first of each invariant and
     /// profile come first); 0 shrinks none.
     #[arg(long, default_value_t = DEFAULT_SHRINK)]
@@ -119,10 +144,13 @@ pub enum PlanFormat {
 pub struct ReplayArgs {
     /// The explored seed.
     pub seed: u64,
-    /// The profile it was explored under (default: drawn from the seed, as
-    /// sim's generator does).
-    #[arg(long, value_parser = parse_profile)]
-    pub profile: Option<Profile>,
+    /// The release it was explored under, an era name or a Redisson
+    /// version (default: drawn from the seed, as sim's generator does).
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
     /// Print one JSON object instead of the timeline.
     #[arg(long)]
     pub json: bool,
@@ -139,9 +167,12 @@ pub struct ReportArgs {
 /// `locksim envelope`.
 #[derive(Debug, Args, PartialEq)]
 pub struct EnvelopeArgs {
-    /// The lock's profile.
-    #[arg(long, value_parser = parse_profile, default_value = "redisson")]
-    pub profile: Profile,
+    /// The lock's release: an era name or a Redisson version.
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile, default_value = "redisson")]
+    pub profile: Release,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
     /// The lockWatchdogTimeout values to search, in ms, comma separated.
     #[arg(
         long,
@@ -176,8 +207,41 @@ fn parse_latency(s: &str) -> Result<(u64, u64), String> {
     Ok((num(a)?, num(b)?))
 }
 
-fn parse_profile(s: &str) -> Result<Profile, String> {
-    s.parse::<Profile>().map_err(|e| e.to_string())
+fn parse_profile(s: &str) -> Result<Release, String> {
+    s.parse::<Release>().map_err(|e| e.to_string())
+}
+
+fn parse_switch(s: &str) -> Result<Switch, String> {
+    s.parse::<Switch>().map_err(|e| e.to_string())
+}
+
+/// `--with NAME` / `--without NAME`: a what-if on the release chosen with
+/// `--profile` or `--redisson`.
+#[derive(Debug, Args, PartialEq, Default)]
+pub struct Toggles {
+    /// Turn a behaviour switch on (`locksim versions` lists them); needs
+    /// --profile or --redisson.
+    #[arg(long = "with", value_parser = parse_switch)]
+    pub with: Vec<Switch>,
+    /// Turn a behaviour switch off; needs --profile or --redisson.
+    #[arg(long = "without", value_parser = parse_switch)]
+    pub without: Vec<Switch>,
+}
+
+impl Toggles {
+    /// The release with the toggles applied, or why they cannot be.
+    pub fn apply(&self, release: Option<Release>) -> Result<Option<Release>, InputError> {
+        if self.with.is_empty() && self.without.is_empty() {
+            return Ok(release);
+        }
+        let Some(release) = release else {
+            return Err(InputError::TogglesWithoutRelease);
+        };
+        let release = self.with.iter().fold(release, |r, &w| r.with(w));
+        Ok(Some(
+            self.without.iter().fold(release, |r, &w| r.without(w)),
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -207,7 +271,8 @@ mod tests {
             Command::Run(RunArgs {
                 scenario: "stw-pause".into(),
                 seed: Some(42),
-                profile: Some(Profile::Fenced),
+                profile: Some(Release::FENCED),
+                toggles: Toggles::default(),
                 json: true,
             })
         );
@@ -218,6 +283,7 @@ mod tests {
                 scenario: "x.toml".into(),
                 seed: None,
                 profile: None,
+                toggles: Toggles::default(),
                 json: false,
             })
         );
@@ -231,7 +297,9 @@ mod tests {
         assert_eq!(err.exit_code(), 2);
         let text = err.to_string();
         assert!(
-            text.contains("unknown profile 'redis'") && text.contains("redisson-batched"),
+            text.contains("unknown release 'redis'")
+                && text.contains("redisson-batched")
+                && text.contains("3.0.0 to 4.7.0"),
             "{text}"
         );
     }
@@ -259,6 +327,7 @@ mod tests {
                 seeds: 100,
                 from: 0,
                 profile: None,
+                toggles: Toggles::default(),
                 shrink: 4,
                 format: PlanFormat::Toml,
                 save: None,
@@ -283,7 +352,7 @@ mod tests {
         };
         assert_eq!(
             (a.seeds, a.from, a.profile, a.format),
-            (5, 10, Some(Profile::Redisson), PlanFormat::Json)
+            (5, 10, Some(Release::REDISSON), PlanFormat::Json)
         );
     }
 
@@ -295,7 +364,8 @@ mod tests {
             cli.command,
             Command::Replay(ReplayArgs {
                 seed: 17,
-                profile: Some(Profile::RedissonLegacy),
+                profile: Some(Release::LEGACY),
+                toggles: Toggles::default(),
                 json: false,
             })
         );

@@ -11,7 +11,10 @@ use crate::{EnvelopeConfig, InputError, render_envelope_chart};
 /// when asked.
 pub(super) fn envelope(args: &EnvelopeArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let config = EnvelopeConfig {
-        profile: args.profile,
+        profile: args
+            .toggles
+            .apply(Some(args.profile))?
+            .unwrap_or(args.profile),
         watchdogs_ms: args.watchdog_ms.clone(),
         latency: LatencyRange {
             min_ms: args.latency.0,

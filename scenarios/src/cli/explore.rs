@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lockcore::Profile;
+use lockcore::Release;
 use sim::Invariant;
 
 use crate::cli::args::DEFAULT_SHRINK;
@@ -40,6 +40,7 @@ pub(super) fn explore(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Exit, InputError> {
+    let profile = args.toggles.apply(args.profile)?;
     let mut range = SeedRange::new(args.from, args.seeds)?;
     if let Some((k, n)) = args.shard {
         range = range.shard(k, n)?;
@@ -48,11 +49,11 @@ pub(super) fn explore(
         // Made now, so a bad path is refused before a sweep of hours.
         std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, &e))?;
     }
-    let runs = u128::from(range.count()) * profiles(args.profile).len() as u128;
+    let runs = u128::from(range.count()) * profiles(profile).len() as u128;
     let _ = writeln!(
         out,
         "exploring seeds {range} under {}: {runs} runs; each violating run as it is found:",
-        profile_label(args.profile)
+        profile_label(profile)
     );
     let bar = progress_bar(range.count());
     let mut picks = Picks::new(args.shrink);
@@ -61,7 +62,7 @@ pub(super) fn explore(
         .num_threads(args.threads)
         .build()
         .map_err(|e| InputError::Threads(e.to_string()))?;
-    let found = crate::explore_on(&pool, range, args.profile, interrupt, |event| match event {
+    let found = crate::explore_on(&pool, range, profile, interrupt, |event| match event {
         SweepEvent::Found(f) => {
             let line = bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
             if let (Err(e), None) = (line, &closed) {
@@ -90,13 +91,13 @@ pub(super) fn explore(
         );
         return Ok(Exit::Interrupted);
     }
-    summary(&found, args.profile, out);
+    summary(&found, profile, out);
 
     if let Some(rest) = found.rest() {
         if !picks.picked.is_empty() {
             let _ = writeln!(out, "shrinking skipped: the sweep was interrupted");
         }
-        let _ = writeln!(out, "resume with: {}", resume_command(args, rest));
+        let _ = writeln!(out, "resume with: {}", resume_command(args, profile, rest));
         return Ok(Exit::Interrupted);
     }
     for (i, pick) in picks.picked.iter().enumerate() {
@@ -115,14 +116,14 @@ pub(super) fn explore(
 }
 
 /// The profiles a sweep runs each seed under.
-fn profiles(profile: Option<Profile>) -> Vec<Profile> {
+fn profiles(profile: Option<Release>) -> Vec<Release> {
     match profile {
         Some(p) => vec![p],
-        None => Profile::ALL.to_vec(),
+        None => Release::ERAS.to_vec(),
     }
 }
 
-fn profile_label(profile: Option<Profile>) -> String {
+fn profile_label(profile: Option<Release>) -> String {
     match profile {
         Some(p) => p.to_string(),
         None => "every profile".to_owned(),
@@ -150,7 +151,7 @@ fn progress_bar(seeds: u64) -> ProgressBar {
 
 /// The seeds covered, the run counts, and one row per broken invariant
 /// with a column per explored profile, so the profiles can be compared.
-fn summary(found: &Exploration, profile: Option<Profile>, out: &mut dyn Write) {
+fn summary(found: &Exploration, profile: Option<Release>, out: &mut dyn Write) {
     let covered = if !found.interrupted() {
         format!("explored seeds {}", found.range)
     } else if found.next == found.range.from() {
@@ -177,7 +178,7 @@ fn summary(found: &Exploration, profile: Option<Profile>, out: &mut dyn Write) {
     let profiles = profiles(profile);
     let _ = write!(out, "  {:<22}", "runs broken");
     for p in &profiles {
-        let _ = write!(out, " {:>16}", p.name());
+        let _ = write!(out, " {:>16}", p);
     }
     let _ = writeln!(out);
     let per: Vec<_> = profiles.iter().map(|p| found.by_invariant_of(*p)).collect();
@@ -194,7 +195,7 @@ fn summary(found: &Exploration, profile: Option<Profile>, out: &mut dyn Write) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Pick {
     seed: u64,
-    profile: Profile,
+    profile: Release,
     invariant: Invariant,
 }
 
@@ -203,7 +204,7 @@ struct Pick {
 /// never more than the budget, so memory stays flat however long the sweep.
 struct Picks {
     limit: usize,
-    seen: BTreeSet<(Invariant, Profile)>,
+    seen: BTreeSet<(Invariant, Release)>,
     picked: Vec<Pick>,
 }
 
@@ -273,14 +274,14 @@ fn unwritable(path: &Path, e: &std::io::Error) -> InputError {
 
 /// The command that explores `rest` with the same settings as `args`
 /// (settings left at their defaults are left out, as the user likely did).
-fn resume_command(args: &ExploreArgs, rest: SeedRange) -> String {
+fn resume_command(args: &ExploreArgs, profile: Option<Release>, rest: SeedRange) -> String {
     let mut cmd = format!(
         "locksim explore --from {} --seeds {}",
         rest.from(),
         rest.count()
     );
-    if let Some(p) = args.profile {
-        cmd.push_str(&format!(" --profile {p}"));
+    if let Some(p) = profile {
+        cmd.push_str(&format!(" {}", p.flags()));
     }
     if args.shrink != DEFAULT_SHRINK {
         cmd.push_str(&format!(" --shrink {}", args.shrink));
@@ -554,7 +555,7 @@ mod tests {
             panic!("not explore")
         };
         assert_eq!(
-            resume_command(&args, SeedRange::new(20, 30).unwrap()),
+            resume_command(&args, args.profile, SeedRange::new(20, 30).unwrap()),
             r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --save 'my plans/it'\''s'"
         );
     }

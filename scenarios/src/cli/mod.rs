@@ -8,6 +8,7 @@ mod envelope;
 mod explore;
 mod report;
 mod run;
+mod versions;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,7 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Parser;
 
 pub use args::{
-    BenchArgs, Cli, Command, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs, RunArgs,
+    BenchArgs, Cli, Command, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs,
+    RunArgs, Toggles, VersionsArgs,
 };
 
 /// The process exit code of a command.
@@ -111,6 +113,7 @@ pub fn execute_with_interrupt(
         Command::Report(a) => report::report(a, out),
         Command::Envelope(a) => envelope::envelope(a, out),
         Command::Bench(a) => bench::bench(a, out),
+        Command::Versions(a) => versions::versions(a, out),
     };
     match result {
         Ok(exit) => exit,

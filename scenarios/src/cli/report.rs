@@ -3,15 +3,16 @@
 use std::io::Write;
 
 use crate::cli::{Exit, ReportArgs};
-use crate::{InputError, report_files, run_matrix, write_report};
+use crate::{InputError, history_matrix, report_files, run_matrix, write_report};
 
 /// Runs the matrix, writes the report, and prints the matrix's summary.
 pub(super) fn report(args: &ReportArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let matrix = run_matrix(&crate::builtins())?;
-    let files = report_files(&matrix);
+    let history = history_matrix(&crate::history())?;
+    let files = report_files(&matrix, &history);
     write_report(&args.out, &files)?;
     let mut unexpected = 0;
-    for (s, trials) in &matrix {
+    for (s, trials) in matrix.iter().chain(&history) {
         let cells: Vec<String> = trials
             .iter()
             .map(|t| {
@@ -26,7 +27,7 @@ pub(super) fn report(args: &ReportArgs, out: &mut dyn Write) -> Result<Exit, Inp
                 )
             })
             .collect();
-        let _ = writeln!(out, "{:<24} {}", s.name, cells.join("  "));
+        let _ = writeln!(out, "{:<32} {}", s.name, cells.join("  "));
     }
     let _ = writeln!(
         out,

@@ -8,7 +8,7 @@ use crate::{InputError, Rerun, Scenario, Trial, render_trial};
 /// Runs one scenario and prints its timeline and verdict (or JSON).
 pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let scenario = crate::load(&args.scenario)?;
-    let trial = Trial::run(&scenario, args.seed, args.profile)?;
+    let trial = Trial::run(&scenario, args.seed, args.toggles.apply(args.profile)?)?;
     print(
         &trial,
         &scenario,
@@ -25,7 +25,7 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> Result<Exit, InputErro
 
 /// Reruns one explored seed. An explored run is expected to be safe.
 pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
-    let spec = crate::explored_spec(args.seed, args.profile);
+    let spec = crate::explored_spec(args.seed, args.toggles.apply(args.profile)?);
     let scenario = Scenario {
         name: format!("explored-{}", args.seed),
         description:
@@ -34,6 +34,7 @@ pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, Inp
         source: None,
         sim: spec,
         expect: Default::default(),
+        history: None,
     };
     let trial = Trial::run(&scenario, None, None)?;
     print(&trial, &scenario, Rerun::Replay, args.json, out);

@@ -1,0 +1,181 @@
+//! Behaviour switches: each row of Redisson's history that changes what the
+//! lock does, as a name, the release that brought it, and its upstream
+//! issue. A release is the set of switches in force for it; a known defect
+//! is the behaviour of the releases before its switch.
+//!
+//! A switch is one file here (its documentation, its [`SwitchInfo`] and
+//! the unit tests of its behaviour) plus one line in [`switches!`]; the
+//! machine asks [`Behaviour::has`](super::Behaviour::has) where the
+//! behaviour differs.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::{ReleaseError, Version};
+
+/// What one switch is: its name, where it comes from, what it changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SwitchInfo {
+    /// The name used on the command line (`--with NAME`) and in files.
+    pub name: &'static str,
+    /// The first release that has it; `None` for locksim's own extensions,
+    /// which no Redisson release has.
+    pub since: Option<Version>,
+    /// The upstream issue or commit behind it.
+    pub upstream: &'static str,
+    /// What it changes, in one line.
+    pub summary: &'static str,
+}
+
+macro_rules! switches {
+    ($($variant:ident => $module:ident,)*) => {
+        $(mod $module;)*
+
+        /// One behaviour switch (see [`SwitchInfo`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Switch {
+            $(
+                #[allow(missing_docs)]
+                $variant,
+            )*
+        }
+
+        impl Switch {
+            /// Every switch, oldest release first.
+            pub const ALL: &'static [Switch] = &[$(Switch::$variant,)*];
+
+            /// The switch's name, origin and summary.
+            pub fn info(self) -> &'static SwitchInfo {
+                match self {
+                    $(Switch::$variant => &$module::INFO,)*
+                }
+            }
+        }
+    };
+}
+
+switches! {
+    UnlockErrorCancels => unlock_error_cancels,
+    ExpirationEntry => expiration_entry,
+    NilUnlockCancels => nil_unlock_cancels,
+    RenewalZeroStops => renewal_zero_stops,
+    RenewalErrorRemovesEntry => renewal_error_removes_entry,
+    RenewalZeroRemovesEntry => renewal_zero_removes_entry,
+    CombinedAcquireScript => combined_acquire_script,
+    NoLockResend => no_lock_resend,
+    BatchedRenewal => batched_renewal,
+    TryLockTimeoutFalse => try_lock_timeout_false,
+    Fencing => fencing,
+}
+
+impl Switch {
+    /// The switch's name.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// Whether `version` has this switch (locksim's extensions: never).
+    pub fn in_release(self, version: Version) -> bool {
+        self.info()
+            .since
+            .is_some_and(|since| version.lock_code() >= since)
+    }
+}
+
+impl fmt::Display for Switch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Switch {
+    type Err = ReleaseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Switch::ALL
+            .iter()
+            .copied()
+            .find(|w| w.name() == s)
+            .ok_or_else(|| ReleaseError::UnknownSwitch(s.to_owned()))
+    }
+}
+
+/// A set of switches, as a bit set (in [`Switch::ALL`] order).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SwitchSet(u32);
+
+impl SwitchSet {
+    /// No switch.
+    pub const EMPTY: SwitchSet = SwitchSet(0);
+
+    /// The switches `version` has.
+    pub fn of_version(version: Version) -> SwitchSet {
+        Switch::ALL
+            .iter()
+            .filter(|w| w.in_release(version))
+            .fold(SwitchSet::EMPTY, |set, &w| set.with(w))
+    }
+
+    /// This set with `switch` on.
+    pub fn with(self, switch: Switch) -> SwitchSet {
+        SwitchSet(self.0 | 1 << switch as u32)
+    }
+
+    /// This set with `switch` off.
+    pub fn without(self, switch: Switch) -> SwitchSet {
+        SwitchSet(self.0 & !(1 << switch as u32))
+    }
+
+    /// Whether `switch` is on.
+    pub fn has(self, switch: Switch) -> bool {
+        self.0 & 1 << switch as u32 != 0
+    }
+
+    /// The switches on, in [`Switch::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Switch> {
+        Switch::ALL.iter().copied().filter(move |&w| self.has(w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        for &w in Switch::ALL {
+            assert_eq!(w.name().parse::<Switch>(), Ok(w));
+            assert_eq!(
+                Switch::ALL.iter().filter(|o| o.name() == w.name()).count(),
+                1
+            );
+        }
+        assert_eq!(
+            "unlock-latch-typo".parse::<Switch>(),
+            Err(ReleaseError::UnknownSwitch("unlock-latch-typo".into()))
+        );
+    }
+
+    /// Registration order is release order, so `locksim versions` reads as
+    /// a history; locksim's own switches come last.
+    #[test]
+    fn switches_are_listed_oldest_first() {
+        let since: Vec<Version> = Switch::ALL.iter().filter_map(|w| w.info().since).collect();
+        assert!(since.windows(2).all(|p| p[0] <= p[1]), "{since:?}");
+        assert!(Switch::ALL.len() <= 32, "SwitchSet is a u32");
+    }
+
+    #[test]
+    fn a_release_has_the_switches_of_its_past() {
+        let v3234 = SwitchSet::of_version(Version::new(3, 23, 4));
+        assert!(v3234.has(Switch::RenewalZeroRemovesEntry));
+        assert!(!v3234.has(Switch::NoLockResend));
+        assert!(!v3234.has(Switch::Fencing));
+        let v2152 = SwitchSet::of_version(Version::new(2, 15, 2));
+        assert!(v2152.has(Switch::UnlockErrorCancels));
+        assert!(!v2152.has(Switch::ExpirationEntry));
+        assert_eq!(
+            SwitchSet::of_version(Version::new(3, 0, 0)),
+            SwitchSet::EMPTY
+        );
+    }
+}

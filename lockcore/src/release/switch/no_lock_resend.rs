@@ -1,0 +1,64 @@
+//! `no-lock-resend` (Redisson 3.37.0, #6144).
+//!
+//! Since 3.37.0 the lock scripts go through `evalWriteSyncedNoRetryAsync`:
+//! a response timeout fails the call instead of resending, so an acquire
+//! can no longer run twice on the server (#1966's count of 2) and an unlock
+//! resend can no longer find the lock gone. Renewals are still retried.
+
+use super::SwitchInfo;
+use crate::release::Version;
+
+pub(super) const INFO: SwitchInfo = SwitchInfo {
+    name: "no-lock-resend",
+    since: Some(Version::new(3, 37, 0)),
+    upstream: "#6144",
+    summary: "acquire and unlock are sent without command retry: a timed-out acquire or unlock fails at once",
+};
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::harness::{Harness, release};
+    use crate::{Call, Config, LockError, Purpose, ThreadId, TransportError};
+
+    fn harness(version: &str) -> Harness {
+        Harness::with_config(
+            Config::builder()
+                .release(release(version))
+                .response_timeout(100)
+                .retry_attempts(1)
+                .retry_interval(50)
+                .build()
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn from_3_37_0_a_timed_out_acquire_fails_at_once() {
+        let mut h = harness("3.36.0");
+        h.call(ThreadId(1), "l", Call::Lock { lease: None }).unwrap();
+        assert_eq!(h.expect_attempt().1, Purpose::Acquire);
+        h.advance(150);
+        let (_, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Acquire, 1));
+
+        let mut h = harness("3.37.0");
+        h.call(ThreadId(1), "l", Call::Lock { lease: None }).unwrap();
+        assert_eq!(h.expect_attempt().1, Purpose::Acquire);
+        h.advance(100);
+        assert_eq!(
+            h.until_return(ThreadId(1)).1,
+            Err(LockError::Transport(TransportError::Timeout))
+        );
+    }
+
+    /// Renewals are still resent.
+    #[test]
+    fn renewals_are_still_resent() {
+        let mut h = harness("3.37.0");
+        h.acquire(ThreadId(1), "l");
+        let _ = h.renewal_due();
+        h.advance(150);
+        let (_, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Renew, 1));
+    }
+}

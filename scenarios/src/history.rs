@@ -1,0 +1,175 @@
+//! Redisson's lock history as scenarios: each row of REDISSON.md §2 that
+//! changes safety or liveness, run under the last release it affects and
+//! under the release that fixed it.
+//!
+//! A history scenario is an ordinary scenario file with a `[history]`
+//! table naming the switch and the two releases; its expectations for
+//! both are under `[expect.release."<version>"]`. The first must break the
+//! invariant the defect breaks, the second must hold. `locksim report`
+//! draws the rows as a matrix (defect × release), and `cargo test` pins
+//! their timelines.
+
+use lockcore::{Release, Switch};
+use serde::{Deserialize, Serialize};
+use sim::Invariant;
+
+use crate::Scenario;
+
+/// Each history scenario's name and file text, oldest fix first.
+const FILES: [(&str, &str); 4] = [
+    (
+        "unlock-error-renews-forever",
+        include_str!("../history/unlock-error-renews-forever.toml"),
+    ),
+    (
+        "unlock-count-down-renews-forever",
+        include_str!("../history/unlock-count-down-renews-forever.toml"),
+    ),
+    (
+        "nil-unlock-stale-entry",
+        include_str!("../history/nil-unlock-stale-entry.toml"),
+    ),
+    (
+        "renewal-error-stops-watchdog",
+        include_str!("../history/renewal-error-stops-watchdog.toml"),
+    ),
+];
+
+/// The names of the history scenarios, oldest fix first.
+pub fn history_names() -> impl Iterator<Item = &'static str> {
+    FILES.iter().map(|(name, _)| *name)
+}
+
+/// The history scenario called `name`, if there is one.
+pub fn history_scenario(name: &str) -> Option<Scenario> {
+    let (_, text) = FILES.iter().find(|(n, _)| *n == name)?;
+    // Part of the crate, parsed by a unit test: a failure is a bug here.
+    Some(Scenario::parse(text, &format!("history:{name}")).expect("history scenarios parse"))
+}
+
+/// Every history scenario, oldest fix first.
+pub fn history() -> Vec<Scenario> {
+    history_names().filter_map(history_scenario).collect()
+}
+
+/// One row of the history: a switch, and the releases either side of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryRow {
+    /// The switch whose absence is the defect (`locksim versions`).
+    pub switch: String,
+    /// The upstream issue, as written in REDISSON.md (`#1602`).
+    pub issue: String,
+    /// The invariant the defect breaks: broken under `affected`, held
+    /// under `fixed`.
+    pub breaks: Invariant,
+    /// The last release with the defect.
+    pub affected: Release,
+    /// The first release with the fix.
+    pub fixed: Release,
+}
+
+impl HistoryRow {
+    /// The switch, or why the row is wrong (a field path and a reason).
+    pub fn check(&self) -> Result<Switch, (String, String)> {
+        let switch = self
+            .switch
+            .parse::<Switch>()
+            .map_err(|e| ("history.switch".to_owned(), e.to_string()))?;
+        if self.affected.has(switch) {
+            return Err((
+                "history.affected".to_owned(),
+                format!("{} already has {switch}", self.affected),
+            ));
+        }
+        if !self.fixed.has(switch) {
+            return Err((
+                "history.fixed".to_owned(),
+                format!("{} does not have {switch}", self.fixed),
+            ));
+        }
+        Ok(switch)
+    }
+
+    /// The two releases, affected first.
+    pub fn releases(&self) -> [Release; 2] {
+        [self.affected, self.fixed]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(switch: &str, affected: &str, fixed: &str) -> HistoryRow {
+        HistoryRow {
+            switch: switch.into(),
+            issue: "#1".into(),
+            breaks: Invariant::MutualExclusion,
+            affected: affected.parse().unwrap(),
+            fixed: fixed.parse().unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_row_must_straddle_its_switch() {
+        assert_eq!(
+            row("expiration-entry", "3.10.4", "3.10.5").check(),
+            Ok(Switch::ExpirationEntry)
+        );
+        let swapped = row("expiration-entry", "3.10.5", "3.10.4")
+            .check()
+            .unwrap_err();
+        assert_eq!(swapped.0, "history.affected");
+        let unknown = row("latch", "3.10.4", "3.10.5").check().unwrap_err();
+        assert!(unknown.1.contains("unknown switch 'latch'"), "{unknown:?}");
+    }
+}
+
+#[cfg(test)]
+mod files {
+    use super::*;
+    use crate::Trial;
+
+    /// Every file parses, is named as its file, cites its source, and its
+    /// row straddles its switch.
+    #[test]
+    fn every_history_file_parses() {
+        for (name, text) in FILES {
+            let s = Scenario::parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(s.name, name);
+            assert!(s.source.is_some(), "{name} cites no source");
+            let row = s
+                .history
+                .as_ref()
+                .unwrap_or_else(|| panic!("{name}: no [history]"));
+            assert!(row.check().is_ok(), "{name}: {:?}", row.check());
+        }
+        assert_eq!(history().len(), FILES.len());
+    }
+
+    /// The proof of each row, over seeds 0 to 99: under the last affected
+    /// release the defect's invariant breaks, under the fixing release it
+    /// holds, and both give what the file expects.
+    #[test]
+    fn each_row_breaks_before_its_fix_and_holds_after() {
+        let mut wrong = Vec::new();
+        for s in history() {
+            let row = s.history.clone().expect("checked above");
+            for (release, broken) in [(row.affected, true), (row.fixed, false)] {
+                for seed in 0..100 {
+                    let t = Trial::run(&s, Some(seed), Some(release))
+                        .unwrap_or_else(|e| panic!("{}: {e}", s.name));
+                    let breaks = t.run.violations.iter().any(|v| v.invariant == row.breaks);
+                    if !t.as_expected() || breaks != broken {
+                        wrong.push(format!(
+                            "{} --seed {seed} under {release}: {} broken: {breaks}; {:?}",
+                            s.name, row.breaks, t.mismatches
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+}
