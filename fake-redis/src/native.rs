@@ -52,6 +52,56 @@ fn lua_reply(v: Value) -> Value {
     }
 }
 
+/// [`LockScript::UnlockLatched`], statement by statement.
+fn unlock_latched(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<Value, String> {
+    let (k1, k2, k3) = (keys.first(), keys.get(1), keys.get(2));
+    let (a1, a2, a3, a4, a5) = (
+        argv.first(),
+        argv.get(1),
+        argv.get(2),
+        argv.get(3),
+        argv.get(4),
+    );
+    let px = Bytes::from_static(b"px");
+    match call(ctx, "get", &[k3])? {
+        // `return tonumber(val)`: Lua's number, as Redis replies with it.
+        Value::Bulk(val) => return Ok(lua_tonumber_int(&val).map_or(Value::Nil, Value::Int)),
+        Value::Nil => {}
+        other => return Err(format!("unexpected GET reply {other:?}")),
+    }
+    if int(&call(ctx, "hexists", &[k1, a3])?) == Some(0) {
+        return Ok(Value::Nil);
+    }
+    let counter = call(ctx, "hincrby", &[k1, a3, Some(&Bytes::from_static(b"-1"))])?;
+    if int(&counter).is_some_and(|c| c > 0) {
+        call(ctx, "pexpire", &[k1, a2])?;
+        call(
+            ctx,
+            "set",
+            &[k3, Some(&Bytes::from_static(b"0")), Some(&px), a5],
+        )?;
+        return Ok(Value::Int(0));
+    }
+    call(ctx, "del", &[k1])?;
+    // `redis.call(ARGV[4], ...)`: Redisson passes `publish` (or `spublish`
+    // in sharded pub/sub, which fake-redis does not serve).
+    match a4.map(|a| a.to_ascii_lowercase()) {
+        Some(name) if name == b"publish" => call(ctx, "publish", &[k2, a1])?,
+        Some(_) => return Err("ERR Unknown Redis command called from script".to_owned()),
+        None => {
+            return Err(
+                "ERR Lua redis lib command arguments must be strings or integers".to_owned(),
+            );
+        }
+    };
+    call(
+        ctx,
+        "set",
+        &[k3, Some(&Bytes::from_static(b"1")), Some(&px), a5],
+    )?;
+    Ok(Value::Int(1))
+}
+
 /// Runs `script` with its `KEYS` and `ARGV`; `Err` is the text of the error
 /// that aborted it (without Redis's `script: ...` suffix).
 pub(crate) fn run(
@@ -129,6 +179,7 @@ fn run_lua(
                 Ok(Value::Int(0))
             }
         }
+        LockScript::UnlockLatched => unlock_latched(ctx, keys, argv),
         LockScript::AcquireFenced => {
             if int(&call(ctx, "exists", &[k1])?) == Some(0) {
                 let token = call(ctx, "incr", &[k2])?;

@@ -35,17 +35,25 @@ pub enum LockScript {
     /// takes `INCR KEYS[2]` and a re-entry keeps the current counter value.
     /// Held by another: `{0, pttl}`.
     AcquireFenced,
+    /// Unlock with a latch (Redisson 3.24+, #4871): `KEYS[1]` lock,
+    /// `KEYS[2]` channel, `KEYS[3]` the call's latch key; `ARGV[1]` unlock
+    /// message, `ARGV[2]` lease ms, `ARGV[3]` field, `ARGV[4]` the publish
+    /// command, `ARGV[5]` the latch's TTL ms. A latch already set replays
+    /// its stored result; otherwise as [`Self::Unlock`], storing 0 or 1 in
+    /// the latch.
+    UnlockLatched,
 }
 
 impl LockScript {
     /// Every known script.
-    pub const ALL: [LockScript; 6] = [
+    pub const ALL: [LockScript; 7] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
         LockScript::Unlock,
         LockScript::ForceUnlock,
         LockScript::AcquireFenced,
+        LockScript::UnlockLatched,
     ];
 
     /// The script's exact text.
@@ -57,6 +65,7 @@ impl LockScript {
             LockScript::Unlock => UNLOCK,
             LockScript::ForceUnlock => FORCE_UNLOCK,
             LockScript::AcquireFenced => ACQUIRE_FENCED,
+            LockScript::UnlockLatched => UNLOCK_LATCHED,
         }
     }
 
@@ -112,6 +121,28 @@ const UNLOCK: &str = concat!(
     "return 1; ",
     "end; ",
     "return nil;"
+);
+
+/// Redisson 3.24.0 to 4.7.0 `unlockInnerAsync(threadId, requestId, timeout)`.
+const UNLOCK_LATCHED: &str = concat!(
+    "local val = redis.call('get', KEYS[3]); ",
+    "if val ~= false then ",
+    "return tonumber(val);",
+    "end; ",
+    "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then ",
+    "return nil;",
+    "end; ",
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ",
+    "if (counter > 0) then ",
+    "redis.call('pexpire', KEYS[1], ARGV[2]); ",
+    "redis.call('set', KEYS[3], 0, 'px', ARGV[5]); ",
+    "return 0; ",
+    "else ",
+    "redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); ",
+    "return 1; ",
+    "end; "
 );
 
 const FORCE_UNLOCK: &str = concat!(

@@ -329,6 +329,12 @@ fn script_call() -> impl Strategy<Value = Cmd> {
                 LockScript::Unlock => (vec![k1, "ch".into()], vec!["0".into(), lease, field]),
                 LockScript::ForceUnlock => (vec![k1, "ch".into()], vec!["0".into()]),
                 LockScript::AcquireFenced => (vec![k1, k2], vec![lease, field]),
+                // The latch shares its key with the fencing counter now and
+                // then, so a latch holding a number other than 0/1 is tried.
+                LockScript::UnlockLatched => (
+                    vec![k1, "ch".into(), k2],
+                    vec!["0".into(), lease.clone(), field, "publish".into(), lease],
+                ),
             };
             let mut rest: Vec<String> = keys.iter().cloned().chain(argv).collect();
             if let Some(cut) = cut {

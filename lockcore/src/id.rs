@@ -44,6 +44,17 @@ impl LockName {
         format!("redisson_lock__channel:{{{}}}", self.0)
     }
 
+    /// The unlock latch of one unlock call (Redisson 3.24+,
+    /// `getUnlockLatchName`): `redisson_unlock_latch:{<name>}:<request id>`
+    /// (a name that already holds a hash tag is used as it is).
+    pub fn unlock_latch(&self, request_id: &str) -> String {
+        if self.0.contains('{') {
+            format!("redisson_unlock_latch:{}:{request_id}", self.0)
+        } else {
+            format!("redisson_unlock_latch:{{{}}}:{request_id}", self.0)
+        }
+    }
+
     /// The key of the fencing counter used by the `fenced` profile:
     /// `{<name>}:fencing` (same hash slot as the lock).
     pub fn fencing_key(&self) -> String {

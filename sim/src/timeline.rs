@@ -71,6 +71,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::Unlock => "unlock",
                         Purpose::ForceUnlock => "force-unlock",
                         Purpose::Query => "query",
+                        Purpose::Cleanup => "cleanup",
                     };
                     format!("{lock} free ({what} by {by})")
                 }

@@ -58,6 +58,33 @@ pub(super) fn renew(lock: &LockName, lease: Millis, field: &str) -> Vec<Bytes> {
     )
 }
 
+/// The 3.24+ unlock script with its latch (`KEYS` lock, channel, latch;
+/// `ARGV` message, lease, field, publish command, latch TTL).
+pub(super) fn unlock_latched(
+    lock: &LockName,
+    lease: Millis,
+    field: &str,
+    latch: &str,
+    latch_ttl: Millis,
+) -> Vec<Bytes> {
+    eval(
+        LockScript::UnlockLatched,
+        &[lock.as_str(), &lock.channel(), latch],
+        &[
+            UNLOCK_MESSAGE,
+            &lease.0.to_string(),
+            field,
+            "publish",
+            &latch_ttl.0.to_string(),
+        ],
+    )
+}
+
+/// `DEL <key>`.
+pub(super) fn del(key: &str) -> Vec<Bytes> {
+    vec![Bytes::from_static(b"DEL"), Bytes::from(key.to_owned())]
+}
+
 /// The unlock script (`KEYS` lock, channel; `ARGV` message, lease, field).
 pub(super) fn unlock(lock: &LockName, lease: Millis, field: &str) -> Vec<Bytes> {
     eval(

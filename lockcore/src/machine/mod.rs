@@ -70,7 +70,8 @@ struct CallState {
 #[derive(Debug)]
 enum CallKind {
     Acquire(Acquiring),
-    Unlock,
+    /// With the latch key of this call, from 3.24 (`unlock-latch`).
+    Unlock(Option<String>),
     ForceUnlock,
     Query(Query),
 }
@@ -95,6 +96,8 @@ pub struct LockClient {
     switches: SwitchSet,
     /// The release's renewal bookkeeping.
     bookkeeping: Era,
+    /// Unlock calls made so far: each 3.24+ unlock gets its own latch id.
+    unlocks: u64,
     outputs: VecDeque<Output>,
     next_request: u64,
     next_timer: u64,
@@ -116,6 +119,7 @@ impl LockClient {
             uuid: uuid.into(),
             switches: config.release.switches(),
             bookkeeping: config.release.bookkeeping(),
+            unlocks: 0,
             config,
             outputs: VecDeque::new(),
             next_request: 0,
@@ -287,7 +291,7 @@ impl LockClient {
                 };
                 match &state.kind {
                     CallKind::Acquire(_) => self.on_acquire_reply(now, thread, reply, sent_at),
-                    CallKind::Unlock => self.on_unlock_reply(now, thread, reply, sent_at),
+                    CallKind::Unlock(_) => self.on_unlock_reply(now, thread, reply, sent_at),
                     CallKind::ForceUnlock => self.on_force_unlock_reply(thread, reply),
                     CallKind::Query(query) => {
                         let query = *query;
@@ -299,6 +303,7 @@ impl LockClient {
                 self.on_subscribe_reply(now, &channel, generation, reply)
             }
             Owner::Renew(lock, thread) => self.on_renew_reply(now, lock, thread, reply, sent_at),
+            Owner::Nobody => {}
         }
     }
 }

@@ -19,6 +19,9 @@ pub enum Purpose {
     ForceUnlock,
     /// A read-only query (`EXISTS`, `HEXISTS`, `HGET`, `PTTL`).
     Query,
+    /// Housekeeping whose reply nobody waits for (3.24+: `DEL` of an
+    /// unlock latch once its unlock has answered).
+    Cleanup,
 }
 
 /// Something the lock reports about itself, for logs and observers.

@@ -36,6 +36,8 @@ pub(super) enum Owner {
     Subscribe(String, u64),
     /// The watchdog, renewing this lock for this thread.
     Renew(LockName, ThreadId),
+    /// Nobody: the reply is dropped (a latch's `DEL`).
+    Nobody,
 }
 
 /// A request the machine waits on (or one waiting to be retried).

@@ -9,7 +9,7 @@ use fake_redis::Value;
 
 use super::request::Owner;
 use super::{CallKind, CallState, LockClient, Purpose, command};
-use crate::{CallOutcome, LockError, LockName, Millis, ThreadId, TransportError};
+use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 impl LockClient {
     pub(super) fn start_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
@@ -18,15 +18,45 @@ impl LockClient {
             .get(&(lock.clone(), thread))
             .and_then(|hold| hold.lease)
             .unwrap_or(self.config.watchdog_timeout);
-        let command = command::unlock(&lock, lease, &self.field(thread));
+        let latch = self.switches.has(Switch::UnlockLatch).then(|| {
+            self.unlocks += 1;
+            lock.unlock_latch(&self.latch_id())
+        });
+        let command = match &latch {
+            Some(latch) => {
+                command::unlock_latched(&lock, lease, &self.field(thread), latch, self.latch_ttl())
+            }
+            None => command::unlock(&lock, lease, &self.field(thread)),
+        };
         self.calls.insert(
             thread,
             CallState {
                 lock: lock.clone(),
-                kind: CallKind::Unlock,
+                kind: CallKind::Unlock(latch),
             },
         );
         self.send(now, lock, Purpose::Unlock, command, Owner::Call(thread));
+    }
+
+    /// Redisson's `generateId()` is 16 random bytes in hex; the machine
+    /// draws no randomness, so the id is the client's uuid (itself drawn
+    /// from the seed by the simulator) and the unlock's number, 32 hex
+    /// digits: unique per unlock call and the same for its resends.
+    fn latch_id(&self) -> String {
+        let uuid: String = self
+            .uuid
+            .chars()
+            .filter(char::is_ascii_hexdigit)
+            .take(16)
+            .collect();
+        format!("{uuid:0>16}{:016x}", self.unlocks)
+    }
+
+    /// `(timeout + retryInterval) * retryAttempts`: the latch outlives
+    /// every resend of its unlock.
+    fn latch_ttl(&self) -> Millis {
+        let c = &self.config;
+        Millis((c.response_timeout.0 + c.retry_interval.0) * u64::from(c.retry_attempts))
     }
 
     pub(super) fn on_unlock_reply(
@@ -36,9 +66,23 @@ impl LockClient {
         reply: Result<Value, TransportError>,
         sent_at: Millis,
     ) {
-        let Some(lock) = self.calls.get(&thread).map(|call| call.lock.clone()) else {
+        let Some((lock, latch)) = self.calls.get(&thread).map(|call| {
+            let latch = match &call.kind {
+                CallKind::Unlock(latch) => latch.clone(),
+                _ => None,
+            };
+            (call.lock.clone(), latch)
+        }) else {
             return;
         };
+        // `unlockInnerAsync(threadId)`: once the script answered, the latch
+        // is deleted, fire and forget.
+        if let (Some(latch), Ok(value)) = (&latch, &reply)
+            && !matches!(value, Value::Error(_))
+        {
+            let command = command::del(latch);
+            self.send(now, lock.clone(), Purpose::Cleanup, command, Owner::Nobody);
+        }
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_unlock(&value));

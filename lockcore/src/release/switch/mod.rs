@@ -62,6 +62,7 @@ switches! {
     RenewalErrorRemovesEntry => renewal_error_removes_entry,
     RenewalZeroRemovesEntry => renewal_zero_removes_entry,
     CombinedAcquireScript => combined_acquire_script,
+    UnlockLatch => unlock_latch,
     NoLockResend => no_lock_resend,
     BatchedRenewal => batched_renewal,
     TryLockTimeoutFalse => try_lock_timeout_false,
