@@ -53,7 +53,7 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                     (EventKind::RenewalStopped, &process.client, None)
                 }
                 lockcore::Event::LeaseLost { .. } => (EventKind::LeaseLost, &process.client, None),
-                lockcore::Event::Renewed { .. } => continue,
+                lockcore::Event::Renewed { .. } | lockcore::Event::Resubscribing { .. } => continue,
             },
             RecordKind::Write { who, accepted, .. } => {
                 let kind = if *accepted {

@@ -65,6 +65,10 @@ impl World<'_> {
                     let now = self.now_ms();
                     self.procs[ci].machine.on_message(now, &channel, &payload);
                 }
+                Down::Closed => {
+                    let now = self.now_ms();
+                    self.procs[ci].machine.on_connection_lost(now);
+                }
             },
             _ => {}
         }

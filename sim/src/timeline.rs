@@ -100,6 +100,9 @@ fn describe(kind: &RecordKind) -> (String, String) {
                     let ts: Vec<String> = threads.iter().map(|t| format!("t{t}")).collect();
                     format!("lease of {lock} lost ({})", ts.join(","))
                 }
+                lockcore::Event::Resubscribing { channel } => {
+                    format!("reconnect: subscribing to {channel} again")
+                }
             };
             (process.to_string(), s)
         }

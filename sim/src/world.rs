@@ -63,6 +63,9 @@ pub(crate) enum Down {
         channel: String,
         payload: Bytes,
     },
+    /// Redis closed the connection (it restarted or went away): the
+    /// client's reconnect resubscribes.
+    Closed,
 }
 
 /// Something due at a virtual instant. Client events carry the life they
@@ -396,6 +399,7 @@ impl<'s> World<'s> {
                 let what = match &msg {
                     Down::Reply { .. } | Down::Failed { .. } => "reply",
                     Down::Message { .. } => "message",
+                    Down::Closed => "connection close",
                 };
                 let client = self.procs[c as usize].name.clone();
                 let process = crate::history::Proc { client, life };
@@ -532,6 +536,21 @@ impl World<'_> {
 
     /// Redis restarts without persistence: every key and connection is
     /// lost; commands waiting for a pause are gone too.
+    /// Every live client is told its connections closed (a RST, carried
+    /// like any message from Redis, so a partition can hide it).
+    pub(crate) fn close_connections(&mut self) {
+        let lives: Vec<(u32, u32)> = self
+            .procs
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.alive)
+            .map(|(c, p)| (c as u32, p.life))
+            .collect();
+        for (c, life) in lives {
+            self.send_down(c, life, Down::Closed);
+        }
+    }
+
     pub(crate) fn restart_redis(&mut self) {
         self.server.restart();
         self.watch.clear();

@@ -56,6 +56,8 @@ enum TimerKind {
     LegacyRenewal(LockName, ThreadId),
     /// `redisson-batched`: the client's single renewal chain.
     BatchRound,
+    /// A resubscription failed (Redis still down): try again.
+    Resubscribe(LockName),
     /// `fenced`: the lease ends unless renewed before.
     LeaseDeadline(LockName),
 }
@@ -216,6 +218,7 @@ impl LockClient {
             TimerKind::Renewal(lock) => self.on_renewal_timer(now, lock),
             TimerKind::LegacyRenewal(lock, thread) => self.on_legacy_timer(now, lock, thread),
             TimerKind::BatchRound => self.on_batch_timer(now),
+            TimerKind::Resubscribe(lock) => self.on_resubscribe_timer(now, &lock),
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
         }
     }

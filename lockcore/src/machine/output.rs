@@ -40,6 +40,12 @@ pub enum Event {
         /// A short, stable reason (`unlocked`, `not-held`, `error: ...`).
         reason: String,
     },
+    /// The connections to Redis closed; the subscription to this channel,
+    /// still in use, is sent again (Redisson resubscribes on reconnect).
+    Resubscribing {
+        /// The channel.
+        channel: String,
+    },
     /// `fenced` only: the holder learns it no longer holds the lock.
     LeaseLost {
         /// The lock.

@@ -14,7 +14,7 @@ use fake_redis::Value;
 use tracing::debug;
 
 use super::command::UNLOCK_MESSAGE;
-use super::{LockClient, Output};
+use super::{Event, LockClient, Output, TimerKind};
 use crate::{LockError, LockName, Millis, ThreadId, TransportError};
 
 /// One channel's subscription and latch.
@@ -30,6 +30,8 @@ pub(super) struct Subscription {
     permits: u64,
     /// Threads waiting on the latch, first come first woken.
     queue: VecDeque<ThreadId>,
+    /// The lock whose channel it is.
+    lock: LockName,
 }
 
 impl LockClient {
@@ -51,6 +53,7 @@ impl LockClient {
                 generation,
                 permits: 0,
                 queue: VecDeque::new(),
+                lock: lock.clone(),
             },
         );
         self.send_subscribe(now, lock.clone(), generation);
@@ -123,8 +126,53 @@ impl LockClient {
                 for thread in waiting {
                     self.finish(thread, Err(LockError::Transport(error.clone())));
                 }
+                // Threads on the latch still need the channel: Redisson's
+                // reconnect goes on trying.
+                if let Some(s) = self.subscriptions.get(channel) {
+                    let (at, lock) = (now.plus(self.config.retry_interval), s.lock.clone());
+                    self.set_timer(at, TimerKind::Resubscribe(lock));
+                }
             }
         }
+    }
+
+    /// The connections to Redis closed (Redis restarted or went away): as
+    /// Redisson's reconnect does, every subscription still in use is sent
+    /// again, and counts as unconfirmed until Redis confirms it. Threads
+    /// already on the latch keep waiting; messages published meanwhile are
+    /// lost, as they are in Redis.
+    pub fn on_connection_lost(&mut self, now: Millis) {
+        let channels: Vec<String> = self.subscriptions.keys().cloned().collect();
+        for channel in channels {
+            self.resubscribe(now, &channel);
+        }
+    }
+
+    /// A failed resubscription's retry is due.
+    pub(super) fn on_resubscribe_timer(&mut self, now: Millis, lock: &LockName) {
+        let channel = lock.channel();
+        if self
+            .subscriptions
+            .get(&channel)
+            .is_some_and(|s| !s.confirmed)
+        {
+            self.resubscribe(now, &channel);
+        }
+    }
+
+    fn resubscribe(&mut self, now: Millis, channel: &str) {
+        let generation = self.next_generation;
+        self.next_generation += 1;
+        let Some(s) = self.subscriptions.get_mut(channel) else {
+            return;
+        };
+        s.generation = generation;
+        s.confirmed = false;
+        let lock = s.lock.clone();
+        self.event(Event::Resubscribing {
+            channel: channel.to_owned(),
+        });
+        self.send_subscribe(now, lock, generation);
     }
 
     pub(super) fn handle_message(&mut self, now: Millis, channel: &str, payload: &[u8]) {
@@ -190,5 +238,52 @@ mod tests {
         h.expect_quiet();
         h.message("l", "0");
         let _ = h.expect(Purpose::Acquire);
+    }
+
+    /// Redis restarted while T2 waited on the latch: the machine subscribes
+    /// again (Redisson's reconnect), and an unlock message after the new
+    /// confirmation wakes T2. Seen in exploration (seed 435, redisson): a
+    /// second thread joined the lost subscription and slept out a whole TTL.
+    #[test]
+    fn connection_loss_resubscribes() {
+        let mut h = Harness::new(Era::Redisson);
+        h.call(T2, "l", Call::Lock { lease: None }).unwrap();
+        let req = h.held_then_subscribed(30_000);
+        h.reply(req, Value::Int(30_000));
+        h.m.on_connection_lost(h.now);
+        assert!(matches!(
+            h.expect_event(),
+            crate::Event::Resubscribing { .. }
+        ));
+        let sub = h.expect_subscribe();
+        h.reply(sub, Value::Int(1));
+        h.message("l", "0");
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Nil);
+        h.expect_unsubscribe();
+        assert_eq!(
+            h.expect_return(T2),
+            Ok(CallOutcome::Acquired { token: None })
+        );
+    }
+
+    /// Redis still down: the resubscription fails and is tried again after
+    /// the retry interval, until Redis answers.
+    #[test]
+    fn failed_resubscription_is_retried() {
+        let mut h = Harness::new(Era::Redisson);
+        h.call(T2, "l", Call::Lock { lease: None }).unwrap();
+        let req = h.held_then_subscribed(30_000);
+        h.reply(req, Value::Int(30_000));
+        h.m.on_connection_lost(h.now);
+        let _ = h.expect_event();
+        let sub = h.expect_subscribe();
+        h.fail(sub, crate::TransportError::Connection("refused".into()));
+        h.expect_quiet();
+        h.advance(1_500);
+        let _ = h.expect_event();
+        let sub = h.expect_subscribe();
+        h.reply(sub, Value::Int(1));
+        h.expect_quiet();
     }
 }

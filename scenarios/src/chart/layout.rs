@@ -257,7 +257,9 @@ impl Builder {
                     lockcore::Event::LeaseLost { .. } => {
                         (Glyph::LeaseLost, "lease lost".to_owned())
                     }
-                    lockcore::Event::Renewed { .. } => return,
+                    lockcore::Event::Renewed { .. } | lockcore::Event::Resubscribing { .. } => {
+                        return;
+                    }
                 };
                 let l = self.lane(format!("{process} watchdog"));
                 self.mark(l, at, glyph, title, i);

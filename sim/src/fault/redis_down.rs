@@ -46,6 +46,7 @@ impl Kind for RedisDown {
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
         world.redis_down += 1;
+        world.close_connections();
         world.server.drop_connections();
     }
 

@@ -29,6 +29,7 @@ impl Kind for RedisRestart {
     }
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
+        world.close_connections();
         world.restart_redis();
     }
 }
