@@ -231,4 +231,37 @@ mod tests {
             "{err}"
         );
     }
+
+    /// The oracle on the documents' failures and Redisson's known defects:
+    /// a pause or starvation past the lease and a deleted key are beyond
+    /// the guarantee, a lease shorter than the work and a 100 ms watchdog
+    /// are misuse, and the late unlock reply of #4871 and the stale
+    /// renewal entry of #2515 are defects.
+    #[test]
+    fn causes_of_known_failures() {
+        let cause = |name: &str, release: &str| {
+            let s = load(name).unwrap();
+            let t = crate::Trial::run(&s, None, Some(release.parse().unwrap())).unwrap();
+            let causes: Vec<&str> = t.run.violations.iter().map(|v| v.cause.name()).collect();
+            assert!(!causes.is_empty(), "{name} under {release}: no violation");
+            causes
+        };
+        for (name, release, want) in [
+            ("stw-pause", "redisson", "beyond-guarantee"),
+            ("cpu-starvation", "redisson", "beyond-guarantee"),
+            ("key-deleted", "redisson", "beyond-guarantee"),
+            ("clock-jump", "redisson", "beyond-guarantee"),
+            ("lease-shorter-than-work", "redisson", "misuse"),
+            ("tiny-watchdog-timeout", "redisson", "misuse"),
+            ("unlock-reply-late", "redisson", "defect"),
+            ("nil-unlock-stale-entry", "3.12.0", "defect"),
+            ("renewal-error-stops-watchdog", "3.43.0", "defect"),
+        ] {
+            let got = cause(name, release);
+            assert!(
+                got.iter().all(|c| *c == want),
+                "{name} under {release}: {got:?}"
+            );
+        }
+    }
 }

@@ -497,6 +497,7 @@ mod tests {
                 invariant: Invariant::MutualExclusion,
                 at: at(30_000),
                 detail: "two holders".into(),
+                cause: sim::Cause::Defect,
             }],
             unlock_errors: 1,
             events: vec![

@@ -46,6 +46,15 @@ impl Finding {
             .collect()
     }
 
+    /// The worst cause among its violations, a defect first:
+    /// `defect`, `beyond-guarantee` or `misuse`.
+    pub fn worst_cause(&self) -> &'static str {
+        ["defect", "beyond-guarantee", "misuse"]
+            .into_iter()
+            .find(|c| self.broken.iter().any(|b| b.cause.name() == *c))
+            .unwrap_or("misuse")
+    }
+
     /// The command that replays it.
     pub fn replay_command(&self) -> String {
         format!("locksim replay {} {}", self.seed, self.profile.flags())
@@ -87,6 +96,8 @@ pub struct Exploration {
     pub failed: u64,
     /// How many runs broke each invariant, by profile.
     counts: BTreeMap<(Release, Invariant), u64>,
+    /// How many runs had each worst cause, by profile.
+    causes: BTreeMap<(Release, &'static str), u64>,
 }
 
 impl Exploration {
@@ -99,7 +110,14 @@ impl Exploration {
             violating: 0,
             failed: 0,
             counts: BTreeMap::new(),
+            causes: BTreeMap::new(),
         }
+    }
+
+    /// How many runs of `profile` had `cause` (`defect`,
+    /// `beyond-guarantee`, `misuse`) as their worst.
+    pub fn by_cause_of(&self, profile: Release, cause: &str) -> u64 {
+        self.causes.get(&(profile, cause)).copied().unwrap_or(0)
     }
 
     /// Whether the sweep stopped before its last seed.
@@ -145,6 +163,10 @@ impl Exploration {
                 for inv in finding.invariants() {
                     *self.counts.entry((profile, inv)).or_insert(0) += 1;
                 }
+                *self
+                    .causes
+                    .entry((profile, finding.worst_cause()))
+                    .or_insert(0) += 1;
                 sink(SweepEvent::Found(&finding));
             }
             Ok(None) => {}

@@ -149,6 +149,9 @@ pub struct Broken {
     pub at: SimTime,
     /// The checker's one-line explanation.
     pub detail: String,
+    /// Why it broke: misuse, beyond the guarantee, or a defect.
+    #[serde(default)]
+    pub cause: sim::Cause,
 }
 
 /// The facts of one run that expectations are judged against.
@@ -176,6 +179,7 @@ impl Outcome {
                     invariant: v.invariant,
                     at: v.at,
                     detail: v.detail.clone(),
+                    cause: v.cause.clone(),
                 })
                 .collect(),
             unlock_errors: run.history.unlock_errors().len(),

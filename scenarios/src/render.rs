@@ -99,6 +99,7 @@ pub fn render_verdict(trial: &Trial) -> String {
             v.invariant,
             v.detail
         );
+        let _ = writeln!(s, "  {:>12}    cause: {}", "", v.cause);
     }
     for c in &trial.outcome.cut_short {
         let _ = writeln!(s, "cut short {c}");

@@ -95,6 +95,12 @@ impl Trial {
                     invariant: b.invariant.name().to_owned(),
                     at_ms: b.at.as_ms(),
                     detail: b.detail.clone(),
+                    cause: b.cause.name().to_owned(),
+                    explained_by: match &b.cause {
+                        sim::Cause::Misuse { why } => Some(why.clone()),
+                        sim::Cause::BeyondGuarantee { explained_by } => Some(explained_by.clone()),
+                        sim::Cause::Defect => None,
+                    },
                 })
                 .collect(),
             unlock_errors: self.outcome.unlock_errors,
@@ -167,6 +173,12 @@ pub struct ViolationJson {
     pub at_ms: u64,
     /// The checker's explanation.
     pub detail: String,
+    /// `misuse`, `beyond-guarantee` or `defect`.
+    pub cause: String,
+    /// What explains it: the script's misuse or the fault and its window
+    /// (absent for a defect).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explained_by: Option<String>,
 }
 
 #[cfg(test)]

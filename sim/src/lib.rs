@@ -124,6 +124,7 @@
 //! `fenced_pause` replays the documents' stop-the-world pause under the
 //! `fenced` profile.
 
+mod cause;
 mod check;
 mod cut;
 mod driver;
@@ -146,6 +147,7 @@ mod validate;
 mod windows;
 mod world;
 
+pub use cause::{Cause, classify};
 pub use check::{Invariant, Violation, check_all, check_all_counted};
 pub use cut::CutShort;
 pub use fault::{Fault, FaultPlan};

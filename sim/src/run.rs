@@ -50,7 +50,10 @@ pub struct Run {
 pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
     let (history, cut_short, events) = World::new(spec)?.run();
-    let violations = check_all(&history);
+    let mut violations = check_all(&history);
+    for v in &mut violations {
+        v.cause = crate::classify(spec, &history, v);
+    }
     Ok(Run {
         spec: spec.clone(),
         history,

@@ -131,8 +131,14 @@ fn profile_label(profile: Option<Release>) -> String {
 }
 
 /// The broken invariants' names, comma separated.
+/// Each broken invariant with its cause: `mutual-exclusion (defect)`.
 fn names(f: &Finding) -> String {
-    let names: Vec<&str> = f.invariants().iter().map(|i| i.name()).collect();
+    let mut names: Vec<String> = f
+        .broken
+        .iter()
+        .map(|b| format!("{} ({})", b.invariant.name(), b.cause.name()))
+        .collect();
+    names.dedup();
     names.join(", ")
 }
 
@@ -186,6 +192,14 @@ fn summary(found: &Exploration, profile: Option<Release>, out: &mut dyn Write) {
         let _ = write!(out, "  {:<22}", inv.name());
         for counts in &per {
             let _ = write!(out, " {:>16}", counts.get(inv).copied().unwrap_or(0));
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "  runs by worst cause (a defect first)");
+    for cause in ["defect", "beyond-guarantee", "misuse"] {
+        let _ = write!(out, "  {cause:<22}");
+        for p in &profiles {
+            let _ = write!(out, " {:>16}", found.by_cause_of(*p, cause));
         }
         let _ = writeln!(out);
     }

@@ -115,6 +115,9 @@ pub struct Violation {
     pub detail: String,
     /// Indexes into the history of the events involved.
     pub events: Vec<usize>,
+    /// Why it broke (see [`crate::Cause`]); set by [`crate::run`].
+    #[serde(default, flatten)]
+    pub cause: crate::Cause,
 }
 
 impl Violation {
@@ -135,6 +138,7 @@ impl Violation {
             clients,
             detail,
             events,
+            cause: crate::Cause::Defect,
         }
     }
 }

@@ -117,6 +117,12 @@ pub(crate) trait Kind {
     /// for an instant.
     fn end_ms(&self) -> Option<u64>;
 
+    /// Until when it can still hold things up: its end, or later for a
+    /// kind whose late timers fire after it (starvation).
+    fn effect_end_ms(&self) -> Option<u64> {
+        self.end_ms()
+    }
+
     /// Its own fields' rules (the plan-wide ones, a known client and a
     /// time before the horizon, are checked for every kind).
     fn check(&self, _horizon_ms: u64) -> Result<(), Invalid> {
@@ -233,6 +239,12 @@ impl Fault {
     /// `None` for a fault that is an instant.
     pub fn end_ms(&self) -> Option<u64> {
         self.kind().end_ms()
+    }
+
+    /// Until when it can still hold things up: its window's end, or later
+    /// when timers it delayed fire after it (starvation).
+    pub fn effect_end_ms(&self) -> Option<u64> {
+        self.kind().effect_end_ms()
     }
 
     /// Whether the window `[at, end)` covers `ms` (instants cover nothing).

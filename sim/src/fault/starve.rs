@@ -31,6 +31,12 @@ impl Kind for Starve {
         range("min_delay_ms", self.min_delay_ms, self.max_delay_ms)
     }
 
+    /// A timer due just before the window ends fires up to the longest
+    /// delay after it.
+    fn effect_end_ms(&self) -> Option<u64> {
+        self.end_ms().map(|e| e.saturating_add(self.max_delay_ms))
+    }
+
     fn text(&self) -> String {
         format!(
             "starve {} {}ms (late {}..{}ms)",
