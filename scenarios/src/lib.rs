@@ -114,5 +114,5 @@ pub use report::{
 };
 pub use scenario::Scenario;
 pub use seeds::SeedRange;
-pub use shrink::{Shrunk, breaks, plan_json, shrink, shrunk_scenario};
+pub use shrink::{Shrunk, breaks, plan_json, shrink, shrink_as, shrunk_scenario};
 pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson};

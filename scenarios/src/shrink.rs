@@ -30,6 +30,17 @@ pub fn breaks(spec: &SimSpec, invariant: Invariant) -> bool {
 /// Shrinks `spec`'s fault plan while `invariant` still breaks, with at
 /// most `budget` runs. A spec that does not break it is returned as is.
 pub fn shrink(spec: &SimSpec, invariant: Invariant, budget: usize) -> Shrunk {
+    shrink_as(spec, invariant, None, budget)
+}
+
+/// [`shrink`], keeping the violation's cause (`defect`, ...) when given:
+/// a defect must not shrink into a run a fault explains.
+pub fn shrink_as(
+    spec: &SimSpec,
+    invariant: Invariant,
+    cause: Option<&str>,
+    budget: usize,
+) -> Shrunk {
     let mut best = spec.clone();
     let mut runs = 0;
     let try_candidate = |candidate: &SimSpec, runs: &mut usize| -> bool {
@@ -37,7 +48,11 @@ pub fn shrink(spec: &SimSpec, invariant: Invariant, budget: usize) -> Shrunk {
             return false;
         }
         *runs += 1;
-        breaks(candidate, invariant)
+        sim::run(candidate).is_ok_and(|run| {
+            run.violations
+                .iter()
+                .any(|v| v.invariant == invariant && cause.is_none_or(|c| v.cause.name() == c))
+        })
     };
     // Remove whole faults first: the biggest step towards a minimal plan.
     let mut i = 0;

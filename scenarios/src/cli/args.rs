@@ -99,8 +99,9 @@ pub struct ExploreArgs {
     /// Switches toggled on the release.
     #[command(flatten)]
     pub toggles: Toggles,
-    /// How many violations to shrink (the first of each invariant and
-    /// profile come first); 0 shrinks none.
+    /// How many violations to shrink: the first defect of each invariant
+    /// and profile, then the first violation of each (a defect keeps its
+    /// cause while it shrinks); 0 shrinks none.
     #[arg(long, default_value_t = DEFAULT_SHRINK)]
     pub shrink: usize,
     /// How a shrunk plan is printed.

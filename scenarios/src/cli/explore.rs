@@ -24,7 +24,7 @@ use sim::Invariant;
 use crate::cli::args::DEFAULT_SHRINK;
 use crate::cli::{Exit, ExploreArgs, PlanFormat};
 use crate::{
-    Exploration, Finding, InputError, SeedRange, SweepEvent, explored_spec, plan_json, shrink,
+    Exploration, Finding, InputError, SeedRange, SweepEvent, explored_spec, plan_json, shrink_as,
     shrunk_scenario,
 };
 
@@ -100,9 +100,10 @@ pub(super) fn explore(
         let _ = writeln!(out, "resume with: {}", resume_command(args, profile, rest));
         return Ok(Exit::Interrupted);
     }
-    for (i, pick) in picks.picked.iter().enumerate() {
+    let picked = picks.in_order();
+    for (i, pick) in picked.iter().enumerate() {
         if interrupt.load(Ordering::SeqCst) {
-            let left = picks.picked.len() - i;
+            let left = picked.len() - i;
             let _ = writeln!(out, "\ninterrupted: {left} shrink(s) skipped");
             return Ok(Exit::Interrupted);
         }
@@ -184,7 +185,7 @@ fn summary(found: &Exploration, profile: Option<Release>, out: &mut dyn Write) {
     let profiles = profiles(profile);
     let _ = write!(out, "  {:<22}", "runs broken");
     for p in &profiles {
-        let _ = write!(out, " {:>16}", p);
+        let _ = write!(out, " {:>16}", p.to_string());
     }
     let _ = writeln!(out);
     let per: Vec<_> = profiles.iter().map(|p| found.by_invariant_of(*p)).collect();
@@ -211,6 +212,8 @@ struct Pick {
     seed: u64,
     profile: Release,
     invariant: Invariant,
+    /// Whether the oracle called it a defect (its shrinking keeps that).
+    defect: bool,
 }
 
 /// The violations to shrink: the first of each (invariant, profile) in the
@@ -218,7 +221,7 @@ struct Pick {
 /// never more than the budget, so memory stays flat however long the sweep.
 struct Picks {
     limit: usize,
-    seen: BTreeSet<(Invariant, Release)>,
+    seen: BTreeSet<(Invariant, Release, bool)>,
     picked: Vec<Pick>,
 }
 
@@ -231,19 +234,37 @@ impl Picks {
         }
     }
 
+    /// The first violation of each invariant and profile, and the first
+    /// defect of each: a defect takes the place of the latest pick that
+    /// is not one when the limit is reached.
     fn offer(&mut self, f: &Finding) {
-        for invariant in f.invariants() {
-            if self.picked.len() >= self.limit {
-                return;
+        for b in &f.broken {
+            let defect = b.cause == sim::Cause::Defect;
+            if self.limit == 0 || self.seen.contains(&(b.invariant, f.profile, defect)) {
+                continue;
             }
-            if self.seen.insert((invariant, f.profile)) {
-                self.picked.push(Pick {
-                    seed: f.seed,
-                    profile: f.profile,
-                    invariant,
-                });
+            let pick = Pick {
+                seed: f.seed,
+                profile: f.profile,
+                invariant: b.invariant,
+                defect,
+            };
+            if self.picked.len() < self.limit {
+                self.picked.push(pick);
+            } else if let Some(i) = defect.then(|| self.picked.iter().rposition(|p| !p.defect)) {
+                let Some(i) = i else { continue };
+                self.picked[i] = pick;
+            } else {
+                continue;
             }
+            self.seen.insert((b.invariant, f.profile, defect));
         }
+    }
+
+    /// The picks, defects first, each group in the order found.
+    fn in_order(mut self) -> Vec<Pick> {
+        self.picked.sort_by_key(|p| !p.defect);
+        self.picked
     }
 }
 
@@ -251,11 +272,13 @@ impl Picks {
 fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<(), InputError> {
     let (inv, profile) = (pick.invariant, pick.profile);
     let spec = explored_spec(pick.seed, Some(profile));
-    let shrunk = shrink(&spec, inv, SHRINK_BUDGET);
+    let cause = pick.defect.then_some("defect");
+    let shrunk = shrink_as(&spec, inv, cause, SHRINK_BUDGET);
     let _ = writeln!(
         out,
-        "\nshrunk seed {} under {profile} ({inv}): {} -> {} fault(s) in {} runs",
+        "\nshrunk seed {} under {profile} ({inv}{}): {} -> {} fault(s) in {} runs",
         pick.seed,
+        if pick.defect { ", a defect" } else { "" },
         spec.faults.0.len(),
         shrunk.spec.faults.0.len(),
         shrunk.runs
