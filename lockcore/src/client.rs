@@ -75,7 +75,7 @@ impl<T: Transport> Shared<T> {
                     let confirmed = self.transport.subscribe(channel);
                     let shared = Arc::clone(self);
                     tokio::spawn(async move {
-                        let reply = confirmed.await.map(|()| fake_redis::Value::Int(1));
+                        let reply = confirmed.await.map(|()| crate::Value::Int(1));
                         shared.input(|m, now| m.on_reply(now, request, reply));
                     });
                 }

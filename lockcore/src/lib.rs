@@ -54,6 +54,17 @@
 //! behaviour of the releases before its switch. Switches can be toggled
 //! for a what-if.
 //!
+//! # Features
+//!
+//! The sans-IO core (the machine, releases, [`Value`], the script texts)
+//! depends on no runtime and no server: `--no-default-features` builds it
+//! with bytes, serde, thiserror, tracing and uuid alone. The default
+//! features add `async` (the async wrapper and the RESP transport, on
+//! tokio) and `inprocess` (the in-process transport over fake-redis's
+//! engine). The reply type and the scripts belong to the client;
+//! fake-redis keeps its own copy of the texts it recognises, and a test
+//! checks they agree.
+//!
 //! # Transports
 //!
 //! The async wrapper [`RedissonClient`] (with [`RLock`] handles) runs a
@@ -76,29 +87,40 @@
 //!   `acquire` (lock / tryLock), `subscription` (channel and latch),
 //!   `unlock`, `query`, `watchdog` (`redisson`), `legacy`, `batched`,
 //!   `fence` (`fenced`).
+//! - `value`: [`Value`], a reply as the lock reads it.
+//! - `script`: the exact texts of the scripts the lock sends.
 //! - `transport`: the [`Transport`] trait.
 //! - `client`: the async wrapper [`RedissonClient`] and [`RLock`].
 //! - `inprocess`: [`InProcessServer`] and [`InProcessTransport`].
 //! - `resp`: [`RespTransport`].
 
 mod call;
+#[cfg(feature = "async")]
 mod client;
 mod config;
 mod error;
 mod id;
+#[cfg(feature = "inprocess")]
 mod inprocess;
 mod machine;
 mod release;
+#[cfg(feature = "async")]
 mod resp;
+mod script;
 mod transport;
+mod value;
 
 pub use call::{Call, CallOutcome};
+#[cfg(feature = "async")]
 pub use client::{RLock, RedissonClient};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, ThreadId, TimerId};
+#[cfg(feature = "inprocess")]
 pub use inprocess::{InProcessServer, InProcessTransport};
 pub use machine::{Event, LockClient, Output, Purpose};
 pub use release::{Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, Version};
+#[cfg(feature = "async")]
 pub use resp::RespTransport;
 pub use transport::{Message, Transport, parse_message};
+pub use value::Value;

@@ -9,8 +9,8 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 
+use crate::Value;
 use bytes::Bytes;
-use fake_redis::Value;
 use futures::{SinkExt, StreamExt};
 use redis_protocol::codec::Resp2;
 use redis_protocol::resp2::types::BytesFrame;

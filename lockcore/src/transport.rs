@@ -3,8 +3,8 @@
 
 use std::future::Future;
 
+use crate::Value;
 use bytes::Bytes;
-use fake_redis::Value;
 
 use crate::TransportError;
 

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use fake_redis::{Clock, Engine, Value};
+use fake_redis::{Clock, Engine};
+use lockcore::Value;
 use lockcore::{
     Config, Era, Event, FencingToken, InProcessServer, InProcessTransport, LockError, LockName,
     Millis, RedissonClient, ThreadId,

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fake_redis::Value;
+use lockcore::Value;
 use lockcore::{
     Call, Config, Era, LockClient, LockName, Millis, Output, RequestId, ThreadId, TimerId,
     TransportError,

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use fake_redis::Value;
 use fake_redis::testing::RealRedis;
+use lockcore::Value;
 use lockcore::{Config, Era, Millis, RedissonClient, RespTransport, ThreadId, Transport};
 use tokio::time::{Instant, sleep, timeout};
 

@@ -39,7 +39,9 @@ impl World<'_> {
                         });
                     }
                     let now = self.now_ms();
-                    self.procs[ci].machine.on_reply(now, request, Ok(value));
+                    self.procs[ci]
+                        .machine
+                        .on_reply(now, request, Ok(value.into()));
                 }
                 Down::Failed { request, reason } => {
                     if let Some(lock) = self.procs[ci].renewals.remove(&request) {

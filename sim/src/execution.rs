@@ -29,7 +29,9 @@ pub(crate) fn execute(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 let Some((to, to_life)) = world.server.owner(conn) else {
                     continue;
                 };
-                if let Some((channel, payload)) = lockcore::parse_message(&value) {
+                if let Some((channel, payload)) =
+                    lockcore::parse_message(&lockcore::Value::from(value))
+                {
                     world.send_down(to, to_life, Down::Message { channel, payload });
                 }
             }

@@ -8,7 +8,7 @@
 //! early by an unlock message. Remaining wait is the call's wait minus the
 //! time elapsed since the call began, measured with the driver's `now`.
 
-use fake_redis::Value;
+use crate::Value;
 
 use super::command::{self, AcquireReply};
 use super::request::Owner;
@@ -201,10 +201,10 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::{Harness, lock_with_lease};
+    use crate::Value;
     use crate::{
         Call, CallOutcome, Era, FencingToken, LockError, LockName, Millis, Purpose, ThreadId,
     };
-    use fake_redis::Value;
 
     const T1: ThreadId = ThreadId(1);
     const T2: ThreadId = ThreadId(2);

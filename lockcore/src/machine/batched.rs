@@ -89,8 +89,8 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::Value;
     use crate::{Call, Era, Event, LockName, Millis, Purpose, ThreadId, TransportError};
-    use fake_redis::Value;
 
     fn name(s: &str) -> LockName {
         LockName::new(s).unwrap()

@@ -4,8 +4,9 @@
 //! the exact texts of [`LockScript`], so Redis (or fake-redis) sees what a
 //! Java Redisson client sends.
 
+use crate::Value;
+use crate::script::LockScript;
 use bytes::Bytes;
-use fake_redis::{LockScript, Value};
 
 use super::query::Query;
 use crate::{CallOutcome, FencingToken, LockError, LockName, Millis, Switch, SwitchSet};

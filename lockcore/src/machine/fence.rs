@@ -118,11 +118,11 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::{Harness, lock_with_lease};
+    use crate::Value;
     use crate::{
         Call, CallOutcome, Config, Era, Event, FencingToken, LockName, Millis, Purpose, ThreadId,
         TransportError,
     };
-    use fake_redis::Value;
 
     const T1: ThreadId = ThreadId(1);
 

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use fake_redis::Value;
+use crate::Value;
 
 use super::{Event, LockClient, Output, Purpose};
 use crate::{

@@ -66,8 +66,8 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::Value;
     use crate::{Call, CallOutcome, Era, Event, LockName, Millis, Purpose, ThreadId};
-    use fake_redis::Value;
 
     const T1: ThreadId = ThreadId(1);
 

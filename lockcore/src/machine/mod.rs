@@ -26,7 +26,7 @@ mod watchdog;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use fake_redis::Value;
+use crate::Value;
 
 pub use output::{Event, Output, Purpose};
 

@@ -1,7 +1,7 @@
 //! Read-only queries: `isLocked`, `isHeldByThread`, `getHoldCount`,
 //! `remainTimeToLive`.
 
-use fake_redis::Value;
+use crate::Value;
 
 use super::request::Owner;
 use super::{CallKind, CallState, LockClient, Purpose, command};
@@ -67,8 +67,8 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::Value;
     use crate::{Call, CallOutcome, Era, ThreadId};
-    use fake_redis::Value;
 
     /// Each query sends its Redis command on the calling thread's field and
     /// maps the reply as Redisson does (HGET nil is a hold count of 0).

@@ -6,8 +6,8 @@
 //! fails with [`TransportError::Timeout`]. A connection error or a Redis error
 //! reply fails at once: retrying would not change it.
 
+use crate::Value;
 use bytes::Bytes;
-use fake_redis::Value;
 use tracing::debug;
 
 use super::{LockClient, Output, Purpose, TimerKind};
@@ -187,10 +187,10 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::Value;
     use crate::{
         Call, CallOutcome, Config, Era, LockError, Millis, Purpose, ThreadId, TransportError,
     };
-    use fake_redis::Value;
 
     /// A `redisson` client with a 3 000 ms watchdog whose commands time out
     /// after 100 ms and are resent twice, 50 ms after each timeout.

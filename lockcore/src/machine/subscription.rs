@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use fake_redis::Value;
+use crate::Value;
 use tracing::debug;
 
 use super::command::UNLOCK_MESSAGE;
@@ -193,8 +193,8 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::Value;
     use crate::{Call, CallOutcome, Era, Millis, Purpose, ThreadId};
-    use fake_redis::Value;
 
     const T2: ThreadId = ThreadId(2);
 

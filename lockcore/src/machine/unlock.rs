@@ -5,7 +5,7 @@
 //! completes, first cancels the thread's renewal (doc 004 `unlockAsync`:
 //! `cancelExpirationRenewal(threadId)` in `onComplete`), then maps the reply.
 
-use fake_redis::Value;
+use crate::Value;
 
 use super::request::Owner;
 use super::{CallKind, CallState, LockClient, Purpose, command};
@@ -165,11 +165,11 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::{Harness, lock_with_lease};
+    use crate::Value;
     use crate::{
         Call, CallOutcome, Era, Event, LockError, LockName, Millis, Purpose, ThreadId,
         TransportError,
     };
-    use fake_redis::Value;
 
     const T1: ThreadId = ThreadId(1);
 

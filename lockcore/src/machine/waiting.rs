@@ -124,8 +124,8 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::Value;
     use crate::{Call, CallOutcome, Era, LockError, LockName, Millis, Purpose, ThreadId};
-    use fake_redis::Value;
 
     const T2: ThreadId = ThreadId(2);
     const T3: ThreadId = ThreadId(3);

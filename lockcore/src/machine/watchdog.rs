@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use fake_redis::Value;
+use crate::Value;
 use tracing::error;
 
 use super::request::Owner;
@@ -255,8 +255,8 @@ impl LockClient {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::Value;
     use crate::{Call, Era, Event, LockName, Millis, Purpose, ThreadId, TransportError};
-    use fake_redis::Value;
 
     const T1: ThreadId = ThreadId(1);
 

@@ -21,7 +21,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 mod tests {
     use crate::machine::harness::{Harness, release};
     use crate::{Event, ThreadId};
-    use fake_redis::Value;
+    use crate::Value;
 
     /// A re-entrant hold (count 2) whose renewal finds the key gone: 3.43
     /// drops the whole entry; 3.44's chain takes one count off and renews

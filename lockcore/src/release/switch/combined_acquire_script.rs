@@ -20,7 +20,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 mod tests {
     use crate::machine::harness::{Harness, release};
     use crate::{Call, ThreadId};
-    use fake_redis::LockScript;
+    use crate::script::LockScript;
 
     fn script(version: &str) -> String {
         let mut h = Harness::short(release(version));

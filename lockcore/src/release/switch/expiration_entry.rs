@@ -26,7 +26,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 mod tests {
     use crate::machine::harness::{Harness, release};
     use crate::{CallOutcome, Event, ThreadId};
-    use fake_redis::Value;
+    use crate::Value;
 
     /// Redis counted the hold twice (#1966): the unlock only counts down.
     #[test]

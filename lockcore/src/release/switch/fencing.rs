@@ -21,7 +21,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 mod tests {
     use crate::machine::harness::{Harness, release};
     use crate::{Call, ThreadId};
-    use fake_redis::LockScript;
+    use crate::script::LockScript;
 
     /// `fenced` is the newest release plus this switch, and the switch
     /// works on any release.

@@ -19,7 +19,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 mod tests {
     use crate::machine::harness::Harness;
     use crate::{Event, LockError};
-    use fake_redis::Value;
+    use crate::Value;
 
     #[test]
     fn from_3_12_1_a_nil_unlock_cancels_renewal() {

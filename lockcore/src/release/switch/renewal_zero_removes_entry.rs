@@ -16,7 +16,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 #[cfg(test)]
 mod tests {
     use crate::machine::harness::Harness;
-    use fake_redis::Value;
+    use crate::Value;
 
     /// After a renewal that found the key gone another thread of the
     /// client takes the lock: it joins the stale entry, unrenewed, until

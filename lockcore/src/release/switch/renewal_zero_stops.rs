@@ -18,7 +18,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 mod tests {
     use crate::machine::harness::{Harness, release};
     use crate::{Event, LockName, ThreadId};
-    use fake_redis::Value;
+    use crate::Value;
 
     #[test]
     fn before_3_12_5_a_zero_renewal_reschedules() {

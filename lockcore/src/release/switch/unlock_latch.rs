@@ -25,7 +25,8 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 mod tests {
     use crate::machine::harness::{Harness, release};
     use crate::{Call, CallOutcome, Config, Purpose, ThreadId};
-    use fake_redis::{LockScript, Value};
+    use crate::Value;
+use crate::script::LockScript;
 
     fn harness(version: &str) -> Harness {
         Harness::with_config(

@@ -1,0 +1,59 @@
+//! A reply from Redis, as the lock reads it.
+//!
+//! The client owns its reply type, so the sans-IO core needs neither a
+//! server nor a wire codec: a driver converts what its transport decoded
+//! (RESP frames, or fake-redis's in-process replies) into this.
+
+use bytes::Bytes;
+
+/// A reply as Redis 7 builds it, before it is encoded as RESP2 or RESP3.
+///
+/// The engine produces `Value`s; the server encodes them for the
+/// connection's protocol (RESP2 until `HELLO 3`). Types that only RESP3 can
+/// express (`Map`, `Push`) fall back to flat arrays on RESP2 exactly as
+/// Redis does, and `Nil` is `$-1` on RESP2 and `_` on RESP3. Nil and integer
+/// replies stay distinct everywhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// `+OK`: a simple string.
+    Simple(String),
+    /// `-ERR ...`: the full error text without the leading `-`, for example
+    /// `ERR unknown command 'FOO', with args beginning with: `.
+    Error(String),
+    /// `:42`: an integer.
+    Int(i64),
+    /// `$3\r\nfoo`: a bulk string.
+    Bulk(Bytes),
+    /// The nil bulk reply (`$-1` on RESP2, `_` on RESP3).
+    Nil,
+    /// An array of replies.
+    Array(Vec<Value>),
+    /// A RESP3 map (a flat array on RESP2), in the order Redis emits it.
+    /// Keys are distinct, as in every map Redis writes.
+    Map(Vec<(Value, Value)>),
+    /// A RESP3 push (pub/sub messages and subscribe confirmations; an array
+    /// on RESP2).
+    Push(Vec<Value>),
+}
+
+impl Value {
+    /// `+OK`.
+    pub fn ok() -> Self {
+        Value::Simple("OK".to_owned())
+    }
+
+    /// A bulk string from anything byte-like.
+    pub fn bulk(data: impl Into<Bytes>) -> Self {
+        Value::Bulk(data.into())
+    }
+
+    /// An error reply from its exact wire text (without the leading `-`).
+    pub fn error(text: impl Into<String>) -> Self {
+        Value::Error(text.into())
+    }
+
+    /// Whether this reply is an error.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Value::Error(_))
+    }
+}
