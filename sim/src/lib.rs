@@ -108,6 +108,7 @@
 //! - `windows`: which fault windows cover an instant, by a sweep.
 //! - `server`: the Redis process around fake-redis's engine.
 //! - `process`: a client process and its threads.
+//! - `clock`: a client's own clock (skewed, drifting), read by its machine.
 //! - `script`: thread scripts flattened into instructions.
 //! - `world`: the event loop and observation of Redis.
 //! - `injection`: faults striking processes and Redis.
@@ -125,6 +126,7 @@
 //! `fenced` profile.
 
 mod check;
+mod clock;
 mod cut;
 mod driver;
 mod execution;
@@ -153,8 +155,8 @@ pub use fault::{Fault, FaultPlan};
 /// The data of each fault kind, one struct per kind ([`Fault`]'s variants).
 pub mod faults {
     pub use crate::fault::{
-        ClockJump, Crash, DelayReplies, DelayRequests, DeleteKey, DropRate, Latency, Partition,
-        Pause, RedisDown, RedisPause, RedisRestart, Starve,
+        ClockDrift, ClockJump, ClockSkew, Crash, DelayReplies, DelayRequests, DeleteKey, DropRate,
+        Latency, Partition, Pause, RedisDown, RedisPause, RedisRestart, Starve,
     };
 }
 pub use history::{

@@ -85,6 +85,8 @@ pub(crate) enum Ev {
         c: u32,
         life: u32,
         timer: TimerId,
+        /// The clock version it was armed under (a rate change re-arms).
+        version: u32,
         late: bool,
     },
     AtClient {
@@ -208,6 +210,7 @@ impl<'s> World<'s> {
                 machine: LockClient::new(uuid.clone(), config),
                 threads,
                 timers: Default::default(),
+                clock: crate::clock::LocalClock::new(clock_epoch(spec, &cs.name)),
                 renewals: BTreeMap::new(),
                 paused: 0,
                 deferred: Vec::new(),
@@ -243,8 +246,31 @@ impl<'s> World<'s> {
         self.records.push(Record { at: self.now, kind });
     }
 
-    pub(crate) fn now_ms(&self) -> lockcore::Millis {
-        lockcore::Millis(self.now.as_ms())
+    /// What client `c`'s clock reads now: the `now` its machine is given.
+    pub(crate) fn local_now(&self, c: usize) -> lockcore::Millis {
+        self.procs[c].clock.read(self.now)
+    }
+
+    /// Re-arms client `c`'s timers after its clock's rate changed: each
+    /// fires when the clock reaches its deadline at the new rate.
+    pub(crate) fn rearm_timers(&mut self, c: usize) {
+        let p = &self.procs[c];
+        let (life, version) = (p.life, p.clock.version);
+        let due: Vec<(TimerId, SimTime)> = p
+            .timers
+            .iter()
+            .map(|(&timer, &deadline)| (timer, p.clock.due(self.now, deadline)))
+            .collect();
+        for (timer, at) in due {
+            let ev = Ev::Timer {
+                c: c as u32,
+                life,
+                timer,
+                version,
+                late: false,
+            };
+            self.queue.push(at, ev);
+        }
     }
 
     /// Runs every event up to the horizon and returns the history and the
@@ -541,6 +567,17 @@ impl World<'_> {
             self.observe(&lock, ServerCause::Restart);
         }
     }
+}
+
+/// Where client `name`'s clock starts: true time, unless a fault of the
+/// plan moves it (then a day ahead, so a step back stays above zero).
+fn clock_epoch(spec: &SimSpec, name: &str) -> u64 {
+    let moved = spec
+        .faults
+        .0
+        .iter()
+        .any(|f| f.client() == Some(name) && f.kind().moves_clock());
+    if moved { crate::clock::EPOCH_MS } else { 0 }
 }
 
 /// The command's name (`EVAL`, `PUBLISH`) for the timeline.

@@ -26,7 +26,9 @@ macro_rules! client_window {
     };
 }
 
+mod clock_drift;
 mod clock_jump;
+mod clock_skew;
 mod crash;
 mod delay;
 /// The generator of `delay-replies` (the registration names one module per kind).
@@ -54,7 +56,9 @@ use crate::queue::EventQueue;
 use crate::world::{Ev, World};
 use crate::{LatencyRange, SimTime};
 
+pub use clock_drift::ClockDrift;
 pub use clock_jump::ClockJump;
+pub use clock_skew::ClockSkew;
 pub use crash::Crash;
 pub use delay::{DelayReplies, DelayRequests};
 pub use delete_key::DeleteKey;
@@ -143,6 +147,12 @@ pub(crate) trait Kind {
         None
     }
 
+    /// Whether it moves its client's clock (such a client's clock starts
+    /// a day ahead, so a step back never reads below zero).
+    fn moves_clock(&self) -> bool {
+        false
+    }
+
     /// Puts its events on the queue: by default the window's begin and end.
     fn schedule(&self, i: usize, queue: &mut EventQueue<Ev>) {
         queue.push(SimTime::from_ms(self.at_ms()), Ev::FaultBegin(i));
@@ -216,6 +226,10 @@ faults! {
     RedisDown(redis_down::RedisDown),
     /// Redis's clock jumps forward or back.
     ClockJump(clock_jump::ClockJump),
+    /// A client's wall clock is set ahead or behind for a window.
+    ClockSkew(clock_skew::ClockSkew),
+    /// A client's clock (and so its timers) runs fast or slow for a window.
+    ClockDrift(clock_drift::ClockDrift),
 }
 
 impl Fault {
