@@ -401,7 +401,7 @@ pub(crate) mod tests {
             small(),
             small(),
             prop_oneof![9 => 0.0f64..=1.0, 1 => -1.0f64..2.0],
-            0..8u8,
+            0..10u8,
         )
             .prop_map(|(client, at_ms, d, lo, extra, probability, kind)| {
                 let hi = lo.wrapping_add(extra);
@@ -442,6 +442,18 @@ pub(crate) mod tests {
                         max_ms: hi,
                     }),
                     6 => Fault::RedisRestart(crate::fault::RedisRestart { at_ms }),
+                    8 => Fault::ClockSkew(crate::fault::ClockSkew {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                        skew_ms: lo as i64 - hi as i64,
+                    }),
+                    9 => Fault::ClockDrift(crate::fault::ClockDrift {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                        drift_ppm: (lo as i64).wrapping_mul(1_000) - (hi as i64),
+                    }),
                     _ => Fault::RedisPause(crate::fault::RedisPause {
                         at_ms,
                         duration_ms: d,

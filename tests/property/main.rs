@@ -137,13 +137,32 @@ fn fault() -> impl Strategy<Value = Fault> {
                 at_ms,
                 jump_ms
             })),
-        (at, dur, any::<bool>()).prop_map(|(at_ms, duration_ms, keep_data)| {
+        (at.clone(), dur.clone(), any::<bool>()).prop_map(|(at_ms, duration_ms, keep_data)| {
             Fault::RedisDown(sim::faults::RedisDown {
                 at_ms,
                 duration_ms,
                 keep_data,
             })
         }),
+        (client(), at, dur, -40_000i64..40_000, any::<bool>())
+            .prop_filter("the clock moves", |(.., off, _)| *off != 0)
+            .prop_map(|(client, at_ms, duration_ms, off, skew)| if skew {
+                Fault::ClockSkew(sim::faults::ClockSkew {
+                    client,
+                    at_ms,
+                    duration_ms,
+                    skew_ms: off,
+                })
+            } else {
+                // -40 000..40 000 scaled to -900 000..900 000 ppm.
+                let drift_ppm = off * 45 / 2;
+                Fault::ClockDrift(sim::faults::ClockDrift {
+                    client,
+                    at_ms,
+                    duration_ms,
+                    drift_ppm,
+                })
+            }),
     ]
 }
 
