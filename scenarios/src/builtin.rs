@@ -4,7 +4,7 @@
 use crate::{InputError, Scenario};
 
 /// Each built-in scenario's name and file text, in the order reports list them.
-const FILES: [(&str, &str); 19] = [
+const FILES: [(&str, &str); 20] = [
     (
         "watchdog-renews",
         include_str!("../builtin/watchdog-renews.toml"),
@@ -59,6 +59,10 @@ const FILES: [(&str, &str); 19] = [
     (
         "clock-drift-slow",
         include_str!("../builtin/clock-drift-slow.toml"),
+    ),
+    (
+        "failover-loses-lock",
+        include_str!("../builtin/failover-loses-lock.toml"),
     ),
 ];
 

@@ -107,6 +107,8 @@
 //! - `network`: links, latency, drops.
 //! - `windows`: which fault windows cover an instant, by a sweep.
 //! - `server`: the Redis process around fake-redis's engine.
+//! - `replication`: the primary's replicas, the lagging stream of writes
+//!   to them, and promoting one (failover).
 //! - `process`: a client process and its threads.
 //! - `clock`: a client's own clock (skewed, drifting), read by its machine.
 //! - `script`: thread scripts flattened into instructions.
@@ -136,6 +138,7 @@ mod injection;
 mod network;
 mod process;
 mod queue;
+mod replication;
 mod rng;
 mod run;
 mod script;
@@ -156,7 +159,8 @@ pub use fault::{Fault, FaultPlan};
 pub mod faults {
     pub use crate::fault::{
         ClockDrift, ClockJump, ClockSkew, Crash, DelayReplies, DelayRequests, DeleteKey, DropRate,
-        Latency, Partition, Pause, RedisDown, RedisPause, RedisRestart, Starve,
+        Failover, Latency, Partition, Pause, RedisDown, RedisPause, RedisRestart, ReplicationDrop,
+        Starve,
     };
 }
 pub use history::{
@@ -164,7 +168,7 @@ pub use history::{
     UnlockError, Who,
 };
 pub use run::{Run, SimError, run};
-pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, SimSpec, Step, ThreadSpec};
+pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};
 pub use swarm::generate;
 pub use time::{ClientId, SimTime};
 pub use validate::{

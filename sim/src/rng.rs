@@ -16,6 +16,8 @@ pub(crate) enum Stream {
     Link(u32),
     /// One fault of the plan (starvation delays, drop decisions).
     Fault(usize),
+    /// The replication stream's lags.
+    Replication,
 }
 
 impl Stream {
@@ -25,6 +27,7 @@ impl Stream {
             Stream::Swarm => 2,
             Stream::Link(c) => (1 << 32) | u64::from(c),
             Stream::Fault(i) => (2 << 32) | i as u64,
+            Stream::Replication => 3,
         }
     }
 }

@@ -66,6 +66,7 @@ pub fn generate(seed: u64, profile: Option<Profile>) -> SimSpec {
         clients,
         faults: FaultPlan(faults),
         horizon_ms,
+        redis: Default::default(),
     }
 }
 

@@ -144,6 +144,17 @@ fn fault() -> impl Strategy<Value = Fault> {
                 keep_data,
             })
         }),
+        (at.clone(), 1u64..5_000, any::<bool>()).prop_map(|(at_ms, duration_ms, failover)| {
+            if failover {
+                Fault::Failover(sim::faults::Failover {
+                    at_ms,
+                    duration_ms,
+                    replica: None,
+                })
+            } else {
+                Fault::ReplicationDrop(sim::faults::ReplicationDrop { at_ms, duration_ms })
+            }
+        }),
         (client(), at, dur, -40_000i64..40_000, any::<bool>())
             .prop_filter("the clock moves", |(.., off, _)| *off != 0)
             .prop_map(|(client, at_ms, duration_ms, off, skew)| if skew {
@@ -180,9 +191,33 @@ fn spec(profile: Profile) -> impl Strategy<Value = SimSpec> {
             .max()
             .unwrap_or(0);
         spec.horizon_ms = spec.horizon_ms.max(last_restart + 1);
-        spec.faults = FaultPlan(faults);
+        spec.faults = FaultPlan(replicated(&mut spec, faults));
         spec
     })
+}
+
+/// `faults` as a spec with replicas can run them: Redis gets one or two
+/// replicas when the plan fails over or stalls replication, a failover
+/// that overlaps an earlier one is left out, and the horizon lets every
+/// window end.
+fn replicated(spec: &mut SimSpec, faults: Vec<Fault>) -> Vec<Fault> {
+    let mut kept: Vec<Fault> = Vec::new();
+    for f in faults {
+        let overlaps = |k: &Fault| {
+            matches!(k, Fault::Failover(_))
+                && k.at_ms() < f.end_ms().unwrap_or(0)
+                && f.at_ms() < k.end_ms().unwrap_or(0)
+        };
+        if matches!(f, Fault::Failover(_)) && kept.iter().any(overlaps) {
+            continue;
+        }
+        if matches!(f, Fault::Failover(_) | Fault::ReplicationDrop(_)) {
+            spec.redis.replicas = 1 + (spec.seed % 2) as u32;
+            spec.horizon_ms = spec.horizon_ms.max(f.end_ms().unwrap_or(0) + 1);
+        }
+        kept.push(f);
+    }
+    kept
 }
 
 fn run(spec: &SimSpec) -> Result<Run, TestCaseError> {
@@ -222,7 +257,9 @@ proptest! {
         spec.faults.0.retain(|f| {
             !matches!(
                 f,
-                Fault::RedisRestart(_) | Fault::RedisDown(sim::faults::RedisDown { keep_data: false, .. })
+                Fault::RedisRestart(_)
+                    | Fault::RedisDown(sim::faults::RedisDown { keep_data: false, .. })
+                    | Fault::Failover(_)
             )
         });
         let run = run(&spec)?;
