@@ -70,6 +70,14 @@
 //!   commands in flight get no reply (lockcore times them out) and
 //!   subscriptions are gone.
 //! - `redis-pause`: commands wait until it ends, then run in arrival order.
+//! - `redis-down`, `delete-key`, `delay-replies`, `delay-requests`,
+//!   `clock-jump` (Redis's clock), `clock-skew` and `clock-drift` (a
+//!   client's own clock, which its lock reads as `now`: see `clock`),
+//!   `replication-drop` and `failover` (Redis's replicas, `[sim.redis]`).
+//!
+//! [`generate`] draws the first eight kinds from the swarm's stream;
+//! [`generate_with`] and [`SwarmKinds::All`] draw every kind, each from a
+//! stream of its own, so adding a kind changes no other seed's plan.
 //!
 //! # Invariants
 //!
@@ -169,7 +177,7 @@ pub use history::{
 };
 pub use run::{Run, SimError, run};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};
-pub use swarm::generate;
+pub use swarm::{KIND_CHANCE, SwarmKinds, generate, generate_with};
 pub use time::{ClientId, SimTime};
 pub use validate::{
     MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,

@@ -196,6 +196,28 @@ fn spec(profile: Profile) -> impl Strategy<Value = SimSpec> {
     })
 }
 
+/// A scenario of the every-kind swarm (`sim::SwarmKinds::All`): each fault
+/// kind, the newest included, drawn from its own stream of the seed.
+fn swarm(profile: Profile) -> impl Strategy<Value = SimSpec> {
+    (0u64..100_000)
+        .no_shrink()
+        .prop_map(move |seed| sim::generate_with(seed, Some(profile), sim::SwarmKinds::All))
+}
+
+/// A generated scenario with a random plan, or one of the every-kind
+/// swarm, under `profile`.
+fn any_spec(profile: Profile) -> impl Strategy<Value = SimSpec> {
+    prop_oneof![spec(profile), swarm(profile)]
+}
+
+/// `make`'s scenarios under each profile in turn.
+fn every_profile<S>(make: impl Fn(Profile) -> S) -> impl Strategy<Value = SimSpec>
+where
+    S: Strategy<Value = SimSpec> + 'static,
+{
+    prop::strategy::Union::new(Profile::ALL.map(|p| make(p).boxed()))
+}
+
 /// `faults` as a spec with replicas can run them: Redis gets one or two
 /// replicas when the plan fails over or stalls replication, a failover
 /// that overlaps an earlier one is left out, and the horizon lets every
@@ -252,7 +274,7 @@ proptest! {
     /// the deployment, not of the algorithm (regression seed 449 keeps
     /// that limitation on record).
     #[test]
-    fn fenced_never_accepts_a_stale_write(spec in spec(Profile::Fenced)) {
+    fn fenced_never_accepts_a_stale_write(spec in any_spec(Profile::Fenced)) {
         let mut spec = spec;
         spec.faults.0.retain(|f| {
             !matches!(
@@ -275,9 +297,9 @@ proptest! {
     #[test]
     fn no_renewal_after_unlock_in_fixed_profiles(
         spec in prop_oneof![
-            spec(Profile::Redisson),
-            spec(Profile::RedissonBatched),
-            spec(Profile::Fenced),
+            any_spec(Profile::Redisson),
+            any_spec(Profile::RedissonBatched),
+            any_spec(Profile::Fenced),
         ]
     ) {
         let run = run(&spec)?;
@@ -291,16 +313,23 @@ proptest! {
     /// process renews it, so the key must expire.
     #[test]
     fn a_crashed_holder_always_releases(
-        spec in prop_oneof![
-            spec(Profile::RedissonLegacy),
-            spec(Profile::Redisson),
-            spec(Profile::RedissonBatched),
-            spec(Profile::Fenced),
-        ]
+        spec in every_profile(any_spec)
     ) {
         let run = run(&spec)?;
         if let Some(v) = broken(&run, Invariant::ReleaseAfterCrash) {
             prop_assert!(false, "release after crash broken under {}:\n{v}", spec.profile);
         }
+    }
+
+    /// Runs over plans of every kind (the every-kind swarm) never panic
+    /// and are deterministic: the same spec run twice gives the same
+    /// history, byte for byte (its hash).
+    #[test]
+    fn every_kind_runs_are_deterministic(
+        spec in every_profile(swarm)
+    ) {
+        let a = run(&spec)?;
+        let b = run(&spec)?;
+        prop_assert_eq!(a.history.hash(), b.history.hash());
     }
 }

@@ -31,6 +31,10 @@ pub struct Failover {
 impl Kind for Failover {
     redis_window!();
 
+    fn needs_replicas(&self) -> bool {
+        true
+    }
+
     fn check_plan(&self, i: usize, spec: &SimSpec) -> Result<(), Invalid> {
         super::needs_replicas(spec, "a failover promotes a replica")?;
         let replicas = spec.redis.replicas;

@@ -114,6 +114,9 @@ pub(crate) enum LinkRule {
     Delay(crate::Direction, u64),
 }
 
+/// A kind's swarm generator: its own fields, drawn from `r`.
+pub(crate) type Generator = fn(&mut ChaCha8Rng, Draw) -> Fault;
+
 /// The draws the swarm makes for every fault before its kind's own.
 pub(crate) struct Draw {
     /// The client it hits (kinds that hit Redis ignore it).
@@ -171,6 +174,11 @@ pub(crate) trait Kind {
         None
     }
 
+    /// Whether it acts on Redis's replicas (the swarm gives Redis some).
+    fn needs_replicas(&self) -> bool {
+        false
+    }
+
     /// Whether it moves its client's clock (such a client's clock starts
     /// a day ahead, so a step back never reads below zero).
     fn moves_clock(&self) -> bool {
@@ -212,12 +220,12 @@ macro_rules! faults {
             }
         }
 
-        /// Each kind's generator, in registration order. The swarm draws
-        /// among the first [`SWARM_KINDS`] only, so that generated seeds
-        /// keep their plans (and the regression corpus its meaning) until
-        /// the swarm gives each kind a random stream of its own.
-        pub(crate) const GENERATORS: &[fn(&mut ChaCha8Rng, Draw) -> Fault] =
-            &[$($module::generate,)*];
+        /// Each kind's name and generator, in registration order. The
+        /// classic swarm draws among the first [`SWARM_KINDS`] from its own
+        /// stream; the every-kind swarm gives each kind a stream named
+        /// after it.
+        pub(crate) const GENERATORS: &[(&str, Generator)] =
+            &[$((stringify!($variant), $module::generate),)*];
     };
 }
 
@@ -291,7 +299,7 @@ impl Fault {
     }
 }
 
-/// How many kinds, in registration order, the swarm draws from.
+/// How many kinds, in registration order, the classic swarm draws from.
 pub(crate) const SWARM_KINDS: usize = 8;
 
 /// A window's `end`, saturating.

@@ -24,6 +24,10 @@ pub struct ReplicationDrop {
 impl Kind for ReplicationDrop {
     redis_window!();
 
+    fn needs_replicas(&self) -> bool {
+        true
+    }
+
     fn check_plan(&self, _i: usize, spec: &SimSpec) -> Result<(), Invalid> {
         super::needs_replicas(
             spec,
