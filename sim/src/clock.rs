@@ -13,9 +13,10 @@
 //! A client without a clock fault reads true time exactly, so its history
 //! is the same as before this module existed.
 
-use lockcore::Millis;
+use lockcore::{Millis, TimerId};
 
-use crate::SimTime;
+use crate::world::{Ev, World};
+use crate::{SimSpec, SimTime};
 
 /// One in a million: rates are in parts per million of true speed.
 const PPM: u128 = 1_000_000;
@@ -103,6 +104,46 @@ impl LocalClock {
     fn reanchor(&mut self, now: SimTime) {
         self.anchor_local_us = self.local_us(now);
         self.anchor = self.anchor.max(now);
+    }
+}
+
+/// Where client `name`'s clock starts: true time, unless a fault of the
+/// plan moves it (then a day ahead, so a step back stays above zero).
+pub(crate) fn epoch_of(spec: &SimSpec, name: &str) -> u64 {
+    let moved = spec
+        .faults
+        .0
+        .iter()
+        .any(|f| f.client() == Some(name) && f.kind().moves_clock());
+    if moved { EPOCH_MS } else { 0 }
+}
+
+impl World<'_> {
+    /// What client `c`'s clock reads now: the `now` its machine is given.
+    pub(crate) fn local_now(&self, c: usize) -> lockcore::Millis {
+        self.procs[c].clock.read(self.now)
+    }
+
+    /// Re-arms client `c`'s timers after its clock's rate changed: each
+    /// fires when the clock reaches its deadline at the new rate.
+    pub(crate) fn rearm_timers(&mut self, c: usize) {
+        let p = &self.procs[c];
+        let (life, version) = (p.life, p.clock.version);
+        let due: Vec<(TimerId, SimTime)> = p
+            .timers
+            .iter()
+            .map(|(&timer, &deadline)| (timer, p.clock.due(self.now, deadline)))
+            .collect();
+        for (timer, at) in due {
+            let ev = Ev::Timer {
+                c: c as u32,
+                life,
+                timer,
+                version,
+                late: false,
+            };
+            self.queue.push(at, ev);
+        }
     }
 }
 

@@ -220,7 +220,7 @@ impl<'s> World<'s> {
                 machine: LockClient::new(uuid.clone(), config),
                 threads,
                 timers: Default::default(),
-                clock: crate::clock::LocalClock::new(clock_epoch(spec, &cs.name)),
+                clock: crate::clock::LocalClock::new(crate::clock::epoch_of(spec, &cs.name)),
                 renewals: BTreeMap::new(),
                 paused: 0,
                 deferred: Vec::new(),
@@ -254,33 +254,6 @@ impl<'s> World<'s> {
 
     pub(crate) fn record(&mut self, kind: RecordKind) {
         self.records.push(Record { at: self.now, kind });
-    }
-
-    /// What client `c`'s clock reads now: the `now` its machine is given.
-    pub(crate) fn local_now(&self, c: usize) -> lockcore::Millis {
-        self.procs[c].clock.read(self.now)
-    }
-
-    /// Re-arms client `c`'s timers after its clock's rate changed: each
-    /// fires when the clock reaches its deadline at the new rate.
-    pub(crate) fn rearm_timers(&mut self, c: usize) {
-        let p = &self.procs[c];
-        let (life, version) = (p.life, p.clock.version);
-        let due: Vec<(TimerId, SimTime)> = p
-            .timers
-            .iter()
-            .map(|(&timer, &deadline)| (timer, p.clock.due(self.now, deadline)))
-            .collect();
-        for (timer, at) in due {
-            let ev = Ev::Timer {
-                c: c as u32,
-                life,
-                timer,
-                version,
-                late: false,
-            };
-            self.queue.push(at, ev);
-        }
     }
 
     /// Runs every event up to the horizon and returns the history and the
@@ -580,17 +553,6 @@ impl World<'_> {
             self.observe(&lock, ServerCause::Restart);
         }
     }
-}
-
-/// Where client `name`'s clock starts: true time, unless a fault of the
-/// plan moves it (then a day ahead, so a step back stays above zero).
-fn clock_epoch(spec: &SimSpec, name: &str) -> u64 {
-    let moved = spec
-        .faults
-        .0
-        .iter()
-        .any(|f| f.client() == Some(name) && f.kind().moves_clock());
-    if moved { crate::clock::EPOCH_MS } else { 0 }
 }
 
 /// The command's name (`EVAL`, `PUBLISH`) for the timeline.
