@@ -15,6 +15,8 @@ pub enum Rerun {
     Scenario(String),
     /// An explored seed.
     Replay,
+    /// A seed explored with every fault kind (`--kinds all`).
+    ReplayEveryKind,
 }
 
 impl Rerun {
@@ -26,6 +28,10 @@ impl Rerun {
                 trial.seed, trial.profile
             ),
             Rerun::Replay => format!("locksim replay {} --profile {}", trial.seed, trial.profile),
+            Rerun::ReplayEveryKind => format!(
+                "locksim replay {} --profile {} --kinds all",
+                trial.seed, trial.profile
+            ),
         }
     }
 }

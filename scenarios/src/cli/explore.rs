@@ -24,8 +24,8 @@ use sim::Invariant;
 use crate::cli::args::DEFAULT_SHRINK;
 use crate::cli::{Exit, ExploreArgs, PlanFormat};
 use crate::{
-    Exploration, Finding, InputError, SeedRange, SweepEvent, explored_spec, plan_json, shrink,
-    shrunk_scenario,
+    Exploration, Finding, InputError, SeedRange, SweepEvent, explored_spec_with, kinds_flag,
+    plan_json, shrink, shrunk_scenario,
 };
 
 /// How many runs one shrink may take.
@@ -49,9 +49,13 @@ pub(super) fn explore(
         std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, &e))?;
     }
     let runs = u128::from(range.count()) * profiles(args.profile).len() as u128;
+    let every_kind = match args.kinds.swarm() {
+        sim::SwarmKinds::Classic => "",
+        sim::SwarmKinds::All => " with every fault kind",
+    };
     let _ = writeln!(
         out,
-        "exploring seeds {range} under {}: {runs} runs; each violating run as it is found:",
+        "exploring seeds {range} under {}{every_kind}: {runs} runs; each violating run as it is found:",
         profile_label(args.profile)
     );
     let bar = progress_bar(range.count());
@@ -61,26 +65,36 @@ pub(super) fn explore(
         .num_threads(args.threads)
         .build()
         .map_err(|e| InputError::Threads(e.to_string()))?;
-    let found = crate::explore_on(&pool, range, args.profile, interrupt, |event| match event {
-        SweepEvent::Found(f) => {
-            let line = bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
-            if let (Err(e), None) = (line, &closed) {
-                // Nobody reads the findings any more (`locksim explore |
-                // head`): stop, rather than sweep on for hours for nothing.
-                interrupt.store(true, Ordering::SeqCst);
-                closed = Some(e);
-            }
-            picks.offer(f);
-        }
-        SweepEvent::Failed {
-            seed,
-            profile,
-            reason,
-        } => bar.suspend(|| {
-            let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
-        }),
-        SweepEvent::SeedDone(_) => bar.inc(1),
-    });
+    let kinds = args.kinds.swarm();
+    let found =
+        crate::explore_kinds_on(
+            &pool,
+            range,
+            args.profile,
+            kinds,
+            interrupt,
+            |event| match event {
+                SweepEvent::Found(f) => {
+                    let line =
+                        bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
+                    if let (Err(e), None) = (line, &closed) {
+                        // Nobody reads the findings any more (`locksim explore |
+                        // head`): stop, rather than sweep on for hours for nothing.
+                        interrupt.store(true, Ordering::SeqCst);
+                        closed = Some(e);
+                    }
+                    picks.offer(f);
+                }
+                SweepEvent::Failed {
+                    seed,
+                    profile,
+                    reason,
+                } => bar.suspend(|| {
+                    let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
+                }),
+                SweepEvent::SeedDone(_) => bar.inc(1),
+            },
+        );
     bar.finish_and_clear();
     if let Some(e) = closed {
         let last = found.next.saturating_sub(1);
@@ -90,7 +104,7 @@ pub(super) fn explore(
         );
         return Ok(Exit::Interrupted);
     }
-    summary(&found, args.profile, out);
+    summary(&found, args.profile, every_kind, out);
 
     if let Some(rest) = found.rest() {
         if !picks.picked.is_empty() {
@@ -150,7 +164,7 @@ fn progress_bar(seeds: u64) -> ProgressBar {
 
 /// The seeds covered, the run counts, and one row per broken invariant
 /// with a column per explored profile, so the profiles can be compared.
-fn summary(found: &Exploration, profile: Option<Profile>, out: &mut dyn Write) {
+fn summary(found: &Exploration, profile: Option<Profile>, kinds: &str, out: &mut dyn Write) {
     let covered = if !found.interrupted() {
         format!("explored seeds {}", found.range)
     } else if found.next == found.range.from() {
@@ -169,7 +183,7 @@ fn summary(found: &Exploration, profile: Option<Profile>, out: &mut dyn Write) {
     };
     let _ = writeln!(
         out,
-        "{covered} under {}: {} runs, {} with violations{failed}",
+        "{covered} under {}{kinds}: {} runs, {} with violations{failed}",
         profile_label(profile),
         found.runs,
         found.violating
@@ -235,7 +249,7 @@ impl Picks {
 /// Shrinks one violation, prints the plan and saves it if asked.
 fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<(), InputError> {
     let (inv, profile) = (pick.invariant, pick.profile);
-    let spec = explored_spec(pick.seed, Some(profile));
+    let spec = explored_spec_with(pick.seed, Some(profile), args.kinds.swarm());
     let shrunk = shrink(&spec, inv, SHRINK_BUDGET);
     let _ = writeln!(
         out,
@@ -288,6 +302,7 @@ fn resume_command(args: &ExploreArgs, rest: SeedRange) -> String {
     if args.format == PlanFormat::Json {
         cmd.push_str(" --format json");
     }
+    cmd.push_str(kinds_flag(args.kinds.swarm()));
     if let Some(dir) = &args.save {
         cmd.push_str(&format!(
             " --save {}",
@@ -548,6 +563,8 @@ mod tests {
             "json",
             "--save",
             "my plans/it's",
+            "--kinds",
+            "all",
         ])
         .unwrap();
         let crate::cli::Command::Explore(args) = cli.command else {
@@ -555,7 +572,7 @@ mod tests {
         };
         assert_eq!(
             resume_command(&args, SeedRange::new(20, 30).unwrap()),
-            r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --save 'my plans/it'\''s'"
+            r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --kinds all --save 'my plans/it'\''s'"
         );
     }
 
