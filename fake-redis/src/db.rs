@@ -38,6 +38,18 @@ pub(crate) struct Entry {
 #[derive(Debug, Default)]
 pub(crate) struct Db {
     entries: BTreeMap<Bytes, Entry>,
+    /// Keys written since the last [`Db::take_touched`], when a primary
+    /// records its writes for its replicas (`None`: not recording).
+    touched: Option<Touched>,
+}
+
+/// What a command may have changed: a flush, then keys.
+#[derive(Debug, Default)]
+pub(crate) struct Touched {
+    /// Every key was deleted (before the keys below were written).
+    pub(crate) flushed: bool,
+    /// Keys written, deleted or expired (a key read for writing counts).
+    pub(crate) keys: std::collections::BTreeSet<Bytes>,
 }
 
 fn live(entry: &Entry, now: i64) -> bool {
@@ -45,10 +57,30 @@ fn live(entry: &Entry, now: i64) -> bool {
 }
 
 impl Db {
+    /// Starts (or stops) noting which keys commands write.
+    pub(crate) fn record_writes(&mut self, on: bool) {
+        self.touched = on.then(Touched::default);
+    }
+
+    /// The keys written since the last call (empty when not recording).
+    pub(crate) fn take_touched(&mut self) -> Touched {
+        match &mut self.touched {
+            Some(t) => std::mem::take(t),
+            None => Touched::default(),
+        }
+    }
+
+    fn touch(&mut self, key: &[u8]) {
+        if let Some(t) = &mut self.touched {
+            t.keys.insert(Bytes::copy_from_slice(key));
+        }
+    }
+
     /// Drops `key` if it has expired by `now`.
     fn purge(&mut self, key: &[u8], now: i64) {
         if self.entries.get(key).is_some_and(|e| !live(e, now)) {
             self.entries.remove(key);
+            self.touch(key);
         }
     }
 
@@ -61,6 +93,7 @@ impl Db {
     /// The live entry at `key`, mutable.
     pub(crate) fn get_mut(&mut self, key: &[u8], now: i64) -> Option<&mut Entry> {
         self.purge(key, now);
+        self.touch(key);
         self.entries.get_mut(key)
     }
 
@@ -71,12 +104,14 @@ impl Db {
 
     /// Stores `entry` at `key`, replacing what was there.
     pub(crate) fn insert(&mut self, key: Bytes, entry: Entry) {
+        self.touch(&key);
         self.entries.insert(key, entry);
     }
 
     /// Deletes `key`; whether a live key was there.
     pub(crate) fn remove(&mut self, key: &[u8], now: i64) -> bool {
         self.purge(key, now);
+        self.touch(key);
         self.entries.remove(key).is_some()
     }
 
@@ -88,6 +123,10 @@ impl Db {
     /// Deletes every key.
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
+        if let Some(t) = &mut self.touched {
+            t.flushed = true;
+            t.keys.clear();
+        }
     }
 
     /// The string at `key`; `WRONGTYPE` for a hash.
@@ -117,6 +156,7 @@ impl Db {
     /// `WRONGTYPE` for a string. The caller must not leave it empty.
     pub(crate) fn hash_or_create(&mut self, key: &[u8], now: i64) -> Result<&mut Hash, CmdError> {
         self.purge(key, now);
+        self.touch(key);
         let entry = self
             .entries
             .entry(Bytes::copy_from_slice(key))
@@ -128,6 +168,20 @@ impl Db {
             Data::Hash(h) => Ok(h),
             Data::Str(_) => Err(CmdError::WrongType),
         }
+    }
+
+    /// Every live key and its entry, in key order (a full resync).
+    pub(crate) fn live_entries(&self, now: i64) -> impl Iterator<Item = (&Bytes, &Entry)> {
+        self.entries.iter().filter(move |(_, e)| live(e, now))
+    }
+
+    /// Sets `key` to `entry`, or deletes it, as a replica applying its
+    /// primary's write (no expiry check: the primary decided).
+    pub(crate) fn replace(&mut self, key: Bytes, entry: Option<Entry>) {
+        match entry {
+            Some(e) => self.entries.insert(key, e),
+            None => self.entries.remove(&key),
+        };
     }
 
     /// Removes `key` if it is an empty hash (Redis never keeps one).

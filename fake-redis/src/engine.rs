@@ -75,9 +75,11 @@ impl State {
 /// the injected [`Clock`]), spawns nothing and does no I/O, so the same code
 /// runs behind the RESP server and inside the simulator.
 pub struct Engine {
-    clock: Arc<dyn Clock>,
-    state: State,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) state: State,
     next_conn: u64,
+    /// Its role, offset, recorded writes and blocked `WAIT`s.
+    pub(crate) replication: crate::replication::Replication,
 }
 
 impl std::fmt::Debug for Engine {
@@ -96,6 +98,7 @@ impl Engine {
             clock,
             state: State::default(),
             next_conn: 1,
+            replication: Default::default(),
         }
     }
 
@@ -110,6 +113,7 @@ impl Engine {
     pub fn disconnect(&mut self, conn: ConnId) {
         self.state.pubsub.remove_conn(conn);
         self.state.resp3.remove(&conn);
+        self.forget_conn(conn);
     }
 
     /// The protocol `conn` speaks now.
@@ -120,7 +124,8 @@ impl Engine {
     /// Runs one command (`args[0]` is its name, any case) for `conn`.
     ///
     /// An empty command is ignored, as Redis ignores `*0`. A connection id
-    /// that was never connected behaves as a fresh RESP2 connection.
+    /// that was never connected behaves as a fresh RESP2 connection. A
+    /// `WAIT` that blocks gives no reply (see [`Engine::release_waits`]).
     pub fn execute(&mut self, conn: ConnId, args: Vec<Bytes>) -> Response {
         let mut out = Response::default();
         if args.is_empty() {
@@ -133,8 +138,14 @@ impl Engine {
             now,
             out: &mut out,
         };
+        if crate::replication::is_wait(&args) {
+            let reply = crate::replication::wait(&mut ctx, &mut self.replication, &args);
+            out.replies = reply.into_iter().collect();
+            return out;
+        }
         let replies = cmd::dispatch(&mut ctx, &args);
         out.replies = replies;
+        self.after_command(conn);
         out
     }
 
@@ -166,7 +177,7 @@ impl Engine {
         self.state.db.len(self.now())
     }
 
-    fn now(&self) -> i64 {
+    pub(crate) fn now(&self) -> i64 {
         i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX)
     }
 }

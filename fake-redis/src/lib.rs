@@ -132,6 +132,8 @@
 //! - `script`: [`LockScript`] texts, SHA1s and the script cache.
 //! - `native`: the lock scripts as native operations.
 //! - `pubsub`: channel subscriptions.
+//! - `replication`: a primary's stream of writes ([`Write`]), replicas
+//!   applying it, and `WAIT`.
 //! - `number`: Redis's and Lua's number parsing.
 //! - `error`: [`CmdError`], displaying Redis's exact texts.
 //! - `value`: [`Value`], a reply before encoding.
@@ -156,6 +158,7 @@ mod frame;
 mod native;
 mod number;
 mod pubsub;
+mod replication;
 mod request;
 mod script;
 mod server;
@@ -167,6 +170,7 @@ pub use connection::serve_connection;
 pub use engine::{ConnId, Engine, HashFields, Protocol, Response};
 pub use error::CmdError;
 pub use frame::{encode, encode_to_vec};
+pub use replication::Write;
 pub use request::{
     MAX_BULK, MAX_INLINE, MAX_MULTIBULK, ProtocolError, Request, RequestReader, parse_request,
 };

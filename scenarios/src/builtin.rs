@@ -4,7 +4,7 @@
 use crate::{InputError, Scenario};
 
 /// Each built-in scenario's name and file text, in the order reports list them.
-const FILES: [(&str, &str); 16] = [
+const FILES: [(&str, &str); 20] = [
     (
         "watchdog-renews",
         include_str!("../builtin/watchdog-renews.toml"),
@@ -50,6 +50,19 @@ const FILES: [(&str, &str); 16] = [
     (
         "unlock-reply-late",
         include_str!("../builtin/unlock-reply-late.toml"),
+    ),
+    ("clock-skew", include_str!("../builtin/clock-skew.toml")),
+    (
+        "clock-drift-fast",
+        include_str!("../builtin/clock-drift-fast.toml"),
+    ),
+    (
+        "clock-drift-slow",
+        include_str!("../builtin/clock-drift-slow.toml"),
+    ),
+    (
+        "failover-loses-lock",
+        include_str!("../builtin/failover-loses-lock.toml"),
     ),
 ];
 

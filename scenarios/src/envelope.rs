@@ -415,6 +415,7 @@ pub fn probe_spec(
                 .collect(),
         ),
         horizon_ms: work_ms + 2 * watchdog_ms + 60_000,
+        redis: Default::default(),
     }
 }
 

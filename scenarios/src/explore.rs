@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use lockcore::Release;
 use rayon::prelude::*;
-use sim::{Invariant, Run, SimError, SimSpec};
+use sim::{Invariant, Run, SimError, SimSpec, SwarmKinds};
 
 use crate::{Broken, SeedRange};
 
@@ -17,6 +17,12 @@ use crate::{Broken, SeedRange};
 /// with every client on `profile` (or a profile drawn from the seed).
 pub fn explored_spec(seed: u64, profile: Option<Release>) -> SimSpec {
     sim::generate(seed, profile)
+}
+
+/// [`explored_spec`] with its plan drawn from `kinds` (`--kinds all`: every
+/// fault kind, each from a random stream of its own).
+pub fn explored_spec_with(seed: u64, profile: Option<Release>, kinds: SwarmKinds) -> SimSpec {
+    sim::generate_with(seed, profile, kinds)
 }
 
 /// Runs the spec explored for `seed`.
@@ -35,6 +41,8 @@ pub struct Finding {
     pub broken: Vec<Broken>,
     /// The history's hash, to tell a replay is the same run.
     pub history_hash: String,
+    /// The fault kinds its plan was drawn from.
+    pub kinds: SwarmKinds,
 }
 
 impl Finding {
@@ -57,7 +65,20 @@ impl Finding {
 
     /// The command that replays it.
     pub fn replay_command(&self) -> String {
-        format!("locksim replay {} {}", self.seed, self.profile.flags())
+        format!(
+            "locksim replay {} {}{}",
+            self.seed,
+            self.profile.flags(),
+            kinds_flag(self.kinds)
+        )
+    }
+}
+
+/// The command-line flag that selects `kinds` (none for the classic swarm).
+pub fn kinds_flag(kinds: SwarmKinds) -> &'static str {
+    match kinds {
+        SwarmKinds::Classic => "",
+        SwarmKinds::All => " --kinds all",
     }
 }
 
@@ -187,13 +208,14 @@ type RunResult = Result<Option<Finding>, String>;
 
 /// Runs seed `seed` under `profile`: a pure function of the two, so runs
 /// may be made on any thread in any order.
-fn probe(seed: u64, profile: Release) -> RunResult {
-    match explore_seed(seed, Some(profile)) {
+fn probe(seed: u64, profile: Release, kinds: SwarmKinds) -> RunResult {
+    match sim::run(&explored_spec_with(seed, Some(profile), kinds)) {
         Ok(run) if !run.violations.is_empty() => Ok(Some(Finding {
             seed,
             profile,
             broken: crate::Outcome::of(&run).broken,
             history_hash: run.history.hash(),
+            kinds,
         })),
         Ok(_) => Ok(None),
         Err(e) => Err(e.to_string()),
@@ -220,7 +242,7 @@ pub fn explore(
     stop: &AtomicBool,
     sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
-    sweep(None, range, profile, stop, sink)
+    sweep(None, range, (profile, SwarmKinds::Classic), stop, sink)
 }
 
 /// [`explore`] on `pool`'s threads.
@@ -231,13 +253,31 @@ pub fn explore_on(
     stop: &AtomicBool,
     sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
-    sweep(Some(pool), range, profile, stop, sink)
+    sweep(
+        Some(pool),
+        range,
+        (profile, SwarmKinds::Classic),
+        stop,
+        sink,
+    )
+}
+
+/// [`explore_on`], with plans drawn from `kinds`.
+pub fn explore_kinds_on(
+    pool: &rayon::ThreadPool,
+    range: SeedRange,
+    profile: Option<Release>,
+    kinds: SwarmKinds,
+    stop: &AtomicBool,
+    sink: impl FnMut(SweepEvent<'_>),
+) -> Exploration {
+    sweep(Some(pool), range, (profile, kinds), stop, sink)
 }
 
 fn sweep(
     pool: Option<&rayon::ThreadPool>,
     range: SeedRange,
-    profile: Option<Release>,
+    (profile, kinds): (Option<Release>, SwarmKinds),
     stop: &AtomicBool,
     mut sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
@@ -252,7 +292,8 @@ fn sweep(
         let runs: Vec<(u64, Release)> = (start..end)
             .flat_map(|seed| profiles.iter().map(move |p| (seed, *p)))
             .collect();
-        let batch = || -> Vec<RunResult> { runs.par_iter().map(|&(s, p)| probe(s, p)).collect() };
+        let batch =
+            || -> Vec<RunResult> { runs.par_iter().map(|&(s, p)| probe(s, p, kinds)).collect() };
         let results = match pool {
             Some(pool) => pool.install(batch),
             None => batch(),
@@ -388,5 +429,43 @@ mod tests {
         assert_eq!(one, three);
         assert_eq!(a, b);
         assert!(a.iter().any(|l| l.starts_with("found")));
+    }
+
+    /// `--kinds all`: every finding replays with the flag, and the replay
+    /// is the same run (its spec is the every-kind swarm's); over 64
+    /// seeds the new kinds break something (a failover loses a lock).
+    #[test]
+    fn every_kind_findings_replay_with_their_kinds() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let stop = AtomicBool::new(false);
+        let range = SeedRange::new(0, 64).unwrap();
+        let mut found = Vec::new();
+        let all = SwarmKinds::All;
+        explore_kinds_on(&pool, range, Some(Release::REDISSON), all, &stop, |e| {
+            if let SweepEvent::Found(f) = e {
+                found.push(f.clone());
+            }
+        });
+        assert!(!found.is_empty());
+        for f in &found {
+            assert!(
+                f.replay_command().ends_with(" --kinds all"),
+                "{}",
+                f.replay_command()
+            );
+            let spec = explored_spec_with(f.seed, Some(f.profile), all);
+            assert_eq!(sim::run(&spec).unwrap().history.hash(), f.history_hash);
+        }
+        let failover = |f: &Finding| {
+            explored_spec_with(f.seed, Some(f.profile), all)
+                .faults
+                .0
+                .iter()
+                .any(|k| matches!(k, sim::Fault::Failover(_)))
+        };
+        assert!(found.iter().any(failover));
     }
 }

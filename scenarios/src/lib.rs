@@ -102,7 +102,8 @@ pub use envelope_chart::render_envelope_chart;
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
 pub use explore::{
-    Exploration, Finding, SweepEvent, explore, explore_on, explore_seed, explored_spec,
+    Exploration, Finding, SweepEvent, explore, explore_kinds_on, explore_on, explore_seed,
+    explored_spec, explored_spec_with, kinds_flag,
 };
 pub use history::{HistoryRow, history, history_names, history_scenario};
 pub use html::render_html;

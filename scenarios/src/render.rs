@@ -15,6 +15,8 @@ pub enum Rerun {
     Scenario(String),
     /// An explored seed.
     Replay,
+    /// A seed explored with every fault kind (`--kinds all`).
+    ReplayEveryKind,
 }
 
 impl Rerun {
@@ -27,6 +29,11 @@ impl Rerun {
                 trial.profile.flags()
             ),
             Rerun::Replay => format!("locksim replay {} {}", trial.seed, trial.profile.flags()),
+            Rerun::ReplayEveryKind => format!(
+                "locksim replay {} {} --kinds all",
+                trial.seed,
+                trial.profile.flags()
+            ),
         }
     }
 }
@@ -117,10 +124,20 @@ pub fn render_verdict(trial: &Trial) -> String {
 }
 
 fn settings(spec: &SimSpec) -> String {
-    format!(
+    let mut s = format!(
         "lockWatchdogTimeout={}ms latency={}-{}ms horizon={}ms",
         spec.watchdog_timeout_ms, spec.latency.min_ms, spec.latency.max_ms, spec.horizon_ms
-    )
+    );
+    let redis = &spec.redis;
+    if redis.replicas > 0 {
+        let lag = redis.replication_lag;
+        let _ = write!(
+            s,
+            " replicas={} replication_lag={}-{}ms",
+            redis.replicas, lag.min_ms, lag.max_ms
+        );
+    }
+    s
 }
 
 /// `pause client=A at_ms=5000 duration_ms=45000`: the fault's own fields,

@@ -413,6 +413,24 @@ steps = [
         );
     }
 
+    /// Issue 9: a failover without replicas, and two failovers at once,
+    /// are refused at the fault's line and field.
+    #[test]
+    fn bad_failovers_name_line_and_field() {
+        let failover = "\n[[sim.faults]]\nfault = \"failover\"\nat_ms = 10\nduration_ms = 50\n";
+        let (loc, msg) = invalid(&format!("{MINIMAL}{failover}"));
+        assert_eq!(loc.field.as_deref(), Some("sim.faults[0].fault"), "{msg}");
+        assert_eq!(loc.line, 19, "{loc}");
+        assert!(msg.contains("Redis has none"), "{msg}");
+        let two = MINIMAL.replace("seed = 7", "seed = 7\nredis = { replicas = 2 }")
+            + failover
+            + &failover.replace("at_ms = 10", "at_ms = 40");
+        let (loc, msg) = invalid(&two);
+        assert_eq!(loc.field.as_deref(), Some("sim.faults[1].at_ms"), "{msg}");
+        assert_eq!(loc.line, 26, "{loc}");
+        assert!(msg.contains("overlaps failover faults[0]"), "{msg}");
+    }
+
     /// Issue 10: a client name with a newline forged timeline lines, and
     /// `B/t1` read as client B's thread 1. Names are identifiers.
     #[test]

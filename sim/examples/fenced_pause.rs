@@ -38,6 +38,7 @@ fn main() {
             duration_ms: 40_000,
         })]),
         horizon_ms: 60_000,
+        redis: Default::default(),
     };
     match sim::run(&spec) {
         Ok(run) => {

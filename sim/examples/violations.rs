@@ -1,7 +1,9 @@
 //! Runs generated seeds and counts violations per invariant, with the
 //! first few of each: a quick look at what the swarm finds.
 //!
-//! `cargo run --release -p sim --example violations [seeds]`
+//! `cargo run --release -p sim --example violations [seeds] [all] [profile]`:
+//! with `all`, the every-kind swarm (`sim::SwarmKinds::All`); with a
+//! profile (`redisson`, `fenced`, ...), every client on it.
 use std::collections::BTreeMap;
 
 fn main() {
@@ -9,9 +11,20 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000);
+    let kinds = match std::env::args().nth(2).as_deref() {
+        Some("all") => sim::SwarmKinds::All,
+        _ => sim::SwarmKinds::Classic,
+    };
+    let profile = std::env::args().nth(3).and_then(|p| {
+        lockcore::Release::ERAS
+            .into_iter()
+            .find(|q| q.to_string() == p)
+    });
     let mut found: BTreeMap<&str, Vec<(u64, String)>> = BTreeMap::new();
+    let mut refused = 0;
     for seed in 0..n {
-        let Ok(run) = sim::run(&sim::generate(seed, None)) else {
+        let Ok(run) = sim::run(&sim::generate_with(seed, profile, kinds)) else {
+            refused += 1;
             continue;
         };
         for v in &run.violations {
@@ -21,6 +34,7 @@ fn main() {
                 .push((seed, v.to_string()));
         }
     }
+    println!("{n} seeds, {refused} refused");
     for (name, list) in &found {
         println!("{name}: {}", list.len());
         for (seed, v) in list.iter().take(3) {

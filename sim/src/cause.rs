@@ -153,6 +153,9 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
         ServerCause::Deleted => Cause::BeyondGuarantee {
             explained_by: format!("someone else deleted the key at {at}"),
         },
+        ServerCause::Failover => Cause::BeyondGuarantee {
+            explained_by: format!("a failover lost the key at {at}"),
+        },
         ServerCause::Command {
             purpose: Purpose::ForceUnlock,
             by,

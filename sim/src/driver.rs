@@ -4,7 +4,6 @@
 use fake_redis::Value;
 use lockcore::{Call, CallOutcome, LockError, Output};
 
-use crate::SimTime;
 use crate::history::{Outcome, RecordKind, ReleaseCause};
 use crate::process::thread_id;
 use crate::script::Instr;
@@ -23,8 +22,11 @@ impl World<'_> {
                     self.advance(ci, t as usize);
                 }
             }
-            Ev::Timer { timer, .. } if self.procs[ci].timers.remove(&timer) => {
-                let now = self.now_ms();
+            Ev::Timer { timer, version, .. }
+                if version == self.procs[ci].clock.version
+                    && self.procs[ci].timers.remove(&timer).is_some() =>
+            {
+                let now = self.local_now(ci);
                 self.procs[ci].machine.on_timer(now, timer);
             }
             Ev::AtClient { msg, .. } => match msg {
@@ -38,7 +40,7 @@ impl World<'_> {
                             reply: value_text(&value),
                         });
                     }
-                    let now = self.now_ms();
+                    let now = self.local_now(ci);
                     self.procs[ci]
                         .machine
                         .on_reply(now, request, Ok(value.into()));
@@ -53,7 +55,7 @@ impl World<'_> {
                             reply: format!("ERROR {reason}"),
                         });
                     }
-                    let now = self.now_ms();
+                    let now = self.local_now(ci);
                     let error = lockcore::TransportError::Connection(reason);
                     self.procs[ci].machine.on_reply(now, request, Err(error));
                 }
@@ -64,11 +66,11 @@ impl World<'_> {
                         channel: channel.clone(),
                         payload: String::from_utf8_lossy(&payload).into_owned(),
                     });
-                    let now = self.now_ms();
+                    let now = self.local_now(ci);
                     self.procs[ci].machine.on_message(now, &channel, &payload);
                 }
                 Down::Closed => {
-                    let now = self.now_ms();
+                    let now = self.local_now(ci);
                     self.procs[ci].machine.on_connection_lost(now);
                 }
             },
@@ -120,15 +122,17 @@ impl World<'_> {
             Output::Unsubscribe { channel } => self.send_up(c as u32, Up::Unsubscribe { channel }),
             Output::SetTimer { timer, at } => {
                 let p = &mut self.procs[c];
-                p.timers.insert(timer);
-                let life = p.life;
-                let at = SimTime::from_ms(at.0).max(self.now);
+                p.timers.insert(timer, at);
+                let (life, version) = (p.life, p.clock.version);
+                // `at` is on the client's clock: fire when it reads `at`.
+                let due = p.clock.due(self.now, at);
                 self.queue.push(
-                    at,
+                    due,
                     Ev::Timer {
                         c: c as u32,
                         life,
                         timer,
+                        version,
                         late: false,
                     },
                 );
@@ -293,7 +297,7 @@ impl World<'_> {
             call: call.clone(),
         });
         self.procs[c].threads[t].pending = Some((call.clone(), skip_to));
-        let now = self.now_ms();
+        let now = self.local_now(c);
         if let Err(e) = self.procs[c].machine.call(now, thread_id(t), lock, call) {
             self.returned(c, t, Err(e));
         }

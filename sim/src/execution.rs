@@ -11,6 +11,11 @@ use crate::world::{Down, Up, World};
 /// back on the client's link, pub/sub messages to their subscribers, and
 /// the lock's new state is observed.
 pub(crate) fn execute(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
+    run(world, c, life, msg);
+    world.replicate();
+}
+
+fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
     match msg {
         Up::Command {
             request,

@@ -165,6 +165,8 @@ pub enum ServerCause {
     Restart,
     /// Someone other than the lock deleted or evicted the key.
     Deleted,
+    /// A replica was promoted: the key is as the replica had it.
+    Failover,
 }
 
 /// One kind of event. Client-side records name the thread ([`Who`]) or

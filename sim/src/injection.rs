@@ -42,10 +42,17 @@ impl World<'_> {
                 t,
                 late: true,
             },
-            Ev::Timer { c, life, timer, .. } => Ev::Timer {
+            Ev::Timer {
                 c,
                 life,
                 timer,
+                version,
+                ..
+            } => Ev::Timer {
+                c,
+                life,
+                timer,
+                version,
                 late: true,
             },
             other => other,

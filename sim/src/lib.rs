@@ -70,6 +70,14 @@
 //!   commands in flight get no reply (lockcore times them out) and
 //!   subscriptions are gone.
 //! - `redis-pause`: commands wait until it ends, then run in arrival order.
+//! - `redis-down`, `delete-key`, `delay-replies`, `delay-requests`,
+//!   `clock-jump` (Redis's clock), `clock-skew` and `clock-drift` (a
+//!   client's own clock, which its lock reads as `now`: see `clock`),
+//!   `replication-drop` and `failover` (Redis's replicas, `[sim.redis]`).
+//!
+//! [`generate`] draws the first eight kinds from the swarm's stream;
+//! [`generate_with`] and [`SwarmKinds::All`] draw every kind, each from a
+//! stream of its own, so adding a kind changes no other seed's plan.
 //!
 //! # Invariants
 //!
@@ -107,7 +115,10 @@
 //! - `network`: links, latency, drops.
 //! - `windows`: which fault windows cover an instant, by a sweep.
 //! - `server`: the Redis process around fake-redis's engine.
+//! - `replication`: the primary's replicas, the lagging stream of writes
+//!   to them, and promoting one (failover).
 //! - `process`: a client process and its threads.
+//! - `clock`: a client's own clock (skewed, drifting), read by its machine.
 //! - `script`: thread scripts flattened into instructions.
 //! - `world`: the event loop and observation of Redis.
 //! - `injection`: faults striking processes and Redis.
@@ -126,6 +137,7 @@
 
 mod cause;
 mod check;
+mod clock;
 mod cut;
 mod driver;
 mod execution;
@@ -135,6 +147,7 @@ mod injection;
 mod network;
 mod process;
 mod queue;
+mod replication;
 mod rng;
 mod run;
 mod script;
@@ -155,8 +168,9 @@ pub use fault::{Fault, FaultPlan};
 /// The data of each fault kind, one struct per kind ([`Fault`]'s variants).
 pub mod faults {
     pub use crate::fault::{
-        ClockJump, Crash, DelayReplies, DelayRequests, DeleteKey, DropRate, Latency, Partition,
-        Pause, RedisDown, RedisPause, RedisRestart, Starve,
+        ClockDrift, ClockJump, ClockSkew, Crash, DelayReplies, DelayRequests, DeleteKey, DropRate,
+        Failover, Latency, Partition, Pause, RedisDown, RedisPause, RedisRestart, ReplicationDrop,
+        Starve,
     };
 }
 pub use history::{
@@ -164,8 +178,8 @@ pub use history::{
     UnlockError, Who,
 };
 pub use run::{Run, SimError, run};
-pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, SimSpec, Step, ThreadSpec};
-pub use swarm::generate;
+pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};
+pub use swarm::{KIND_CHANCE, SwarmKinds, generate, generate_with};
 pub use time::{ClientId, SimTime};
 pub use validate::{
     MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,

@@ -1,10 +1,11 @@
 //! A client process: one lockcore client, its threads, timers and state.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use lockcore::{Call, LockClient, LockName, RequestId, ThreadId, TimerId};
+use lockcore::{Call, LockClient, LockName, Millis, RequestId, ThreadId, TimerId};
 
+use crate::clock::LocalClock;
 use crate::history::{Proc, Who};
 use crate::script::{Cursor, Program};
 use crate::world::Ev;
@@ -62,8 +63,12 @@ pub(crate) struct Process {
     pub(crate) watchdog_ms: u64,
     pub(crate) machine: LockClient,
     pub(crate) threads: Vec<Thread>,
-    /// Timers set and not yet fired or cancelled.
-    pub(crate) timers: BTreeSet<TimerId>,
+    /// Timers set and not yet fired or cancelled, with their deadlines
+    /// on the process's clock.
+    pub(crate) timers: BTreeMap<TimerId, Millis>,
+    /// Its wall clock (true time unless a clock fault moves it); it
+    /// survives a crash, as the machine's clock does.
+    pub(crate) clock: LocalClock,
     /// Renewals sent and not answered, by request: their replies are
     /// recorded, late ones included.
     pub(crate) renewals: BTreeMap<RequestId, LockName>,

@@ -16,6 +16,12 @@ pub(crate) enum Stream {
     Link(u32),
     /// One fault of the plan (starvation delays, drop decisions).
     Fault(usize),
+    /// The replication stream's lags.
+    Replication,
+    /// The every-kind swarm's draws for one fault kind (by its number).
+    SwarmKind(u32),
+    /// The every-kind swarm's draw of Redis's replicas.
+    SwarmRedis,
 }
 
 impl Stream {
@@ -25,6 +31,9 @@ impl Stream {
             Stream::Swarm => 2,
             Stream::Link(c) => (1 << 32) | u64::from(c),
             Stream::Fault(i) => (2 << 32) | i as u64,
+            Stream::Replication => 3,
+            Stream::SwarmKind(k) => (4 << 32) | u64::from(k),
+            Stream::SwarmRedis => 5,
         }
     }
 }
@@ -34,6 +43,14 @@ pub(crate) fn stream(seed: u64, stream: Stream) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(stream.number());
     rng
+}
+
+/// A kind's stream number: its name's FNV-1a hash, so a kind's draws do
+/// not depend on its place in the registration.
+pub(crate) fn kind_number(name: &str) -> u32 {
+    name.bytes().fold(0x811c_9dc5, |h: u32, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// A random UUID in the v4 text format (`xxxxxxxx-xxxx-4xxx-yxxx-...`).

@@ -98,6 +98,7 @@ pub(crate) mod tests {
             clients,
             faults: FaultPlan::default(),
             horizon_ms: 60_000,
+            redis: Default::default(),
         }
     }
 
@@ -404,7 +405,7 @@ pub(crate) mod tests {
             small(),
             small(),
             prop_oneof![9 => 0.0f64..=1.0, 1 => -1.0f64..2.0],
-            0..8u8,
+            0..12u8,
         )
             .prop_map(|(client, at_ms, d, lo, extra, probability, kind)| {
                 let hi = lo.wrapping_add(extra);
@@ -445,6 +446,27 @@ pub(crate) mod tests {
                         max_ms: hi,
                     }),
                     6 => Fault::RedisRestart(crate::fault::RedisRestart { at_ms }),
+                    8 => Fault::ClockSkew(crate::fault::ClockSkew {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                        skew_ms: (lo as i64).wrapping_sub(hi as i64),
+                    }),
+                    10 => Fault::Failover(crate::fault::Failover {
+                        at_ms,
+                        duration_ms: d,
+                        replica: (lo % 4 == 0).then_some(hi as u32),
+                    }),
+                    11 => Fault::ReplicationDrop(crate::fault::ReplicationDrop {
+                        at_ms,
+                        duration_ms: d,
+                    }),
+                    9 => Fault::ClockDrift(crate::fault::ClockDrift {
+                        client,
+                        at_ms,
+                        duration_ms: d,
+                        drift_ppm: (lo as i64).wrapping_mul(1_000).wrapping_sub(hi as i64),
+                    }),
                     _ => Fault::RedisPause(crate::fault::RedisPause {
                         at_ms,
                         duration_ms: d,
@@ -479,6 +501,7 @@ pub(crate) mod tests {
             s.latency = LatencyRange { min_ms: lo, max_ms: lo.wrapping_add(extra) };
             s.faults = FaultPlan(faults);
             s.horizon_ms = horizon;
+            s.redis.replicas = (seed % 3) as u32;
             match run(&s) {
                 Ok(r) if r.violations.iter().any(|v| v.events.iter().any(|&e| e >= r.history.len())) => {
                     proptest::prop_assert!(false, "a violation cites a record that does not exist: {:?}", r.violations);

@@ -37,6 +37,8 @@ pub(crate) struct KeyView {
 pub(crate) struct Server {
     clock: ManualClock,
     engine: Engine,
+    /// How many replicas the primary streams its writes to.
+    replicas: usize,
     /// Bumped by every restart; messages sent to an older generation find
     /// their connection gone.
     pub(crate) generation: u32,
@@ -51,12 +53,14 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub(crate) fn new() -> Server {
+    pub(crate) fn new(replicas: usize) -> Server {
         let clock = ManualClock::new(EPOCH_MS);
-        let engine = Engine::new(Arc::new(clock.clone()));
+        let mut engine = Engine::new(Arc::new(clock.clone()));
+        engine.set_replicas(replicas);
         Server {
             clock,
             engine,
+            replicas,
             generation: 0,
             connections: 0,
             offset_ms: 0,
@@ -143,11 +147,43 @@ impl Server {
     /// Restart without persistence: a fresh engine, every key and
     /// connection lost.
     pub(crate) fn restart(&mut self) {
-        self.engine = Engine::new(Arc::new(self.clock.clone()));
+        let mut fresh = self.new_engine();
+        fresh.set_replicas(self.replicas);
+        self.replace(fresh);
+    }
+
+    /// An empty engine on Redis's clock.
+    pub(crate) fn new_engine(&self) -> Engine {
+        Engine::new(Arc::new(self.clock.clone()))
+    }
+
+    /// `engine` takes the primary's place (a restart, a failover): every
+    /// connection is lost and clients reconnect to it. Returns the old one.
+    pub(crate) fn replace(&mut self, engine: Engine) -> Engine {
         self.generation += 1;
         self.connections += 1;
         self.conns.clear();
         self.owners.clear();
+        std::mem::replace(&mut self.engine, engine)
+    }
+
+    /// The primary's writes since the last call, for its replicas.
+    pub(crate) fn take_writes(&mut self) -> Vec<fake_redis::Write> {
+        if self.replicas == 0 {
+            return Vec::new();
+        }
+        self.engine.take_writes()
+    }
+
+    /// The primary's state as a full resync sends it, at `now`.
+    pub(crate) fn full_sync(&self, now: SimTime) -> Vec<fake_redis::Write> {
+        self.set_time(now);
+        self.engine.full_sync()
+    }
+
+    /// The primary's engine (to promote a replica in its place).
+    pub(crate) fn primary_mut(&mut self) -> &mut Engine {
+        &mut self.engine
     }
 
     /// The lock key as Redis holds it at `now`, read without side effects

@@ -33,6 +33,32 @@ pub struct SimSpec {
     /// stopped renews for ever, so every run has an end.
     #[serde(default = "default_horizon_ms")]
     pub horizon_ms: u64,
+    /// Redis's deployment: a primary alone (the default) or with replicas.
+    #[serde(default, skip_serializing_if = "RedisSpec::is_default")]
+    pub redis: RedisSpec,
+}
+
+/// Redis's deployment (`[sim.redis]`): the primary the clients talk to and
+/// its replicas, which receive its writes asynchronously, each write
+/// after a lag drawn from `replication_lag`. A `failover` promotes one.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisSpec {
+    /// How many replicas the primary has.
+    #[serde(default)]
+    pub replicas: u32,
+    /// How long a write takes to reach a replica, in ms (drawn per write
+    /// and replica; writes arrive in order).
+    #[serde(default)]
+    pub replication_lag: LatencyRange,
+}
+
+impl RedisSpec {
+    /// A primary alone, with the default lag: left out when a spec is
+    /// written.
+    pub fn is_default(&self) -> bool {
+        *self == RedisSpec::default()
+    }
 }
 
 fn default_watchdog_ms() -> u64 {

@@ -64,6 +64,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 (None, ServerCause::Expiry) => format!("{lock} free (expired)"),
                 (None, ServerCause::Restart) => format!("{lock} free (restart)"),
                 (None, ServerCause::Deleted) => format!("{lock} free (deleted)"),
+                (None, ServerCause::Failover) => format!("{lock} free (failover)"),
                 (None, ServerCause::Command { by, purpose }) => {
                     let what = match purpose {
                         Purpose::Acquire => "acquire",

@@ -79,10 +79,40 @@ pub fn validate_spec(spec: &SimSpec) -> Result<(), SimError> {
             format!("at most {MAX_FAULTS} faults, got {}", spec.faults.0.len()),
         );
     }
+    redis(spec)?;
     for (i, f) in spec.faults.0.iter().enumerate() {
-        fault(f, &format!("faults[{i}]"), spec.horizon_ms, &names)?;
+        let path = format!("faults[{i}]");
+        fault(f, &path, spec.horizon_ms, &names)?;
+        f.kind()
+            .check_plan(i, spec)
+            .map_err(|(field, reason)| SimError::Invalid {
+                field: format!("{path}.{field}"),
+                reason,
+            })?;
     }
     Ok(())
+}
+
+/// The most replicas Redis may have.
+pub const MAX_REPLICAS: u32 = 16;
+
+fn redis(spec: &SimSpec) -> Result<(), SimError> {
+    let r = &spec.redis;
+    if r.replicas > MAX_REPLICAS {
+        return invalid(
+            "redis.replicas",
+            format!("at most {MAX_REPLICAS} replicas, got {}", r.replicas),
+        );
+    }
+    crate::fault::range(
+        "redis.replication_lag",
+        r.replication_lag.min_ms,
+        r.replication_lag.max_ms,
+    )
+    .map_err(|(field, reason)| SimError::Invalid {
+        field: field.to_owned(),
+        reason,
+    })
 }
 
 fn clients(spec: &SimSpec) -> Result<(), SimError> {

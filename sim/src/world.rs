@@ -88,6 +88,8 @@ pub(crate) enum Ev {
         c: u32,
         life: u32,
         timer: TimerId,
+        /// The clock version it was armed under (a rate change re-arms).
+        version: u32,
         late: bool,
     },
     AtClient {
@@ -103,6 +105,12 @@ pub(crate) enum Ev {
     },
     FaultBegin(usize),
     FaultEnd(usize),
+    /// The next write on its way to a replica arrives (ignored if the
+    /// primary failed since it was sent: `epoch`).
+    Replicate {
+        replica: u32,
+        epoch: u32,
+    },
     Crash(usize),
     Restart(usize),
     Observe {
@@ -125,6 +133,8 @@ pub(crate) struct World<'s> {
     pub(crate) queue: crate::queue::EventQueue<Ev>,
     pub(crate) procs: Vec<Process>,
     pub(crate) server: Server,
+    /// The primary's replicas (none unless the spec asks).
+    pub(crate) replicas: crate::replication::Replicas,
     pub(crate) net: Network,
     pub(crate) fault_rngs: Vec<ChaCha8Rng>,
     /// Which client fault windows cover now.
@@ -151,12 +161,14 @@ pub(crate) struct World<'s> {
 
 impl<'s> World<'s> {
     pub(crate) fn new(spec: &'s SimSpec) -> Result<World<'s>, SimError> {
+        let server = Server::new(spec.redis.replicas as usize);
         let mut world = World {
             spec,
             now: SimTime::ZERO,
             queue: crate::queue::EventQueue::new(),
             procs: Vec::with_capacity(spec.clients.len()),
-            server: Server::new(),
+            replicas: crate::replication::Replicas::new(spec, &server),
+            server,
             net: Network::new(spec.seed, spec.latency, spec.clients.len()),
             fault_rngs: (0..spec.faults.0.len())
                 .map(|i| rng::stream(spec.seed, Stream::Fault(i)))
@@ -211,6 +223,7 @@ impl<'s> World<'s> {
                 machine: LockClient::new(uuid.clone(), config),
                 threads,
                 timers: Default::default(),
+                clock: crate::clock::LocalClock::new(crate::clock::epoch_of(spec, &cs.name)),
                 renewals: BTreeMap::new(),
                 paused: 0,
                 deferred: Vec::new(),
@@ -244,10 +257,6 @@ impl<'s> World<'s> {
 
     pub(crate) fn record(&mut self, kind: RecordKind) {
         self.records.push(Record { at: self.now, kind });
-    }
-
-    pub(crate) fn now_ms(&self) -> lockcore::Millis {
-        lockcore::Millis(self.now.as_ms())
     }
 
     /// Runs every event up to the horizon and returns the history and the
@@ -330,6 +339,7 @@ impl<'s> World<'s> {
             } => self.at_server(c, life, generation, msg),
             Ev::FaultBegin(i) => self.fault(i, Phase::Begin),
             Ev::FaultEnd(i) => self.fault(i, Phase::End),
+            Ev::Replicate { replica, epoch } => self.replica_receives(replica, epoch),
             Ev::Crash(i) => self.crash(i),
             Ev::Restart(i) => self.restart(i),
             Ev::Observe { lock, generation } => {
@@ -553,6 +563,8 @@ impl World<'_> {
 
     pub(crate) fn restart_redis(&mut self) {
         self.server.restart();
+        // Its replicas resync from it: they lose every key too.
+        self.resync_replicas();
         self.watch.clear();
         self.redis_waiting.clear();
         let locks: Vec<LockName> = self.seen.keys().cloned().collect();

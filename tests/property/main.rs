@@ -137,13 +137,43 @@ fn fault() -> impl Strategy<Value = Fault> {
                 at_ms,
                 jump_ms
             })),
-        (at, dur, any::<bool>()).prop_map(|(at_ms, duration_ms, keep_data)| {
+        (at.clone(), dur.clone(), any::<bool>()).prop_map(|(at_ms, duration_ms, keep_data)| {
             Fault::RedisDown(sim::faults::RedisDown {
                 at_ms,
                 duration_ms,
                 keep_data,
             })
         }),
+        (at.clone(), 1u64..5_000, any::<bool>()).prop_map(|(at_ms, duration_ms, failover)| {
+            if failover {
+                Fault::Failover(sim::faults::Failover {
+                    at_ms,
+                    duration_ms,
+                    replica: None,
+                })
+            } else {
+                Fault::ReplicationDrop(sim::faults::ReplicationDrop { at_ms, duration_ms })
+            }
+        }),
+        (client(), at, dur, -40_000i64..40_000, any::<bool>())
+            .prop_filter("the clock moves", |(.., off, _)| *off != 0)
+            .prop_map(|(client, at_ms, duration_ms, off, skew)| if skew {
+                Fault::ClockSkew(sim::faults::ClockSkew {
+                    client,
+                    at_ms,
+                    duration_ms,
+                    skew_ms: off,
+                })
+            } else {
+                // -40 000..40 000 scaled to -900 000..900 000 ppm.
+                let drift_ppm = off * 45 / 2;
+                Fault::ClockDrift(sim::faults::ClockDrift {
+                    client,
+                    at_ms,
+                    duration_ms,
+                    drift_ppm,
+                })
+            }),
     ]
 }
 
@@ -161,9 +191,55 @@ fn spec(profile: Release) -> impl Strategy<Value = SimSpec> {
             .max()
             .unwrap_or(0);
         spec.horizon_ms = spec.horizon_ms.max(last_restart + 1);
-        spec.faults = FaultPlan(faults);
+        spec.faults = FaultPlan(replicated(&mut spec, faults));
         spec
     })
+}
+
+/// A scenario of the every-kind swarm (`sim::SwarmKinds::All`): each fault
+/// kind, the newest included, drawn from its own stream of the seed.
+fn swarm(profile: Release) -> impl Strategy<Value = SimSpec> {
+    (0u64..100_000)
+        .no_shrink()
+        .prop_map(move |seed| sim::generate_with(seed, Some(profile), sim::SwarmKinds::All))
+}
+
+/// A generated scenario with a random plan, or one of the every-kind
+/// swarm, under `profile`.
+fn any_spec(profile: Release) -> impl Strategy<Value = SimSpec> {
+    prop_oneof![spec(profile), swarm(profile)]
+}
+
+/// `make`'s scenarios under each profile in turn.
+fn every_profile<S>(make: impl Fn(Release) -> S) -> impl Strategy<Value = SimSpec>
+where
+    S: Strategy<Value = SimSpec> + 'static,
+{
+    prop::strategy::Union::new(Release::ERAS.map(|p| make(p).boxed()))
+}
+
+/// `faults` as a spec with replicas can run them: Redis gets one or two
+/// replicas when the plan fails over or stalls replication, a failover
+/// that overlaps an earlier one is left out, and the horizon lets every
+/// window end.
+fn replicated(spec: &mut SimSpec, faults: Vec<Fault>) -> Vec<Fault> {
+    let mut kept: Vec<Fault> = Vec::new();
+    for f in faults {
+        let overlaps = |k: &Fault| {
+            matches!(k, Fault::Failover(_))
+                && k.at_ms() < f.end_ms().unwrap_or(0)
+                && f.at_ms() < k.end_ms().unwrap_or(0)
+        };
+        if matches!(f, Fault::Failover(_)) && kept.iter().any(overlaps) {
+            continue;
+        }
+        if matches!(f, Fault::Failover(_) | Fault::ReplicationDrop(_)) {
+            spec.redis.replicas = 1 + (spec.seed % 2) as u32;
+            spec.horizon_ms = spec.horizon_ms.max(f.end_ms().unwrap_or(0) + 1);
+        }
+        kept.push(f);
+    }
+    kept
 }
 
 fn run(spec: &SimSpec) -> Result<Run, TestCaseError> {
@@ -198,12 +274,14 @@ proptest! {
     /// the deployment, not of the algorithm (regression seed 449 keeps
     /// that limitation on record).
     #[test]
-    fn fenced_never_accepts_a_stale_write(spec in spec(Release::FENCED)) {
+    fn fenced_never_accepts_a_stale_write(spec in any_spec(Release::FENCED)) {
         let mut spec = spec;
         spec.faults.0.retain(|f| {
             !matches!(
                 f,
-                Fault::RedisRestart(_) | Fault::RedisDown(sim::faults::RedisDown { keep_data: false, .. })
+                Fault::RedisRestart(_)
+                    | Fault::RedisDown(sim::faults::RedisDown { keep_data: false, .. })
+                    | Fault::Failover(_)
             )
         });
         let run = run(&spec)?;
@@ -219,9 +297,9 @@ proptest! {
     #[test]
     fn no_renewal_after_unlock_in_fixed_profiles(
         spec in prop_oneof![
-            spec(Release::REDISSON),
-            spec(Release::BATCHED),
-            spec(Release::FENCED),
+            any_spec(Release::REDISSON),
+            any_spec(Release::BATCHED),
+            any_spec(Release::FENCED),
         ]
     ) {
         let run = run(&spec)?;
@@ -235,16 +313,23 @@ proptest! {
     /// process renews it, so the key must expire.
     #[test]
     fn a_crashed_holder_always_releases(
-        spec in prop_oneof![
-            spec(Release::LEGACY),
-            spec(Release::REDISSON),
-            spec(Release::BATCHED),
-            spec(Release::FENCED),
-        ]
+        spec in every_profile(any_spec)
     ) {
         let run = run(&spec)?;
         if let Some(v) = broken(&run, Invariant::ReleaseAfterCrash) {
             prop_assert!(false, "release after crash broken under {}:\n{v}", spec.profile);
         }
+    }
+
+    /// Runs over plans of every kind (the every-kind swarm) never panic
+    /// and are deterministic: the same spec run twice gives the same
+    /// history, byte for byte (its hash).
+    #[test]
+    fn every_kind_runs_are_deterministic(
+        spec in every_profile(swarm)
+    ) {
+        let a = run(&spec)?;
+        let b = run(&spec)?;
+        prop_assert_eq!(a.history.hash(), b.history.hash());
     }
 }

@@ -83,6 +83,14 @@ timeline_tests! {
         "REDISSON.md §4: Redis's clock jumps 26 s forward; the key expires at once, B takes over while A works (fenced: lease-lost).";
     redis_down => "redis-down",
         "REDISSON.md §4: Redis down for 4 s; the refused renewal stops redisson's watchdog for good; batched and fenced renew once it is back.";
+    clock_skew => "clock-skew",
+        "REDISSON.md §4: B's wall clock set 15 s ahead during tryLock(20 s); woken by A's unlock at 10 s, B counts 24 s waited and returns false on a free lock.";
+    clock_drift_fast => "clock-drift-fast",
+        "REDISSON.md §4: B's clock at twice true speed; its tryLock(10 s) gives up after 5 true seconds, before A's unlock at 8 s.";
+    failover_loses_lock => "failover-loses-lock",
+        "REDISSON.md §4: replication stalls, the primary fails and the replica that never got A's key is promoted; B acquires at once while A works (fenced: the counter is lost too, token 1 is given twice).";
+    clock_drift_slow => "clock-drift-slow",
+        "REDISSON.md §4: A's clock at a quarter of true speed; the watchdog's renewal (1 s of A's clock) goes out at 4 s, after the 3 s key expired; B takes over while A works (fenced: A's late write rejected).";
 }
 
 /// Every built-in scenario gives, under every profile, exactly what its

@@ -118,6 +118,29 @@ pub struct ExploreArgs {
     /// whatever the number.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Which fault kinds the plans draw.
+    #[arg(long, value_enum, default_value_t = Kinds::Classic)]
+    pub kinds: Kinds,
+}
+
+/// Which fault kinds explored plans draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Kinds {
+    /// The first eight kinds, as explore always drew them (explored seeds
+    /// and the regression corpus keep their plans).
+    Classic,
+    /// Every kind, each from a random stream of its own.
+    All,
+}
+
+impl Kinds {
+    /// sim's name for it.
+    pub fn swarm(self) -> sim::SwarmKinds {
+        match self {
+            Kinds::Classic => sim::SwarmKinds::Classic,
+            Kinds::All => sim::SwarmKinds::All,
+        }
+    }
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {
@@ -152,6 +175,9 @@ pub struct ReplayArgs {
     /// Switches toggled on the release.
     #[command(flatten)]
     pub toggles: Toggles,
+    /// The fault kinds it was explored with.
+    #[arg(long, value_enum, default_value_t = Kinds::Classic)]
+    pub kinds: Kinds,
     /// Print one JSON object instead of the timeline.
     #[arg(long)]
     pub json: bool,
@@ -334,6 +360,7 @@ mod tests {
                 save: None,
                 shard: None,
                 threads: 0,
+                kinds: Kinds::Classic,
             })
         );
         let cli = parse(&[
@@ -367,9 +394,15 @@ mod tests {
                 seed: 17,
                 profile: Some(Release::LEGACY),
                 toggles: Toggles::default(),
+                kinds: Kinds::Classic,
                 json: false,
             })
         );
+        let cli = parse(&["replay", "17", "--kinds", "all"]).unwrap();
+        let Command::Replay(a) = cli.command else {
+            panic!("not replay")
+        };
+        assert_eq!(a.kinds, Kinds::All);
         let cli = parse(&["report", "--out", "/tmp/r"]).unwrap();
         assert_eq!(
             cli.command,

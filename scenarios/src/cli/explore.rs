@@ -24,8 +24,8 @@ use sim::Invariant;
 use crate::cli::args::DEFAULT_SHRINK;
 use crate::cli::{Exit, ExploreArgs, PlanFormat};
 use crate::{
-    Exploration, Finding, InputError, SeedRange, SweepEvent, explored_spec, plan_json, shrink_as,
-    shrunk_scenario,
+    Exploration, Finding, InputError, SeedRange, SweepEvent, explored_spec_with, kinds_flag,
+    plan_json, shrink_as, shrunk_scenario,
 };
 
 /// How many runs one shrink may take.
@@ -50,9 +50,13 @@ pub(super) fn explore(
         std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, &e))?;
     }
     let runs = u128::from(range.count()) * profiles(profile).len() as u128;
+    let every_kind = match args.kinds.swarm() {
+        sim::SwarmKinds::Classic => "",
+        sim::SwarmKinds::All => " with every fault kind",
+    };
     let _ = writeln!(
         out,
-        "exploring seeds {range} under {}: {runs} runs; each violating run as it is found:",
+        "exploring seeds {range} under {}{every_kind}: {runs} runs; each violating run as it is found:",
         profile_label(profile)
     );
     let bar = progress_bar(range.count());
@@ -62,26 +66,35 @@ pub(super) fn explore(
         .num_threads(args.threads)
         .build()
         .map_err(|e| InputError::Threads(e.to_string()))?;
-    let found = crate::explore_on(&pool, range, profile, interrupt, |event| match event {
-        SweepEvent::Found(f) => {
-            let line = bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
-            if let (Err(e), None) = (line, &closed) {
-                // Nobody reads the findings any more (`locksim explore |
-                // head`): stop, rather than sweep on for hours for nothing.
-                interrupt.store(true, Ordering::SeqCst);
-                closed = Some(e);
+    let kinds = args.kinds.swarm();
+    let found = crate::explore_kinds_on(
+        &pool,
+        range,
+        profile,
+        kinds,
+        interrupt,
+        |event| match event {
+            SweepEvent::Found(f) => {
+                let line =
+                    bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
+                if let (Err(e), None) = (line, &closed) {
+                    // Nobody reads the findings any more (`locksim explore |
+                    // head`): stop, rather than sweep on for hours for nothing.
+                    interrupt.store(true, Ordering::SeqCst);
+                    closed = Some(e);
+                }
+                picks.offer(f);
             }
-            picks.offer(f);
-        }
-        SweepEvent::Failed {
-            seed,
-            profile,
-            reason,
-        } => bar.suspend(|| {
-            let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
-        }),
-        SweepEvent::SeedDone(_) => bar.inc(1),
-    });
+            SweepEvent::Failed {
+                seed,
+                profile,
+                reason,
+            } => bar.suspend(|| {
+                let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
+            }),
+            SweepEvent::SeedDone(_) => bar.inc(1),
+        },
+    );
     bar.finish_and_clear();
     if let Some(e) = closed {
         let last = found.next.saturating_sub(1);
@@ -91,7 +104,7 @@ pub(super) fn explore(
         );
         return Ok(Exit::Interrupted);
     }
-    summary(&found, profile, out);
+    summary(&found, profile, every_kind, out);
 
     if let Some(rest) = found.rest() {
         if !picks.picked.is_empty() {
@@ -158,7 +171,7 @@ fn progress_bar(seeds: u64) -> ProgressBar {
 
 /// The seeds covered, the run counts, and one row per broken invariant
 /// with a column per explored profile, so the profiles can be compared.
-fn summary(found: &Exploration, profile: Option<Release>, out: &mut dyn Write) {
+fn summary(found: &Exploration, profile: Option<Release>, kinds: &str, out: &mut dyn Write) {
     let covered = if !found.interrupted() {
         format!("explored seeds {}", found.range)
     } else if found.next == found.range.from() {
@@ -177,7 +190,7 @@ fn summary(found: &Exploration, profile: Option<Release>, out: &mut dyn Write) {
     };
     let _ = writeln!(
         out,
-        "{covered} under {}: {} runs, {} with violations{failed}",
+        "{covered} under {}{kinds}: {} runs, {} with violations{failed}",
         profile_label(profile),
         found.runs,
         found.violating
@@ -271,7 +284,7 @@ impl Picks {
 /// Shrinks one violation, prints the plan and saves it if asked.
 fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<(), InputError> {
     let (inv, profile) = (pick.invariant, pick.profile);
-    let spec = explored_spec(pick.seed, Some(profile));
+    let spec = explored_spec_with(pick.seed, Some(profile), args.kinds.swarm());
     let cause = pick.defect.then_some("defect");
     let shrunk = shrink_as(&spec, inv, cause, SHRINK_BUDGET);
     let _ = writeln!(
@@ -326,6 +339,7 @@ fn resume_command(args: &ExploreArgs, profile: Option<Release>, rest: SeedRange)
     if args.format == PlanFormat::Json {
         cmd.push_str(" --format json");
     }
+    cmd.push_str(kinds_flag(args.kinds.swarm()));
     if let Some(dir) = &args.save {
         cmd.push_str(&format!(
             " --save {}",
@@ -586,6 +600,8 @@ mod tests {
             "json",
             "--save",
             "my plans/it's",
+            "--kinds",
+            "all",
         ])
         .unwrap();
         let crate::cli::Command::Explore(args) = cli.command else {
@@ -593,7 +609,7 @@ mod tests {
         };
         assert_eq!(
             resume_command(&args, args.profile, SeedRange::new(20, 30).unwrap()),
-            r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --save 'my plans/it'\''s'"
+            r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --kinds all --save 'my plans/it'\''s'"
         );
     }
 

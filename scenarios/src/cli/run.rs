@@ -25,7 +25,8 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> Result<Exit, InputErro
 
 /// Reruns one explored seed. An explored run is expected to be safe.
 pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
-    let spec = crate::explored_spec(args.seed, args.toggles.apply(args.profile)?);
+    let kinds = args.kinds.swarm();
+    let spec = crate::explored_spec_with(args.seed, args.toggles.apply(args.profile)?, kinds);
     let scenario = Scenario {
         name: format!("explored-{}", args.seed),
         description:
@@ -37,7 +38,11 @@ pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, Inp
         history: None,
     };
     let trial = Trial::run(&scenario, None, None)?;
-    print(&trial, &scenario, Rerun::Replay, args.json, out);
+    let rerun = match kinds {
+        sim::SwarmKinds::Classic => Rerun::Replay,
+        sim::SwarmKinds::All => Rerun::ReplayEveryKind,
+    };
+    print(&trial, &scenario, rerun, args.json, out);
     Ok(if trial.as_expected() {
         Exit::AsExpected
     } else {

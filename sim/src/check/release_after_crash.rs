@@ -13,13 +13,14 @@ use crate::{History, Invariant, SimTime, Violation};
 type ProcKey<'h> = (&'h str, u32);
 
 /// For each crash of a process that Redis names as a lock's holder: the
-/// key's last refresh happened no later than the last successful acquire
-/// or renewal the process saw, or one message delay after an acquire or
-/// renewal it sent without seeing the reply. The lock must be free (or
-/// held by someone else) on Redis by that instant plus the lease plus one
-/// message delay (plus any Redis pause, which delays commands). A lock
-/// still held past that bound, or never freed before the end, is a
-/// violation.
+/// key's expiry in force is the one the process's last refresh set (see
+/// [`Refresh`]: each refresh sets the expiry to its own lease, so a later
+/// acquire with a short lease shortens it and a re-entrant unlock re-arms
+/// it), bounded from when Redis ran it at the latest; refreshes still out
+/// at the crash may land one message delay after it. The lock must be
+/// free (or held by someone else) on Redis by that expiry plus one message
+/// delay (plus any Redis pause, which delays commands). A lock still held
+/// past that bound, or never freed before the end, is a violation.
 ///
 /// One pass keeps, per process and lock, what the crash needs; the Redis
 /// pauses that push a deadline are a prefix of them in time order, found
@@ -54,7 +55,10 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                     let Some(refresh) = state.refresh.get(&(key, lock)) else {
                         continue;
                     };
-                    let Some((base, lease_ms, evidence)) = refresh.last(crash, delay) else {
+                    let watchdog = state.watchdog.get(&key).copied();
+                    let Some((base, lease_ms, evidence)) =
+                        refresh.last(crash, delay, watchdog, work)
+                    else {
                         continue;
                     };
                     waiting_on.entry(lock).or_default().push(pending.len());
@@ -78,7 +82,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                 let delay = fault.kind().free_delay_ms().unwrap_or(0);
                 pauses.push((fault.at_ms(), delay));
             }
-            kind => state.client_record(kind, i, r.at, delay),
+            kind => state.client_record(kind, i, r.at),
         }
     }
     let pauses = Pauses::new(pauses);
@@ -99,6 +103,8 @@ struct State<'h> {
     held: BTreeMap<ProcKey<'h>, BTreeSet<(usize, &'h LockName)>>,
     /// Per process and lock, its refreshes so far.
     refresh: BTreeMap<(ProcKey<'h>, &'h LockName), Refresh>,
+    /// Per process, its watchdog timeout (from a hold that used it).
+    watchdog: BTreeMap<ProcKey<'h>, u64>,
 }
 
 impl<'h> State<'h> {
@@ -132,43 +138,48 @@ impl<'h> State<'h> {
         self.refresh.entry(key).or_default()
     }
 
-    /// Acquires, renewals and calls that refresh a process's key.
-    fn client_record(&mut self, kind: &'h RecordKind, i: usize, at: SimTime, delay: u64) {
+    /// Acquires, renewals and unlocks that set a process's key expiry.
+    fn client_record(&mut self, kind: &'h RecordKind, i: usize, at: SimTime) {
         match kind {
             RecordKind::Hold {
                 who,
-                lock,
                 lease_ms,
+                watchdog: true,
                 ..
-            } => self.entry(who, lock).lease(*lease_ms),
-            RecordKind::Call {
+            } => {
+                self.watchdog
+                    .insert((who.client.as_str(), who.life), *lease_ms);
+            }
+            RecordKind::Call { who, lock, call } => self.entry(who, lock).call(who.thread, call, i),
+            RecordKind::Return {
                 who,
                 lock,
-                call: Call::Lock { lease } | Call::TryLock { lease, .. },
-            } => {
-                let r = self.entry(who, lock);
-                if let Some(lease) = lease {
-                    r.lease(lease.0);
-                }
-                r.waiting.insert(who.thread, i);
-            }
-            RecordKind::Return {
-                who, lock, outcome, ..
-            } => {
-                let r = self.entry(who, lock);
-                r.waiting.remove(&who.thread);
-                if matches!(outcome, Outcome::Acquired { .. }) {
-                    r.later(at, i);
-                }
-            }
+                call,
+                outcome,
+            } => self
+                .entry(who, lock)
+                .returned(who.thread, call, outcome, at, i),
             RecordKind::RenewReply {
                 process,
                 lock,
+                request,
                 reply,
+            } => {
+                let r = self.refresh_of(process, lock);
+                r.renewals.remove(request);
+                if reply == "1" {
+                    r.set(at, None, i);
+                }
+            }
+            RecordKind::RenewSent {
+                process,
+                lock,
+                request,
                 ..
-            } if reply == "1" => self.refresh_of(process, lock).later(at, i),
-            RecordKind::RenewSent { process, lock, .. } => {
-                self.refresh_of(process, lock).later(at.plus_ms(delay), i)
+            } => {
+                self.refresh_of(process, lock)
+                    .renewals
+                    .insert(*request, (at, i));
             }
             _ => {}
         }
@@ -180,41 +191,136 @@ impl<'h> State<'h> {
     }
 }
 
-/// When Redis last refreshed one process's key at the latest, the longest
-/// lease it may have set, and the acquires still waiting.
+/// What sets one process's key expiry. Every command that refreshes the
+/// key sets it to its own lease from when it runs (`PEXPIRE`), so the
+/// expiry in force is the last refresh's, not the longest lease ever
+/// asked: an acquire (with its lease), a renewal that replied 1 (the
+/// watchdog timeout), and a re-entrant unlock that counted down (it
+/// re-arms the key with the lease of the thread's hold in force, as
+/// Redisson's `internalLockLeaseTime`). Commands whose outcome is unknown
+/// (in flight at the crash, or failed) may have run later, so they can
+/// only push the bound out.
 #[derive(Default)]
 struct Refresh {
-    lease_ms: Option<u64>,
-    base: Option<(SimTime, usize)>,
-    /// Threads inside an acquire, with the call's record.
-    waiting: BTreeMap<u64, usize>,
+    /// The last refresh whose reply came: when, its lease (`None`: the
+    /// watchdog timeout) and its record.
+    last: Option<Candidate>,
+    /// Among refreshes that may have run (failed calls): the one with a
+    /// lease that ends latest, and the latest with the watchdog timeout.
+    maybe_lease: Option<Candidate>,
+    maybe_watchdog: Option<Candidate>,
+    /// Renewals sent and not answered: request -> (sent at, record).
+    renewals: BTreeMap<u64, (SimTime, usize)>,
+    /// Threads inside an acquire: thread -> (lease asked, call record).
+    waiting: BTreeMap<u64, (Option<u64>, usize)>,
+    /// Threads inside an unlock: thread -> call record.
+    unlocking: BTreeMap<u64, usize>,
+    /// Per thread, the lease of its hold in force.
+    hold_lease: BTreeMap<u64, Option<u64>>,
 }
 
+/// A refresh: when Redis ran it at the latest, its lease (`None`: the
+/// watchdog timeout) and the record that shows it.
+type Candidate = (SimTime, Option<u64>, usize);
+
 impl Refresh {
-    fn lease(&mut self, ms: u64) {
-        self.lease_ms = Some(self.lease_ms.unwrap_or(0).max(ms));
+    fn set(&mut self, at: SimTime, lease: Option<u64>, i: usize) {
+        self.last = Some((at, lease, i));
     }
 
-    fn later(&mut self, at: SimTime, i: usize) {
-        if self.base.is_none_or(|(b, _)| at >= b) {
-            self.base = Some((at, i));
+    fn call(&mut self, thread: u64, call: &Call, i: usize) {
+        match call {
+            Call::Lock { lease } | Call::TryLock { lease, .. } => {
+                self.waiting.insert(thread, (lease.map(|l| l.0), i));
+            }
+            Call::Unlock => {
+                self.unlocking.insert(thread, i);
+            }
+            _ => {}
         }
     }
 
-    /// At a crash: a refresh is an acquire that returned, a renewal that
-    /// replied 1, a renewal in flight (it lands within one delay), or an
-    /// acquire still waiting at the crash (it may land up to one delay
-    /// after). The base, the lease and the record that shows it.
-    fn last(&self, crash: SimTime, delay: u64) -> Option<(SimTime, u64, usize)> {
-        let mut base = self.base;
-        if let Some(&w) = self.waiting.values().next() {
-            let at = crash.plus_ms(delay);
-            if base.is_none_or(|(b, _)| at >= b) {
-                base = Some((at, w));
+    fn returned(&mut self, thread: u64, call: &Call, outcome: &Outcome, at: SimTime, i: usize) {
+        match call {
+            Call::Lock { .. } | Call::TryLock { .. } => {
+                let Some((lease, _)) = self.waiting.remove(&thread) else {
+                    return;
+                };
+                match outcome {
+                    Outcome::Acquired { .. } => {
+                        self.hold_lease.insert(thread, lease);
+                        self.set(at, lease, i);
+                    }
+                    Outcome::Error { .. } => self.maybe((at, lease, i)),
+                    _ => {}
+                }
+            }
+            Call::Unlock => {
+                self.unlocking.remove(&thread);
+                let lease = self.hold_lease.get(&thread).copied().flatten();
+                match outcome {
+                    Outcome::Unlocked { released: false } => self.set(at, lease, i),
+                    Outcome::Error { .. } => self.maybe((at, lease, i)),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A refresh that may have run; the one that ends latest counts.
+    fn maybe(&mut self, c: Candidate) {
+        let end = |(at, lease, _): Candidate| at.plus_ms(lease.unwrap_or(0));
+        let slot = match c.1 {
+            Some(_) => &mut self.maybe_lease,
+            None => &mut self.maybe_watchdog,
+        };
+        if slot.is_none_or(|old| end(c) >= end(old)) {
+            *slot = Some(c);
+        }
+    }
+
+    /// At a crash: the refresh that ends latest among the last one that
+    /// replied, those that may have run, renewals in flight (they land
+    /// within one delay of being sent), and acquires and unlocks still
+    /// out (they may land up to one delay after the crash). Its base, its
+    /// lease and its record; `None` when nothing refreshed the key or a
+    /// lease is the watchdog timeout of a process that never said it.
+    fn last(
+        &self,
+        crash: SimTime,
+        delay: u64,
+        watchdog: Option<u64>,
+        work: &Work,
+    ) -> Option<(SimTime, u64, usize)> {
+        let after_crash = crash.plus_ms(delay);
+        let flight = self
+            .renewals
+            .values()
+            .map(|&(at, i)| (at.plus_ms(delay), None, i));
+        let acquiring = self
+            .waiting
+            .values()
+            .map(|&(lease, i)| (after_crash, lease, i));
+        let unlocking = self.unlocking.iter().map(|(t, &i)| {
+            let lease = self.hold_lease.get(t).copied().flatten();
+            (after_crash, lease, i)
+        });
+        let mut best: Option<(SimTime, SimTime, u64, usize)> = None;
+        let maybe = self.maybe_lease.into_iter().chain(self.maybe_watchdog);
+        let all = self.last.into_iter().chain(maybe).chain(flight);
+        for (at, lease, i) in all.chain(acquiring).chain(unlocking) {
+            work.tick(1);
+            let lease = match lease {
+                Some(l) => l,
+                None => watchdog?,
+            };
+            let end = at.plus_ms(lease);
+            if best.is_none_or(|(e, ..)| end > e) {
+                best = Some((end, at, lease, i));
             }
         }
-        let (at, i) = base?;
-        Some((at, self.lease_ms?, i))
+        best.map(|(_, at, lease, i)| (at, lease, i))
     }
 }
 
@@ -361,5 +467,89 @@ mod tests {
             .at(5_000, RecordKind::Crash { process: proc("A") })
             .build();
         assert_eq!(check(&h, &Work::default()).len(), 1);
+    }
+
+    /// Issue 9, item 4: a re-entrant unlock re-arms the key with the
+    /// hold's lease. A locks twice with a 10 s lease, works 8 s, unlocks
+    /// once (the count drops to 1 and the key is re-armed until about
+    /// 18 s) and crashes at 9 s; Redis frees the key at about 18 s, as it
+    /// should. The checker took the last acquire (about 0 s) as the last
+    /// refresh and reported the key "freed only at 18 s", a false
+    /// violation.
+    #[test]
+    fn a_reentrant_unlock_re_arms_the_key() {
+        use crate::run::tests::{client, spec, thread};
+        use crate::{Fault, FaultPlan, Step, run};
+        let lease = || Step::Lock {
+            lease_ms: Some(10_000),
+        };
+        let mut s = spec(vec![client(
+            "A",
+            vec![thread(
+                0,
+                vec![
+                    lease(),
+                    lease(),
+                    Step::Work { ms: 8_000 },
+                    Step::Unlock,
+                    Step::Work { ms: 30_000 },
+                ],
+            )],
+        )]);
+        s.horizon_ms = 40_000;
+        s.faults = FaultPlan(vec![Fault::Crash(crate::fault::Crash {
+            client: "A".into(),
+            at_ms: 9_000,
+            restart_after_ms: None,
+        })]);
+        let r = run(&s).expect("valid");
+        let freed = r
+            .history
+            .records
+            .iter()
+            .find(|rec| matches!(&rec.kind, RecordKind::Server { holder: None, .. }))
+            .map(|rec| rec.at)
+            .expect("the key expires");
+        assert!(freed > SimTime::from_ms(18_000), "{}", r.history);
+        assert!(
+            check(&r.history, &Work::default()).is_empty(),
+            "{:?}\n{}",
+            check(&r.history, &Work::default()),
+            r.history
+        );
+    }
+
+    /// Issue 9, item 4: the bound follows the lease of the hold in force,
+    /// not the largest ever asked. A held with a 30 s lease, unlocked,
+    /// then took the lock again with a 1 s lease and crashed at 2 s: the
+    /// key must be free by about 3 s. Still held at 20 s is a violation
+    /// the checker missed (its bound was 30 s after the last acquire).
+    #[test]
+    fn the_bound_is_the_lease_in_force() {
+        let unlocked = Outcome::Unlocked { released: true };
+        let acquired = Outcome::Acquired { token: None };
+        let with_lease = |ms| Call::Lock {
+            lease: Some(lockcore::Millis(ms)),
+        };
+        let h = Sample::new(5)
+            .call(0, who("A", 1), with_lease(30_000))
+            .server(3, Some(who("A", 1)))
+            .ret(6, who("A", 1), with_lease(30_000), acquired.clone())
+            .hold(6, who("A", 1), 30_000, None)
+            .release(500, who("A", 1), ReleaseCause::Unlock)
+            .call(500, who("A", 1), Call::Unlock)
+            .server(503, None)
+            .ret(506, who("A", 1), Call::Unlock, unlocked)
+            .call(1_000, who("A", 1), with_lease(1_000))
+            .server(1_003, Some(who("A", 1)))
+            .ret(1_006, who("A", 1), with_lease(1_000), acquired)
+            .hold(1_006, who("A", 1), 1_000, None)
+            .at(2_000, RecordKind::Crash { process: proc("A") })
+            .release(2_000, who("A", 1), ReleaseCause::Crash)
+            .server(20_000, None)
+            .build();
+        let v = check(&h, &Work::default());
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].detail.contains("(lease 1000ms)"), "{}", v[0].detail);
     }
 }

@@ -32,7 +32,7 @@ impl Kind for ClockJump {
 
     fn check(&self, _horizon_ms: u64) -> Result<(), Invalid> {
         let day = crate::MAX_HORIZON_MS as i64;
-        if self.jump_ms == 0 || self.jump_ms.abs() > day {
+        if self.jump_ms == 0 || self.jump_ms.unsigned_abs() > day.unsigned_abs() {
             return Err((
                 "jump_ms",
                 format!(
@@ -103,6 +103,17 @@ mod tests {
             jump_ms,
         })]);
         run(&s).expect("valid")
+    }
+
+    /// `jump_ms = i64::MIN` once panicked taking its absolute value; it
+    /// is refused like any jump of more than a day.
+    #[test]
+    fn the_smallest_jump_is_refused() {
+        let jump = ClockJump {
+            at_ms: 0,
+            jump_ms: i64::MIN,
+        };
+        assert_eq!(jump.check(1).map_err(|e| e.0), Err("jump_ms"));
     }
 
     fn freed_at(r: &crate::Run) -> SimTime {

@@ -26,7 +26,23 @@ macro_rules! client_window {
     };
 }
 
+/// The `at_ms` and `end_ms` of a kind that hits Redis for a window: its
+/// fields `at_ms` and `duration_ms`.
+macro_rules! redis_window {
+    () => {
+        fn at_ms(&self) -> u64 {
+            self.at_ms
+        }
+
+        fn end_ms(&self) -> Option<u64> {
+            super::window_end(self.at_ms, self.duration_ms)
+        }
+    };
+}
+
+mod clock_drift;
 mod clock_jump;
+mod clock_skew;
 mod crash;
 mod delay;
 /// The generator of `delay-replies` (the registration names one module per kind).
@@ -39,12 +55,14 @@ mod delay_requests {
 }
 mod delete_key;
 mod drop_rate;
+mod failover;
 mod latency;
 mod partition;
 mod pause;
 mod redis_down;
 mod redis_pause;
 mod redis_restart;
+mod replication_drop;
 mod starve;
 
 use rand_chacha::ChaCha8Rng;
@@ -52,19 +70,23 @@ use serde::{Deserialize, Serialize};
 
 use crate::queue::EventQueue;
 use crate::world::{Ev, World};
-use crate::{LatencyRange, SimTime};
+use crate::{LatencyRange, SimSpec, SimTime};
 
+pub use clock_drift::ClockDrift;
 pub use clock_jump::ClockJump;
+pub use clock_skew::ClockSkew;
 pub use crash::Crash;
 pub use delay::{DelayReplies, DelayRequests};
 pub use delete_key::DeleteKey;
 pub use drop_rate::DropRate;
+pub use failover::Failover;
 pub use latency::Latency;
 pub use partition::Partition;
 pub use pause::Pause;
 pub use redis_down::RedisDown;
 pub use redis_pause::RedisPause;
 pub use redis_restart::RedisRestart;
+pub use replication_drop::ReplicationDrop;
 pub use starve::Starve;
 
 /// A list of timed faults. Order does not matter; times do.
@@ -91,6 +113,9 @@ pub(crate) enum LinkRule {
     /// Messages in this direction arrive this many ms later.
     Delay(crate::Direction, u64),
 }
+
+/// A kind's swarm generator: its own fields, drawn from `r`.
+pub(crate) type Generator = fn(&mut ChaCha8Rng, Draw) -> Fault;
 
 /// The draws the swarm makes for every fault before its kind's own.
 pub(crate) struct Draw {
@@ -129,6 +154,12 @@ pub(crate) trait Kind {
         Ok(())
     }
 
+    /// Its rules that depend on the rest of the spec (Redis's replicas,
+    /// the other faults); `i` is its place in the plan.
+    fn check_plan(&self, _i: usize, _spec: &SimSpec) -> Result<(), Invalid> {
+        Ok(())
+    }
+
     /// The timeline's words for it: `pause A 5000ms`.
     fn text(&self) -> String;
 
@@ -147,6 +178,17 @@ pub(crate) trait Kind {
     /// bounds.
     fn free_delay_ms(&self) -> Option<u64> {
         None
+    }
+
+    /// Whether it acts on Redis's replicas (the swarm gives Redis some).
+    fn needs_replicas(&self) -> bool {
+        false
+    }
+
+    /// Whether it moves its client's clock (such a client's clock starts
+    /// a day ahead, so a step back never reads below zero).
+    fn moves_clock(&self) -> bool {
+        false
     }
 
     /// Puts its events on the queue: by default the window's begin and end.
@@ -184,12 +226,12 @@ macro_rules! faults {
             }
         }
 
-        /// Each kind's generator, in registration order. The swarm draws
-        /// among the first [`SWARM_KINDS`] only, so that generated seeds
-        /// keep their plans (and the regression corpus its meaning) until
-        /// the swarm gives each kind a random stream of its own.
-        pub(crate) const GENERATORS: &[fn(&mut ChaCha8Rng, Draw) -> Fault] =
-            &[$($module::generate,)*];
+        /// Each kind's name and generator, in registration order. The
+        /// classic swarm draws among the first [`SWARM_KINDS`] from its own
+        /// stream; the every-kind swarm gives each kind a stream named
+        /// after it.
+        pub(crate) const GENERATORS: &[(&str, Generator)] =
+            &[$((stringify!($variant), $module::generate),)*];
     };
 }
 
@@ -222,6 +264,14 @@ faults! {
     RedisDown(redis_down::RedisDown),
     /// Redis's clock jumps forward or back.
     ClockJump(clock_jump::ClockJump),
+    /// A client's wall clock is set ahead or behind for a window.
+    ClockSkew(clock_skew::ClockSkew),
+    /// A client's clock (and so its timers) runs fast or slow for a window.
+    ClockDrift(clock_drift::ClockDrift),
+    /// Replication from the primary to its replicas stalls for a window.
+    ReplicationDrop(replication_drop::ReplicationDrop),
+    /// The primary fails; a replica is promoted with what it had received.
+    Failover(failover::Failover),
 }
 
 impl Fault {
@@ -261,12 +311,48 @@ impl Fault {
     }
 }
 
-/// How many kinds, in registration order, the swarm draws from.
+/// How many kinds, in registration order, the classic swarm draws from.
 pub(crate) const SWARM_KINDS: usize = 8;
 
 /// A window's `end`, saturating.
 fn window_end(at_ms: u64, duration_ms: u64) -> Option<u64> {
     Some(at_ms.saturating_add(duration_ms))
+}
+
+/// The rule for kinds that act on replicas: Redis must have some.
+pub(crate) fn needs_replicas(spec: &SimSpec, what: &str) -> Result<(), Invalid> {
+    if spec.redis.replicas == 0 {
+        return Err((
+            "fault",
+            format!("{what}, but Redis has none (give `replicas = 1` or more under `[sim.redis]`)"),
+        ));
+    }
+    Ok(())
+}
+
+/// The rule that windows of one kind (`is_kind`) must not overlap: fault
+/// `i`'s window `at_ms..end_ms` against every earlier one of its kind.
+pub(crate) fn no_overlap(
+    i: usize,
+    at_ms: u64,
+    end_ms: u64,
+    spec: &SimSpec,
+    what: &str,
+    is_kind: impl Fn(&Fault) -> bool,
+) -> Result<(), Invalid> {
+    for (j, other) in spec.faults.0.iter().enumerate().take(i) {
+        let other_end = other.end_ms().unwrap_or(other.at_ms());
+        if is_kind(other) && other.at_ms() < end_ms && at_ms < other_end {
+            return Err((
+                "at_ms",
+                format!(
+                    "overlaps {what} faults[{j}] ({}..{other_end} ms): one {what} must end before the next begins",
+                    other.at_ms()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The rule for a `min..=max` range of ms fields (delays and latencies).

@@ -5,7 +5,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Kind, window_end};
+use super::{Draw, Fault, Kind};
 use crate::world::World;
 
 /// Redis is down: every connection closes when the window opens, and
@@ -27,13 +27,7 @@ pub struct RedisDown {
 }
 
 impl Kind for RedisDown {
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-
-    fn end_ms(&self) -> Option<u64> {
-        window_end(self.at_ms, self.duration_ms)
-    }
+    redis_window!();
 
     fn text(&self) -> String {
         let data = if self.keep_data {

@@ -3,7 +3,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Kind, window_end};
+use super::{Draw, Fault, Kind};
 use crate::world::World;
 
 /// Redis stops executing commands (as `CLIENT PAUSE`); they wait, and run
@@ -18,13 +18,7 @@ pub struct RedisPause {
 }
 
 impl Kind for RedisPause {
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-
-    fn end_ms(&self) -> Option<u64> {
-        window_end(self.at_ms, self.duration_ms)
-    }
+    redis_window!();
 
     fn text(&self) -> String {
         format!("redis pause {}ms", self.duration_ms)

@@ -1,0 +1,408 @@
+//! Replication: a primary's stream of writes, replicas applying it, and
+//! `WAIT`.
+//!
+//! Redis 7 replicates a script by its effects, and an expiry as an
+//! absolute `PEXPIREAT`. This model goes one step further and replicates
+//! each written key's resulting state (its value and absolute expiry, or
+//! its deletion), in the order the primary wrote them, which is what the
+//! replica ends up with after the effects. A [`Write`] is one such state;
+//! offsets count writes, not bytes. The host (the simulator) carries the
+//! writes to the replicas with whatever lag or loss it models, applies
+//! them ([`Engine::apply`]) and reports acknowledgements ([`Engine::ack`]).
+//!
+//! `WAIT numreplicas timeout` blocks in Redis. The engine is sans-IO, so
+//! a `WAIT` that cannot answer at once produces no reply; the host calls
+//! [`Engine::release_waits`] after acknowledgements arrive or time passes
+//! and writes the replies it returns. On an engine with no replicas
+//! (`set_replicas(0)`, the default) `WAIT` answers `0` at once, where
+//! Redis would answer `0` after the timeout: nothing can ever acknowledge.
+
+use bytes::Bytes;
+
+use crate::cmd::Ctx;
+use crate::db::Entry;
+use crate::engine::{ConnId, Engine, Protocol};
+use crate::error::CmdError;
+use crate::number::parse_i64;
+use crate::value::Value;
+
+/// One change a primary made, in its replication stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    offset: u64,
+    change: Change,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Change {
+    /// Every key deleted (`FLUSHALL`, or the start of a full resync).
+    Flush,
+    /// A key's state after the write, or its deletion.
+    Key(Bytes, Option<Entry>),
+}
+
+impl Write {
+    /// The primary's replication offset once this write is applied.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The key it writes (`None` for a flush).
+    pub fn key(&self) -> Option<&[u8]> {
+        match &self.change {
+            Change::Flush => None,
+            Change::Key(k, _) => Some(k),
+        }
+    }
+}
+
+/// A `WAIT` that has not answered yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Wait {
+    conn: ConnId,
+    /// The offset of the connection's last write.
+    target: u64,
+    numreplicas: u64,
+    /// Unix ms at which it answers anyway (`None`: timeout 0, never).
+    deadline: Option<i64>,
+}
+
+/// A server's replication state.
+#[derive(Debug, Default)]
+pub(crate) struct Replication {
+    /// Whether this server is a replica (it refuses `WAIT`).
+    replica: bool,
+    /// The offset of the last write made (primary) or applied (replica).
+    offset: u64,
+    /// Writes not yet taken by the host.
+    outbox: Vec<Write>,
+    /// Per replica, the highest offset it acknowledged.
+    acks: Vec<u64>,
+    /// Per connection, the offset of its last write.
+    last_write: std::collections::BTreeMap<ConnId, u64>,
+    waits: Vec<Wait>,
+}
+
+impl Engine {
+    /// Makes this server a primary with `n` replicas: from now on its
+    /// writes are recorded for [`Engine::take_writes`], and `WAIT` counts
+    /// the replicas' acknowledgements. `0` stops recording.
+    pub fn set_replicas(&mut self, n: usize) {
+        let r = &mut self.replication;
+        r.replica = false;
+        r.acks = vec![r.offset; n];
+        r.outbox.clear();
+        self.state.db.record_writes(n > 0);
+    }
+
+    /// Makes this server a replica: it records nothing and refuses `WAIT`.
+    pub fn set_replica(&mut self) {
+        self.set_replicas(0);
+        self.replication.replica = true;
+    }
+
+    /// The offset of the last write this server made (a primary) or
+    /// applied (a replica).
+    pub fn repl_offset(&self) -> u64 {
+        self.replication.offset
+    }
+
+    /// The writes made since the last call, in order.
+    pub fn take_writes(&mut self) -> Vec<Write> {
+        self.record_touched();
+        std::mem::take(&mut self.replication.outbox)
+    }
+
+    /// A full resync: a flush, then every live key as it is now, all at
+    /// the current offset.
+    pub fn full_sync(&self) -> Vec<Write> {
+        let offset = self.replication.offset;
+        let now = self.now();
+        let flush = Write {
+            offset,
+            change: Change::Flush,
+        };
+        let keys = self.state.db.live_entries(now).map(|(k, e)| Write {
+            offset,
+            change: Change::Key(k.clone(), Some(e.clone())),
+        });
+        std::iter::once(flush).chain(keys).collect()
+    }
+
+    /// Applies a primary's write (on a replica).
+    pub fn apply(&mut self, write: &Write) {
+        match &write.change {
+            Change::Flush => self.state.db.clear(),
+            Change::Key(k, e) => self.state.db.replace(k.clone(), e.clone()),
+        }
+        self.replication.offset = write.offset;
+    }
+
+    /// Replica `replica` has applied everything up to `offset`.
+    pub fn ack(&mut self, replica: usize, offset: u64) {
+        if let Some(a) = self.replication.acks.get_mut(replica) {
+            *a = (*a).max(offset);
+        }
+    }
+
+    /// The `WAIT`s that can answer now (enough acknowledgements, or their
+    /// timeout passed), with their replies, in the order they were sent.
+    pub fn release_waits(&mut self) -> Vec<(ConnId, Value)> {
+        let now = self.now();
+        let r = &mut self.replication;
+        let mut done = Vec::new();
+        let acks = &r.acks;
+        r.waits.retain(|w| {
+            let acked = acked(acks, w.target);
+            if acked >= w.numreplicas || w.deadline.is_some_and(|d| now >= d) {
+                done.push((w.conn, Value::Int(acked as i64)));
+                return false;
+            }
+            true
+        });
+        done
+    }
+
+    /// The earliest instant (Unix ms) at which a waiting `WAIT` times out.
+    pub fn next_wait_deadline(&self) -> Option<i64> {
+        self.replication
+            .waits
+            .iter()
+            .filter_map(|w| w.deadline)
+            .min()
+    }
+
+    /// Moves the keys the last command wrote to the outbox, each with its
+    /// state now.
+    pub(crate) fn record_touched(&mut self) {
+        let touched = self.state.db.take_touched();
+        if touched.flushed {
+            let r = &mut self.replication;
+            r.offset += 1;
+            r.outbox.push(Write {
+                offset: r.offset,
+                change: Change::Flush,
+            });
+        }
+        let now = self.now();
+        let r = &mut self.replication;
+        for key in touched.keys {
+            let entry = self.state.db.peek(&key, now).cloned();
+            r.offset += 1;
+            r.outbox.push(Write {
+                offset: r.offset,
+                change: Change::Key(key, entry),
+            });
+        }
+    }
+
+    /// Notes `conn`'s last write, after one of its commands.
+    pub(crate) fn after_command(&mut self, conn: ConnId) {
+        let before = self.replication.offset;
+        self.record_touched();
+        if self.replication.offset > before {
+            self.replication
+                .last_write
+                .insert(conn, self.replication.offset);
+        }
+    }
+
+    /// Forgets `conn`'s waits and last write.
+    pub(crate) fn forget_conn(&mut self, conn: ConnId) {
+        self.replication.waits.retain(|w| w.conn != conn);
+        self.replication.last_write.remove(&conn);
+    }
+}
+
+/// How many replicas acknowledged `target`.
+fn acked(acks: &[u64], target: u64) -> u64 {
+    acks.iter().filter(|&&a| a >= target).count() as u64
+}
+
+/// Whether `args` is a `WAIT`.
+pub(crate) fn is_wait(args: &[Bytes]) -> bool {
+    args.first()
+        .is_some_and(|n| n.eq_ignore_ascii_case(b"WAIT"))
+}
+
+/// `WAIT numreplicas timeout`: the number of replicas that acknowledged
+/// the caller's last write, once `numreplicas` have or `timeout` ms
+/// passed (0: no timeout). `None`: it blocks.
+///
+/// # Format
+///
+/// `WAIT numreplicas timeout` -> integer
+pub(crate) fn wait(ctx: &mut Ctx<'_>, r: &mut Replication, args: &[Bytes]) -> Option<Value> {
+    let err = |e: CmdError| Some(Value::error(e.to_string()));
+    if args.len() != 3 {
+        return err(CmdError::WrongArity("wait".to_owned()));
+    }
+    if ctx.protocol() == Protocol::Resp2 && ctx.state.pubsub.count(ctx.conn) > 0 {
+        return Some(Value::error(
+            "ERR Can't execute 'wait': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
+        ));
+    }
+    if r.replica {
+        return Some(Value::error(
+            "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.",
+        ));
+    }
+    let (Some(numreplicas), Some(timeout)) = (parse_i64(&args[1]), parse_i64(&args[2])) else {
+        return err(CmdError::NotInteger);
+    };
+    if timeout < 0 {
+        return Some(Value::error("ERR timeout is negative"));
+    }
+    let target = r.last_write.get(&ctx.conn).copied().unwrap_or(0);
+    let now_acked = acked(&r.acks, target);
+    if r.acks.is_empty() || now_acked >= u64::try_from(numreplicas).unwrap_or(0) {
+        return Some(Value::Int(now_acked as i64));
+    }
+    r.waits.push(Wait {
+        conn: ctx.conn,
+        target,
+        numreplicas: numreplicas as u64,
+        deadline: (timeout > 0).then(|| ctx.now.saturating_add(timeout)),
+    });
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{args, engine_at};
+
+    fn run(e: &mut Engine, conn: ConnId, words: &[&str]) -> Vec<Value> {
+        e.execute(conn, args(words)).replies
+    }
+
+    /// A replica that applies the primary's writes holds what the primary
+    /// holds, expiry included (absolute, so it lapses at the same instant);
+    /// one that missed the last write does not: the loss a failover makes.
+    #[test]
+    fn a_replica_applying_the_stream_holds_what_the_primary_holds() {
+        let (mut primary, clock, conn) = engine_at(1_000);
+        let (mut replica, _, _) = engine_at(1_000);
+        replica.set_replica();
+        primary.set_replicas(1);
+        run(&mut primary, conn, &["HSET", "lock", "a:1", "1"]);
+        run(&mut primary, conn, &["PEXPIRE", "lock", "30000"]);
+        run(&mut primary, conn, &["GET", "nothing"]);
+        let writes = primary.take_writes();
+        // The read wrote nothing.
+        assert_eq!(writes.iter().map(Write::offset).collect::<Vec<_>>(), [1, 2]);
+        for w in &writes {
+            replica.apply(w);
+        }
+        assert_eq!(
+            replica.hash_snapshot(b"lock"),
+            primary.hash_snapshot(b"lock")
+        );
+        assert_eq!(replica.repl_offset(), 2);
+        run(&mut primary, conn, &["DEL", "lock"]);
+        let missed = primary.take_writes();
+        assert_eq!(missed.len(), 1);
+        assert!(replica.hash_snapshot(b"lock").is_some(), "not applied yet");
+        replica.apply(&missed[0]);
+        assert_eq!(replica.hash_snapshot(b"lock"), None);
+        // Without replicas nothing is recorded.
+        let (mut alone, _, c) = engine_at(0);
+        run(&mut alone, c, &["SET", "k", "v"]);
+        assert!(alone.take_writes().is_empty());
+        // A key that lapses is deleted on the primary when next touched,
+        // and the deletion is replicated.
+        run(&mut primary, conn, &["SET", "t", "v", "PX", "10"]);
+        clock.advance(10);
+        run(&mut primary, conn, &["GET", "t"]);
+        let writes = primary.take_writes();
+        assert_eq!(writes.len(), 2);
+        assert_eq!(writes[1].key(), Some(&b"t"[..]));
+        assert_eq!(
+            writes[1].change,
+            Change::Key(Bytes::from_static(b"t"), None)
+        );
+    }
+
+    /// A full resync replaces everything the replica had.
+    #[test]
+    fn a_full_sync_replaces_the_replica_data() {
+        let (mut primary, _, conn) = engine_at(0);
+        let (mut replica, _, rc) = engine_at(0);
+        run(&mut primary, conn, &["SET", "a", "1"]);
+        run(&mut replica, rc, &["SET", "b", "2"]);
+        for w in primary.full_sync() {
+            replica.apply(&w);
+        }
+        assert_eq!(replica.string_snapshot(b"a").as_deref(), Some(&b"1"[..]));
+        assert_eq!(replica.string_snapshot(b"b"), None);
+        assert_eq!(primary.full_sync()[0].key(), None);
+    }
+
+    /// `WAIT 1 0` blocks until the replica acknowledges the caller's last
+    /// write; `WAIT 1 100` answers 0 at its timeout; without replicas
+    /// `WAIT` answers 0 at once; a replica refuses it.
+    #[test]
+    fn wait_counts_acknowledgements() {
+        let (mut primary, clock, conn) = engine_at(0);
+        assert_eq!(
+            run(&mut primary, conn, &["WAIT", "1", "100"]),
+            [Value::Int(0)]
+        );
+        primary.set_replicas(1);
+        // No write yet: nothing to wait for, the replica counts.
+        assert_eq!(
+            run(&mut primary, conn, &["WAIT", "1", "0"]),
+            [Value::Int(1)]
+        );
+        run(&mut primary, conn, &["SET", "k", "v"]);
+        assert!(run(&mut primary, conn, &["WAIT", "1", "0"]).is_empty());
+        let other = primary.connect();
+        assert!(run(&mut primary, other, &["WAIT", "1", "0"]).len() == 1);
+        assert!(primary.release_waits().is_empty());
+        primary.ack(0, 1);
+        assert_eq!(primary.release_waits(), [(conn, Value::Int(1))]);
+        run(&mut primary, conn, &["SET", "k", "w"]);
+        assert!(run(&mut primary, conn, &["WAIT", "1", "100"]).is_empty());
+        assert_eq!(primary.next_wait_deadline(), Some(100));
+        clock.set(99);
+        assert!(primary.release_waits().is_empty());
+        clock.set(100);
+        assert_eq!(primary.release_waits(), [(conn, Value::Int(0))]);
+        let mut replica = engine_at(0).0;
+        replica.set_replica();
+        let rc = replica.connect();
+        let reply = run(&mut replica, rc, &["WAIT", "0", "0"]);
+        assert!(
+            matches!(&reply[0], Value::Error(e) if e.starts_with("ERR WAIT cannot be used with replica"))
+        );
+    }
+
+    /// Bad arguments get Redis's errors, and a closed connection's wait
+    /// is forgotten.
+    #[test]
+    fn wait_refuses_bad_arguments() {
+        let (mut e, _, conn) = engine_at(0);
+        e.set_replicas(1);
+        let err = |v: Vec<Value>| match &v[0] {
+            Value::Error(e) => e.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            err(run(&mut e, conn, &["WAIT", "1"])),
+            "ERR wrong number of arguments for 'wait' command"
+        );
+        assert_eq!(
+            err(run(&mut e, conn, &["wait", "x", "0"])),
+            "ERR value is not an integer or out of range"
+        );
+        assert_eq!(
+            err(run(&mut e, conn, &["WAIT", "1", "-1"])),
+            "ERR timeout is negative"
+        );
+        run(&mut e, conn, &["SET", "k", "v"]);
+        assert!(run(&mut e, conn, &["WAIT", "1", "0"]).is_empty());
+        e.disconnect(conn);
+        e.ack(0, 9);
+        assert!(e.release_waits().is_empty());
+    }
+}
