@@ -12,16 +12,15 @@
 //!    sweep, the command that explores the seeds it did not reach.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lockcore::Release;
-use sim::Invariant;
 
 use crate::cli::args::DEFAULT_SHRINK;
+use crate::cli::picks::{Pick, Picks};
 use crate::cli::{Exit, ExploreArgs, PlanFormat};
 use crate::{
     Exploration, Finding, InputError, SeedRange, SweepEvent, explored_spec_with, kinds_flag,
@@ -107,7 +106,7 @@ pub(super) fn explore(
     summary(&found, profile, every_kind, out);
 
     if let Some(rest) = found.rest() {
-        if !picks.picked.is_empty() {
+        if !picks.is_empty() {
             let _ = writeln!(out, "shrinking skipped: the sweep was interrupted");
         }
         let _ = writeln!(out, "resume with: {}", resume_command(args, profile, rest));
@@ -216,68 +215,6 @@ fn summary(found: &Exploration, profile: Option<Release>, kinds: &str, out: &mut
             let _ = write!(out, " {:>16}", found.by_cause_of(*p, cause));
         }
         let _ = writeln!(out);
-    }
-}
-
-/// One violation to shrink.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Pick {
-    seed: u64,
-    profile: Release,
-    invariant: Invariant,
-    /// Whether the oracle called it a defect (its shrinking keeps that).
-    defect: bool,
-}
-
-/// The violations to shrink: the first of each (invariant, profile) in the
-/// order found, so a small budget still covers every kind of failure, and
-/// never more than the budget, so memory stays flat however long the sweep.
-struct Picks {
-    limit: usize,
-    seen: BTreeSet<(Invariant, Release, bool)>,
-    picked: Vec<Pick>,
-}
-
-impl Picks {
-    fn new(limit: usize) -> Picks {
-        Picks {
-            limit,
-            seen: BTreeSet::new(),
-            picked: Vec::new(),
-        }
-    }
-
-    /// The first violation of each invariant and profile, and the first
-    /// defect of each: a defect takes the place of the latest pick that
-    /// is not one when the limit is reached.
-    fn offer(&mut self, f: &Finding) {
-        for b in &f.broken {
-            let defect = b.cause == sim::Cause::Defect;
-            if self.limit == 0 || self.seen.contains(&(b.invariant, f.profile, defect)) {
-                continue;
-            }
-            let pick = Pick {
-                seed: f.seed,
-                profile: f.profile,
-                invariant: b.invariant,
-                defect,
-            };
-            if self.picked.len() < self.limit {
-                self.picked.push(pick);
-            } else if let Some(i) = defect.then(|| self.picked.iter().rposition(|p| !p.defect)) {
-                let Some(i) = i else { continue };
-                self.picked[i] = pick;
-            } else {
-                continue;
-            }
-            self.seen.insert((b.invariant, f.profile, defect));
-        }
-    }
-
-    /// The picks, defects first, each group in the order found.
-    fn in_order(mut self) -> Vec<Pick> {
-        self.picked.sort_by_key(|p| !p.defect);
-        self.picked
     }
 }
 

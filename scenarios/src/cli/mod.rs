@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod envelope;
 mod explore;
+mod picks;
 mod report;
 mod run;
 mod versions;
