@@ -4,6 +4,7 @@
 use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use crate::outbox::Take;
 use crate::request::{Request, RequestReader};
 use crate::server::SharedEngine;
 
@@ -14,15 +15,15 @@ const READ_CHUNK: usize = 16 * 1024;
 /// default `client-query-buffer-limit`, 1 GiB).
 const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
 
-/// Serves one connection until the client closes it, sends `QUIT`, or
-/// sends something that is not RESP (then it gets Redis's `-ERR Protocol
-/// error: ...` first). Never panics on input; other connections are not
-/// affected.
+/// Serves one connection until the client closes it, sends `QUIT`, sends
+/// something that is not RESP (then it gets Redis's `-ERR Protocol error:
+/// ...` first), or passes its output buffer limit. Never panics on input;
+/// other connections are not affected.
 pub async fn serve_connection<S>(shared: SharedEngine, stream: S)
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let (conn, mut outbox) = shared.register();
+    let (conn, signals) = shared.register();
     let (mut rd, mut wr) = tokio::io::split(stream);
     let reader = async {
         let mut buf = BytesMut::new();
@@ -44,31 +45,44 @@ where
                     }
                 }
             }
+            // Everything this read's pipeline produced leaves in one write.
+            shared.flush(conn);
             if buf.len() > MAX_QUERY_BUFFER {
                 // Redis's client-query-buffer-limit: drop the client, no reply.
                 tracing::debug!(?conn, "query buffer over limit; closing");
                 break;
             }
             buf.reserve(READ_CHUNK);
-            match rd.read_buf(&mut buf).await {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    tracing::debug!(?conn, error = %e, "read failed");
-                    break;
-                }
+            tokio::select! {
+                read = rd.read_buf(&mut buf) => match read {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::debug!(?conn, error = %e, "read failed");
+                        break;
+                    }
+                },
+                () = signals.killed.notified() => break,
             }
         }
-        // Dropping the outbox's sender lets the writer finish what is queued.
         shared.unregister(conn);
     };
     let writer = async {
-        while let Some(chunk) = outbox.recv().await {
-            if wr.write_all(&chunk).await.is_err() {
-                break;
+        loop {
+            match shared.take(conn) {
+                Take::Write(chunk) => {
+                    if wr.write_all(&chunk).await.is_err() {
+                        shared.kill(conn);
+                        break;
+                    }
+                    shared.written(conn);
+                }
+                Take::Wait => signals.writer.notified().await,
+                Take::Done => break,
             }
         }
         let _ = wr.shutdown().await;
+        shared.remove(conn);
     };
     tokio::join!(reader, writer);
 }

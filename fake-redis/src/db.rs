@@ -1,6 +1,7 @@
-//! The keyspace: strings and hashes with per-key expiry in milliseconds.
+//! The keyspace: strings, hashes and lists with per-key expiry in
+//! milliseconds, and who watches which key (`WATCH`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use bytes::Bytes;
 use indexmap::IndexMap;
@@ -19,6 +20,19 @@ pub(crate) enum Data {
     Str(Bytes),
     /// A hash.
     Hash(Hash),
+    /// A list (never empty: Redis deletes a list with its last element).
+    List(VecDeque<Bytes>),
+}
+
+impl Data {
+    /// The name `TYPE` replies.
+    pub(crate) fn type_name(&self) -> &'static str {
+        match self {
+            Data::Str(_) => "string",
+            Data::Hash(_) => "hash",
+            Data::List(_) => "list",
+        }
+    }
 }
 
 /// One key's value and absolute expiry (Unix ms).
@@ -35,9 +49,17 @@ pub(crate) struct Entry {
 /// 7.0 keeps the key through `t` itself and reports `PTTL 0` then; the lock
 /// model wants "lease of L ms from t0 ends at t0 + L", so fake-redis drops
 /// the key at `t`. A real client cannot observe the 1 ms difference.)
+///
+/// Modifications of watched keys are logged (`touched`) for the engine to
+/// mark their watchers' transactions as failed; with no watchers nothing is
+/// logged. Writes through [`Db::insert`] and [`Db::remove`] and expiry log
+/// themselves; a command that changes an entry in place calls
+/// [`Db::touch`].
 #[derive(Debug, Default)]
 pub(crate) struct Db {
     entries: BTreeMap<Bytes, Entry>,
+    watchers: BTreeMap<Bytes, BTreeSet<crate::ConnId>>,
+    touched: Vec<Bytes>,
 }
 
 fn live(entry: &Entry, now: i64) -> bool {
@@ -49,7 +71,74 @@ impl Db {
     fn purge(&mut self, key: &[u8], now: i64) {
         if self.entries.get(key).is_some_and(|e| !live(e, now)) {
             self.entries.remove(key);
+            self.touch(key);
         }
+    }
+
+    /// Logs a modification of `key` for its watchers.
+    pub(crate) fn touch(&mut self, key: &[u8]) {
+        if self.watchers.contains_key(key) {
+            self.touched.push(Bytes::copy_from_slice(key));
+        }
+    }
+
+    /// Takes the log of watched keys modified since the last call, with
+    /// each key's watchers.
+    pub(crate) fn take_touched(&mut self) -> Vec<crate::ConnId> {
+        let mut out = Vec::new();
+        for key in std::mem::take(&mut self.touched) {
+            if let Some(w) = self.watchers.get(&key) {
+                out.extend(w.iter().copied());
+            }
+        }
+        out
+    }
+
+    /// `conn` watches `key`.
+    pub(crate) fn watch(&mut self, key: &Bytes, conn: crate::ConnId) {
+        self.watchers.entry(key.clone()).or_default().insert(conn);
+    }
+
+    /// `conn` no longer watches `key`.
+    pub(crate) fn unwatch(&mut self, key: &[u8], conn: crate::ConnId) {
+        if let Some(w) = self.watchers.get_mut(key) {
+            w.remove(&conn);
+            if w.is_empty() {
+                self.watchers.remove(key);
+            }
+        }
+    }
+
+    /// Live keys in order, for `KEYS` and `SCAN`.
+    pub(crate) fn keys(&self, now: i64) -> impl Iterator<Item = &Bytes> {
+        self.entries
+            .iter()
+            .filter(move |(_, e)| live(e, now))
+            .map(|(k, _)| k)
+    }
+
+    /// Live keys after `cursor` (exclusive), in order.
+    pub(crate) fn keys_after<'a>(
+        &'a self,
+        cursor: Option<&'a [u8]>,
+        now: i64,
+    ) -> impl Iterator<Item = (&'a Bytes, &'a Entry)> + 'a {
+        use std::ops::Bound;
+        let start = match cursor {
+            Some(c) => Bound::Excluded(c),
+            None => Bound::Unbounded,
+        };
+        self.entries
+            .range::<[u8], _>((start, Bound::Unbounded))
+            .filter(move |(_, e)| live(e, now))
+    }
+
+    /// How many live keys have an expiry (`INFO keyspace`'s `expires`).
+    pub(crate) fn expires(&self, now: i64) -> usize {
+        self.entries
+            .values()
+            .filter(|e| live(e, now) && e.expires_at.is_some())
+            .count()
     }
 
     /// The live entry at `key`.
@@ -71,13 +160,28 @@ impl Db {
 
     /// Stores `entry` at `key`, replacing what was there.
     pub(crate) fn insert(&mut self, key: Bytes, entry: Entry) {
+        self.touch(&key);
         self.entries.insert(key, entry);
     }
 
     /// Deletes `key`; whether a live key was there.
     pub(crate) fn remove(&mut self, key: &[u8], now: i64) -> bool {
         self.purge(key, now);
-        self.entries.remove(key).is_some()
+        let existed = self.entries.remove(key).is_some();
+        if existed {
+            self.touch(key);
+        }
+        existed
+    }
+
+    /// Takes the live entry at `key` out of the keyspace.
+    pub(crate) fn take(&mut self, key: &[u8], now: i64) -> Option<Entry> {
+        self.purge(key, now);
+        let entry = self.entries.remove(key);
+        if entry.is_some() {
+            self.touch(key);
+        }
+        entry
     }
 
     /// The number of live keys.
@@ -87,6 +191,13 @@ impl Db {
 
     /// Deletes every key.
     pub(crate) fn clear(&mut self) {
+        let watched: Vec<Bytes> = self
+            .watchers
+            .keys()
+            .filter(|k| self.entries.contains_key(*k))
+            .cloned()
+            .collect();
+        self.touched.extend(watched);
         self.entries.clear();
     }
 
@@ -98,6 +209,34 @@ impl Db {
                 data: Data::Str(s), ..
             }) => Ok(Some(s.clone())),
             Some(_) => Err(CmdError::WrongType),
+        }
+    }
+
+    /// The list at `key`; `WRONGTYPE` for another type.
+    pub(crate) fn get_list(
+        &mut self,
+        key: &[u8],
+        now: i64,
+    ) -> Result<Option<&mut VecDeque<Bytes>>, CmdError> {
+        match self.get_mut(key, now) {
+            None => Ok(None),
+            Some(Entry {
+                data: Data::List(l),
+                ..
+            }) => Ok(Some(l)),
+            Some(_) => Err(CmdError::WrongType),
+        }
+    }
+
+    /// Removes `key` if it is an empty list (Redis never keeps one).
+    pub(crate) fn drop_if_empty_list(&mut self, key: &[u8]) {
+        if let Some(Entry {
+            data: Data::List(l),
+            ..
+        }) = self.entries.get(key)
+            && l.is_empty()
+        {
+            self.entries.remove(key);
         }
     }
 
@@ -126,7 +265,7 @@ impl Db {
             });
         match &mut entry.data {
             Data::Hash(h) => Ok(h),
-            Data::Str(_) => Err(CmdError::WrongType),
+            _ => Err(CmdError::WrongType),
         }
     }
 

@@ -146,15 +146,20 @@
 //! - `clock`: [`Clock`], [`SystemClock`], [`ManualClock`].
 //! - [`testing`]: [`testing::RealRedis`], a real `redis-server` for tests.
 
+mod client;
 mod clock;
 mod cmd;
+mod config;
 mod connection;
 mod db;
 mod engine;
 mod error;
 mod frame;
+mod glob;
+mod multi;
 mod native;
 mod number;
+mod outbox;
 mod pubsub;
 mod request;
 mod script;
@@ -167,6 +172,7 @@ pub use connection::serve_connection;
 pub use engine::{ConnId, Engine, HashFields, Protocol, Response};
 pub use error::CmdError;
 pub use frame::{encode, encode_to_vec};
+pub use outbox::{Limit, OutputLimits};
 pub use request::{
     MAX_BULK, MAX_INLINE, MAX_MULTIBULK, ProtocolError, Request, RequestReader, parse_request,
 };
