@@ -313,6 +313,63 @@ fn engine_takes_any_command() {
         "9223372036854775807",
         "-9223372036854775808",
         "",
+        "INCRBY",
+        "DECR",
+        "DECRBY",
+        "INCRBYFLOAT",
+        "SETEX",
+        "PSETEX",
+        "SETNX",
+        "MGET",
+        "MSET",
+        "GETDEL",
+        "GETEX",
+        "PERSIST",
+        "HMSET",
+        "HMGET",
+        "HKEYS",
+        "HVALS",
+        "HSETNX",
+        "HINCRBYFLOAT",
+        "LPUSH",
+        "RPUSH",
+        "LPOP",
+        "RPOP",
+        "LLEN",
+        "LRANGE",
+        "PSUBSCRIBE",
+        "PUNSUBSCRIBE",
+        "PUBSUB",
+        "CHANNELS",
+        "NUMSUB",
+        "NUMPAT",
+        "KEYS",
+        "SCAN",
+        "MATCH",
+        "COUNT",
+        "TYPE",
+        "RENAME",
+        "CONFIG",
+        "CLIENT",
+        "SETNAME",
+        "GETNAME",
+        "SETINFO",
+        "LIST",
+        "INFO",
+        "SELECT",
+        "AUTH",
+        "MULTI",
+        "EXEC",
+        "DISCARD",
+        "WATCH",
+        "UNWATCH",
+        "FLUSHDB",
+        "*",
+        "[a-",
+        "1.5",
+        "inf",
+        "16",
+        "client-output-buffer-limit",
     ];
     let clock = ManualClock::new(0);
     let mut engine = Engine::new(Arc::new(clock.clone()));
@@ -322,15 +379,21 @@ fn engine_takes_any_command() {
         prop::collection::vec(any::<u8>(), 0..8).prop_map(Bytes::from),
     ];
     let mut runner = TestRunner::new(Config {
-        cases: 2000,
+        cases: 20_000,
         failure_persistence: None,
         ..Config::default()
     });
     let engine = std::cell::RefCell::new(&mut engine);
     let result = runner.run(
-        &(prop::collection::vec(word, 1..8), 0u64..100_000),
-        |(args, advance)| {
+        &(
+            prop::sample::select(WORDS),
+            prop::collection::vec(word, 0..8),
+            0u64..100_000,
+        ),
+        |(name, rest, advance)| {
             clock.advance(advance);
+            let mut args = vec![Bytes::from_static(name.as_bytes())];
+            args.extend(rest);
             let response = engine.borrow_mut().execute(conn, args);
             prop_assert!(!response.replies.is_empty());
             Ok(())

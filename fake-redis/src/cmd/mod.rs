@@ -155,8 +155,10 @@ pub(crate) fn check(
         m.refused = true;
         if args[0].eq_ignore_ascii_case(b"exec") {
             state.client(conn).multi = None;
+            // Redis quotes the refusal without its `ERR ` code (a
+            // `NOAUTH` keeps its own).
             let text = match e {
-                Value::Error(t) => t.clone(),
+                Value::Error(t) => t.strip_prefix("ERR ").unwrap_or(t).to_owned(),
                 _ => String::new(),
             };
             return Err(Value::error(format!(

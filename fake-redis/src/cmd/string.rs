@@ -285,7 +285,7 @@ pub(crate) fn mget(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
 /// # Format
 /// `MSET key value [key value ...]`: sets every pair (expiry cleared); `OK`.
 pub(crate) fn mset(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    if !args.len().is_multiple_of(2) {
+    if args.len().is_multiple_of(2) {
         return Err(CmdError::WrongArity("mset".into()));
     }
     for pair in args[1..].chunks(2) {
