@@ -31,12 +31,17 @@ pub(crate) fn run_client_command(
             }
             return vec![e];
         }
-        return vec![exec(engine, conn, now, out)];
+        return exec(engine, conn, now, out);
     }
     engine.dispatch(conn, args, now, out)
 }
 
-fn exec(engine: &mut Engine, conn: ConnId, now: i64, out: &mut Response) -> Value {
+/// Runs the queue. Redis's reply is an array header counting the queued
+/// commands followed by every reply they wrote; a command replying more
+/// than once (`SUBSCRIBE a b`) makes that more replies than the header
+/// counts. The same bytes come out here as the array of the first `n`
+/// replies followed by the rest as replies of their own.
+fn exec(engine: &mut Engine, conn: ConnId, now: i64, out: &mut Response) -> Vec<Value> {
     let client = engine.state.client(conn);
     let multi = client.multi.take().unwrap_or_default();
     let expired = client
@@ -46,16 +51,22 @@ fn exec(engine: &mut Engine, conn: ConnId, now: i64, out: &mut Response) -> Valu
     let dirty = client.dirty_cas || expired;
     unwatch_client(engine, conn);
     if multi.refused {
-        return Value::error("EXECABORT Transaction discarded because of previous errors.");
+        return vec![Value::error(
+            "EXECABORT Transaction discarded because of previous errors.",
+        )];
     }
     if dirty {
-        return Value::NilArray;
+        return vec![Value::NilArray];
     }
-    let mut replies = Vec::with_capacity(multi.queue.len());
+    let count = multi.queue.len();
+    let mut replies = Vec::with_capacity(count);
     for args in multi.queue {
         replies.extend(engine.dispatch(conn, &args, now, out));
     }
-    Value::Array(replies)
+    let rest = replies.split_off(count.min(replies.len()));
+    let mut all = vec![Value::Array(replies)];
+    all.extend(rest);
+    all
 }
 
 /// `UNWATCH` (and the end of every `EXEC`/`DISCARD`): forgets the client's

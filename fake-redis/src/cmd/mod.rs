@@ -148,23 +148,24 @@ pub(crate) fn check(
     args: &[Bytes],
 ) -> Result<&'static Spec, Value> {
     let refused = check_inner(state, conn, args);
-    if let Err(e) = &refused
-        && let Some(m) = state.client(conn).multi.as_mut()
-    {
+    let Err(e) = &refused else {
+        return refused;
+    };
+    if let Some(m) = state.client(conn).multi.as_mut() {
         // A refused command dooms the transaction it was sent in.
         m.refused = true;
-        if args[0].eq_ignore_ascii_case(b"exec") {
-            state.client(conn).multi = None;
-            // Redis quotes the refusal without its `ERR ` code (a
-            // `NOAUTH` keeps its own).
-            let text = match e {
-                Value::Error(t) => t.strip_prefix("ERR ").unwrap_or(t).to_owned(),
-                _ => String::new(),
-            };
-            return Err(Value::error(format!(
-                "EXECABORT Transaction discarded because of: {text}"
-            )));
-        }
+    }
+    if args[0].eq_ignore_ascii_case(b"exec") {
+        // A refused EXEC, in a transaction or not, discards it and quotes
+        // the refusal without its `ERR ` code (a `NOAUTH` keeps its own).
+        state.client(conn).multi = None;
+        let text = match e {
+            Value::Error(t) => t.strip_prefix("ERR ").unwrap_or(t).to_owned(),
+            _ => String::new(),
+        };
+        return Err(Value::error(format!(
+            "EXECABORT Transaction discarded because of: {text}"
+        )));
     }
     refused
 }

@@ -184,9 +184,11 @@ pub(crate) fn decr(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
 /// `DECRBY key decrement`: as `INCR`, minus `decrement`.
 pub(crate) fn decrby(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     let by = int_arg(&args[2])?;
-    let overflow = CmdError::other("ERR decrement would overflow");
-    let by = by.checked_neg().ok_or_else(|| overflow.clone())?;
-    incr_by(ctx, &args[1], by, overflow)
+    // Only a decrement that cannot be negated has this text.
+    let by = by
+        .checked_neg()
+        .ok_or_else(|| CmdError::other("ERR decrement would overflow"))?;
+    incr_by(ctx, &args[1], by, CmdError::Overflow)
 }
 
 /// # Format
@@ -314,11 +316,12 @@ pub(crate) fn getdel(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErro
 /// `GETEX key [EX s | PX ms | EXAT ts | PXAT ms-ts | PERSIST]`: the string,
 /// changing its expiry as told.
 pub(crate) fn getex(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    let mut expiry: Option<Option<i64>> = None;
+    // Redis checks the syntax first, then the key (missing: nil; wrong
+    // type), and only then the expiry's value.
+    let mut raw: Option<Option<(Unit, bool, &Bytes)>> = None;
     let mut j = 2;
     while j < args.len() {
         let opt = args[j].to_ascii_lowercase();
-        let next = args.get(j + 1);
         let unit = match opt.as_slice() {
             b"ex" => Some((Unit::Seconds, false)),
             b"px" => Some((Unit::Millis, false)),
@@ -326,14 +329,10 @@ pub(crate) fn getex(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError
             b"pxat" => Some((Unit::Millis, true)),
             _ => None,
         };
-        match (unit, next) {
-            _ if opt == b"persist" && expiry.is_none() => expiry = Some(None),
-            (Some((unit, absolute)), Some(raw)) if expiry.is_none() => {
-                let at = set_expiry(unit, absolute, raw, ctx.now).map_err(|e| match e {
-                    CmdError::InvalidExpire(_) => CmdError::InvalidExpire("getex"),
-                    other => other,
-                })?;
-                expiry = Some(Some(at));
+        match (unit, args.get(j + 1)) {
+            _ if opt == b"persist" && raw.is_none() => raw = Some(None),
+            (Some((unit, absolute)), Some(value)) if raw.is_none() => {
+                raw = Some(Some((unit, absolute, value)));
                 j += 1;
             }
             _ => return Err(CmdError::Syntax),
@@ -343,6 +342,16 @@ pub(crate) fn getex(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError
     let key = &args[1];
     let Some(s) = ctx.db.get_str(key, ctx.now)? else {
         return Ok(Value::Nil);
+    };
+    let expiry = match raw {
+        Some(Some((unit, absolute, value))) => Some(Some(
+            set_expiry(unit, absolute, value, ctx.now).map_err(|e| match e {
+                CmdError::InvalidExpire(_) => CmdError::InvalidExpire("getex"),
+                other => other,
+            })?,
+        )),
+        Some(None) => Some(None),
+        None => None,
     };
     match expiry {
         Some(Some(at)) if at <= ctx.now => {

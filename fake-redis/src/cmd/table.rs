@@ -149,7 +149,7 @@ pub(super) const COMMANDS: &[Spec] = &[
     one("ttl", 2, keys::ttl),
     one("type", 2, keys::type_),
     pubsub_ok(many("unsubscribe", -1, pubsub::unsubscribe)),
-    in_multi(one("unwatch", 1, transaction::unwatch)),
+    one("unwatch", 1, transaction::unwatch),
     in_multi(one("watch", -2, transaction::watch)),
 ];
 
