@@ -188,6 +188,28 @@ impl Engine {
         now: i64,
         out: &mut Response,
     ) -> Vec<Value> {
+        self.run(conn, args, now, out, cmd::dispatch)
+    }
+
+    /// Runs one command queued by `MULTI` (no checks: see `cmd::run_queued`).
+    pub(crate) fn run_queued(
+        &mut self,
+        conn: ConnId,
+        args: &[Bytes],
+        now: i64,
+        out: &mut Response,
+    ) -> Vec<Value> {
+        self.run(conn, args, now, out, cmd::run_queued)
+    }
+
+    fn run(
+        &mut self,
+        conn: ConnId,
+        args: &[Bytes],
+        now: i64,
+        out: &mut Response,
+        how: fn(&mut Ctx<'_>, &[Bytes]) -> Vec<Value>,
+    ) -> Vec<Value> {
         let index = self.state.client(conn).db;
         // The selected database is lent out as `ctx.db`; the others stay
         // reachable (FLUSHALL, INFO, UNWATCH) through `ctx.others`.
@@ -201,7 +223,7 @@ impl Engine {
             others: &mut self.dbs,
             db_index: index,
         };
-        let replies = cmd::dispatch(&mut ctx, args);
+        let replies = how(&mut ctx, args);
         crate::multi::signal_touched(&mut db, &mut self.state);
         self.dbs[index] = db;
         replies

@@ -61,7 +61,7 @@ fn exec(engine: &mut Engine, conn: ConnId, now: i64, out: &mut Response) -> Vec<
     let count = multi.queue.len();
     let mut replies = Vec::with_capacity(count);
     for args in multi.queue {
-        replies.extend(engine.dispatch(conn, &args, now, out));
+        replies.extend(engine.run_queued(conn, &args, now, out));
     }
     let rest = replies.split_off(count.min(replies.len()));
     let mut all = vec![Value::Array(replies)];

@@ -210,6 +210,19 @@ pub(crate) fn dispatch(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
     }
 }
 
+/// Runs a command queued by `MULTI`, as `EXEC` does: Redis made its
+/// checks when it was queued, and makes none again (so a transaction that
+/// subscribes goes on running the commands after it).
+pub(crate) fn run_queued(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
+    let Some(spec) = lookup(&args[0]) else {
+        return vec![error_value(unknown_command(args))];
+    };
+    match spec.handler {
+        Handler::One(f) => vec![f(ctx, args).unwrap_or_else(error_value)],
+        Handler::Many(f) => f(ctx, args).unwrap_or_else(|e| vec![error_value(e)]),
+    }
+}
+
 /// Runs a command on behalf of a script (`redis.call`): no pub/sub state
 /// check, and the error comes back to the script instead of the client.
 pub(crate) fn call(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
