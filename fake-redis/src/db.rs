@@ -18,10 +18,11 @@ pub(crate) type Hash = IndexMap<Bytes, Bytes>;
 pub(crate) enum Data {
     /// A string.
     Str(Bytes),
-    /// A hash.
-    Hash(Hash),
+    /// A hash (boxed, as the list: most keys are strings, and an unboxed
+    /// hash would make every entry of the keyspace twice as big).
+    Hash(Box<Hash>),
     /// A list (never empty: Redis deletes a list with its last element).
-    List(VecDeque<Bytes>),
+    List(Box<VecDeque<Bytes>>),
 }
 
 impl Data {
@@ -260,7 +261,7 @@ impl Db {
             .entries
             .entry(Bytes::copy_from_slice(key))
             .or_insert_with(|| Entry {
-                data: Data::Hash(Hash::new()),
+                data: Data::Hash(Box::default()),
                 expires_at: None,
             });
         match &mut entry.data {

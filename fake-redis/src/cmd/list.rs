@@ -1,7 +1,5 @@
 //! List commands: LPUSH, RPUSH, LPOP, RPOP, LLEN, LRANGE.
 
-use std::collections::VecDeque;
-
 use bytes::Bytes;
 
 use super::{Ctx, int_arg};
@@ -23,7 +21,7 @@ fn push(ctx: &mut Ctx<'_>, args: &[Bytes], end: End) -> Result<Value, CmdError> 
             ctx.db.insert(
                 key.clone(),
                 Entry {
-                    data: Data::List(VecDeque::new()),
+                    data: Data::List(Box::default()),
                     expires_at: None,
                 },
             );
