@@ -18,11 +18,11 @@ pub(crate) type Hash = IndexMap<Bytes, Bytes>;
 pub(crate) enum Data {
     /// A string.
     Str(Bytes),
-    /// A hash (boxed, as the list: most keys are strings, and an unboxed
-    /// hash would make every entry of the keyspace twice as big).
+    /// A hash (boxed: most keys are strings, and an unboxed hash would make
+    /// every entry of the keyspace much bigger than a string needs).
     Hash(Box<Hash>),
     /// A list (never empty: Redis deletes a list with its last element).
-    List(Box<VecDeque<Bytes>>),
+    List(VecDeque<Bytes>),
 }
 
 impl Data {

@@ -21,7 +21,7 @@ fn push(ctx: &mut Ctx<'_>, args: &[Bytes], end: End) -> Result<Value, CmdError> 
             ctx.db.insert(
                 key.clone(),
                 Entry {
-                    data: Data::List(Box::default()),
+                    data: Data::List(Default::default()),
                     expires_at: None,
                 },
             );
