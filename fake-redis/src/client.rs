@@ -11,6 +11,15 @@ pub(crate) struct Multi {
     pub(crate) queue: Vec<Vec<Bytes>>,
     /// A command was refused while queueing: `EXEC` aborts (`EXECABORT`).
     pub(crate) refused: bool,
+    /// Bytes of arguments queued, bounded by [`Multi::MAX_BYTES`].
+    pub(crate) bytes: usize,
+}
+
+impl Multi {
+    /// Most bytes a transaction may queue (as much as Redis's default
+    /// `client-query-buffer-limit`); past it the client is closed, so a
+    /// client cannot grow the server without end.
+    pub(crate) const MAX_BYTES: usize = 1024 * 1024 * 1024;
 }
 
 /// A key `WATCH`ed by a client.
@@ -22,6 +31,19 @@ pub(crate) struct Watched {
     /// expiring by `EXEC` time counts as a change (Redis 7's
     /// `isWatchedKeyExpired`).
     pub(crate) expires_at: Option<i64>,
+}
+
+/// A client waiting in `BLPOP`/`BRPOP`.
+#[derive(Debug, Clone)]
+pub(crate) struct Blocked {
+    /// The database its keys are in.
+    pub(crate) db: usize,
+    /// The keys it waits on, in the order given.
+    pub(crate) keys: Vec<Bytes>,
+    /// Pops from the head (`BLPOP`) or the tail (`BRPOP`).
+    pub(crate) left: bool,
+    /// When it gives up (engine clock, ms); `None` waits forever.
+    pub(crate) deadline: Option<i64>,
 }
 
 /// A connection's state.
@@ -46,6 +68,14 @@ pub(crate) struct Client {
     pub(crate) since_ms: i64,
     /// The last command's name, for `CLIENT LIST`'s `cmd=`.
     pub(crate) last_cmd: String,
+    /// Waiting in `BLPOP`/`BRPOP`.
+    pub(crate) blocked: Option<Blocked>,
+    /// Commands that arrived while blocked, run once it is served (Redis
+    /// leaves them in the query buffer), and their size in bytes.
+    pub(crate) pending: std::collections::VecDeque<Vec<Bytes>>,
+    pub(crate) pending_bytes: usize,
+    /// Running the queue of `EXEC` (a blocking pop does not block there).
+    pub(crate) in_exec: bool,
 }
 
 impl Client {
@@ -63,6 +93,10 @@ impl Client {
             dirty_cas: false,
             since_ms: now,
             last_cmd: "NULL".to_owned(),
+            blocked: None,
+            pending: std::collections::VecDeque::new(),
+            pending_bytes: 0,
+            in_exec: false,
         }
     }
 }

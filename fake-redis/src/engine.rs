@@ -67,6 +67,9 @@ pub(crate) struct State {
     pub(crate) stats: Stats,
     /// The clock when the engine was made (`INFO`'s uptime).
     pub(crate) started_ms: i64,
+    /// Clients blocked in BLPOP/BRPOP, in the order they blocked.
+    pub(crate) blocked_order: BTreeMap<u64, ConnId>,
+    pub(crate) next_block_seq: u64,
 }
 
 impl State {
@@ -143,6 +146,7 @@ impl Engine {
     /// Forgets a connection, its subscriptions and its watched keys.
     pub fn disconnect(&mut self, conn: ConnId) {
         self.state.pubsub.remove_conn(conn);
+        self.state.blocked_order.retain(|_, c| *c != conn);
         if let Some(client) = self.state.clients.remove(&conn) {
             crate::multi::unwatch_all(&mut self.dbs, conn, &client);
         }
@@ -175,8 +179,31 @@ impl Engine {
         }
         self.state.stats.commands += 1;
         let now = self.now();
-        out.replies = crate::multi::run_client_command(self, conn, &args, now, &mut out);
+        out.replies = crate::blocking::run(self, conn, &args, now, &mut out);
         out
+    }
+
+    /// Times out blocked clients whose deadline has come (`BLPOP`'s
+    /// timeout, on the injected clock): their nil replies and the replies
+    /// to what they queued meanwhile, as deliveries. The simulator calls
+    /// it after moving time to [`Engine::next_deadline`]; the server calls
+    /// it from a timer.
+    pub fn tick(&mut self) -> Response {
+        let mut out = Response::default();
+        let now = self.now();
+        crate::blocking::expire(self, now, &mut out);
+        crate::blocking::serve(self, now, &mut out);
+        out
+    }
+
+    /// The earliest deadline (Unix ms) of a blocked client, if any.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.state
+            .blocked_order
+            .values()
+            .filter_map(|c| self.state.clients.get(c)?.blocked.as_ref()?.deadline)
+            .min()
+            .map(|d| u64::try_from(d).unwrap_or(0))
     }
 
     /// Runs one command against the connection's database with every

@@ -80,8 +80,9 @@
 //! - `UNSUBSCRIBE` without channels confirms in subscription order; Redis
 //!   uses its dict order, which depends on a random hash seed.
 //! - The commands client libraries use (README's fake-redis section has
-//!   the list); others get Redis's unknown-command error. BLPOP and Lua
-//!   are missing: `EVAL` runs only Redisson's scripts.
+//!   the list); others get Redis's unknown-command error. There is no
+//!   Lua: `EVAL` runs only Redisson's scripts. A `QUIT` queued behind a
+//!   `BLPOP` is answered but does not close the connection.
 //! - INCRBYFLOAT and HINCRBYFLOAT compute in `f64` and round to 15
 //!   significant digits; Redis uses C's 80-bit `long double` and prints 17
 //!   decimals, so long or large sums print differently.
@@ -145,6 +146,8 @@
 //! - `client`: one connection's state (protocol, database, name, auth,
 //!   transaction, watched keys).
 //! - `multi`: MULTI/EXEC and WATCH.
+//! - `blocking`: clients blocked in BLPOP/BRPOP (served in order, timed
+//!   out by [`Engine::tick`] on the injected clock).
 //! - `config`: CONFIG GET/SET parameters.
 //! - `db`: the keyspace, per-key expiry, watchers.
 //! - `glob`: Redis's glob patterns (KEYS, SCAN, PSUBSCRIBE, CONFIG GET).
@@ -171,6 +174,7 @@
 //! - `clock`: [`Clock`], [`SystemClock`], [`ManualClock`].
 //! - [`testing`]: [`testing::RealRedis`], a real `redis-server` for tests.
 
+mod blocking;
 mod client;
 mod clock;
 mod cmd;

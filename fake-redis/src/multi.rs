@@ -60,9 +60,11 @@ fn exec(engine: &mut Engine, conn: ConnId, now: i64, out: &mut Response) -> Vec<
     }
     let count = multi.queue.len();
     let mut replies = Vec::with_capacity(count);
+    engine.state.client(conn).in_exec = true;
     for args in multi.queue {
         replies.extend(engine.run_queued(conn, &args, now, out));
     }
+    engine.state.client(conn).in_exec = false;
     let rest = replies.split_off(count.min(replies.len()));
     let mut all = vec![Value::Array(replies)];
     all.extend(rest);

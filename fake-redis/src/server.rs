@@ -182,6 +182,20 @@ impl SharedEngine {
         response.close
     }
 
+    /// Times out blocked clients whose deadline has passed and writes
+    /// what that produced (see [`Engine::tick`]).
+    pub(crate) fn tick(&self) {
+        let mut hub = self.lock();
+        if hub.engine.next_deadline().is_none() {
+            return;
+        }
+        let response = hub.engine.tick();
+        let now = Instant::now();
+        for (to, message) in &response.deliveries {
+            hub.append(*to, std::slice::from_ref(message), now, true);
+        }
+    }
+
     /// Wakes `conn`'s writer to write what its commands produced.
     pub(crate) fn flush(&self, conn: ConnId) {
         if let Some(slot) = self.lock().slots.get(&conn) {
@@ -211,8 +225,28 @@ impl SharedEngine {
     }
 }
 
-/// Accepts connections on `listener` forever, each served by its own task.
+/// How often the server checks blocked clients' deadlines (Redis's cron
+/// runs at 10 Hz; this is finer, so a `BLPOP` timeout is late by at most
+/// this much).
+const TICK: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Accepts connections on `listener` forever, each served by its own task,
+/// and times out blocked clients.
 pub async fn serve(listener: TcpListener, shared: SharedEngine) {
+    let ticker = async {
+        let mut interval = tokio::time::interval(TICK);
+        loop {
+            interval.tick().await;
+            shared.tick();
+        }
+    };
+    tokio::select! {
+        () = accept(listener, shared.clone()) => {}
+        () = ticker => {}
+    }
+}
+
+async fn accept(listener: TcpListener, shared: SharedEngine) {
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {

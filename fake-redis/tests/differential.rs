@@ -671,6 +671,13 @@ fn client_cmd() -> impl Strategy<Value = Cmd> {
             words(w)
         }),
         Just(words(vec!["FLUSHDB".into()])),
+        // Short timeouts: an empty list answers nil after 10 ms on both.
+        (
+            pick(&["BLPOP", "BRPOP"]),
+            pick(&["lst", "nope", "str"]),
+            pick(&["0.01", "-1", "x"])
+        )
+            .prop_map(|(c, k, t)| words(vec![c, k, t])),
     ]
 }
 

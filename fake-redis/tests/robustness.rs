@@ -261,7 +261,8 @@ fn parser_never_panics_and_pieces_read_like_the_whole() {
 }
 
 /// Random words as commands straight into the engine (no server): every
-/// command gets at least one reply, nothing panics.
+/// command gets at least one reply (a blocking pop may wait instead),
+/// nothing panics.
 #[test]
 fn engine_takes_any_command() {
     const WORDS: &[&str] = &[
@@ -370,10 +371,12 @@ fn engine_takes_any_command() {
         "inf",
         "16",
         "client-output-buffer-limit",
+        "BLPOP",
+        "BRPOP",
     ];
     let clock = ManualClock::new(0);
     let mut engine = Engine::new(Arc::new(clock.clone()));
-    let conn = engine.connect();
+    let conn = std::cell::Cell::new(engine.connect());
     let word = prop_oneof![
         prop::sample::select(WORDS).prop_map(|w| Bytes::from_static(w.as_bytes())),
         prop::collection::vec(any::<u8>(), 0..8).prop_map(Bytes::from),
@@ -394,8 +397,16 @@ fn engine_takes_any_command() {
             clock.advance(advance);
             let mut args = vec![Bytes::from_static(name.as_bytes())];
             args.extend(rest);
-            let response = engine.borrow_mut().execute(conn, args);
-            prop_assert!(!response.replies.is_empty());
+            let blocking =
+                args[0].eq_ignore_ascii_case(b"blpop") || args[0].eq_ignore_ascii_case(b"brpop");
+            let mut engine = engine.borrow_mut();
+            let response = engine.execute(conn.get(), args);
+            if response.replies.is_empty() {
+                // Only a blocking pop waits; start over on a new connection.
+                prop_assert!(blocking);
+                engine.disconnect(conn.get());
+                conn.set(engine.connect());
+            }
             Ok(())
         },
     );

@@ -235,3 +235,45 @@ fn leaving_with_many_channels_stalls_no_one() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// BLPOP over TCP on both servers: a waiting client is served by another
+/// client's push with `[key, element]`, its pipelined PING is answered only
+/// after that, a short timeout gives a nil array (`*-1`) in about its time
+/// (never early), and WRONGTYPE and bad timeouts get Redis's errors.
+#[test]
+fn blpop_blocks_and_times_out_like_redis() {
+    let real = RealRedis::start_for_test();
+    let fake = fake_server();
+    for addr in [real.addr(), fake.addr()] {
+        let mut waiter = Client::connect(addr);
+        let mut pusher = Client::connect(addr);
+        pusher.call(&[b"DEL", b"q"]);
+        waiter.send(&[b"BLPOP", b"q", b"0"]);
+        waiter.send(&[b"PING"]);
+        // Let the waiter block before the push.
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(pusher.call(&[b"RPUSH", b"q", b"job"]), ":1\r\n", "{addr}");
+        assert_eq!(
+            waiter.frame().as_deref(),
+            Some("*2\r\n$1\r\nq\r\n$3\r\njob\r\n"),
+            "{addr}"
+        );
+        assert_eq!(waiter.frame().as_deref(), Some("+PONG\r\n"), "{addr}");
+        let start = Instant::now();
+        assert_eq!(waiter.call(&[b"BLPOP", b"q", b"0.2"]), "*-1\r\n", "{addr}");
+        let waited = start.elapsed();
+        assert!(
+            waited >= Duration::from_millis(200) && waited < Duration::from_secs(3),
+            "{addr}: waited {waited:?}"
+        );
+        pusher.call(&[b"SET", b"s", b"v"]);
+        assert_eq!(
+            waiter.call(&[b"BLPOP", b"s", b"1"]),
+            "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
+        );
+        assert_eq!(
+            waiter.call(&[b"BLPOP", b"q", b"-1"]),
+            "-ERR timeout is negative\r\n"
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! known, the argument count fits, and a RESP2 connection in subscribed
 //! state only runs the pub/sub commands.
 
+mod blocking;
 mod client;
 mod config;
 mod connection;
@@ -28,6 +29,8 @@ use crate::error::{CmdError, printable};
 use crate::{ConnId, Protocol, Response, Value};
 
 use table::COMMANDS;
+
+pub(crate) use blocking::pop_ready;
 
 /// Everything a command may touch while it runs.
 pub(crate) struct Ctx<'a> {
@@ -201,6 +204,11 @@ pub(crate) fn dispatch(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
     if let Some(multi) = client.multi.as_mut()
         && !spec.in_multi
     {
+        multi.bytes += args.iter().map(Bytes::len).sum::<usize>();
+        if multi.bytes > crate::client::Multi::MAX_BYTES {
+            ctx.out.close = true;
+            return vec![];
+        }
         multi.queue.push(args.to_vec());
         return vec![Value::Simple("QUEUED".into())];
     }

@@ -7,8 +7,8 @@
 //! of being queued.
 
 use super::{
-    Handler, Many, One, Spec, client, config, connection, eval, hash, info, keys, list, pubsub,
-    server, string, transaction,
+    Handler, Many, One, Spec, blocking, client, config, connection, eval, hash, info, keys, list,
+    pubsub, server, string, transaction,
 };
 
 const fn one(name: &'static str, arity: i32, f: One) -> Spec {
@@ -61,6 +61,8 @@ const fn in_multi(spec: Spec) -> Spec {
 /// Sorted by name (a unit test checks it).
 pub(super) const COMMANDS: &[Spec] = &[
     no_auth(one("auth", -2, connection::auth)),
+    many("blpop", -3, blocking::blpop),
+    many("brpop", -3, blocking::brpop),
     with_subs(
         one("client", -2, client::client),
         &[
