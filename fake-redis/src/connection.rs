@@ -11,6 +11,9 @@ use crate::server::SharedEngine;
 /// How much to ask the stream for per read.
 const READ_CHUNK: usize = 16 * 1024;
 
+/// Most commands run under one acquisition of the engine's lock.
+const MAX_BATCH: usize = 256;
+
 /// Most bytes one connection may have waiting to be parsed (Redis's
 /// default `client-query-buffer-limit`, 1 GiB).
 const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
@@ -29,21 +32,36 @@ where
         let mut buf = BytesMut::new();
         let mut requests = RequestReader::new();
         'conn: loop {
+            // Every complete request in what was read, run as one batch.
+            let mut batch = Vec::new();
+            let mut invalid = None;
             loop {
                 match requests.next_request(&mut buf) {
                     Request::Command(args) if args.is_empty() => {}
                     Request::Command(args) => {
-                        if shared.execute(conn, args) {
+                        batch.push(args);
+                        // A long pipeline runs in slices, so one client
+                        // holds the engine for a bounded time.
+                        if batch.len() >= MAX_BATCH
+                            && shared.execute(conn, std::mem::take(&mut batch))
+                        {
                             break 'conn;
                         }
                     }
                     Request::Incomplete => break,
                     Request::Invalid(e) => {
-                        tracing::debug!(?conn, error = %e, "protocol error; closing");
-                        shared.send_error(conn, e.reply_text());
-                        break 'conn;
+                        invalid = Some(e);
+                        break;
                     }
                 }
+            }
+            if !batch.is_empty() && shared.execute(conn, batch) {
+                break 'conn;
+            }
+            if let Some(e) = invalid {
+                tracing::debug!(?conn, error = %e, "protocol error; closing");
+                shared.send_error(conn, e.reply_text());
+                break 'conn;
             }
             // Everything this read's pipeline produced leaves in one write.
             shared.flush(conn);

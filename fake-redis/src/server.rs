@@ -163,23 +163,31 @@ impl SharedEngine {
         }
     }
 
-    /// Runs one command and appends its output; whether the connection
-    /// must close afterwards. The caller's own writer is not woken (see
-    /// [`SharedEngine::flush`]); subscribers' writers are.
-    pub(crate) fn execute(&self, conn: ConnId, args: Vec<Bytes>) -> bool {
+    /// Runs one read's pipeline of commands, in order, and appends their
+    /// output; whether the connection must close afterwards. One lock for
+    /// the batch: each command still runs whole and in the global order
+    /// (no other connection's command can run inside one), and a
+    /// pipeline of 16 costs one lock, not 16. The caller's own writer is
+    /// not woken (see [`SharedEngine::flush`]); subscribers' writers are.
+    pub(crate) fn execute(&self, conn: ConnId, batch: Vec<Vec<Bytes>>) -> bool {
         let mut hub = self.lock();
-        if hub.slots.get(&conn).is_none_or(|s| s.outbox.killed()) {
-            return true;
-        }
-        let response = hub.engine.execute(conn, args);
         let now = Instant::now();
-        // Redis writes a message to each subscriber while PUBLISH runs,
-        // before the publisher's own reply: same order here.
-        for (to, message) in &response.deliveries {
-            hub.append(*to, std::slice::from_ref(message), now, *to != conn);
+        for args in batch {
+            if hub.slots.get(&conn).is_none_or(|s| s.outbox.killed()) {
+                return true;
+            }
+            let response = hub.engine.execute(conn, args);
+            // Redis writes a message to each subscriber while PUBLISH runs,
+            // before the publisher's own reply: same order here.
+            for (to, message) in &response.deliveries {
+                hub.append(*to, std::slice::from_ref(message), now, *to != conn);
+            }
+            hub.append(conn, &response.replies, now, false);
+            if response.close {
+                return true;
+            }
         }
-        hub.append(conn, &response.replies, now, false);
-        response.close
+        false
     }
 
     /// Times out blocked clients whose deadline has passed and writes
