@@ -29,6 +29,21 @@ pub(crate) fn run(
     out: &mut Response,
 ) -> Vec<Value> {
     expire(engine, now, out);
+    let replies = run_one(engine, conn, args, now, out);
+    serve(engine, now, out);
+    replies
+}
+
+/// Queues or runs one command, registering the client if it blocked. It
+/// serves no one: serving runs commands in turn, and doing it from here
+/// would nest one level per served client (a deep stack with many).
+fn run_one(
+    engine: &mut Engine,
+    conn: ConnId,
+    args: &[Bytes],
+    now: i64,
+    out: &mut Response,
+) -> Vec<Value> {
     let client = engine.state.client(conn);
     if client.blocked.is_some() {
         let size: usize = args.iter().map(Bytes::len).sum();
@@ -52,7 +67,6 @@ pub(crate) fn run(
         engine.state.next_block_seq += 1;
         engine.state.blocked_order.insert(seq, conn);
     }
-    serve(engine, now, out);
     replies
 }
 
@@ -149,7 +163,7 @@ fn run_pending(engine: &mut Engine, conn: ConnId, now: i64, out: &mut Response) 
         };
         client.pending_bytes -= args.iter().map(Bytes::len).sum::<usize>();
         let mut inner = Response::default();
-        let replies = run(engine, conn, &args, now, &mut inner);
+        let replies = run_one(engine, conn, &args, now, &mut inner);
         out.deliveries.extend(inner.deliveries);
         out.deliveries
             .extend(replies.into_iter().map(|r| (conn, r)));
@@ -209,6 +223,28 @@ mod tests {
         e.execute(a, args(&["BLPOP", "k2", "0"]));
         e.disconnect(a);
         assert_eq!(e.execute(p, args(&["LPUSH", "k2", "z"])).deliveries, vec![]);
+    }
+
+    /// A served client's queued push serves the next blocked client in
+    /// the same command, without nesting: a push to `k1` serves `a`, whose
+    /// queued `RPUSH k2` serves `b`.
+    #[test]
+    fn queued_push_serves_the_next_client() {
+        let (mut e, _clock, a) = engine_at(0);
+        let b = e.connect();
+        let p = e.connect();
+        e.execute(a, args(&["BLPOP", "k1", "0"]));
+        e.execute(a, args(&["RPUSH", "k2", "x"]));
+        e.execute(b, args(&["BLPOP", "k2", "0"]));
+        let out = e.execute(p, args(&["RPUSH", "k1", "v"]));
+        assert_eq!(
+            out.deliveries,
+            vec![
+                (a, pair("k1", "v")),
+                (a, Value::Int(1)),
+                (b, pair("k2", "x")),
+            ]
+        );
     }
 
     /// Inside EXEC a blocking pop on an empty list answers a nil array at
