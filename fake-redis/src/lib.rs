@@ -46,7 +46,7 @@
 //!
 //! # What is proven, and how
 //!
-//! - `tests/differential.rs` starts a real `redis-server` 7.0.15
+//! - `tests/differential/` starts a real `redis-server` 7.0.15
 //!   ([`testing::RealRedis`]) and this crate's server, sends both 512
 //!   generated command sequences (lock scripts by EVAL and EVALSHA with
 //!   good and bad arguments, strings, hashes, lists, expiry, pub/sub and
