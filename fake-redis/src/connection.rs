@@ -5,7 +5,7 @@ use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::outbox::Take;
-use crate::request::{Request, RequestReader};
+use crate::request::{ProtocolError, Request, RequestReader};
 use crate::server::SharedEngine;
 
 /// How much to ask the stream for per read.
@@ -17,6 +17,39 @@ const MAX_BATCH: usize = 256;
 /// Most bytes one connection may have waiting to be parsed (Redis's
 /// default `client-query-buffer-limit`, 1 GiB).
 const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
+
+/// Runs every complete request in `buf`, in batches of at most
+/// [`MAX_BATCH`] under one lock; whether the connection must close, or the
+/// protocol error that ends it (after the commands before it ran).
+fn run_requests(
+    shared: &SharedEngine,
+    conn: crate::ConnId,
+    requests: &mut RequestReader,
+    buf: &mut BytesMut,
+) -> Result<bool, ProtocolError> {
+    let mut batch = Vec::new();
+    loop {
+        match requests.next_request(buf) {
+            Request::Command(args) if args.is_empty() => {}
+            Request::Command(args) => {
+                batch.push(args);
+                // A long pipeline runs in slices, so one client holds the
+                // engine for a bounded time.
+                if batch.len() >= MAX_BATCH && shared.execute(conn, std::mem::take(&mut batch)) {
+                    return Ok(true);
+                }
+            }
+            Request::Incomplete => break,
+            Request::Invalid(e) => {
+                if !batch.is_empty() && shared.execute(conn, batch) {
+                    return Ok(true);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(!batch.is_empty() && shared.execute(conn, batch))
+}
 
 /// Serves one connection until the client closes it, sends `QUIT`, sends
 /// something that is not RESP (then it gets Redis's `-ERR Protocol error:
@@ -32,36 +65,14 @@ where
         let mut buf = BytesMut::new();
         let mut requests = RequestReader::new();
         'conn: loop {
-            // Every complete request in what was read, run as one batch.
-            let mut batch = Vec::new();
-            let mut invalid = None;
-            loop {
-                match requests.next_request(&mut buf) {
-                    Request::Command(args) if args.is_empty() => {}
-                    Request::Command(args) => {
-                        batch.push(args);
-                        // A long pipeline runs in slices, so one client
-                        // holds the engine for a bounded time.
-                        if batch.len() >= MAX_BATCH
-                            && shared.execute(conn, std::mem::take(&mut batch))
-                        {
-                            break 'conn;
-                        }
-                    }
-                    Request::Incomplete => break,
-                    Request::Invalid(e) => {
-                        invalid = Some(e);
-                        break;
-                    }
+            match run_requests(&shared, conn, &mut requests, &mut buf) {
+                Ok(true) => break 'conn,
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::debug!(?conn, error = %e, "protocol error; closing");
+                    shared.send_error(conn, e.reply_text());
+                    break 'conn;
                 }
-            }
-            if !batch.is_empty() && shared.execute(conn, batch) {
-                break 'conn;
-            }
-            if let Some(e) = invalid {
-                tracing::debug!(?conn, error = %e, "protocol error; closing");
-                shared.send_error(conn, e.reply_text());
-                break 'conn;
             }
             // Everything this read's pipeline produced leaves in one write.
             shared.flush(conn);
