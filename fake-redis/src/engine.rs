@@ -70,6 +70,11 @@ pub(crate) struct State {
     /// Clients blocked in BLPOP/BRPOP, in the order they blocked.
     pub(crate) blocked_order: BTreeMap<u64, ConnId>,
     pub(crate) next_block_seq: u64,
+    /// Scripts' `math.random` state (Redis's `rand48`, shared by every
+    /// script run, as in Redis).
+    pub(crate) lua_rand: u64,
+    /// Run Redisson's scripts in Lua too (the native-twin proof sets it).
+    pub(crate) lock_scripts_in_lua: bool,
 }
 
 impl State {
@@ -118,7 +123,10 @@ impl Engine {
         let mut engine = Self {
             clock,
             dbs: (0..DATABASES).map(|_| Db::default()).collect(),
-            state: State::default(),
+            state: State {
+                lua_rand: crate::lua::RAND48_START,
+                ..State::default()
+            },
             next_conn: 1,
         };
         engine.state.started_ms = engine.now();

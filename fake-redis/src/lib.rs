@@ -185,6 +185,8 @@ mod engine;
 mod error;
 mod frame;
 mod glob;
+mod lua;
+mod lua_bit;
 mod multi;
 mod native;
 mod number;
