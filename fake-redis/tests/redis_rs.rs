@@ -6,11 +6,11 @@
 //! The session covers what a user of the library does: its typed commands,
 //! a pipeline, a `MULTI`/`EXEC` transaction (`pipe().atomic()`), an
 //! optimistic `WATCH` transaction (`redis::transaction`), pub/sub, and a
-//! script-based lock. fake-redis has no Lua interpreter, so the lock uses
-//! Redisson's scripts (which fake-redis runs natively) through
-//! `redis::Script`, the library's EVALSHA-then-EVAL path: acquire, a
-//! contender refused, extend, release with its unlock message, and a
-//! second release refused. Arbitrary scripts are not covered.
+//! script-based locks through `redis::Script` (the library's
+//! EVALSHA-then-EVAL path): Redisson's lock (acquire, a contender refused,
+//! extend, release with its unlock message, a second release refused),
+//! which fake-redis runs natively, and a token lock (SET NX PX, extend and
+//! release by small scripts of its own), which runs in fake-redis's Lua.
 
 use std::sync::Arc;
 
@@ -136,24 +136,46 @@ fn script_lock(con: &mut Connection, listener: &mut Connection, log: &mut Vec<St
             .invoke(con),
     ));
     log.push(show(con.exists("lock")));
-    // Acquire without a script, as simple lock libraries do.
+    token_lock(con, log);
+}
+
+/// The lock redis-rs users and lock libraries write themselves: acquire
+/// with `SET NX PX`, extend and release with small Lua scripts that check
+/// the token (these run in fake-redis's Lua).
+fn token_lock(con: &mut Connection, log: &mut Vec<String>) {
+    let extend = redis::Script::new(
+        "if redis.call('get', KEYS[1]) == ARGV[1] then \
+         return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end",
+    );
+    let release = redis::Script::new(
+        "if redis.call('get', KEYS[1]) == ARGV[1] then \
+         return redis.call('del', KEYS[1]) else return 0 end",
+    );
+    let set_nx = |con: &mut Connection, token: &str| {
+        show(
+            redis::cmd("SET")
+                .arg("simple")
+                .arg(token)
+                .arg("NX")
+                .arg("PX")
+                .arg(30_000)
+                .query(con),
+        )
+    };
+    log.push(set_nx(con, "token"));
+    log.push(set_nx(con, "other"));
     log.push(show(
-        redis::cmd("SET")
-            .arg("simple")
-            .arg("token")
-            .arg("NX")
-            .arg("PX")
-            .arg(30_000)
-            .query(con),
+        extend.key("simple").arg("other").arg(60_000).invoke(con),
     ));
     log.push(show(
-        redis::cmd("SET")
-            .arg("simple")
-            .arg("other")
-            .arg("NX")
-            .arg("PX")
-            .arg(30_000)
-            .query(con),
+        extend.key("simple").arg("token").arg(60_000).invoke(con),
+    ));
+    log.push(show(con.ttl("simple")));
+    log.push(show(release.key("simple").arg("other").invoke(con)));
+    log.push(show(release.key("simple").arg("token").invoke(con)));
+    log.push(show(con.exists("simple")));
+    log.push(show(
+        redis::Script::new("return redis.call('nosuch')").invoke::<Value>(con),
     ));
 }
 
@@ -181,7 +203,7 @@ fn redis_rs_sees_the_same_server() {
         .expect("start fake-redis");
     let want = session(&real.url());
     let got = session(&format!("redis://{}", fake.addr()));
-    assert!(want.len() > 40, "session too short: {want:?}");
+    assert!(want.len() > 50, "session too short: {want:?}");
     for (i, (w, g)) in want.iter().zip(&got).enumerate() {
         assert_eq!(w, g, "step {i} differs");
     }
