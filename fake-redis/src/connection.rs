@@ -4,71 +4,114 @@
 use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::request::{Request, RequestReader};
+use crate::outbox::Take;
+use crate::request::{ProtocolError, Request, RequestReader};
 use crate::server::SharedEngine;
 
 /// How much to ask the stream for per read.
 const READ_CHUNK: usize = 16 * 1024;
 
+/// Most commands run under one acquisition of the engine's lock.
+const MAX_BATCH: usize = 256;
+
 /// Most bytes one connection may have waiting to be parsed (Redis's
 /// default `client-query-buffer-limit`, 1 GiB).
 const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
 
-/// Serves one connection until the client closes it, sends `QUIT`, or
-/// sends something that is not RESP (then it gets Redis's `-ERR Protocol
-/// error: ...` first). Never panics on input; other connections are not
-/// affected.
+/// Runs every complete request in `buf`, in batches of at most
+/// [`MAX_BATCH`] under one lock; whether the connection must close, or the
+/// protocol error that ends it (after the commands before it ran).
+fn run_requests(
+    shared: &SharedEngine,
+    conn: crate::ConnId,
+    requests: &mut RequestReader,
+    buf: &mut BytesMut,
+) -> Result<bool, ProtocolError> {
+    let mut batch = Vec::new();
+    loop {
+        match requests.next_request(buf) {
+            Request::Command(args) if args.is_empty() => {}
+            Request::Command(args) => {
+                batch.push(args);
+                // A long pipeline runs in slices, so one client holds the
+                // engine for a bounded time.
+                if batch.len() >= MAX_BATCH && shared.execute(conn, std::mem::take(&mut batch)) {
+                    return Ok(true);
+                }
+            }
+            Request::Incomplete => break,
+            Request::Invalid(e) => {
+                if !batch.is_empty() && shared.execute(conn, batch) {
+                    return Ok(true);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(!batch.is_empty() && shared.execute(conn, batch))
+}
+
+/// Serves one connection until the client closes it, sends `QUIT`, sends
+/// something that is not RESP (then it gets Redis's `-ERR Protocol error:
+/// ...` first), or passes its output buffer limit. Never panics on input;
+/// other connections are not affected.
 pub async fn serve_connection<S>(shared: SharedEngine, stream: S)
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let (conn, mut outbox) = shared.register();
+    let (conn, signals) = shared.register();
     let (mut rd, mut wr) = tokio::io::split(stream);
     let reader = async {
         let mut buf = BytesMut::new();
         let mut requests = RequestReader::new();
         'conn: loop {
-            loop {
-                match requests.next_request(&mut buf) {
-                    Request::Command(args) if args.is_empty() => {}
-                    Request::Command(args) => {
-                        if shared.execute(conn, args) {
-                            break 'conn;
-                        }
-                    }
-                    Request::Incomplete => break,
-                    Request::Invalid(e) => {
-                        tracing::debug!(?conn, error = %e, "protocol error; closing");
-                        shared.send_error(conn, e.reply_text());
-                        break 'conn;
-                    }
+            match run_requests(&shared, conn, &mut requests, &mut buf) {
+                Ok(true) => break 'conn,
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::debug!(?conn, error = %e, "protocol error; closing");
+                    shared.send_error(conn, e.reply_text());
+                    break 'conn;
                 }
             }
+            // Everything this read's pipeline produced leaves in one write.
+            shared.flush(conn);
             if buf.len() > MAX_QUERY_BUFFER {
                 // Redis's client-query-buffer-limit: drop the client, no reply.
                 tracing::debug!(?conn, "query buffer over limit; closing");
                 break;
             }
             buf.reserve(READ_CHUNK);
-            match rd.read_buf(&mut buf).await {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    tracing::debug!(?conn, error = %e, "read failed");
-                    break;
-                }
+            tokio::select! {
+                read = rd.read_buf(&mut buf) => match read {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::debug!(?conn, error = %e, "read failed");
+                        break;
+                    }
+                },
+                () = signals.killed.notified() => break,
             }
         }
-        // Dropping the outbox's sender lets the writer finish what is queued.
         shared.unregister(conn);
     };
     let writer = async {
-        while let Some(chunk) = outbox.recv().await {
-            if wr.write_all(&chunk).await.is_err() {
-                break;
+        loop {
+            match shared.take(conn) {
+                Take::Write(chunk) => {
+                    if wr.write_all(&chunk).await.is_err() {
+                        shared.kill(conn);
+                        break;
+                    }
+                    shared.written(conn);
+                }
+                Take::Wait => signals.writer.notified().await,
+                Take::Done => break,
             }
         }
         let _ = wr.shutdown().await;
+        shared.remove(conn);
     };
     tokio::join!(reader, writer);
 }

@@ -1,6 +1,7 @@
-//! The keyspace: strings and hashes with per-key expiry in milliseconds.
+//! The keyspace: strings, hashes and lists with per-key expiry in
+//! milliseconds, and who watches which key (`WATCH`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use bytes::Bytes;
 use indexmap::IndexMap;
@@ -17,8 +18,22 @@ pub(crate) type Hash = IndexMap<Bytes, Bytes>;
 pub(crate) enum Data {
     /// A string.
     Str(Bytes),
-    /// A hash.
-    Hash(Hash),
+    /// A hash (boxed: most keys are strings, and an unboxed hash would make
+    /// every entry of the keyspace much bigger than a string needs).
+    Hash(Box<Hash>),
+    /// A list (never empty: Redis deletes a list with its last element).
+    List(VecDeque<Bytes>),
+}
+
+impl Data {
+    /// The name `TYPE` replies.
+    pub(crate) fn type_name(&self) -> &'static str {
+        match self {
+            Data::Str(_) => "string",
+            Data::Hash(_) => "hash",
+            Data::List(_) => "list",
+        }
+    }
 }
 
 /// One key's value and absolute expiry (Unix ms).
@@ -35,12 +50,20 @@ pub(crate) struct Entry {
 /// 7.0 keeps the key through `t` itself and reports `PTTL 0` then; the lock
 /// model wants "lease of L ms from t0 ends at t0 + L", so fake-redis drops
 /// the key at `t`. A real client cannot observe the 1 ms difference.)
+///
+/// Modifications of watched keys are logged (`touched`) for the engine to
+/// mark their watchers' transactions as failed; with no watchers nothing is
+/// logged. Writes through [`Db::insert`] and [`Db::remove`] and expiry log
+/// themselves; a command that changes an entry in place calls
+/// [`Db::touch`].
 #[derive(Debug, Default)]
 pub(crate) struct Db {
     entries: BTreeMap<Bytes, Entry>,
-    /// Keys written since the last [`Db::take_touched`], when a primary
+    watchers: BTreeMap<Bytes, BTreeSet<crate::ConnId>>,
+    touched: Vec<Bytes>,
+    /// Keys written since the last [`Db::take_written`], when a primary
     /// records its writes for its replicas (`None`: not recording).
-    touched: Option<Touched>,
+    written: Option<Touched>,
 }
 
 /// What a command may have changed: a flush, then keys.
@@ -59,19 +82,20 @@ fn live(entry: &Entry, now: i64) -> bool {
 impl Db {
     /// Starts (or stops) noting which keys commands write.
     pub(crate) fn record_writes(&mut self, on: bool) {
-        self.touched = on.then(Touched::default);
+        self.written = on.then(Touched::default);
     }
 
     /// The keys written since the last call (empty when not recording).
-    pub(crate) fn take_touched(&mut self) -> Touched {
-        match &mut self.touched {
+    pub(crate) fn take_written(&mut self) -> Touched {
+        match &mut self.written {
             Some(t) => std::mem::take(t),
             None => Touched::default(),
         }
     }
 
-    fn touch(&mut self, key: &[u8]) {
-        if let Some(t) = &mut self.touched {
+    /// Notes `key` for the replicas (when recording).
+    fn note_written(&mut self, key: &[u8]) {
+        if let Some(t) = &mut self.written {
             t.keys.insert(Bytes::copy_from_slice(key));
         }
     }
@@ -82,6 +106,73 @@ impl Db {
             self.entries.remove(key);
             self.touch(key);
         }
+    }
+
+    /// Logs a modification of `key` for its watchers and the replicas.
+    pub(crate) fn touch(&mut self, key: &[u8]) {
+        self.note_written(key);
+        if self.watchers.contains_key(key) {
+            self.touched.push(Bytes::copy_from_slice(key));
+        }
+    }
+
+    /// Takes the log of watched keys modified since the last call, with
+    /// each key's watchers.
+    pub(crate) fn take_touched(&mut self) -> Vec<crate::ConnId> {
+        let mut out = Vec::new();
+        for key in std::mem::take(&mut self.touched) {
+            if let Some(w) = self.watchers.get(&key) {
+                out.extend(w.iter().copied());
+            }
+        }
+        out
+    }
+
+    /// `conn` watches `key`.
+    pub(crate) fn watch(&mut self, key: &Bytes, conn: crate::ConnId) {
+        self.watchers.entry(key.clone()).or_default().insert(conn);
+    }
+
+    /// `conn` no longer watches `key`.
+    pub(crate) fn unwatch(&mut self, key: &[u8], conn: crate::ConnId) {
+        if let Some(w) = self.watchers.get_mut(key) {
+            w.remove(&conn);
+            if w.is_empty() {
+                self.watchers.remove(key);
+            }
+        }
+    }
+
+    /// Live keys in order, for `KEYS` and `SCAN`.
+    pub(crate) fn keys(&self, now: i64) -> impl Iterator<Item = &Bytes> {
+        self.entries
+            .iter()
+            .filter(move |(_, e)| live(e, now))
+            .map(|(k, _)| k)
+    }
+
+    /// Live keys after `cursor` (exclusive), in order.
+    pub(crate) fn keys_after<'a>(
+        &'a self,
+        cursor: Option<&'a [u8]>,
+        now: i64,
+    ) -> impl Iterator<Item = (&'a Bytes, &'a Entry)> + 'a {
+        use std::ops::Bound;
+        let start = match cursor {
+            Some(c) => Bound::Excluded(c),
+            None => Bound::Unbounded,
+        };
+        self.entries
+            .range::<[u8], _>((start, Bound::Unbounded))
+            .filter(move |(_, e)| live(e, now))
+    }
+
+    /// How many live keys have an expiry (`INFO keyspace`'s `expires`).
+    pub(crate) fn expires(&self, now: i64) -> usize {
+        self.entries
+            .values()
+            .filter(|e| live(e, now) && e.expires_at.is_some())
+            .count()
     }
 
     /// The live entry at `key`.
@@ -111,8 +202,22 @@ impl Db {
     /// Deletes `key`; whether a live key was there.
     pub(crate) fn remove(&mut self, key: &[u8], now: i64) -> bool {
         self.purge(key, now);
-        self.touch(key);
-        self.entries.remove(key).is_some()
+        self.note_written(key);
+        let existed = self.entries.remove(key).is_some();
+        if existed {
+            self.touch(key);
+        }
+        existed
+    }
+
+    /// Takes the live entry at `key` out of the keyspace.
+    pub(crate) fn take(&mut self, key: &[u8], now: i64) -> Option<Entry> {
+        self.purge(key, now);
+        let entry = self.entries.remove(key);
+        if entry.is_some() {
+            self.touch(key);
+        }
+        entry
     }
 
     /// The number of live keys.
@@ -122,8 +227,15 @@ impl Db {
 
     /// Deletes every key.
     pub(crate) fn clear(&mut self) {
+        let watched: Vec<Bytes> = self
+            .watchers
+            .keys()
+            .filter(|k| self.entries.contains_key(*k))
+            .cloned()
+            .collect();
+        self.touched.extend(watched);
         self.entries.clear();
-        if let Some(t) = &mut self.touched {
+        if let Some(t) = &mut self.written {
             t.flushed = true;
             t.keys.clear();
         }
@@ -137,6 +249,34 @@ impl Db {
                 data: Data::Str(s), ..
             }) => Ok(Some(s.clone())),
             Some(_) => Err(CmdError::WrongType),
+        }
+    }
+
+    /// The list at `key`; `WRONGTYPE` for another type.
+    pub(crate) fn get_list(
+        &mut self,
+        key: &[u8],
+        now: i64,
+    ) -> Result<Option<&mut VecDeque<Bytes>>, CmdError> {
+        match self.get_mut(key, now) {
+            None => Ok(None),
+            Some(Entry {
+                data: Data::List(l),
+                ..
+            }) => Ok(Some(l)),
+            Some(_) => Err(CmdError::WrongType),
+        }
+    }
+
+    /// Removes `key` if it is an empty list (Redis never keeps one).
+    pub(crate) fn drop_if_empty_list(&mut self, key: &[u8]) {
+        if let Some(Entry {
+            data: Data::List(l),
+            ..
+        }) = self.entries.get(key)
+            && l.is_empty()
+        {
+            self.entries.remove(key);
         }
     }
 
@@ -161,12 +301,12 @@ impl Db {
             .entries
             .entry(Bytes::copy_from_slice(key))
             .or_insert_with(|| Entry {
-                data: Data::Hash(Hash::new()),
+                data: Data::Hash(Box::default()),
                 expires_at: None,
             });
         match &mut entry.data {
             Data::Hash(h) => Ok(h),
-            Data::Str(_) => Err(CmdError::WrongType),
+            _ => Err(CmdError::WrongType),
         }
     }
 

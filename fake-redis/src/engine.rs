@@ -1,15 +1,21 @@
 //! The command engine: one Redis server's state, driven one command at a time.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::client::Client;
 use crate::cmd::{self, Ctx};
+use crate::config::Config;
 use crate::db::{Data, Db};
+use crate::outbox::OutputLimits;
 use crate::pubsub::PubSub;
 use crate::script::ScriptCache;
 use crate::{Clock, Value};
+
+/// How many databases `SELECT` can choose from (Redis's default).
+pub(crate) const DATABASES: usize = 16;
 
 /// Identifies one client connection to an [`Engine`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -42,30 +48,51 @@ pub struct Response {
 /// A hash's `(field, value)` pairs in Redis's order.
 pub type HashFields = Vec<(Bytes, Bytes)>;
 
-/// The server state commands work on.
+/// Counters `INFO stats` reports.
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    pub(crate) connections: u64,
+    pub(crate) commands: u64,
+}
+
+/// The server state commands work on, apart from the databases.
 #[derive(Debug, Default)]
 pub(crate) struct State {
-    pub(crate) db: Db,
     pub(crate) pubsub: PubSub,
     pub(crate) scripts: ScriptCache,
-    /// Connections speaking RESP3; every other known connection speaks RESP2.
-    pub(crate) resp3: BTreeSet<ConnId>,
+    /// Every connected client's own state (protocol, database, name,
+    /// transaction, watched keys).
+    pub(crate) clients: BTreeMap<ConnId, Client>,
+    pub(crate) config: Config,
+    pub(crate) stats: Stats,
+    /// The clock when the engine was made (`INFO`'s uptime).
+    pub(crate) started_ms: i64,
+    /// Clients blocked in BLPOP/BRPOP, in the order they blocked.
+    pub(crate) blocked_order: BTreeMap<u64, ConnId>,
+    pub(crate) next_block_seq: u64,
+    /// Scripts' `math.random` state (Redis's `rand48`, shared by every
+    /// script run, as in Redis).
+    pub(crate) lua_rand: u64,
+    /// Run Redisson's scripts in Lua too (the native-twin proof sets it).
+    pub(crate) lock_scripts_in_lua: bool,
 }
 
 impl State {
     pub(crate) fn protocol(&self, conn: ConnId) -> Protocol {
-        if self.resp3.contains(&conn) {
-            Protocol::Resp3
-        } else {
-            Protocol::Resp2
-        }
+        self.clients
+            .get(&conn)
+            .map_or(Protocol::Resp2, |c| c.protocol)
+    }
+
+    /// The client's state; a connection never registered gets a fresh one.
+    pub(crate) fn client(&mut self, conn: ConnId) -> &mut Client {
+        self.clients
+            .entry(conn)
+            .or_insert_with(|| Client::new(conn, 0))
     }
 
     pub(crate) fn set_protocol(&mut self, conn: ConnId, protocol: Protocol) {
-        match protocol {
-            Protocol::Resp3 => self.resp3.insert(conn),
-            Protocol::Resp2 => self.resp3.remove(&conn),
-        };
+        self.client(conn).protocol = protocol;
     }
 }
 
@@ -76,6 +103,7 @@ impl State {
 /// runs behind the RESP server and inside the simulator.
 pub struct Engine {
     pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) dbs: Vec<Db>,
     pub(crate) state: State,
     next_conn: u64,
     /// Its role, offset, recorded writes and blocked `WAIT`s.
@@ -94,31 +122,62 @@ impl std::fmt::Debug for Engine {
 impl Engine {
     /// An empty server reading time from `clock`.
     pub fn new(clock: Arc<dyn Clock>) -> Self {
-        Self {
+        let mut engine = Self {
             clock,
-            state: State::default(),
+            dbs: (0..DATABASES).map(|_| Db::default()).collect(),
+            state: State {
+                lua_rand: crate::lua::RAND48_START,
+                ..State::default()
+            },
             next_conn: 1,
             replication: Default::default(),
-        }
+        };
+        engine.state.started_ms = engine.now();
+        engine
     }
 
-    /// Registers a new connection (RESP2, no subscriptions).
+    /// An empty server that requires `AUTH password` (Redis's
+    /// `requirepass`) before any other command.
+    pub fn with_password(clock: Arc<dyn Clock>, password: &str) -> Self {
+        let mut engine = Engine::new(clock);
+        engine.state.config.requirepass = Some(Bytes::copy_from_slice(password.as_bytes()));
+        engine
+    }
+
+    /// Registers a new connection (RESP2, database 0, no subscriptions).
     pub fn connect(&mut self) -> ConnId {
         let id = ConnId(self.next_conn);
         self.next_conn += 1;
+        let client = Client::new(id, self.now());
+        self.state.clients.insert(id, client);
+        self.state.stats.connections += 1;
         id
     }
 
-    /// Forgets a connection and its subscriptions.
+    /// Forgets a connection, its subscriptions and its watched keys.
     pub fn disconnect(&mut self, conn: ConnId) {
         self.state.pubsub.remove_conn(conn);
-        self.state.resp3.remove(&conn);
+        self.state.blocked_order.retain(|_, c| *c != conn);
+        if let Some(client) = self.state.clients.remove(&conn) {
+            crate::multi::unwatch_all(&mut self.dbs, conn, &client);
+        }
         self.forget_conn(conn);
     }
 
     /// The protocol `conn` speaks now.
     pub fn protocol(&self, conn: ConnId) -> Protocol {
         self.state.protocol(conn)
+    }
+
+    /// Whether `conn` counts as a pub/sub client for output limits
+    /// (subscribed to a channel or pattern).
+    pub fn is_pubsub_client(&self, conn: ConnId) -> bool {
+        self.state.pubsub.count(conn) > 0
+    }
+
+    /// The `client-output-buffer-limit` now in force.
+    pub fn output_limits(&self) -> OutputLimits {
+        self.state.config.output_limits
     }
 
     /// Runs one command (`args[0]` is its name, any case) for `conn`.
@@ -131,50 +190,118 @@ impl Engine {
         if args.is_empty() {
             return out;
         }
+        self.state.stats.commands += 1;
         let now = self.now();
+        out.replies = crate::blocking::run(self, conn, &args, now, &mut out);
+        out
+    }
+
+    /// Times out blocked clients whose deadline has come (`BLPOP`'s
+    /// timeout, on the injected clock): their nil replies and the replies
+    /// to what they queued meanwhile, as deliveries. The simulator calls
+    /// it after moving time to [`Engine::next_deadline`]; the server calls
+    /// it from a timer.
+    pub fn tick(&mut self) -> Response {
+        let mut out = Response::default();
+        let now = self.now();
+        crate::blocking::expire(self, now, &mut out);
+        crate::blocking::serve(self, now, &mut out);
+        out
+    }
+
+    /// The earliest deadline (Unix ms) of a blocked client, if any.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.state
+            .blocked_order
+            .values()
+            .filter_map(|c| self.state.clients.get(c)?.blocked.as_ref()?.deadline)
+            .min()
+            .map(|d| u64::try_from(d).unwrap_or(0))
+    }
+
+    /// Runs one command against the connection's database with every
+    /// check a client's command gets (see `cmd::dispatch`).
+    pub(crate) fn dispatch(
+        &mut self,
+        conn: ConnId,
+        args: &[Bytes],
+        now: i64,
+        out: &mut Response,
+    ) -> Vec<Value> {
+        self.run(conn, args, now, out, cmd::dispatch)
+    }
+
+    /// Runs one command queued by `MULTI` (no checks: see `cmd::run_queued`).
+    pub(crate) fn run_queued(
+        &mut self,
+        conn: ConnId,
+        args: &[Bytes],
+        now: i64,
+        out: &mut Response,
+    ) -> Vec<Value> {
+        self.run(conn, args, now, out, cmd::run_queued)
+    }
+
+    fn run(
+        &mut self,
+        conn: ConnId,
+        args: &[Bytes],
+        now: i64,
+        out: &mut Response,
+        how: fn(&mut Ctx<'_>, &[Bytes]) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let index = self.state.client(conn).db;
+        // The selected database is lent out as `ctx.db`; the others stay
+        // reachable (FLUSHALL, INFO, UNWATCH) through `ctx.others`.
+        let mut db = std::mem::take(&mut self.dbs[index]);
         let mut ctx = Ctx {
+            db: &mut db,
             state: &mut self.state,
             conn,
             now,
-            out: &mut out,
+            out,
+            others: &mut self.dbs,
+            db_index: index,
         };
-        if crate::replication::is_wait(&args) {
-            let reply = crate::replication::wait(&mut ctx, &mut self.replication, &args);
-            out.replies = reply.into_iter().collect();
-            return out;
-        }
-        let replies = cmd::dispatch(&mut ctx, &args);
-        out.replies = replies;
+        let replies = if crate::replication::is_wait(args) {
+            crate::replication::wait(&mut ctx, &mut self.replication, args)
+                .into_iter()
+                .collect()
+        } else {
+            how(&mut ctx, args)
+        };
+        crate::multi::signal_touched(&mut db, &mut self.state);
+        self.dbs[index] = db;
         self.after_command(conn);
-        out
+        replies
     }
 
     /// A hash key's fields in order and its absolute expiry (Unix ms), or
     /// `None` when the key is missing, expired or not a hash. Observes
-    /// without side effects (nothing is purged).
+    /// database 0 without side effects (nothing is purged).
     pub fn hash_snapshot(&self, key: &[u8]) -> Option<(HashFields, Option<u64>)> {
-        let entry = self.state.db.peek(key, self.now())?;
+        let entry = self.dbs[0].peek(key, self.now())?;
         match &entry.data {
             Data::Hash(h) => Some((
                 h.iter().map(|(f, v)| (f.clone(), v.clone())).collect(),
                 entry.expires_at.map(|t| u64::try_from(t).unwrap_or(0)),
             )),
-            Data::Str(_) => None,
+            _ => None,
         }
     }
 
-    /// A string key's value, or `None` when missing, expired or a hash.
-    /// Observes without side effects.
+    /// A string key's value in database 0, or `None` when missing, expired
+    /// or not a string. Observes without side effects.
     pub fn string_snapshot(&self, key: &[u8]) -> Option<Bytes> {
-        match &self.state.db.peek(key, self.now())?.data {
+        match &self.dbs[0].peek(key, self.now())?.data {
             Data::Str(s) => Some(s.clone()),
-            Data::Hash(_) => None,
+            _ => None,
         }
     }
 
-    /// The number of live keys (what `DBSIZE` replies).
+    /// The number of live keys in database 0 (what `DBSIZE` replies there).
     pub fn dbsize(&self) -> usize {
-        self.state.db.len(self.now())
+        self.dbs[0].len(self.now())
     }
 
     pub(crate) fn now(&self) -> i64 {

@@ -19,8 +19,31 @@ use redis_protocol::resp3::{
 
 use crate::{Protocol, Value};
 
+fn has_nil_array(value: &Value) -> bool {
+    match value {
+        Value::NilArray => true,
+        Value::Array(items) | Value::Push(items) => items.iter().any(has_nil_array),
+        _ => false,
+    }
+}
+
 /// Appends `value`, encoded for `protocol`, to `out`.
 pub fn encode(value: &Value, protocol: Protocol, out: &mut BytesMut) {
+    // redis-protocol's RESP2 has no null array (`*-1`): Redis writes one
+    // for a failed EXEC or `LPOP missing 2`. Only then are this value's
+    // array headers written here, each element still by redis-protocol.
+    if protocol == Protocol::Resp2 && has_nil_array(value) {
+        match value {
+            Value::Array(items) | Value::Push(items) => {
+                out.extend_from_slice(format!("*{}\r\n", items.len()).as_bytes());
+                for item in items {
+                    encode(item, protocol, out);
+                }
+            }
+            _ => out.extend_from_slice(b"*-1\r\n"),
+        }
+        return;
+    }
     let start = out.len();
     if let Err(e) = write(value, protocol, out) {
         // Unreachable for the frame types built here (redis-protocol fails
@@ -60,6 +83,8 @@ fn resp2_frame(value: &Value) -> Resp2Frame {
         Value::Int(n) => Resp2Frame::Integer(*n),
         Value::Bulk(b) => Resp2Frame::BulkString(b.clone()),
         Value::Nil => Resp2Frame::Null,
+        // Written by `encode` itself (see there); never reached.
+        Value::NilArray => Resp2Frame::Null,
         Value::Array(items) | Value::Push(items) => {
             Resp2Frame::Array(items.iter().map(resp2_frame).collect())
         }
@@ -90,7 +115,7 @@ fn resp3_frame(value: &Value) -> Resp3Frame {
             data: b.clone(),
             attributes: None,
         },
-        Value::Nil => Resp3Frame::Null,
+        Value::Nil | Value::NilArray => Resp3Frame::Null,
         Value::Array(items) => Resp3Frame::Array {
             data: items.iter().map(resp3_frame).collect(),
             attributes: None,
@@ -145,6 +170,12 @@ mod tests {
             b"%1\r\n$5\r\nproto\r\n:2\r\n",
         );
         assert_encodes(&Value::Nil, b"$-1\r\n", b"_\r\n");
+        assert_encodes(&Value::NilArray, b"*-1\r\n", b"_\r\n");
+        assert_encodes(
+            &Value::Array(vec![Value::NilArray, Value::Int(1)]),
+            b"*2\r\n*-1\r\n:1\r\n",
+            b"*2\r\n_\r\n:1\r\n",
+        );
         assert_encodes(&Value::bulk(""), b"$0\r\n\r\n", b"$0\r\n\r\n");
         assert_encodes(&Value::error("ERR x"), b"-ERR x\r\n", b"-ERR x\r\n");
         let nested = Value::Array(vec![Value::Nil, Value::Int(-7), Value::ok()]);

@@ -2,9 +2,9 @@
 //!
 //! locksim checks Redisson's lock against a Redis it controls: time moves
 //! only when the simulator says so, and every command is a function call.
-//! This crate is that Redis. It keeps a keyspace of strings and hashes with
-//! millisecond expiry, runs the Redisson lock scripts as native Rust
-//! operations, and delivers pub/sub messages. The same [`Engine`] serves two
+//! This crate is that Redis. It keeps 16 databases of strings, hashes and
+//! lists with millisecond expiry, runs the Redisson lock scripts as native
+//! Rust operations, queues transactions, and delivers pub/sub messages. The same [`Engine`] serves two
 //! callers: the simulator calls [`Engine::execute`] directly, and a RESP2 /
 //! RESP3 server ([`serve`], [`serve_connection`], the `fake-redis` binary)
 //! puts it on a socket, so `redis-cli`, `redis-benchmark` and real clients
@@ -27,6 +27,11 @@
 //!   (`... script: <sha>, on @user_script:1.`) and Lua's number
 //!   conversions (integers through doubles, `tonumber` via `strtod`) are
 //!   Redis's. Any other script text gets a clear error reply.
+//! - **Server order and buffers.** Behind the server, one lock covers the
+//!   engine and every connection's output buffer, so commands from all
+//!   connections run in one order and a message never overtakes the reply
+//!   that came before it. Buffers have Redis's `client-output-buffer-limit`
+//!   ([`OutputLimits`]) and replies to a pipeline leave in one write.
 //! - **Replies.** Commands produce [`Value`]s; the server turns them into
 //!   redis-protocol frames for the connection's protocol and redis-protocol
 //!   encodes them ([`encode`]). A [`Response`] also carries pub/sub
@@ -41,11 +46,13 @@
 //!
 //! # What is proven, and how
 //!
-//! - `tests/differential.rs` starts a real `redis-server` 7.0.15
+//! - `tests/differential/` starts a real `redis-server` 7.0.15
 //!   ([`testing::RealRedis`]) and this crate's server, sends both 512
 //!   generated command sequences (lock scripts by EVAL and EVALSHA with
-//!   good and bad arguments, strings, hashes, expiry, pub/sub, wrong types,
-//!   unknown commands, wrong arities; RESP2 and RESP3) and requires
+//!   good and bad arguments, strings, hashes, lists, expiry, pub/sub and
+//!   patterns, the commands clients send on connect, MULTI/EXEC/WATCH,
+//!   wrong types, unknown commands, wrong arities; RESP2 and RESP3) and
+//!   requires
 //!   byte-identical replies and pub/sub messages. PTTL/TTL values may differ
 //!   by the moment between the two servers' clock reads; HELLO's connection
 //!   id is masked.
@@ -55,6 +62,13 @@
 //! - `tests/wire.rs` sends both servers raw requests (well-formed,
 //!   Redis-tolerated and malformed multibulks, quoted inline commands,
 //!   over-long lines) and requires the same bytes back until each closes.
+//! - `tests/serving.rs` checks the server's global order (no message after
+//!   an UNSUBSCRIBE reply, 3,000 rounds under a publish flood), the output
+//!   limit closing a slow subscriber (like redis-server), and no stall when
+//!   a client with 40,000 channels leaves.
+//! - `tests/redis_rs.rs` runs one redis-rs session (commands, pipeline,
+//!   MULTI/EXEC, WATCH transaction, a Redisson-script lock) against both
+//!   servers and requires identical replies.
 //! - `tests/robustness.rs` sends random bytes and near-RESP junk over TCP:
 //!   no panic anywhere, only well-formed replies, and a bystander
 //!   connection keeps being served.
@@ -65,13 +79,18 @@
 //!   and reports `PTTL 0` at `t`); no real client can observe it.
 //! - `UNSUBSCRIBE` without channels confirms in subscription order; Redis
 //!   uses its dict order, which depends on a random hash seed.
-//! - Only the commands locksim needs: PING, ECHO, GET, SET (NX, XX, GET,
-//!   EX, PX, EXAT, PXAT, KEEPTTL), INCR, DEL, EXISTS, EXPIRE, PEXPIRE (NX,
-//!   XX, GT, LT), TTL, PTTL, HSET, HGET, HEXISTS, HINCRBY, HDEL, HGETALL,
-//!   HLEN, PUBLISH, SUBSCRIBE, UNSUBSCRIBE, EVAL, EVALSHA, SCRIPT
-//!   LOAD/EXISTS/FLUSH, DBSIZE, FLUSHALL, TIME, HELLO, QUIT, RESET. Others
-//!   (CONFIG, CLIENT, PSUBSCRIBE, ...) are unknown commands.
-//! - HELLO accepts SETNAME (ignored) but not AUTH; TIME has millisecond
+//! - The commands client libraries use (README's fake-redis section has
+//!   the list); others get Redis's unknown-command error. There is no
+//!   Lua: `EVAL` runs only Redisson's scripts. A `QUIT` queued behind a
+//!   `BLPOP` is answered but does not close the connection.
+//! - INCRBYFLOAT and HINCRBYFLOAT compute in `f64` and round to 15
+//!   significant digits; Redis uses C's 80-bit `long double` and prints 17
+//!   decimals, so long or large sums print differently.
+//! - KEYS, SCAN and PUBSUB CHANNELS answer in byte order (Redis: hash
+//!   table order); SCAN's cursor is a position in that order.
+//! - CLIENT SETINFO is Redis 7.2's command (7.0.15 does not know it);
+//!   INFO and CLIENT LIST give the fields clients parse, with placeholders
+//!   for process, memory and socket figures. TIME has millisecond
 //!   precision.
 //! - A multibulk header line whose `\r` is not followed by `\n` (Redis
 //!   skips that byte unchecked) is refused by redis-protocol: the client
@@ -124,14 +143,23 @@
 //!
 //! - `engine`: [`Engine`], [`ConnId`], [`Protocol`], [`Response`]; runs one
 //!   command against the state.
-//! - `db`: the keyspace, per-key expiry.
+//! - `client`: one connection's state (protocol, database, name, auth,
+//!   transaction, watched keys).
+//! - `multi`: MULTI/EXEC and WATCH.
+//! - `blocking`: clients blocked in BLPOP/BRPOP (served in order, timed
+//!   out by [`Engine::tick`] on the injected clock).
+//! - `config`: CONFIG GET/SET parameters.
+//! - `db`: the keyspace, per-key expiry, watchers.
+//! - `glob`: Redis's glob patterns (KEYS, SCAN, PSUBSCRIBE, CONFIG GET).
+//! - `outbox`: a connection's output buffer and its limits.
 //! - `cmd`: the command table and dispatcher (name, arity, subcommands,
-//!   subscribed-state rule); one file per family (`string`, `keys`,
-//!   `hash`, `pubsub`, `eval`, `connection`, `server`), each command with
-//!   its `# Format`.
+//!   auth, subscribed-state rule, MULTI queueing); the table in `table`,
+//!   one file per family (`string`, `keys`, `hash`, `list`, `pubsub`,
+//!   `eval`, `connection`, `client`, `config`, `transaction`, `info`,
+//!   `server`), each command with its `# Format`.
 //! - `script`: [`LockScript`] texts, SHA1s and the script cache.
 //! - `native`: the lock scripts as native operations.
-//! - `pubsub`: channel subscriptions.
+//! - `pubsub`: channel and pattern subscriptions.
 //! - `replication`: a primary's stream of writes ([`Write`]), replicas
 //!   applying it, and `WAIT`.
 //! - `number`: Redis's and Lua's number parsing.
@@ -148,15 +176,23 @@
 //! - `clock`: [`Clock`], [`SystemClock`], [`ManualClock`].
 //! - [`testing`]: [`testing::RealRedis`], a real `redis-server` for tests.
 
+mod blocking;
+mod client;
 mod clock;
 mod cmd;
+mod config;
 mod connection;
 mod db;
 mod engine;
 mod error;
 mod frame;
+mod glob;
+mod lua;
+mod lua_bit;
+mod multi;
 mod native;
 mod number;
+mod outbox;
 mod pubsub;
 mod replication;
 mod request;
@@ -170,6 +206,7 @@ pub use connection::serve_connection;
 pub use engine::{ConnId, Engine, HashFields, Protocol, Response};
 pub use error::CmdError;
 pub use frame::{encode, encode_to_vec};
+pub use outbox::{Limit, OutputLimits};
 pub use replication::Write;
 pub use request::{
     MAX_BULK, MAX_INLINE, MAX_MULTIBULK, ProtocolError, Request, RequestReader, parse_request,

@@ -141,9 +141,42 @@ pub(crate) fn through_lua(n: i64) -> i64 {
     lua_number_to_int(n as f64)
 }
 
+/// Redis's `string2ld` (INCRBYFLOAT, HINCRBYFLOAT): C's `strtod` over
+/// the whole string, with no leading space and no NaN.
+pub(crate) fn parse_float(s: &[u8]) -> Option<f64> {
+    if s.first().is_none_or(|b| c_space(*b)) || s.len() > 5000 {
+        return None;
+    }
+    strtod_whole(s).filter(|f| !f.is_nan())
+}
+
+/// A float as INCRBYFLOAT stores it: plain decimal notation, no trailing
+/// zeros. Redis computes in C's 80-bit `long double` and prints 17
+/// decimals; this computes in `f64`, so the result is rounded to 15
+/// significant digits first, which gives Redis's text for sums of
+/// short decimals (`1.1 + 2.2` is `3.3` in both) but not for values past
+/// 15 digits.
+pub(crate) fn format_float(f: f64) -> String {
+    let rounded: f64 = format!("{f:.14e}").parse().unwrap_or(f);
+    format!("{rounded}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// INCRBYFLOAT replies captured from redis-server 7.0.15.
+    #[test]
+    fn float_text_like_redis() {
+        assert_eq!(format_float(10.0 + 1.5), "11.5");
+        assert_eq!(format_float(1.1 + 2.2), "3.3");
+        assert_eq!(format_float(3.0), "3");
+        assert_eq!(format_float(5.0 + 5.0e3), "5005");
+        assert_eq!(parse_float(b"0x10"), Some(16.0));
+        assert_eq!(parse_float(b" 1"), None);
+        assert_eq!(parse_float(b"nan"), None);
+        assert_eq!(parse_float(b"abc"), None);
+    }
 
     /// Redis rejects non-canonical integers (`007`, `-0`, ` 1`, `+1`) that a
     /// lenient parser would accept; each case here was checked against

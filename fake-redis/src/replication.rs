@@ -92,7 +92,7 @@ impl Engine {
         r.replica = false;
         r.acks = vec![r.offset; n];
         r.outbox.clear();
-        self.state.db.record_writes(n > 0);
+        self.dbs[0].record_writes(n > 0);
     }
 
     /// Makes this server a replica: it records nothing and refuses `WAIT`.
@@ -122,7 +122,7 @@ impl Engine {
             offset,
             change: Change::Flush,
         };
-        let keys = self.state.db.live_entries(now).map(|(k, e)| Write {
+        let keys = self.dbs[0].live_entries(now).map(|(k, e)| Write {
             offset,
             change: Change::Key(k.clone(), Some(e.clone())),
         });
@@ -132,8 +132,8 @@ impl Engine {
     /// Applies a primary's write (on a replica).
     pub fn apply(&mut self, write: &Write) {
         match &write.change {
-            Change::Flush => self.state.db.clear(),
-            Change::Key(k, e) => self.state.db.replace(k.clone(), e.clone()),
+            Change::Flush => self.dbs[0].clear(),
+            Change::Key(k, e) => self.dbs[0].replace(k.clone(), e.clone()),
         }
         self.replication.offset = write.offset;
     }
@@ -175,7 +175,7 @@ impl Engine {
     /// Moves the keys the last command wrote to the outbox, each with its
     /// state now.
     pub(crate) fn record_touched(&mut self) {
-        let touched = self.state.db.take_touched();
+        let touched = self.dbs[0].take_written();
         if touched.flushed {
             let r = &mut self.replication;
             r.offset += 1;
@@ -187,7 +187,7 @@ impl Engine {
         let now = self.now();
         let r = &mut self.replication;
         for key in touched.keys {
-            let entry = self.state.db.peek(&key, now).cloned();
+            let entry = self.dbs[0].peek(&key, now).cloned();
             r.offset += 1;
             r.outbox.push(Write {
                 offset: r.offset,

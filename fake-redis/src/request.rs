@@ -18,7 +18,8 @@
 //!   512 MiB bulk costs what it has sent. It builds no arguments.
 //! - **redis-protocol** (`resp2::decode::decode_bytes_mut`) then decodes
 //!   exactly the bytes of that complete request; the frame's bulks are the
-//!   argument vector (zero-copy slices of the read buffer).
+//!   argument vector, each copied out of the read buffer (a stored key
+//!   must not keep a whole read chunk alive).
 //! - **Inline commands** are split by `split_args`, Redis's
 //!   `sdssplitargs` quoting rules.
 //!
@@ -222,7 +223,9 @@ fn decode(buf: &mut BytesMut, len: usize) -> Request {
     let args: Option<Vec<Bytes>> = items
         .into_iter()
         .map(|item| match item {
-            BytesFrame::BulkString(b) => Some(b),
+            // An owned copy: a slice would pin the whole read buffer for as
+            // long as the key or value it becomes lives.
+            BytesFrame::BulkString(b) => Some(Bytes::copy_from_slice(&b)),
             _ => None,
         })
         .collect();

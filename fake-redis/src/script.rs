@@ -185,6 +185,9 @@ pub fn sha1_hex(text: &[u8]) -> String {
 #[derive(Debug, Default)]
 pub(crate) struct ScriptCache {
     known: std::collections::BTreeMap<String, Option<LockScript>>,
+    /// The text of every cached script that is not a lock script (those
+    /// run in Lua).
+    texts: std::collections::BTreeMap<String, bytes::Bytes>,
 }
 
 impl ScriptCache {
@@ -193,6 +196,10 @@ impl ScriptCache {
         let script = LockScript::from_text(text);
         let sha = script.map_or_else(|| sha1_hex(text), LockScript::sha1);
         self.known.insert(sha.clone(), script);
+        if script.is_none() {
+            self.texts
+                .insert(sha.clone(), bytes::Bytes::copy_from_slice(text));
+        }
         (sha, script)
     }
 
@@ -203,7 +210,13 @@ impl ScriptCache {
     }
 
     /// Forgets every script (`SCRIPT FLUSH`).
+    /// The text of a cached script that runs in Lua.
+    pub(crate) fn text(&self, sha: &str) -> Option<bytes::Bytes> {
+        self.texts.get(sha).cloned()
+    }
+
     pub(crate) fn clear(&mut self) {
+        self.texts.clear();
         self.known.clear();
     }
 }

@@ -1,27 +1,87 @@
 //! The RESP server: an [`Engine`] shared by connections, and listeners.
 //!
-//! Connections run the engine one command at a time behind a std `Mutex`
-//! (never held across an `.await`, and a command never blocks), which gives
-//! scripts their atomicity. Everything a connection must write — its own
-//! replies and pub/sub messages from others — goes through its outbox in
-//! the order the engine produced it, so a message never overtakes a reply
-//! that came first.
+//! Redis runs one command at a time, so every cross-connection order is
+//! well defined: a `PUBLISH` that runs after an `UNSUBSCRIBE` was answered
+//! never reaches that subscriber. Here one std `Mutex` (never held across an
+//! `.await`, and a command never blocks) covers the engine *and* every
+//! connection's output buffer, and a command's replies and the messages it
+//! fans out are appended to those buffers before the lock is released. So
+//! whatever thread a connection's task runs on, commands take effect in one
+//! global order and each connection's bytes leave in that order.
+//!
+//! Output is written in batches: a connection's writer takes everything
+//! pending in one chunk, and the reader wakes it only once per read (after
+//! the whole pipeline it read has run), so `-P 16` costs one write, not 16.
+//! Buffers obey Redis's `client-output-buffer-limit` ([`crate::Outbox`]
+//! docs): a client over its limit is closed and its output dropped.
 
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::frame::encode;
+use crate::outbox::{Outbox, Take};
 use crate::{ConnId, Engine, Value};
+
+/// Wake-ups for one connection's two halves.
+#[derive(Debug, Default)]
+pub(crate) struct Signals {
+    /// Output is pending, or the connection is closing.
+    pub(crate) writer: Notify,
+    /// The connection was closed for its output limit: stop reading.
+    pub(crate) killed: Notify,
+}
+
+struct Slot {
+    outbox: Outbox,
+    signals: Arc<Signals>,
+}
 
 struct Hub {
     engine: Engine,
-    outboxes: BTreeMap<ConnId, UnboundedSender<Bytes>>,
+    slots: BTreeMap<ConnId, Slot>,
+}
+
+impl Hub {
+    /// Appends `values` to `conn`'s output and applies its output limit;
+    /// a client over it is closed (as Redis's `freeClientAsync`: its
+    /// subscriptions go now, its socket once its tasks see the signal).
+    fn append(&mut self, conn: ConnId, values: &[Value], now: Instant, wake: bool) {
+        let protocol = self.engine.protocol(conn);
+        let class = if self.engine.is_pubsub_client(conn) {
+            self.engine.output_limits().pubsub
+        } else {
+            self.engine.output_limits().normal
+        };
+        let Some(slot) = self.slots.get_mut(&conn) else {
+            return;
+        };
+        let Some(buf) = slot.outbox.buf() else {
+            return;
+        };
+        for value in values {
+            encode(value, protocol, buf);
+        }
+        if slot.outbox.over_limit(class, now) {
+            tracing::info!(
+                ?conn,
+                pending = slot.outbox.pending(),
+                "output buffer limit reached; closing client"
+            );
+            slot.outbox.kill();
+            slot.signals.killed.notify_one();
+            slot.signals.writer.notify_one();
+            self.engine.disconnect(conn);
+        } else if wake {
+            slot.signals.writer.notify_one();
+        }
+    }
 }
 
 /// An [`Engine`] shared by every connection of a server. Cloning shares it.
@@ -42,7 +102,7 @@ impl SharedEngine {
         Self {
             hub: Arc::new(Mutex::new(Hub {
                 engine,
-                outboxes: BTreeMap::new(),
+                slots: BTreeMap::new(),
             })),
         }
     }
@@ -60,62 +120,141 @@ impl SharedEngine {
         f(&mut self.lock().engine)
     }
 
-    /// A new connection and the receiving end of its outbox.
-    pub(crate) fn register(&self) -> (ConnId, UnboundedReceiver<Bytes>) {
-        let (tx, rx) = unbounded_channel();
+    /// A new connection and its wake-ups.
+    pub(crate) fn register(&self) -> (ConnId, Arc<Signals>) {
+        let signals = Arc::new(Signals::default());
         let mut hub = self.lock();
         let conn = hub.engine.connect();
-        hub.outboxes.insert(conn, tx);
-        (conn, rx)
+        hub.slots.insert(
+            conn,
+            Slot {
+                outbox: Outbox::default(),
+                signals: signals.clone(),
+            },
+        );
+        (conn, signals)
     }
 
-    /// Forgets a connection; its outbox closes once drained.
+    /// The reader is done: forget the client in the engine; the writer
+    /// closes the socket once its output is written.
     pub(crate) fn unregister(&self, conn: ConnId) {
         let mut hub = self.lock();
         hub.engine.disconnect(conn);
-        hub.outboxes.remove(&conn);
+        if let Some(slot) = hub.slots.get_mut(&conn) {
+            slot.outbox.drain();
+            slot.signals.writer.notify_one();
+        }
     }
 
-    /// Runs one command and routes its output; whether the connection must
-    /// close afterwards.
-    pub(crate) fn execute(&self, conn: ConnId, args: Vec<Bytes>) -> bool {
+    /// The writer is done: drop the connection's buffer.
+    pub(crate) fn remove(&self, conn: ConnId) {
         let mut hub = self.lock();
-        let response = hub.engine.execute(conn, args);
-        // Redis writes a message to each subscriber while PUBLISH runs,
-        // before the publisher's own reply: same order here.
+        hub.engine.disconnect(conn);
+        hub.slots.remove(&conn);
+    }
+
+    /// Closes `conn` at once, dropping its output (its socket failed).
+    pub(crate) fn kill(&self, conn: ConnId) {
+        let mut hub = self.lock();
+        hub.engine.disconnect(conn);
+        if let Some(slot) = hub.slots.get_mut(&conn) {
+            slot.outbox.kill();
+            slot.signals.killed.notify_one();
+        }
+    }
+
+    /// Runs one read's pipeline of commands, in order, and appends their
+    /// output; whether the connection must close afterwards. One lock for
+    /// the batch: each command still runs whole and in the global order
+    /// (no other connection's command can run inside one), and a
+    /// pipeline of 16 costs one lock, not 16. The caller's own writer is
+    /// not woken (see [`SharedEngine::flush`]); subscribers' writers are.
+    pub(crate) fn execute(&self, conn: ConnId, batch: Vec<Vec<Bytes>>) -> bool {
+        let mut hub = self.lock();
+        let now = Instant::now();
+        for args in batch {
+            if hub.slots.get(&conn).is_none_or(|s| s.outbox.killed()) {
+                return true;
+            }
+            let response = hub.engine.execute(conn, args);
+            // Redis writes a message to each subscriber while PUBLISH runs,
+            // before the publisher's own reply: same order here.
+            for (to, message) in &response.deliveries {
+                hub.append(*to, std::slice::from_ref(message), now, *to != conn);
+            }
+            hub.append(conn, &response.replies, now, false);
+            if response.close {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Times out blocked clients whose deadline has passed and writes
+    /// what that produced (see [`Engine::tick`]).
+    pub(crate) fn tick(&self) {
+        let mut hub = self.lock();
+        if hub.engine.next_deadline().is_none() {
+            return;
+        }
+        let response = hub.engine.tick();
+        let now = Instant::now();
         for (to, message) in &response.deliveries {
-            let protocol = hub.engine.protocol(*to);
-            if let Some(outbox) = hub.outboxes.get(to) {
-                let mut out = BytesMut::new();
-                encode(message, protocol, &mut out);
-                let _ = outbox.send(out.freeze());
-            }
+            hub.append(*to, std::slice::from_ref(message), now, true);
         }
-        let protocol = hub.engine.protocol(conn);
-        if let Some(outbox) = hub.outboxes.get(&conn) {
-            let mut out = BytesMut::new();
-            for reply in &response.replies {
-                encode(reply, protocol, &mut out);
-            }
-            let _ = outbox.send(out.freeze());
+    }
+
+    /// Wakes `conn`'s writer to write what its commands produced.
+    pub(crate) fn flush(&self, conn: ConnId) {
+        if let Some(slot) = self.lock().slots.get(&conn) {
+            slot.signals.writer.notify_one();
         }
-        response.close
     }
 
     /// Queues an error reply for `conn` (a protocol error before closing).
     pub(crate) fn send_error(&self, conn: ConnId, text: String) {
-        let hub = self.lock();
-        let protocol = hub.engine.protocol(conn);
-        if let Some(outbox) = hub.outboxes.get(&conn) {
-            let mut out = BytesMut::new();
-            encode(&Value::Error(text), protocol, &mut out);
-            let _ = outbox.send(out.freeze());
+        let mut hub = self.lock();
+        hub.append(conn, &[Value::Error(text)], Instant::now(), true);
+    }
+
+    /// The writer's next step for `conn`.
+    pub(crate) fn take(&self, conn: ConnId) -> Take {
+        match self.lock().slots.get_mut(&conn) {
+            Some(slot) => slot.outbox.take(),
+            None => Take::Done,
+        }
+    }
+
+    /// The chunk last taken for `conn` has been written.
+    pub(crate) fn written(&self, conn: ConnId) {
+        if let Some(slot) = self.lock().slots.get_mut(&conn) {
+            slot.outbox.written();
         }
     }
 }
 
-/// Accepts connections on `listener` forever, each served by its own task.
+/// How often the server checks blocked clients' deadlines (Redis's cron
+/// runs at 10 Hz; this is finer, so a `BLPOP` timeout is late by at most
+/// this much).
+const TICK: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Accepts connections on `listener` forever, each served by its own task,
+/// and times out blocked clients.
 pub async fn serve(listener: TcpListener, shared: SharedEngine) {
+    let ticker = async {
+        let mut interval = tokio::time::interval(TICK);
+        loop {
+            interval.tick().await;
+            shared.tick();
+        }
+    };
+    tokio::select! {
+        () = accept(listener, shared.clone()) => {}
+        () = ticker => {}
+    }
+}
+
+async fn accept(listener: TcpListener, shared: SharedEngine) {
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {

@@ -45,6 +45,21 @@ impl RealRedis {
 
     /// Starts a server on a free port and waits until it answers `PING`.
     pub fn start() -> Result<RealRedis, RealRedisError> {
+        RealRedis::start_with(&[])
+    }
+
+    /// As [`RealRedis::start_for_test`], with extra `redis-server`
+    /// arguments (for example `["--requirepass", "secret"]`).
+    pub fn start_for_test_with(extra: &[&str]) -> RealRedis {
+        match RealRedis::start_with(extra) {
+            Ok(server) => server,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Starts a server with extra arguments; it is ready once it answers
+    /// `PING` (with `PONG`, or `NOAUTH` when a password is required).
+    pub fn start_with(extra: &[&str]) -> Result<RealRedis, RealRedisError> {
         let mut last = String::new();
         // A port found free can be taken before redis binds it: try a few.
         for _ in 0..5 {
@@ -54,6 +69,7 @@ impl RealRedis {
                 .args(["--bind", "127.0.0.1"])
                 .args(["--save", "", "--appendonly", "no"])
                 .args(["--dir", &std::env::temp_dir().to_string_lossy()])
+                .args(extra)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn();
@@ -124,7 +140,7 @@ fn ping(addr: SocketAddr) -> std::io::Result<()> {
     stream.write_all(b"*1\r\n$4\r\nPING\r\n")?;
     let mut buf = [0u8; 7];
     stream.read_exact(&mut buf)?;
-    if &buf == b"+PONG\r\n" {
+    if &buf == b"+PONG\r\n" || &buf == b"-NOAUTH" {
         Ok(())
     } else {
         Err(std::io::Error::other("unexpected PING reply"))

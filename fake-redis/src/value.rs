@@ -22,6 +22,9 @@ pub enum Value {
     Bulk(Bytes),
     /// The nil bulk reply (`$-1` on RESP2, `_` on RESP3).
     Nil,
+    /// The nil array reply (`*-1` on RESP2, `_` on RESP3): an `EXEC` whose
+    /// watched keys changed, `LPOP key count` on a missing key.
+    NilArray,
     /// An array of replies.
     Array(Vec<Value>),
     /// A RESP3 map (a flat array on RESP2), in the order Redis emits it.

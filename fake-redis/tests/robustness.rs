@@ -260,79 +260,155 @@ fn parser_never_panics_and_pieces_read_like_the_whole() {
     }
 }
 
+/// Command names and arguments the engine fuzz draws from.
+const WORDS: &[&str] = &[
+    "GET",
+    "SET",
+    "DEL",
+    "EXISTS",
+    "PEXPIRE",
+    "EXPIRE",
+    "PTTL",
+    "TTL",
+    "HSET",
+    "HGET",
+    "HEXISTS",
+    "HINCRBY",
+    "HDEL",
+    "HGETALL",
+    "HLEN",
+    "INCR",
+    "PUBLISH",
+    "SUBSCRIBE",
+    "UNSUBSCRIBE",
+    "EVAL",
+    "EVALSHA",
+    "SCRIPT",
+    "LOAD",
+    "EXISTS",
+    "FLUSH",
+    "DBSIZE",
+    "FLUSHALL",
+    "TIME",
+    "HELLO",
+    "QUIT",
+    "RESET",
+    "PING",
+    "ECHO",
+    "k",
+    "f",
+    "1",
+    "-1",
+    "0",
+    "3",
+    "PX",
+    "EX",
+    "NX",
+    "XX",
+    "GET",
+    "KEEPTTL",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "",
+    "INCRBY",
+    "DECR",
+    "DECRBY",
+    "INCRBYFLOAT",
+    "SETEX",
+    "PSETEX",
+    "SETNX",
+    "MGET",
+    "MSET",
+    "GETDEL",
+    "GETEX",
+    "PERSIST",
+    "HMSET",
+    "HMGET",
+    "HKEYS",
+    "HVALS",
+    "HSETNX",
+    "HINCRBYFLOAT",
+    "LPUSH",
+    "RPUSH",
+    "LPOP",
+    "RPOP",
+    "LLEN",
+    "LRANGE",
+    "PSUBSCRIBE",
+    "PUNSUBSCRIBE",
+    "PUBSUB",
+    "CHANNELS",
+    "NUMSUB",
+    "NUMPAT",
+    "KEYS",
+    "SCAN",
+    "MATCH",
+    "COUNT",
+    "TYPE",
+    "RENAME",
+    "CONFIG",
+    "CLIENT",
+    "SETNAME",
+    "GETNAME",
+    "SETINFO",
+    "LIST",
+    "INFO",
+    "SELECT",
+    "AUTH",
+    "MULTI",
+    "EXEC",
+    "DISCARD",
+    "WATCH",
+    "UNWATCH",
+    "FLUSHDB",
+    "*",
+    "[a-",
+    "1.5",
+    "inf",
+    "16",
+    "client-output-buffer-limit",
+    "BLPOP",
+    "BRPOP",
+];
+
 /// Random words as commands straight into the engine (no server): every
-/// command gets at least one reply, nothing panics.
+/// command gets at least one reply (a blocking pop may wait instead),
+/// nothing panics.
 #[test]
 fn engine_takes_any_command() {
-    const WORDS: &[&str] = &[
-        "GET",
-        "SET",
-        "DEL",
-        "EXISTS",
-        "PEXPIRE",
-        "EXPIRE",
-        "PTTL",
-        "TTL",
-        "HSET",
-        "HGET",
-        "HEXISTS",
-        "HINCRBY",
-        "HDEL",
-        "HGETALL",
-        "HLEN",
-        "INCR",
-        "PUBLISH",
-        "SUBSCRIBE",
-        "UNSUBSCRIBE",
-        "EVAL",
-        "EVALSHA",
-        "SCRIPT",
-        "LOAD",
-        "EXISTS",
-        "FLUSH",
-        "DBSIZE",
-        "FLUSHALL",
-        "TIME",
-        "HELLO",
-        "QUIT",
-        "RESET",
-        "PING",
-        "ECHO",
-        "k",
-        "f",
-        "1",
-        "-1",
-        "0",
-        "3",
-        "PX",
-        "EX",
-        "NX",
-        "XX",
-        "GET",
-        "KEEPTTL",
-        "9223372036854775807",
-        "-9223372036854775808",
-        "",
-    ];
     let clock = ManualClock::new(0);
     let mut engine = Engine::new(Arc::new(clock.clone()));
-    let conn = engine.connect();
+    let conn = std::cell::Cell::new(engine.connect());
     let word = prop_oneof![
         prop::sample::select(WORDS).prop_map(|w| Bytes::from_static(w.as_bytes())),
         prop::collection::vec(any::<u8>(), 0..8).prop_map(Bytes::from),
     ];
     let mut runner = TestRunner::new(Config {
-        cases: 2000,
+        cases: 20_000,
         failure_persistence: None,
         ..Config::default()
     });
     let engine = std::cell::RefCell::new(&mut engine);
     let result = runner.run(
-        &(prop::collection::vec(word, 1..8), 0u64..100_000),
-        |(args, advance)| {
+        &(
+            prop::sample::select(WORDS),
+            prop::collection::vec(word, 0..8),
+            0u64..100_000,
+        ),
+        |(name, rest, advance)| {
             clock.advance(advance);
-            let response = engine.borrow_mut().execute(conn, args);
-            prop_assert!(!response.replies.is_empty());
+            let mut args = vec![Bytes::from_static(name.as_bytes())];
+            args.extend(rest);
+            let blocking =
+                args[0].eq_ignore_ascii_case(b"blpop") || args[0].eq_ignore_ascii_case(b"brpop");
+            let mut engine = engine.borrow_mut();
+            let response = engine.execute(conn.get(), args);
+            if response.replies.is_empty() {
+                // Only a blocking pop waits; start over on a new connection.
+                prop_assert!(blocking);
+                engine.disconnect(conn.get());
+                conn.set(engine.connect());
+            }
             Ok(())
         },
     );

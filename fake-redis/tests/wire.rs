@@ -5,7 +5,8 @@
 //! be equal. This is the wire layer's proof: the guard's limits and error
 //! texts, redis-protocol's decoding of what the guard lets through, and
 //! the inline splitter. The one accepted divergence (a header line whose
-//! `\r` is not followed by `\n`) is asserted as such.
+//! `\r` is not followed by `\n`) is asserted as such. The connection
+//! handshakes with a password required are compared here too.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -138,4 +139,74 @@ fn header_without_lf_is_the_known_divergence() {
         show(&answer(fake.addr(), input, false)),
         "-ERR Protocol error: to_isize: Failed to parse as integer.\r\n"
     );
+}
+
+/// With a password required (`--requirepass` on redis-server,
+/// `Engine::with_password` here), both servers answer the connection
+/// handshakes clients send identically: commands before AUTH, wrong and
+/// right passwords by AUTH and by `HELLO 3 AUTH ... SETNAME`, the name
+/// set by HELLO, and RESET dropping the authentication. HELLO's reply is
+/// compared without its connection id.
+#[test]
+fn requirepass_handshakes_like_real_redis() {
+    let real = RealRedis::start_for_test_with(&["--requirepass", "secret"]);
+    let fake = BackgroundServer::start(SharedEngine::new(Engine::with_password(
+        Arc::new(SystemClock),
+        "secret",
+    )))
+    .expect("start fake-redis");
+    let script: &[&[u8]] = &[
+        b"*1\r\n$4\r\nPING\r\n",
+        b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+        b"*1\r\n$5\r\nMULTI\r\n",
+        b"*1\r\n$4\r\nEXEC\r\n",
+        b"*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n",
+        b"*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n$5\r\nwrong\r\n",
+        b"*2\r\n$4\r\nAUTH\r\n$5\r\nwrong\r\n",
+        b"*4\r\n$4\r\nAUTH\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n",
+        b"*7\r\n$5\r\nHELLO\r\n$1\r\n2\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n$6\r\nsecret\r\n$7\r\nSETNAME\r\n$2\r\nme\r\n",
+        b"*2\r\n$6\r\nCLIENT\r\n$7\r\nGETNAME\r\n",
+        b"*1\r\n$5\r\nRESET\r\n",
+        b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+        b"*2\r\n$4\r\nAUTH\r\n$6\r\nsecret\r\n",
+        b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+    ];
+    let mask_id = |reply: Vec<u8>| {
+        let text = String::from_utf8_lossy(&reply).into_owned();
+        match text.find("$2\r\nid\r\n:") {
+            Some(at) => {
+                let start = at + "$2\r\nid\r\n:".len();
+                let end = text[start..].find("\r\n").map_or(text.len(), |e| start + e);
+                format!("{}<id>{}", &text[..start], &text[end..])
+            }
+            None => text,
+        }
+    };
+    let run = |addr: SocketAddr| -> Vec<String> {
+        let mut stream = TcpStream::connect(addr).expect("connect");
+        script
+            .iter()
+            .map(|request| {
+                stream.write_all(request).expect("write");
+                let mut reply = Vec::new();
+                let mut chunk = [0u8; 4096];
+                // One reply per request: wait long for its first bytes,
+                // then until the server has been quiet for a moment.
+                let mut wait = Duration::from_secs(10);
+                loop {
+                    stream.set_read_timeout(Some(wait)).expect("timeout");
+                    match stream.read(&mut chunk) {
+                        Ok(n) if n > 0 => reply.extend(&chunk[..n]),
+                        _ => break,
+                    }
+                    wait = Duration::from_millis(150);
+                }
+                mask_id(reply)
+            })
+            .collect()
+    };
+    let want = run(real.addr());
+    let got = run(fake.addr());
+    assert!(want[0].starts_with("-NOAUTH"), "{want:?}");
+    assert_eq!(want, got);
 }

@@ -173,7 +173,7 @@ impl From<fake_redis::Value> for Value {
             F::Error(e) => Value::Error(e),
             F::Int(n) => Value::Int(n),
             F::Bulk(b) => Value::Bulk(b),
-            F::Nil => Value::Nil,
+            F::Nil | F::NilArray => Value::Nil,
             F::Array(items) => Value::Array(items.into_iter().map(Value::from).collect()),
             F::Map(pairs) => Value::Map(
                 pairs

@@ -360,7 +360,7 @@ fn outcome_of(result: &Result<CallOutcome, LockError>) -> Outcome {
 fn value_text(v: &Value) -> String {
     match v {
         Value::Int(n) => n.to_string(),
-        Value::Nil => "nil".to_owned(),
+        Value::Nil | Value::NilArray => "nil".to_owned(),
         Value::Simple(s) => s.clone(),
         Value::Error(e) => format!("error: {e}"),
         Value::Bulk(b) => String::from_utf8_lossy(b).into_owned(),

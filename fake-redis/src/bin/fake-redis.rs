@@ -3,6 +3,7 @@
 //! ```text
 //! fake-redis --port 6380            # then: redis-cli -p 6380
 //! fake-redis --port 6380 --bind 0.0.0.0
+//! fake-redis --port 6380 --requirepass secret   # AUTH / HELLO 3 AUTH needed
 //! ```
 
 use std::net::IpAddr;
@@ -22,6 +23,10 @@ struct Args {
     /// Address to bind.
     #[arg(long, default_value = "127.0.0.1")]
     bind: IpAddr,
+    /// Require `AUTH <password>` (or `HELLO 3 AUTH default <password>`)
+    /// before other commands, as Redis's `requirepass`.
+    #[arg(long)]
+    requirepass: Option<String>,
 }
 
 #[tokio::main]
@@ -45,10 +50,10 @@ async fn main() -> std::process::ExitCode {
         }
     };
     tracing::info!("fake-redis listening on {}:{}", args.bind, args.port);
-    serve(
-        listener,
-        SharedEngine::new(Engine::new(Arc::new(SystemClock))),
-    )
-    .await;
+    let engine = match &args.requirepass {
+        Some(password) => Engine::with_password(Arc::new(SystemClock), password),
+        None => Engine::new(Arc::new(SystemClock)),
+    };
+    serve(listener, SharedEngine::new(engine)).await;
     std::process::ExitCode::SUCCESS
 }

@@ -1,4 +1,4 @@
-//! Connection commands: PING, ECHO, HELLO, QUIT, RESET.
+//! Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET.
 
 use bytes::Bytes;
 
@@ -33,25 +33,80 @@ pub(crate) fn echo(_: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     Ok(Value::Bulk(args[1].clone()))
 }
 
+fn wrongpass() -> CmdError {
+    CmdError::other("WRONGPASS invalid username-password pair or user is disabled.")
+}
+
+/// Checks `password` (for user `default`) against `requirepass`; without a
+/// password configured, any `HELLO ... AUTH` passes (the default user has
+/// no password) while a bare `AUTH` is refused, as in Redis.
+fn authenticate(
+    ctx: &mut Ctx<'_>,
+    user: Option<&Bytes>,
+    password: &Bytes,
+    bare_auth: bool,
+) -> Result<(), CmdError> {
+    match ctx.state.config.requirepass.clone() {
+        None if bare_auth && user.is_none() => Err(CmdError::other(
+            "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?",
+        )),
+        None => Ok(()),
+        Some(pass) => {
+            let user_ok = user.is_none_or(|u| u.as_ref() == b"default");
+            if user_ok && *password == pass {
+                ctx.state.client(ctx.conn).authenticated = true;
+                Ok(())
+            } else {
+                Err(wrongpass())
+            }
+        }
+    }
+}
+
+/// # Format
+/// `AUTH [username] password`: `OK` when `username` (if given) is
+/// `default` and the password is `requirepass`; `WRONGPASS` otherwise.
+pub(crate) fn auth(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    match args.len() {
+        2 => authenticate(ctx, None, &args[1], true)?,
+        3 => authenticate(ctx, Some(&args[1]), &args[2], true)?,
+        _ => return Err(CmdError::Syntax),
+    }
+    Ok(Value::ok())
+}
+
+/// # Format
+/// `SELECT index`: switches the connection to database `index` (0-15).
+pub(crate) fn select(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let index = int_arg(&args[1])?;
+    let index = usize::try_from(index)
+        .ok()
+        .filter(|i| *i < crate::engine::DATABASES)
+        .ok_or_else(|| CmdError::other("ERR DB index is out of range"))?;
+    ctx.state.client(ctx.conn).db = index;
+    Ok(Value::ok())
+}
+
 /// # Format
 /// `HELLO [protover [AUTH username password] [SETNAME name]]`: switches
-/// the protocol (2 or 3) and replies with the server's description as a
-/// map. `AUTH` is refused as a syntax error (there are no users); `SETNAME`
-/// is accepted and ignored.
+/// the protocol (2 or 3), authenticates and names the connection, and
+/// replies with the server's description as a map.
 pub(crate) fn hello(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     let mut protocol = ctx.protocol();
+    let mut auth = None;
+    let mut name = None;
     if let Some(ver) = args.get(1) {
         let ver = int_arg(ver).map_err(|_| {
             CmdError::other("ERR Protocol version is not an integer or out of range")
         })?;
-        protocol = match ver {
-            2 => Protocol::Resp2,
-            3 => Protocol::Resp3,
-            _ => return Err(CmdError::other("NOPROTO unsupported protocol version")),
-        };
         let mut j = 2;
         while j < args.len() {
-            if args[j].eq_ignore_ascii_case(b"setname") && j + 1 < args.len() {
+            let more = args.len() - j - 1;
+            if args[j].eq_ignore_ascii_case(b"auth") && more >= 2 {
+                auth = Some((&args[j + 1], &args[j + 2]));
+                j += 3;
+            } else if args[j].eq_ignore_ascii_case(b"setname") && more >= 1 {
+                name = Some(&args[j + 1]);
                 j += 2;
             } else {
                 return Err(CmdError::other(format!(
@@ -60,6 +115,30 @@ pub(crate) fn hello(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError
                 )));
             }
         }
+        protocol = match ver {
+            2 => Protocol::Resp2,
+            3 => Protocol::Resp3,
+            _ => return Err(CmdError::other("NOPROTO unsupported protocol version")),
+        };
+    }
+    match auth {
+        Some((user, pass)) => authenticate(ctx, Some(user), pass, false)?,
+        None if ctx.state.config.requirepass.is_some()
+            && !ctx.state.client(ctx.conn).authenticated =>
+        {
+            return Err(CmdError::other(
+                "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time",
+            ));
+        }
+        None => {}
+    }
+    if let Some(name) = name {
+        if !name.iter().all(|b| (b'!'..=b'~').contains(b)) {
+            return Err(CmdError::other(
+                "ERR Client names cannot contain spaces, newlines or special characters.",
+            ));
+        }
+        ctx.state.client(ctx.conn).name = (!name.is_empty()).then(|| name.clone());
     }
     ctx.state.set_protocol(ctx.conn, protocol);
     let proto = match protocol {
@@ -89,10 +168,20 @@ pub(crate) fn quit(ctx: &mut Ctx<'_>, _: &[Bytes]) -> Result<Value, CmdError> {
 }
 
 /// # Format
-/// `RESET`: drops the connection's subscriptions, returns it to RESP2, and
+/// `RESET`: drops the connection's subscriptions, transaction, watched
+/// keys, name and authentication, returns it to RESP2 and database 0, and
 /// replies `RESET`.
 pub(crate) fn reset(ctx: &mut Ctx<'_>, _: &[Bytes]) -> Result<Value, CmdError> {
     ctx.state.pubsub.remove_conn(ctx.conn);
-    ctx.state.set_protocol(ctx.conn, Protocol::Resp2);
+    super::transaction::unwatch(ctx, &[])?;
+    let needs_auth = ctx.state.config.requirepass.is_some();
+    let client = ctx.state.client(ctx.conn);
+    client.multi = None;
+    client.db = 0;
+    client.name = None;
+    client.protocol = Protocol::Resp2;
+    if needs_auth {
+        client.authenticated = false;
+    }
     Ok(Value::Simple("RESET".into()))
 }

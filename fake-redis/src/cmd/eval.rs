@@ -4,17 +4,11 @@ use bytes::Bytes;
 
 use super::{Ctx, int_arg};
 use crate::error::{CmdError, printable};
-use crate::script::{LockScript, sha1_hex};
+use crate::script::LockScript;
 use crate::{Value, native};
 
 fn no_script() -> CmdError {
     CmdError::other("NOSCRIPT No matching script. Please use EVAL.")
-}
-
-fn unsupported(sha: &str) -> CmdError {
-    CmdError::other(format!(
-        "ERR fake-redis only runs the Redisson lock scripts; unknown script sha {sha}"
-    ))
 }
 
 /// Splits `EVAL script numkeys key... arg...` into keys and args, with
@@ -46,16 +40,20 @@ fn run(
 
 /// # Format
 /// `EVAL script numkeys [key ...] [arg ...]`: runs one of the lock scripts
-/// (recognised by its exact text) natively and atomically, then caches it
-/// for `EVALSHA`. Any other text is refused with a clear error.
+/// (recognised by its exact text) natively, or any other script in Lua
+/// (`crate::lua`), atomically, then caches it for `EVALSHA`.
 pub(crate) fn eval(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     let (keys, argv) = keys_and_args(args)?;
     match LockScript::from_text(&args[1]) {
-        Some(script) => {
+        Some(script) if !ctx.state.lock_scripts_in_lua => {
             let (sha, _) = ctx.state.scripts.register(&args[1]);
             run(ctx, script, &sha, keys, argv)
         }
-        None => Err(unsupported(&sha1_hex(&args[1]))),
+        _ => {
+            crate::lua::check(&args[1])?;
+            let (sha, _) = ctx.state.scripts.register(&args[1]);
+            crate::lua::run(ctx, &args[1], &sha, keys, argv)
+        }
     }
 }
 
@@ -71,8 +69,14 @@ pub(crate) fn evalsha(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
     let sha = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
     match ctx.state.scripts.get(&sha) {
         None => Err(no_script()),
-        Some(None) => Err(unsupported(&sha)),
-        Some(Some(script)) => run(ctx, script, &sha, keys, argv),
+        Some(Some(script)) if !ctx.state.lock_scripts_in_lua => run(ctx, script, &sha, keys, argv),
+        Some(script) => {
+            let text = match script {
+                Some(s) => bytes::Bytes::from_static(s.text().as_bytes()),
+                None => ctx.state.scripts.text(&sha).unwrap_or_default(),
+            };
+            crate::lua::run(ctx, &text, &sha, keys, argv)
+        }
     }
 }
 
@@ -85,6 +89,9 @@ pub(crate) fn script(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErro
     let sub = args[1].to_ascii_lowercase();
     match sub.as_slice() {
         b"load" => {
+            if LockScript::from_text(&args[2]).is_none() {
+                crate::lua::check(&args[2])?;
+            }
             let (sha, _) = ctx.state.scripts.register(&args[2]);
             Ok(Value::bulk(sha))
         }

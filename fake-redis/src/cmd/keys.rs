@@ -1,4 +1,5 @@
-//! Key commands: DEL, EXISTS, PEXPIRE, EXPIRE, PTTL, TTL.
+//! Key commands: DEL, EXISTS, PEXPIRE, EXPIRE, PTTL, TTL, PERSIST, TYPE,
+//! RENAME, KEYS, SCAN.
 
 use bytes::Bytes;
 
@@ -11,7 +12,7 @@ use crate::error::{CmdError, printable};
 pub(crate) fn del(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     let n = args[1..]
         .iter()
-        .filter(|k| ctx.state.db.remove(k, ctx.now))
+        .filter(|k| ctx.db.remove(k, ctx.now))
         .count();
     Ok(Value::Int(n as i64))
 }
@@ -22,7 +23,7 @@ pub(crate) fn del(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> 
 pub(crate) fn exists(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     let n = args[1..]
         .iter()
-        .filter(|k| ctx.state.db.get(k, ctx.now).is_some())
+        .filter(|k| ctx.db.get(k, ctx.now).is_some())
         .count();
     Ok(Value::Int(n as i64))
 }
@@ -85,7 +86,7 @@ fn expire_generic(
     }
     when += ctx.now;
     let key = &args[1];
-    let Some(entry) = ctx.state.db.get_mut(key, ctx.now) else {
+    let Some(entry) = ctx.db.get_mut(key, ctx.now) else {
         return Ok(Value::Int(0));
     };
     let current = entry.expires_at;
@@ -97,9 +98,10 @@ fn expire_generic(
         return Ok(Value::Int(0));
     }
     if when <= ctx.now {
-        ctx.state.db.remove(key, ctx.now);
+        ctx.db.remove(key, ctx.now);
     } else {
         entry.expires_at = Some(when);
+        ctx.db.touch(key);
     }
     Ok(Value::Int(1))
 }
@@ -121,8 +123,7 @@ pub(crate) fn expire(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErro
 /// Remaining ms: -2 for a missing key, -1 for one without expiry.
 fn remaining_ms(ctx: &mut Ctx<'_>, key: &[u8]) -> Option<i64> {
     let now = ctx.now;
-    ctx.state
-        .db
+    ctx.db
         .get(key, now)
         .map(|e| e.expires_at.map_or(-1, |t| (t - now).max(0)))
 }
@@ -142,4 +143,109 @@ pub(crate) fn ttl(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> 
         Some(-1) => -1,
         Some(ms) => (ms + 500) / 1000,
     }))
+}
+
+/// # Format
+/// `PERSIST key`: 1 when the key's expiry was removed, 0 when it had none
+/// or is missing.
+pub(crate) fn persist(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let Some(entry) = ctx.db.get_mut(&args[1], ctx.now) else {
+        return Ok(Value::Int(0));
+    };
+    if entry.expires_at.take().is_none() {
+        return Ok(Value::Int(0));
+    }
+    ctx.db.touch(&args[1]);
+    Ok(Value::Int(1))
+}
+
+/// # Format
+/// `TYPE key`: `string`, `hash`, `list`, or `none`, as a status.
+pub(crate) fn type_(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let name = ctx
+        .db
+        .get(&args[1], ctx.now)
+        .map_or("none", |e| e.data.type_name());
+    Ok(Value::Simple(name.to_owned()))
+}
+
+/// # Format
+/// `RENAME key newkey`: moves the value and its expiry; `ERR no such key`
+/// when `key` is missing.
+pub(crate) fn rename(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let Some(entry) = ctx.db.take(&args[1], ctx.now) else {
+        return Err(CmdError::other("ERR no such key"));
+    };
+    ctx.db.remove(&args[2], ctx.now);
+    ctx.db.insert(args[2].clone(), entry);
+    Ok(Value::ok())
+}
+
+/// # Format
+/// `KEYS pattern`: every live key matching the glob. Redis answers in its
+/// hash table's order; here it is byte order.
+pub(crate) fn keys(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    Ok(Value::Array(
+        ctx.db
+            .keys(ctx.now)
+            .filter(|k| crate::glob::matches(&args[1], k))
+            .map(|k| Value::Bulk(k.clone()))
+            .collect(),
+    ))
+}
+
+/// # Format
+/// `SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]`: `[next cursor,
+/// keys]`. The cursor is a position in byte order, and up to `COUNT`
+/// (default 10) keys are visited per call. A key present for the whole
+/// scan is returned unless keys before it are deleted meanwhile (Redis's
+/// reverse-binary cursor gives the stronger guarantee).
+pub(crate) fn scan(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let cursor = std::str::from_utf8(&args[1])
+        .ok()
+        .and_then(|c| c.parse::<u64>().ok())
+        .ok_or_else(|| CmdError::other("ERR invalid cursor"))?;
+    let (mut pattern, mut count, mut kind) = (None, 10usize, None);
+    let mut j = 2;
+    while j < args.len() {
+        let value = args.get(j + 1).ok_or(CmdError::Syntax)?;
+        match args[j].to_ascii_lowercase().as_slice() {
+            b"match" => pattern = Some(value.clone()),
+            b"count" => {
+                count = usize::try_from(int_arg(value)?).map_err(|_| CmdError::Syntax)?;
+                if count < 1 {
+                    return Err(CmdError::Syntax);
+                }
+            }
+            b"type" => kind = Some(value.to_ascii_lowercase()),
+            _ => return Err(CmdError::Syntax),
+        }
+        j += 2;
+    }
+    let start = usize::try_from(cursor).unwrap_or(usize::MAX);
+    let mut visited = 0;
+    let mut found = Vec::new();
+    for (key, entry) in ctx.db.keys_after(None, ctx.now).skip(start).take(count) {
+        visited += 1;
+        let type_ok = kind
+            .as_deref()
+            .is_none_or(|k| k == entry.data.type_name().as_bytes());
+        let match_ok = pattern
+            .as_ref()
+            .is_none_or(|p| crate::glob::matches(p, key));
+        if type_ok && match_ok {
+            found.push(Value::Bulk(key.clone()));
+        }
+    }
+    let total = ctx.db.len(ctx.now);
+    let next = start.saturating_add(visited);
+    let next = if visited < count || next >= total {
+        0
+    } else {
+        next
+    };
+    Ok(Value::Array(vec![
+        Value::bulk(next.to_string()),
+        Value::Array(found),
+    ]))
 }

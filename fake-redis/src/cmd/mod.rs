@@ -6,33 +6,60 @@
 //! known, the argument count fits, and a RESP2 connection in subscribed
 //! state only runs the pub/sub commands.
 
+mod blocking;
+mod client;
+mod config;
 mod connection;
 mod eval;
 mod hash;
+mod info;
 mod keys;
+mod list;
 mod pubsub;
 mod server;
 mod string;
+mod table;
+mod transaction;
 
 use bytes::Bytes;
 
+use crate::db::Db;
 use crate::engine::State;
 use crate::error::{CmdError, printable};
 use crate::{ConnId, Protocol, Response, Value};
 
+use table::COMMANDS;
+
+pub(crate) use blocking::pop_ready;
+
 /// Everything a command may touch while it runs.
 pub(crate) struct Ctx<'a> {
+    /// The connection's selected database.
+    pub(crate) db: &'a mut Db,
     pub(crate) state: &'a mut State,
     pub(crate) conn: ConnId,
     /// The injected clock's reading for this command (Unix ms).
     pub(crate) now: i64,
     pub(crate) out: &'a mut Response,
+    /// Every database (the selected one is `db`, and empty here).
+    pub(crate) others: &'a mut [Db],
+    /// The selected database's number.
+    pub(crate) db_index: usize,
 }
 
 impl Ctx<'_> {
     /// The protocol of the calling connection.
     pub(crate) fn protocol(&self) -> Protocol {
         self.state.protocol(self.conn)
+    }
+
+    /// Database `i`, whether selected or not.
+    pub(crate) fn db_at(&mut self, i: usize) -> &mut Db {
+        if i == self.db_index {
+            self.db
+        } else {
+            &mut self.others[i]
+        }
     }
 }
 
@@ -47,101 +74,35 @@ enum Handler {
 }
 
 /// One command's entry in the table.
-struct Spec {
+pub(crate) struct Spec {
     /// Lowercase name, as Redis prints it in errors.
     name: &'static str,
     /// Redis's arity: `n` exactly `n` words, `-n` at least `n`.
     arity: i32,
     /// Allowed while a RESP2 connection is subscribed.
     pubsub_ok: bool,
+    /// Allowed before `AUTH` when a password is required.
+    no_auth: bool,
+    /// Runs at once inside `MULTI` rather than being queued.
+    in_multi: bool,
     /// For a container command (`SCRIPT`): each subcommand and its arity.
     subcommands: &'static [(&'static str, i32)],
     handler: Handler,
 }
 
-const fn one(name: &'static str, arity: i32, f: One) -> Spec {
-    Spec {
-        name,
-        arity,
-        pubsub_ok: false,
-        subcommands: &[],
-        handler: Handler::One(f),
-    }
-}
-
-const COMMANDS: &[Spec] = &[
-    Spec {
-        name: "ping",
-        arity: -1,
-        pubsub_ok: true,
-        subcommands: &[],
-        handler: Handler::One(connection::ping),
-    },
-    one("echo", 2, connection::echo),
-    one("hello", -1, connection::hello),
-    Spec {
-        name: "quit",
-        arity: -1,
-        pubsub_ok: true,
-        subcommands: &[],
-        handler: Handler::One(connection::quit),
-    },
-    Spec {
-        name: "reset",
-        arity: 1,
-        pubsub_ok: true,
-        subcommands: &[],
-        handler: Handler::One(connection::reset),
-    },
-    one("get", 2, string::get),
-    one("set", -3, string::set),
-    one("incr", 2, string::incr),
-    one("del", -2, keys::del),
-    one("exists", -2, keys::exists),
-    one("pexpire", -3, keys::pexpire),
-    one("expire", -3, keys::expire),
-    one("pttl", 2, keys::pttl),
-    one("ttl", 2, keys::ttl),
-    one("hset", -4, hash::hset),
-    one("hget", 3, hash::hget),
-    one("hexists", 3, hash::hexists),
-    one("hincrby", 4, hash::hincrby),
-    one("hdel", -3, hash::hdel),
-    one("hgetall", 2, hash::hgetall),
-    one("hlen", 2, hash::hlen),
-    one("publish", 3, pubsub::publish),
-    Spec {
-        name: "subscribe",
-        arity: -2,
-        pubsub_ok: true,
-        subcommands: &[],
-        handler: Handler::Many(pubsub::subscribe),
-    },
-    Spec {
-        name: "unsubscribe",
-        arity: -1,
-        pubsub_ok: true,
-        subcommands: &[],
-        handler: Handler::Many(pubsub::unsubscribe),
-    },
-    one("eval", -3, eval::eval),
-    one("evalsha", -3, eval::evalsha),
-    Spec {
-        name: "script",
-        arity: -2,
-        pubsub_ok: false,
-        subcommands: &[("load", 3), ("exists", -3), ("flush", -2)],
-        handler: Handler::One(eval::script),
-    },
-    one("dbsize", 1, server::dbsize),
-    one("flushall", -1, server::flushall),
-    one("time", 1, server::time),
-];
-
 fn lookup(name: &[u8]) -> Option<&'static Spec> {
+    // The table is sorted by name: a binary search on the lowercased name.
+    let mut lower = [0u8; 24];
+    let n = name.len();
+    if n > lower.len() {
+        return None;
+    }
+    lower[..n].copy_from_slice(name);
+    lower[..n].make_ascii_lowercase();
     COMMANDS
-        .iter()
-        .find(|c| c.name.as_bytes().eq_ignore_ascii_case(name))
+        .binary_search_by(|c| c.name.as_bytes().cmp(&lower[..n]))
+        .ok()
+        .map(|i| &COMMANDS[i])
 }
 
 fn arity_fits(arity: i32, argc: usize) -> bool {
@@ -181,24 +142,89 @@ fn unknown_command(args: &[Bytes]) -> CmdError {
     ))
 }
 
-/// Runs one client command and returns its replies.
+/// Redis's checks before a command runs or is queued, in Redis's order:
+/// known name, arity, subcommand, authentication, and the subscribed
+/// state of a RESP2 connection. `Err` is the reply.
+pub(crate) fn check(
+    state: &mut State,
+    conn: ConnId,
+    args: &[Bytes],
+) -> Result<&'static Spec, Value> {
+    let refused = check_inner(state, conn, args);
+    let Err(e) = &refused else {
+        return refused;
+    };
+    if let Some(m) = state.client(conn).multi.as_mut() {
+        // A refused command dooms the transaction it was sent in.
+        m.refused = true;
+    }
+    if args[0].eq_ignore_ascii_case(b"exec") {
+        // A refused EXEC, in a transaction or not, discards it and quotes
+        // the refusal without its `ERR ` code (a `NOAUTH` keeps its own).
+        state.client(conn).multi = None;
+        let text = match e {
+            Value::Error(t) => t.strip_prefix("ERR ").unwrap_or(t).to_owned(),
+            _ => String::new(),
+        };
+        return Err(Value::error(format!(
+            "EXECABORT Transaction discarded because of: {text}"
+        )));
+    }
+    refused
+}
+
+fn check_inner(state: &mut State, conn: ConnId, args: &[Bytes]) -> Result<&'static Spec, Value> {
+    let Some(spec) = lookup(&args[0]) else {
+        return Err(error_value(unknown_command(args)));
+    };
+    if !arity_fits(spec.arity, args.len()) {
+        return Err(error_value(CmdError::WrongArity(spec.name.to_owned())));
+    }
+    let full_name = resolve_subcommand(spec, args).map_err(error_value)?;
+    let needs_auth = state.config.requirepass.is_some() && !state.client(conn).authenticated;
+    if needs_auth && !spec.no_auth {
+        return Err(Value::error("NOAUTH Authentication required."));
+    }
+    if !spec.pubsub_ok && state.protocol(conn) == Protocol::Resp2 && state.pubsub.count(conn) > 0 {
+        return Err(Value::error(format!(
+            "ERR Can't execute '{full_name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+        )));
+    }
+    Ok(spec)
+}
+
+/// Runs one client command and returns its replies; inside `MULTI`, queues
+/// it instead (`QUEUED`).
 pub(crate) fn dispatch(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
+    let spec = match check(ctx.state, ctx.conn, args) {
+        Ok(spec) => spec,
+        Err(reply) => return vec![reply],
+    };
+    let client = ctx.state.client(ctx.conn);
+    if let Some(multi) = client.multi.as_mut()
+        && !spec.in_multi
+    {
+        multi.bytes += args.iter().map(Bytes::len).sum::<usize>();
+        if multi.bytes > crate::client::Multi::MAX_BYTES {
+            ctx.out.close = true;
+            return vec![];
+        }
+        multi.queue.push(args.to_vec());
+        return vec![Value::Simple("QUEUED".into())];
+    }
+    match spec.handler {
+        Handler::One(f) => vec![f(ctx, args).unwrap_or_else(error_value)],
+        Handler::Many(f) => f(ctx, args).unwrap_or_else(|e| vec![error_value(e)]),
+    }
+}
+
+/// Runs a command queued by `MULTI`, as `EXEC` does: Redis made its
+/// checks when it was queued, and makes none again (so a transaction that
+/// subscribes goes on running the commands after it).
+pub(crate) fn run_queued(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
     let Some(spec) = lookup(&args[0]) else {
         return vec![error_value(unknown_command(args))];
     };
-    if !arity_fits(spec.arity, args.len()) {
-        return vec![error_value(CmdError::WrongArity(spec.name.to_owned()))];
-    }
-    let full_name = match resolve_subcommand(spec, args) {
-        Ok(name) => name,
-        Err(e) => return vec![error_value(e)],
-    };
-    if !spec.pubsub_ok && ctx.protocol() == Protocol::Resp2 && ctx.state.pubsub.count(ctx.conn) > 0
-    {
-        return vec![Value::error(format!(
-            "ERR Can't execute '{full_name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
-        ))];
-    }
     match spec.handler {
         Handler::One(f) => vec![f(ctx, args).unwrap_or_else(error_value)],
         Handler::Many(f) => f(ctx, args).unwrap_or_else(|e| vec![error_value(e)]),

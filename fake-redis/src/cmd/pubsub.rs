@@ -1,4 +1,5 @@
-//! Pub/sub commands: PUBLISH, SUBSCRIBE, UNSUBSCRIBE.
+//! Pub/sub commands: PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE,
+//! PUNSUBSCRIBE, PUBSUB CHANNELS/NUMSUB/NUMPAT.
 
 use bytes::Bytes;
 
@@ -7,21 +8,36 @@ use crate::Value;
 use crate::error::CmdError;
 
 /// # Format
-/// `PUBLISH channel message`: how many subscribers received it. Each gets a
-/// `["message", channel, message]` push in [`crate::Response::deliveries`].
+/// `PUBLISH channel message`: how many subscribers received it. Each
+/// channel subscriber gets a `["message", channel, message]` push, then
+/// each matching pattern's subscriber a `["pmessage", pattern, channel,
+/// message]`, in [`crate::Response::deliveries`].
 pub(crate) fn publish(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    let receivers = ctx.state.pubsub.subscribers(&args[1]);
+    let (channel, message) = (&args[1], &args[2]);
+    let receivers = ctx.state.pubsub.subscribers(channel);
     for &conn in &receivers {
         ctx.out.deliveries.push((
             conn,
             Value::Push(vec![
                 Value::bulk("message"),
-                Value::Bulk(args[1].clone()),
-                Value::Bulk(args[2].clone()),
+                Value::Bulk(channel.clone()),
+                Value::Bulk(message.clone()),
             ]),
         ));
     }
-    Ok(Value::Int(receivers.len() as i64))
+    let by_pattern = ctx.state.pubsub.pattern_subscribers(channel);
+    for (pattern, conn) in &by_pattern {
+        ctx.out.deliveries.push((
+            *conn,
+            Value::Push(vec![
+                Value::bulk("pmessage"),
+                Value::Bulk(pattern.clone()),
+                Value::Bulk(channel.clone()),
+                Value::Bulk(message.clone()),
+            ]),
+        ));
+    }
+    Ok(Value::Int((receivers.len() + by_pattern.len()) as i64))
 }
 
 fn confirmation(kind: &'static str, channel: Option<Bytes>, count: usize) -> Value {
@@ -48,7 +64,7 @@ pub(crate) fn subscribe(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>,
 /// # Format
 /// `UNSUBSCRIBE [channel ...]`: one `["unsubscribe", channel, count]` per
 /// channel; without channels, one per subscribed channel, or a single
-/// `["unsubscribe", nil, 0]` when there are none.
+/// `["unsubscribe", nil, count]` when there are none.
 pub(crate) fn unsubscribe(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>, CmdError> {
     let channels = if args.len() > 1 {
         args[1..].to_vec()
@@ -56,7 +72,8 @@ pub(crate) fn unsubscribe(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value
         ctx.state.pubsub.channels_of(ctx.conn)
     };
     if channels.is_empty() {
-        return Ok(vec![confirmation("unsubscribe", None, 0)]);
+        let n = ctx.state.pubsub.count(ctx.conn);
+        return Ok(vec![confirmation("unsubscribe", None, n)]);
     }
     Ok(channels
         .into_iter()
@@ -65,4 +82,67 @@ pub(crate) fn unsubscribe(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value
             confirmation("unsubscribe", Some(ch), n)
         })
         .collect())
+}
+
+/// # Format
+/// `PSUBSCRIBE pattern [pattern ...]`: one `["psubscribe", pattern,
+/// count]` per pattern.
+pub(crate) fn psubscribe(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>, CmdError> {
+    Ok(args[1..]
+        .iter()
+        .map(|p| {
+            let n = ctx.state.pubsub.psubscribe(ctx.conn, p);
+            confirmation("psubscribe", Some(p.clone()), n)
+        })
+        .collect())
+}
+
+/// # Format
+/// `PUNSUBSCRIBE [pattern ...]`: as `UNSUBSCRIBE`, for patterns.
+pub(crate) fn punsubscribe(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>, CmdError> {
+    let patterns = if args.len() > 1 {
+        args[1..].to_vec()
+    } else {
+        ctx.state.pubsub.patterns_of(ctx.conn)
+    };
+    if patterns.is_empty() {
+        let n = ctx.state.pubsub.count(ctx.conn);
+        return Ok(vec![confirmation("punsubscribe", None, n)]);
+    }
+    Ok(patterns
+        .into_iter()
+        .map(|p| {
+            let n = ctx.state.pubsub.punsubscribe(ctx.conn, &p);
+            confirmation("punsubscribe", Some(p), n)
+        })
+        .collect())
+}
+
+/// # Format
+/// `PUBSUB CHANNELS [pattern]`: active channels (byte order; Redis's is
+/// its hash order). `PUBSUB NUMSUB [channel ...]`: channel, count pairs.
+/// `PUBSUB NUMPAT`: how many patterns are subscribed to.
+pub(crate) fn pubsub(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let sub = args[1].to_ascii_lowercase();
+    let ps = &ctx.state.pubsub;
+    match sub.as_slice() {
+        b"channels" => {
+            if args.len() > 3 {
+                return Err(CmdError::WrongArity("pubsub|channels".into()));
+            }
+            Ok(Value::Array(
+                ps.active_channels()
+                    .filter(|c| args.get(2).is_none_or(|p| crate::glob::matches(p, c)))
+                    .map(|c| Value::Bulk(c.clone()))
+                    .collect(),
+            ))
+        }
+        b"numsub" => Ok(Value::Array(
+            args[2..]
+                .iter()
+                .flat_map(|c| [Value::Bulk(c.clone()), Value::Int(ps.numsub(c) as i64)])
+                .collect(),
+        )),
+        _ => Ok(Value::Int(ps.numpat() as i64)),
+    }
 }

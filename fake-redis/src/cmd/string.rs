@@ -1,4 +1,5 @@
-//! String commands: GET, SET, INCR.
+//! String commands: GET, SET and its variants, MGET, MSET, GETDEL, GETEX,
+//! and the counters (INCR, INCRBY, DECR, DECRBY, INCRBYFLOAT).
 
 use bytes::Bytes;
 
@@ -6,13 +7,12 @@ use super::{Ctx, int_arg};
 use crate::Value;
 use crate::db::{Data, Entry};
 use crate::error::CmdError;
-use crate::number::parse_i64;
+use crate::number::{format_float, parse_float, parse_i64};
 
 /// # Format
 /// `GET key`: the string, nil when missing, `WRONGTYPE` for a hash.
 pub(crate) fn get(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     Ok(ctx
-        .state
         .db
         .get_str(&args[1], ctx.now)?
         .map_or(Value::Nil, Value::Bulk))
@@ -99,11 +99,11 @@ pub(crate) fn set(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> 
     };
     let key = &args[1];
     let old = if o.get {
-        ctx.state.db.get_str(key, ctx.now)?
+        ctx.db.get_str(key, ctx.now)?
     } else {
         None
     };
-    let existing = ctx.state.db.get(key, ctx.now).map(|e| e.expires_at);
+    let existing = ctx.db.get(key, ctx.now).map(|e| e.expires_at);
     let found = existing.is_some();
     let reply_skip = if o.get {
         old.clone().map_or(Value::Nil, Value::Bulk)
@@ -118,7 +118,7 @@ pub(crate) fn set(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> 
     } else {
         expires_at
     };
-    ctx.state.db.insert(
+    ctx.db.insert(
         key.clone(),
         Entry {
             data: Data::Str(args[2].clone()),
@@ -132,20 +132,25 @@ pub(crate) fn set(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> 
     })
 }
 
-/// # Format
-/// `INCR key`: the string as an integer plus one, stored back (expiry
-/// kept); a missing key counts as 0.
-pub(crate) fn incr(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    let key = &args[1];
-    let current = match ctx.state.db.get_str(key, ctx.now)? {
+/// Adds `by` to the integer at `key` (missing counts as 0), expiry kept.
+fn incr_by(ctx: &mut Ctx<'_>, key: &Bytes, by: i64, overflow: CmdError) -> Result<Value, CmdError> {
+    let current = match ctx.db.get_str(key, ctx.now)? {
         Some(s) => parse_i64(&s).ok_or(CmdError::NotInteger)?,
         None => 0,
     };
-    let next = current.checked_add(1).ok_or(CmdError::Overflow)?;
-    let text = Bytes::from(next.to_string());
-    match ctx.state.db.get_mut(key, ctx.now) {
-        Some(entry) => entry.data = Data::Str(text),
-        None => ctx.state.db.insert(
+    let next = current.checked_add(by).ok_or(overflow)?;
+    store_keeping_ttl(ctx, key, Bytes::from(next.to_string()));
+    Ok(Value::Int(next))
+}
+
+/// Replaces the string at `key`, keeping its expiry (the counters do).
+fn store_keeping_ttl(ctx: &mut Ctx<'_>, key: &Bytes, text: Bytes) {
+    match ctx.db.get_mut(key, ctx.now) {
+        Some(entry) => {
+            entry.data = Data::Str(text);
+            ctx.db.touch(key);
+        }
+        None => ctx.db.insert(
             key.clone(),
             Entry {
                 data: Data::Str(text),
@@ -153,5 +158,215 @@ pub(crate) fn incr(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
             },
         ),
     }
-    Ok(Value::Int(next))
+}
+
+/// # Format
+/// `INCR key`: the string as an integer plus one, stored back (expiry
+/// kept); a missing key counts as 0.
+pub(crate) fn incr(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    incr_by(ctx, &args[1], 1, CmdError::Overflow)
+}
+
+/// # Format
+/// `INCRBY key increment`: as `INCR`, by `increment`.
+pub(crate) fn incrby(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let by = int_arg(&args[2])?;
+    incr_by(ctx, &args[1], by, CmdError::Overflow)
+}
+
+/// # Format
+/// `DECR key`: as `INCR`, minus one.
+pub(crate) fn decr(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    incr_by(ctx, &args[1], -1, CmdError::Overflow)
+}
+
+/// # Format
+/// `DECRBY key decrement`: as `INCR`, minus `decrement`.
+pub(crate) fn decrby(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let by = int_arg(&args[2])?;
+    // Only a decrement that cannot be negated has this text.
+    let by = by
+        .checked_neg()
+        .ok_or_else(|| CmdError::other("ERR decrement would overflow"))?;
+    incr_by(ctx, &args[1], by, CmdError::Overflow)
+}
+
+/// # Format
+/// `INCRBYFLOAT key increment`: the string as a float plus `increment`,
+/// stored back and replied as a bulk string (see `number::format_float`).
+pub(crate) fn incrbyfloat(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let key = &args[1];
+    let current = match ctx.db.get_str(key, ctx.now)? {
+        Some(s) => parse_float(&s).ok_or_else(not_float)?,
+        None => 0.0,
+    };
+    let by = parse_float(&args[2]).ok_or_else(not_float)?;
+    let text = Bytes::from(float_sum(current, by)?);
+    store_keeping_ttl(ctx, key, text.clone());
+    Ok(Value::Bulk(text))
+}
+
+fn not_float() -> CmdError {
+    CmdError::other("ERR value is not a valid float")
+}
+
+/// `a + b` as Redis stores it; Redis's error for an infinite result.
+pub(crate) fn float_sum(a: f64, b: f64) -> Result<String, CmdError> {
+    let sum = a + b;
+    if !sum.is_finite() {
+        return Err(CmdError::other(
+            "ERR increment would produce NaN or Infinity",
+        ));
+    }
+    Ok(format_float(sum))
+}
+
+/// # Format
+/// `SETEX key seconds value`: `SET key value EX seconds`.
+pub(crate) fn setex(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    set_with_expiry(ctx, args, Unit::Seconds, "setex")
+}
+
+/// # Format
+/// `PSETEX key milliseconds value`: `SET key value PX milliseconds`.
+pub(crate) fn psetex(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    set_with_expiry(ctx, args, Unit::Millis, "psetex")
+}
+
+fn set_with_expiry(
+    ctx: &mut Ctx<'_>,
+    args: &[Bytes],
+    unit: Unit,
+    name: &'static str,
+) -> Result<Value, CmdError> {
+    let expires_at = set_expiry(unit, false, &args[2], ctx.now).map_err(|e| match e {
+        CmdError::InvalidExpire(_) => CmdError::InvalidExpire(name),
+        other => other,
+    })?;
+    ctx.db.insert(
+        args[1].clone(),
+        Entry {
+            data: Data::Str(args[3].clone()),
+            expires_at: Some(expires_at),
+        },
+    );
+    Ok(Value::ok())
+}
+
+/// # Format
+/// `SETNX key value`: 1 when the key was missing and is now set, else 0.
+pub(crate) fn setnx(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    if ctx.db.get(&args[1], ctx.now).is_some() {
+        return Ok(Value::Int(0));
+    }
+    ctx.db.insert(
+        args[1].clone(),
+        Entry {
+            data: Data::Str(args[2].clone()),
+            expires_at: None,
+        },
+    );
+    Ok(Value::Int(1))
+}
+
+/// # Format
+/// `MGET key [key ...]`: each key's string, nil for a missing key or one
+/// of another type.
+pub(crate) fn mget(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    Ok(Value::Array(
+        args[1..]
+            .iter()
+            .map(|k| match ctx.db.get_str(k, ctx.now) {
+                Ok(Some(s)) => Value::Bulk(s),
+                _ => Value::Nil,
+            })
+            .collect(),
+    ))
+}
+
+/// # Format
+/// `MSET key value [key value ...]`: sets every pair (expiry cleared); `OK`.
+pub(crate) fn mset(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    if args.len().is_multiple_of(2) {
+        return Err(CmdError::WrongArity("mset".into()));
+    }
+    for pair in args[1..].chunks(2) {
+        ctx.db.insert(
+            pair[0].clone(),
+            Entry {
+                data: Data::Str(pair[1].clone()),
+                expires_at: None,
+            },
+        );
+    }
+    Ok(Value::ok())
+}
+
+/// # Format
+/// `GETDEL key`: the string, deleting the key; nil when missing.
+pub(crate) fn getdel(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let Some(s) = ctx.db.get_str(&args[1], ctx.now)? else {
+        return Ok(Value::Nil);
+    };
+    ctx.db.remove(&args[1], ctx.now);
+    Ok(Value::Bulk(s))
+}
+
+/// # Format
+/// `GETEX key [EX s | PX ms | EXAT ts | PXAT ms-ts | PERSIST]`: the string,
+/// changing its expiry as told.
+pub(crate) fn getex(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    // Redis checks the syntax first, then the key (missing: nil; wrong
+    // type), and only then the expiry's value.
+    let mut raw: Option<Option<(Unit, bool, &Bytes)>> = None;
+    let mut j = 2;
+    while j < args.len() {
+        let opt = args[j].to_ascii_lowercase();
+        let unit = match opt.as_slice() {
+            b"ex" => Some((Unit::Seconds, false)),
+            b"px" => Some((Unit::Millis, false)),
+            b"exat" => Some((Unit::Seconds, true)),
+            b"pxat" => Some((Unit::Millis, true)),
+            _ => None,
+        };
+        match (unit, args.get(j + 1)) {
+            _ if opt == b"persist" && raw.is_none() => raw = Some(None),
+            (Some((unit, absolute)), Some(value)) if raw.is_none() => {
+                raw = Some(Some((unit, absolute, value)));
+                j += 1;
+            }
+            _ => return Err(CmdError::Syntax),
+        }
+        j += 1;
+    }
+    let key = &args[1];
+    let Some(s) = ctx.db.get_str(key, ctx.now)? else {
+        return Ok(Value::Nil);
+    };
+    let expiry = match raw {
+        Some(Some((unit, absolute, value))) => Some(Some(
+            set_expiry(unit, absolute, value, ctx.now).map_err(|e| match e {
+                CmdError::InvalidExpire(_) => CmdError::InvalidExpire("getex"),
+                other => other,
+            })?,
+        )),
+        Some(None) => Some(None),
+        None => None,
+    };
+    match expiry {
+        Some(Some(at)) if at <= ctx.now => {
+            ctx.db.remove(key, ctx.now);
+        }
+        Some(at) => {
+            if let Some(entry) = ctx.db.get_mut(key, ctx.now) {
+                let changed = entry.expires_at != at;
+                entry.expires_at = at;
+                if changed || at.is_some() {
+                    ctx.db.touch(key);
+                }
+            }
+        }
+        None => {}
+    }
+    Ok(Value::Bulk(s))
 }

@@ -1,0 +1,102 @@
+//! One connection's own state, as Redis keeps it in its `client` struct.
+
+use bytes::Bytes;
+
+use crate::{ConnId, Protocol};
+
+/// A transaction being queued between `MULTI` and `EXEC`.
+#[derive(Debug, Default)]
+pub(crate) struct Multi {
+    /// The queued commands, in order.
+    pub(crate) queue: Vec<Vec<Bytes>>,
+    /// A command was refused while queueing: `EXEC` aborts (`EXECABORT`).
+    pub(crate) refused: bool,
+    /// Bytes of arguments queued, bounded by [`Multi::MAX_BYTES`].
+    pub(crate) bytes: usize,
+}
+
+impl Multi {
+    /// Most bytes a transaction may queue (as much as Redis's default
+    /// `client-query-buffer-limit`); past it the client is closed, so a
+    /// client cannot grow the server without end.
+    pub(crate) const MAX_BYTES: usize = 1024 * 1024 * 1024;
+}
+
+/// A key `WATCH`ed by a client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Watched {
+    pub(crate) db: usize,
+    pub(crate) key: Bytes,
+    /// The key's expiry when it was watched, if it was live then: its
+    /// expiring by `EXEC` time counts as a change (Redis 7's
+    /// `isWatchedKeyExpired`).
+    pub(crate) expires_at: Option<i64>,
+}
+
+/// A client waiting in `BLPOP`/`BRPOP`.
+#[derive(Debug, Clone)]
+pub(crate) struct Blocked {
+    /// The database its keys are in.
+    pub(crate) db: usize,
+    /// The keys it waits on, in the order given.
+    pub(crate) keys: Vec<Bytes>,
+    /// Pops from the head (`BLPOP`) or the tail (`BRPOP`).
+    pub(crate) left: bool,
+    /// When it gives up (engine clock, ms); `None` waits forever.
+    pub(crate) deadline: Option<i64>,
+}
+
+/// A connection's state.
+#[derive(Debug)]
+pub(crate) struct Client {
+    pub(crate) id: ConnId,
+    pub(crate) protocol: Protocol,
+    /// The selected database.
+    pub(crate) db: usize,
+    /// `CLIENT SETNAME`'s name.
+    pub(crate) name: Option<Bytes>,
+    /// `CLIENT SETINFO LIB-NAME` / `LIB-VER`.
+    pub(crate) lib_name: Option<Bytes>,
+    pub(crate) lib_ver: Option<Bytes>,
+    /// Passed `AUTH` (or no password is required).
+    pub(crate) authenticated: bool,
+    pub(crate) multi: Option<Multi>,
+    pub(crate) watched: Vec<Watched>,
+    /// A watched key changed: the next `EXEC` fails.
+    pub(crate) dirty_cas: bool,
+    /// When it connected (engine clock, ms), for `CLIENT LIST`'s age.
+    pub(crate) since_ms: i64,
+    /// The last command's name, for `CLIENT LIST`'s `cmd=`.
+    pub(crate) last_cmd: String,
+    /// Waiting in `BLPOP`/`BRPOP`.
+    pub(crate) blocked: Option<Blocked>,
+    /// Commands that arrived while blocked, run once it is served (Redis
+    /// leaves them in the query buffer), and their size in bytes.
+    pub(crate) pending: std::collections::VecDeque<Vec<Bytes>>,
+    pub(crate) pending_bytes: usize,
+    /// Running the queue of `EXEC` (a blocking pop does not block there).
+    pub(crate) in_exec: bool,
+}
+
+impl Client {
+    pub(crate) fn new(id: ConnId, now: i64) -> Client {
+        Client {
+            id,
+            protocol: Protocol::Resp2,
+            db: 0,
+            name: None,
+            lib_name: None,
+            lib_ver: None,
+            authenticated: false,
+            multi: None,
+            watched: Vec::new(),
+            dirty_cas: false,
+            since_ms: now,
+            last_cmd: "NULL".to_owned(),
+            blocked: None,
+            pending: std::collections::VecDeque::new(),
+            pending_bytes: 0,
+            in_exec: false,
+        }
+    }
+}

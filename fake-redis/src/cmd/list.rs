@@ -1,0 +1,143 @@
+//! List commands: LPUSH, RPUSH, LPOP, RPOP, LLEN, LRANGE.
+
+use bytes::Bytes;
+
+use super::{Ctx, int_arg};
+use crate::Value;
+use crate::db::{Data, Entry};
+use crate::error::CmdError;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    Left,
+    Right,
+}
+
+fn push(ctx: &mut Ctx<'_>, args: &[Bytes], end: End) -> Result<Value, CmdError> {
+    let key = &args[1];
+    let list = match ctx.db.get_list(key, ctx.now)? {
+        Some(list) => list,
+        None => {
+            ctx.db.insert(
+                key.clone(),
+                Entry {
+                    data: Data::List(Default::default()),
+                    expires_at: None,
+                },
+            );
+            ctx.db.get_list(key, ctx.now)?.ok_or(CmdError::WrongType)?
+        }
+    };
+    for item in &args[2..] {
+        match end {
+            End::Left => list.push_front(item.clone()),
+            End::Right => list.push_back(item.clone()),
+        }
+    }
+    let len = list.len();
+    ctx.db.touch(key);
+    Ok(Value::Int(len as i64))
+}
+
+/// # Format
+/// `LPUSH key element [element ...]`: pushes each to the head in turn; the
+/// new length.
+pub(crate) fn lpush(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    push(ctx, args, End::Left)
+}
+
+/// # Format
+/// `RPUSH key element [element ...]`: pushes each to the tail; the new
+/// length.
+pub(crate) fn rpush(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    push(ctx, args, End::Right)
+}
+
+fn pop(ctx: &mut Ctx<'_>, args: &[Bytes], end: End, name: &str) -> Result<Value, CmdError> {
+    if args.len() > 3 {
+        return Err(CmdError::WrongArity(name.to_owned()));
+    }
+    let count = match args.get(2) {
+        Some(raw) => {
+            let n = int_arg(raw)
+                .map_err(|_| CmdError::other("ERR value is out of range, must be positive"))?;
+            Some(
+                usize::try_from(n)
+                    .map_err(|_| CmdError::other("ERR value is out of range, must be positive"))?,
+            )
+        }
+        None => None,
+    };
+    let key = &args[1];
+    let Some(list) = ctx.db.get_list(key, ctx.now)? else {
+        return Ok(if count.is_some() {
+            Value::NilArray
+        } else {
+            Value::Nil
+        });
+    };
+    let take = count.unwrap_or(1).min(list.len());
+    let popped: Vec<Bytes> = (0..take)
+        .filter_map(|_| match end {
+            End::Left => list.pop_front(),
+            End::Right => list.pop_back(),
+        })
+        .collect();
+    if take > 0 {
+        ctx.db.touch(key);
+    }
+    ctx.db.drop_if_empty_list(key);
+    Ok(match count {
+        Some(_) => Value::Array(popped.into_iter().map(Value::Bulk).collect()),
+        None => popped.into_iter().next().map_or(Value::Nil, Value::Bulk),
+    })
+}
+
+/// # Format
+/// `LPOP key [count]`: the head element (nil when missing); with a count,
+/// an array of up to `count` (a nil array when missing).
+pub(crate) fn lpop(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    pop(ctx, args, End::Left, "lpop")
+}
+
+/// # Format
+/// `RPOP key [count]`: as `LPOP`, from the tail.
+pub(crate) fn rpop(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    pop(ctx, args, End::Right, "rpop")
+}
+
+/// # Format
+/// `LLEN key`: the length (0 when missing).
+pub(crate) fn llen(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let len = ctx.db.get_list(&args[1], ctx.now)?.map_or(0, |l| l.len());
+    Ok(Value::Int(len as i64))
+}
+
+/// # Format
+/// `LRANGE key start stop`: the elements from `start` to `stop` inclusive;
+/// negative indexes count from the tail.
+pub(crate) fn lrange(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let (start, stop) = (int_arg(&args[2])?, int_arg(&args[3])?);
+    let Some(list) = ctx.db.get_list(&args[1], ctx.now)? else {
+        return Ok(Value::Array(vec![]));
+    };
+    let len = list.len() as i64;
+    let start = if start < 0 {
+        (len + start).max(0)
+    } else {
+        start
+    };
+    let stop = if stop < 0 {
+        len + stop
+    } else {
+        stop.min(len - 1)
+    };
+    if start > stop || start >= len {
+        return Ok(Value::Array(vec![]));
+    }
+    Ok(Value::Array(
+        list.range(start as usize..=stop as usize)
+            .map(|b| Value::Bulk(b.clone()))
+            .collect(),
+    ))
+}

@@ -1,0 +1,179 @@
+//! The command table: every command's name, arity, flags and handler,
+//! sorted by name for a binary search.
+//!
+//! Flags follow Redis 7.0's command table: `pubsub_ok` is what a
+//! subscribed RESP2 connection may still run, `no_auth` what runs before
+//! `AUTH`, `in_multi` what runs at once between `MULTI` and `EXEC` instead
+//! of being queued.
+
+use super::{
+    Handler, Many, One, Spec, blocking, client, config, connection, eval, hash, info, keys, list,
+    pubsub, server, string, transaction,
+};
+
+const fn one(name: &'static str, arity: i32, f: One) -> Spec {
+    Spec {
+        name,
+        arity,
+        pubsub_ok: false,
+        no_auth: false,
+        in_multi: false,
+        subcommands: &[],
+        handler: Handler::One(f),
+    }
+}
+
+const fn many(name: &'static str, arity: i32, f: Many) -> Spec {
+    Spec {
+        handler: Handler::Many(f),
+        ..one(name, arity, connection::ping)
+    }
+}
+
+const fn with_subs(spec: Spec, subcommands: &'static [(&'static str, i32)]) -> Spec {
+    Spec {
+        subcommands,
+        ..spec
+    }
+}
+
+const fn pubsub_ok(spec: Spec) -> Spec {
+    Spec {
+        pubsub_ok: true,
+        ..spec
+    }
+}
+
+const fn no_auth(spec: Spec) -> Spec {
+    Spec {
+        no_auth: true,
+        ..spec
+    }
+}
+
+const fn in_multi(spec: Spec) -> Spec {
+    Spec {
+        in_multi: true,
+        ..spec
+    }
+}
+
+/// Sorted by name (a unit test checks it).
+pub(super) const COMMANDS: &[Spec] = &[
+    no_auth(one("auth", -2, connection::auth)),
+    many("blpop", -3, blocking::blpop),
+    many("brpop", -3, blocking::brpop),
+    with_subs(
+        one("client", -2, client::client),
+        &[
+            ("getname", 2),
+            ("id", 2),
+            ("info", 2),
+            ("list", -2),
+            ("setinfo", 4),
+            ("setname", 3),
+        ],
+    ),
+    with_subs(
+        one("config", -2, config::config),
+        &[("get", -3), ("resetstat", 2), ("set", -4)],
+    ),
+    one("dbsize", 1, server::dbsize),
+    one("decr", 2, string::decr),
+    one("decrby", 3, string::decrby),
+    one("del", -2, keys::del),
+    in_multi(one("discard", 1, transaction::discard)),
+    one("echo", 2, connection::echo),
+    one("eval", -3, eval::eval),
+    one("evalsha", -3, eval::evalsha),
+    in_multi(one("exec", 1, transaction::exec)),
+    one("exists", -2, keys::exists),
+    one("expire", -3, keys::expire),
+    one("flushall", -1, server::flushall),
+    one("flushdb", -1, server::flushdb),
+    one("get", 2, string::get),
+    one("getdel", 2, string::getdel),
+    one("getex", -2, string::getex),
+    one("hdel", -3, hash::hdel),
+    no_auth(one("hello", -1, connection::hello)),
+    one("hexists", 3, hash::hexists),
+    one("hget", 3, hash::hget),
+    one("hgetall", 2, hash::hgetall),
+    one("hincrby", 4, hash::hincrby),
+    one("hincrbyfloat", 4, hash::hincrbyfloat),
+    one("hkeys", 2, hash::hkeys),
+    one("hlen", 2, hash::hlen),
+    one("hmget", -3, hash::hmget),
+    one("hmset", -4, hash::hmset),
+    one("hset", -4, hash::hset),
+    one("hsetnx", 4, hash::hsetnx),
+    one("hvals", 2, hash::hvals),
+    one("incr", 2, string::incr),
+    one("incrby", 3, string::incrby),
+    one("incrbyfloat", 3, string::incrbyfloat),
+    one("info", -1, info::info),
+    one("keys", 2, keys::keys),
+    one("llen", 2, list::llen),
+    one("lpop", -2, list::lpop),
+    one("lpush", -3, list::lpush),
+    one("lrange", 4, list::lrange),
+    one("mget", -2, string::mget),
+    one("mset", -3, string::mset),
+    in_multi(one("multi", 1, transaction::multi)),
+    one("persist", 2, keys::persist),
+    one("pexpire", -3, keys::pexpire),
+    pubsub_ok(one("ping", -1, connection::ping)),
+    one("psetex", 4, string::psetex),
+    pubsub_ok(many("psubscribe", -2, pubsub::psubscribe)),
+    one("pttl", 2, keys::pttl),
+    one("publish", 3, pubsub::publish),
+    with_subs(
+        one("pubsub", -2, pubsub::pubsub),
+        &[("channels", -2), ("numpat", 2), ("numsub", -2)],
+    ),
+    pubsub_ok(many("punsubscribe", -1, pubsub::punsubscribe)),
+    in_multi(pubsub_ok(no_auth(one("quit", -1, connection::quit)))),
+    one("rename", 3, keys::rename),
+    in_multi(pubsub_ok(no_auth(one("reset", 1, connection::reset)))),
+    one("rpop", -2, list::rpop),
+    one("rpush", -3, list::rpush),
+    one("scan", -2, keys::scan),
+    with_subs(
+        one("script", -2, eval::script),
+        &[("exists", -3), ("flush", -2), ("load", 3)],
+    ),
+    one("select", 2, connection::select),
+    one("set", -3, string::set),
+    one("setex", 4, string::setex),
+    one("setnx", 3, string::setnx),
+    pubsub_ok(many("subscribe", -2, pubsub::subscribe)),
+    one("time", 1, server::time),
+    one("ttl", 2, keys::ttl),
+    one("type", 2, keys::type_),
+    pubsub_ok(many("unsubscribe", -1, pubsub::unsubscribe)),
+    one("unwatch", 1, transaction::unwatch),
+    in_multi(one("watch", -2, transaction::watch)),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::COMMANDS;
+
+    /// The lookup is a binary search: an unsorted entry would make a
+    /// known command "unknown".
+    #[test]
+    fn table_is_sorted_and_lowercase() {
+        for pair in COMMANDS.windows(2) {
+            assert!(
+                pair[0].name < pair[1].name,
+                "{} before {}",
+                pair[0].name,
+                pair[1].name
+            );
+        }
+        for c in COMMANDS {
+            assert_eq!(c.name, c.name.to_ascii_lowercase());
+            assert!(super::super::lookup(c.name.to_ascii_uppercase().as_bytes()).is_some());
+        }
+    }
+}

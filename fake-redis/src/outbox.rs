@@ -1,0 +1,195 @@
+//! A connection's output buffer, with Redis's `client-output-buffer-limit`.
+//!
+//! Redis keeps each client's pending replies in memory and closes a client
+//! whose pending output passes its class's limit: at once over the hard
+//! limit, or after staying over the soft limit for the soft time. Without
+//! that, a subscriber that never reads makes the server buffer every
+//! message it is sent. Here the limits apply to everything appended and not
+//! yet written to the socket, including the chunk the writer is writing.
+
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+
+/// One class's limits in bytes (0: no limit), as Redis's
+/// `client-output-buffer-limit <class> <hard> <soft> <soft-seconds>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limit {
+    /// Close as soon as pending output passes this.
+    pub hard: u64,
+    /// Close once pending output has stayed over this for `soft_seconds`.
+    pub soft: u64,
+    /// How long output may stay over `soft`.
+    pub soft_seconds: u64,
+}
+
+/// The limits per client class (Redis 7's defaults: none for normal
+/// clients; 32 MiB hard, 8 MiB for 60 s for pub/sub clients).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputLimits {
+    /// Clients that are not subscribed.
+    pub normal: Limit,
+    /// Clients subscribed to at least one channel or pattern.
+    pub pubsub: Limit,
+}
+
+impl Default for OutputLimits {
+    fn default() -> Self {
+        OutputLimits {
+            normal: Limit::default(),
+            pubsub: Limit {
+                hard: 32 * 1024 * 1024,
+                soft: 8 * 1024 * 1024,
+                soft_seconds: 60,
+            },
+        }
+    }
+}
+
+/// What the writer should do next.
+#[derive(Debug)]
+pub(crate) enum Take {
+    /// Write these bytes, then report [`Outbox::written`].
+    Write(Bytes),
+    /// Nothing pending: wait to be woken.
+    Wait,
+    /// Nothing more will come (the reader is done), or the connection was
+    /// closed for its limit: close the socket.
+    Done,
+}
+
+/// Pending output of one connection.
+#[derive(Debug, Default)]
+pub(crate) struct Outbox {
+    buf: BytesMut,
+    /// Bytes handed to the writer and not yet written.
+    in_flight: usize,
+    /// Since when pending output has been over the soft limit.
+    over_soft_since: Option<Instant>,
+    /// The reader has stopped: close once everything is written.
+    draining: bool,
+    /// Closed for its limit: drop output, close now.
+    killed: bool,
+}
+
+impl Outbox {
+    /// The buffer to append replies to (nothing reaches a killed client).
+    pub(crate) fn buf(&mut self) -> Option<&mut BytesMut> {
+        (!self.killed).then_some(&mut self.buf)
+    }
+
+    /// Bytes appended and not yet written.
+    pub(crate) fn pending(&self) -> usize {
+        self.buf.len() + self.in_flight
+    }
+
+    /// Applies `limit` at `now` after output was appended, as Redis's
+    /// `checkClientOutputBufferLimits`; whether the client must be closed.
+    pub(crate) fn over_limit(&mut self, limit: Limit, now: Instant) -> bool {
+        let pending = self.pending() as u64;
+        if limit.hard > 0 && pending >= limit.hard {
+            return true;
+        }
+        if limit.soft > 0 && pending >= limit.soft {
+            let since = *self.over_soft_since.get_or_insert(now);
+            return now.duration_since(since) >= Duration::from_secs(limit.soft_seconds);
+        }
+        self.over_soft_since = None;
+        false
+    }
+
+    /// Drops pending output; the writer will close the socket.
+    pub(crate) fn kill(&mut self) {
+        self.killed = true;
+        self.buf = BytesMut::new();
+    }
+
+    /// Whether the client was closed for its limit.
+    pub(crate) fn killed(&self) -> bool {
+        self.killed
+    }
+
+    /// Nothing more will be appended: close after the last write.
+    pub(crate) fn drain(&mut self) {
+        self.draining = true;
+    }
+
+    /// Everything pending, as one chunk for one write.
+    pub(crate) fn take(&mut self) -> Take {
+        if self.killed {
+            Take::Done
+        } else if !self.buf.is_empty() {
+            self.in_flight = self.buf.len();
+            Take::Write(self.buf.split().freeze())
+        } else if self.draining {
+            Take::Done
+        } else {
+            Take::Wait
+        }
+    }
+
+    /// The chunk from [`Outbox::take`] has been written.
+    pub(crate) fn written(&mut self) {
+        self.in_flight = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(bytes: usize) -> Outbox {
+        let mut o = Outbox::default();
+        o.buf().expect("open").extend_from_slice(&vec![b'x'; bytes]);
+        o
+    }
+
+    /// The hard limit closes at once, the soft one only after its time, and
+    /// dropping back under the soft limit restarts the soft clock, as in
+    /// Redis; a writer's in-flight chunk still counts.
+    #[test]
+    fn hard_and_soft_limits() {
+        let limit = Limit {
+            hard: 100,
+            soft: 50,
+            soft_seconds: 60,
+        };
+        let t0 = Instant::now();
+        assert!(with(100).over_limit(limit, t0));
+        let mut o = with(60);
+        assert!(!o.over_limit(limit, t0));
+        assert!(!o.over_limit(limit, t0 + Duration::from_secs(59)));
+        assert!(o.over_limit(limit, t0 + Duration::from_secs(60)));
+        let mut o = with(60);
+        assert!(!o.over_limit(limit, t0));
+        let Take::Write(chunk) = o.take() else {
+            panic!("pending output")
+        };
+        assert_eq!(chunk.len(), 60);
+        assert_eq!(o.pending(), 60, "in flight counts");
+        o.written();
+        assert!(!o.over_limit(limit, t0 + Duration::from_secs(30)));
+        o.buf().expect("open").extend_from_slice(&[b'x'; 60]);
+        assert!(!o.over_limit(limit, t0 + Duration::from_secs(61)));
+        assert!(
+            !with(1 << 20).over_limit(Limit::default(), t0),
+            "0 is no limit"
+        );
+    }
+
+    /// A killed outbox takes no output and tells the writer to close, even
+    /// with output pending; a draining one closes only once empty.
+    #[test]
+    fn kill_and_drain() {
+        let mut o = with(10);
+        o.kill();
+        assert!(o.buf().is_none());
+        assert!(matches!(o.take(), Take::Done));
+        let mut o = with(10);
+        o.drain();
+        assert!(matches!(o.take(), Take::Write(_)));
+        o.written();
+        assert!(matches!(o.take(), Take::Done));
+        assert!(matches!(Outbox::default().take(), Take::Wait));
+    }
+}
