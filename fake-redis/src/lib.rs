@@ -187,6 +187,7 @@ mod frame;
 mod glob;
 mod lua;
 mod lua_bit;
+mod lua_cjson;
 mod multi;
 mod native;
 mod number;
