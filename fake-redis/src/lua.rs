@@ -9,9 +9,12 @@
 //! sha1hex/log`, the base, table, string and math libraries and `bit`,
 //! Redis's conversions of replies to Lua values and back, its protection
 //! of globals, its `math.random` (the `rand48` generator whose state
-//! lives in the engine, so runs are deterministic), and its error texts
-//! (`... script: <sha>, on @user_script:<line>.`). Not provided: `cjson`,
-//! `cmsgpack`, `struct`. A script may run at most [`MAX_INSTRUCTIONS`]
+//! lives in the engine, so runs are deterministic), `cjson` (`lua_cjson`),
+//! and its error texts (`... script: <sha>, on @user_script:<line>.`).
+//! Not provided: `cmsgpack`, `struct`, `redis.setresp`,
+//! `redis.set_repl`, `redis.breakpoint`. A library function given an
+//! argument of the wrong type, and `cjson.decode` given bad JSON, fail
+//! with mlua's or serde_json's words, not Lua's or lua-cjson's. A script may run at most [`MAX_INSTRUCTIONS`]
 //! instructions and allocate [`MAX_MEMORY`] bytes, so no script can hang
 //! or exhaust the server (Redis would block every client instead).
 
@@ -167,6 +170,17 @@ fn call_error(e: &mlua::Error) -> Option<String> {
     }
 }
 
+/// The message of the error a Rust callback raised, without mlua's
+/// wrapping (tracebacks, context).
+fn innermost(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => innermost(cause),
+        mlua::Error::WithContext { cause, .. } => innermost(cause),
+        mlua::Error::RuntimeError(msg) => msg.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// `redis.call`'s bridge: `(true, reply)` or `(false, {err = text})`.
 fn bridge(lua: &Lua, ctx: &mut Ctx<'_>, args: Variadic<Lv>) -> mlua::Result<(bool, Lv)> {
     let fail = |text: &str| -> mlua::Result<(bool, Lv)> {
@@ -204,8 +218,11 @@ fn random(state: &RefCell<u64>, args: Variadic<f64>) -> mlua::Result<f64> {
         [] => Ok(r),
         [u] if *u >= 1.0 => Ok((r * u.trunc()).floor() + 1.0),
         [l, u] if l <= u => Ok((r * (u.trunc() - l.trunc() + 1.0)).floor() + l.trunc()),
-        [_] | [_, _] => Err(mlua::Error::runtime(
-            "bad argument to 'random' (interval is empty)",
+        [_] => Err(mlua::Error::runtime(
+            "bad argument #1 to 'random' (interval is empty)",
+        )),
+        [_, _] => Err(mlua::Error::runtime(
+            "bad argument #2 to 'random' (interval is empty)",
         )),
         _ => Err(mlua::Error::runtime("wrong number of arguments")),
     }
@@ -231,6 +248,9 @@ fn error_text(lua: &Lua, err: &Lv, sha: &str) -> String {
         Lv::String(s) => format!("ERR {}", String::from_utf8_lossy(&s.as_bytes())),
         Lv::Error(e) if call_error(e).is_some() => call_error(e).unwrap_or_default(),
         Lv::Error(e) if e.to_string().contains(KILLED) => KILLED.to_owned(),
+        // A library function's error (cjson, bit, math.random): Redis's C
+        // functions raise it with the script's position.
+        Lv::Error(e) => format!("ERR user_script:{line}: {}", innermost(e)),
         other => format!(
             "ERR {}",
             lua.coerce_string(other.clone())
@@ -301,6 +321,7 @@ pub(crate) fn run(
             })?,
         )?;
         g.raw_set("bit", crate::lua_bit::library(&lua)?)?;
+        g.raw_set("cjson", crate::lua_cjson::library(&lua)?)?;
         lua.load(PRELUDE).set_name("=prelude").exec()?;
         let sha = sha.to_owned();
         let handler = lua.create_function(move |lua, err: Lv| Ok(error_text(lua, &err, &sha)))?;

@@ -1,9 +1,10 @@
 //! The lock scripts that fake-redis knows, by their exact text.
 //!
-//! Redisson sends its lock logic as Lua scripts. fake-redis has no Lua
-//! interpreter: it recognises each script by its exact text (for `EVAL`) or
-//! its SHA1 (for `EVALSHA`) and runs an equivalent native operation,
-//! atomically. The texts below are the Java string concatenations of the
+//! Redisson sends its lock logic as Lua scripts. The simulator runs them
+//! many thousands of times, so fake-redis recognises each by its exact
+//! text (for `EVAL`) or its SHA1 (for `EVALSHA`) and runs an equivalent
+//! native operation, atomically, instead of starting Lua (which runs every
+//! other script). The texts below are the Java string concatenations of the
 //! source documents, joined exactly as the JVM joins them, so a locksim
 //! client and a Java Redisson client send byte-identical scripts.
 
@@ -179,9 +180,8 @@ pub fn sha1_hex(text: &[u8]) -> String {
 /// The scripts this server has seen, by SHA1 (what `EVALSHA` may run).
 ///
 /// Redis 7 caches every script it ran with `EVAL` or loaded with `SCRIPT
-/// LOAD`. A text fake-redis cannot run is still cached by `SCRIPT LOAD`
-/// (so `SCRIPT EXISTS` agrees with Redis), and running it gives a clear
-/// error.
+/// LOAD` (once it compiled). A lock script is kept as its kind; any other
+/// as its text, for `EVALSHA` to run in Lua.
 #[derive(Debug, Default)]
 pub(crate) struct ScriptCache {
     known: std::collections::BTreeMap<String, Option<LockScript>>,

@@ -271,7 +271,8 @@ pub(crate) fn plain_cmd() -> impl Strategy<Value = Cmd> {
 }
 
 /// The string commands client libraries send (issue 11's list), with good
-/// and bad arguments. With [`server_cmd`]'s transactions
+/// and bad arguments. Expiries are at least 30 s (`PSETEX k 30000`), so
+/// nothing expires during a case. With [`server_cmd`]'s transactions
 /// (`MULTI`/`EXEC`/`WATCH` interleave with everything else) queued
 /// commands, refused ones and watched keys changed by the case's own
 /// commands all occur.
@@ -301,7 +302,7 @@ pub(crate) fn string_cmd() -> impl Strategy<Value = Cmd> {
         (
             pick(&["SETEX", "PSETEX"]),
             k(),
-            pick(&["30", "100000", "0", "-1", "x"]),
+            pick(&["30000", "100000", "0", "-1", "x"]),
             pick(VALUES)
         )
             .prop_map(|(c, k, t, v)| words(vec![c, k, t, v])),
@@ -326,7 +327,7 @@ pub(crate) fn string_cmd() -> impl Strategy<Value = Cmd> {
         (
             k(),
             pick(&["", "EX", "PX", "PERSIST", "EXAT", "FOO"]),
-            pick(&["30", "100000", "0", "x", ""])
+            pick(&["30000", "100000", "0", "x", ""])
         )
             .prop_map(|(k, o, t)| words(vec!["GETEX".into(), k, flag(o), flag(t)])),
     ]
@@ -495,6 +496,10 @@ const SCRIPTS: &[&str] = &[
     "return 2.9",
     "return bit.bxor(5, 3)",
     "return bit.tohex(255)",
+    "return cjson.encode({1, 'a/b', {k = true}, {}})",
+    "return cjson.encode({[1] = 1, [3] = ARGV[1]})",
+    r#"return cjson.decode('[1,"x",{"k":null}]')[2]"#,
+    "return math.random(0)",
     "return #KEYS + #ARGV",
     "return redis.sha1hex(ARGV[1])",
     "return type(redis.call('exists', KEYS[1]))",
