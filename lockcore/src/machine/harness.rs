@@ -59,6 +59,20 @@ impl Harness {
         )
     }
 
+    /// A client of `version` (`"3.37.0"`) that resends a timed-out command
+    /// once: 100 ms response timeout, 50 ms before the resend.
+    pub(crate) fn retrying(version: &str) -> Self {
+        Self::with_config(
+            Config::builder()
+                .release(release(version))
+                .response_timeout(100)
+                .retry_attempts(1)
+                .retry_interval(50)
+                .build()
+                .unwrap(),
+        )
+    }
+
     pub(crate) fn with_config(config: Config) -> Self {
         Harness {
             m: LockClient::new(UUID, config),

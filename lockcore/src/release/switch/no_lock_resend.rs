@@ -17,31 +17,20 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 
 #[cfg(test)]
 mod tests {
-    use crate::machine::harness::{Harness, release};
-    use crate::{Call, Config, LockError, Purpose, ThreadId, TransportError};
+    use crate::machine::harness::Harness;
+    use crate::{Call, LockError, Purpose, ThreadId, TransportError};
 
-    fn harness(version: &str) -> Harness {
-        Harness::with_config(
-            Config::builder()
-                .release(release(version))
-                .response_timeout(100)
-                .retry_attempts(1)
-                .retry_interval(50)
-                .build()
-                .unwrap(),
-        )
-    }
 
     #[test]
     fn from_3_37_0_a_timed_out_acquire_fails_at_once() {
-        let mut h = harness("3.36.0");
+        let mut h = Harness::retrying("3.36.0");
         h.call(ThreadId(1), "l", Call::Lock { lease: None }).unwrap();
         assert_eq!(h.expect_attempt().1, Purpose::Acquire);
         h.advance(150);
         let (_, purpose, attempt) = h.expect_attempt();
         assert_eq!((purpose, attempt), (Purpose::Acquire, 1));
 
-        let mut h = harness("3.37.0");
+        let mut h = Harness::retrying("3.37.0");
         h.call(ThreadId(1), "l", Call::Lock { lease: None }).unwrap();
         assert_eq!(h.expect_attempt().1, Purpose::Acquire);
         h.advance(100);
@@ -54,7 +43,7 @@ mod tests {
     /// Renewals are still resent.
     #[test]
     fn renewals_are_still_resent() {
-        let mut h = harness("3.37.0");
+        let mut h = Harness::retrying("3.37.0");
         h.acquire(ThreadId(1), "l");
         let _ = h.renewal_due();
         h.advance(150);

@@ -23,29 +23,18 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 
 #[cfg(test)]
 mod tests {
-    use crate::machine::harness::{Harness, release};
-    use crate::{Call, CallOutcome, Config, Purpose, ThreadId};
+    use crate::machine::harness::Harness;
+    use crate::{Call, CallOutcome, Purpose, ThreadId};
     use crate::Value;
 use crate::script::LockScript;
 
-    fn harness(version: &str) -> Harness {
-        Harness::with_config(
-            Config::builder()
-                .release(release(version))
-                .response_timeout(100)
-                .retry_attempts(1)
-                .retry_interval(50)
-                .build()
-                .unwrap(),
-        )
-    }
 
     /// The unlock goes out with its latch; its resend carries the same
     /// latch; the replayed 1 is a released unlock, then the latch is
     /// deleted.
     #[test]
     fn from_3_24_0_a_resent_unlock_replays_the_latch() {
-        let mut h = harness("3.24.0");
+        let mut h = Harness::retrying("3.24.0");
         h.show_cleanup = true;
         h.acquire(ThreadId(1), "l");
         h.call(ThreadId(1), "l", Call::Unlock).unwrap();
@@ -72,7 +61,7 @@ use crate::script::LockScript;
 
     #[test]
     fn before_3_24_0_the_unlock_has_no_latch() {
-        let mut h = harness("3.23.4");
+        let mut h = Harness::retrying("3.23.4");
         h.acquire(ThreadId(1), "l");
         h.call(ThreadId(1), "l", Call::Unlock).unwrap();
         assert_eq!(h.expect_send().1[1], LockScript::Unlock.text());
