@@ -22,6 +22,10 @@ pub struct Expectation {
     /// Invariants that must be broken.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violated: Vec<Invariant>,
+    /// Invariants that must be broken with no explanation (the oracle's
+    /// `defect`): a corpus of found defects keeps its cause this way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub defects: Vec<Invariant>,
     /// Invariants that must hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held: Vec<Invariant>,
@@ -237,6 +241,20 @@ impl Expectation {
                 out.push(mismatch(inv.name(), "violated", "held"));
             }
         }
+        for inv in &self.defects {
+            let defect = outcome
+                .broken
+                .iter()
+                .any(|b| b.invariant == *inv && b.cause == sim::Cause::Defect);
+            if !defect {
+                let got = if outcome.is_broken(*inv) {
+                    "violated with an explanation"
+                } else {
+                    "held"
+                };
+                out.push(mismatch(inv.name(), "a defect", got));
+            }
+        }
         for inv in &self.held {
             if outcome.is_broken(*inv) {
                 out.push(mismatch(inv.name(), "held", "violated"));
@@ -439,6 +457,9 @@ impl fmt::Display for Expectation {
         }
         if !self.violated.is_empty() {
             parts.push(format!("violated=[{}]", names(&self.violated)));
+        }
+        if !self.defects.is_empty() {
+            parts.push(format!("defects=[{}]", names(&self.defects)));
         }
         if !self.held.is_empty() {
             parts.push(format!("held=[{}]", names(&self.held)));

@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use lockcore::Release;
 use rayon::prelude::*;
-use sim::{Invariant, Run, SimError, SimSpec, SwarmKinds};
+use sim::{Invariant, Run, SimError, SimSpec, Workload};
 
-use crate::{Broken, SeedRange};
+use crate::{Broken, Defect, SeedRange};
 
 /// The spec explored for `seed`: sim's random scenario and fault plan,
 /// with every client on `profile` (or a profile drawn from the seed).
@@ -19,10 +19,10 @@ pub fn explored_spec(seed: u64, profile: Option<Release>) -> SimSpec {
     sim::generate(seed, profile)
 }
 
-/// [`explored_spec`] with its plan drawn from `kinds` (`--kinds all`: every
-/// fault kind, each from a random stream of its own).
-pub fn explored_spec_with(seed: u64, profile: Option<Release>, kinds: SwarmKinds) -> SimSpec {
-    sim::generate_with(seed, profile, kinds)
+/// The spec `locksim explore` runs for `seed` with `workload` (the
+/// default: correct usage, swarm faults, a liveness phase).
+pub fn explored_spec_with(seed: u64, profile: Option<Release>, workload: Workload) -> SimSpec {
+    sim::generate_with(seed, profile, workload)
 }
 
 /// Runs the spec explored for `seed`.
@@ -41,8 +41,11 @@ pub struct Finding {
     pub broken: Vec<Broken>,
     /// The history's hash, to tell a replay is the same run.
     pub history_hash: String,
-    /// The fault kinds its plan was drawn from.
-    pub kinds: SwarmKinds,
+    /// The workload its run was drawn from.
+    pub workload: Workload,
+    /// Its defects, signed and attributed (none when every violation has
+    /// an explanation).
+    pub defects: Vec<Defect>,
 }
 
 impl Finding {
@@ -69,16 +72,8 @@ impl Finding {
             "locksim replay {} {}{}",
             self.seed,
             self.profile.flags(),
-            kinds_flag(self.kinds)
+            self.workload.flags()
         )
-    }
-}
-
-/// The command-line flag that selects `kinds` (none for the classic swarm).
-pub fn kinds_flag(kinds: SwarmKinds) -> &'static str {
-    match kinds {
-        SwarmKinds::Classic => "",
-        SwarmKinds::All => " --kinds all",
     }
 }
 
@@ -208,14 +203,16 @@ type RunResult = Result<Option<Finding>, String>;
 
 /// Runs seed `seed` under `profile`: a pure function of the two, so runs
 /// may be made on any thread in any order.
-fn probe(seed: u64, profile: Release, kinds: SwarmKinds) -> RunResult {
-    match sim::run(&explored_spec_with(seed, Some(profile), kinds)) {
+fn probe(seed: u64, profile: Release, workload: Workload) -> RunResult {
+    let spec = explored_spec_with(seed, Some(profile), workload);
+    match sim::run(&spec) {
         Ok(run) if !run.violations.is_empty() => Ok(Some(Finding {
             seed,
             profile,
             broken: crate::Outcome::of(&run).broken,
             history_hash: run.history.hash(),
-            kinds,
+            workload,
+            defects: crate::defects_of(&spec, &run),
         })),
         Ok(_) => Ok(None),
         Err(e) => Err(e.to_string()),
@@ -242,7 +239,7 @@ pub fn explore(
     stop: &AtomicBool,
     sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
-    sweep(None, range, (profile, SwarmKinds::Classic), stop, sink)
+    sweep(None, range, (profile, Workload::default()), stop, sink)
 }
 
 /// [`explore`] on `pool`'s threads.
@@ -256,28 +253,28 @@ pub fn explore_on(
     sweep(
         Some(pool),
         range,
-        (profile, SwarmKinds::Classic),
+        (profile, Workload::default()),
         stop,
         sink,
     )
 }
 
-/// [`explore_on`], with plans drawn from `kinds`.
-pub fn explore_kinds_on(
+/// [`explore_on`], with runs drawn from `workload`.
+pub fn explore_workload_on(
     pool: &rayon::ThreadPool,
     range: SeedRange,
     profile: Option<Release>,
-    kinds: SwarmKinds,
+    workload: Workload,
     stop: &AtomicBool,
     sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
-    sweep(Some(pool), range, (profile, kinds), stop, sink)
+    sweep(Some(pool), range, (profile, workload), stop, sink)
 }
 
 fn sweep(
     pool: Option<&rayon::ThreadPool>,
     range: SeedRange,
-    (profile, kinds): (Option<Release>, SwarmKinds),
+    (profile, workload): (Option<Release>, Workload),
     stop: &AtomicBool,
     mut sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
@@ -292,8 +289,11 @@ fn sweep(
         let runs: Vec<(u64, Release)> = (start..end)
             .flat_map(|seed| profiles.iter().map(move |p| (seed, *p)))
             .collect();
-        let batch =
-            || -> Vec<RunResult> { runs.par_iter().map(|&(s, p)| probe(s, p, kinds)).collect() };
+        let batch = || -> Vec<RunResult> {
+            runs.par_iter()
+                .map(|&(s, p)| probe(s, p, workload))
+                .collect()
+        };
         let results = match pool {
             Some(pool) => pool.install(batch),
             None => batch(),
@@ -443,8 +443,11 @@ mod tests {
         let stop = AtomicBool::new(false);
         let range = SeedRange::new(0, 64).unwrap();
         let mut found = Vec::new();
-        let all = SwarmKinds::All;
-        explore_kinds_on(&pool, range, Some(Release::REDISSON), all, &stop, |e| {
+        let all = sim::Workload {
+            usage: sim::Usage::Misuse,
+            kinds: sim::SwarmKinds::All,
+        };
+        explore_workload_on(&pool, range, Some(Release::REDISSON), all, &stop, |e| {
             if let SweepEvent::Found(f) = e {
                 found.push(f.clone());
             }
@@ -452,7 +455,7 @@ mod tests {
         assert!(!found.is_empty());
         for f in &found {
             assert!(
-                f.replay_command().ends_with(" --kinds all"),
+                f.replay_command().ends_with(" --misuse --kinds all"),
                 "{}",
                 f.replay_command()
             );

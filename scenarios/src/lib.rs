@@ -74,6 +74,7 @@ mod builtin;
 mod chart;
 pub mod cli;
 mod corpus;
+mod defect;
 mod envelope;
 mod envelope_chart;
 mod error;
@@ -95,6 +96,7 @@ pub use bench::{BenchConfig, BenchReport, ScenarioSpeed, bench};
 pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
 pub use corpus::{Corpus, SeedCase};
+pub use defect::{Defect, Fix, defects_of};
 pub use envelope::{
     Envelope, EnvelopeConfig, Limit, Probe, Row, envelope, held_throughout, probe_spec,
 };
@@ -102,8 +104,8 @@ pub use envelope_chart::render_envelope_chart;
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
 pub use explore::{
-    Exploration, Finding, SweepEvent, explore, explore_kinds_on, explore_on, explore_seed,
-    explored_spec, explored_spec_with, kinds_flag,
+    Exploration, Finding, SweepEvent, explore, explore_on, explore_seed, explore_workload_on,
+    explored_spec, explored_spec_with,
 };
 pub use history::{HistoryRow, history, history_names, history_scenario};
 pub use html::render_html;

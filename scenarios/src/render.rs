@@ -13,10 +13,8 @@ use crate::Trial;
 pub enum Rerun {
     /// A scenario, by the name or path it was loaded from.
     Scenario(String),
-    /// An explored seed.
-    Replay,
-    /// A seed explored with every fault kind (`--kinds all`).
-    ReplayEveryKind,
+    /// An explored seed, with the workload it was explored with.
+    Replay(sim::Workload),
 }
 
 impl Rerun {
@@ -28,11 +26,11 @@ impl Rerun {
                 trial.seed,
                 trial.profile.flags()
             ),
-            Rerun::Replay => format!("locksim replay {} {}", trial.seed, trial.profile.flags()),
-            Rerun::ReplayEveryKind => format!(
-                "locksim replay {} {} --kinds all",
+            Rerun::Replay(workload) => format!(
+                "locksim replay {} {}{}",
                 trial.seed,
-                trial.profile.flags()
+                trial.profile.flags(),
+                workload.flags()
             ),
         }
     }

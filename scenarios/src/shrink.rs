@@ -65,6 +65,7 @@ pub fn shrink_as(
             i += 1;
         }
     }
+    drop_parties(&mut best, &mut runs, &try_candidate);
     // Then shorten what is left: each duration comes down by half its
     // value, then by ever smaller steps (a binary search for the shortest
     // that still breaks).
@@ -99,6 +100,42 @@ pub fn shrink_as(
         }
     }
     Shrunk { spec: best, runs }
+}
+
+/// Removes the clients, then the threads, that the failure does not need
+/// (a client's faults go with it), each kept when `still` says the
+/// failure needs it.
+fn drop_parties(
+    best: &mut SimSpec,
+    runs: &mut usize,
+    still: &dyn Fn(&SimSpec, &mut usize) -> bool,
+) {
+    let mut c = 0;
+    while c < best.clients.len() && best.clients.len() > 1 {
+        let mut candidate = best.clone();
+        let gone = candidate.clients.remove(c).name;
+        candidate
+            .faults
+            .0
+            .retain(|f| f.client() != Some(gone.as_str()));
+        if still(&candidate, runs) {
+            *best = candidate;
+        } else {
+            c += 1;
+        }
+    }
+    for c in 0..best.clients.len() {
+        let mut t = 0;
+        while t < best.clients[c].threads.len() && best.clients[c].threads.len() > 1 {
+            let mut candidate = best.clone();
+            candidate.clients[c].threads.remove(t);
+            if still(&candidate, runs) {
+                *best = candidate;
+            } else {
+                t += 1;
+            }
+        }
+    }
 }
 
 /// The numeric fields of a fault that make it bigger: durations and
@@ -143,11 +180,19 @@ fn with_number(f: &Fault, field: &str, value: f64) -> Option<Fault> {
 }
 
 /// A scenario file for a shrunk spec: it expects `invariant` to break
-/// under `profile`, so `locksim run <file>` exits 0 while it still does.
-pub fn shrunk_scenario(spec: &SimSpec, invariant: Invariant, profile: Release) -> Scenario {
+/// under `profile` (as a defect when `defect`), so `locksim run <file>`
+/// exits 0 while it still does: kept in a corpus, it fails the day the
+/// run changes.
+pub fn shrunk_scenario(
+    spec: &SimSpec,
+    invariant: Invariant,
+    profile: Release,
+    defect: bool,
+) -> Scenario {
     let expectation = Expectation {
         verdict: Some(Verdict::Violated),
         violated: vec![invariant],
+        defects: if defect { vec![invariant] } else { Vec::new() },
         why: Some(format!(
             "seed {} of sim::generate under {profile}, with a fault plan on which {invariant} breaks",
             spec.seed
@@ -159,7 +204,12 @@ pub fn shrunk_scenario(spec: &SimSpec, invariant: Invariant, profile: Release) -
     Scenario {
         // A release may read `3.23.4 +no-lock-resend`: names keep letters,
         // digits, '_' and '-'.
-        name: format!("explored-{}-{profile}-{invariant}", spec.seed).replace(
+        name: format!(
+            "explored-{}-{profile}-{invariant}{}",
+            spec.seed,
+            if defect { "-defect" } else { "" }
+        )
+        .replace(
             |c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'),
             "-",
         ),
@@ -235,7 +285,8 @@ mod tests {
         let spec = crate::builtin("lease-disables-watchdog")
             .unwrap()
             .spec(None, Some(Release::REDISSON));
-        let file = shrunk_scenario(&spec, Invariant::MutualExclusion, Release::REDISSON).to_toml();
+        let file =
+            shrunk_scenario(&spec, Invariant::MutualExclusion, Release::REDISSON, false).to_toml();
         let s = Scenario::parse(&file, "shrunk.toml").unwrap();
         let t = crate::Trial::run(&s, None, None).unwrap();
         assert!(t.as_expected(), "{:?}", t.mismatches);

@@ -1,8 +1,9 @@
 //! Runs generated seeds and counts violations per invariant, with the
 //! first few of each: a quick look at what the swarm finds.
 //!
-//! `cargo run --release -p sim --example violations [seeds] [all] [profile]`:
-//! with `all`, the every-kind swarm (`sim::SwarmKinds::All`); with a
+//! `cargo run --release -p sim --example violations [seeds] [workload] [profile]`:
+//! workload `correct` (the default: correct usage, swarm faults), `classic`
+//! (`sim::Workload::CLASSIC`) or `all` (misuse, every kind once); with a
 //! profile (`redisson`, `fenced`, ...), every client on it.
 use std::collections::BTreeMap;
 
@@ -11,9 +12,13 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000);
-    let kinds = match std::env::args().nth(2).as_deref() {
-        Some("all") => sim::SwarmKinds::All,
-        _ => sim::SwarmKinds::Classic,
+    let workload = match std::env::args().nth(2).as_deref() {
+        Some("all") => sim::Workload {
+            usage: sim::Usage::Misuse,
+            kinds: sim::SwarmKinds::All,
+        },
+        Some("classic") => sim::Workload::CLASSIC,
+        _ => sim::Workload::default(),
     };
     let profile = std::env::args().nth(3).and_then(|p| {
         lockcore::Release::ERAS
@@ -23,7 +28,7 @@ fn main() {
     let mut found: BTreeMap<&str, Vec<(u64, String)>> = BTreeMap::new();
     let mut refused = 0;
     for seed in 0..n {
-        let Ok(run) = sim::run(&sim::generate_with(seed, profile, kinds)) else {
+        let Ok(run) = sim::run(&sim::generate_with(seed, profile, workload)) else {
             refused += 1;
             continue;
         };

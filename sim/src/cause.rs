@@ -81,16 +81,31 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     if let Some(why) = misuse(spec, v) {
         return Cause::Misuse { why };
     }
+    if v.invariant == Invariant::Fencing
+        && let Some((text, at)) = lost_data(spec, v.at.as_ms())
+    {
+        return Cause::BeyondGuarantee {
+            explained_by: format!(
+                "Redis lost its data, the fencing counter with it ({text} at {})",
+                SimTime::from_ms(at)
+            ),
+        };
+    }
+    // Liveness is judged only after the last fault's effect is over, so
+    // no fault can explain it.
+    if v.invariant == Invariant::Liveness {
+        return Cause::Defect;
+    }
     let lease = lease_ms(spec);
     if v.invariant == Invariant::MutualExclusion
         && let Some(cause) = lost_key(spec, history, v, lease)
     {
         return cause;
     }
-    // An unlock Redis ran but reported as failed is the lock's own doing
+    // An unlock Redis ran but refused as not held is the lock's own doing
     // whatever delayed the reply (Redisson's unlock latch, #4871, exists
-    // for it); only an unlock that never ran can blame a fault.
-    if v.invariant == Invariant::FalseUnlockError && v.detail.contains("Redis ran") {
+    // for it); a timeout, or an unlock that never ran, can blame a fault.
+    if v.own_doing {
         return Cause::Defect;
     }
     let first = v
@@ -107,6 +122,20 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         },
         None => Cause::Defect,
     }
+}
+
+/// The first fault before `until` that loses Redis's data (a restart, a
+/// failover, a stop that comes back empty): a fencing counter kept in
+/// Redis goes back with it, whenever it happened.
+fn lost_data(spec: &SimSpec, until: u64) -> Option<(String, u64)> {
+    spec.faults.0.iter().find_map(|f| {
+        let loses = match f {
+            crate::Fault::RedisRestart(_) | crate::Fault::Failover(_) => true,
+            crate::Fault::RedisDown(d) => !d.keep_data,
+            _ => false,
+        };
+        (loses && f.at_ms() <= until).then(|| (f.text(), f.at_ms()))
+    })
 }
 
 /// The longest watchdog timeout any client runs with.
@@ -138,9 +167,20 @@ fn faults_on<'a>(
 /// took the lock. `None` when the history does not say.
 fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Option<Cause> {
     let lock = violated_lock(history, v)?;
-    let freed = history.records.iter().rev().find(|r| {
-        r.at <= v.at
-            && matches!(&r.kind, RecordKind::Server { lock: l, holder: None, .. } if *l == lock)
+    // The believer's own lease, when it asked for a longer one: a clock
+    // jump anywhere in it moved the expiry.
+    let hold_lease = match v.events.iter().min().and_then(|&i| history.records.get(i)) {
+        Some(crate::history::Record {
+            kind: RecordKind::Hold { lease_ms, .. },
+            ..
+        }) => lease.max(*lease_ms),
+        _ => lease,
+    };
+    let freed = believer_key_gone(history, v, &lock).or_else(|| {
+        history.records.iter().rev().find(|r| {
+            r.at <= v.at
+                && matches!(&r.kind, RecordKind::Server { lock: l, holder: None, .. } if *l == lock)
+        })
     })?;
     let RecordKind::Server { cause, .. } = &freed.kind else {
         return None;
@@ -176,11 +216,120 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
                         SimTime::from_ms(f_at)
                     ),
                 }
+            } else if let Some(jump) = spec.faults.0.iter().find(|f| {
+                matches!(f, crate::Fault::ClockJump(_))
+                    && (end.saturating_sub(hold_lease)..=end).contains(&f.at_ms())
+            }) {
+                Cause::BeyondGuarantee {
+                    explained_by: format!(
+                        "the key expired at {at}, its lease cut short by {} at {}",
+                        jump.text(),
+                        SimTime::from_ms(jump.at_ms())
+                    ),
+                }
+            } else if let Some(why) = renewals_blocked(spec, history, v, (start, end)) {
+                Cause::BeyondGuarantee {
+                    explained_by: format!("the key expired at {at}: {why}"),
+                }
             } else {
                 return Some(Cause::Defect);
             }
         }
     })
+}
+
+/// Whether faults blocked every renewal the involved clients sent in the
+/// lease before an expiry after the last that succeeded: each failed (an
+/// error, a 0, or no reply before the expiry) while a fault on its client
+/// or on Redis was in force. A
+/// renewal goes every third of the lease and the third is due as the key
+/// expires, so two blocked renewals lose the key whatever the fault's
+/// share of the lease.
+fn renewals_blocked(
+    spec: &SimSpec,
+    history: &History,
+    v: &Violation,
+    (start, end): (u64, u64),
+) -> Option<String> {
+    let lease = end - start;
+    // The renewal that set the key's last TTL ran a one-way delay after
+    // it was sent, so the window reaches back by a round trip.
+    let rtt = 2 * history.meta.max_latency_ms;
+    let start = start.saturating_sub(rtt);
+    let mut sent: Vec<(u64, &str, u64)> = Vec::new();
+    let mut ok = std::collections::BTreeSet::new();
+    for r in &history.records {
+        let ms = r.at.as_ms();
+        match &r.kind {
+            RecordKind::RenewSent {
+                process, request, ..
+            } if (start..end).contains(&ms) && v.clients.contains(&process.client) => {
+                sent.push((ms, process.client.as_str(), *request));
+            }
+            RecordKind::RenewReply {
+                process,
+                request,
+                reply,
+                ..
+            } if ms <= end && reply == "1" => {
+                ok.insert((process.client.as_str(), *request));
+            }
+            _ => {}
+        }
+    }
+    // Only the renewals after the last that succeeded (it set the TTL
+    // that ran out) had to get through.
+    if let Some(last_ok) = sent.iter().rposition(|&(_, c, r)| ok.contains(&(c, r))) {
+        sent.drain(..=last_ok);
+    }
+    if sent.is_empty() {
+        return None;
+    }
+    let mut blamed = None;
+    let mut healed = 0;
+    for &(ms, client, _) in &sent {
+        let on_it = spec.faults.0.iter().find(|f| {
+            f.client().is_none_or(|c| c == client)
+                && f.at_ms() <= ms
+                && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
+        })?;
+        blamed.get_or_insert_with(|| on_it.text());
+        healed = healed.max(on_it.effect_end_ms().unwrap_or(on_it.at_ms()));
+    }
+    // Every renewal failed under a fault, but the faults ended in time for
+    // the next renewal (a third of the lease later) and none came: the
+    // watchdog gave up on its own (the documents' network drop, #3194).
+    if end > healed + lease / 3 + TICK_MS + rtt {
+        return None;
+    }
+    Some(format!(
+        "all {} renewal(s) sent in the lease before it failed under faults ({})",
+        sent.len(),
+        blamed.unwrap_or_default()
+    ))
+}
+
+/// The record at which Redis stopped naming the thread that still
+/// believes it holds `lock` (the violation's first hold): the first
+/// server record after that hold that frees the key or names another
+/// holder. The last free record before the violation may be someone
+/// else's key expiring in between.
+fn believer_key_gone<'h>(
+    history: &'h History,
+    v: &Violation,
+    lock: &LockName,
+) -> Option<&'h crate::history::Record> {
+    let first = *v.events.iter().min()?;
+    let RecordKind::Hold { who, .. } = &history.records.get(first)?.kind else {
+        return None;
+    };
+    history.records[first..]
+        .iter()
+        .find(|r| {
+            matches!(&r.kind, RecordKind::Server { lock: l, holder, .. }
+            if l == lock && holder.as_ref() != Some(who))
+        })
+        .filter(|r| matches!(&r.kind, RecordKind::Server { holder: None, .. }) && r.at <= v.at)
 }
 
 /// How much of `[start, end]` faults on an involved client or on Redis

@@ -38,6 +38,9 @@ pub(crate) struct LocalClock {
     anchor_local_us: u64,
     /// The sum of the drifts in force, in ppm (0: true speed).
     drift_ppm: i64,
+    /// The sum of the steps taken, in µs: the wall reading minus this is
+    /// the oscillator's, which timers count on.
+    stepped_us: i64,
     /// Bumped whenever the rate changes: timers armed under an older rate
     /// are re-armed, and their old events ignored.
     pub(crate) version: u32,
@@ -50,6 +53,7 @@ impl LocalClock {
             anchor: SimTime::ZERO,
             anchor_local_us: epoch_ms.saturating_mul(1_000),
             drift_ppm: 0,
+            stepped_us: 0,
             version: 0,
         }
     }
@@ -71,10 +75,21 @@ impl LocalClock {
         Millis(self.local_us(now) / 1_000)
     }
 
-    /// The true instant, not before `now`, at which the local clock reads
-    /// `deadline` if its rate stays as it is.
+    /// A wall-clock deadline read now, as a deadline on the oscillator
+    /// (the wall clock without its steps): Netty's timer wheel counts
+    /// `System.nanoTime`, which runs at the clock's rate but ignores
+    /// steps, so a timer armed before a step fires when it would have.
+    pub(crate) fn oscillator(&self, deadline: Millis) -> Millis {
+        let us = i128::from(deadline.0) * 1_000 - i128::from(self.stepped_us);
+        Millis(u64::try_from(us.max(0) / 1_000).unwrap_or(u64::MAX))
+    }
+
+    /// The true instant, not before `now`, at which the oscillator reads
+    /// `deadline` (see [`LocalClock::oscillator`]) if its rate stays as it
+    /// is.
     pub(crate) fn due(&self, now: SimTime, deadline: Millis) -> SimTime {
-        let local = self.local_us(now);
+        let wall = i128::from(self.local_us(now)) - i128::from(self.stepped_us);
+        let local = u64::try_from(wall.max(0)).unwrap_or(u64::MAX);
         let target = deadline.0.saturating_mul(1_000);
         if target <= local {
             return now;
@@ -88,9 +103,9 @@ impl LocalClock {
     /// The clock is set forward (`ms > 0`) or back at `now`.
     pub(crate) fn step(&mut self, now: SimTime, ms: i64) {
         self.reanchor(now);
-        self.anchor_local_us = self
-            .anchor_local_us
-            .saturating_add_signed(ms.saturating_mul(1_000));
+        let us = ms.saturating_mul(1_000);
+        self.anchor_local_us = self.anchor_local_us.saturating_add_signed(us);
+        self.stepped_us = self.stepped_us.saturating_add(us);
     }
 
     /// From `now` on, the clock runs `ppm` parts per million faster
@@ -125,7 +140,7 @@ impl World<'_> {
     }
 
     /// Re-arms client `c`'s timers after its clock's rate changed: each
-    /// fires when the clock reaches its deadline at the new rate.
+    /// fires when the oscillator reaches its deadline at the new rate.
     pub(crate) fn rearm_timers(&mut self, c: usize) {
         let p = &self.procs[c];
         let (life, version) = (p.life, p.clock.version);
@@ -174,9 +189,14 @@ mod tests {
         c.step(ms(1_000), 15_000);
         assert_eq!(c.read(ms(2_000)), Millis(EPOCH_MS + 17_000));
         let now = c.read(ms(2_000));
-        assert_eq!(c.due(ms(2_000), Millis(now.0 + 500)), ms(2_500));
+        let timer = c.oscillator(Millis(now.0 + 1_500));
+        assert_eq!(c.due(ms(2_000), timer), ms(3_500));
         c.step(ms(3_000), -20_000);
         assert_eq!(c.read(ms(3_000)), Millis(EPOCH_MS - 2_000));
+        // Armed before the step, the timer still fires when it would have
+        // (the bug of explored seed 1406 under fenced: a renewal armed
+        // under a skew ahead came 8.8 s late once a drift re-armed it).
+        assert_eq!(c.due(ms(3_000), timer), ms(3_500));
     }
 
     /// A clock running at twice true speed reads 2 s per true second and

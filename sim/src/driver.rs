@@ -122,9 +122,11 @@ impl World<'_> {
             Output::Unsubscribe { channel } => self.send_up(c as u32, Up::Unsubscribe { channel }),
             Output::SetTimer { timer, at } => {
                 let p = &mut self.procs[c];
+                // `at` is on the client's clock: fire when it has run on
+                // to `at`, whatever steps it takes meanwhile.
+                let at = p.clock.oscillator(at);
                 p.timers.insert(timer, at);
                 let (life, version) = (p.life, p.clock.version);
-                // `at` is on the client's clock: fire when it reads `at`.
                 let due = p.clock.due(self.now, at);
                 self.queue.push(
                     due,

@@ -158,6 +158,7 @@ mod time;
 mod timeline;
 mod validate;
 mod windows;
+mod workload;
 mod world;
 
 pub use cause::{Cause, classify};
@@ -179,9 +180,10 @@ pub use history::{
 };
 pub use run::{Run, SimError, run};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};
-pub use swarm::{KIND_CHANCE, SwarmKinds, generate, generate_with};
+pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use time::{ClientId, SimTime};
 pub use validate::{
     MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,
     NAME_RULE, is_identifier, validate_spec,
 };
+pub use workload::{PROBE, Usage, Workload};

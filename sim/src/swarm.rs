@@ -7,6 +7,9 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::fault::{Draw, GENERATORS, Generator};
 use crate::rng::{self, Stream, between};
+use crate::workload::{
+    CORRECT_WATCHDOGS_MS, Usage, Workload, add_liveness_phase, after_a_sleep, correct_script,
+};
 use crate::{ClientSpec, DEFAULT_LOCK, Fault, FaultPlan, LatencyRange, SimSpec, Step, ThreadSpec};
 
 /// Watchdog timeouts to draw from: Redisson's default, shorter ones, and
@@ -16,10 +19,17 @@ const WATCHDOGS_MS: [u64; 5] = [30_000, 10_000, 3_000, 1_000, 100];
 /// Which fault kinds a generated plan draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SwarmKinds {
-    /// 0-4 faults among the first eight kinds (crash to redis-pause),
-    /// drawn from the swarm's own stream, as `locksim explore` always has:
-    /// explored seeds and the regression corpus keep their plans.
+    /// Swarm testing, as FoundationDB's simulator and TigerBeetle's VOPR
+    /// do: each kind is enabled with probability [`SWARM_CHANCE`], from a
+    /// stream of its own, and an enabled kind strikes one to three times
+    /// (its intensity), each strike at a time, on a client and with fields
+    /// of its own. A strike the plan cannot take (a failover overlapping
+    /// another) is left out. Each seed so explores its own mix of faults.
     #[default]
+    Swarm,
+    /// 0-4 faults among the first eight kinds (crash to redis-pause),
+    /// drawn from the swarm's own stream, as `locksim explore` first did:
+    /// explored seeds and the regression corpus keep their plans.
     Classic,
     /// Every kind, each from a random stream of its own named after it:
     /// each kind is in the plan (once) with probability [`KIND_CHANCE`],
@@ -33,6 +43,10 @@ pub enum SwarmKinds {
 /// two and a half faults a plan with seventeen kinds).
 pub const KIND_CHANCE: f64 = 0.15;
 
+/// The chance that the swarm enables a given kind (about four kinds of
+/// seventeen a seed, eight strikes).
+pub const SWARM_CHANCE: f64 = 0.25;
+
 /// A random scenario drawn from `seed`: 2-4 clients of 1-2 threads each,
 /// lock / try-lock / work / write / unlock scripts, a watchdog timeout
 /// from a few choices (small ones included), a latency range, and 0-4
@@ -41,15 +55,21 @@ pub const KIND_CHANCE: f64 = 0.15;
 ///
 /// The spec carries `seed` too, so running it reproduces the same run.
 pub fn generate(seed: u64, profile: Option<Release>) -> SimSpec {
-    generate_with(seed, profile, SwarmKinds::Classic)
+    generate_with(seed, profile, Workload::CLASSIC)
 }
 
-/// [`generate`], with the fault plan drawn from `kinds`. The clients and
-/// their scripts are the same for both.
-pub fn generate_with(seed: u64, profile: Option<Release>, kinds: SwarmKinds) -> SimSpec {
+/// A random scenario drawn from `seed` for `workload`: its scripts use the
+/// lock as [`Usage`] says and its fault plan is drawn from its kinds; a
+/// correct workload ends with a liveness phase (see [`crate::workload`]).
+/// Workloads of the same usage have the same clients and scripts.
+pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) -> SimSpec {
     let mut r = rng::stream(seed, Stream::Swarm);
     let profile = profile.unwrap_or_else(|| Release::ERAS[r.random_range(0..Release::ERAS.len())]);
-    let watchdog_timeout_ms = WATCHDOGS_MS[r.random_range(0..WATCHDOGS_MS.len())];
+    let watchdogs: &[u64] = match workload.usage {
+        Usage::Misuse => &WATCHDOGS_MS,
+        Usage::Correct => &CORRECT_WATCHDOGS_MS,
+    };
+    let watchdog_timeout_ms = watchdogs[r.random_range(0..watchdogs.len())];
     let min_ms = r.random_range(0..=5);
     let latency = LatencyRange {
         min_ms,
@@ -72,7 +92,10 @@ pub fn generate_with(seed: u64, profile: Option<Release>, kinds: SwarmKinds) -> 
                     .map(|_| ThreadSpec {
                         start_ms: r.random_range(0..=span / 4),
                         lock: lock.clone(),
-                        steps: script(&mut r, watchdog_timeout_ms),
+                        steps: match workload.usage {
+                            Usage::Misuse => script(&mut r, watchdog_timeout_ms),
+                            Usage::Correct => correct_script(&mut r, watchdog_timeout_ms),
+                        },
                     })
                     .collect(),
             }
@@ -88,7 +111,7 @@ pub fn generate_with(seed: u64, profile: Option<Release>, kinds: SwarmKinds) -> 
         horizon_ms,
         redis: Default::default(),
     };
-    match kinds {
+    match workload.kinds {
         SwarmKinds::Classic => {
             let n_faults = r.random_range(0..=4);
             spec.faults.0 = (0..n_faults)
@@ -99,8 +122,42 @@ pub fn generate_with(seed: u64, profile: Option<Release>, kinds: SwarmKinds) -> 
                 .collect();
         }
         SwarmKinds::All => every_kind(&mut spec, &names[..n_clients], span, GENERATORS),
+        SwarmKinds::Swarm => swarm(&mut spec, &names[..n_clients], span),
+    }
+    if workload.usage == Usage::Correct {
+        add_liveness_phase(&mut spec, &lock);
     }
     spec
+}
+
+/// The swarm's plan (see [`SwarmKinds::Swarm`]).
+fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64) {
+    let mut strikes = Vec::new();
+    for (name, generate) in GENERATORS {
+        let mut r = rng::stream(spec.seed, Stream::SwarmKind(rng::kind_number(name)));
+        if !r.random_bool(SWARM_CHANCE) {
+            continue;
+        }
+        for _ in 0..r.random_range(1..=3) {
+            let client = clients[r.random_range(0..clients.len())];
+            strikes.push(drawn(&mut r, *generate, client, span));
+        }
+    }
+    give_replicas(spec, &strikes);
+    for strike in strikes {
+        spec.faults.0.push(strike);
+        if crate::validate::validate_spec(spec).is_err() {
+            spec.faults.0.pop();
+        }
+    }
+}
+
+/// One or two replicas for Redis when a fault of `plan` needs them.
+fn give_replicas(spec: &mut SimSpec, plan: &[Fault]) {
+    if plan.iter().any(|f| f.kind().needs_replicas()) {
+        let mut r = rng::stream(spec.seed, Stream::SwarmRedis);
+        spec.redis.replicas = r.random_range(1..=2);
+    }
 }
 
 /// The every-kind plan: each kind of `kinds` draws, from its own stream,
@@ -114,10 +171,9 @@ fn every_kind(spec: &mut SimSpec, clients: &[&str], span: u64, kinds: &[(&str, G
         let client = clients[r.random_range(0..clients.len())];
         spec.faults.0.push(drawn(&mut r, *generate, client, span));
     }
-    if spec.faults.0.iter().any(|f| f.kind().needs_replicas()) {
-        let mut r = rng::stream(spec.seed, Stream::SwarmRedis);
-        spec.redis.replicas = r.random_range(1..=2);
-    }
+    let plan = std::mem::take(&mut spec.faults.0);
+    give_replicas(spec, &plan);
+    spec.faults.0 = plan;
 }
 
 /// One critical section (acquire, work, write, maybe unlock), sometimes
@@ -147,22 +203,7 @@ fn script(r: &mut impl Rng, watchdog_ms: u64) -> Vec<Step> {
         1 => body.push(Step::ForceUnlock),
         _ => body.push(Step::Unlock),
     }
-    let sleep = Step::Sleep {
-        ms: r.random_range(0..=2_000),
-    };
-    if r.random_bool(0.4) {
-        vec![
-            sleep,
-            Step::Repeat {
-                times: r.random_range(2..=4),
-                steps: body,
-            },
-        ]
-    } else {
-        let mut steps = vec![sleep];
-        steps.extend(body);
-        steps
-    }
+    after_a_sleep(r, body)
 }
 
 /// A classic fault: its time and length, then its kind, from the swarm's
@@ -217,6 +258,49 @@ mod tests {
         assert_eq!(generate(3, Some(Release::FENCED)).profile, Release::FENCED);
     }
 
+    /// The every-kind plan with the first generator's scripts.
+    const ALL: Workload = Workload {
+        usage: Usage::Misuse,
+        kinds: SwarmKinds::All,
+    };
+
+    /// The default workload: valid specs; scripts that unlock every
+    /// acquire, leases beyond their work, no forceUnlock, watchdogs of a
+    /// second or more; a swarm of several kinds; a probe after the last
+    /// fault, with a horizon that leaves the liveness checker room.
+    #[test]
+    fn correct_workloads_use_the_lock_as_documented() {
+        let mut kinds = std::collections::BTreeSet::new();
+        for seed in 0..300 {
+            let a = generate_with(seed, None, Workload::default());
+            assert_eq!(a, generate_with(seed, None, Workload::default()));
+            assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");
+            assert!(a.watchdog_timeout_ms >= 1_000);
+            let probe = a.clients.last().unwrap();
+            assert_eq!(probe.name, crate::PROBE);
+            let heal = a
+                .faults
+                .0
+                .iter()
+                .map(|f| f.effect_end_ms().unwrap_or(f.at_ms()))
+                .max();
+            assert!(probe.threads[0].start_ms >= heal.unwrap_or(0));
+            assert!(a.horizon_ms >= probe.threads[0].start_ms + 2 * a.watchdog_timeout_ms);
+            for c in &a.clients {
+                for t in &c.threads {
+                    let text = format!("{:?}", t.steps);
+                    assert!(!text.contains("ForceUnlock"), "seed {seed}");
+                    assert_eq!(
+                        text.matches("Lock {").count(),
+                        text.matches("Unlock").count()
+                    );
+                }
+            }
+            kinds.extend(a.faults.0.iter().map(kind_name));
+        }
+        assert_eq!(kinds.len(), GENERATORS.len(), "{kinds:?}");
+    }
+
     /// A fault's variant name (`Failover`), as the registration names it.
     fn kind_name(f: &Fault) -> String {
         let debug = format!("{f:?}");
@@ -230,8 +314,8 @@ mod tests {
     fn every_kind_plans_are_valid_and_draw_every_kind() {
         let mut drawn = std::collections::BTreeSet::new();
         for seed in 0..400 {
-            let a = generate_with(seed, None, SwarmKinds::All);
-            assert_eq!(a, generate_with(seed, None, SwarmKinds::All));
+            let a = generate_with(seed, None, ALL);
+            assert_eq!(a, generate_with(seed, None, ALL));
             assert_eq!(a.clients, generate(seed, None).clients);
             assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");
             for f in &a.faults.0 {
@@ -254,7 +338,7 @@ mod tests {
             older.remove(k);
             let mut drew = 0;
             for seed in 0..100 {
-                let all = generate_with(seed, None, SwarmKinds::All);
+                let all = generate_with(seed, None, ALL);
                 let mut before = all.clone();
                 before.faults.0.clear();
                 before.redis = Default::default();

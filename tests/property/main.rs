@@ -199,9 +199,13 @@ fn spec(profile: Release) -> impl Strategy<Value = SimSpec> {
 /// A scenario of the every-kind swarm (`sim::SwarmKinds::All`): each fault
 /// kind, the newest included, drawn from its own stream of the seed.
 fn swarm(profile: Release) -> impl Strategy<Value = SimSpec> {
-    (0u64..100_000)
-        .no_shrink()
-        .prop_map(move |seed| sim::generate_with(seed, Some(profile), sim::SwarmKinds::All))
+    (0u64..100_000).no_shrink().prop_map(move |seed| {
+        let all = sim::Workload {
+            usage: sim::Usage::Misuse,
+            kinds: sim::SwarmKinds::All,
+        };
+        sim::generate_with(seed, Some(profile), all)
+    })
 }
 
 /// A generated scenario with a random plan, or one of the every-kind
@@ -253,7 +257,8 @@ fn broken(run: &Run, invariant: Invariant) -> Option<String> {
         .iter()
         .find(|v| v.invariant == invariant)
         .map(|v| {
-            let file = locksim::shrunk_scenario(&run.spec, invariant, run.spec.profile).to_toml();
+            let file =
+                locksim::shrunk_scenario(&run.spec, invariant, run.spec.profile, false).to_toml();
             format!(
                 "{v}\n--- timeline\n{}--- scenario file\n{file}\n",
                 run.history

@@ -50,3 +50,39 @@ fn corpus_is_well_formed() {
         );
     }
 }
+
+/// Issue 12's corpus: each defect `locksim explore` found, shrunk to a
+/// scenario file (`explore --save`) that names the verdict and the cause
+/// it must give. Files, not seeds: a change to the generator leaves them
+/// as they are; a change to the lock or the oracle that alters one fails
+/// here, naming the file.
+#[test]
+fn every_shrunk_finding_gives_its_verdict_and_cause() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regression/findings");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 10,
+        "only {} findings in {}",
+        files.len(),
+        dir.display()
+    );
+    let mut failures = Vec::new();
+    for path in &files {
+        let name = path.display().to_string();
+        let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
+        let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !trial.expected.defects.is_empty(),
+            "{name} expects no defect"
+        );
+        if !trial.as_expected() {
+            failures.push(format!("{name}: {:?}", trial.mismatches));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -118,29 +118,57 @@ pub struct ExploreArgs {
     /// whatever the number.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// What the generated runs do.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Print one JSON object (counts by cause and invariant, the defects
+    /// with their shrunk scenarios) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What generated runs do: how scripts use the lock, which faults they meet.
+#[derive(Debug, Args, PartialEq, Clone, Copy)]
+pub struct WorkloadArgs {
+    /// Add the misuse patterns to the scripts (leases shorter than the
+    /// work, forgotten unlocks, forceUnlock, a 100 ms watchdog) and drop
+    /// the liveness phase.
+    #[arg(long)]
+    pub misuse: bool,
     /// Which fault kinds the plans draw.
-    #[arg(long, value_enum, default_value_t = Kinds::Classic)]
+    #[arg(long, value_enum, default_value_t = Kinds::Swarm)]
     pub kinds: Kinds,
+}
+
+impl WorkloadArgs {
+    /// sim's workload.
+    pub fn workload(self) -> sim::Workload {
+        sim::Workload {
+            usage: if self.misuse {
+                sim::Usage::Misuse
+            } else {
+                sim::Usage::Correct
+            },
+            kinds: match self.kinds {
+                Kinds::Swarm => sim::SwarmKinds::Swarm,
+                Kinds::Classic => sim::SwarmKinds::Classic,
+                Kinds::All => sim::SwarmKinds::All,
+            },
+        }
+    }
 }
 
 /// Which fault kinds explored plans draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Kinds {
-    /// The first eight kinds, as explore always drew them (explored seeds
-    /// and the regression corpus keep their plans).
+    /// Swarm testing: each seed enables a random subset of every kind,
+    /// each struck one to three times.
+    Swarm,
+    /// 0-4 faults of the first eight kinds, as explore first drew them
+    /// (with `--misuse`, the regression corpus's seeds keep their plans).
     Classic,
-    /// Every kind, each from a random stream of its own.
+    /// Every kind, each in the plan at most once, from a stream of its own.
     All,
-}
-
-impl Kinds {
-    /// sim's name for it.
-    pub fn swarm(self) -> sim::SwarmKinds {
-        match self {
-            Kinds::Classic => sim::SwarmKinds::Classic,
-            Kinds::All => sim::SwarmKinds::All,
-        }
-    }
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {
@@ -175,9 +203,9 @@ pub struct ReplayArgs {
     /// Switches toggled on the release.
     #[command(flatten)]
     pub toggles: Toggles,
-    /// The fault kinds it was explored with.
-    #[arg(long, value_enum, default_value_t = Kinds::Classic)]
-    pub kinds: Kinds,
+    /// What it was explored with.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
     /// Print one JSON object instead of the timeline.
     #[arg(long)]
     pub json: bool,
@@ -360,7 +388,11 @@ mod tests {
                 save: None,
                 shard: None,
                 threads: 0,
-                kinds: Kinds::Classic,
+                workload: WorkloadArgs {
+                    misuse: false,
+                    kinds: Kinds::Swarm,
+                },
+                json: false,
             })
         );
         let cli = parse(&[
@@ -394,15 +426,24 @@ mod tests {
                 seed: 17,
                 profile: Some(Release::LEGACY),
                 toggles: Toggles::default(),
-                kinds: Kinds::Classic,
+                workload: WorkloadArgs {
+                    misuse: false,
+                    kinds: Kinds::Swarm,
+                },
                 json: false,
             })
         );
-        let cli = parse(&["replay", "17", "--kinds", "all"]).unwrap();
+        let cli = parse(&["replay", "17", "--misuse", "--kinds", "all"]).unwrap();
         let Command::Replay(a) = cli.command else {
             panic!("not replay")
         };
-        assert_eq!(a.kinds, Kinds::All);
+        assert_eq!(
+            a.workload.workload(),
+            sim::Workload {
+                usage: sim::Usage::Misuse,
+                kinds: sim::SwarmKinds::All
+            }
+        );
         let cli = parse(&["report", "--out", "/tmp/r"]).unwrap();
         assert_eq!(
             cli.command,

@@ -11,7 +11,6 @@
 //! 4. the shrunk plans of the first violations, or, when Ctrl-C stopped the
 //!    sweep, the command that explores the seeds it did not reach.
 
-use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,20 +18,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lockcore::Release;
 
-use crate::cli::args::DEFAULT_SHRINK;
+use crate::cli::groups::Groups;
 use crate::cli::picks::{Pick, Picks};
+use crate::cli::resume::{resume_command, shell_word};
+use crate::cli::summary::{
+    DefectReport, Report, names, profile_label, profiles, summary, workload_label,
+};
 use crate::cli::{Exit, ExploreArgs, PlanFormat};
 use crate::{
-    Exploration, Finding, InputError, SeedRange, SweepEvent, explored_spec_with, kinds_flag,
-    plan_json, shrink_as, shrunk_scenario,
+    Exploration, InputError, SeedRange, SweepEvent, explored_spec_with, plan_json, shrink_as,
+    shrunk_scenario,
 };
 
 /// How many runs one shrink may take.
 const SHRINK_BUDGET: usize = 200;
 
 /// Explores the seeds, streaming each violation's replay command, then
-/// prints the summary and shrinks the first violations, or, when
-/// `interrupt` is set, prints the summary so far and how to resume.
+/// prints the summary, the defects grouped by signature, and shrinks
+/// every defect group's first run and the first expected losses; or,
+/// when `interrupt` is set, prints the summary so far and how to resume.
+/// With `--json`, prints one object instead (see [`Report`]).
 pub(super) fn explore(
     args: &ExploreArgs,
     interrupt: &AtomicBool,
@@ -48,78 +53,62 @@ pub(super) fn explore(
         // Made now, so a bad path is refused before a sweep of hours.
         std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, &e))?;
     }
-    let runs = u128::from(range.count()) * profiles(profile).len() as u128;
-    let every_kind = match args.kinds.swarm() {
-        sim::SwarmKinds::Classic => "",
-        sim::SwarmKinds::All => " with every fault kind",
+    let mut quiet = std::io::sink();
+    let (text, json): (&mut dyn Write, Option<&mut dyn Write>) = if args.json {
+        (&mut quiet, Some(out))
+    } else {
+        (out, None)
     };
-    let _ = writeln!(
-        out,
-        "exploring seeds {range} under {}{every_kind}: {runs} runs; each violating run as it is found:",
-        profile_label(profile)
-    );
-    let bar = progress_bar(range.count());
-    let mut picks = Picks::new(args.shrink);
-    let mut closed = None;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
-        .build()
-        .map_err(|e| InputError::Threads(e.to_string()))?;
-    let kinds = args.kinds.swarm();
-    let found = crate::explore_kinds_on(
-        &pool,
-        range,
-        profile,
-        kinds,
-        interrupt,
-        |event| match event {
-            SweepEvent::Found(f) => {
-                let line =
-                    bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
-                if let (Err(e), None) = (line, &closed) {
-                    // Nobody reads the findings any more (`locksim explore |
-                    // head`): stop, rather than sweep on for hours for nothing.
-                    interrupt.store(true, Ordering::SeqCst);
-                    closed = Some(e);
-                }
-                picks.offer(f);
-            }
-            SweepEvent::Failed {
-                seed,
-                profile,
-                reason,
-            } => bar.suspend(|| {
-                let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
-            }),
-            SweepEvent::SeedDone(_) => bar.inc(1),
-        },
-    );
-    bar.finish_and_clear();
-    if let Some(e) = closed {
-        let last = found.next.saturating_sub(1);
-        let _ = writeln!(
-            err,
-            "locksim: cannot write to stdout ({e}); the sweep stopped after seed {last}"
-        );
+    let swept = sweep(args, profile, range, interrupt, text, err)?;
+    let Some((found, picks, groups)) = swept else {
         return Ok(Exit::Interrupted);
+    };
+    let workload = args.workload.workload();
+    if json.is_none() {
+        summary(&found, profile, &workload_label(workload), text);
+        groups.print(text);
     }
-    summary(&found, profile, every_kind, out);
-
     if let Some(rest) = found.rest() {
-        if !picks.is_empty() {
-            let _ = writeln!(out, "shrinking skipped: the sweep was interrupted");
+        if json.is_none() {
+            if !picks.is_empty() || !groups.all().is_empty() {
+                let _ = writeln!(text, "shrinking skipped: the sweep was interrupted");
+            }
+            let _ = writeln!(text, "resume with: {}", resume_command(args, profile, rest));
         }
-        let _ = writeln!(out, "resume with: {}", resume_command(args, profile, rest));
+        if let Some(out) = json {
+            print_json(
+                out,
+                Report::new(&found, profile, workload, reports(&groups)),
+            );
+        }
         return Ok(Exit::Interrupted);
     }
-    let picked = picks.in_order();
+    let mut shrunk = Vec::new();
+    let defect_picks = groups.all().iter().map(|g| Pick {
+        seed: g.seed,
+        profile: g.model,
+        invariant: g.invariant,
+        defect: true,
+    });
+    let picked: Vec<Pick> = if args.shrink == 0 {
+        Vec::new()
+    } else {
+        defect_picks.chain(picks.in_order()).collect()
+    };
     for (i, pick) in picked.iter().enumerate() {
         if interrupt.load(Ordering::SeqCst) {
             let left = picked.len() - i;
-            let _ = writeln!(out, "\ninterrupted: {left} shrink(s) skipped");
+            let _ = writeln!(text, "\ninterrupted: {left} shrink(s) skipped");
             return Ok(Exit::Interrupted);
         }
-        shrink_one(pick, args, out)?;
+        shrunk.push(shrink_one(pick, args, text)?);
+    }
+    if let Some(out) = json {
+        let mut defects = reports(&groups);
+        for (d, toml) in defects.iter_mut().zip(shrunk) {
+            d.shrunk = Some(toml);
+        }
+        print_json(out, Report::new(&found, profile, workload, defects));
     }
     Ok(if found.violating == 0 && found.failed == 0 {
         Exit::AsExpected
@@ -128,31 +117,95 @@ pub(super) fn explore(
     })
 }
 
-/// The profiles a sweep runs each seed under.
-fn profiles(profile: Option<Release>) -> Vec<Release> {
-    match profile {
-        Some(p) => vec![p],
-        None => Release::ERAS.to_vec(),
+/// What a finished (or stopped) sweep leaves: its counts, the expected
+/// losses to shrink and the defect groups; `None` when stdout closed.
+type Swept = Option<(Exploration, Picks, Groups)>;
+
+/// The sweep itself: the header, each violating run's line as it is
+/// found, the progress bar.
+fn sweep(
+    args: &ExploreArgs,
+    profile: Option<Release>,
+    range: SeedRange,
+    interrupt: &AtomicBool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Swept, InputError> {
+    let runs = u128::from(range.count()) * profiles(profile).len() as u128;
+    let workload = args.workload.workload();
+    let _ = writeln!(
+        out,
+        "exploring seeds {range} under {}{}: {runs} runs; each violating run as it is found:",
+        profile_label(profile),
+        workload_label(workload)
+    );
+    let bar = progress_bar(range.count());
+    let (mut picks, mut groups) = (Picks::new(args.shrink), Groups::default());
+    let mut closed = None;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| InputError::Threads(e.to_string()))?;
+    let found =
+        crate::explore_workload_on(
+            &pool,
+            range,
+            profile,
+            workload,
+            interrupt,
+            |event| match event {
+                SweepEvent::Found(f) => {
+                    let line =
+                        bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
+                    if let (Err(e), None) = (line, &closed) {
+                        // Nobody reads the findings any more (`locksim explore |
+                        // head`): stop, rather than sweep on for hours for nothing.
+                        interrupt.store(true, Ordering::SeqCst);
+                        closed = Some(e);
+                    }
+                    picks.offer(f);
+                    groups.offer(f);
+                }
+                SweepEvent::Failed {
+                    seed,
+                    profile,
+                    reason,
+                } => bar.suspend(|| {
+                    let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
+                }),
+                SweepEvent::SeedDone(_) => bar.inc(1),
+            },
+        );
+    bar.finish_and_clear();
+    if let Some(e) = closed {
+        let last = found.next.saturating_sub(1);
+        let _ = writeln!(
+            err,
+            "locksim: cannot write to stdout ({e}); the sweep stopped after seed {last}"
+        );
+        return Ok(None);
     }
+    Ok(Some((found, picks, groups)))
 }
 
-fn profile_label(profile: Option<Release>) -> String {
-    match profile {
-        Some(p) => p.to_string(),
-        None => "every profile".to_owned(),
-    }
-}
-
-/// The broken invariants' names, comma separated.
-/// Each broken invariant with its cause: `mutual-exclusion (defect)`.
-fn names(f: &Finding) -> String {
-    let mut names: Vec<String> = f
-        .broken
+/// The defect groups for `--json`, not yet shrunk.
+fn reports(groups: &Groups) -> Vec<DefectReport<'_>> {
+    groups
+        .all()
         .iter()
-        .map(|b| format!("{} ({})", b.invariant.name(), b.cause.name()))
-        .collect();
-    names.dedup();
-    names.join(", ")
+        .map(|group| DefectReport {
+            group,
+            shrunk: None,
+        })
+        .collect()
+}
+
+fn print_json(out: &mut dyn Write, report: Report<'_>) {
+    let _ = writeln!(
+        out,
+        "{}",
+        serde_json::to_string(&report).unwrap_or_default()
+    );
 }
 
 fn progress_bar(seeds: u64) -> ProgressBar {
@@ -168,60 +221,11 @@ fn progress_bar(seeds: u64) -> ProgressBar {
     bar
 }
 
-/// The seeds covered, the run counts, and one row per broken invariant
-/// with a column per explored profile, so the profiles can be compared.
-fn summary(found: &Exploration, profile: Option<Release>, kinds: &str, out: &mut dyn Write) {
-    let covered = if !found.interrupted() {
-        format!("explored seeds {}", found.range)
-    } else if found.next == found.range.from() {
-        format!("interrupted: explored no seed of {}", found.range)
-    } else {
-        format!(
-            "interrupted: explored seeds {}..{} of {}",
-            found.range.from(),
-            found.next,
-            found.range
-        )
-    };
-    let failed = match found.failed {
-        0 => String::new(),
-        n => format!(", {n} could not run"),
-    };
-    let _ = writeln!(
-        out,
-        "{covered} under {}{kinds}: {} runs, {} with violations{failed}",
-        profile_label(profile),
-        found.runs,
-        found.violating
-    );
-    let profiles = profiles(profile);
-    let _ = write!(out, "  {:<22}", "runs broken");
-    for p in &profiles {
-        let _ = write!(out, " {:>16}", p.to_string());
-    }
-    let _ = writeln!(out);
-    let per: Vec<_> = profiles.iter().map(|p| found.by_invariant_of(*p)).collect();
-    for inv in found.by_invariant().keys() {
-        let _ = write!(out, "  {:<22}", inv.name());
-        for counts in &per {
-            let _ = write!(out, " {:>16}", counts.get(inv).copied().unwrap_or(0));
-        }
-        let _ = writeln!(out);
-    }
-    let _ = writeln!(out, "  runs by worst cause (a defect first)");
-    for cause in ["defect", "beyond-guarantee", "misuse"] {
-        let _ = write!(out, "  {cause:<22}");
-        for p in &profiles {
-            let _ = write!(out, " {:>16}", found.by_cause_of(*p, cause));
-        }
-        let _ = writeln!(out);
-    }
-}
-
-/// Shrinks one violation, prints the plan and saves it if asked.
-fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<(), InputError> {
+/// Shrinks one violation, prints the plan and saves it if asked; returns
+/// the shrunk scenario file.
+fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<String, InputError> {
     let (inv, profile) = (pick.invariant, pick.profile);
-    let spec = explored_spec_with(pick.seed, Some(profile), args.kinds.swarm());
+    let spec = explored_spec_with(pick.seed, Some(profile), args.workload.workload());
     let cause = pick.defect.then_some("defect");
     let shrunk = shrink_as(&spec, inv, cause, SHRINK_BUDGET);
     let _ = writeln!(
@@ -233,7 +237,7 @@ fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<()
         shrunk.spec.faults.0.len(),
         shrunk.runs
     );
-    let scenario = shrunk_scenario(&shrunk.spec, inv, profile);
+    let scenario = shrunk_scenario(&shrunk.spec, inv, profile, pick.defect);
     let text = match args.format {
         PlanFormat::Toml => scenario.to_toml(),
         PlanFormat::Json => plan_json(&shrunk.spec.faults),
@@ -249,51 +253,13 @@ fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<()
             shell_word(&path.display().to_string())
         );
     }
-    Ok(())
+    Ok(scenario.to_toml())
 }
 
 fn unwritable(path: &Path, e: &std::io::Error) -> InputError {
     InputError::Unwritable {
         path: path.display().to_string(),
         reason: e.to_string(),
-    }
-}
-
-/// The command that explores `rest` with the same settings as `args`
-/// (settings left at their defaults are left out, as the user likely did).
-fn resume_command(args: &ExploreArgs, profile: Option<Release>, rest: SeedRange) -> String {
-    let mut cmd = format!(
-        "locksim explore --from {} --seeds {}",
-        rest.from(),
-        rest.count()
-    );
-    if let Some(p) = profile {
-        cmd.push_str(&format!(" {}", p.flags()));
-    }
-    if args.shrink != DEFAULT_SHRINK {
-        cmd.push_str(&format!(" --shrink {}", args.shrink));
-    }
-    if args.format == PlanFormat::Json {
-        cmd.push_str(" --format json");
-    }
-    cmd.push_str(kinds_flag(args.kinds.swarm()));
-    if let Some(dir) = &args.save {
-        cmd.push_str(&format!(
-            " --save {}",
-            shell_word(&dir.display().to_string())
-        ));
-    }
-    cmd
-}
-
-/// `word` as one shell word: as it is when it holds nothing a shell
-/// would split or expand, else single-quoted.
-fn shell_word(word: &str) -> Cow<'_, str> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c);
-    if !word.is_empty() && word.chars().all(plain) {
-        Cow::Borrowed(word)
-    } else {
-        Cow::Owned(format!("'{}'", word.replace('\'', r"'\''")))
     }
 }
 
@@ -395,11 +361,15 @@ mod tests {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(
             lines[0],
-            "exploring seeds 0..8 under redisson: 8 runs; each violating run as it is found:"
+            "exploring seeds 0..8 under redisson (correct usage, swarm faults): 8 runs; each violating run as it is found:"
         );
         let summary = lines
             .iter()
-            .position(|l| l.starts_with("explored seeds 0..8 under redisson: 8 runs, "))
+            .position(|l| {
+                l.starts_with(
+                    "explored seeds 0..8 under redisson (correct usage, swarm faults): 8 runs, ",
+                )
+            })
             .unwrap_or_else(|| panic!("no summary: {out}"));
         let streamed = replays(&out);
         assert!(!streamed.is_empty(), "{out}");
@@ -419,7 +389,14 @@ mod tests {
     /// exactly the violations the whole sweep gives after the stop.
     #[test]
     fn interrupted_sweep_prints_summary_and_resumes() {
-        let base = ["explore", "--profile", "redisson", "--shrink", "1"];
+        let base = [
+            "explore",
+            "--profile",
+            "redisson",
+            "--shrink",
+            "1",
+            "--misuse",
+        ];
         let whole_args = [&base[..], &["--seeds", "12"]].concat();
         let (_, whole, _) = exec(&whole_args, None);
         let (exit, first, _) = exec(&whole_args, Some(2));
@@ -436,7 +413,7 @@ mod tests {
         let next = last + 1;
         assert!(
             first.contains(&format!(
-                "\ninterrupted: explored seeds 0..{next} of 0..12 under redisson: {next} runs, 2 with violations\n"
+                "\ninterrupted: explored seeds 0..{next} of 0..12 under redisson (misuse too, swarm faults): {next} runs, 2 with violations\n"
             )),
             "{first}"
         );
@@ -445,7 +422,7 @@ mod tests {
             "{first}"
         );
         let resume = format!(
-            "locksim explore --from {next} --seeds {} --profile redisson --shrink 1",
+            "locksim explore --from {next} --seeds {} --profile redisson --shrink 1 --misuse",
             12 - next
         );
         assert!(
@@ -504,6 +481,39 @@ mod tests {
         assert!(last < 100, "{err}");
     }
 
+    /// `--json`: one object with the counts by cause and invariant and the
+    /// defects, each with its signature, replay command and shrunk file
+    /// (which expects the defect); nothing else on stdout.
+    #[test]
+    fn json_is_one_object_with_the_defects() {
+        let args = [
+            "explore",
+            "--seeds",
+            "60",
+            "--profile",
+            "redisson",
+            "--json",
+        ];
+        let (exit, out, _) = exec(&args, None);
+        assert_eq!(exit, Exit::Unexpected, "{out}");
+        assert_eq!(out.lines().count(), 1, "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["seeds"], "0..60");
+        assert_eq!(v["runs"], 60);
+        let defects = v["defects"].as_array().unwrap();
+        assert_eq!(v["by_cause"]["redisson"]["misuse"], 0);
+        assert!(!defects.is_empty(), "{out}");
+        for d in defects {
+            assert_eq!(d["model"], "redisson");
+            let replay = d["replay"].as_str().unwrap();
+            assert!(replay.starts_with("locksim replay "), "{replay}");
+            let signature = d["signature"].as_str().unwrap();
+            assert!(signature.starts_with(d["invariant"].as_str().unwrap()));
+            let shrunk = d["shrunk"].as_str().unwrap();
+            assert!(shrunk.contains("defects = ["), "{shrunk}");
+        }
+    }
+
     /// An interrupt before the first seed explores nothing, says so, and
     /// the resume command is the whole range.
     #[test]
@@ -511,42 +521,12 @@ mod tests {
         let (exit, out, _) = exec(&["explore", "--from", "5", "--seeds", "3"], Some(0));
         assert_eq!(exit, Exit::Interrupted);
         assert!(
-            out.contains("\ninterrupted: explored no seed of 5..8 under every profile: 0 runs, 0 with violations\n"),
+            out.contains("\ninterrupted: explored no seed of 5..8 under every profile (correct usage, swarm faults): 0 runs, 0 with violations\n"),
             "{out}"
         );
         assert!(
             out.ends_with("\nresume with: locksim explore --from 5 --seeds 3\n"),
             "{out}"
-        );
-    }
-
-    /// The resume command keeps every setting that is not the default, and
-    /// quotes a path the shell would split.
-    #[test]
-    fn resume_command_keeps_the_settings() {
-        let cli = Cli::try_parse_from([
-            "locksim",
-            "explore",
-            "--seeds",
-            "50",
-            "--profile",
-            "fenced",
-            "--shrink",
-            "0",
-            "--format",
-            "json",
-            "--save",
-            "my plans/it's",
-            "--kinds",
-            "all",
-        ])
-        .unwrap();
-        let crate::cli::Command::Explore(args) = cli.command else {
-            panic!("not explore")
-        };
-        assert_eq!(
-            resume_command(&args, args.profile, SeedRange::new(20, 30).unwrap()),
-            r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --kinds all --save 'my plans/it'\''s'"
         );
     }
 

@@ -6,9 +6,12 @@ mod args;
 mod bench;
 mod envelope;
 mod explore;
+mod groups;
 mod picks;
 mod report;
+mod resume;
 mod run;
+mod summary;
 mod versions;
 
 use std::io::Write;
@@ -315,8 +318,11 @@ verdict = "safe"
             "1",
         ]);
         assert!(
-            out.starts_with("exploring seeds 0..6 under redisson: 6 runs; ")
-                && out.contains("\nexplored seeds 0..6 under redisson: 6 runs, "),
+            out.starts_with(
+                "exploring seeds 0..6 under redisson (correct usage, swarm faults): 6 runs; "
+            ) && out.contains(
+                "\nexplored seeds 0..6 under redisson (correct usage, swarm faults): 6 runs, "
+            ),
             "{out}"
         );
         let replays: Vec<&str> = out

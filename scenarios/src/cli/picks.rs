@@ -17,14 +17,13 @@ pub(super) struct Pick {
     pub(super) defect: bool,
 }
 
-/// The violations to shrink: the first defect and the first violation of
-/// each (invariant, profile) in the order found, defects displacing the
-/// others when the budget is full, so a small budget still covers every
-/// kind of failure, and never more than the budget, so memory stays flat
-/// however long the sweep.
+/// The expected losses to shrink (defects are shrunk by signature, see
+/// `groups`): the first violation of each (invariant, profile) that is
+/// not a defect, in the order found, never more than the budget, so
+/// memory stays flat however long the sweep.
 pub(super) struct Picks {
     limit: usize,
-    seen: BTreeSet<(Invariant, Release, bool)>,
+    seen: BTreeSet<(Invariant, Release)>,
     picked: Vec<Pick>,
 }
 
@@ -37,30 +36,22 @@ impl Picks {
         }
     }
 
-    /// The first violation of each invariant and profile, and the first
-    /// defect of each: a defect takes the place of the latest pick that
-    /// is not one when the limit is reached.
+    /// Picks the first violation of each invariant and profile that is
+    /// not a defect, while the budget lasts.
     pub(super) fn offer(&mut self, f: &Finding) {
         for b in &f.broken {
-            let defect = b.cause == sim::Cause::Defect;
-            if self.limit == 0 || self.seen.contains(&(b.invariant, f.profile, defect)) {
+            if b.cause == sim::Cause::Defect
+                || self.picked.len() >= self.limit
+                || !self.seen.insert((b.invariant, f.profile))
+            {
                 continue;
             }
-            let pick = Pick {
+            self.picked.push(Pick {
                 seed: f.seed,
                 profile: f.profile,
                 invariant: b.invariant,
-                defect,
-            };
-            if self.picked.len() < self.limit {
-                self.picked.push(pick);
-            } else if let Some(i) = defect.then(|| self.picked.iter().rposition(|p| !p.defect)) {
-                let Some(i) = i else { continue };
-                self.picked[i] = pick;
-            } else {
-                continue;
-            }
-            self.seen.insert((b.invariant, f.profile, defect));
+                defect: false,
+            });
         }
     }
 
@@ -69,9 +60,8 @@ impl Picks {
         self.picked.is_empty()
     }
 
-    /// The picks, defects first, each group in the order found.
-    pub(super) fn in_order(mut self) -> Vec<Pick> {
-        self.picked.sort_by_key(|p| !p.defect);
+    /// The picks, in the order found.
+    pub(super) fn in_order(self) -> Vec<Pick> {
         self.picked
     }
 }
@@ -93,20 +83,23 @@ mod tests {
                 cause,
             }],
             history_hash: String::new(),
-            kinds: sim::SwarmKinds::Classic,
+            workload: sim::Workload::CLASSIC,
+            defects: Vec::new(),
         }
     }
 
-    /// With a budget of one, a later defect displaces the first misuse,
-    /// and defects come out first.
+    /// Defects are left to the groups; the first violation of each
+    /// invariant is picked while the budget lasts.
     #[test]
-    fn defects_displace_and_lead() {
+    fn first_expected_loss_of_each_invariant_within_budget() {
         let misuse = Cause::Misuse { why: "x".into() };
         let mut p = Picks::new(2);
-        p.offer(&finding(1, Invariant::MutualExclusion, misuse.clone()));
-        p.offer(&finding(2, Invariant::LockLeftBehind, misuse));
-        p.offer(&finding(3, Invariant::MutualExclusion, Cause::Defect));
-        let got: Vec<(u64, bool)> = p.in_order().iter().map(|p| (p.seed, p.defect)).collect();
-        assert_eq!(got, [(3, true), (1, false)]);
+        p.offer(&finding(1, Invariant::MutualExclusion, Cause::Defect));
+        p.offer(&finding(2, Invariant::MutualExclusion, misuse.clone()));
+        p.offer(&finding(3, Invariant::MutualExclusion, misuse.clone()));
+        p.offer(&finding(4, Invariant::LockLeftBehind, misuse.clone()));
+        p.offer(&finding(5, Invariant::Liveness, misuse));
+        let got: Vec<u64> = p.in_order().iter().map(|p| p.seed).collect();
+        assert_eq!(got, [2, 4]);
     }
 }

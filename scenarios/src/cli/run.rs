@@ -25,8 +25,8 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> Result<Exit, InputErro
 
 /// Reruns one explored seed. An explored run is expected to be safe.
 pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
-    let kinds = args.kinds.swarm();
-    let spec = crate::explored_spec_with(args.seed, args.toggles.apply(args.profile)?, kinds);
+    let workload = args.workload.workload();
+    let spec = crate::explored_spec_with(args.seed, args.toggles.apply(args.profile)?, workload);
     let scenario = Scenario {
         name: format!("explored-{}", args.seed),
         description:
@@ -38,11 +38,7 @@ pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, Inp
         history: None,
     };
     let trial = Trial::run(&scenario, None, None)?;
-    let rerun = match kinds {
-        sim::SwarmKinds::Classic => Rerun::Replay,
-        sim::SwarmKinds::All => Rerun::ReplayEveryKind,
-    };
-    print(&trial, &scenario, rerun, args.json, out);
+    print(&trial, &scenario, Rerun::Replay(workload), args.json, out);
     Ok(if trial.as_expected() {
         Exit::AsExpected
     } else {

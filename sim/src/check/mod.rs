@@ -11,6 +11,7 @@ mod call_within_budget;
 mod false_unlock_error;
 mod fault_index;
 mod fencing;
+mod liveness;
 mod lock_left_behind;
 mod lost_wakeup;
 mod mutual_exclusion;
@@ -46,11 +47,16 @@ pub enum Invariant {
     /// Every `tryLock(wait)` returns within its wait plus one command's
     /// documented overhead (timeouts and retries) and a round trip.
     CallWithinBudget,
+    /// Once every fault is over, the lock becomes acquirable again within
+    /// a bound: Redis keeps no key for a thread outside its critical
+    /// section, nor leaves the lock free while a thread waits, for longer
+    /// than the longest lease plus the faults' hold-ups and a grace.
+    Liveness,
 }
 
 impl Invariant {
     /// Every invariant, in a fixed order.
-    pub const ALL: [Invariant; 8] = [
+    pub const ALL: [Invariant; 9] = [
         Invariant::MutualExclusion,
         Invariant::Fencing,
         Invariant::ReleaseAfterCrash,
@@ -59,6 +65,7 @@ impl Invariant {
         Invariant::LockLeftBehind,
         Invariant::FalseUnlockError,
         Invariant::CallWithinBudget,
+        Invariant::Liveness,
     ];
 
     /// The invariant's name (`mutual-exclusion`, ...).
@@ -72,6 +79,7 @@ impl Invariant {
             Invariant::LockLeftBehind => "lock-left-behind",
             Invariant::FalseUnlockError => "false-unlock-error",
             Invariant::CallWithinBudget => "call-within-budget",
+            Invariant::Liveness => "liveness",
         }
     }
 
@@ -90,6 +98,7 @@ impl Invariant {
             Invariant::LockLeftBehind => lock_left_behind::check(history, work),
             Invariant::FalseUnlockError => false_unlock_error::check(history, work),
             Invariant::CallWithinBudget => call_within_budget::check(history, work),
+            Invariant::Liveness => liveness::check(history, work),
         };
         found.sort_by_key(|v| v.at);
         found
@@ -118,6 +127,10 @@ pub struct Violation {
     /// Why it broke (see [`crate::Cause`]); set by [`crate::run`].
     #[serde(default, flatten)]
     pub cause: crate::Cause,
+    /// The lock itself gave a wrong definite answer (an unlock Redis ran,
+    /// refused as "not locked by current thread"): no fault excuses it.
+    #[serde(skip)]
+    pub(crate) own_doing: bool,
 }
 
 impl Violation {
@@ -139,7 +152,14 @@ impl Violation {
             detail,
             events,
             cause: crate::Cause::Defect,
+            own_doing: false,
         }
+    }
+
+    /// Marks it as the lock's own wrong answer (see `own_doing`).
+    pub(crate) fn own_doing(mut self) -> Violation {
+        self.own_doing = true;
+        self
     }
 }
 

@@ -62,6 +62,12 @@ macro_rules! one_way {
                 check_delay(self.delay_ms)
             }
 
+            /// A message sent just before the window ends arrives up to
+            /// the delay after it.
+            fn effect_end_ms(&self) -> Option<u64> {
+                self.end_ms().map(|e| e.saturating_add(self.delay_ms))
+            }
+
             fn text(&self) -> String {
                 format!(
                     concat!($word, " {} {}ms (+{}ms)"),

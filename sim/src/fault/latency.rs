@@ -31,6 +31,12 @@ impl Kind for Latency {
         range("min_ms", self.min_ms, self.max_ms)
     }
 
+    /// A message sent just before the window ends arrives up to the
+    /// longest latency after it.
+    fn effect_end_ms(&self) -> Option<u64> {
+        self.end_ms().map(|e| e.saturating_add(self.max_ms))
+    }
+
     fn text(&self) -> String {
         format!(
             "latency {} {}ms ({}..{}ms)",

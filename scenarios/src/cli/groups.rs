@@ -1,0 +1,138 @@
+//! explore's defects, grouped by signature (see [`crate::Defect`]): one
+//! group per release and signature, with its run count and first seed.
+
+use std::collections::BTreeMap;
+
+use lockcore::Release;
+use serde::Serialize;
+use sim::Invariant;
+
+use crate::{Finding, Fix};
+
+/// At most this many groups are kept; defects of further signatures are
+/// counted, so memory stays flat however long the sweep.
+pub(super) const MAX_GROUPS: usize = 1_000;
+
+/// The runs of one release that showed one defect.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(super) struct Group {
+    /// The release (model) they ran under.
+    pub(super) model: Release,
+    /// The invariant.
+    pub(super) invariant: Invariant,
+    /// The signature.
+    pub(super) signature: String,
+    /// The Redisson fix that removes it, if one does.
+    pub(super) fixed_by: Option<Fix>,
+    /// How many runs showed it.
+    pub(super) runs: u64,
+    /// The first of them.
+    pub(super) seed: u64,
+    /// The command that replays the first.
+    pub(super) replay: String,
+}
+
+/// The groups in the order their first runs were found.
+#[derive(Default)]
+pub(super) struct Groups {
+    groups: Vec<Group>,
+    index: BTreeMap<(Release, String), usize>,
+    /// Defective runs whose signature found no room.
+    pub(super) overflow: u64,
+}
+
+impl Groups {
+    /// Adds each defect of `f` to its group.
+    pub(super) fn offer(&mut self, f: &Finding) {
+        for d in &f.defects {
+            let key = (f.profile, d.signature.clone());
+            if let Some(&i) = self.index.get(&key) {
+                self.groups[i].runs += 1;
+            } else if self.groups.len() < MAX_GROUPS {
+                self.index.insert(key, self.groups.len());
+                self.groups.push(Group {
+                    model: f.profile,
+                    invariant: d.invariant,
+                    signature: d.signature.clone(),
+                    fixed_by: d.fixed_by.clone(),
+                    runs: 1,
+                    seed: f.seed,
+                    replay: f.replay_command(),
+                });
+            } else {
+                self.overflow += 1;
+            }
+        }
+    }
+
+    /// The groups, in the order found.
+    pub(super) fn all(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// Prints one paragraph per group.
+    pub(super) fn print(&self, out: &mut dyn std::io::Write) {
+        if self.groups.is_empty() {
+            let _ = writeln!(out, "no defect: every violation has an explanation");
+            return;
+        }
+        let _ = writeln!(out, "defects by signature ({}):", self.groups.len());
+        for (n, g) in self.groups.iter().enumerate() {
+            let _ = writeln!(out, "  {}. {}", n + 1, g.signature);
+            let _ = writeln!(
+                out,
+                "     under {}: {} run(s); first: {}",
+                g.model, g.runs, g.replay
+            );
+            let _ = match &g.fixed_by {
+                Some(fix) => writeln!(out, "     upstream: {fix}"),
+                None => writeln!(out, "     upstream: no modelled Redisson fix removes it"),
+            };
+        }
+        if self.overflow > 0 {
+            let _ = writeln!(
+                out,
+                "  and {} defective run(s) of further signatures (more than {MAX_GROUPS})",
+                self.overflow
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Defect;
+
+    fn finding(seed: u64, signature: &str) -> Finding {
+        Finding {
+            seed,
+            profile: Release::REDISSON,
+            broken: Vec::new(),
+            history_hash: String::new(),
+            workload: sim::Workload::default(),
+            defects: vec![Defect {
+                invariant: Invariant::MutualExclusion,
+                signature: signature.to_owned(),
+                fixed_by: None,
+            }],
+        }
+    }
+
+    /// Runs with one signature fold into one group that keeps the first
+    /// seed; a new signature opens a group after it.
+    #[test]
+    fn runs_fold_by_signature_in_order_found() {
+        let mut g = Groups::default();
+        g.offer(&finding(7, "a"));
+        g.offer(&finding(9, "b"));
+        g.offer(&finding(12, "a"));
+        let got: Vec<(&str, u64, u64)> = g
+            .all()
+            .iter()
+            .map(|g| (g.signature.as_str(), g.runs, g.seed))
+            .collect();
+        assert_eq!(got, [("a", 2, 7), ("b", 1, 9)]);
+        assert_eq!(g.all()[0].replay, "locksim replay 7 --profile redisson");
+    }
+}

@@ -1,0 +1,89 @@
+//! How `explore` tells a stopped sweep's user to go on: the command that
+//! explores the rest with the same settings, its words quoted for a shell.
+
+use std::borrow::Cow;
+
+use lockcore::Release;
+
+use crate::SeedRange;
+use crate::cli::args::DEFAULT_SHRINK;
+use crate::cli::{ExploreArgs, PlanFormat};
+
+/// The command that explores `rest` with the same settings as `args`
+/// (settings left at their defaults are left out, as the user likely did).
+pub(super) fn resume_command(
+    args: &ExploreArgs,
+    profile: Option<Release>,
+    rest: SeedRange,
+) -> String {
+    let mut cmd = format!(
+        "locksim explore --from {} --seeds {}",
+        rest.from(),
+        rest.count()
+    );
+    if let Some(p) = profile {
+        cmd.push_str(&format!(" {}", p.flags()));
+    }
+    if args.shrink != DEFAULT_SHRINK {
+        cmd.push_str(&format!(" --shrink {}", args.shrink));
+    }
+    if args.format == PlanFormat::Json {
+        cmd.push_str(" --format json");
+    }
+    cmd.push_str(&args.workload.workload().flags());
+    if let Some(dir) = &args.save {
+        cmd.push_str(&format!(
+            " --save {}",
+            shell_word(&dir.display().to_string())
+        ));
+    }
+    cmd
+}
+
+/// `word` as one shell word: as it is when it holds nothing a shell
+/// would split or expand, else single-quoted.
+pub(super) fn shell_word(word: &str) -> Cow<'_, str> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        Cow::Borrowed(word)
+    } else {
+        Cow::Owned(format!("'{}'", word.replace('\'', r"'\''")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::Parser;
+
+    /// The resume command keeps every setting that is not the default, and
+    /// quotes a path the shell would split.
+    #[test]
+    fn resume_command_keeps_the_settings() {
+        let cli = Cli::try_parse_from([
+            "locksim",
+            "explore",
+            "--seeds",
+            "50",
+            "--profile",
+            "fenced",
+            "--shrink",
+            "0",
+            "--format",
+            "json",
+            "--save",
+            "my plans/it's",
+            "--kinds",
+            "all",
+        ])
+        .unwrap();
+        let crate::cli::Command::Explore(args) = cli.command else {
+            panic!("not explore")
+        };
+        assert_eq!(
+            resume_command(&args, args.profile, SeedRange::new(20, 30).unwrap()),
+            r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --kinds all --save 'my plans/it'\''s'"
+        );
+    }
+}

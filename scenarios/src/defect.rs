@@ -1,0 +1,244 @@
+//! A defect an explored run showed: what identifies it (its signature) and
+//! which upstream fix removes it.
+//!
+//! Two runs show the same defect when the same invariant breaks after the
+//! same decisive records: the kinds of the records the checker cites, and
+//! the last thing the involved clients' lock reported before it (a renewal
+//! stopped, a lease lost). Times, seeds and names are left out, so a
+//! sweep's thousands of defective runs fold into a handful of groups.
+//!
+//! Attribution is by experiment, not by pattern: the run is made again
+//! under its release plus each Redisson fix the release lacks, oldest
+//! first; the first fix under which the defect is gone names the upstream
+//! issue whose path the run took.
+
+use std::fmt::Debug;
+
+use lockcore::{Release, Switch};
+use serde::Serialize;
+use sim::RecordKind;
+use sim::{Cause, History, Invariant, Run, SimSpec, Violation};
+
+/// One defect of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Defect {
+    /// The invariant it broke.
+    pub invariant: Invariant,
+    /// What identifies it across runs: `mutual-exclusion: lock stopped
+    /// renewal (not-held) > return lock acquired`.
+    pub signature: String,
+    /// The Redisson fix that removes it, if one does.
+    pub fixed_by: Option<Fix>,
+}
+
+/// A Redisson change that removes a defect: `#6303 (batched-renewal,
+/// 3.44.0)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// The behaviour switch.
+    pub switch: String,
+    /// The upstream issue or commit.
+    pub upstream: String,
+    /// The first release with it.
+    pub release: String,
+}
+
+impl std::fmt::Display for Fix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}, fixed in {})",
+            self.upstream, self.switch, self.release
+        )
+    }
+}
+
+/// The defects of `run` (the run of `spec`), one per invariant, each
+/// signed and attributed.
+pub fn defects_of(spec: &SimSpec, run: &Run) -> Vec<Defect> {
+    let mut found: Vec<Defect> = Vec::new();
+    for v in run.violations.iter().filter(|v| v.cause == Cause::Defect) {
+        if found.iter().any(|d| d.invariant == v.invariant) {
+            continue;
+        }
+        found.push(Defect {
+            invariant: v.invariant,
+            signature: signature(&run.history, v),
+            fixed_by: fixed_by(spec, v.invariant),
+        });
+    }
+    found
+}
+
+/// The invariant, then the labels of the decisive records.
+fn signature(history: &History, v: &Violation) -> String {
+    let mut labels = Vec::new();
+    if let Some(event) = last_lock_event(history, v) {
+        labels.push(event);
+    }
+    let mut cited = v.events.clone();
+    cited.sort_unstable();
+    labels.extend(
+        cited
+            .iter()
+            .filter_map(|&i| history.records.get(i))
+            .map(|r| label(&r.kind)),
+    );
+    labels.dedup();
+    format!("{}: {}", v.invariant, labels.join(" > "))
+}
+
+/// What the involved clients' lock last reported about its lease before
+/// the violation (a renewal stopped and why, a lease lost).
+fn last_lock_event(history: &History, v: &Violation) -> Option<String> {
+    history
+        .records
+        .iter()
+        .take_while(|r| r.at <= v.at)
+        .filter_map(|r| match &r.kind {
+            RecordKind::Lock { process, event } if v.clients.contains(&process.client) => {
+                match event {
+                    lockcore::Event::RenewalStopped { reason, .. } => {
+                        let reason = reason.split(':').next().unwrap_or_default();
+                        Some(format!("renewal stopped ({reason})"))
+                    }
+                    lockcore::Event::LeaseLost { .. } => Some("lease lost".to_owned()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .last()
+}
+
+/// A record's kind in a few words, without times, names or values.
+fn label(kind: &RecordKind) -> String {
+    match kind {
+        RecordKind::Call { call, .. } => format!("call {}", variant(call)),
+        RecordKind::Return { call, outcome, .. } => {
+            format!("return {} {}", variant(call), variant(outcome))
+        }
+        RecordKind::Hold { watchdog, .. } => if *watchdog {
+            "hold (watchdog)"
+        } else {
+            "hold (lease)"
+        }
+        .to_owned(),
+        RecordKind::Release { cause, .. } => format!("release {}", variant(cause)),
+        RecordKind::Server { holder, cause, .. } => format!(
+            "redis {} {}",
+            if holder.is_some() { "held" } else { "free" },
+            variant(cause)
+        ),
+        RecordKind::RenewReply { reply, .. } => format!("renew reply {}", reply_word(reply)),
+        RecordKind::Write { accepted, .. } => if *accepted {
+            "write accepted"
+        } else {
+            "write refused"
+        }
+        .to_owned(),
+        other => variant(other),
+    }
+}
+
+/// `1`, `0`, or `error`.
+fn reply_word(reply: &str) -> &str {
+    match reply {
+        "1" | "0" => reply,
+        _ => "error",
+    }
+}
+
+/// The variant's name of an enum value, in kebab case: `not-acquired`.
+fn variant(value: &impl Debug) -> String {
+    let text = format!("{value:?}");
+    let name = text
+        .split([' ', '{', '('])
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The Redisson fix the run's release lacks that removes the defect, by
+/// experiment. Each fix (oldest first) must remove it: the run under the
+/// release plus the fix has no such defect. The strict test then asks
+/// that the newest release minus the fix show it again (so a fix that
+/// only shifts the timing is not named); when no fix passes it (two later
+/// fixes may each remove the defect, as 3.24's unlock latch and 3.37's
+/// end of resends do for a false unlock error), the release that brought
+/// the fix must show it without the fix. A fix named by the second test
+/// may still be one that only shifts the timing.
+fn fixed_by(spec: &SimSpec, invariant: Invariant) -> Option<Fix> {
+    let release = spec.profile;
+    let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
+        .iter()
+        .filter(|s| !release.has(**s))
+        .filter_map(|s| Some((s.info().since?, *s)))
+        .collect();
+    fixes.sort();
+    let removing: Vec<(lockcore::Version, Switch)> = fixes
+        .into_iter()
+        .filter(|&(_, switch)| shows(spec, release.with(switch), invariant) == Some(false))
+        .collect();
+    let newest = Release::version(lockcore::Version::NEWEST);
+    let strict = removing
+        .iter()
+        .find(|(_, switch)| shows(spec, newest.without(*switch), invariant) == Some(true));
+    let local = || {
+        removing.iter().find(|(since, switch)| {
+            let at_fix = Release::version(*since);
+            shows(spec, at_fix.without(*switch), invariant) == Some(true)
+        })
+    };
+    strict.or_else(local).map(|&(since, switch)| Fix {
+        switch: switch.name().to_owned(),
+        upstream: switch.info().upstream.to_owned(),
+        release: since.to_string(),
+    })
+}
+
+/// Whether `spec` run under `release` breaks `invariant` as a defect
+/// (`None` when it cannot run).
+fn shows(spec: &SimSpec, release: Release, invariant: Invariant) -> Option<bool> {
+    let mut spec = spec.clone();
+    spec.profile = release;
+    for c in &mut spec.clients {
+        c.profile = c.profile.map(|_| release);
+    }
+    let run = sim::run(&spec).ok()?;
+    Some(
+        run.violations
+            .iter()
+            .any(|v| v.invariant == invariant && v.cause == Cause::Defect),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Variant names come out in kebab case, without their fields.
+    #[test]
+    fn variants_are_kebab_case_words() {
+        assert_eq!(variant(&lockcore::Call::ForceUnlock), "force-unlock");
+        assert_eq!(
+            variant(&lockcore::Call::TryLock {
+                wait: None,
+                lease: None
+            }),
+            "try-lock"
+        );
+    }
+}

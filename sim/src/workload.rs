@@ -1,0 +1,197 @@
+//! What generated scripts do with the lock, and which faults they meet.
+//!
+//! By default a generated run uses the lock as Redisson's documentation
+//! says ([`Usage::Correct`]): the watchdog, or a lease well beyond the
+//! work; an unlock after every acquire (as a `finally` would); waits that
+//! are `lock()` or bounded `tryLock(wait)`; a `lockWatchdogTimeout` of a
+//! second or more. Its faults are drawn swarm-style ([`SwarmKinds::Swarm`]):
+//! each seed enables a random subset of the fault kinds, each with a random
+//! intensity. After the last fault the run heals, and a probe client asks
+//! for the lock: the liveness checker then holds the lock to becoming
+//! acquirable again within a bound. Violations of such a run point at the
+//! lock, or at a fault no lease survives, never at its script.
+//!
+//! [`Usage::Misuse`] is the generator `locksim explore` had first: it adds
+//! explicit leases shorter than the work, forgotten unlocks, `forceUnlock`
+//! and a 100 ms watchdog, and has no liveness phase. The regression corpus
+//! of seeds was drawn from it ([`Workload::CLASSIC`]).
+
+use lockcore::LockName;
+use rand::{Rng, RngExt};
+
+use crate::rng::between;
+use crate::{ClientSpec, MAX_HORIZON_MS, SimSpec, Step, SwarmKinds, ThreadSpec};
+
+/// How generated scripts use the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Usage {
+    /// As documented, with a liveness phase after the faults.
+    #[default]
+    Correct,
+    /// With the misuse patterns too (`--misuse`).
+    Misuse,
+}
+
+/// What a generated run draws: its scripts' usage and its fault kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Workload {
+    /// How scripts use the lock.
+    pub usage: Usage,
+    /// Which fault kinds the plan draws, and how.
+    pub kinds: SwarmKinds,
+}
+
+impl Workload {
+    /// The first generator's: misuse included, the eight classic kinds.
+    /// Explored seeds in the regression corpus keep their plans with it.
+    pub const CLASSIC: Workload = Workload {
+        usage: Usage::Misuse,
+        kinds: SwarmKinds::Classic,
+    };
+
+    /// The command-line flags that select it (none for the default), with
+    /// a leading space: ` --misuse --kinds classic`.
+    pub fn flags(self) -> String {
+        let mut flags = String::new();
+        if self.usage == Usage::Misuse {
+            flags.push_str(" --misuse");
+        }
+        match self.kinds {
+            SwarmKinds::Swarm => {}
+            SwarmKinds::Classic => flags.push_str(" --kinds classic"),
+            SwarmKinds::All => flags.push_str(" --kinds all"),
+        }
+        flags
+    }
+}
+
+/// Watchdog timeouts a correct script may run with: Redisson's default and
+/// shorter ones whose renewal period (a third) still exceeds a round trip
+/// plus the timer tick.
+pub(crate) const CORRECT_WATCHDOGS_MS: [u64; 4] = [30_000, 10_000, 3_000, 1_000];
+
+/// One correct critical section, sometimes repeated, after a sleep:
+/// acquire (the watchdog, or a lease of twice the work plus at least a
+/// second), work, write, unlock.
+pub(crate) fn correct_script(r: &mut impl Rng, watchdog_ms: u64) -> Vec<Step> {
+    let work_ms = between(r, 10, 3 * watchdog_ms.min(10_000));
+    let lease_ms = r
+        .random_bool(0.3)
+        .then(|| 2 * work_ms + between(r, 1_000, 10_000));
+    let acquire = if r.random_bool(0.5) {
+        Step::Lock { lease_ms }
+    } else {
+        Step::TryLock {
+            wait_ms: Some(r.random_range(100..=20_000)),
+            lease_ms,
+        }
+    };
+    let body = vec![
+        acquire,
+        Step::Work { ms: work_ms },
+        Step::Write,
+        Step::Unlock,
+    ];
+    after_a_sleep(r, body)
+}
+
+/// A critical section `body` after a sleep of up to 2 s, repeated two to
+/// four times in 40% of scripts (both generators draw it so).
+pub(crate) fn after_a_sleep(r: &mut impl Rng, body: Vec<Step>) -> Vec<Step> {
+    let sleep = Step::Sleep {
+        ms: r.random_range(0..=2_000),
+    };
+    if r.random_bool(0.4) {
+        vec![
+            sleep,
+            Step::Repeat {
+                times: r.random_range(2..=4),
+                steps: body,
+            },
+        ]
+    } else {
+        let mut steps = vec![sleep];
+        steps.extend(body);
+        steps
+    }
+}
+
+/// The probe's name: a client no fault touches.
+pub const PROBE: &str = "P";
+
+/// How long after heal the run goes on, in leases plus a grace: long
+/// enough for the liveness checker's bound (a lease plus 10 s) to pass
+/// twice.
+fn liveness_window_ms(spec: &SimSpec) -> u64 {
+    let lease = spec
+        .clients
+        .iter()
+        .flat_map(|c| &c.threads)
+        .flat_map(|t| leases(&t.steps))
+        .chain([spec.watchdog_timeout_ms])
+        .max()
+        .unwrap_or(spec.watchdog_timeout_ms);
+    2 * (lease + 10_000)
+}
+
+/// Every explicit lease in `steps`.
+fn leases(steps: &[Step]) -> Vec<u64> {
+    steps
+        .iter()
+        .flat_map(|s| match s {
+            Step::Lock { lease_ms } | Step::TryLock { lease_ms, .. } => {
+                lease_ms.iter().copied().collect()
+            }
+            Step::Repeat { steps, .. } => leases(steps),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// The liveness phase: the instant the last fault's effect ends (heal), a
+/// probe client that takes the lock then (and writes, and unlocks), and a
+/// horizon far enough after it to judge.
+pub(crate) fn add_liveness_phase(spec: &mut SimSpec, lock: &LockName) {
+    let heal = spec
+        .faults
+        .0
+        .iter()
+        .map(|f| f.effect_end_ms().unwrap_or(f.at_ms()))
+        .max()
+        .unwrap_or(0);
+    let start_ms = heal.max(spec.horizon_ms * 2 / 3);
+    spec.clients.push(ClientSpec {
+        name: PROBE.to_owned(),
+        profile: None,
+        watchdog_timeout_ms: None,
+        threads: vec![ThreadSpec {
+            start_ms,
+            lock: lock.clone(),
+            steps: vec![
+                Step::Lock { lease_ms: None },
+                Step::Work { ms: 100 },
+                Step::Write,
+                Step::Unlock,
+            ],
+        }],
+    });
+    let end = start_ms.saturating_add(liveness_window_ms(spec));
+    spec.horizon_ms = spec.horizon_ms.max(end).min(MAX_HORIZON_MS);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flags name what differs from the default, in replay order.
+    #[test]
+    fn flags_name_what_differs_from_the_default() {
+        assert_eq!(Workload::default().flags(), "");
+        assert_eq!(Workload::CLASSIC.flags(), " --misuse --kinds classic");
+        let all = Workload {
+            usage: Usage::Correct,
+            kinds: SwarmKinds::All,
+        };
+        assert_eq!(all.flags(), " --kinds all");
+    }
+}
