@@ -124,6 +124,10 @@ pub(crate) enum Ev {
 pub(crate) struct Seen {
     holder: Option<Who>,
     count: i64,
+    /// The hash field `holder` was named from: the same field names the
+    /// same thread (uuids are registered before their process sends
+    /// anything), so an unchanged field is not named again.
+    field: Option<Bytes>,
 }
 
 /// The whole simulated world of one run.
@@ -429,38 +433,76 @@ impl<'s> World<'s> {
     /// acquire or renewal arriving at the very instant of expiry) is
     /// recorded as expired: that is what freed it.
     pub(crate) fn observe(&mut self, lock: &LockName, cause: ServerCause) {
+        let deletes = matches!(
+            cause,
+            ServerCause::Command {
+                purpose: Purpose::Unlock | Purpose::ForceUnlock,
+                ..
+            }
+        );
+        let command = matches!(cause, ServerCause::Command { .. });
+        self.observe_with(lock, command, deletes, |_| cause);
+    }
+
+    /// [`World::observe`] after a command of client `c`: its process is
+    /// named only when a change is recorded, not after every command.
+    pub(crate) fn observe_command(&mut self, lock: &LockName, c: u32, purpose: Purpose) {
+        let deletes = matches!(purpose, Purpose::Unlock | Purpose::ForceUnlock);
+        self.observe_with(lock, true, deletes, |w| ServerCause::Command {
+            by: w.procs[c as usize].proc(),
+            purpose,
+        });
+    }
+
+    fn observe_with(
+        &mut self,
+        lock: &LockName,
+        command: bool,
+        deletes: bool,
+        cause: impl FnOnce(&Self) -> ServerCause,
+    ) {
         let KeyView {
-            fields,
+            first,
             pttl,
             expires_ms,
         } = self.server.view(self.now, lock.as_str());
-        let (holder, count) = match fields.first() {
-            Some((field, count)) => (Some(self.who_of_field(field)), *count),
-            None => (None, 0),
+        let last = self.seen.get(lock);
+        let (holder, count, field) = match first {
+            Some((field, count)) => {
+                let holder = match last {
+                    Some(Seen {
+                        holder: Some(who),
+                        field: Some(f),
+                        ..
+                    }) if *f == field => who.clone(),
+                    _ => self.who_of_field(&String::from_utf8_lossy(&field)),
+                };
+                (Some(holder), count, Some(field))
+            }
+            None => (None, 0, None),
         };
-        let seen = Seen { holder, count };
-        let changed = self.seen.get(lock) != Some(&seen);
+        let changed = last.is_none_or(|s| s.holder != holder || s.count != count);
+        let field_moved = last.is_some_and(|s| s.field != field);
         if changed {
-            let deletes = matches!(
-                cause,
-                ServerCause::Command {
-                    purpose: Purpose::Unlock | Purpose::ForceUnlock,
-                    ..
-                }
-            );
-            let cause = match cause {
-                ServerCause::Command { .. } if seen.holder.is_none() && !deletes => {
-                    ServerCause::Expiry
-                }
-                other => other,
+            let cause = if command && holder.is_none() && !deletes {
+                ServerCause::Expiry
+            } else {
+                cause(self)
             };
             self.record(RecordKind::Server {
                 lock: lock.clone(),
-                holder: seen.holder.clone(),
+                holder: holder.clone(),
                 count,
                 ttl_ms: pttl,
                 cause,
             });
+        }
+        if changed || field_moved {
+            let seen = Seen {
+                holder,
+                count,
+                field,
+            };
             self.seen.insert(lock.clone(), seen);
         }
         if let Some(expires_ms) = expires_ms {
