@@ -48,6 +48,10 @@ pub struct Response {
 /// A hash's `(field, value)` pairs in Redis's order.
 pub type HashFields = Vec<(Bytes, Bytes)>;
 
+/// A hash's first `(field, value)` pair (if any) and its absolute expiry
+/// (Unix ms, if any): see [`Engine::hash_head`].
+pub type HashHead = (Option<(Bytes, Bytes)>, Option<u64>);
+
 /// Counters `INFO stats` reports.
 #[derive(Debug, Default)]
 pub(crate) struct Stats {
@@ -284,6 +288,21 @@ impl Engine {
         match &entry.data {
             Data::Hash(h) => Some((
                 h.iter().map(|(f, v)| (f.clone(), v.clone())).collect(),
+                entry.expires_at.map(|t| u64::try_from(t).unwrap_or(0)),
+            )),
+            _ => None,
+        }
+    }
+
+    /// A hash key's first field and its value (in Redis's order) and its
+    /// absolute expiry (Unix ms), or `None` when the key is missing,
+    /// expired or not a hash: [`Engine::hash_snapshot`] without copying
+    /// every field, for an observer that looks after every command.
+    pub fn hash_head(&self, key: &[u8]) -> Option<HashHead> {
+        let entry = self.dbs[0].peek(key, self.now())?;
+        match &entry.data {
+            Data::Hash(h) => Some((
+                h.first().map(|(f, v)| (f.clone(), v.clone())),
                 entry.expires_at.map(|t| u64::try_from(t).unwrap_or(0)),
             )),
             _ => None,

@@ -188,6 +188,11 @@ pub(crate) struct ScriptCache {
     /// The text of every cached script that is not a lock script (those
     /// run in Lua).
     texts: std::collections::BTreeMap<String, bytes::Bytes>,
+    /// Which lock scripts `known` holds, one bit per [`LockScript::ALL`]
+    /// index: the simulator EVALs a lock script for every command, and
+    /// inserting its SHA1 into `known` each time was a String and a map
+    /// insert per command.
+    lock_scripts: u8,
 }
 
 impl ScriptCache {
@@ -203,6 +208,15 @@ impl ScriptCache {
         (sha, script)
     }
 
+    /// Caches a lock script (as [`Self::register`] its text would).
+    pub(crate) fn register_lock(&mut self, script: LockScript) {
+        let bit = 1u8 << script.index();
+        if self.lock_scripts & bit == 0 {
+            self.known.insert(script.sha1(), Some(script));
+            self.lock_scripts |= bit;
+        }
+    }
+
     /// Looks a lowercase SHA1 up: `None` when never seen, `Some(None)` for
     /// a cached script fake-redis cannot run.
     pub(crate) fn get(&self, sha: &str) -> Option<Option<LockScript>> {
@@ -216,6 +230,7 @@ impl ScriptCache {
     }
 
     pub(crate) fn clear(&mut self) {
+        self.lock_scripts = 0;
         self.texts.clear();
         self.known.clear();
     }
@@ -224,9 +239,13 @@ impl ScriptCache {
 impl LockScript {
     /// The SHA1 of the script's text, lowercase hex (what `EVALSHA` takes).
     pub fn sha1(self) -> String {
-        // Hashed once per process: every EVAL of a lock script needs its
-        // SHA1 (for the cache and for error suffixes), and the simulator
-        // runs many thousands of them.
+        self.sha1_str().to_owned()
+    }
+
+    /// The SHA1, borrowed: hashed once per process, since every EVAL of a
+    /// lock script needs it (for the cache and for error suffixes) and the
+    /// simulator runs many thousands of them.
+    pub(crate) fn sha1_str(self) -> &'static str {
         static SHAS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
         let shas = SHAS.get_or_init(|| {
             LockScript::ALL
@@ -234,11 +253,15 @@ impl LockScript {
                 .map(|s| sha1_hex(s.text().as_bytes()))
                 .collect()
         });
-        shas[LockScript::ALL
+        &shas[self.index()]
+    }
+
+    /// The script's index in [`LockScript::ALL`].
+    fn index(self) -> usize {
+        LockScript::ALL
             .iter()
             .position(|s| *s == self)
-            .expect("ALL lists every script")]
-        .clone()
+            .expect("ALL lists every script")
     }
 }
 

@@ -3,7 +3,6 @@
 use bytes::Bytes;
 use fake_redis::Value;
 
-use crate::history::ServerCause;
 use crate::server::ConnKind;
 use crate::world::{Down, Up, World};
 
@@ -27,8 +26,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 .server
                 .execute(world.now, (c, life), ConnKind::Command, args);
             let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
-            let by = world.procs[c as usize].proc();
-            world.observe(&lock, ServerCause::Command { by, purpose });
+            world.observe_command(&lock, c, purpose);
             world.send_down(c, life, Down::Reply { request, value });
             for (conn, value) in resp.deliveries {
                 let Some((to, to_life)) = world.server.owner(conn) else {

@@ -120,7 +120,8 @@
 //! - `process`: a client process and its threads.
 //! - `clock`: a client's own clock (skewed, drifting), read by its machine.
 //! - `script`: thread scripts flattened into instructions.
-//! - `world`: the event loop and observation of Redis.
+//! - `world`: the event loop.
+//! - `observe`: Redis's view of each lock, recorded when it changes.
 //! - `injection`: faults striking processes and Redis.
 //! - `driver`: feeding one lockcore client and acting on its outputs.
 //! - `execution`: Redis running a client's message.
@@ -145,6 +146,7 @@ mod fault;
 mod history;
 mod injection;
 mod network;
+mod observe;
 mod process;
 mod queue;
 mod replication;

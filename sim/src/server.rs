@@ -24,8 +24,9 @@ pub(crate) enum ConnKind {
 /// What Redis holds for a lock key right now.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct KeyView {
-    /// The hash's fields and counts (empty when the key is absent).
-    pub(crate) fields: Vec<(String, i64)>,
+    /// The hash's first field and its count (`None` when the key is
+    /// absent): the holder, the only field a lock hash has.
+    pub(crate) first: Option<(Bytes, i64)>,
     /// PTTL in ms (-2 absent, -1 no expiry).
     pub(crate) pttl: i64,
     /// The virtual ms at which the key expires, if it has an expiry.
@@ -190,27 +191,24 @@ impl Server {
     /// (`hash_snapshot` purges nothing, so observing cannot change a run).
     pub(crate) fn view(&mut self, now: SimTime, key: &str) -> KeyView {
         self.set_time(now);
-        let Some((fields, expires_at)) = self.engine.hash_snapshot(key.as_bytes()) else {
+        let Some((first, expires_at)) = self.engine.hash_head(key.as_bytes()) else {
             return KeyView {
-                fields: Vec::new(),
+                first: None,
                 pttl: -2,
                 expires_ms: None,
             };
         };
-        let fields = fields
-            .into_iter()
-            .map(|(f, v)| {
-                let count = std::str::from_utf8(&v)
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(0);
-                (String::from_utf8_lossy(&f).into_owned(), count)
-            })
-            .collect();
+        let first = first.map(|(f, v)| {
+            let count = std::str::from_utf8(&v)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
+            (f, count)
+        });
         let now_ms = self.base_ms().saturating_add(now.as_ms());
         let pttl = expires_at.map_or(-1, |e| e.saturating_sub(now_ms) as i64);
         KeyView {
-            fields,
+            first,
             pttl,
             // Virtual ms at which the key is gone (Redis: live while now < expiry).
             expires_ms: expires_at.map(|e| e.saturating_sub(self.base_ms())),

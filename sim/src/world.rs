@@ -10,12 +10,13 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::cut::CutShort;
 use crate::fault::LinkRule;
-use crate::history::{Direction, Meta, Phase, Record, RecordKind, ServerCause, Who};
+use crate::history::{Direction, Meta, Phase, Record, RecordKind, ServerCause};
 use crate::network::{Network, Verdict};
+use crate::observe::Seen;
 use crate::process::{Process, Thread};
 use crate::rng::{self, Stream};
 use crate::script::Program;
-use crate::server::{KeyView, Server};
+use crate::server::Server;
 use crate::{History, SimError, SimSpec, SimTime};
 
 /// A message from a client to Redis.
@@ -117,13 +118,6 @@ pub(crate) enum Ev {
         lock: LockName,
         generation: u32,
     },
-}
-
-/// Redis's last observed view of one lock.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Seen {
-    holder: Option<Who>,
-    count: i64,
 }
 
 /// The whole simulated world of one run.
@@ -419,82 +413,6 @@ impl<'s> World<'s> {
                     what: format!("{what} ({why})"),
                 });
             }
-        }
-    }
-
-    /// Records Redis's view of `lock` when it changed, and watches for the
-    /// key's expiry so the instant it frees itself is recorded too.
-    ///
-    /// A key that vanished after a command that deletes nothing (an
-    /// acquire or renewal arriving at the very instant of expiry) is
-    /// recorded as expired: that is what freed it.
-    pub(crate) fn observe(&mut self, lock: &LockName, cause: ServerCause) {
-        let KeyView {
-            fields,
-            pttl,
-            expires_ms,
-        } = self.server.view(self.now, lock.as_str());
-        let (holder, count) = match fields.first() {
-            Some((field, count)) => (Some(self.who_of_field(field)), *count),
-            None => (None, 0),
-        };
-        let seen = Seen { holder, count };
-        let changed = self.seen.get(lock) != Some(&seen);
-        if changed {
-            let deletes = matches!(
-                cause,
-                ServerCause::Command {
-                    purpose: Purpose::Unlock | Purpose::ForceUnlock,
-                    ..
-                }
-            );
-            let cause = match cause {
-                ServerCause::Command { .. } if seen.holder.is_none() && !deletes => {
-                    ServerCause::Expiry
-                }
-                other => other,
-            };
-            self.record(RecordKind::Server {
-                lock: lock.clone(),
-                holder: seen.holder.clone(),
-                count,
-                ttl_ms: pttl,
-                cause,
-            });
-            self.seen.insert(lock.clone(), seen);
-        }
-        if let Some(expires_ms) = expires_ms {
-            // Watch the instant the key frees itself.
-            let at = SimTime::from_ms(expires_ms).max(self.now);
-            if self.watch.get(lock) == Some(&at) {
-                return;
-            }
-            self.watch.insert(lock.clone(), at);
-            self.queue.push(
-                at,
-                Ev::Observe {
-                    lock: lock.clone(),
-                    generation: self.server.generation,
-                },
-            );
-        }
-    }
-
-    /// Names the thread of a hash field `<uuid>:<thread>`.
-    fn who_of_field(&self, field: &str) -> Who {
-        let (uuid, thread) = field.rsplit_once(':').unwrap_or((field, "0"));
-        let thread = thread.parse().unwrap_or(0);
-        match self.uuids.get(uuid) {
-            Some((client, life)) => Who {
-                client: client.clone(),
-                life: *life,
-                thread,
-            },
-            None => Who {
-                client: uuid.to_owned(),
-                life: 0,
-                thread,
-            },
         }
     }
 

@@ -46,8 +46,8 @@ pub(crate) fn eval(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
     let (keys, argv) = keys_and_args(args)?;
     match LockScript::from_text(&args[1]) {
         Some(script) if !ctx.state.lock_scripts_in_lua => {
-            let (sha, _) = ctx.state.scripts.register(&args[1]);
-            run(ctx, script, &sha, keys, argv)
+            ctx.state.scripts.register_lock(script);
+            run(ctx, script, script.sha1_str(), keys, argv)
         }
         _ => {
             crate::lua::check(&args[1])?;

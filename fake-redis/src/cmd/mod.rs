@@ -100,9 +100,21 @@ fn lookup(name: &[u8]) -> Option<&'static Spec> {
     lower[..n].copy_from_slice(name);
     lower[..n].make_ascii_lowercase();
     COMMANDS
-        .binary_search_by(|c| c.name.as_bytes().cmp(&lower[..n]))
+        .binary_search_by(|c| cmp_bytes(c.name.as_bytes(), &lower[..n]))
         .ok()
         .map(|i| &COMMANDS[i])
+}
+
+/// Byte-wise order of two short names, as `<[u8]>::cmp` orders them,
+/// compared inline: every command looks its name up, and a call into
+/// `memcmp` per probe of the binary search cost more than the compare.
+fn cmp_bytes(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 fn arity_fits(arity: i32, argc: usize) -> bool {

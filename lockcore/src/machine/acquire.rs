@@ -96,7 +96,9 @@ impl LockClient {
         acquiring.phase = Phase::Attempting;
         let lease = acquiring.lease.unwrap_or(watchdog);
         let lock = lock.clone();
-        let command = command::acquire(self.switches, &lock, lease, &self.field(thread));
+        let (words, lease) = (self.wire.lock(&lock), self.wire.number(lease.0));
+        let field = self.wire.field(&self.uuid, thread);
+        let command = command::acquire(self.switches, &words, lease, field);
         self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
     }
 

@@ -9,74 +9,92 @@ use crate::script::LockScript;
 use bytes::Bytes;
 
 use super::query::Query;
-use crate::{CallOutcome, FencingToken, LockError, LockName, Millis, Switch, SwitchSet};
+use super::wire::LockWords;
+use crate::{CallOutcome, FencingToken, LockError, Switch, SwitchSet};
 
 /// The Redisson `UNLOCK_MESSAGE` published on the lock's channel.
 pub(super) const UNLOCK_MESSAGE: &str = "0";
 
 /// `EVAL <script> <numkeys> <keys...> <args...>`.
-fn eval(script: LockScript, keys: &[&str], args: &[&str]) -> Vec<Bytes> {
+fn eval(script: LockScript, keys: &[Bytes], args: &[Bytes]) -> Vec<Bytes> {
     let mut command = Vec::with_capacity(3 + keys.len() + args.len());
     command.push(Bytes::from_static(b"EVAL"));
     command.push(Bytes::from_static(script.text().as_bytes()));
-    command.push(Bytes::from(keys.len().to_string()));
-    command.extend(keys.iter().map(|k| Bytes::from(k.to_string())));
-    command.extend(args.iter().map(|a| Bytes::from(a.to_string())));
+    command.push(numkeys(keys.len()));
+    command.extend_from_slice(keys);
+    command.extend_from_slice(args);
     command
+}
+
+/// A script's key count (one to three), without formatting it.
+fn numkeys(n: usize) -> Bytes {
+    match n {
+        1 => Bytes::from_static(b"1"),
+        2 => Bytes::from_static(b"2"),
+        3 => Bytes::from_static(b"3"),
+        n => Bytes::from(n.to_string()),
+    }
 }
 
 /// The acquire script the release sends, for `field` with `lease`.
 pub(super) fn acquire(
     switches: SwitchSet,
-    lock: &LockName,
-    lease: Millis,
-    field: &str,
+    lock: &LockWords,
+    lease: Bytes,
+    field: Bytes,
 ) -> Vec<Bytes> {
-    let lease = lease.0.to_string();
     if switches.has(Switch::Fencing) {
         eval(
             LockScript::AcquireFenced,
-            &[lock.as_str(), &lock.fencing_key()],
-            &[&lease, field],
+            &[lock.key.clone(), lock.fencing.clone()],
+            &[lease, field],
         )
     } else if switches.has(Switch::CombinedAcquireScript) {
-        eval(LockScript::Acquire, &[lock.as_str()], &[&lease, field])
+        eval(
+            LockScript::Acquire,
+            std::slice::from_ref(&lock.key),
+            &[lease, field],
+        )
     } else {
         eval(
             LockScript::AcquireLegacy,
-            &[lock.as_str()],
-            &[&lease, field],
+            std::slice::from_ref(&lock.key),
+            &[lease, field],
         )
     }
 }
 
 /// The renewal script: re-arm `lease` if `field` still holds the lock.
-pub(super) fn renew(lock: &LockName, lease: Millis, field: &str) -> Vec<Bytes> {
+pub(super) fn renew(lock: &LockWords, lease: Bytes, field: Bytes) -> Vec<Bytes> {
     eval(
         LockScript::Renew,
-        &[lock.as_str()],
-        &[&lease.0.to_string(), field],
+        std::slice::from_ref(&lock.key),
+        &[lease, field],
     )
 }
 
 /// The 3.24+ unlock script with its latch (`KEYS` lock, channel, latch;
 /// `ARGV` message, lease, field, publish command, latch TTL).
 pub(super) fn unlock_latched(
-    lock: &LockName,
-    lease: Millis,
-    field: &str,
+    lock: &LockWords,
+    lease: Bytes,
+    field: Bytes,
     latch: &str,
-    latch_ttl: Millis,
+    latch_ttl: Bytes,
 ) -> Vec<Bytes> {
     eval(
         LockScript::UnlockLatched,
-        &[lock.as_str(), &lock.channel(), latch],
         &[
-            UNLOCK_MESSAGE,
-            &lease.0.to_string(),
+            lock.key.clone(),
+            lock.channel.clone(),
+            Bytes::copy_from_slice(latch.as_bytes()),
+        ],
+        &[
+            Bytes::from_static(UNLOCK_MESSAGE.as_bytes()),
+            lease,
             field,
-            "publish",
-            &latch_ttl.0.to_string(),
+            Bytes::from_static(b"publish"),
+            latch_ttl,
         ],
     )
 }
@@ -87,38 +105,30 @@ pub(super) fn del(key: &str) -> Vec<Bytes> {
 }
 
 /// The unlock script (`KEYS` lock, channel; `ARGV` message, lease, field).
-pub(super) fn unlock(lock: &LockName, lease: Millis, field: &str) -> Vec<Bytes> {
+pub(super) fn unlock(lock: &LockWords, lease: Bytes, field: Bytes) -> Vec<Bytes> {
     eval(
         LockScript::Unlock,
-        &[lock.as_str(), &lock.channel()],
-        &[UNLOCK_MESSAGE, &lease.0.to_string(), field],
+        &[lock.key.clone(), lock.channel.clone()],
+        &[Bytes::from_static(UNLOCK_MESSAGE.as_bytes()), lease, field],
     )
 }
 
 /// The force-unlock script.
-pub(super) fn force_unlock(lock: &LockName) -> Vec<Bytes> {
+pub(super) fn force_unlock(lock: &LockWords) -> Vec<Bytes> {
     eval(
         LockScript::ForceUnlock,
-        &[lock.as_str(), &lock.channel()],
-        &[UNLOCK_MESSAGE],
+        &[lock.key.clone(), lock.channel.clone()],
+        &[Bytes::from_static(UNLOCK_MESSAGE.as_bytes())],
     )
 }
 
 /// A read-only query.
-pub(super) fn query(query: Query, lock: &LockName, field: &str) -> Vec<Bytes> {
-    let key = Bytes::from(lock.as_str().to_owned());
+pub(super) fn query(query: Query, lock: &LockWords, field: Bytes) -> Vec<Bytes> {
+    let key = lock.key.clone();
     match query {
         Query::IsLocked => vec![Bytes::from_static(b"EXISTS"), key],
-        Query::IsHeldByThread => vec![
-            Bytes::from_static(b"HEXISTS"),
-            key,
-            Bytes::from(field.to_owned()),
-        ],
-        Query::HoldCount => vec![
-            Bytes::from_static(b"HGET"),
-            key,
-            Bytes::from(field.to_owned()),
-        ],
+        Query::IsHeldByThread => vec![Bytes::from_static(b"HEXISTS"), key, field],
+        Query::HoldCount => vec![Bytes::from_static(b"HGET"), key, field],
         Query::RemainTtl => vec![Bytes::from_static(b"PTTL"), key],
     }
 }
@@ -205,7 +215,11 @@ pub(super) fn parse_query(query: Query, value: &Value) -> Result<CallOutcome, Lo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Release;
+    use crate::{LockName, Release};
+
+    fn words(lock: &str) -> LockWords {
+        LockWords::new(&LockName::new(lock).unwrap())
+    }
 
     fn text(command: &[Bytes]) -> Vec<String> {
         command
@@ -220,12 +234,13 @@ mod tests {
     /// would make fake-redis and Redis run the script on the wrong key.
     #[test]
     fn acquire_commands_have_redisson_layout() {
-        let lock = LockName::new("orders").unwrap();
+        let lock = words("orders");
+        let u1 = Bytes::from_static(b"u:1");
         let c = text(&acquire(
             Release::REDISSON.switches(),
             &lock,
-            Millis(30_000),
-            "u:1",
+            Bytes::from_static(b"30000"),
+            u1.clone(),
         ));
         assert_eq!(c[0], "EVAL");
         assert_eq!(c[1], LockScript::Acquire.text());
@@ -233,15 +248,15 @@ mod tests {
         let c = text(&acquire(
             Release::LEGACY.switches(),
             &lock,
-            Millis(5),
-            "u:1",
+            Bytes::from_static(b"5"),
+            u1.clone(),
         ));
         assert_eq!(c[1], LockScript::AcquireLegacy.text());
         let c = text(&acquire(
             Release::FENCED.switches(),
             &lock,
-            Millis(5),
-            "u:1",
+            Bytes::from_static(b"5"),
+            u1,
         ));
         assert_eq!(c[1], LockScript::AcquireFenced.text());
         assert_eq!(&c[2..], ["2", "orders", "{orders}:fencing", "5", "u:1"]);
@@ -251,8 +266,11 @@ mod tests {
     /// doc 004's `unlockInnerAsync`.
     #[test]
     fn unlock_command_layout() {
-        let lock = LockName::new("a").unwrap();
-        let c = text(&unlock(&lock, Millis(10), "u:7"));
+        let c = text(&unlock(
+            &words("a"),
+            Bytes::from_static(b"10"),
+            Bytes::from_static(b"u:7"),
+        ));
         assert_eq!(c[1], LockScript::Unlock.text());
         assert_eq!(
             &c[2..],

@@ -23,6 +23,7 @@ mod subscription;
 mod unlock;
 mod waiting;
 mod watchdog;
+mod wire;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -112,6 +113,8 @@ pub struct LockClient {
     next_generation: u64,
     watchdog: Watchdog,
     fences: BTreeMap<LockName, Fence>,
+    /// Command words built once (keys, fields, leases).
+    wire: wire::Wire,
 }
 
 impl LockClient {
@@ -135,6 +138,7 @@ impl LockClient {
             next_generation: 0,
             watchdog: Watchdog::default(),
             fences: BTreeMap::new(),
+            wire: wire::Wire::default(),
         }
     }
 

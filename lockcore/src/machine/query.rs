@@ -40,7 +40,8 @@ impl LockClient {
         lock: LockName,
         query: Query,
     ) {
-        let command = command::query(query, &lock, &self.field(thread));
+        let words = self.wire.lock(&lock);
+        let command = command::query(query, &words, self.wire.field(&self.uuid, thread));
         self.calls.insert(
             thread,
             CallState {

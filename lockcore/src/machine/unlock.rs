@@ -22,11 +22,14 @@ impl LockClient {
             self.unlocks += 1;
             lock.unlock_latch(&self.latch_id())
         });
+        let (words, lease) = (self.wire.lock(&lock), self.wire.number(lease.0));
+        let field = self.wire.field(&self.uuid, thread);
         let command = match &latch {
             Some(latch) => {
-                command::unlock_latched(&lock, lease, &self.field(thread), latch, self.latch_ttl())
+                let ttl = self.wire.number(self.latch_ttl().0);
+                command::unlock_latched(&words, lease, field, latch, ttl)
             }
-            None => command::unlock(&lock, lease, &self.field(thread)),
+            None => command::unlock(&words, lease, field),
         };
         self.calls.insert(
             thread,
@@ -121,7 +124,7 @@ impl LockClient {
     pub(super) fn start_force_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
         // Redisson's forceUnlockAsync cancels renewal before it sends.
         self.cancel_renewal_all(&lock, "force-unlocked");
-        let command = command::force_unlock(&lock);
+        let command = command::force_unlock(&self.wire.lock(&lock));
         self.calls.insert(
             thread,
             CallState {

@@ -127,7 +127,10 @@ impl LockClient {
     }
 
     pub(super) fn send_renew(&mut self, now: Millis, lock: LockName, thread: ThreadId) {
-        let command = command::renew(&lock, self.config.watchdog_timeout, &self.field(thread));
+        let words = self.wire.lock(&lock);
+        let lease = self.wire.number(self.config.watchdog_timeout.0);
+        let field = self.wire.field(&self.uuid, thread);
+        let command = command::renew(&words, lease, field);
         let owner = Owner::Renew(lock.clone(), thread);
         self.send(now, lock, Purpose::Renew, command, owner);
     }

@@ -1,0 +1,119 @@
+//! The words a client sends again and again, built once.
+//!
+//! Every acquire and renewal carries the lock's key, a lease and the
+//! thread's field `<uuid>:<thread>`. Formatting them afresh for every
+//! command was a handful of allocations per command (and as many frees
+//! when the command was dropped); kept here as [`Bytes`], a word costs a
+//! reference count per use.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+
+use crate::{LockName, ThreadId};
+
+/// How many entries each cache keeps: a client uses a few threads, locks
+/// and leases, and a caller with unbounded distinct values must not make
+/// the cache grow with them (past the bound, words are built each time).
+const BOUND: usize = 64;
+
+/// One lock's key words.
+#[derive(Debug, Clone)]
+pub(super) struct LockWords {
+    /// The lock's key.
+    pub(super) key: Bytes,
+    /// Its pub/sub channel (`redisson_lock__channel:{<name>}`).
+    pub(super) channel: Bytes,
+    /// Its fencing counter's key (`{<name>}:fencing`).
+    pub(super) fencing: Bytes,
+}
+
+impl LockWords {
+    pub(super) fn new(lock: &LockName) -> LockWords {
+        LockWords {
+            key: Bytes::copy_from_slice(lock.as_str().as_bytes()),
+            channel: Bytes::from(lock.channel()),
+            fencing: Bytes::from(lock.fencing_key()),
+        }
+    }
+}
+
+/// The cache of one client's words.
+#[derive(Debug, Default)]
+pub(super) struct Wire {
+    fields: BTreeMap<ThreadId, Bytes>,
+    locks: BTreeMap<LockName, LockWords>,
+    numbers: BTreeMap<u64, Bytes>,
+}
+
+impl Wire {
+    /// The hash field of `thread` (`<uuid>:<thread-id>`).
+    pub(super) fn field(&mut self, uuid: &str, thread: ThreadId) -> Bytes {
+        if let Some(f) = self.fields.get(&thread) {
+            return f.clone();
+        }
+        let f = Bytes::from(format!("{uuid}:{}", thread.0));
+        if self.fields.len() < BOUND {
+            self.fields.insert(thread, f.clone());
+        }
+        f
+    }
+
+    /// The key words of `lock`.
+    pub(super) fn lock(&mut self, lock: &LockName) -> LockWords {
+        if let Some(w) = self.locks.get(lock) {
+            return w.clone();
+        }
+        let w = LockWords::new(lock);
+        if self.locks.len() < BOUND {
+            self.locks.insert(lock.clone(), w.clone());
+        }
+        w
+    }
+
+    /// `n` in decimal (a lease, a TTL).
+    pub(super) fn number(&mut self, n: u64) -> Bytes {
+        if let Some(b) = self.numbers.get(&n) {
+            return b.clone();
+        }
+        let b = Bytes::from(n.to_string());
+        if self.numbers.len() < BOUND {
+            self.numbers.insert(n, b.clone());
+        }
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cached word is the same text as a fresh one: the cache must never
+    /// change what goes on the wire.
+    #[test]
+    fn cached_words_match_fresh_ones() {
+        let mut w = Wire::default();
+        let lock = LockName::new("orders").unwrap();
+        for _ in 0..2 {
+            assert_eq!(w.field("u", ThreadId(7)), Bytes::from_static(b"u:7"));
+            assert_eq!(w.number(30_000), Bytes::from_static(b"30000"));
+            let words = w.lock(&lock);
+            assert_eq!(words.key, Bytes::from_static(b"orders"));
+            assert_eq!(
+                words.channel,
+                Bytes::from_static(b"redisson_lock__channel:{orders}")
+            );
+            assert_eq!(words.fencing, Bytes::from_static(b"{orders}:fencing"));
+        }
+    }
+
+    /// Past the bound, words are still right, just not kept.
+    #[test]
+    fn the_cache_is_bounded() {
+        let mut w = Wire::default();
+        for n in 0..(BOUND as u64 * 2) {
+            assert_eq!(w.number(n), Bytes::from(n.to_string()));
+        }
+        assert_eq!(w.numbers.len(), BOUND);
+    }
+}

@@ -1,0 +1,166 @@
+//! Observing Redis's view of a lock after every command, at its key's
+//! expiry and on restarts: what the history's `Server` records come from.
+
+use bytes::Bytes;
+use lockcore::{LockName, Purpose};
+
+use crate::SimTime;
+use crate::history::{RecordKind, ServerCause, Who};
+use crate::server::KeyView;
+use crate::world::{Ev, World};
+
+/// Redis's last observed view of one lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Seen {
+    holder: Option<Who>,
+    count: i64,
+    /// The hash field `holder` was named from: the same field names the
+    /// same thread (uuids are registered before their process sends
+    /// anything), so an unchanged field is not named again.
+    field: Option<Bytes>,
+}
+
+impl World<'_> {
+    /// Records Redis's view of `lock` when it changed, and watches for the
+    /// key's expiry so the instant it frees itself is recorded too.
+    ///
+    /// A key that vanished after a command that deletes nothing (an
+    /// acquire or renewal arriving at the very instant of expiry) is
+    /// recorded as expired: that is what freed it.
+    pub(crate) fn observe(&mut self, lock: &LockName, cause: ServerCause) {
+        let deletes = matches!(
+            cause,
+            ServerCause::Command {
+                purpose: Purpose::Unlock | Purpose::ForceUnlock,
+                ..
+            }
+        );
+        let command = matches!(cause, ServerCause::Command { .. });
+        self.observe_with(lock, command, deletes, |_| cause);
+    }
+
+    /// [`World::observe`] after a command of client `c`: its process is
+    /// named only when a change is recorded, not after every command.
+    pub(crate) fn observe_command(&mut self, lock: &LockName, c: u32, purpose: Purpose) {
+        let deletes = matches!(purpose, Purpose::Unlock | Purpose::ForceUnlock);
+        self.observe_with(lock, true, deletes, |w| ServerCause::Command {
+            by: w.procs[c as usize].proc(),
+            purpose,
+        });
+    }
+
+    fn observe_with(
+        &mut self,
+        lock: &LockName,
+        command: bool,
+        deletes: bool,
+        cause: impl FnOnce(&Self) -> ServerCause,
+    ) {
+        let KeyView {
+            first,
+            pttl,
+            expires_ms,
+        } = self.server.view(self.now, lock.as_str());
+        let last = self.seen.get(lock);
+        let same = last.is_some_and(|s| match &first {
+            Some((f, count)) => s.field.as_ref() == Some(f) && s.count == *count,
+            None => s.holder.is_none() && s.count == 0,
+        });
+        if !same {
+            self.record_change(lock, first, pttl, command, deletes, cause);
+        }
+        self.watch_expiry(lock, expires_ms);
+    }
+
+    /// Records a changed view of `lock` (unless the holder it names and
+    /// the count are as last recorded) and remembers it.
+    fn record_change(
+        &mut self,
+        lock: &LockName,
+        first: Option<(Bytes, i64)>,
+        pttl: i64,
+        command: bool,
+        deletes: bool,
+        cause: impl FnOnce(&Self) -> ServerCause,
+    ) {
+        let last = self.seen.get(lock);
+        let (holder, count, field) = match first {
+            Some((field, count)) => {
+                let holder = match last {
+                    Some(Seen {
+                        holder: Some(who),
+                        field: Some(f),
+                        ..
+                    }) if *f == field => who.clone(),
+                    _ => self.who_of_field(&String::from_utf8_lossy(&field)),
+                };
+                (Some(holder), count, Some(field))
+            }
+            None => (None, 0, None),
+        };
+        let changed = last.is_none_or(|s| s.holder != holder || s.count != count);
+        let field_moved = last.is_some_and(|s| s.field != field);
+        if changed {
+            let cause = if command && holder.is_none() && !deletes {
+                ServerCause::Expiry
+            } else {
+                cause(self)
+            };
+            self.record(RecordKind::Server {
+                lock: lock.clone(),
+                holder: holder.clone(),
+                count,
+                ttl_ms: pttl,
+                cause,
+            });
+        }
+        if changed || field_moved {
+            let seen = Seen {
+                holder,
+                count,
+                field,
+            };
+            self.seen.insert(lock.clone(), seen);
+        }
+    }
+
+    /// Watches the instant `lock`'s key frees itself (the latest expiry
+    /// observed is the one that counts).
+    fn watch_expiry(&mut self, lock: &LockName, expires_ms: Option<u64>) {
+        if let Some(expires_ms) = expires_ms {
+            let at = SimTime::from_ms(expires_ms).max(self.now);
+            match self.watch.get_mut(lock) {
+                Some(watched) if *watched == at => return,
+                Some(watched) => *watched = at,
+                None => {
+                    self.watch.insert(lock.clone(), at);
+                }
+            }
+            self.queue.push(
+                at,
+                Ev::Observe {
+                    lock: lock.clone(),
+                    generation: self.server.generation,
+                },
+            );
+        }
+    }
+
+    /// Names the thread of a hash field `<uuid>:<thread>`.
+    fn who_of_field(&self, field: &str) -> Who {
+        let (uuid, thread) = field.rsplit_once(':').unwrap_or((field, "0"));
+        let thread = thread.parse().unwrap_or(0);
+        match self.uuids.get(uuid) {
+            Some((client, life)) => Who {
+                client: client.clone(),
+                life: *life,
+                thread,
+            },
+            None => Who {
+                client: uuid.to_owned(),
+                life: 0,
+                thread,
+            },
+        }
+    }
+}
