@@ -109,7 +109,7 @@ mod tests {
             seed,
             profile: Release::REDISSON,
             broken: Vec::new(),
-            history_hash: String::new(),
+            history_len: 0,
             workload: sim::Workload::default(),
             defects: vec![Defect {
                 invariant: Invariant::MutualExclusion,

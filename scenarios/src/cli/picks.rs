@@ -82,7 +82,7 @@ mod tests {
                 detail: String::new(),
                 cause,
             }],
-            history_hash: String::new(),
+            history_len: 0,
             workload: sim::Workload::CLASSIC,
             defects: Vec::new(),
         }
