@@ -11,14 +11,21 @@
 //!   whose renewal period (a third of it) is not longer than a round trip
 //!   plus Redisson's 100 ms timer tick.
 //! - [`Cause::BeyondGuarantee`]: a fault no lease-based lock can survive,
-//!   named with its window. For a mutual-exclusion violation the holder's
-//!   key must have gone: Redis lost it (a restart, a delete, a failover),
-//!   or it expired while faults on the holder's client or on Redis
-//!   covered at least two thirds of the lease before the expiry (two
-//!   renewal periods: with less, a renewal every third of the lease
-//!   would have kept it). For the other invariants, any fault on an
-//!   involved client or on Redis from one lease before the first event
-//!   involved to the violation.
+//!   named with its window. For a mutual-exclusion violation the key of
+//!   the thread that still believes it holds the lock must have gone:
+//!   Redis lost it (a restart, a delete, a failover), or it expired while
+//!   faults on the holder's client or on Redis covered at least two thirds
+//!   of the lease before the expiry (two renewal periods: with less, a
+//!   renewal every third of the lease would have kept it), or a Redis
+//!   clock jump fell within the hold's own lease, or every renewal sent
+//!   since the last that succeeded failed under a fault lasting until no
+//!   later renewal could be in time. A fencing token handed out twice
+//!   after Redis lost its data (the counter with it) is beyond the
+//!   guarantee whenever the loss happened. For the other invariants, any
+//!   fault on an involved client or on Redis from one lease before the
+//!   first event involved to the violation. A fault counts until the last
+//!   message or timer it held back arrives. `liveness` is judged only
+//!   after every fault is over, so no fault explains it.
 //! - [`Cause::Defect`]: nothing in the run explains it.
 //!
 //! The rules are first approximations, written down so a finding can be

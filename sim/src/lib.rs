@@ -75,9 +75,13 @@
 //!   client's own clock, which its lock reads as `now`: see `clock`),
 //!   `replication-drop` and `failover` (Redis's replicas, `[sim.redis]`).
 //!
-//! [`generate`] draws the first eight kinds from the swarm's stream;
-//! [`generate_with`] and [`SwarmKinds::All`] draw every kind, each from a
-//! stream of its own, so adding a kind changes no other seed's plan.
+//! [`generate`] draws the first generator's runs ([`Workload::CLASSIC`]:
+//! scripts that misuse the lock too, the first eight kinds from the
+//! swarm's stream); [`generate_with`] draws any [`Workload`]: by default
+//! correct usage, swarm faults ([`SwarmKinds::Swarm`]: a random subset of
+//! every kind, each struck one to three times, each kind from a stream of
+//! its own, so adding a kind changes no other seed's plan) and a liveness
+//! phase after the faults (see `workload`).
 //!
 //! # Invariants
 //!
@@ -109,6 +113,10 @@
 //!   generator.
 //! - `validate`: refusing specs that cannot run.
 //! - `swarm`: random scenarios from a seed ([`generate`]).
+//! - `workload`: what generated scripts do ([`Usage`], [`Workload`]) and
+//!   the liveness phase.
+//! - `cause`: the oracle ([`classify`]): misuse, beyond the guarantee, or
+//!   a defect.
 //! - `time`: [`SimTime`], [`ClientId`].
 //! - `queue`: the event queue.
 //! - `rng`: per-component random streams and uuids.
