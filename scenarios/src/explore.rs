@@ -484,4 +484,23 @@ mod tests {
         };
         assert!(found.iter().any(failover));
     }
+
+    /// Fenced seed 70282 of the default workload: a drop window lost a
+    /// waiter's SUBSCRIBE 3.5 s before the wait began, so it slept through
+    /// the unlock message. That fault explains the lost wake-up (it was
+    /// called a defect before the oracle looked at dropped subscriptions).
+    #[test]
+    fn a_dropped_subscription_explains_a_lost_wakeup() {
+        let spec = explored_spec_with(70_282, Some(Release::FENCED), Workload::default());
+        let run = sim::run(&spec).unwrap();
+        let lost: Vec<_> = run
+            .violations
+            .iter()
+            .filter(|v| v.invariant == Invariant::LostWakeup)
+            .collect();
+        assert!(!lost.is_empty(), "{:?}", run.violations);
+        for v in lost {
+            assert_eq!(v.cause.name(), "beyond-guarantee", "{v}");
+        }
+    }
 }

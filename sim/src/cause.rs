@@ -98,6 +98,11 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
             ),
         };
     }
+    if v.invariant == Invariant::LostWakeup
+        && let Some(why) = lost_subscription(spec, history, v)
+    {
+        return Cause::BeyondGuarantee { explained_by: why };
+    }
     // Liveness is judged only after the last fault's effect is over, so
     // no fault can explain it.
     if v.invariant == Invariant::Liveness {
@@ -143,6 +148,42 @@ fn lost_data(spec: &SimSpec, until: u64) -> Option<(String, u64)> {
         };
         (loses && f.at_ms() <= until).then(|| (f.text(), f.at_ms()))
     })
+}
+
+/// Redisson's `subscriptionTimeout`: a SUBSCRIBE that got no answer is
+/// given up (and sent again) only this long after it went out.
+const SUBSCRIPTION_TIMEOUT_MS: u64 = 7_500;
+
+/// A waiter's SUBSCRIBE that a fault dropped within a subscription
+/// timeout before the lost wake-up: the waiter was not listening, and a
+/// fault's window can end long before the subscription is made again
+/// (fenced seed 70282: a drop window ended 3.5 s before the wait).
+fn lost_subscription(spec: &SimSpec, history: &History, v: &Violation) -> Option<String> {
+    let from = v.at.as_ms().saturating_sub(SUBSCRIPTION_TIMEOUT_MS);
+    history
+        .records
+        .iter()
+        .take_while(|r| r.at <= v.at)
+        .filter(|r| r.at.as_ms() >= from)
+        .find_map(|r| match &r.kind {
+            RecordKind::Drop { process, what, .. }
+                if what.starts_with("SUBSCRIBE ") && v.clients.contains(&process.client) =>
+            {
+                let ms = r.at.as_ms();
+                let fault = spec.faults.0.iter().find(|f| {
+                    f.client().is_none_or(|c| c == process.client)
+                        && f.at_ms() <= ms
+                        && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
+                })?;
+                Some(format!(
+                    "{}'s SUBSCRIBE was dropped at {} ({}), so it was not listening",
+                    process,
+                    r.at,
+                    fault.text()
+                ))
+            }
+            _ => None,
+        })
 }
 
 /// The longest watchdog timeout any client runs with.
