@@ -131,7 +131,7 @@ fn liveness_window_ms(spec: &SimSpec) -> u64 {
         .chain([spec.watchdog_timeout_ms])
         .max()
         .unwrap_or(spec.watchdog_timeout_ms);
-    2 * (lease + 10_000)
+    2 * (lease + crate::check::liveness::GRACE_MS)
 }
 
 /// Every explicit lease in `steps`.

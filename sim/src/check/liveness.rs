@@ -20,7 +20,7 @@ use crate::{History, Invariant, SimTime, Violation};
 /// What the bound allows beyond the longest lease and the faults' own
 /// hold-ups: a command's timeout and retries (Redisson's defaults, 3 s and
 /// 3 x 1.5 s), the timer tick and a few round trips.
-const GRACE_MS: u64 = 10_000;
+pub(crate) const GRACE_MS: u64 = 10_000;
 
 /// Heal is the instant the last fault's effect ends (a crash's, at the
 /// crash). From then on, for each lock, a stretch in which Redis holds the

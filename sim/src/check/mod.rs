@@ -11,7 +11,7 @@ mod call_within_budget;
 mod false_unlock_error;
 mod fault_index;
 mod fencing;
-mod liveness;
+pub(crate) mod liveness;
 mod lock_left_behind;
 mod lost_wakeup;
 mod mutual_exclusion;
