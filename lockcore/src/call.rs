@@ -13,6 +13,12 @@ pub enum Call {
         /// `None`: the watchdog keeps the lock alive.
         lease: Option<Millis>,
     },
+    /// `lockInterruptibly()` / `lockInterruptibly(lease)`: like `lock`,
+    /// but an interrupt also ends its wait on the latch.
+    LockInterruptibly {
+        /// `None`: the watchdog keeps the lock alive.
+        lease: Option<Millis>,
+    },
     /// `tryLock()` (one attempt, `wait: None`), `tryLock(wait)` and
     /// `tryLock(wait, lease)`.
     TryLock {
@@ -33,6 +39,32 @@ pub enum Call {
     HoldCount,
     /// `remainTimeToLive()`: the key's PTTL (-2 absent, -1 no expiry).
     RemainTtl,
+}
+
+impl Call {
+    /// Whether it takes the lock (`lock`, `lockInterruptibly`, `tryLock`).
+    pub fn is_acquire(&self) -> bool {
+        matches!(
+            self,
+            Call::Lock { .. } | Call::LockInterruptibly { .. } | Call::TryLock { .. }
+        )
+    }
+
+    /// Whether it waits for a held lock (every acquire but `tryLock()`).
+    pub fn waits(&self) -> bool {
+        self.is_acquire() && !matches!(self, Call::TryLock { wait: None, .. })
+    }
+
+    /// The lease an acquire asks for (`None`: the watchdog's, or not an
+    /// acquire).
+    pub fn lease(&self) -> Option<Millis> {
+        match self {
+            Call::Lock { lease }
+            | Call::LockInterruptibly { lease }
+            | Call::TryLock { lease, .. } => *lease,
+            _ => None,
+        }
+    }
 }
 
 /// The successful result of a [`Call`].

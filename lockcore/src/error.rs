@@ -54,6 +54,12 @@ pub enum LockError {
     /// Redis answered with something the script cannot return.
     #[error("unexpected reply from Redis: {0}")]
     UnexpectedReply(String),
+    /// The thread was interrupted while its call waited (Java's
+    /// `InterruptedException`, or the `RedisException` wrapping it that a
+    /// synchronous round trip throws). The call's command may still run on
+    /// Redis; what its late reply does depends on the release.
+    #[error("interrupted")]
+    Interrupted,
     /// The client was shut down.
     #[error("client is shut down")]
     Shutdown,

@@ -23,7 +23,10 @@
 //! - [`LockClient::call`]: a thread calls an [`RLock`] method ([`Call`]);
 //! - [`LockClient::on_reply`]: a command's reply, or a [`TransportError`];
 //! - [`LockClient::on_timer`]: a timer the machine asked for fired;
-//! - [`LockClient::on_message`]: a pub/sub message arrived.
+//! - [`LockClient::on_message`]: a pub/sub message arrived;
+//! - [`LockClient::interrupt`]: `Thread.interrupt()` of a thread whose
+//!   acquire is in flight (its script still runs on Redis; the late reply
+//!   does what the release's callback does).
 //!
 //! Outputs, drained with [`LockClient::poll`] ([`Output`]): commands to send
 //! (with their [`Purpose`]), subscriptions, timers to set or cancel, call

@@ -45,6 +45,13 @@ pub struct Fix {
 
 impl std::fmt::Display for Fix {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.release == UNRELEASED {
+            return write!(
+                f,
+                "{} ({}, a proposed fix in no release)",
+                self.upstream, self.switch
+            );
+        }
         write!(
             f,
             "{} ({}, fixed in {})",
@@ -202,11 +209,32 @@ fn fixed_by(spec: &SimSpec, invariant: Invariant) -> Option<Fix> {
             shows(spec, at_fix.without(*switch), invariant) == Some(true)
         })
     };
-    strict.or_else(local).map(|&(since, switch)| Fix {
+    let released = strict.or_else(local).map(|&(since, switch)| Fix {
         switch: switch.name().to_owned(),
         upstream: switch.info().upstream.to_owned(),
         release: since.to_string(),
-    })
+    });
+    released.or_else(|| proposed_fix(spec, invariant))
+}
+
+/// What [`Fix::release`] says of a fix proposed upstream but in no
+/// release.
+pub const UNRELEASED: &str = "no release";
+
+/// A fix proposed upstream and in no release (PR #7277 for #7272) that
+/// removes the defect: the release plus it loses the defect. The defect
+/// is open upstream, so there is no release without it to compare with.
+fn proposed_fix(spec: &SimSpec, invariant: Invariant) -> Option<Fix> {
+    let release = spec.profile;
+    Switch::ALL
+        .iter()
+        .filter(|s| s.is_proposed_fix() && !release.has(**s))
+        .find(|&&switch| shows(spec, release.with(switch), invariant) == Some(false))
+        .map(|switch| Fix {
+            switch: switch.name().to_owned(),
+            upstream: switch.info().upstream.to_owned(),
+            release: UNRELEASED.to_owned(),
+        })
 }
 
 /// Whether `spec` run under `release` breaks `invariant` as a defect

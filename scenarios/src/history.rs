@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 5] = [
+const FILES: [(&str, &str); 7] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -30,12 +30,20 @@ const FILES: [(&str, &str); 5] = [
         include_str!("../history/nil-unlock-stale-entry.toml"),
     ),
     (
+        "interrupted-acquire-renews-forever",
+        include_str!("../history/interrupted-acquire-renews-forever.toml"),
+    ),
+    (
         "unlock-resend-not-locked",
         include_str!("../history/unlock-resend-not-locked.toml"),
     ),
     (
         "renewal-error-stops-watchdog",
         include_str!("../history/renewal-error-stops-watchdog.toml"),
+    ),
+    (
+        "interrupted-acquire-renews-again",
+        include_str!("../history/interrupted-acquire-renews-again.toml"),
     ),
 ];
 

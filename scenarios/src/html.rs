@@ -57,7 +57,7 @@ pub fn render_html(
 }
 
 fn anchor(scenario: &str, profile: Release) -> String {
-    format!("{scenario}.{profile}")
+    format!("{scenario}.{}", crate::file_word(profile))
 }
 
 fn matrix_table(s: &mut String, matrix: &[(Scenario, Vec<Trial>)]) {

@@ -113,7 +113,8 @@ pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
 pub use report::{
-    ReportFile, chart_path, history_matrix, report_files, run_matrix, timeline_path, write_report,
+    ReportFile, chart_path, file_word, history_matrix, report_files, run_matrix, timeline_path,
+    write_report,
 };
 pub use scenario::Scenario;
 pub use seeds::SeedRange;

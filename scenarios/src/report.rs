@@ -51,12 +51,17 @@ pub fn history_matrix(scenarios: &[Scenario]) -> Result<Vec<(Scenario, Vec<Trial
 
 /// The path of a trial's timeline file.
 pub fn timeline_path(scenario: &str, profile: Release) -> String {
-    format!("timelines/{scenario}.{profile}.txt")
+    format!("timelines/{scenario}.{}.txt", file_word(profile))
 }
 
 /// The path of a trial's chart.
 pub fn chart_path(scenario: &str, profile: Release) -> String {
-    format!("charts/{scenario}.{profile}.svg")
+    format!("charts/{scenario}.{}.svg", file_word(profile))
+}
+
+/// A release as one word for a file name: `4.7.0+interrupted-acquire-unlocks`.
+pub fn file_word(profile: Release) -> String {
+    profile.to_string().replace(' ', "")
 }
 
 /// The report's files: `README.md`, `index.html` (the whole report as one

@@ -204,11 +204,15 @@ fn faults_on<'a>(
     start: u64,
     end: u64,
 ) -> impl Iterator<Item = (String, u64)> + 'a {
-    spec.faults.0.iter().filter_map(move |f| {
-        let on_us = f.client().is_none_or(|c| v.clients.iter().any(|x| x == c));
-        let (at, until) = (f.at_ms(), f.effect_end_ms().unwrap_or(f.at_ms()));
-        (on_us && at <= end && until >= start).then(|| (f.text(), at))
-    })
+    spec.faults
+        .0
+        .iter()
+        .filter(|f| f.kind().excuses())
+        .filter_map(move |f| {
+            let on_us = f.client().is_none_or(|c| v.clients.iter().any(|x| x == c));
+            let (at, until) = (f.at_ms(), f.effect_end_ms().unwrap_or(f.at_ms()));
+            (on_us && at <= end && until >= start).then(|| (f.text(), at))
+        })
 }
 
 /// Mutual exclusion: how the holder's key went before the other thread
@@ -451,10 +455,7 @@ fn misuse(spec: &SimSpec, v: &Violation) -> Option<String> {
             if let Some(why) = short_lease(&steps) {
                 return Some(format!("{}/t{}: {why}", c.name, t + 1));
             }
-            let takes = steps
-                .iter()
-                .filter(|s| matches!(s, Step::Lock { .. } | Step::TryLock { .. }))
-                .count();
+            let takes = steps.iter().filter(|s| s.is_acquire()).count();
             let gives = steps.iter().filter(|s| matches!(s, Step::Unlock)).count();
             if takes > gives {
                 return Some(format!(
@@ -472,12 +473,8 @@ fn misuse(spec: &SimSpec, v: &Violation) -> Option<String> {
 /// unlock.
 fn short_lease(steps: &[&Step]) -> Option<String> {
     for (i, s) in steps.iter().enumerate() {
-        let lease = match s {
-            Step::Lock { lease_ms: Some(l) }
-            | Step::TryLock {
-                lease_ms: Some(l), ..
-            } => *l,
-            _ => continue,
+        let Some(lease) = s.lease_ms() else {
+            continue;
         };
         let busy: u64 = steps[i + 1..]
             .iter()

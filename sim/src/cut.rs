@@ -89,7 +89,7 @@ fn of_thread(who: Who, thread: &Thread) -> CutShort {
 
 fn call_kind(call: &lockcore::Call) -> &'static str {
     match call {
-        lockcore::Call::Lock { .. } => "lock",
+        lockcore::Call::Lock { .. } | lockcore::Call::LockInterruptibly { .. } => "lock",
         lockcore::Call::TryLock { .. } => "try-lock",
         lockcore::Call::Unlock => "unlock",
         lockcore::Call::ForceUnlock => "force-unlock",

@@ -29,6 +29,10 @@ impl World<'_> {
                 let now = self.local_now(ci);
                 self.procs[ci].machine.on_timer(now, timer);
             }
+            Ev::Interrupt { t, .. } => {
+                let now = self.local_now(ci);
+                self.procs[ci].machine.interrupt(now, thread_id(t as usize));
+            }
             Ev::AtClient { msg, .. } => match msg {
                 Down::Reply { request, value } => {
                     if let Some(lock) = self.procs[ci].renewals.remove(&request) {
@@ -192,17 +196,14 @@ impl World<'_> {
             call: call.clone(),
             outcome,
         });
-        let acquire = matches!(call, Call::Lock { .. } | Call::TryLock { .. });
+        let acquire = call.is_acquire();
         match result {
             Ok(CallOutcome::Acquired { token }) if acquire => {
                 let th = &mut self.procs[c].threads[t];
                 th.holds += 1;
                 th.token = token.map(|t| t.0);
                 if th.holds == 1 {
-                    let lease = match call {
-                        Call::Lock { lease } | Call::TryLock { lease, .. } => lease,
-                        _ => None,
-                    };
+                    let lease = call.lease();
                     let watchdog_ms = self.procs[c].watchdog_ms;
                     self.record(RecordKind::Hold {
                         who,
@@ -248,7 +249,18 @@ impl World<'_> {
                 return;
             };
             match instr {
-                Instr::Lock { lease, skip_to } => self.call(c, t, Call::Lock { lease }, skip_to),
+                Instr::Lock {
+                    lease,
+                    skip_to,
+                    interruptibly,
+                } => {
+                    let call = if interruptibly {
+                        Call::LockInterruptibly { lease }
+                    } else {
+                        Call::Lock { lease }
+                    };
+                    self.call(c, t, call, skip_to)
+                }
                 Instr::TryLock {
                     wait,
                     lease,
@@ -299,6 +311,13 @@ impl World<'_> {
             call: call.clone(),
         });
         self.procs[c].threads[t].pending = Some((call.clone(), skip_to));
+        if call.is_acquire()
+            && let Some(after) = self.procs[c].threads[t].interrupt_after.take()
+        {
+            let (life, c, t) = (self.procs[c].life, c as u32, t as u32);
+            self.queue
+                .push(self.now.plus_ms(after), Ev::Interrupt { c, life, t });
+        }
         let now = self.local_now(c);
         if let Err(e) = self.procs[c].machine.call(now, thread_id(t), lock, call) {
             self.returned(c, t, Err(e));

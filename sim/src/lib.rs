@@ -74,6 +74,9 @@
 //!   `clock-jump` (Redis's clock), `clock-skew` and `clock-drift` (a
 //!   client's own clock, which its lock reads as `now`: see `clock`),
 //!   `replication-drop` and `failover` (Redis's replicas, `[sim.redis]`).
+//! - `interrupt`: `Thread.interrupt()` of one thread, at a time or a few
+//!   ms into its next acquire; the application's own act, so the oracle
+//!   never blames it for what follows.
 //!
 //! [`generate`] draws the first generator's runs ([`Workload::CLASSIC`]:
 //! scripts that misuse the lock too, the first eight kinds from the

@@ -29,6 +29,9 @@ pub(crate) struct Thread {
     pub(crate) token: Option<u64>,
     /// Whether it waits for a work/sleep step to finish.
     pub(crate) sleeping: bool,
+    /// An `interrupt` fault armed for its next acquiring call: this many
+    /// ms after the call starts.
+    pub(crate) interrupt_after: Option<u64>,
     pub(crate) done: bool,
 }
 
@@ -43,6 +46,7 @@ impl Thread {
             holds: 0,
             token: None,
             sleeping: false,
+            interrupt_after: None,
             done: false,
         }
     }

@@ -11,6 +11,7 @@ pub(crate) enum Instr {
     Lock {
         lease: Option<Millis>,
         skip_to: usize,
+        interruptibly: bool,
     },
     /// `tryLock(wait, lease)`; on failure jump to `skip_to` (the end of
     /// the enclosing block).
@@ -59,6 +60,12 @@ fn emit(steps: &[Step], out: &mut Vec<Instr>) {
             Step::Lock { lease_ms } => out.push(Instr::Lock {
                 lease: lease_ms.map(Millis),
                 skip_to: UNPATCHED,
+                interruptibly: false,
+            }),
+            Step::LockInterruptibly { lease_ms } => out.push(Instr::Lock {
+                lease: lease_ms.map(Millis),
+                skip_to: UNPATCHED,
+                interruptibly: true,
             }),
             Step::TryLock { wait_ms, lease_ms } => out.push(Instr::TryLock {
                 wait: wait_ms.map(Millis),

@@ -138,6 +138,13 @@ pub enum Step {
         #[serde(default)]
         lease_ms: Option<u64>,
     },
+    /// `lockInterruptibly()` or `lockInterruptibly(lease)`: like `lock`,
+    /// but an `interrupt` fault ends it wherever it waits.
+    LockInterruptibly {
+        /// The lease in ms; none starts the watchdog.
+        #[serde(default)]
+        lease_ms: Option<u64>,
+    },
     /// `tryLock()`, `tryLock(wait)` or `tryLock(wait, lease)`.
     TryLock {
         /// How long to keep trying, in ms; none tries once.
@@ -174,4 +181,24 @@ pub enum Step {
         /// The round's steps.
         steps: Vec<Step>,
     },
+}
+
+impl Step {
+    /// Whether it takes the lock (`lock`, `lock-interruptibly`, `try-lock`).
+    pub fn is_acquire(&self) -> bool {
+        matches!(
+            self,
+            Step::Lock { .. } | Step::LockInterruptibly { .. } | Step::TryLock { .. }
+        )
+    }
+
+    /// The explicit lease of an acquiring step.
+    pub fn lease_ms(&self) -> Option<u64> {
+        match self {
+            Step::Lock { lease_ms }
+            | Step::LockInterruptibly { lease_ms }
+            | Step::TryLock { lease_ms, .. } => *lease_ms,
+            _ => None,
+        }
+    }
 }

@@ -140,7 +140,8 @@ fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64) {
         }
         for _ in 0..r.random_range(1..=3) {
             let client = clients[r.random_range(0..clients.len())];
-            strikes.push(drawn(&mut r, *generate, client, span));
+            let threads = threads_of(spec, client);
+            strikes.push(drawn(&mut r, *generate, client, threads, span));
         }
     }
     give_replicas(spec, &strikes);
@@ -169,7 +170,10 @@ fn every_kind(spec: &mut SimSpec, clients: &[&str], span: u64, kinds: &[(&str, G
             continue;
         }
         let client = clients[r.random_range(0..clients.len())];
-        spec.faults.0.push(drawn(&mut r, *generate, client, span));
+        let threads = threads_of(spec, client);
+        spec.faults
+            .0
+            .push(drawn(&mut r, *generate, client, threads, span));
     }
     let plan = std::mem::take(&mut spec.faults.0);
     give_replicas(spec, &plan);
@@ -217,6 +221,7 @@ fn fault(r: &mut ChaCha8Rng, client: &str, span: u64) -> Fault {
         r,
         Draw {
             client: client.to_owned(),
+            threads: 1,
             at_ms,
             duration_ms,
         },
@@ -225,17 +230,28 @@ fn fault(r: &mut ChaCha8Rng, client: &str, span: u64) -> Fault {
 
 /// A fault of `generate`'s kind on `client`, its time, length and fields
 /// drawn from `r`.
-fn drawn(r: &mut ChaCha8Rng, generate: Generator, client: &str, span: u64) -> Fault {
+fn drawn(r: &mut ChaCha8Rng, generate: Generator, client: &str, threads: u32, span: u64) -> Fault {
     let at_ms = r.random_range(0..=span);
     let duration_ms = between(r, 100, 15_000);
     generate(
         r,
         Draw {
             client: client.to_owned(),
+            threads,
             at_ms,
             duration_ms,
         },
     )
+}
+
+/// How many threads the client called `name` runs (at least 1).
+fn threads_of(spec: &SimSpec, name: &str) -> u32 {
+    let n = spec
+        .clients
+        .iter()
+        .find(|c| c.name == name)
+        .map_or(1, |c| c.threads.len());
+    u32::try_from(n).unwrap_or(u32::MAX).max(1)
 }
 
 #[cfg(test)]

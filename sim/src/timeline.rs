@@ -163,6 +163,8 @@ pub(crate) fn call_text(call: &Call) -> String {
     match call {
         Call::Lock { lease: None } => "lock()".to_owned(),
         Call::Lock { lease } => format!("lock({})", opt_ms(lease)),
+        Call::LockInterruptibly { lease: None } => "lockInterruptibly()".to_owned(),
+        Call::LockInterruptibly { lease } => format!("lockInterruptibly({})", opt_ms(lease)),
         Call::TryLock {
             wait: None,
             lease: None,
@@ -176,6 +178,7 @@ pub(crate) fn call_text(call: &Call) -> String {
 fn call_name(call: &Call) -> &'static str {
     match call {
         Call::Lock { .. } => "lock",
+        Call::LockInterruptibly { .. } => "lockInterruptibly",
         Call::TryLock { .. } => "tryLock",
         Call::Unlock => "unlock",
         Call::ForceUnlock => "forceUnlock",

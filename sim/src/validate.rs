@@ -202,12 +202,8 @@ fn client(c: &ClientSpec, path: &str, horizon_ms: u64) -> Result<u64, SimError> 
 fn steps(list: &[Step], path: &str) -> Result<(), SimError> {
     for (i, step) in list.iter().enumerate() {
         let at = |field: &str| format!("{path}[{i}].{field}");
-        match step {
-            Step::Lock { lease_ms: Some(l) }
-            | Step::TryLock {
-                lease_ms: Some(l), ..
-            } => lease_range(&at("lease_ms"), *l, 1)?,
-            _ => {}
+        if let Some(l) = step.lease_ms() {
+            lease_range(&at("lease_ms"), l, 1)?;
         }
         match step {
             Step::TryLock {

@@ -139,10 +139,8 @@ fn leases(steps: &[Step]) -> Vec<u64> {
     steps
         .iter()
         .flat_map(|s| match s {
-            Step::Lock { lease_ms } | Step::TryLock { lease_ms, .. } => {
-                lease_ms.iter().copied().collect()
-            }
             Step::Repeat { steps, .. } => leases(steps),
+            s if s.is_acquire() => s.lease_ms().into_iter().collect(),
             _ => Vec::new(),
         })
         .collect()

@@ -118,6 +118,12 @@ pub(crate) enum Ev {
         lock: LockName,
         generation: u32,
     },
+    /// `Thread.interrupt()` of thread `t`.
+    Interrupt {
+        c: u32,
+        life: u32,
+        t: u32,
+    },
 }
 
 /// The whole simulated world of one run.
@@ -312,7 +318,8 @@ impl<'s> World<'s> {
             Ev::ThreadStart { c, life, .. }
             | Ev::Wake { c, life, .. }
             | Ev::Timer { c, life, .. }
-            | Ev::AtClient { c, life, .. } => {
+            | Ev::AtClient { c, life, .. }
+            | Ev::Interrupt { c, life, .. } => {
                 let p = &mut self.procs[c as usize];
                 if !p.alive || p.life != life {
                     return;
@@ -344,6 +351,13 @@ impl<'s> World<'s> {
                 }
             }
         }
+    }
+
+    /// Interrupts thread `t` of client `c` now (later if `c` is paused).
+    pub(crate) fn interrupt(&mut self, c: usize, t: usize) {
+        let life = self.procs[c].life;
+        let (c, t) = (c as u32, t as u32);
+        self.handle(Ev::Interrupt { c, life, t });
     }
 
     pub(crate) fn client_index(&self, name: &str) -> Option<usize> {

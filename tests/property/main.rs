@@ -299,14 +299,20 @@ proptest! {
     /// client no longer holds: unlock cancels renewal whether it succeeded
     /// or not (002). `redisson-legacy` is left out: its
     /// remove-and-re-register bookkeeping (001, 003) is the known-broken one.
+    /// So are interrupts outside `fenced`: an interrupted acquire that ran
+    /// late arms renewal after the thread gave up and unlocked (Redisson
+    /// #7272, open; `fenced` has its proposed fix).
     #[test]
     fn no_renewal_after_unlock_in_fixed_profiles(
-        spec in prop_oneof![
+        mut spec in prop_oneof![
             any_spec(Release::REDISSON),
             any_spec(Release::BATCHED),
             any_spec(Release::FENCED),
         ]
     ) {
+        if spec.profile != Release::FENCED {
+            spec.faults.0.retain(|f| !matches!(f, Fault::Interrupt(_)));
+        }
         let run = run(&spec)?;
         if let Some(v) = broken(&run, Invariant::RenewalAfterUnlock) {
             prop_assert!(false, "renewal after unlock under {}:\n{v}", spec.profile);

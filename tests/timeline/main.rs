@@ -162,6 +162,7 @@ fn history_rows() {
                 s.source.as_deref(),
                 &Rerun::Scenario(s.name.clone()),
             );
+            let release = locksim::file_word(release);
             insta::assert_snapshot!(format!("history-{}.{release}", s.name), text);
         }
     }

@@ -27,6 +27,8 @@ pub(super) enum Wait {
     For(Millis),
     /// `lock(...)`.
     Forever,
+    /// `lockInterruptibly(...)`.
+    Interruptibly,
 }
 
 /// Where an acquiring call stands.
@@ -43,8 +45,8 @@ pub(super) enum Phase {
 /// An acquiring call's state.
 #[derive(Debug, Clone)]
 pub(super) struct Acquiring {
-    lease: Option<Millis>,
-    wait: Wait,
+    pub(super) lease: Option<Millis>,
+    pub(super) wait: Wait,
     started: Millis,
     /// Whether this thread holds a reference on the channel's subscription.
     pub(super) subscribed: bool,
@@ -105,7 +107,7 @@ impl LockClient {
     /// The wait left, in ms (`None`: unbounded); zero or less means spent.
     pub(super) fn remaining(now: Millis, acquiring: &Acquiring) -> Option<i64> {
         match acquiring.wait {
-            Wait::Forever => None,
+            Wait::Forever | Wait::Interruptibly => None,
             Wait::Once => Some(0),
             Wait::For(wait) => Some(wait.0 as i64 - now.minus(acquiring.started).0 as i64),
         }

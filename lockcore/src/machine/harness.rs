@@ -166,6 +166,31 @@ impl Harness {
         }
     }
 
+    /// Thread 1 of a `version` client starts `call` on `l` and is
+    /// interrupted while the acquire is on the wire; the acquire then
+    /// answers "acquired". Whether a renewal follows within 1.5 s.
+    pub(crate) fn renewed_after_interrupted(version: &str, call: Call) -> bool {
+        let mut h = Harness::short(release(version));
+        let thread = ThreadId(1);
+        h.call(thread, "l", call).unwrap();
+        let request = h.expect(Purpose::Acquire);
+        assert!(h.m.interrupt(h.now, thread));
+        assert_eq!(h.expect_return(thread), Err(LockError::Interrupted));
+        h.reply(request, Value::Nil);
+        h.advance(1_500);
+        h.sends().contains(&Purpose::Renew)
+    }
+
+    /// Every output not yet looked at: the purposes of its Sends.
+    pub(crate) fn sends(&mut self) -> Vec<Purpose> {
+        std::iter::from_fn(|| self.next())
+            .filter_map(|output| match output {
+                Output::Send { purpose, .. } => Some(purpose),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The next output must be a Send of `purpose`.
     pub(crate) fn expect(&mut self, purpose: Purpose) -> RequestId {
         let (request, got, command) = self.expect_send_purpose();

@@ -15,6 +15,7 @@ mod command;
 mod fence;
 #[cfg(test)]
 pub(crate) mod harness;
+mod interrupt;
 mod legacy;
 mod output;
 mod query;
@@ -177,6 +178,10 @@ impl LockClient {
                 check_lease(lease)?;
                 self.start_acquire(now, thread, lock, lease, Wait::Forever);
             }
+            Call::LockInterruptibly { lease } => {
+                check_lease(lease)?;
+                self.start_acquire(now, thread, lock, lease, Wait::Interruptibly);
+            }
             Call::TryLock { wait, lease } => {
                 check_lease(lease)?;
                 let wait = match wait {
@@ -225,6 +230,17 @@ impl LockClient {
             TimerKind::Resubscribe(lock) => self.on_resubscribe_timer(now, &lock),
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
         }
+    }
+
+    /// `Thread.interrupt()` of `thread`. An acquiring call ends with
+    /// [`LockError::Interrupted`] unless it is `lock()` waiting on the
+    /// latch (Redisson's `lock()` waits again); its acquire script, if in
+    /// flight, still runs on Redis, and its late reply does what the
+    /// release's callback does (see the `interrupt-cancels-acquire` switch).
+    /// Returns whether a call ended. Other calls, and a thread with no
+    /// call, are not affected.
+    pub fn interrupt(&mut self, now: Millis, thread: ThreadId) -> bool {
+        self.handle_interrupt(now, thread)
     }
 
     /// A pub/sub message arrived on a subscribed channel.
@@ -310,6 +326,7 @@ impl LockClient {
                 self.on_subscribe_reply(now, &channel, generation, reply)
             }
             Owner::Renew(lock, thread) => self.on_renew_reply(now, lock, thread, reply, sent_at),
+            Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
             Owner::Nobody => {}
         }
     }

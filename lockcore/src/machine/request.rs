@@ -36,6 +36,8 @@ pub(super) enum Owner {
     Subscribe(String, u64),
     /// The watchdog, renewing this lock for this thread.
     Renew(LockName, ThreadId),
+    /// An acquire whose thread was interrupted: its callback still runs.
+    Abandoned(super::interrupt::Abandoned),
     /// Nobody: the reply is dropped (a latch's `DEL`).
     Nobody,
 }
@@ -50,7 +52,7 @@ pub(super) struct Pending {
     attempt: u32,
     /// When this attempt was sent (the `fenced` deadline counts from it).
     pub(super) sent_at: Millis,
-    timeout: TimerId,
+    pub(super) timeout: TimerId,
 }
 
 impl LockClient {

@@ -13,6 +13,24 @@ use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, Transpor
 
 impl LockClient {
     pub(super) fn start_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
+        let (command, latch) = self.unlock_command(thread, &lock);
+        self.calls.insert(
+            thread,
+            CallState {
+                lock: lock.clone(),
+                kind: CallKind::Unlock(latch),
+            },
+        );
+        self.send(now, lock, Purpose::Unlock, command, Owner::Call(thread));
+    }
+
+    /// The release's unlock script for `thread`, with the latch key of
+    /// this unlock (3.24+).
+    pub(super) fn unlock_command(
+        &mut self,
+        thread: ThreadId,
+        lock: &LockName,
+    ) -> (Vec<bytes::Bytes>, Option<String>) {
         let lease = self
             .holds
             .get(&(lock.clone(), thread))
@@ -22,7 +40,7 @@ impl LockClient {
             self.unlocks += 1;
             lock.unlock_latch(&self.latch_id())
         });
-        let (words, lease) = (self.wire.lock(&lock), self.wire.number(lease.0));
+        let (words, lease) = (self.wire.lock(lock), self.wire.number(lease.0));
         let field = self.wire.field(&self.uuid, thread);
         let command = match &latch {
             Some(latch) => {
@@ -31,14 +49,7 @@ impl LockClient {
             }
             None => command::unlock(&words, lease, field),
         };
-        self.calls.insert(
-            thread,
-            CallState {
-                lock: lock.clone(),
-                kind: CallKind::Unlock(latch),
-            },
-        );
-        self.send(now, lock, Purpose::Unlock, command, Owner::Call(thread));
+        (command, latch)
     }
 
     /// Redisson's `generateId()` is 16 random bytes in hex; the machine

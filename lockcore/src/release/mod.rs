@@ -123,6 +123,7 @@ impl Release {
         let mut set = SwitchSet::of_version(self.base_version());
         if self.base == Base::Era(Era::Fenced) {
             set = set.with(Switch::Fencing);
+            set = set.with(Switch::InterruptedAcquireUnlocks);
         }
         let set = self.with.iter().fold(set, SwitchSet::with);
         self.without.iter().fold(set, SwitchSet::without)

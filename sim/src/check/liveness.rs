@@ -91,10 +91,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
 
 /// Calls that wait for the lock.
 fn waits_for_it(call: &Call) -> bool {
-    matches!(
-        call,
-        Call::Lock { .. } | Call::TryLock { wait: Some(_), .. }
-    )
+    call.waits()
 }
 
 /// The heal instant and the bound, in ms.
@@ -112,11 +109,17 @@ fn heal_and_bound(history: &History, work: &Work) -> (SimTime, u64) {
             }
             RecordKind::Crash { .. } => heal = heal.max(r.at),
             RecordKind::Hold { lease_ms, .. } => lease = lease.max(*lease_ms),
-            // An acquire whose reply was lost sets its key all the same.
-            RecordKind::Call {
-                call: Call::Lock { lease: Some(l) } | Call::TryLock { lease: Some(l), .. },
+            // A key set by an acquire whose caller gave up (an interrupt)
+            // has no hold, but lives its TTL.
+            RecordKind::Server {
+                holder: Some(_),
+                ttl_ms,
                 ..
-            } => lease = lease.max(l.0),
+            } => lease = lease.max(u64::try_from(*ttl_ms).unwrap_or(0)),
+            // An acquire whose reply was lost sets its key all the same.
+            RecordKind::Call { call, .. } if call.lease().is_some() => {
+                lease = lease.max(call.lease().map_or(0, |l| l.0));
+            }
             _ => {}
         }
     }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lockcore::{Call, LockName};
+use lockcore::LockName;
 
 use crate::check::fault_index::FaultIndex;
 use crate::check::work::Work;
@@ -89,14 +89,8 @@ impl<'h> Index<'h> {
         let mut free: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
         for (i, r) in work.records(history) {
             match &r.kind {
-                RecordKind::Call { who, lock, call } => {
-                    let waits_for_it = matches!(
-                        call,
-                        Call::Lock { .. } | Call::TryLock { wait: Some(_), .. }
-                    );
-                    if waits_for_it {
-                        open.insert(key(who), (i, lock, who));
-                    }
+                RecordKind::Call { who, lock, call } if call.waits() => {
+                    open.insert(key(who), (i, lock, who));
                 }
                 RecordKind::Return { who, .. } => {
                     if let Some((call, lock, who)) = open.remove(&key(who)) {

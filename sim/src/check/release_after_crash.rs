@@ -230,8 +230,8 @@ impl Refresh {
 
     fn call(&mut self, thread: u64, call: &Call, i: usize) {
         match call {
-            Call::Lock { lease } | Call::TryLock { lease, .. } => {
-                self.waiting.insert(thread, (lease.map(|l| l.0), i));
+            call if call.is_acquire() => {
+                self.waiting.insert(thread, (call.lease().map(|l| l.0), i));
             }
             Call::Unlock => {
                 self.unlocking.insert(thread, i);
@@ -242,7 +242,7 @@ impl Refresh {
 
     fn returned(&mut self, thread: u64, call: &Call, outcome: &Outcome, at: SimTime, i: usize) {
         match call {
-            Call::Lock { .. } | Call::TryLock { .. } => {
+            call if call.is_acquire() => {
                 let Some((lease, _)) = self.waiting.remove(&thread) else {
                     return;
                 };

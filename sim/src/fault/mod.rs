@@ -56,6 +56,7 @@ mod delay_requests {
 mod delete_key;
 mod drop_rate;
 mod failover;
+mod interrupt;
 mod latency;
 mod partition;
 mod pause;
@@ -80,6 +81,7 @@ pub use delay::{DelayReplies, DelayRequests};
 pub use delete_key::DeleteKey;
 pub use drop_rate::DropRate;
 pub use failover::Failover;
+pub use interrupt::Interrupt;
 pub use latency::Latency;
 pub use partition::Partition;
 pub use pause::Pause;
@@ -121,6 +123,8 @@ pub(crate) type Generator = fn(&mut ChaCha8Rng, Draw) -> Fault;
 pub(crate) struct Draw {
     /// The client it hits (kinds that hit Redis ignore it).
     pub(crate) client: String,
+    /// How many threads that client runs.
+    pub(crate) threads: u32,
     /// When it strikes.
     pub(crate) at_ms: u64,
     /// A window's length.
@@ -178,6 +182,13 @@ pub(crate) trait Kind {
     /// bounds.
     fn free_delay_ms(&self) -> Option<u64> {
         None
+    }
+
+    /// Whether it can explain a broken invariant as beyond the lock's
+    /// guarantee. An interrupt is the application's own act, which the
+    /// lock promises to handle: what follows it is the lock's doing.
+    fn excuses(&self) -> bool {
+        true
     }
 
     /// Whether it acts on Redis's replicas (the swarm gives Redis some).
@@ -272,6 +283,8 @@ faults! {
     ReplicationDrop(replication_drop::ReplicationDrop),
     /// The primary fails; a replica is promoted with what it had received.
     Failover(failover::Failover),
+    /// A thread's call in flight is interrupted (`Thread.interrupt()`).
+    Interrupt(interrupt::Interrupt),
 }
 
 impl Fault {

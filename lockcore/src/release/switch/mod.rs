@@ -61,18 +61,27 @@ switches! {
     RenewalZeroStops => renewal_zero_stops,
     RenewalErrorRemovesEntry => renewal_error_removes_entry,
     RenewalZeroRemovesEntry => renewal_zero_removes_entry,
+    InterruptCancelsAcquire => interrupt_cancels_acquire,
     CombinedAcquireScript => combined_acquire_script,
+    AcquireRetryWrapper => acquire_retry_wrapper,
     UnlockLatch => unlock_latch,
     NoLockResend => no_lock_resend,
     BatchedRenewal => batched_renewal,
     TryLockTimeoutFalse => try_lock_timeout_false,
     Fencing => fencing,
+    InterruptedAcquireUnlocks => interrupted_acquire_unlocks,
 }
 
 impl Switch {
     /// The switch's name.
     pub fn name(self) -> &'static str {
         self.info().name
+    }
+
+    /// Whether it is a fix proposed upstream for an open issue (a pull
+    /// request no release has merged), rather than locksim's own design.
+    pub fn is_proposed_fix(self) -> bool {
+        self.info().since.is_none() && self.info().upstream.starts_with('#')
     }
 
     /// Whether `version` has this switch (locksim's extensions: never).

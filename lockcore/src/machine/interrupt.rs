@@ -1,0 +1,248 @@
+//! `Thread.interrupt()` of a thread whose acquiring call is in flight.
+//!
+//! Redisson's synchronous calls wait on a future. An interrupt ends the
+//! wait: `tryLock` and `lockInterruptibly` throw `InterruptedException`,
+//! and any synchronous round trip (`CommandAsyncService.get`: the attempt
+//! of `lock()` too, and its subscription) throws a `RedisException`
+//! wrapping it. Only `lock()` waiting on the latch waits again
+//! (`RedissonLock.lock`, 4.7.0: `acquireUninterruptibly`, or the `catch`
+//! that retries `tryAcquire(ttl)`).
+//!
+//! The acquire script, once sent, runs on Redis whatever the thread does.
+//! What its late reply does is where the releases differ:
+//! - to 3.16.2 the reply's callback arms the watchdog for a thread that
+//!   gave up: the lock is renewed for ever with no holder (#2714);
+//! - 3.16.3 (`interrupt-cancels-acquire`, PR #3826) cancels the future
+//!   the thread waited on, which is the acquire's own, so the callback
+//!   never runs: the key lives out its first lease and expires;
+//! - 3.20.1 (`acquire-retry-wrapper`, commit 65320f76f for #4822) wraps
+//!   the acquire in `ServiceManager.execute`, whose result is a new
+//!   future: the cancel no longer reaches the callback, and the watchdog
+//!   is armed again (reported as #5358; with an `unlock()` after the
+//!   interrupt, it is #7272, still open in 4.7.0);
+//! - `interrupted-acquire-unlocks` (PR #7277, unmerged) drops the watchdog
+//!   of an acquire whose caller is gone and unlocks.
+
+use crate::Value;
+
+use super::acquire::{Phase, Wait};
+use super::command::{self, AcquireReply};
+use super::request::Owner;
+use super::{CallKind, LockClient, Purpose};
+use crate::{LockError, LockName, Millis, Switch, ThreadId, TransportError};
+
+/// An acquire script still on the wire after its thread was interrupted.
+#[derive(Debug, Clone)]
+pub(crate) struct Abandoned {
+    lock: LockName,
+    thread: ThreadId,
+    lease: Option<Millis>,
+}
+
+impl LockClient {
+    pub(super) fn handle_interrupt(&mut self, now: Millis, thread: ThreadId) -> bool {
+        let Some(state) = self.calls.get(&thread) else {
+            return false;
+        };
+        let CallKind::Acquire(acquiring) = &state.kind else {
+            return false;
+        };
+        if acquiring.wait == Wait::Forever && matches!(acquiring.phase, Phase::Latch { .. }) {
+            return false;
+        }
+        let abandoned = Abandoned {
+            lock: state.lock.clone(),
+            thread,
+            lease: acquiring.lease,
+        };
+        if acquiring.phase == Phase::Attempting {
+            self.abandon_attempt(now, abandoned);
+        }
+        self.finish(thread, Err(LockError::Interrupted));
+        true
+    }
+
+    /// The interrupted thread's acquire, in flight or waiting to be resent,
+    /// is either cancelled (its reply and resends come to nothing) or left
+    /// to run its callback.
+    fn abandon_attempt(&mut self, _now: Millis, abandoned: Abandoned) {
+        let thread = abandoned.thread;
+        let cancels = self.switches.has(Switch::InterruptCancelsAcquire)
+            && !self.switches.has(Switch::AcquireRetryWrapper);
+        let mine = |owner: &Owner| matches!(owner, Owner::Call(t) if *t == thread);
+        let in_flight: Vec<_> = self
+            .requests
+            .iter()
+            .filter(|(_, p)| mine(&p.owner))
+            .map(|(r, _)| *r)
+            .collect();
+        let resending: Vec<_> = self
+            .retrying
+            .iter()
+            .filter(|(_, p)| mine(&p.owner))
+            .map(|(t, _)| *t)
+            .collect();
+        for request in in_flight {
+            if cancels {
+                if let Some(pending) = self.requests.remove(&request) {
+                    self.cancel_timer(pending.timeout);
+                }
+            } else if let Some(pending) = self.requests.get_mut(&request) {
+                pending.owner = Owner::Abandoned(abandoned.clone());
+            }
+        }
+        for timer in resending {
+            if cancels {
+                self.retrying.remove(&timer);
+                self.cancel_timer(timer);
+            } else if let Some(pending) = self.retrying.get_mut(&timer) {
+                pending.owner = Owner::Abandoned(abandoned.clone());
+            }
+        }
+    }
+
+    /// The reply to an abandoned acquire: Redisson's `thenApply` after
+    /// `tryLockInnerAsync` runs as if the thread still waited.
+    pub(super) fn on_abandoned_reply(
+        &mut self,
+        now: Millis,
+        abandoned: Abandoned,
+        reply: Result<Value, TransportError>,
+    ) {
+        let fencing = self.switches.has(Switch::Fencing);
+        let acquired = reply
+            .map_err(LockError::from)
+            .and_then(|value| command::parse_acquire(fencing, &value));
+        if !matches!(acquired, Ok(AcquireReply::Acquired(_))) {
+            return;
+        }
+        let Abandoned {
+            lock,
+            thread,
+            lease,
+        } = abandoned;
+        if self.switches.has(Switch::InterruptedAcquireUnlocks) {
+            let (command, _latch) = self.unlock_command(thread, &lock);
+            self.send(now, lock, Purpose::Unlock, command, Owner::Nobody);
+        } else if lease.is_none() {
+            // `scheduleExpirationRenewal(threadId)`; with a lease the
+            // callback only records it, and the key expires with it.
+            self.schedule_renewal(now, &lock, thread);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::{Harness, release};
+    use crate::Value;
+    use crate::{Call, LockError, Purpose, ThreadId};
+
+    const T1: ThreadId = ThreadId(1);
+
+    /// `lockInterruptibly()` interrupted while its acquire is on the wire;
+    /// the script then takes the lock on Redis. Returns whether a renewal
+    /// follows within two watchdog periods, and what was sent instead.
+    fn late_acquire_after_interrupt(version: &str) -> (bool, Vec<Purpose>) {
+        let mut h = Harness::short(release(version));
+        h.call(T1, "l", Call::LockInterruptibly { lease: None })
+            .unwrap();
+        let req = h.expect(Purpose::Acquire);
+        assert!(h.m.interrupt(h.now, T1));
+        assert_eq!(h.expect_return(T1), Err(LockError::Interrupted));
+        assert!(!h.m.is_busy(T1));
+        h.reply(req, Value::Nil);
+        let sent = h.sends();
+        h.advance(2_000);
+        (h.sends().contains(&Purpose::Renew), sent)
+    }
+
+    /// #2714: to 3.16.2 the late reply arms the watchdog of a thread that
+    /// gave up; 3.16.3 cancels it; 3.20.1's retry wrapper brings it back
+    /// (#5358, and #7272 with an unlock after the interrupt); PR #7277
+    /// unlocks instead.
+    #[test]
+    fn an_interrupted_acquire_arms_the_watchdog_by_release() {
+        assert_eq!(late_acquire_after_interrupt("3.16.2"), (true, vec![]));
+        assert_eq!(late_acquire_after_interrupt("3.16.3"), (false, vec![]));
+        assert_eq!(late_acquire_after_interrupt("3.20.0"), (false, vec![]));
+        assert_eq!(late_acquire_after_interrupt("3.20.1"), (true, vec![]));
+        assert_eq!(late_acquire_after_interrupt("4.7.0"), (true, vec![]));
+        assert_eq!(
+            late_acquire_after_interrupt("4.7.0 +interrupted-acquire-unlocks"),
+            (false, vec![Purpose::Unlock])
+        );
+    }
+
+    /// #7272 as reported: after the interrupt the thread's `unlock()` is
+    /// answered first (nil: its acquire had not run yet; in Redisson the
+    /// two go out on different pooled connections), and its cancel finds
+    /// nothing to stop; then the acquire's reply arms the watchdog, which
+    /// renews for ever. With PR #7277's fix the late success is unlocked.
+    #[test]
+    fn issue_7272_the_cancel_runs_before_the_arm() {
+        for (text, renewed) in [
+            ("4.7.0", true),
+            ("4.7.0 +interrupted-acquire-unlocks", false),
+        ] {
+            let mut h = Harness::short(release(text));
+            h.call(T1, "l", Call::LockInterruptibly { lease: None })
+                .unwrap();
+            let acquire = h.expect(Purpose::Acquire);
+            h.m.interrupt(h.now, T1);
+            assert_eq!(h.expect_return(T1), Err(LockError::Interrupted));
+            h.call(T1, "l", Call::Unlock).unwrap();
+            let unlock = h.expect(Purpose::Unlock);
+            h.reply(unlock, Value::Nil);
+            assert!(matches!(
+                h.expect_return(T1),
+                Err(LockError::NotLockedByCurrentThread { .. })
+            ));
+            h.reply(acquire, Value::Nil);
+            let _ = h.sends();
+            // Unanswered, each renewal times out and the next round follows.
+            h.advance(3_500);
+            let renewals = h.sends().iter().filter(|&&p| p == Purpose::Renew).count();
+            assert_eq!(renewals >= 3, renewed, "{text}: {renewals}");
+        }
+    }
+
+    /// `lock()` waiting on the latch ignores an interrupt; in its round
+    /// trips, and `lockInterruptibly` everywhere, it ends the call and
+    /// leaves the channel.
+    #[test]
+    fn lock_waits_on_through_an_interrupt_lock_interruptibly_does_not() {
+        for (call, ends) in [
+            (Call::Lock { lease: None }, false),
+            (Call::LockInterruptibly { lease: None }, true),
+        ] {
+            let mut h = Harness::short(release("3.23.4"));
+            h.call(T1, "l", call).unwrap();
+            let second = h.held_then_subscribed(5_000);
+            h.reply(second, Value::Int(5_000));
+            assert_eq!(h.m.interrupt(h.now, T1), ends);
+            assert_eq!(h.m.is_busy(T1), !ends);
+            if ends {
+                assert_eq!(h.expect_unsubscribe(), "redisson_lock__channel:{l}");
+                assert_eq!(h.expect_return(T1), Err(LockError::Interrupted));
+            }
+        }
+        let mut h = Harness::short(release("3.23.4"));
+        h.call(T1, "l", Call::Lock { lease: None }).unwrap();
+        let _ = h.expect(Purpose::Acquire);
+        assert!(h.m.interrupt(h.now, T1));
+        assert_eq!(h.expect_return(T1), Err(LockError::Interrupted));
+    }
+
+    /// A thread with no call, or with an unlock in flight, is not affected.
+    #[test]
+    fn only_acquiring_calls_are_interrupted() {
+        let mut h = Harness::short(release("4.7.0"));
+        assert!(!h.m.interrupt(h.now, T1));
+        h.acquire(T1, "l");
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let _ = h.expect(Purpose::Unlock);
+        assert!(!h.m.interrupt(h.now, T1));
+        assert!(h.m.is_busy(T1));
+    }
+}

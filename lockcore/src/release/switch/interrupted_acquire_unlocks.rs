@@ -1,0 +1,53 @@
+//! `interrupted-acquire-unlocks` (Redisson PR #7277 for #7272, unmerged).
+//!
+//! #7272 (open in 4.7.0): `scheduleExpirationRenewal` runs in a callback
+//! of the acquire's future and `cancelExpirationRenewal` in one of the
+//! unlock's; nothing orders them. After an interrupted
+//! `lockInterruptibly()` the thread's `unlock()` can be answered (and its
+//! cancel find no entry) before the acquire's late reply arms the
+//! watchdog, which then renews a lock nobody holds for ever. PR #7277
+//! registers the renewal before the acquire is sent, and when the
+//! caller gave up before a successful acquire answered, drops the
+//! renewal and unlocks. locksim models the part that decides the
+//! outcome: an abandoned acquire that took the lock arms nothing and
+//! sends the release's unlock script (fire and forget; a 3.24+ latch key
+//! it leaves lives out its TTL). The `fenced` profile has it.
+
+use super::SwitchInfo;
+
+pub(super) const INFO: SwitchInfo = SwitchInfo {
+    name: "interrupted-acquire-unlocks",
+    since: None,
+    upstream: "#7272 (PR #7277, unmerged)",
+    summary: "an acquire whose thread was interrupted, if it took the lock, arms no renewal and unlocks (not in any Redisson release)",
+};
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::harness::{Harness, release};
+    use crate::{Call, Purpose, ThreadId};
+    use crate::Value;
+
+    /// With the fix the late success is undone with an unlock, and no
+    /// renewal follows.
+    #[test]
+    fn the_late_success_is_unlocked_not_renewed() {
+        for (text, unlocks) in [("4.7.0", false), ("fenced", true)] {
+            let mut h = Harness::short(release(text));
+            h.call(ThreadId(1), "l", Call::LockInterruptibly { lease: None })
+                .unwrap();
+            let req = h.expect(Purpose::Acquire);
+            h.m.interrupt(h.now, ThreadId(1));
+            let acquired = if unlocks {
+                Value::Array(vec![Value::Int(1), Value::Int(7)])
+            } else {
+                Value::Nil
+            };
+            h.reply(req, acquired);
+            let sent = h.sends();
+            assert_eq!(sent.contains(&Purpose::Unlock), unlocks, "{text}");
+            h.advance(1_500);
+            assert_eq!(h.sends().contains(&Purpose::Renew), !unlocks, "{text}");
+        }
+    }
+}
