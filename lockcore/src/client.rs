@@ -100,6 +100,11 @@ impl<T: Transport> Shared<T> {
                         let _ = reply.send(result);
                     }
                 }
+                // Callbacks run one at a time here, in Redisson's usual order.
+                Output::Step { step } => {
+                    let now = self.now();
+                    state.machine.resume(now, step);
+                }
                 Output::Event(event) => {
                     debug!(?event, "lock event");
                     let _ = self.events.send(event);

@@ -124,3 +124,8 @@ pub struct RequestId(pub u64);
 /// Identifies one timer the state machine asked the driver to set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct TimerId(pub u64);
+
+/// Identifies the rest of a callback the state machine paused
+/// ([`Output::Step`](crate::Output::Step)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct StepId(pub u64);

@@ -118,7 +118,7 @@ pub use call::{Call, CallOutcome};
 pub use client::{RLock, RedissonClient};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
-pub use id::{FencingToken, LockName, Millis, RequestId, ThreadId, TimerId};
+pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 #[cfg(feature = "inprocess")]
 pub use inprocess::{InProcessServer, InProcessTransport};
 pub use machine::{Event, LockClient, Output, Purpose};

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lockcore::Value;
 use lockcore::{
-    Call, Config, Era, LockClient, LockName, Millis, Output, RequestId, ThreadId, TimerId,
+    Call, Config, Era, LockClient, LockName, Millis, Output, RequestId, StepId, ThreadId, TimerId,
     TransportError,
 };
 use proptest::prelude::*;
@@ -110,7 +110,12 @@ fn run(profile: Era, steps: &[Step]) -> Vec<String> {
     let mut timers: BTreeMap<TimerId, Millis> = BTreeMap::new();
     let mut busy: BTreeSet<ThreadId> = BTreeSet::new();
     let mut log = Vec::new();
+    // Paused callbacks go on after the next input: one input interleaves.
+    let mut paused: Vec<StepId> = Vec::new();
     for step in steps {
+        for step in std::mem::take(&mut paused) {
+            m.resume(now, step);
+        }
         match step {
             Step::Call {
                 thread,
@@ -167,6 +172,7 @@ fn run(profile: Era, steps: &[Step]) -> Vec<String> {
                 Output::Return { thread, .. } => {
                     assert!(busy.remove(thread), "{thread:?} answered twice or unasked");
                 }
+                Output::Step { step } => paused.push(*step),
                 Output::Unsubscribe { .. } | Output::Event(_) => {}
             }
             log.push(format!("{output:?}"));

@@ -29,6 +29,10 @@ impl World<'_> {
                 let now = self.local_now(ci);
                 self.procs[ci].machine.on_timer(now, timer);
             }
+            Ev::Resume { step, .. } => {
+                let now = self.local_now(ci);
+                self.procs[ci].machine.resume(now, step);
+            }
             Ev::Interrupt { t, .. } => {
                 let now = self.local_now(ci);
                 self.procs[ci].machine.interrupt(now, thread_id(t as usize));
@@ -146,6 +150,7 @@ impl World<'_> {
             Output::CancelTimer { timer } => {
                 self.procs[c].timers.remove(&timer);
             }
+            Output::Step { step } => self.pause_step(c, step),
             Output::Return {
                 thread,
                 lock: _,
@@ -219,6 +224,21 @@ impl World<'_> {
             }
             _ => {}
         }
+    }
+
+    /// A callback paused where Redisson's can interleave goes on after a
+    /// delay from the open `interleave` fault's stream (at once without
+    /// one: a step paused as the window closed).
+    fn pause_step(&mut self, c: usize, step: lockcore::StepId) {
+        let Some((i, min, max)) = self.procs[c].interleave else {
+            let now = self.local_now(c);
+            self.procs[c].machine.resume(now, step);
+            return;
+        };
+        let delay = rand::RngExt::random_range(&mut self.fault_rngs[i], min..=max);
+        let (life, c) = (self.procs[c].life, c as u32);
+        self.queue
+            .push(self.now.plus_ms(delay), Ev::Resume { c, life, step });
     }
 
     /// Ends thread `t`'s belief that it holds its lock.

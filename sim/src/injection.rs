@@ -108,6 +108,8 @@ impl World<'_> {
         p.life += 1;
         p.alive = true;
         p.machine = LockClient::new(uuid.clone(), p.machine.config().clone());
+        // A restart inside an `interleave` window interleaves too.
+        p.machine.interleave(p.interleave.is_some());
         p.threads = p.threads.iter().map(Thread::restarted).collect();
         self.start_process(c as u32, uuid);
     }

@@ -80,6 +80,9 @@ pub(crate) struct Process {
     pub(crate) paused: u32,
     /// Events that fell due during a pause, in their original order.
     pub(crate) deferred: Vec<Ev>,
+    /// The `interleave` fault whose window is open (its index) and its
+    /// delay range.
+    pub(crate) interleave: Option<(usize, u64, u64)>,
 }
 
 impl Process {

@@ -124,6 +124,12 @@ pub(crate) enum Ev {
         life: u32,
         t: u32,
     },
+    /// A paused callback of the client goes on.
+    Resume {
+        c: u32,
+        life: u32,
+        step: lockcore::StepId,
+    },
 }
 
 /// The whole simulated world of one run.
@@ -227,6 +233,7 @@ impl<'s> World<'s> {
                 renewals: BTreeMap::new(),
                 paused: 0,
                 deferred: Vec::new(),
+                interleave: None,
             });
             world.start_process(c as u32, uuid);
         }
@@ -319,7 +326,8 @@ impl<'s> World<'s> {
             | Ev::Wake { c, life, .. }
             | Ev::Timer { c, life, .. }
             | Ev::AtClient { c, life, .. }
-            | Ev::Interrupt { c, life, .. } => {
+            | Ev::Interrupt { c, life, .. }
+            | Ev::Resume { c, life, .. } => {
                 let p = &mut self.procs[c as usize];
                 if !p.alive || p.life != life {
                     return;

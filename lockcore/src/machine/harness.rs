@@ -8,8 +8,8 @@ use crate::Value;
 
 use super::{Event, LockClient, Output, Purpose};
 use crate::{
-    Call, CallOutcome, Config, LockError, LockName, Millis, Release, RequestId, ThreadId, TimerId,
-    TransportError,
+    Call, CallOutcome, Config, LockError, LockName, Millis, Release, RequestId, StepId, ThreadId,
+    TimerId, TransportError,
 };
 
 /// `lock(lease)`.
@@ -38,6 +38,10 @@ pub(crate) struct Harness {
     /// shown; most tests are about other outputs, and the harness answers
     /// them itself.
     pub(crate) show_cleanup: bool,
+    /// Whether paused callbacks wait for [`Harness::resume`] instead of
+    /// going on at once.
+    pub(crate) hold_steps: bool,
+    held: Vec<StepId>,
 }
 
 impl Harness {
@@ -80,6 +84,8 @@ impl Harness {
             timers: BTreeMap::new(),
             pending: VecDeque::new(),
             show_cleanup: false,
+            hold_steps: false,
+            held: Vec::new(),
         }
     }
 
@@ -92,6 +98,8 @@ impl Harness {
                 Output::CancelTimer { timer } => {
                     self.timers.remove(&timer);
                 }
+                Output::Step { step } if self.hold_steps => self.held.push(step),
+                Output::Step { step } => self.m.resume(self.now, step),
                 other => self.pending.push_back(other),
             }
         }
@@ -179,6 +187,18 @@ impl Harness {
         h.reply(request, Value::Nil);
         h.advance(1_500);
         h.sends().contains(&Purpose::Renew)
+    }
+
+    /// The callbacks paused so far (with `hold_steps`), oldest first.
+    pub(crate) fn take_steps(&mut self) -> Vec<StepId> {
+        self.pump();
+        std::mem::take(&mut self.held)
+    }
+
+    /// Goes on with a paused callback.
+    pub(crate) fn resume(&mut self, step: StepId) {
+        self.m.resume(self.now, step);
+        self.pump();
     }
 
     /// Every output not yet looked at: the purposes of its Sends.

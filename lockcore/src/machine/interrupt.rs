@@ -125,9 +125,10 @@ impl LockClient {
             let (command, _latch) = self.unlock_command(thread, &lock);
             self.send(now, lock, Purpose::Unlock, command, Owner::Nobody);
         } else if lease.is_none() {
-            // `scheduleExpirationRenewal(threadId)`; with a lease the
-            // callback only records it, and the key expires with it.
-            self.schedule_renewal(now, &lock, thread);
+            // `scheduleExpirationRenewal(threadId)`, unordered with the
+            // thread's later unlock (#7272); with a lease the callback only
+            // records it, and the key expires with it.
+            self.pause_callback(now, super::step::Continuation::Arm(lock, thread));
         }
     }
 }

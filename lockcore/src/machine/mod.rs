@@ -20,6 +20,7 @@ mod legacy;
 mod output;
 mod query;
 mod request;
+mod step;
 mod subscription;
 mod unlock;
 mod waiting;
@@ -33,7 +34,7 @@ use crate::Value;
 pub use output::{Event, Output, Purpose};
 
 use crate::{
-    Call, CallOutcome, Config, Era, FencingToken, LockError, LockName, Millis, RequestId,
+    Call, CallOutcome, Config, Era, FencingToken, LockError, LockName, Millis, RequestId, StepId,
     SwitchSet, ThreadId, TimerId, TransportError,
 };
 use acquire::{Acquiring, Wait};
@@ -116,6 +117,11 @@ pub struct LockClient {
     fences: BTreeMap<LockName, Fence>,
     /// Command words built once (keys, fields, leases).
     wire: wire::Wire,
+    /// Callbacks paused for the driver ([`Output::Step`]).
+    steps: BTreeMap<StepId, step::Continuation>,
+    next_step: u64,
+    /// Whether callbacks pause where Redisson's can interleave.
+    interleaving: bool,
 }
 
 impl LockClient {
@@ -140,6 +146,9 @@ impl LockClient {
             watchdog: Watchdog::default(),
             fences: BTreeMap::new(),
             wire: wire::Wire::default(),
+            steps: BTreeMap::new(),
+            next_step: 0,
+            interleaving: false,
         }
     }
 
@@ -241,6 +250,20 @@ impl LockClient {
     /// call, are not affected.
     pub fn interrupt(&mut self, now: Millis, thread: ThreadId) -> bool {
         self.handle_interrupt(now, thread)
+    }
+
+    /// Turns interleaving on or off: while on, callbacks pause with
+    /// [`Output::Step`] where two of Redisson's can interleave; while off
+    /// (the default) they run through. Steps paused before it is turned
+    /// off still wait for [`LockClient::resume`].
+    pub fn interleave(&mut self, on: bool) {
+        self.interleaving = on;
+    }
+
+    /// Goes on with a callback paused by [`Output::Step`]. Unknown or
+    /// finished steps are ignored.
+    pub fn resume(&mut self, now: Millis, step: StepId) {
+        self.run_step(now, step);
     }
 
     /// A pub/sub message arrived on a subscribed channel.

@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::{CallOutcome, LockError, LockName, Millis, RequestId, ThreadId, TimerId};
+use crate::{CallOutcome, LockError, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 
 /// Why a command was sent: lets an observer tell renewals from acquires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -114,6 +114,17 @@ pub enum Output {
         lock: LockName,
         /// What it gets.
         result: Result<CallOutcome, LockError>,
+    },
+    /// A callback stopped where, in Redisson, another Netty thread's
+    /// callback of the same client can run before it goes on (the renewal
+    /// map's races before 4.4.0, #6844; the arm that follows an
+    /// interrupted acquire, #7272). Call
+    /// [`LockClient::resume`](crate::LockClient::resume) with `step`: at
+    /// once for Redisson's usual order, or after other inputs to
+    /// interleave them.
+    Step {
+        /// The rest of the callback.
+        step: StepId,
     },
     /// A notable event, for observers.
     Event(Event),

@@ -198,7 +198,7 @@ impl LockClient {
     /// released, `Some(false)` still held, `None` not held) or the error.
     pub(super) fn renewal_on_unlock(
         &mut self,
-        _now: Millis,
+        now: Millis,
         lock: &LockName,
         thread: ThreadId,
         reply: &Result<Option<bool>, LockError>,
@@ -222,8 +222,15 @@ impl LockClient {
         let Some(entry) = self.watchdog.entries.get_mut(lock) else {
             return;
         };
-        if entry.remove(thread) {
+        if !entry.remove(thread) {
+            return;
+        }
+        if self.switches.has(Switch::AtomicRenewalMap) {
             self.remove_entry(lock, "unlocked");
+        } else {
+            // The entry is empty; the map loses it in a second step, which
+            // another callback can come before (#6844).
+            self.pause_callback(now, super::step::Continuation::RemoveEntry(lock.clone()));
         }
     }
 

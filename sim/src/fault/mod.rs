@@ -56,6 +56,7 @@ mod delay_requests {
 mod delete_key;
 mod drop_rate;
 mod failover;
+mod interleave;
 mod interrupt;
 mod latency;
 mod partition;
@@ -81,6 +82,7 @@ pub use delay::{DelayReplies, DelayRequests};
 pub use delete_key::DeleteKey;
 pub use drop_rate::DropRate;
 pub use failover::Failover;
+pub use interleave::Interleave;
 pub use interrupt::Interrupt;
 pub use latency::Latency;
 pub use partition::Partition;
@@ -285,6 +287,8 @@ faults! {
     Failover(failover::Failover),
     /// A thread's call in flight is interrupted (`Thread.interrupt()`).
     Interrupt(interrupt::Interrupt),
+    /// A client's callbacks run on several threads and can interleave.
+    Interleave(interleave::Interleave),
 }
 
 impl Fault {

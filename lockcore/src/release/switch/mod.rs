@@ -67,6 +67,7 @@ switches! {
     UnlockLatch => unlock_latch,
     NoLockResend => no_lock_resend,
     BatchedRenewal => batched_renewal,
+    AtomicRenewalMap => atomic_renewal_map,
     TryLockTimeoutFalse => try_lock_timeout_false,
     Fencing => fencing,
     InterruptedAcquireUnlocks => interrupted_acquire_unlocks,

@@ -1,0 +1,121 @@
+//! Callbacks in steps: where two of one client's callbacks can interleave.
+//!
+//! Redisson runs a command's callbacks on whichever Netty thread completes
+//! it, so the callbacks of two replies can run at the same time, and
+//! whatever one does in several steps another can come between. The
+//! machine handles one input at a time. With interleaving on
+//! ([`LockClient::interleave`]), at such a point it stops the callback,
+//! hands the driver an [`Output::Step`], and goes on when the driver calls
+//! [`LockClient::resume`]; a driver that first delivers other inputs plays
+//! the race. With it off (the default) the callback runs on at once, in
+//! Redisson's usual order, and no step is ever emitted.
+//!
+//! The points modelled:
+//! - `cancelExpirationRenewal` before 4.4.0 (`atomic-renewal-map`, commit
+//!   dc4cdf096, #6844): it took the thread off the lock's entry, found it
+//!   empty, and only then removed the entry from the map; a thread that
+//!   joined the entry in between lost its renewal with it.
+//! - the arm after an acquire whose thread was interrupted (#7272): the
+//!   acquire's callback and the thread's unlock's callback are not
+//!   ordered, so the cancel can run first and the arm outlive the unlock.
+
+use super::{LockClient, Output};
+use crate::{LockName, Millis, StepId, ThreadId};
+
+/// The rest of a paused callback.
+#[derive(Debug, Clone)]
+pub(super) enum Continuation {
+    /// Remove the lock's renewal entry, whoever joined it since.
+    RemoveEntry(LockName),
+    /// Arm the watchdog for the thread (`scheduleExpirationRenewal`).
+    Arm(LockName, ThreadId),
+}
+
+impl LockClient {
+    /// Stops the callback here for the driver to resume, or, with
+    /// interleaving off, goes on at once.
+    pub(super) fn pause_callback(&mut self, now: Millis, rest: Continuation) {
+        if !self.interleaving {
+            self.continue_with(now, rest);
+            return;
+        }
+        let step = StepId(self.next_step);
+        self.next_step += 1;
+        self.steps.insert(step, rest);
+        self.push(Output::Step { step });
+    }
+
+    pub(super) fn run_step(&mut self, now: Millis, step: StepId) {
+        if let Some(rest) = self.steps.remove(&step) {
+            self.continue_with(now, rest);
+        }
+    }
+
+    fn continue_with(&mut self, now: Millis, rest: Continuation) {
+        match rest {
+            Continuation::RemoveEntry(lock) => {
+                self.remove_entry(&lock, "unlocked");
+            }
+            Continuation::Arm(lock, thread) => self.schedule_renewal(now, &lock, thread),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::{Harness, release};
+    use crate::Value;
+    use crate::{Call, CallOutcome, Purpose, ThreadId};
+
+    const T1: ThreadId = ThreadId(1);
+    const T2: ThreadId = ThreadId(2);
+
+    /// #6844: t1 holds; t1's unlock callback pauses after finding the
+    /// entry empty; t2's acquire callback joins the entry; t1's
+    /// callback goes on and removes it. Before 4.4.0 t2 is never renewed.
+    fn t2_renewed_after_race(version: &str) -> bool {
+        let mut h = Harness::short(release(version));
+        h.m.interleave(true);
+        h.hold_steps = true;
+        h.acquire(T1, "l");
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let unlock = h.expect(Purpose::Unlock);
+        h.call(T2, "l", Call::Lock { lease: None }).unwrap();
+        let acquire = h.expect(Purpose::Acquire);
+        h.reply(unlock, Value::Int(1));
+        let paused = h.take_steps();
+        assert_eq!(
+            h.until_return(T1).1,
+            Ok(CallOutcome::Unlocked { released: true })
+        );
+        h.reply(acquire, Value::Nil);
+        h.expect_acquired(T2);
+        for step in paused {
+            h.resume(step);
+        }
+        h.advance(1_500);
+        h.sends().contains(&Purpose::Renew)
+    }
+
+    #[test]
+    fn before_4_4_0_a_cancel_removes_the_entry_a_sibling_just_joined() {
+        assert!(!t2_renewed_after_race("4.3.1"));
+        assert!(t2_renewed_after_race("4.4.0"));
+        assert!(!t2_renewed_after_race("3.23.4"));
+    }
+
+    /// With interleaving off, no step is emitted: the cancel runs through.
+    #[test]
+    fn without_interleaving_the_order_is_redissons() {
+        let mut h = Harness::short(release("4.3.1"));
+        h.acquire(T1, "l");
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let unlock = h.expect(Purpose::Unlock);
+        h.reply(unlock, Value::Int(1));
+        assert!(matches!(
+            h.expect_event(),
+            crate::Event::RenewalStopped { .. }
+        ));
+        assert!(h.m.steps.is_empty());
+    }
+}
