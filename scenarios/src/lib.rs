@@ -52,6 +52,7 @@
 //! - `location`: line, column and field path of an error in a file.
 //! - `error`: [`InputError`], everything a user can get wrong.
 //! - `expect`: expectations and how they judge an outcome.
+//! - `explain`: the fault the oracle blamed for an expected loss.
 //! - `outcome`: what a run gave ([`Outcome`], [`Verdict`], [`EventKind`]).
 //! - `observe`: maps sim's history onto [`EventKind`]s.
 //! - `builtin`: the embedded scenarios and [`load`].
@@ -79,6 +80,7 @@ mod envelope;
 mod envelope_chart;
 mod error;
 mod expect;
+mod explain;
 mod explore;
 mod history;
 mod html;
