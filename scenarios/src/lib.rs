@@ -68,6 +68,9 @@
 //! - `envelope_chart`: its table and SVG chart.
 //! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
 //! - `html`: the report as one self-contained page.
+//! - `losses`: explore's expected losses, counted by cause and fault kind.
+//! - `findings`: explore's findings as a report (data and Markdown).
+//! - `findings_html`: the same as one self-contained page.
 //! - `cli`: the `locksim` command line.
 
 mod bench;
@@ -82,9 +85,12 @@ mod error;
 mod expect;
 mod explain;
 mod explore;
+mod findings;
+mod findings_html;
 mod history;
 mod html;
 mod location;
+mod losses;
 mod observe;
 mod outcome;
 mod render;
