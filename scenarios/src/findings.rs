@@ -39,8 +39,9 @@ pub(crate) struct Findings {
     pub(crate) overflow: u64,
     /// The expected losses by cause.
     pub(crate) losses: Losses,
-    /// Shrunk examples of expected losses.
-    pub(crate) examples: Vec<Case>,
+    /// Shrunk examples of expected losses, each with what it shows:
+    /// `false-unlock-error, beyond-guarantee: delay-replies`.
+    pub(crate) examples: Vec<(String, Case)>,
     /// explore's own summary text (counts by invariant and by cause).
     pub(crate) summary: String,
 }
@@ -152,7 +153,8 @@ impl Findings {
 
     /// Every case shown: the defects', then the examples.
     pub(crate) fn cases(&self) -> impl Iterator<Item = &Case> {
-        self.defects.iter().map(|d| &d.case).chain(&self.examples)
+        let examples = self.examples.iter().map(|(_, c)| c);
+        self.defects.iter().map(|d| &d.case).chain(examples)
     }
 
     /// The one-line verdict at the top.
@@ -193,11 +195,12 @@ impl Findings {
         }
         let _ = writeln!(s, "## Expected losses\n\n{LOSSES_INTRO}\n");
         self.losses_markdown(&mut s);
-        for case in &self.examples {
+        for (what, case) in &self.examples {
             let _ = writeln!(
                 s,
-                "### Example: {}\n\n{}. Run it: `{}`.\n",
-                case.title(),
+                "### Example: {what}\n\n{} under {}, {}. Run it: `{}`.\n",
+                case.scenario.name,
+                case.trial.profile,
                 case.shrink_note(),
                 case.run_command()
             );

@@ -45,11 +45,13 @@ pub(crate) fn render(f: &Findings) -> String {
         prose(LOSSES_INTRO)
     );
     losses(&mut s, f);
-    for case in &f.examples {
+    for (what, case) in &f.examples {
         let _ = writeln!(
             s,
-            "<h3>Example: {}</h3>\n<p>{}. Run it: <code>{}</code>.</p>",
-            escape(&case.title()),
+            "<h3>Example: {}</h3>\n<p>{} under {}, {}. Run it: <code>{}</code>.</p>",
+            escape(what),
+            escape(&case.scenario.name),
+            case.trial.profile,
             escape(&case.shrink_note()),
             escape(&case.run_command())
         );
@@ -152,11 +154,11 @@ fn losses(s: &mut String, f: &Findings) {
         let links: Vec<String> = f
             .examples
             .iter()
-            .map(|c| {
+            .map(|(what, c)| {
                 format!(
                     "<a href=\"#{}\">{}</a>",
                     anchor(&c.scenario.name, c.trial.profile),
-                    escape(&c.scenario.name)
+                    escape(what)
                 )
             })
             .collect();

@@ -93,7 +93,7 @@ pub(super) fn explore(
         seed: g.seed,
         profile: g.model,
         invariant: g.invariant,
-        defect: true,
+        cause: "defect",
     });
     let picked: Vec<Pick> = if args.shrink == 0 {
         Vec::new()
@@ -149,18 +149,21 @@ fn print_json(out: &mut dyn Write, report: Report<'_>) {
 fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<Shrunk, InputError> {
     let (inv, profile) = (pick.invariant, pick.profile);
     let spec = explored_spec_with(pick.seed, Some(profile), args.workload.workload());
-    let cause = pick.defect.then_some("defect");
-    let shrunk = shrink_as(&spec, inv, cause, SHRINK_BUDGET);
+    let shrunk = shrink_as(&spec, inv, Some(pick.cause), SHRINK_BUDGET);
     let _ = writeln!(
         out,
-        "\nshrunk seed {} under {profile} ({inv}{}): {} -> {} fault(s) in {} runs",
+        "\nshrunk seed {} under {profile} ({inv}, {}): {} -> {} fault(s) in {} runs",
         pick.seed,
-        if pick.defect { ", a defect" } else { "" },
+        if pick.defect() {
+            "a defect"
+        } else {
+            pick.cause
+        },
         spec.faults.0.len(),
         shrunk.spec.faults.0.len(),
         shrunk.runs
     );
-    let scenario = shrunk_scenario(&shrunk.spec, inv, profile, pick.defect);
+    let scenario = shrunk_scenario(&shrunk.spec, inv, profile, pick.defect());
     let text = match args.format {
         PlanFormat::Toml => scenario.to_toml(),
         PlanFormat::Json => plan_json(&shrunk.spec.faults),

@@ -13,6 +13,7 @@ use crate::cli::groups::Groups;
 use crate::cli::picks::Pick;
 use crate::cli::resume::{resume_command, shell_word};
 use crate::cli::summary::{profile_label, profiles, summary, workload_label};
+use crate::explain::{explaining_fault, fault_kind};
 use crate::findings::{Case, DefectCase, Findings};
 use crate::losses::Losses;
 use crate::{Exploration, InputError, Scenario, Trial, explored_spec_with, shrunk_scenario};
@@ -53,7 +54,7 @@ pub(super) fn write_findings(
     let mut defects = Vec::new();
     for g in groups.all() {
         let done = shrunk.iter().find(|s| {
-            s.pick.defect
+            s.pick.defect()
                 && (s.pick.seed, s.pick.profile, s.pick.invariant) == (g.seed, g.model, g.invariant)
         });
         let c = match done {
@@ -70,9 +71,12 @@ pub(super) fn write_findings(
     }
     let examples = shrunk
         .iter()
-        .filter(|s| !s.pick.defect)
-        .map(|s| case(s.scenario.clone(), Some(s.faults)))
-        .collect::<Result<Vec<_>, _>>()?;
+        .filter(|s| !s.pick.defect())
+        .map(|s| {
+            let c = case(s.scenario.clone(), Some(s.faults))?;
+            Ok((example_title(s, &c.trial.run), c))
+        })
+        .collect::<Result<Vec<_>, InputError>>()?;
     let mut text = Vec::new();
     summary(found, profile, &workload_label(workload), &mut text);
     groups.print(&mut text);
@@ -106,6 +110,21 @@ pub(super) fn write_findings(
         dir.join("README.md").display()
     );
     Ok(())
+}
+
+/// What a shrunk expected loss shows: its invariant and cause, with the
+/// kind of fault blamed in its shrunk `run`.
+fn example_title(s: &Shrunk, run: &sim::Run) -> String {
+    let blamed = run
+        .violations
+        .iter()
+        .find(|v| v.invariant == s.pick.invariant && v.cause.name() == s.pick.cause)
+        .and_then(|v| explaining_fault(&run.spec, &v.cause, v.at))
+        .map(fault_kind);
+    match blamed {
+        Some(kind) => format!("{}, {}: {kind}", s.pick.invariant, s.pick.cause),
+        None => format!("{}, {}", s.pick.invariant, s.pick.cause),
+    }
 }
 
 #[cfg(test)]
@@ -182,7 +201,8 @@ mod tests {
     /// defects: a false unlock error, #6144, and a renewal after unlock,
     /// #1966) writes a report whose defects come before the expected
     /// losses, each with its replay command and a shrunk scenario file
-    /// that parses and still shows the defect; the page is well formed,
+    /// that parses and still shows the defect; the expected loss shrunk
+    /// as an example is still one; the page is well formed,
     /// embeds every chart and loads nothing; and the report is the same,
     /// byte for byte, on one thread and on two. A report that ignored
     /// the defects, lost the shrunk file or depended on the threads
@@ -218,6 +238,13 @@ mod tests {
             assert!(text.contains("#6144 (no-lock-resend, fixed in 3.37.0)"));
             assert!(text.contains("beyond-guarantee: delay-replies"));
         }
+        // The expected loss keeps its cause as it shrinks: the fault the
+        // oracle blames is still in the shrunk run.
+        let example = "Example: false-unlock-error, beyond-guarantee: delay-replies";
+        assert!(
+            md.contains(example) && html.contains(example),
+            "no {example}"
+        );
         let scenarios: Vec<&String> = one.keys().filter(|p| p.ends_with("-defect.toml")).collect();
         assert_eq!(scenarios.len(), 2, "{:?}", one.keys());
         for path in scenarios {
