@@ -124,16 +124,24 @@ fn fault_label(fault: &sim::Fault) -> String {
     let mut parts = text.split(' ');
     let kind = parts.next().unwrap_or("fault").to_owned();
     let mut who = String::new();
-    let mut length = String::new();
+    let (mut length, mut size) = (String::new(), String::new());
     for p in parts {
         match p.split_once('=') {
             Some(("client", c)) => who = format!(" {c}"),
             Some(("duration_ms", d)) => length = format!(" {}", seconds(d)),
             Some(("restart_after_ms", d)) => length = format!(" restart after {}", seconds(d)),
+            // How far a clock moves is what a reader weighs against the
+            // lease: `clock-jump +26s`.
+            Some(("jump_ms" | "skew_ms", d)) => {
+                let (sign, ms) = d.strip_prefix('-').map_or(("+", d), |m| ("-", m));
+                size = format!(" {sign}{}", seconds(ms));
+            }
+            Some(("drift_ppm", d)) if d.starts_with('-') => size = format!(" {d}ppm"),
+            Some(("drift_ppm", d)) => size = format!(" +{d}ppm"),
             _ => {}
         }
     }
-    format!("{kind}{who}{length}")
+    format!("{kind}{who}{size}{length}")
 }
 
 fn seconds(ms: &str) -> String {
@@ -536,6 +544,11 @@ mod tests {
         assert_eq!(r.label, "mutual-exclusion: beyond guarantee (pause A 45s)");
         assert!(!r.defect);
         assert!(r.title.contains("beyond the guarantee: "), "{}", r.title);
+        let jump = layout_of("clock-jump", Release::REDISSON);
+        assert_eq!(
+            jump.rules[0].label,
+            "mutual-exclusion: beyond guarantee (clock-jump +26s)"
+        );
         let misuse = layout_of("lease-shorter-than-work", Release::REDISSON);
         assert_eq!(misuse.rules[0].label, "mutual-exclusion: misuse");
     }
