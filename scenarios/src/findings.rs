@@ -246,7 +246,8 @@ impl Findings {
             for c in counts {
                 let _ = write!(s, " {c} |");
             }
-            let _ = writeln!(s, " `{first}` |");
+            let first = first.map_or_else(|| "none".to_owned(), |f| format!("`{f}`"));
+            let _ = writeln!(s, " {first} |");
         }
         let _ = writeln!(s);
     }

@@ -145,7 +145,11 @@ fn losses(s: &mut String, f: &Findings) {
         for c in counts {
             let _ = write!(s, "<td>{c}</td>");
         }
-        let _ = writeln!(s, "<td><code>{}</code></td></tr>", escape(&first));
+        let first = first.map_or_else(
+            || "none".to_owned(),
+            |f| format!("<code>{}</code>", escape(&f)),
+        );
+        let _ = writeln!(s, "<td>{first}</td></tr>");
     }
     s.push_str("</table>\n");
     // Anchors of the examples, so the table's reader can jump to them.

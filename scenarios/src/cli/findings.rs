@@ -38,52 +38,18 @@ pub(super) fn write_findings(
     out: &mut dyn Write,
 ) -> Result<(), InputError> {
     let workload = args.workload.workload();
-    let path_of = |s: &Scenario| {
-        let path = dir.join(format!("scenarios/{}.toml", s.name));
-        shell_word(&path.display().to_string()).into_owned()
-    };
-    let case = |scenario: Scenario, faults: Option<(usize, usize)>| {
-        let trial = Trial::run(&scenario, None, None)?;
-        Ok::<Case, InputError>(Case {
-            path: path_of(&scenario),
-            scenario,
-            trial,
-            shrunk: faults,
-        })
-    };
-    let mut defects = Vec::new();
-    for g in groups.all() {
-        let done = shrunk.iter().find(|s| {
-            s.pick.defect()
-                && (s.pick.seed, s.pick.profile, s.pick.invariant) == (g.seed, g.model, g.invariant)
-        });
-        let c = match done {
-            Some(s) => case(s.scenario.clone(), Some(s.faults))?,
-            None => {
-                let spec = explored_spec_with(g.seed, Some(g.model), workload);
-                case(shrunk_scenario(&spec, g.invariant, g.model, true), None)?
-            }
-        };
-        defects.push(DefectCase {
-            group: g.clone(),
-            case: c,
-        });
-    }
+    let defects = defect_cases(dir, groups, shrunk, workload)?;
     let examples = shrunk
         .iter()
         .filter(|s| !s.pick.defect())
         .map(|s| {
-            let c = case(s.scenario.clone(), Some(s.faults))?;
+            let c = case(dir, s.scenario.clone(), Some(s.faults))?;
             Ok((example_title(s, &c.trial.run), c))
         })
         .collect::<Result<Vec<_>, InputError>>()?;
     let mut text = Vec::new();
     summary(found, profile, &workload_label(workload), &mut text);
     groups.print(&mut text);
-    let mut command = resume_command(args, profile, found.range);
-    if found.interrupted() {
-        command.push_str(" (interrupted)");
-    }
     let findings = Findings {
         explored: format!(
             "seeds {} under {}{}",
@@ -91,7 +57,7 @@ pub(super) fn write_findings(
             profile_label(profile),
             workload_label(workload)
         ),
-        command,
+        command: resume_command(args, profile, found.range),
         runs: found.runs,
         violating: found.violating,
         interrupted: found.interrupted(),
@@ -110,6 +76,52 @@ pub(super) fn write_findings(
         dir.join("README.md").display()
     );
     Ok(())
+}
+
+/// Each defect group with its shrunk scenario, or the explored run
+/// itself when it was not shrunk.
+fn defect_cases(
+    dir: &Path,
+    groups: &Groups,
+    shrunk: &[Shrunk],
+    workload: sim::Workload,
+) -> Result<Vec<DefectCase>, InputError> {
+    let mut defects = Vec::new();
+    for g in groups.all() {
+        let done = shrunk.iter().find(|s| {
+            s.pick.defect()
+                && (s.pick.seed, s.pick.profile, s.pick.invariant) == (g.seed, g.model, g.invariant)
+        });
+        let c = match done {
+            Some(s) => case(dir, s.scenario.clone(), Some(s.faults))?,
+            None => {
+                let spec = explored_spec_with(g.seed, Some(g.model), workload);
+                let scenario = shrunk_scenario(&spec, g.invariant, g.model, true);
+                case(dir, scenario, None)?
+            }
+        };
+        defects.push(DefectCase {
+            group: g.clone(),
+            case: c,
+        });
+    }
+    Ok(defects)
+}
+
+/// `scenario` run, to be saved under `dir/scenarios/`.
+fn case(
+    dir: &Path,
+    scenario: Scenario,
+    shrunk: Option<(usize, usize)>,
+) -> Result<Case, InputError> {
+    let trial = Trial::run(&scenario, None, None)?;
+    let path = dir.join(format!("scenarios/{}.toml", scenario.name));
+    Ok(Case {
+        path: shell_word(&path.display().to_string()).into_owned(),
+        scenario,
+        trial,
+        shrunk,
+    })
 }
 
 /// What a shrunk expected loss shows: its invariant and cause, with the
