@@ -237,6 +237,26 @@ fn proposed_fix(spec: &SimSpec, invariant: Invariant) -> Option<Fix> {
         })
 }
 
+/// The runs of one release that showed one defect: a group of explore's
+/// findings, by signature.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct DefectGroup {
+    /// The release (model) they ran under.
+    pub(crate) model: Release,
+    /// The invariant.
+    pub(crate) invariant: Invariant,
+    /// The signature.
+    pub(crate) signature: String,
+    /// The Redisson fix that removes it, if one does.
+    pub(crate) fixed_by: Option<Fix>,
+    /// How many runs showed it.
+    pub(crate) runs: u64,
+    /// The first of them.
+    pub(crate) seed: u64,
+    /// The command that replays the first.
+    pub(crate) replay: String,
+}
+
 /// Whether `spec` run under `release` breaks `invariant` as a defect
 /// (`None` when it cannot run).
 fn shows(spec: &SimSpec, release: Release, invariant: Invariant) -> Option<bool> {

@@ -17,7 +17,9 @@ table.matrix{border-collapse:collapse}table.matrix td,table.matrix th{border:1px
 td.ok{background:#eaf5ea}td.bad{background:#fbe3e3}\
 section.run{border-top:2px solid #ddd;margin-top:28px;padding-top:8px}\
 pre{font-size:12px;background:#f7f7f7;padding:8px;overflow-x:auto;max-height:420px;overflow-y:auto}\
-pre span.hit{background:#ffe08a}svg g[data-record]{cursor:pointer}";
+pre span.hit{background:#ffe08a}svg g[data-record]{cursor:pointer}\
+section.defect{border-left:5px solid #e15759;padding-left:14px;margin-top:32px}\
+table.facts th{text-align:left;padding-right:14px;vertical-align:top}code{background:#f0f0f0;padding:1px 4px}";
 
 /// Clicking an element with `data-record` highlights its timeline line(s).
 const SCRIPT: &str = "document.addEventListener('click',function(e){\
@@ -33,11 +35,7 @@ pub fn render_html(
     matrix: &[(Scenario, Vec<Trial>)],
     history: &[(Scenario, Vec<Trial>)],
 ) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>locksim report</title><style>{STYLE}</style></head><body>"
-    );
+    let mut s = page_start("locksim report");
     let _ = writeln!(
         s,
         "<h1>locksim report</h1><p>Every built-in scenario under every profile, each with its \
@@ -52,11 +50,25 @@ pub fn render_html(
             run_section(&mut s, sc, t);
         }
     }
-    let _ = writeln!(s, "<script>{SCRIPT}</script></body></html>");
+    page_end(&mut s);
     s
 }
 
-fn anchor(scenario: &str, profile: Release) -> String {
+/// A page's head, with the report's style, titled `title`.
+pub(crate) fn page_start(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n",
+        escape(title)
+    )
+}
+
+/// A page's end, with the script that links marks to timeline lines.
+pub(crate) fn page_end(s: &mut String) {
+    let _ = writeln!(s, "<script>{SCRIPT}</script></body></html>");
+}
+
+/// The id of a run's section.
+pub(crate) fn anchor(scenario: &str, profile: Release) -> String {
     format!("{scenario}.{}", crate::file_word(profile))
 }
 
@@ -131,7 +143,9 @@ fn history_table(s: &mut String, history: &[(Scenario, Vec<Trial>)]) {
     s.push_str("</table>\n");
 }
 
-fn run_section(s: &mut String, sc: &Scenario, t: &Trial) {
+/// One run: its settings, chart, timeline and verdict, in a section that
+/// the matrix links to as `#<scenario>.<profile>`.
+pub(crate) fn run_section(s: &mut String, sc: &Scenario, t: &Trial) {
     let id = anchor(&sc.name, t.profile);
     let _ = writeln!(
         s,

@@ -52,6 +52,7 @@
 //! - `location`: line, column and field path of an error in a file.
 //! - `error`: [`InputError`], everything a user can get wrong.
 //! - `expect`: expectations and how they judge an outcome.
+//! - `explain`: the fault the oracle blamed for an expected loss.
 //! - `outcome`: what a run gave ([`Outcome`], [`Verdict`], [`EventKind`]).
 //! - `observe`: maps sim's history onto [`EventKind`]s.
 //! - `builtin`: the embedded scenarios and [`load`].
@@ -67,6 +68,9 @@
 //! - `envelope_chart`: its table and SVG chart.
 //! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
 //! - `html`: the report as one self-contained page.
+//! - `losses`: explore's expected losses, counted by cause and fault kind.
+//! - `findings`: explore's findings as a report (data and Markdown).
+//! - `findings_html`: the same as one self-contained page.
 //! - `cli`: the `locksim` command line.
 
 mod bench;
@@ -79,10 +83,14 @@ mod envelope;
 mod envelope_chart;
 mod error;
 mod expect;
+mod explain;
 mod explore;
+mod findings;
+mod findings_html;
 mod history;
 mod html;
 mod location;
+mod losses;
 mod observe;
 mod outcome;
 mod render;

@@ -91,8 +91,17 @@ pub(crate) struct Mark {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Rule {
     pub(crate) at: SimTime,
-    /// The invariant's name, drawn at the top.
+    /// The invariant and its cause, drawn at the top:
+    /// `mutual-exclusion: beyond guarantee (pause A 45s)`.
     pub(crate) label: String,
+    /// Nothing in the run explains it (drawn solid and red; an expected
+    /// loss, beyond the guarantee or a misuse, dashed and grey).
+    pub(crate) defect: bool,
+    /// The row of its label, so labels of nearby rules do not overlap.
+    pub(crate) row: usize,
+    /// The label runs left of the rule (it would pass the chart's end).
+    pub(crate) leftward: bool,
+    /// The tooltip: the checker's detail and the oracle's whole reason.
     pub(crate) title: String,
     pub(crate) records: Vec<usize>,
 }
@@ -115,16 +124,24 @@ fn fault_label(fault: &sim::Fault) -> String {
     let mut parts = text.split(' ');
     let kind = parts.next().unwrap_or("fault").to_owned();
     let mut who = String::new();
-    let mut length = String::new();
+    let (mut length, mut size) = (String::new(), String::new());
     for p in parts {
         match p.split_once('=') {
             Some(("client", c)) => who = format!(" {c}"),
             Some(("duration_ms", d)) => length = format!(" {}", seconds(d)),
             Some(("restart_after_ms", d)) => length = format!(" restart after {}", seconds(d)),
+            // How far a clock moves is what a reader weighs against the
+            // lease: `clock-jump +26s`.
+            Some(("jump_ms" | "skew_ms", d)) => {
+                let (sign, ms) = d.strip_prefix('-').map_or(("+", d), |m| ("-", m));
+                size = format!(" {sign}{}", seconds(ms));
+            }
+            Some(("drift_ppm", d)) if d.starts_with('-') => size = format!(" {d}ppm"),
+            Some(("drift_ppm", d)) => size = format!(" +{d}ppm"),
             _ => {}
         }
     }
-    format!("{kind}{who}{length}")
+    format!("{kind}{who}{size}{length}")
 }
 
 fn seconds(ms: &str) -> String {
@@ -387,16 +404,7 @@ impl Builder {
         for (key, (from, record, label)) in std::mem::take(&mut self.faults) {
             self.fault_bar(key, from, end, record, label);
         }
-        let rules = run
-            .violations
-            .iter()
-            .map(|v| Rule {
-                at: v.at,
-                label: v.invariant.name().to_owned(),
-                title: format!("{} at {}: {}", v.invariant, v.at, v.detail),
-                records: v.events.clone(),
-            })
-            .collect();
+        let rules = rules(run, end);
         let mut glyphs: Vec<Glyph> = self.marks.iter().map(|m| m.glyph).collect();
         glyphs.sort();
         glyphs.dedup();
@@ -409,6 +417,61 @@ impl Builder {
             glyphs,
         }
     }
+}
+
+/// A violation's cause in a few words: `defect`, `misuse`, or `beyond
+/// guarantee (pause A 45s)`, naming the fault the oracle blamed.
+fn cause_label(run: &Run, v: &sim::Violation) -> String {
+    match &v.cause {
+        sim::Cause::Defect => "DEFECT".to_owned(),
+        sim::Cause::Misuse { .. } => "misuse".to_owned(),
+        sim::Cause::BeyondGuarantee { .. } => {
+            match crate::explain::explaining_fault(&run.spec, &v.cause, v.at) {
+                Some(f) => format!("beyond guarantee ({})", fault_label(f)),
+                None => "beyond guarantee".to_owned(),
+            }
+        }
+    }
+}
+
+/// The violations as rules, in time order. A label runs right of its
+/// rule, or left of it when it would pass the chart's end, on the first
+/// row where it meets no earlier label (widths estimated at 7 units per
+/// character of the 1,180-unit plot, converted to virtual time).
+fn rules(run: &Run, end: SimTime) -> Vec<Rule> {
+    let mut violations: Vec<&sim::Violation> = run.violations.iter().collect();
+    violations.sort_by_key(|v| v.at);
+    // Each row's occupied spans, in virtual time.
+    let mut rows: Vec<Vec<(u64, u64)>> = Vec::new();
+    let per_char = (end.0 * 7 / 1_180).max(1);
+    violations
+        .into_iter()
+        .map(|v| {
+            let label = format!("{}: {}", v.invariant.name(), cause_label(run, v));
+            let width = per_char * (label.chars().count() as u64 + 1);
+            let leftward = v.at.0 + width > end.0;
+            let span = if leftward {
+                (v.at.0.saturating_sub(width), v.at.0)
+            } else {
+                (v.at.0, v.at.0 + width)
+            };
+            let free = |row: &Vec<(u64, u64)>| row.iter().all(|&(a, b)| span.1 < a || b < span.0);
+            let row = rows.iter().position(free).unwrap_or(rows.len());
+            if row == rows.len() {
+                rows.push(Vec::new());
+            }
+            rows[row].push(span);
+            Rule {
+                at: v.at,
+                label,
+                defect: v.cause == sim::Cause::Defect,
+                row,
+                leftward,
+                title: format!("{} at {}: {}; {}", v.invariant, v.at, v.detail, v.cause),
+                records: v.events.clone(),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -448,7 +511,7 @@ mod tests {
                 .iter()
                 .any(|m| m.glyph == Glyph::WriteAccepted && l.lanes[m.lane] == "B/t1")
         );
-        assert_eq!(l.rules[0].label, "mutual-exclusion");
+        assert!(l.rules[0].label.starts_with("mutual-exclusion: "));
         assert!(l.glyphs.contains(&Glyph::WriteRejected));
     }
 
@@ -469,5 +532,50 @@ mod tests {
         assert!(crash.glyphs.contains(&Glyph::Crash));
         let lost = layout_of("lease-shorter-than-work", Release::FENCED);
         assert!(lost.glyphs.contains(&Glyph::LeaseLost), "{:?}", lost.glyphs);
+    }
+
+    /// Each violation's rule says its invariant and its cause: the pause
+    /// of stw-pause (000, 002) is beyond the guarantee, named with the
+    /// fault's kind, target and length as its lane is; a misuse says so.
+    #[test]
+    fn rules_carry_their_cause() {
+        let l = layout_of("stw-pause", Release::REDISSON);
+        let r = &l.rules[0];
+        assert_eq!(r.label, "mutual-exclusion: beyond guarantee (pause A 45s)");
+        assert!(!r.defect);
+        assert!(r.title.contains("beyond the guarantee: "), "{}", r.title);
+        let jump = layout_of("clock-jump", Release::REDISSON);
+        assert_eq!(
+            jump.rules[0].label,
+            "mutual-exclusion: beyond guarantee (clock-jump +26s)"
+        );
+        let misuse = layout_of("lease-shorter-than-work", Release::REDISSON);
+        assert_eq!(misuse.rules[0].label, "mutual-exclusion: misuse");
+    }
+
+    /// A defect is marked apart from an expected loss: under 3.8.0 an
+    /// unlock that fails while Redis is down leaves the watchdog renewing
+    /// for ever (#1602); the liveness failure that follows is a defect,
+    /// the losses during the outage are not. Labels at one instant take
+    /// rows of their own, so they do not overlap.
+    #[test]
+    fn a_defect_is_drawn_apart_and_labels_do_not_overlap() {
+        let s = crate::history_scenario("unlock-error-renews-forever").unwrap();
+        let release: Release = "3.8.0".parse().unwrap();
+        let l = layout(&sim::run(&s.spec(None, Some(release))).unwrap());
+        let defect = l.rules.iter().find(|r| r.defect).expect("a defect");
+        assert!(defect.label.ends_with(": DEFECT"), "{}", defect.label);
+        assert!(
+            l.rules
+                .iter()
+                .any(|r| !r.defect && r.label.contains(": beyond guarantee (redis-down ")),
+            "{:?}",
+            l.rules
+        );
+        for (i, a) in l.rules.iter().enumerate() {
+            for b in &l.rules[i + 1..] {
+                assert!(a.at != b.at || a.row != b.row, "{a:?} overlaps {b:?}");
+            }
+        }
     }
 }

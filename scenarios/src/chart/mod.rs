@@ -22,7 +22,13 @@ const LEFT: f64 = 170.0;
 const PLOT: f64 = 1_180.0;
 const WIDTH: f64 = 1_400.0;
 const LANE: f64 = 24.0;
+/// The top of the first lane when violation labels take one row; each
+/// further row of labels pushes the lanes down by `LABEL_ROW`.
 const TOP: f64 = 44.0;
+const LABEL_ROW: f64 = 14.0;
+/// How a defect's rule is drawn, and an expected loss's.
+const DEFECT: &str = "#e15759";
+const EXPECTED: &str = "#79706e";
 
 /// The chart of `run`, titled `title`.
 pub fn render_chart(run: &Run, title: &str) -> String {
@@ -31,11 +37,15 @@ pub fn render_chart(run: &Run, title: &str) -> String {
 
 fn draw(l: &Layout, title: &str) -> String {
     let end = l.end;
+    let label_rows = l.rules.iter().map(|r| r.row + 1).max().unwrap_or(1);
+    let top = TOP + LABEL_ROW * (label_rows - 1) as f64;
     let x = |t: SimTime| LEFT + PLOT * (t.0.min(end.0) as f64) / (end.0 as f64);
-    let y = |lane: usize| TOP + LANE * lane as f64;
+    let y = |lane: usize| top + LANE * lane as f64;
     let bottom = y(l.lanes.len());
-    let legend_rows = (l.glyphs.len() + 3).div_ceil(4);
-    let height = bottom + 40.0 + 20.0 * legend_rows as f64;
+    let rule_kinds = [true, false].map(|defect| l.rules.iter().any(|r| r.defect == defect));
+    let mut key = String::new();
+    let key_bottom = legend(&mut key, &l.glyphs, rule_kinds, bottom + 34.0);
+    let height = key_bottom + 12.0;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -58,7 +68,7 @@ fn draw(l: &Layout, title: &str) -> String {
             y(i) + LANE
         );
     }
-    axis(&mut s, end, &x, bottom);
+    axis(&mut s, end, &x, (top, bottom));
     for b in &l.bars {
         let (x0, x1) = (x(b.from), x(b.to));
         let _ = writeln!(
@@ -104,26 +114,52 @@ fn draw(l: &Layout, title: &str) -> String {
         s.push_str("</g>\n");
     }
     for r in &l.rules {
-        let vx = x(r.at);
-        let records: Vec<String> = r.records.iter().map(ToString::to_string).collect();
-        let _ = writeln!(
-            s,
-            r##"<g data-record="{}"><title>{}</title><line x1="{vx:.1}" y1="{:.1}" x2="{vx:.1}" y2="{bottom:.1}" stroke="#e15759" stroke-width="1.5" stroke-dasharray="5 3"/><text x="{:.1}" y="{:.1}" fill="#e15759" font-weight="bold">{}</text></g>"##,
-            records.join(" "),
-            escape(&r.title),
-            TOP - 6.0,
-            vx + 3.0,
-            TOP - 8.0,
-            escape(&r.label)
+        rule(
+            &mut s,
+            r,
+            x(r.at),
+            TOP - 8.0 + LABEL_ROW * r.row as f64,
+            bottom,
         );
     }
-    legend(&mut s, &l.glyphs, bottom + 34.0);
+    s.push_str(&key);
     s.push_str("</svg>\n");
     s
 }
 
-/// The time axis, in seconds: about ten ticks at a round spacing.
-fn axis(s: &mut String, end: SimTime, x: &dyn Fn(SimTime) -> f64, bottom: f64) {
+/// A broken invariant: a vertical rule from its label (at `label_y`)
+/// down to the axis, solid red for a defect, dashed grey for an expected
+/// loss, the label saying the invariant and its cause.
+fn rule(s: &mut String, r: &layout::Rule, vx: f64, label_y: f64, bottom: f64) {
+    let records: Vec<String> = r.records.iter().map(ToString::to_string).collect();
+    let (color, line, weight) = if r.defect {
+        (DEFECT, r#"stroke-width="2.5""#, "bold")
+    } else {
+        (
+            EXPECTED,
+            r#"stroke-width="1.5" stroke-dasharray="5 3""#,
+            "normal",
+        )
+    };
+    let (tx, anchor) = if r.leftward {
+        (vx - 3.0, "end")
+    } else {
+        (vx + 3.0, "start")
+    };
+    let _ = writeln!(
+        s,
+        r#"<g data-record="{}" data-cause="{}"><title>{}</title><line x1="{vx:.1}" y1="{:.1}" x2="{vx:.1}" y2="{bottom:.1}" stroke="{color}" {line}/><text x="{tx:.1}" y="{label_y:.1}" text-anchor="{anchor}" fill="{color}" font-weight="{weight}">{}</text></g>"#,
+        records.join(" "),
+        if r.defect { "defect" } else { "expected" },
+        escape(&r.title),
+        label_y + 2.0,
+        escape(&r.label)
+    );
+}
+
+/// The time axis, in seconds: about ten ticks at a round spacing, from
+/// the first lane's `top` to the last lane's `bottom`.
+fn axis(s: &mut String, end: SimTime, x: &dyn Fn(SimTime) -> f64, (top, bottom): (f64, f64)) {
     let step_ms = tick_ms(end.as_ms());
     let mut t = 0;
     while t <= end.as_ms() {
@@ -135,15 +171,17 @@ fn axis(s: &mut String, end: SimTime, x: &dyn Fn(SimTime) -> f64, bottom: f64) {
         };
         let _ = writeln!(
             s,
-            r##"<line x1="{tx:.1}" y1="{TOP}" x2="{tx:.1}" y2="{bottom:.1}" stroke="#dddddd"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{label}</text>"##,
+            r##"<line x1="{tx:.1}" y1="{top:.1}" x2="{tx:.1}" y2="{bottom:.1}" stroke="#dddddd"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{label}</text>"##,
             bottom + 14.0
         );
         t += step_ms;
     }
 }
 
-/// The legend: the bars, then every glyph the chart uses.
-fn legend(s: &mut String, glyphs: &[Glyph], top: f64) {
+/// The legend: the bars, the kinds of broken invariant drawn (`rules`:
+/// a defect, an expected loss), then every glyph the chart uses; returns
+/// the baseline of its last row.
+fn legend(s: &mut String, glyphs: &[Glyph], rules: [bool; 2], top: f64) -> f64 {
     let mut items: Vec<(String, Option<Glyph>, &str)> = vec![
         (
             "held on Redis / believed by a thread (client colour)".to_owned(),
@@ -151,8 +189,21 @@ fn legend(s: &mut String, glyphs: &[Glyph], top: f64) {
             "#4e79a7",
         ),
         ("fault window".to_owned(), None, FAULT),
-        ("invariant broken".to_owned(), None, "rule"),
     ];
+    if rules[0] {
+        items.push((
+            "invariant broken: defect (nothing in the run explains it)".to_owned(),
+            None,
+            "defect",
+        ));
+    }
+    if rules[1] {
+        items.push((
+            "invariant broken: expected (beyond the guarantee, or misuse)".to_owned(),
+            None,
+            "expected",
+        ));
+    }
     items.extend(
         glyphs
             .iter()
@@ -168,10 +219,15 @@ fn legend(s: &mut String, glyphs: &[Glyph], top: f64) {
         }
         match (glyph_kind, *color) {
             (Some(g), _) => glyph(s, *g, false, gx + 6.0, gy - 4.0),
-            (None, "rule") => {
+            (None, kind @ ("defect" | "expected")) => {
+                let (c, line) = if kind == "defect" {
+                    (DEFECT, r#"stroke-width="2.5""#)
+                } else {
+                    (EXPECTED, r#"stroke-width="1.5" stroke-dasharray="5 3""#)
+                };
                 let _ = write!(
                     s,
-                    r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#e15759" stroke-width="1.5" stroke-dasharray="5 3"/>"##,
+                    r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{c}" {line}/>"#,
                     gx + 6.0,
                     gy - 11.0,
                     gx + 6.0,
@@ -194,6 +250,7 @@ fn legend(s: &mut String, glyphs: &[Glyph], top: f64) {
         );
         gx += width;
     }
+    gy
 }
 
 /// Draws one glyph centred at (cx, cy).
@@ -319,7 +376,8 @@ mod tests {
             ">A watchdog<",
             ">fault: pause A 45s<",
             ">pause A 45s<",
-            ">mutual-exclusion<",
+            ">mutual-exclusion: beyond guarantee (pause A 45s)<",
+            "data-cause=\"expected\"",
             ">write rejected<",
             ">token 1<",
             ">fault window<",

@@ -110,6 +110,12 @@ pub struct ExploreArgs {
     /// Also write each shrunk plan as a scenario file into this directory.
     #[arg(long)]
     pub save: Option<PathBuf>,
+    /// Also write the findings as a report into this directory:
+    /// `index.html` (one self-contained page) and `README.md`, the
+    /// defects first, each with its shrunk scenario, chart, timeline and
+    /// replay command, then the expected losses by cause.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
     /// Explore only part K of N of the range (`--shard 2/4`), so N CI jobs
     /// sweep it between them, each seed once.
     #[arg(long, value_parser = parse_shard)]
@@ -386,6 +392,7 @@ mod tests {
                 shrink: 4,
                 format: PlanFormat::Toml,
                 save: None,
+                report: None,
                 shard: None,
                 threads: 0,
                 workload: WorkloadArgs {

@@ -11,24 +11,18 @@
 //! 4. the shrunk plans of the first violations, or, when Ctrl-C stopped the
 //!    sweep, the command that explores the seeds it did not reach.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lockcore::Release;
-
+use crate::cli::findings::{Shrunk, write_findings};
 use crate::cli::groups::Groups;
-use crate::cli::picks::{Pick, Picks};
+use crate::cli::picks::Pick;
 use crate::cli::resume::{resume_command, shell_word};
-use crate::cli::summary::{
-    DefectReport, Report, names, profile_label, profiles, summary, workload_label,
-};
+use crate::cli::summary::{DefectReport, Report, summary, workload_label};
+use crate::cli::sweep::{Swept, sweep};
 use crate::cli::{Exit, ExploreArgs, PlanFormat};
-use crate::{
-    Exploration, InputError, SeedRange, SweepEvent, explored_spec_with, plan_json, shrink_as,
-    shrunk_scenario,
-};
+use crate::{InputError, SeedRange, explored_spec_with, plan_json, shrink_as, shrunk_scenario};
 
 /// How many runs one shrink may take.
 const SHRINK_BUDGET: usize = 200;
@@ -49,8 +43,8 @@ pub(super) fn explore(
     if let Some((k, n)) = args.shard {
         range = range.shard(k, n)?;
     }
-    if let Some(dir) = &args.save {
-        // Made now, so a bad path is refused before a sweep of hours.
+    // Made now, so a bad path is refused before a sweep of hours.
+    for dir in args.save.iter().chain(&args.report) {
         std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, &e))?;
     }
     let mut quiet = std::io::sink();
@@ -60,8 +54,18 @@ pub(super) fn explore(
         (out, None)
     };
     let swept = sweep(args, profile, range, interrupt, text, err)?;
-    let Some((found, picks, groups)) = swept else {
+    let Some(Swept {
+        found,
+        picks,
+        groups,
+        losses,
+    }) = swept
+    else {
         return Ok(Exit::Interrupted);
+    };
+    let report = |shrunk: &[Shrunk], text: &mut dyn Write| match &args.report {
+        Some(dir) => write_findings(dir, args, profile, (&found, &groups, &losses), shrunk, text),
+        None => Ok(()),
     };
     let workload = args.workload.workload();
     if json.is_none() {
@@ -75,6 +79,7 @@ pub(super) fn explore(
             }
             let _ = writeln!(text, "resume with: {}", resume_command(args, profile, rest));
         }
+        report(&[], text)?;
         if let Some(out) = json {
             print_json(
                 out,
@@ -88,7 +93,7 @@ pub(super) fn explore(
         seed: g.seed,
         profile: g.model,
         invariant: g.invariant,
-        defect: true,
+        cause: "defect",
     });
     let picked: Vec<Pick> = if args.shrink == 0 {
         Vec::new()
@@ -99,14 +104,16 @@ pub(super) fn explore(
         if interrupt.load(Ordering::SeqCst) {
             let left = picked.len() - i;
             let _ = writeln!(text, "\ninterrupted: {left} shrink(s) skipped");
+            report(&shrunk, text)?;
             return Ok(Exit::Interrupted);
         }
         shrunk.push(shrink_one(pick, args, text)?);
     }
+    report(&shrunk, text)?;
     if let Some(out) = json {
         let mut defects = reports(&groups);
-        for (d, toml) in defects.iter_mut().zip(shrunk) {
-            d.shrunk = Some(toml);
+        for (d, s) in defects.iter_mut().zip(&shrunk) {
+            d.shrunk = Some(s.scenario.to_toml());
         }
         print_json(out, Report::new(&found, profile, workload, defects));
     }
@@ -115,77 +122,6 @@ pub(super) fn explore(
     } else {
         Exit::Unexpected
     })
-}
-
-/// What a finished (or stopped) sweep leaves: its counts, the expected
-/// losses to shrink and the defect groups; `None` when stdout closed.
-type Swept = Option<(Exploration, Picks, Groups)>;
-
-/// The sweep itself: the header, each violating run's line as it is
-/// found, the progress bar.
-fn sweep(
-    args: &ExploreArgs,
-    profile: Option<Release>,
-    range: SeedRange,
-    interrupt: &AtomicBool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<Swept, InputError> {
-    let runs = u128::from(range.count()) * profiles(profile).len() as u128;
-    let workload = args.workload.workload();
-    let _ = writeln!(
-        out,
-        "exploring seeds {range} under {}{}: {runs} runs; each violating run as it is found:",
-        profile_label(profile),
-        workload_label(workload)
-    );
-    let bar = progress_bar(range.count());
-    let (mut picks, mut groups) = (Picks::new(args.shrink), Groups::default());
-    let mut closed = None;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
-        .build()
-        .map_err(|e| InputError::Threads(e.to_string()))?;
-    let found =
-        crate::explore_workload_on(
-            &pool,
-            range,
-            profile,
-            workload,
-            interrupt,
-            |event| match event {
-                SweepEvent::Found(f) => {
-                    let line =
-                        bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
-                    if let (Err(e), None) = (line, &closed) {
-                        // Nobody reads the findings any more (`locksim explore |
-                        // head`): stop, rather than sweep on for hours for nothing.
-                        interrupt.store(true, Ordering::SeqCst);
-                        closed = Some(e);
-                    }
-                    picks.offer(f);
-                    groups.offer(f);
-                }
-                SweepEvent::Failed {
-                    seed,
-                    profile,
-                    reason,
-                } => bar.suspend(|| {
-                    let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
-                }),
-                SweepEvent::SeedDone(_) => bar.inc(1),
-            },
-        );
-    bar.finish_and_clear();
-    if let Some(e) = closed {
-        let last = found.next.saturating_sub(1);
-        let _ = writeln!(
-            err,
-            "locksim: cannot write to stdout ({e}); the sweep stopped after seed {last}"
-        );
-        return Ok(None);
-    }
-    Ok(Some((found, picks, groups)))
 }
 
 /// The defect groups for `--json`, not yet shrunk.
@@ -208,36 +144,26 @@ fn print_json(out: &mut dyn Write, report: Report<'_>) {
     );
 }
 
-fn progress_bar(seeds: u64) -> ProgressBar {
-    let bar = ProgressBar::new(seeds);
-    if std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} seeds {msg}") {
-            bar.set_style(style);
-        }
-    } else {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar
-}
-
 /// Shrinks one violation, prints the plan and saves it if asked; returns
-/// the shrunk scenario file.
-fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<String, InputError> {
+/// the shrunk scenario.
+fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<Shrunk, InputError> {
     let (inv, profile) = (pick.invariant, pick.profile);
     let spec = explored_spec_with(pick.seed, Some(profile), args.workload.workload());
-    let cause = pick.defect.then_some("defect");
-    let shrunk = shrink_as(&spec, inv, cause, SHRINK_BUDGET);
+    let shrunk = shrink_as(&spec, inv, Some(pick.cause), SHRINK_BUDGET);
     let _ = writeln!(
         out,
-        "\nshrunk seed {} under {profile} ({inv}{}): {} -> {} fault(s) in {} runs",
+        "\nshrunk seed {} under {profile} ({inv}, {}): {} -> {} fault(s) in {} runs",
         pick.seed,
-        if pick.defect { ", a defect" } else { "" },
+        if pick.defect() {
+            "a defect"
+        } else {
+            pick.cause
+        },
         spec.faults.0.len(),
         shrunk.spec.faults.0.len(),
         shrunk.runs
     );
-    let scenario = shrunk_scenario(&shrunk.spec, inv, profile, pick.defect);
+    let scenario = shrunk_scenario(&shrunk.spec, inv, profile, pick.defect());
     let text = match args.format {
         PlanFormat::Toml => scenario.to_toml(),
         PlanFormat::Json => plan_json(&shrunk.spec.faults),
@@ -253,7 +179,11 @@ fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<St
             shell_word(&path.display().to_string())
         );
     }
-    Ok(scenario.to_toml())
+    Ok(Shrunk {
+        pick: *pick,
+        scenario,
+        faults: (spec.faults.0.len(), shrunk.spec.faults.0.len()),
+    })
 }
 
 fn unwritable(path: &Path, e: &std::io::Error) -> InputError {
@@ -530,22 +460,25 @@ mod tests {
         );
     }
 
-    /// `--save` into a path that cannot be a directory is refused before
-    /// the sweep, as a failed write with the path and the OS's reason (it
-    /// used to say "cannot read", after the whole sweep).
+    /// `--save` or `--report` into a path that cannot be a directory is
+    /// refused before the sweep, as a failed write with the path and the
+    /// OS's reason (`--save` used to say "cannot read", after the whole
+    /// sweep).
     #[test]
-    fn save_into_an_unwritable_path_says_cannot_write() {
+    fn save_or_report_into_an_unwritable_path_says_cannot_write() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("plain-file");
         std::fs::write(&file, "").unwrap();
         let target = file.join("plans");
         let target = target.to_str().unwrap();
-        let (exit, out, err) = exec(&["explore", "--seeds", "1", "--save", target], None);
-        assert_eq!((exit, out.as_str()), (Exit::BadInput, ""));
-        assert!(
-            err.starts_with(&format!("locksim: cannot write {target}: ")) && err.len() > 30,
-            "{err}"
-        );
+        for flag in ["--save", "--report"] {
+            let (exit, out, err) = exec(&["explore", "--seeds", "1", flag, target], None);
+            assert_eq!((exit, out.as_str()), (Exit::BadInput, ""), "{flag}");
+            assert!(
+                err.starts_with(&format!("locksim: cannot write {target}: ")) && err.len() > 30,
+                "{err}"
+            );
+        }
     }
 
     /// Issue 13: `--shard K/N` jobs cover the range once between them; a

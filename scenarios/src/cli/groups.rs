@@ -4,33 +4,13 @@
 use std::collections::BTreeMap;
 
 use lockcore::Release;
-use serde::Serialize;
-use sim::Invariant;
 
-use crate::{Finding, Fix};
+use crate::Finding;
+pub(super) use crate::defect::DefectGroup as Group;
 
 /// At most this many groups are kept; defects of further signatures are
 /// counted, so memory stays flat however long the sweep.
 pub(super) const MAX_GROUPS: usize = 1_000;
-
-/// The runs of one release that showed one defect.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(super) struct Group {
-    /// The release (model) they ran under.
-    pub(super) model: Release,
-    /// The invariant.
-    pub(super) invariant: Invariant,
-    /// The signature.
-    pub(super) signature: String,
-    /// The Redisson fix that removes it, if one does.
-    pub(super) fixed_by: Option<Fix>,
-    /// How many runs showed it.
-    pub(super) runs: u64,
-    /// The first of them.
-    pub(super) seed: u64,
-    /// The command that replays the first.
-    pub(super) replay: String,
-}
 
 /// The groups in the order their first runs were found.
 #[derive(Default)]
@@ -84,10 +64,8 @@ impl Groups {
                 "     under {}: {} run(s); first: {}",
                 g.model, g.runs, g.replay
             );
-            let _ = match &g.fixed_by {
-                Some(fix) => writeln!(out, "     upstream: {fix}"),
-                None => writeln!(out, "     upstream: no modelled Redisson fix removes it"),
-            };
+            let fix = crate::findings::fixed_by_text(g.fixed_by.as_ref());
+            let _ = writeln!(out, "     upstream: {fix}");
         }
         if self.overflow > 0 {
             let _ = writeln!(
@@ -103,6 +81,7 @@ impl Groups {
 mod tests {
     use super::*;
     use crate::Defect;
+    use sim::Invariant;
 
     fn finding(seed: u64, signature: &str) -> Finding {
         Finding {

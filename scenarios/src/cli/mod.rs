@@ -6,12 +6,14 @@ mod args;
 mod bench;
 mod envelope;
 mod explore;
+mod findings;
 mod groups;
 mod picks;
 mod report;
 mod resume;
 mod run;
 mod summary;
+mod sweep;
 mod versions;
 
 use std::io::Write;

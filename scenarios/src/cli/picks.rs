@@ -13,8 +13,17 @@ pub(super) struct Pick {
     pub(super) seed: u64,
     pub(super) profile: Release,
     pub(super) invariant: Invariant,
-    /// Whether the oracle called it a defect (its shrinking keeps that).
-    pub(super) defect: bool,
+    /// The oracle's cause (`defect`, `beyond-guarantee`, `misuse`): its
+    /// shrinking keeps it, so a loss a fault explains does not shrink into
+    /// a defect, nor a defect into a loss.
+    pub(super) cause: &'static str,
+}
+
+impl Pick {
+    /// Whether the oracle called it a defect.
+    pub(super) fn defect(&self) -> bool {
+        self.cause == "defect"
+    }
 }
 
 /// The expected losses to shrink (defects are shrunk by signature, see
@@ -50,7 +59,7 @@ impl Picks {
                 seed: f.seed,
                 profile: f.profile,
                 invariant: b.invariant,
-                defect: false,
+                cause: b.cause.name(),
             });
         }
     }

@@ -31,11 +31,13 @@ pub(super) fn resume_command(
         cmd.push_str(" --format json");
     }
     cmd.push_str(&args.workload.workload().flags());
-    if let Some(dir) = &args.save {
-        cmd.push_str(&format!(
-            " --save {}",
-            shell_word(&dir.display().to_string())
-        ));
+    for (flag, dir) in [("--save", &args.save), ("--report", &args.report)] {
+        if let Some(dir) = dir {
+            cmd.push_str(&format!(
+                " {flag} {}",
+                shell_word(&dir.display().to_string())
+            ));
+        }
     }
     cmd
 }
