@@ -350,6 +350,13 @@ impl Builder {
     fn fault(&mut self, fault: &sim::Fault, phase: Phase, at: SimTime, i: usize) {
         let key = crate::fault_line(fault);
         match phase {
+            // An instant (an interrupt, a deleted key) is a sliver at its
+            // time, not a window that never closes.
+            Phase::Begin if fault.end_ms().is_none() => {
+                let sliver = SimTime::from_ms(self.end.as_ms() / 200 + 1);
+                let to = SimTime::from_ms(at.as_ms() + sliver.as_ms());
+                self.fault_bar(key, at, to, i, fault_label(fault));
+            }
             Phase::Begin => {
                 self.faults.insert(key, (at, i, fault_label(fault)));
             }
@@ -577,5 +584,21 @@ mod tests {
                 assert!(a.at != b.at || a.row != b.row, "{a:?} overlaps {b:?}");
             }
         }
+    }
+
+    /// An instant fault (the interrupt at 1 ms) is a sliver at its time,
+    /// not a window open to the end of the run.
+    #[test]
+    fn an_instant_fault_is_a_sliver() {
+        let s = crate::history_scenario("interrupted-acquire-renews-again").unwrap();
+        let newest = Release::version(lockcore::Version::NEWEST);
+        let l = layout(&sim::run(&s.spec(None, Some(newest))).unwrap());
+        let bar = l
+            .bars
+            .iter()
+            .find(|b| b.color == FAULT)
+            .expect("a fault bar");
+        assert_eq!(bar.from, SimTime::from_ms(1));
+        assert!(bar.to.as_ms() < 1_000, "{bar:?}");
     }
 }
