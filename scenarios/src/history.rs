@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 8] = [
+const FILES: [(&str, &str); 9] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -44,6 +44,10 @@ const FILES: [(&str, &str); 8] = [
     (
         "sibling-loses-renewal-during-cancel",
         include_str!("../history/sibling-loses-renewal-during-cancel.toml"),
+    ),
+    (
+        "trylock-timeout-throws",
+        include_str!("../history/trylock-timeout-throws.toml"),
     ),
     (
         "interrupted-acquire-renews-again",

@@ -17,7 +17,7 @@ const SLACK_MS: u64 = 5;
 /// every attempt's response timeout plus the pauses between attempts
 /// (`(retryAttempts + 1) × timeout + retryAttempts × retryInterval`,
 /// 16.5 s with Redisson's defaults, which every simulated client uses).
-fn command_budget_ms() -> u64 {
+pub(crate) fn command_budget_ms() -> u64 {
     let c = lockcore::Config::default();
     let attempts = u64::from(c.retry_attempts);
     (attempts + 1) * c.response_timeout.0 + attempts * c.retry_interval.0

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::{History, SimTime};
 use work::Work;
 
-mod call_within_budget;
+pub(crate) mod call_within_budget;
 mod false_unlock_error;
 mod fault_index;
 mod fencing;
@@ -19,6 +19,7 @@ mod release_after_crash;
 mod renewal_after_unlock;
 #[cfg(test)]
 pub(crate) mod sample;
+mod try_lock_answers;
 mod work;
 
 /// A named invariant.
@@ -52,11 +53,14 @@ pub enum Invariant {
     /// section, nor leaves the lock free while a thread waits, for longer
     /// than the longest lease plus the faults' hold-ups and a grace.
     Liveness,
+    /// A `tryLock(wait)` whose wait loop hit a response timeout returns
+    /// false rather than throwing (Redisson #5019).
+    TryLockAnswers,
 }
 
 impl Invariant {
     /// Every invariant, in a fixed order.
-    pub const ALL: [Invariant; 9] = [
+    pub const ALL: [Invariant; 10] = [
         Invariant::MutualExclusion,
         Invariant::Fencing,
         Invariant::ReleaseAfterCrash,
@@ -66,6 +70,7 @@ impl Invariant {
         Invariant::FalseUnlockError,
         Invariant::CallWithinBudget,
         Invariant::Liveness,
+        Invariant::TryLockAnswers,
     ];
 
     /// The invariant's name (`mutual-exclusion`, ...).
@@ -80,6 +85,7 @@ impl Invariant {
             Invariant::FalseUnlockError => "false-unlock-error",
             Invariant::CallWithinBudget => "call-within-budget",
             Invariant::Liveness => "liveness",
+            Invariant::TryLockAnswers => "try-lock-answers",
         }
     }
 
@@ -99,6 +105,7 @@ impl Invariant {
             Invariant::FalseUnlockError => false_unlock_error::check(history, work),
             Invariant::CallWithinBudget => call_within_budget::check(history, work),
             Invariant::Liveness => liveness::check(history, work),
+            Invariant::TryLockAnswers => try_lock_answers::check(history, work),
         };
         found.sort_by_key(|v| v.at);
         found
