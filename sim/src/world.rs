@@ -132,6 +132,10 @@ pub(crate) enum Ev {
     },
 }
 
+/// Redisson's `pingConnectionInterval` (30 s by default): how late a
+/// client learns of a closed connection whose close it never saw.
+pub(crate) const PING_INTERVAL_MS: u64 = 30_000;
+
 /// The whole simulated world of one run.
 pub(crate) struct World<'s> {
     pub(crate) spec: &'s SimSpec,
@@ -427,6 +431,14 @@ impl<'s> World<'s> {
                     Down::Message { .. } => "message",
                     Down::Closed => "connection close",
                 };
+                if matches!(msg, Down::Closed) {
+                    // The client learns of a close it did not see at its
+                    // next connection ping (Redisson's
+                    // pingConnectionInterval), which fails either way: the
+                    // connection is gone, or the network still is.
+                    let at = self.now.plus_ms(PING_INTERVAL_MS);
+                    self.queue.push(at, Ev::AtClient { c, life, msg });
+                }
                 let client = self.procs[c as usize].name.clone();
                 let process = crate::history::Proc { client, life };
                 self.record(RecordKind::Drop {
@@ -487,7 +499,8 @@ impl World<'_> {
     /// Redis restarts without persistence: every key and connection is
     /// lost; commands waiting for a pause are gone too.
     /// Every live client is told its connections closed (a RST, carried
-    /// like any message from Redis, so a partition can hide it).
+    /// like any message from Redis, so a partition can hide it until the
+    /// client's next connection ping).
     pub(crate) fn close_connections(&mut self) {
         let lives: Vec<(u32, u32)> = self
             .procs

@@ -37,3 +37,67 @@ impl Kind for RedisRestart {
 pub(crate) fn generate(_r: &mut ChaCha8Rng, d: Draw) -> Fault {
     Fault::RedisRestart(RedisRestart { at_ms: d.at_ms })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::RecordKind;
+    use crate::run::tests::{client, spec, thread};
+    use crate::{FaultPlan, Invariant, Step, run};
+
+    /// Fenced seed 57571: Redis restarted while a partition cut A off, so
+    /// A never saw its connections close. A learns it at its next
+    /// connection ping, 30 s later, and resubscribes then (before, it never
+    /// did, and its waiter slept through every unlock); the wake-up it
+    /// missed meanwhile is the faults' doing.
+    #[test]
+    fn a_close_hidden_by_a_partition_is_learned_at_the_next_ping() {
+        let holder = |start, ms| {
+            let steps = vec![
+                Step::Lock { lease_ms: None },
+                Step::Work { ms },
+                Step::Unlock,
+            ];
+            vec![thread(start, steps)]
+        };
+        let waiter = vec![thread(
+            1_000,
+            vec![Step::Lock { lease_ms: None }, Step::Unlock],
+        )];
+        // B holds until the restart; C takes the lock after it and keeps
+        // A waiting past A's next ping.
+        let mut s = spec(vec![
+            client("A", waiter),
+            client("B", holder(0, 2_500)),
+            client("C", holder(5_000, 50_000)),
+        ]);
+        s.horizon_ms = 60_000;
+        s.faults = FaultPlan(vec![
+            Fault::Partition(crate::faults::Partition {
+                client: "A".into(),
+                at_ms: 2_000,
+                duration_ms: 2_000,
+            }),
+            Fault::RedisRestart(RedisRestart { at_ms: 3_000 }),
+        ]);
+        let r = run(&s).unwrap();
+        let resubscribed: Vec<_> = r
+            .history
+            .records
+            .iter()
+            .filter(|rec| {
+                matches!(&rec.kind, RecordKind::Lock { process, event: lockcore::Event::Resubscribing { .. } } if process.client == "A")
+            })
+            .map(|rec| rec.at.as_ms())
+            .collect();
+        assert_eq!(resubscribed.first(), Some(&33_000), "{resubscribed:?}");
+        for v in &r.violations {
+            assert_ne!(v.cause.name(), "defect", "{v}");
+        }
+        assert!(
+            r.violations
+                .iter()
+                .all(|v| v.invariant != Invariant::Liveness)
+        );
+    }
+}
