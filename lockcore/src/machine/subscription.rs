@@ -15,7 +15,7 @@ use tracing::debug;
 
 use super::command::UNLOCK_MESSAGE;
 use super::{Event, LockClient, Output, TimerKind};
-use crate::{LockError, LockName, Millis, ThreadId, TransportError};
+use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 /// One channel's subscription and latch.
 #[derive(Debug, Clone)]
@@ -124,7 +124,14 @@ impl LockClient {
             }
             Err(error) => {
                 for thread in waiting {
-                    self.finish(thread, Err(LockError::Transport(error.clone())));
+                    let bounded = self
+                        .acquiring(thread)
+                        .is_some_and(|(_, a)| matches!(a.wait, super::acquire::Wait::For(_)));
+                    if bounded && self.switches.has(Switch::SubscribeFailureFalse) {
+                        self.finish(thread, Ok(CallOutcome::NotAcquired));
+                    } else {
+                        self.finish(thread, Err(LockError::Transport(error.clone())));
+                    }
                 }
                 // Threads on the latch still need the channel: Redisson's
                 // reconnect goes on trying.

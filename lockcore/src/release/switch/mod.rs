@@ -62,6 +62,7 @@ switches! {
     RenewalErrorRemovesEntry => renewal_error_removes_entry,
     RenewalZeroRemovesEntry => renewal_zero_removes_entry,
     InterruptCancelsAcquire => interrupt_cancels_acquire,
+    SubscribeFailureFalse => subscribe_failure_false,
     CombinedAcquireScript => combined_acquire_script,
     AcquireRetryWrapper => acquire_retry_wrapper,
     UnlockLatch => unlock_latch,
