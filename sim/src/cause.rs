@@ -177,7 +177,7 @@ fn lost_subscription(spec: &SimSpec, history: &History, v: &Violation) -> Option
                             && r.at.as_ms() + SUBSCRIPTION_TIMEOUT_MS >= v.at.as_ms()) =>
             {
                 let ms = r.at.as_ms();
-                let fault = spec.faults.0.iter().find(|f| {
+                let fault = excusing(spec).find(|f| {
                     f.client().is_none_or(|c| c == process.client)
                         && f.at_ms() <= ms
                         && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
@@ -212,15 +212,18 @@ fn faults_on<'a>(
     start: u64,
     end: u64,
 ) -> impl Iterator<Item = (String, u64)> + 'a {
-    spec.faults
-        .0
-        .iter()
-        .filter(|f| f.kind().excuses())
-        .filter_map(move |f| {
-            let on_us = f.client().is_none_or(|c| v.clients.iter().any(|x| x == c));
-            let (at, until) = (f.at_ms(), f.effect_end_ms().unwrap_or(f.at_ms()));
-            (on_us && at <= end && until >= start).then(|| (f.text(), at))
-        })
+    excusing(spec).filter_map(move |f| {
+        let on_us = f.client().is_none_or(|c| v.clients.iter().any(|x| x == c));
+        let (at, until) = (f.at_ms(), f.effect_end_ms().unwrap_or(f.at_ms()));
+        (on_us && at <= end && until >= start).then(|| (f.text(), at))
+    })
+}
+
+/// The plan's faults that can explain a violation (not an interrupt or
+/// interleaved callbacks: the application's own doing, which the lock
+/// must handle).
+fn excusing(spec: &SimSpec) -> impl Iterator<Item = &crate::Fault> {
+    spec.faults.0.iter().filter(|f| f.kind().excuses())
 }
 
 /// Mutual exclusion: how the holder's key went before the other thread
@@ -348,7 +351,7 @@ fn renewals_blocked(
     let mut blamed = None;
     let mut healed = 0;
     for &(ms, client, _) in &sent {
-        let on_it = spec.faults.0.iter().find(|f| {
+        let on_it = excusing(spec).find(|f| {
             f.client().is_none_or(|c| c == client)
                 && f.at_ms() <= ms
                 && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
@@ -396,11 +399,8 @@ fn believer_key_gone<'h>(
 /// cover; an instant fault inside it (a clock jump, which moves the
 /// expiry itself) covers all of it.
 fn coverage(spec: &SimSpec, v: &Violation, start: u64, end: u64) -> u64 {
-    let ours = spec
-        .faults
-        .0
-        .iter()
-        .filter(|f| f.client().is_none_or(|c| v.clients.iter().any(|x| x == c)));
+    let ours =
+        excusing(spec).filter(|f| f.client().is_none_or(|c| v.clients.iter().any(|x| x == c)));
     let mut spans = Vec::new();
     for f in ours {
         match f.effect_end_ms() {
