@@ -25,16 +25,28 @@ impl LockClient {
     }
 
     /// The release's unlock script for `thread`, with the latch key of
-    /// this unlock (3.24+).
+    /// this unlock (3.24+). A hold that remains is re-armed with the lease
+    /// of the thread's latest acquisition (Redisson's
+    /// `internalLockLeaseTime`): its hold's, or the one its acquire in
+    /// flight asked for.
     pub(super) fn unlock_command(
         &mut self,
         thread: ThreadId,
         lock: &LockName,
     ) -> (Vec<bytes::Bytes>, Option<String>) {
-        let lease = self
-            .holds
-            .get(&(lock.clone(), thread))
-            .and_then(|hold| hold.lease)
+        let pending = match self.calls.get(&thread) {
+            Some(CallState {
+                lock: l,
+                kind: CallKind::Acquire(acquiring),
+            }) if l == lock => Some(acquiring.lease),
+            _ => None,
+        };
+        let lease = pending
+            .unwrap_or_else(|| {
+                self.holds
+                    .get(&(lock.clone(), thread))
+                    .and_then(|h| h.lease)
+            })
             .unwrap_or(self.config.watchdog_timeout);
         let latch = self.switches.has(Switch::UnlockLatch).then(|| {
             self.unlocks += 1;

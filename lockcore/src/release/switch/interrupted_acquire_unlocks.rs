@@ -11,7 +11,11 @@
 //! renewal and unlocks. locksim models the part that decides the
 //! outcome: an abandoned acquire that took the lock arms nothing and
 //! sends the release's unlock script (fire and forget; a 3.24+ latch key
-//! it leaves lives out its TTL). The `fenced` profile has it.
+//! it leaves lives out its TTL). The unlock goes by thread id, so if the
+//! thread has asked again meanwhile and re-entered, it counts that hold
+//! down; it re-arms the key with the lease of the thread's latest
+//! acquisition (Redisson's `internalLockLeaseTime`), which keeps the new
+//! hold alive. The `fenced` profile has it.
 
 use super::SwitchInfo;
 
@@ -49,5 +53,29 @@ mod tests {
             h.advance(1_500);
             assert_eq!(h.sends().contains(&Purpose::Renew), !unlocks, "{text}");
         }
+    }
+
+    /// The thread asked again (lease 17 522 ms) before the late success
+    /// answered: the undo counts that hold down and re-arms the key with
+    /// the new call's lease, not the watchdog's (fenced seed 3218: with
+    /// the 3 s watchdog lease the key expired under the new hold).
+    #[test]
+    fn the_undo_keeps_the_lease_of_the_threads_new_acquire() {
+        let mut h = Harness::short(release("4.7.0 +interrupted-acquire-unlocks"));
+        let again = || Call::TryLock {
+            wait: Some(crate::Millis(5_000)),
+            lease: Some(crate::Millis(17_522)),
+        };
+        h.call(ThreadId(1), "l", again()).unwrap();
+        let first = h.expect(Purpose::Acquire);
+        h.m.interrupt(h.now, ThreadId(1));
+        let _ = h.until_return(ThreadId(1));
+        h.call(ThreadId(1), "l", again()).unwrap();
+        let _second = h.expect(Purpose::Acquire);
+        h.reply(first, Value::Nil);
+        let (_, purpose, command) = h.expect_send_purpose();
+        assert_eq!(purpose, Purpose::Unlock);
+        assert!(command.iter().any(|a| a == "17522"), "{command:?}");
+        assert!(!command.iter().any(|a| a == "3000"), "{command:?}");
     }
 }
