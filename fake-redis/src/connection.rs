@@ -82,7 +82,9 @@ where
                 break;
             }
             buf.reserve(READ_CHUNK);
+            // Biased, so a seeded runtime (turmoil) replays it exactly.
             tokio::select! {
+                biased;
                 read = rd.read_buf(&mut buf) => match read {
                     Ok(0) => break,
                     Ok(_) => {}

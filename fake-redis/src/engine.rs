@@ -168,6 +168,11 @@ impl Engine {
         self.forget_conn(conn);
     }
 
+    /// The name `conn` gave itself with `CLIENT SETNAME`, if any.
+    pub fn client_name(&self, conn: ConnId) -> Option<&Bytes> {
+        self.state.clients.get(&conn)?.name.as_ref()
+    }
+
     /// The protocol `conn` speaks now.
     pub fn protocol(&self, conn: ConnId) -> Protocol {
         self.state.protocol(conn)

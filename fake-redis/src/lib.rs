@@ -219,5 +219,5 @@ pub use request::{
     MAX_BULK, MAX_INLINE, MAX_MULTIBULK, ProtocolError, Request, RequestReader, parse_request,
 };
 pub use script::{LockScript, sha1_hex};
-pub use server::{BackgroundServer, SharedEngine, serve, spawn_local_server};
+pub use server::{BackgroundServer, CommandHook, SharedEngine, serve, spawn_local_server};
 pub use value::Value;

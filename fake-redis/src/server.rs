@@ -43,9 +43,15 @@ struct Slot {
     signals: Arc<Signals>,
 }
 
+/// Sees every command right after it ran, with the engine (to read what
+/// it changed) and the connection that sent it: how an observer (the
+/// simulator's recorder) watches Redis without polling it.
+pub type CommandHook = Box<dyn FnMut(&mut Engine, ConnId, &[Bytes]) + Send>;
+
 struct Hub {
     engine: Engine,
     slots: BTreeMap<ConnId, Slot>,
+    hook: Option<CommandHook>,
 }
 
 impl Hub {
@@ -99,10 +105,20 @@ impl std::fmt::Debug for SharedEngine {
 impl SharedEngine {
     /// Shares `engine` for serving.
     pub fn new(engine: Engine) -> Self {
+        Self::build(engine, None)
+    }
+
+    /// Shares `engine`, with `hook` called after every command it runs.
+    pub fn with_hook(engine: Engine, hook: CommandHook) -> Self {
+        Self::build(engine, Some(hook))
+    }
+
+    fn build(engine: Engine, hook: Option<CommandHook>) -> Self {
         Self {
             hub: Arc::new(Mutex::new(Hub {
                 engine,
                 slots: BTreeMap::new(),
+                hook,
             })),
         }
     }
@@ -176,7 +192,14 @@ impl SharedEngine {
             if hub.slots.get(&conn).is_none_or(|s| s.outbox.killed()) {
                 return true;
             }
+            let traced = hub.hook.is_some().then(|| args.clone());
             let response = hub.engine.execute(conn, args);
+            if let Some(args) = traced {
+                let Hub { engine, hook, .. } = &mut *hub;
+                if let Some(hook) = hook {
+                    hook(engine, conn, &args);
+                }
+            }
             // Redis writes a message to each subscriber while PUBLISH runs,
             // before the publisher's own reply: same order here.
             for (to, message) in &response.deliveries {
@@ -249,6 +272,7 @@ pub async fn serve(listener: TcpListener, shared: SharedEngine) {
         }
     };
     tokio::select! {
+        biased;
         () = accept(listener, shared.clone()) => {}
         () = ticker => {}
     }

@@ -7,6 +7,13 @@
 //! every input takes the mutex, applies itself and performs the resulting
 //! outputs before releasing it, so outputs reach the transport in the order
 //! the machine produced them.
+//!
+//! Two hooks serve fault injection and observation, and change nothing
+//! of the algorithm: a [`Tracer`] sees every output, reply and message as
+//! the machine handles it (the simulator's recorder builds its history
+//! from them), and [`RedissonClient::freeze`] holds every input back
+//! until [`RedissonClient::thaw`], as a stop-the-world pause of the JVM
+//! would: timers that fall due meanwhile fire, late, on thaw, in order.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -18,10 +25,38 @@ use tracing::debug;
 
 use crate::{
     Call, CallOutcome, Config, Event, FencingToken, LockClient, LockError, LockName, Millis,
-    Output, ThreadId, TimerId, Transport,
+    Output, RequestId, ThreadId, TimerId, Transport, TransportError, Value,
 };
 
 type Reply = oneshot::Sender<Result<CallOutcome, LockError>>;
+
+/// One thing the wrapper handled, as a [`Tracer`] sees it.
+#[derive(Debug)]
+pub enum Trace<'a> {
+    /// An output of the machine, before the wrapper carries it out.
+    Output(&'a Output),
+    /// A command's reply (or its failure), before the machine reads it.
+    Reply {
+        /// The command it answers.
+        request: RequestId,
+        /// What came back.
+        reply: &'a Result<Value, TransportError>,
+    },
+    /// A pub/sub message, before the machine reads it.
+    Message {
+        /// The channel.
+        channel: &'a str,
+        /// The payload.
+        payload: &'a [u8],
+    },
+}
+
+/// Sees everything the wrapper handles, with the machine's `now`; called
+/// with the client's state locked, so it must not call back into it.
+pub type Tracer = Box<dyn FnMut(Millis, Trace<'_>) + Send>;
+
+/// An input held back while the client is frozen.
+type Deferred = Box<dyn FnOnce(&mut State, Millis) + Send>;
 
 /// What the mutex guards: the machine and the driver's bookkeeping.
 struct State {
@@ -30,6 +65,18 @@ struct State {
     timers: BTreeMap<TimerId, AbortHandle>,
     /// The client was dropped: calls are refused, timers no longer set.
     closed: bool,
+    tracer: Option<Tracer>,
+    /// Inputs that arrived while frozen, in arrival order; `None` when
+    /// the client runs.
+    frozen: Option<Vec<Deferred>>,
+}
+
+impl State {
+    fn trace(&mut self, now: Millis, trace: Trace<'_>) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer(now, trace);
+        }
+    }
 }
 
 struct Shared<T> {
@@ -48,18 +95,38 @@ impl<T: Transport> Shared<T> {
         Millis(self.epoch.elapsed().as_millis() as u64)
     }
 
-    /// Applies one input to the machine and carries out what it asks.
-    fn input(self: &Arc<Self>, apply: impl FnOnce(&mut LockClient, Millis)) {
+    /// Applies one input to the machine and carries out what it asks; a
+    /// frozen client keeps it for [`RedissonClient::thaw`].
+    fn input(self: &Arc<Self>, apply: impl FnOnce(&mut State, Millis) + Send + 'static) {
         let mut state = self.lock();
         if state.closed {
             return;
         }
-        apply(&mut state.machine, self.now());
+        if let Some(deferred) = &mut state.frozen {
+            deferred.push(Box::new(apply));
+            return;
+        }
+        apply(&mut state, self.now());
         self.drive(&mut state);
+    }
+
+    fn reply(self: &Arc<Self>, request: RequestId, reply: Result<Value, TransportError>) {
+        self.input(move |state, now| {
+            state.trace(
+                now,
+                Trace::Reply {
+                    request,
+                    reply: &reply,
+                },
+            );
+            state.machine.on_reply(now, request, reply);
+        });
     }
 
     fn drive(self: &Arc<Self>, state: &mut State) {
         while let Some(output) = state.machine.poll() {
+            let now = self.now();
+            state.trace(now, Trace::Output(&output));
             match output {
                 Output::Send {
                     request, command, ..
@@ -68,15 +135,15 @@ impl<T: Transport> Shared<T> {
                     let shared = Arc::clone(self);
                     tokio::spawn(async move {
                         let reply = reply.await;
-                        shared.input(|m, now| m.on_reply(now, request, reply));
+                        shared.reply(request, reply);
                     });
                 }
                 Output::Subscribe { request, channel } => {
                     let confirmed = self.transport.subscribe(channel);
                     let shared = Arc::clone(self);
                     tokio::spawn(async move {
-                        let reply = confirmed.await.map(|()| crate::Value::Int(1));
-                        shared.input(|m, now| m.on_reply(now, request, reply));
+                        let reply = confirmed.await.map(|()| Value::Int(1));
+                        shared.reply(request, reply);
                     });
                 }
                 Output::Unsubscribe { channel } => self.transport.unsubscribe(channel),
@@ -85,7 +152,7 @@ impl<T: Transport> Shared<T> {
                     let shared = Arc::clone(self);
                     let task = tokio::spawn(async move {
                         tokio::time::sleep_until(deadline).await;
-                        shared.input(|m, now| m.on_timer(now, timer));
+                        shared.input(move |s, now| s.machine.on_timer(now, timer));
                     });
                     state.timers.insert(timer, task.abort_handle());
                 }
@@ -159,6 +226,21 @@ impl<T: Transport> RedissonClient<T> {
     /// A client with identity `uuid` (use a fresh v4 uuid per process, as
     /// Redisson does) talking over `transport`.
     pub fn new(uuid: impl Into<String>, config: Config, transport: T) -> Self {
+        Self::build(uuid.into(), config, transport, None)
+    }
+
+    /// [`RedissonClient::new`], with `tracer` seeing everything the client
+    /// handles from its first output on.
+    pub fn with_tracer(
+        uuid: impl Into<String>,
+        config: Config,
+        transport: T,
+        tracer: Tracer,
+    ) -> Self {
+        Self::build(uuid.into(), config, transport, Some(tracer))
+    }
+
+    fn build(uuid: String, config: Config, transport: T, tracer: Option<Tracer>) -> Self {
         let (events, _) = broadcast::channel(1024);
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
@@ -166,6 +248,8 @@ impl<T: Transport> RedissonClient<T> {
                 returns: BTreeMap::new(),
                 timers: BTreeMap::new(),
                 closed: false,
+                tracer,
+                frozen: None,
             }),
             transport,
             epoch: Instant::now(),
@@ -174,7 +258,11 @@ impl<T: Transport> RedissonClient<T> {
         let pumped = Arc::clone(&shared);
         let pump = tokio::spawn(async move {
             while let Some((channel, payload)) = pumped.transport.next_message().await {
-                pumped.input(|m, now| m.on_message(now, &channel, &payload));
+                pumped.input(move |state, now| {
+                    let (channel, payload) = (channel.as_str(), payload.as_ref());
+                    state.trace(now, Trace::Message { channel, payload });
+                    state.machine.on_message(now, channel, payload);
+                });
             }
             debug!("pub/sub connection closed: no more unlock messages");
         });
@@ -202,6 +290,38 @@ impl<T: Transport> RedissonClient<T> {
     /// Events (renewals, renewal stops, lost leases) from now on.
     pub fn events(&self) -> broadcast::Receiver<Event> {
         self.shared.events.subscribe()
+    }
+
+    /// Stops the client's code, as a stop-the-world pause: replies,
+    /// messages and timer firings are held back, in order, until
+    /// [`RedissonClient::thaw`]. Calls made meanwhile still start (the
+    /// caller is the one to stop making them). For fault injection.
+    pub fn freeze(&self) {
+        let mut state = self.shared.lock();
+        if state.frozen.is_none() {
+            state.frozen = Some(Vec::new());
+        }
+    }
+
+    /// Ends [`RedissonClient::freeze`]: what was held back is handled now,
+    /// in arrival order, at the current time (timers fire late).
+    pub fn thaw(&self) {
+        let mut state = self.shared.lock();
+        let Some(deferred) = state.frozen.take() else {
+            return;
+        };
+        for apply in deferred {
+            if state.closed {
+                break;
+            }
+            apply(&mut state, self.shared.now());
+            self.shared.drive(&mut state);
+        }
+    }
+
+    /// Whether the client is frozen.
+    pub fn is_frozen(&self) -> bool {
+        self.shared.lock().frozen.is_some()
     }
 }
 
@@ -253,8 +373,15 @@ impl<T: Transport> RLock<T> {
         &self.name
     }
 
+    /// Any [`Call`], answered as the machine answers it: what the typed
+    /// methods below are made of, and what a driver that runs scripted
+    /// steps (the simulator's turmoil engine) calls.
+    pub async fn call(&self, thread: ThreadId, call: Call) -> Result<CallOutcome, LockError> {
+        self.shared.call(thread, &self.name, call).await
+    }
+
     async fn acquire(&self, thread: ThreadId, call: Call) -> Result<bool, LockError> {
-        match self.shared.call(thread, &self.name, call).await? {
+        match self.call(thread, call).await? {
             CallOutcome::Acquired { .. } => Ok(true),
             CallOutcome::NotAcquired => Ok(false),
             other => Err(unexpected(other)),

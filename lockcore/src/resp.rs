@@ -1,19 +1,24 @@
-//! The RESP transport: RESP2 over tokio TCP to a real Redis (or to
-//! fake-redis's RESP server).
+//! The RESP transport: RESP2 over a byte stream to a real Redis (or to
+//! fake-redis's RESP server): tokio TCP by default, any stream a
+//! [`Connect`] opens otherwise (turmoil's simulated TCP, for one).
 //!
 //! Two connections, as a Redisson client keeps: one for commands, one for
 //! pub/sub. Each is owned by one task; callers hand it frames through a
 //! channel, so commands reach the socket in the order they were issued and
 //! replies are matched to them first in, first out (RESP2 answers in order).
+//! The tasks' `select!`s are `biased`, so under a seeded runtime (turmoil)
+//! the same inputs give the same interleaving.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
+use std::io;
 
 use crate::Value;
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use redis_protocol::codec::Resp2;
 use redis_protocol::resp2::types::BytesFrame;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::Framed;
@@ -80,21 +85,91 @@ fn value(frame: BytesFrame) -> Value {
     }
 }
 
-async fn open(address: &str) -> Result<Framed<TcpStream, Resp2>, TransportError> {
-    let stream = TcpStream::connect(address)
+/// Opens one connection to Redis: how a [`RespTransport`] reaches it.
+pub trait Connect: Send + Sync + 'static {
+    /// The byte stream of one connection.
+    type Stream: AsyncRead + AsyncWrite + Unpin + Send + 'static;
+
+    /// Where it connects, for error messages (`127.0.0.1:6379`).
+    fn target(&self) -> String;
+
+    /// Opens a new connection.
+    fn open(&self) -> impl Future<Output = io::Result<Self::Stream>> + Send;
+
+    /// The name each connection gives itself with `CLIENT SETNAME` before
+    /// anything else (Redisson's `clientName`); none by default.
+    fn client_name(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Tokio TCP to `host:port`, with `TCP_NODELAY`.
+#[derive(Debug, Clone)]
+pub struct TcpConnect {
+    address: String,
+}
+
+impl TcpConnect {
+    /// Checks `url` (`redis://host:port`) without connecting.
+    pub fn new(url: &str) -> Result<Self, TransportError> {
+        Ok(TcpConnect {
+            address: address(url)?,
+        })
+    }
+}
+
+impl Connect for TcpConnect {
+    type Stream = TcpStream;
+
+    fn target(&self) -> String {
+        self.address.clone()
+    }
+
+    async fn open(&self) -> io::Result<TcpStream> {
+        let stream = TcpStream::connect(&self.address).await?;
+        let _ = stream.set_nodelay(true);
+        Ok(stream)
+    }
+}
+
+async fn open<C: Connect>(connect: &C) -> Result<Framed<C::Stream, Resp2>, TransportError> {
+    let stream = connect
+        .open()
         .await
-        .map_err(|e| TransportError::Connection(format!("connect to {address}: {e}")))?;
-    let _ = stream.set_nodelay(true);
-    Ok(Framed::new(stream, Resp2::default()))
+        .map_err(|e| TransportError::Connection(format!("connect to {}: {e}", connect.target())))?;
+    let mut framed = Framed::new(stream, Resp2::default());
+    if let Some(name) = connect.client_name() {
+        let words = ["CLIENT", "SETNAME", name.as_str()].map(|w| Bytes::from(w.to_owned()));
+        let failed = |why: String| {
+            TransportError::Connection(format!("CLIENT SETNAME on {}: {why}", connect.target()))
+        };
+        framed
+            .send(frame(words.to_vec()))
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        match framed.next().await {
+            Some(Ok(BytesFrame::SimpleString(_))) => {}
+            Some(Ok(other)) => return Err(failed(format!("{:?}", value(other)))),
+            Some(Err(e)) => return Err(failed(e.to_string())),
+            None => return Err(failed("connection closed".to_owned())),
+        }
+    }
+    Ok(framed)
 }
 
 impl RespTransport {
-    /// Connects both connections to `url` (`redis://host:port`). Must be
-    /// called inside a tokio runtime: it spawns one task per connection.
+    /// Connects both connections to `url` (`redis://host:port`) over tokio
+    /// TCP. Must be called inside a tokio runtime: it spawns one task per
+    /// connection.
     pub async fn connect(url: &str) -> Result<Self, TransportError> {
-        let address = address(url)?;
-        let commands = open(&address).await?;
-        let pubsub = open(&address).await?;
+        Self::connect_with(&TcpConnect::new(url)?).await
+    }
+
+    /// Connects both connections with `connect` (any byte stream). Must be
+    /// called inside a tokio runtime.
+    pub async fn connect_with<C: Connect>(connect: &C) -> Result<Self, TransportError> {
+        let commands = open(connect).await?;
+        let pubsub = open(connect).await?;
         let (command_tx, command_rx) = mpsc::unbounded_channel();
         let (pubsub_tx, pubsub_rx) = mpsc::unbounded_channel();
         let (message_tx, message_rx) = mpsc::unbounded_channel();
@@ -112,14 +187,15 @@ fn closed() -> TransportError {
     TransportError::Connection("connection closed".to_owned())
 }
 
-async fn run_commands(
-    framed: Framed<TcpStream, Resp2>,
+async fn run_commands<S: AsyncRead + AsyncWrite + Unpin>(
+    framed: Framed<S, Resp2>,
     mut requests: mpsc::UnboundedReceiver<(BytesFrame, ReplyTx)>,
 ) {
     let (mut sink, mut stream) = framed.split();
     let mut pending: VecDeque<ReplyTx> = VecDeque::new();
     loop {
         tokio::select! {
+            biased;
             request = requests.recv() => {
                 let Some((frame, reply)) = request else { break };
                 pending.push_back(reply);
@@ -141,8 +217,8 @@ async fn run_commands(
     }
 }
 
-async fn run_pubsub(
-    framed: Framed<TcpStream, Resp2>,
+async fn run_pubsub<S: AsyncRead + AsyncWrite + Unpin>(
+    framed: Framed<S, Resp2>,
     mut requests: mpsc::UnboundedReceiver<PubSubRequest>,
     messages: mpsc::UnboundedSender<Message>,
 ) {
@@ -151,6 +227,7 @@ async fn run_pubsub(
         BTreeMap::new();
     loop {
         tokio::select! {
+            biased;
             request = requests.recv() => {
                 let (verb, channel) = match request {
                     None => break,

@@ -59,6 +59,8 @@
 //! - `corpus`: the regression corpus of explored seeds.
 //! - `trial`: one judged run and its JSON form.
 //! - `render`: the text of a trial (settings, timeline, verdict).
+//! - `compare`: one scenario on the fast and turmoil engines, side by
+//!   side ([`Comparison`]).
 //! - `chart`: an SVG chart of a run for the reports.
 //! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
 //! - `explore`: random exploration over seeds, streamed to a sink.
@@ -77,6 +79,7 @@ mod bench;
 mod builtin;
 mod chart;
 pub mod cli;
+mod compare;
 mod corpus;
 mod defect;
 mod envelope;
@@ -103,6 +106,7 @@ mod trial;
 pub use bench::{BenchConfig, BenchReport, ScenarioSpeed, bench};
 pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
+pub use compare::{BASE_TOLERANCE_MS, Comparison, KeyEvent, KeyRow, key_events};
 pub use corpus::{Corpus, SeedCase};
 pub use defect::{Defect, Fix, defects_of};
 pub use envelope::{
@@ -127,4 +131,4 @@ pub use report::{
 pub use scenario::Scenario;
 pub use seeds::SeedRange;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrink_as, shrunk_scenario};
-pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson};
+pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson, engine_flag};

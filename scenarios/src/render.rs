@@ -22,15 +22,17 @@ impl Rerun {
     pub fn command(&self, trial: &Trial) -> String {
         match self {
             Rerun::Scenario(name) => format!(
-                "locksim run {name} --seed {} {}",
-                trial.seed,
-                trial.profile.flags()
-            ),
-            Rerun::Replay(workload) => format!(
-                "locksim replay {} {}{}",
+                "locksim run {name} --seed {} {}{}",
                 trial.seed,
                 trial.profile.flags(),
-                workload.flags()
+                crate::trial::engine_flag(trial.engine)
+            ),
+            Rerun::Replay(workload) => format!(
+                "locksim replay {} {}{}{}",
+                trial.seed,
+                trial.profile.flags(),
+                workload.flags(),
+                crate::trial::engine_flag(trial.engine)
             ),
         }
     }
@@ -49,6 +51,9 @@ pub fn render_header(trial: &Trial, description: &str, source: Option<&str>) -> 
     }
     let _ = writeln!(s, "seed      {}", trial.seed);
     let _ = writeln!(s, "profile   {}", trial.profile);
+    if trial.engine != sim::Engine::Fast {
+        let _ = writeln!(s, "engine    {}", trial.engine);
+    }
     let _ = writeln!(s, "settings  {}", settings(spec));
     for c in &spec.clients {
         let mut over = Vec::new();

@@ -16,6 +16,8 @@ pub struct Trial {
     pub profile: Release,
     /// The seed it ran with.
     pub seed: u64,
+    /// The engine that ran it.
+    pub engine: sim::Engine,
     /// The run itself (spec, history, violations).
     pub run: Run,
     /// What the run gave.
@@ -34,16 +36,28 @@ impl Trial {
         seed: Option<u64>,
         profile: Option<Release>,
     ) -> Result<Trial, InputError> {
+        Trial::run_on(scenario, seed, profile, sim::Engine::Fast)
+    }
+
+    /// [`Trial::run`] on `engine`.
+    pub fn run_on(
+        scenario: &Scenario,
+        seed: Option<u64>,
+        profile: Option<Release>,
+        engine: sim::Engine,
+    ) -> Result<Trial, InputError> {
         let spec = scenario.spec(seed, profile);
-        let run = sim::run(&spec).map_err(|e| InputError::Invalid {
+        let run = engine.run(&spec).map_err(|e| InputError::Invalid {
             origin: scenario.name.clone(),
             location: None,
             message: e.to_string(),
         })?;
-        Ok(Trial::judge(scenario, run))
+        let mut trial = Trial::judge(scenario, run);
+        trial.engine = engine;
+        Ok(trial)
     }
 
-    /// Judges a finished run of `scenario`.
+    /// Judges a finished run of `scenario` (on the fast engine).
     pub fn judge(scenario: &Scenario, run: Run) -> Trial {
         let profile = run.spec.profile;
         let expected = scenario.expectation(profile);
@@ -53,6 +67,7 @@ impl Trial {
             scenario: scenario.name.clone(),
             profile,
             seed: run.spec.seed,
+            engine: sim::Engine::Fast,
             run,
             outcome,
             expected,
@@ -73,10 +88,11 @@ impl Trial {
     /// The command that reruns this trial exactly.
     pub fn reproduce_command(&self) -> String {
         format!(
-            "locksim run {} --seed {} {}",
+            "locksim run {} --seed {} {}{}",
             self.scenario,
             self.seed,
-            self.profile.flags()
+            self.profile.flags(),
+            engine_flag(self.engine)
         )
     }
 
@@ -86,6 +102,7 @@ impl Trial {
             scenario: self.scenario.clone(),
             profile: self.profile.to_string(),
             seed: self.seed,
+            engine: self.engine,
             verdict: self.verdict(),
             violations: self
                 .outcome
@@ -123,6 +140,14 @@ impl Trial {
     }
 }
 
+/// ` --engine turmoil`, or nothing for the default engine.
+pub fn engine_flag(engine: sim::Engine) -> String {
+    match engine {
+        sim::Engine::Fast => String::new(),
+        other => format!(" --engine {other}"),
+    }
+}
+
 /// The JSON object of `locksim run --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct TrialJson {
@@ -132,6 +157,8 @@ pub struct TrialJson {
     pub profile: String,
     /// The seed.
     pub seed: u64,
+    /// The engine that ran it.
+    pub engine: sim::Engine,
     /// `safe` or `violated`.
     pub verdict: Verdict,
     /// Each broken invariant.

@@ -57,7 +57,7 @@ pub(crate) fn cut_short(procs: &[Process]) -> Vec<CutShort> {
     out
 }
 
-fn of_thread(who: Who, thread: &Thread) -> CutShort {
+pub(crate) fn of_thread(who: Who, thread: &Thread) -> CutShort {
     let mut kinds = BTreeSet::new();
     let mut steps = 0u64;
     let doing = match &thread.pending {

@@ -1,8 +1,7 @@
 //! Driving one client's lockcore machine: its inputs (thread steps,
 //! timers, replies, messages) and its outputs.
 
-use fake_redis::Value;
-use lockcore::{Call, CallOutcome, LockError, Output};
+use lockcore::{Call, CallOutcome, LockError, Output, Value};
 
 use crate::history::{Outcome, RecordKind, ReleaseCause};
 use crate::process::thread_id;
@@ -39,6 +38,7 @@ impl World<'_> {
             }
             Ev::AtClient { msg, .. } => match msg {
                 Down::Reply { request, value } => {
+                    let value: lockcore::Value = value.into();
                     if let Some(lock) = self.procs[ci].renewals.remove(&request) {
                         let process = self.procs[ci].proc();
                         self.record(RecordKind::RenewReply {
@@ -49,9 +49,7 @@ impl World<'_> {
                         });
                     }
                     let now = self.local_now(ci);
-                    self.procs[ci]
-                        .machine
-                        .on_reply(now, request, Ok(value.into()));
+                    self.procs[ci].machine.on_reply(now, request, Ok(value));
                 }
                 Down::Failed { request, reason } => {
                     if let Some(lock) = self.procs[ci].renewals.remove(&request) {
@@ -268,24 +266,12 @@ impl World<'_> {
                 self.record(RecordKind::Done { who });
                 return;
             };
+            if let Some((call, skip_to)) = instr.acquire() {
+                self.call(c, t, call, skip_to);
+                continue;
+            }
             match instr {
-                Instr::Lock {
-                    lease,
-                    skip_to,
-                    interruptibly,
-                } => {
-                    let call = if interruptibly {
-                        Call::LockInterruptibly { lease }
-                    } else {
-                        Call::Lock { lease }
-                    };
-                    self.call(c, t, call, skip_to)
-                }
-                Instr::TryLock {
-                    wait,
-                    lease,
-                    skip_to,
-                } => self.call(c, t, Call::TryLock { wait, lease }, skip_to),
+                Instr::Lock { .. } | Instr::TryLock { .. } => {}
                 Instr::Unlock => {
                     let th = &mut self.procs[c].threads[t];
                     if th.holds > 1 {
@@ -373,7 +359,7 @@ impl World<'_> {
     }
 }
 
-fn outcome_of(result: &Result<CallOutcome, LockError>) -> Outcome {
+pub(crate) fn outcome_of(result: &Result<CallOutcome, LockError>) -> Outcome {
     match result {
         Ok(CallOutcome::Acquired { token }) => Outcome::Acquired {
             token: token.map(|t| t.0),
@@ -398,10 +384,10 @@ fn outcome_of(result: &Result<CallOutcome, LockError>) -> Outcome {
 }
 
 /// A reply in a few characters: `1`, `0`, `nil`, `ERR ...`.
-fn value_text(v: &Value) -> String {
+pub(crate) fn value_text(v: &Value) -> String {
     match v {
         Value::Int(n) => n.to_string(),
-        Value::Nil | Value::NilArray => "nil".to_owned(),
+        Value::Nil => "nil".to_owned(),
         Value::Simple(s) => s.clone(),
         Value::Error(e) => format!("error: {e}"),
         Value::Bulk(b) => String::from_utf8_lossy(b).into_owned(),

@@ -1,6 +1,8 @@
 //! Observing Redis's view of a lock after every command, at its key's
 //! expiry and on restarts: what the history's `Server` records come from.
 
+use std::collections::BTreeMap;
+
 use bytes::Bytes;
 use lockcore::{LockName, Purpose};
 
@@ -61,11 +63,13 @@ impl World<'_> {
             pttl,
             expires_ms,
         } = self.server.view(self.now, lock.as_str());
-        let last = self.seen.get(lock);
-        let same = last.is_some_and(|s| match &first {
-            Some((f, count)) => s.field.as_ref() == Some(f) && s.count == *count,
-            None => s.holder.is_none() && s.count == 0,
-        });
+        let same = Change {
+            first: first.clone(),
+            pttl,
+            command,
+            deletes,
+        }
+        .same_as(self.seen.get(lock));
         if !same {
             self.record_change(lock, first, pttl, command, deletes, cause);
         }
@@ -83,44 +87,16 @@ impl World<'_> {
         deletes: bool,
         cause: impl FnOnce(&Self) -> ServerCause,
     ) {
-        let last = self.seen.get(lock);
-        let (holder, count, field) = match first {
-            Some((field, count)) => {
-                let holder = match last {
-                    Some(Seen {
-                        holder: Some(who),
-                        field: Some(f),
-                        ..
-                    }) if *f == field => who.clone(),
-                    _ => self.who_of_field(&String::from_utf8_lossy(&field)),
-                };
-                (Some(holder), count, Some(field))
-            }
-            None => (None, 0, None),
+        let cause = cause(self);
+        let uuids = &self.uuids;
+        let change = Change {
+            first,
+            pttl,
+            command,
+            deletes,
         };
-        let changed = last.is_none_or(|s| s.holder != holder || s.count != count);
-        let field_moved = last.is_some_and(|s| s.field != field);
-        if changed {
-            let cause = if command && holder.is_none() && !deletes {
-                ServerCause::Expiry
-            } else {
-                cause(self)
-            };
-            self.record(RecordKind::Server {
-                lock: lock.clone(),
-                holder: holder.clone(),
-                count,
-                ttl_ms: pttl,
-                cause,
-            });
-        }
-        if changed || field_moved {
-            let seen = Seen {
-                holder,
-                count,
-                field,
-            };
-            self.seen.insert(lock.clone(), seen);
+        if let Some(kind) = change.apply(&mut self.seen, lock, |f| who_of_field(uuids, f), cause) {
+            self.record(kind);
         }
     }
 
@@ -145,22 +121,96 @@ impl World<'_> {
             );
         }
     }
+}
 
-    /// Names the thread of a hash field `<uuid>:<thread>`.
-    fn who_of_field(&self, field: &str) -> Who {
-        let (uuid, thread) = field.rsplit_once(':').unwrap_or((field, "0"));
-        let thread = thread.parse().unwrap_or(0);
-        match self.uuids.get(uuid) {
-            Some((client, life)) => Who {
-                client: client.clone(),
-                life: *life,
-                thread,
+/// Names the thread of a hash field `<uuid>:<thread>`, by the processes'
+/// uuids (an unknown uuid names itself).
+pub(crate) fn who_of_field(uuids: &BTreeMap<String, (String, u32)>, field: &str) -> Who {
+    let (uuid, thread) = field.rsplit_once(':').unwrap_or((field, "0"));
+    let thread = thread.parse().unwrap_or(0);
+    match uuids.get(uuid) {
+        Some((client, life)) => Who {
+            client: client.clone(),
+            life: *life,
+            thread,
+        },
+        None => Who {
+            client: uuid.to_owned(),
+            life: 0,
+            thread,
+        },
+    }
+}
+
+/// One observation of a lock key, as either engine reads it.
+pub(crate) struct Change {
+    /// The hash's first field and its count (`None`: no key).
+    pub(crate) first: Option<(Bytes, i64)>,
+    /// The key's PTTL.
+    pub(crate) pttl: i64,
+    /// Whether a client's command was what ran last.
+    pub(crate) command: bool,
+    /// Whether that command deletes (an unlock or force-unlock).
+    pub(crate) deletes: bool,
+}
+
+impl Change {
+    /// The `Server` record this observation makes, if the holder it names
+    /// or the count differ from the last one recorded in `seen` (which it
+    /// updates). A key that vanished after a command that deletes nothing
+    /// (an acquire or renewal at the very instant of expiry) is recorded
+    /// as expired: that is what freed it.
+    pub(crate) fn apply(
+        self,
+        seen: &mut BTreeMap<LockName, Seen>,
+        lock: &LockName,
+        who_of: impl Fn(&str) -> Who,
+        cause: ServerCause,
+    ) -> Option<RecordKind> {
+        let last = seen.get(lock);
+        let (holder, count, field) = match self.first {
+            Some((field, count)) => {
+                let holder = match last {
+                    Some(Seen {
+                        holder: Some(who),
+                        field: Some(f),
+                        ..
+                    }) if *f == field => who.clone(),
+                    _ => who_of(&String::from_utf8_lossy(&field)),
+                };
+                (Some(holder), count, Some(field))
+            }
+            None => (None, 0, None),
+        };
+        let changed = last.is_none_or(|s| s.holder != holder || s.count != count);
+        let field_moved = last.is_some_and(|s| s.field != field);
+        let record = changed.then(|| RecordKind::Server {
+            lock: lock.clone(),
+            holder: holder.clone(),
+            count,
+            ttl_ms: self.pttl,
+            cause: if self.command && holder.is_none() && !self.deletes {
+                ServerCause::Expiry
+            } else {
+                cause
             },
-            None => Who {
-                client: uuid.to_owned(),
-                life: 0,
-                thread,
-            },
+        });
+        if changed || field_moved {
+            let seen_now = Seen {
+                holder,
+                count,
+                field,
+            };
+            seen.insert(lock.clone(), seen_now);
         }
+        record
+    }
+
+    /// Whether it names the holder and count `last` named.
+    pub(crate) fn same_as(&self, last: Option<&Seen>) -> bool {
+        last.is_some_and(|s| match &self.first {
+            Some((f, count)) => s.field.as_ref() == Some(f) && s.count == *count,
+            None => s.holder.is_none() && s.count == 0,
+        })
     }
 }

@@ -22,6 +22,23 @@ pub enum SimError {
     /// Settings that cannot be simulated (the message says which and why).
     #[error("invalid spec: {0}")]
     InvalidSpec(String),
+    /// A valid spec that the chosen engine cannot run (a fault it cannot
+    /// inject); `what` names it and what the engine can do instead.
+    #[error("the {engine} engine cannot run this spec: {what}")]
+    Unsupported {
+        /// The engine (`turmoil`).
+        engine: String,
+        /// What it cannot do, and what it can.
+        what: String,
+    },
+    /// The engine itself failed (a simulated host's software errored).
+    #[error("the {engine} engine failed: {reason}")]
+    Engine {
+        /// The engine.
+        engine: String,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 /// The result of one run: the history and what the checkers found.
@@ -50,17 +67,28 @@ pub struct Run {
 pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
     let (history, cut_short, events) = World::new(spec)?.run();
+    Ok(judged(spec, history, cut_short, events))
+}
+
+/// A finished history of `spec`, checked and each violation classified:
+/// every engine's run ends here.
+pub(crate) fn judged(
+    spec: &SimSpec,
+    history: History,
+    cut_short: Vec<CutShort>,
+    events: u64,
+) -> Run {
     let mut violations = check_all(&history);
     for v in &mut violations {
         v.cause = crate::classify(spec, &history, v);
     }
-    Ok(Run {
+    Run {
         spec: spec.clone(),
         history,
         violations,
         cut_short,
         events,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -36,6 +36,33 @@ pub(crate) enum Instr {
     EndLoop { start: usize },
 }
 
+impl Instr {
+    /// An acquiring instruction's call, and where a failure skips to.
+    pub(crate) fn acquire(self) -> Option<(lockcore::Call, usize)> {
+        use lockcore::Call;
+        match self {
+            Instr::Lock {
+                lease,
+                skip_to,
+                interruptibly,
+            } => {
+                let call = if interruptibly {
+                    Call::LockInterruptibly { lease }
+                } else {
+                    Call::Lock { lease }
+                };
+                Some((call, skip_to))
+            }
+            Instr::TryLock {
+                wait,
+                lease,
+                skip_to,
+            } => Some((Call::TryLock { wait, lease }, skip_to)),
+            _ => None,
+        }
+    }
+}
+
 /// A flattened script. A failed try-lock jumps to the `EndLoop` of its
 /// round (which starts the next round) or to the end of the script.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -191,27 +191,39 @@ impl Server {
     /// (`hash_snapshot` purges nothing, so observing cannot change a run).
     pub(crate) fn view(&mut self, now: SimTime, key: &str) -> KeyView {
         self.set_time(now);
-        let Some((first, expires_at)) = self.engine.hash_head(key.as_bytes()) else {
-            return KeyView {
-                first: None,
-                pttl: -2,
-                expires_ms: None,
-            };
+        let base_ms = self.base_ms();
+        key_view(
+            &self.engine,
+            key,
+            base_ms,
+            base_ms.saturating_add(now.as_ms()),
+        )
+    }
+}
+
+/// The lock key `key` as `engine` holds it when its clock reads `now_ms`
+/// (Unix ms), with virtual time zero at `base_ms`; read without side
+/// effects. Both engines observe Redis through it.
+pub(crate) fn key_view(engine: &Engine, key: &str, base_ms: u64, now_ms: u64) -> KeyView {
+    let Some((first, expires_at)) = engine.hash_head(key.as_bytes()) else {
+        return KeyView {
+            first: None,
+            pttl: -2,
+            expires_ms: None,
         };
-        let first = first.map(|(f, v)| {
-            let count = std::str::from_utf8(&v)
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0);
-            (f, count)
-        });
-        let now_ms = self.base_ms().saturating_add(now.as_ms());
-        let pttl = expires_at.map_or(-1, |e| e.saturating_sub(now_ms) as i64);
-        KeyView {
-            first,
-            pttl,
-            // Virtual ms at which the key is gone (Redis: live while now < expiry).
-            expires_ms: expires_at.map(|e| e.saturating_sub(self.base_ms())),
-        }
+    };
+    let first = first.map(|(f, v)| {
+        let count = std::str::from_utf8(&v)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        (f, count)
+    });
+    let pttl = expires_at.map_or(-1, |e| e.saturating_sub(now_ms) as i64);
+    KeyView {
+        first,
+        pttl,
+        // Virtual ms at which the key is gone (Redis: live while now < expiry).
+        expires_ms: expires_at.map(|e| e.saturating_sub(base_ms)),
     }
 }

@@ -287,30 +287,7 @@ impl<'s> World<'s> {
         }
         self.now = horizon;
         self.record(RecordKind::End);
-        let max_latency_ms = self
-            .spec
-            .faults
-            .0
-            .iter()
-            .filter_map(|f| match f.kind().link() {
-                LinkRule::Latency(range) => Some(range.max_ms),
-                _ => None,
-            })
-            .fold(self.spec.latency.max_ms, u64::max);
-        // A one-direction delay adds to the longest one-way delay the
-        // checkers' bounds allow for.
-        let max_delay_ms = self
-            .spec
-            .faults
-            .0
-            .iter()
-            .filter_map(|f| match f.kind().link() {
-                LinkRule::Delay(_, ms) => Some(ms),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0);
-        let max_latency_ms = max_latency_ms.saturating_add(max_delay_ms);
+        let max_latency_ms = max_latency_ms(self.spec);
         let cut = crate::cut::cut_short(&self.procs);
         let history = History {
             meta: Meta {
@@ -528,6 +505,33 @@ impl World<'_> {
 }
 
 /// The command's name (`EVAL`, `PUBLISH`) for the timeline.
+/// The longest one-way delay any message of `spec` can draw: the
+/// checkers' bound, the same for every engine.
+pub(crate) fn max_latency_ms(spec: &SimSpec) -> u64 {
+    let latency = spec
+        .faults
+        .0
+        .iter()
+        .filter_map(|f| match f.kind().link() {
+            LinkRule::Latency(range) => Some(range.max_ms),
+            _ => None,
+        })
+        .fold(spec.latency.max_ms, u64::max);
+    // A one-direction delay adds to the longest one-way delay the
+    // checkers' bounds allow for.
+    let delay = spec
+        .faults
+        .0
+        .iter()
+        .filter_map(|f| match f.kind().link() {
+            LinkRule::Delay(_, ms) => Some(ms),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    latency.saturating_add(delay)
+}
+
 pub(crate) fn command_name(args: &[Bytes]) -> String {
     args.first()
         .map(|a| String::from_utf8_lossy(a).to_uppercase())

@@ -23,6 +23,9 @@ pub enum Command {
     Scenarios,
     /// Run one scenario (a built-in name or a TOML file) and judge it.
     Run(RunArgs),
+    /// Run one scenario on the fast and turmoil engines and show their
+    /// verdicts and key event times side by side (exit 1 if they differ).
+    Compare(CompareArgs),
     /// Run random scenarios and fault plans, one per seed, and shrink what breaks.
     Explore(ExploreArgs),
     /// Rerun one explored seed and print its timeline.
@@ -78,7 +81,36 @@ pub struct RunArgs {
     /// Switches toggled on the release.
     #[command(flatten)]
     pub toggles: Toggles,
+    /// The engine: `fast` (default) or `turmoil` (lockcore's async client
+    /// over RESP on turmoil's simulated TCP, against fake-redis's server).
+    #[arg(long, default_value = "fast", value_parser = parse_engine)]
+    pub engine: sim::Engine,
     /// Print one JSON object instead of the timeline.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// An engine name, with the known ones in the error.
+pub fn parse_engine(s: &str) -> Result<sim::Engine, String> {
+    s.parse()
+}
+
+/// `locksim compare`.
+#[derive(Debug, Args, PartialEq)]
+pub struct CompareArgs {
+    /// A built-in scenario's name, or the path of a scenario file.
+    pub scenario: String,
+    /// The seed (default: the scenario's own).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The release: an era name or a Redisson version; default: the
+    /// scenario's own.
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
+    /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
 }
@@ -212,6 +244,9 @@ pub struct ReplayArgs {
     /// What it was explored with.
     #[command(flatten)]
     pub workload: WorkloadArgs,
+    /// The engine: `fast` (default) or `turmoil`.
+    #[arg(long, default_value = "fast", value_parser = parse_engine)]
+    pub engine: sim::Engine,
     /// Print one JSON object instead of the timeline.
     #[arg(long)]
     pub json: bool,
@@ -324,6 +359,8 @@ mod tests {
             "42",
             "--profile",
             "fenced",
+            "--engine",
+            "turmoil",
             "--json",
         ])
         .unwrap();
@@ -334,6 +371,7 @@ mod tests {
                 seed: Some(42),
                 profile: Some(Release::FENCED),
                 toggles: Toggles::default(),
+                engine: sim::Engine::Turmoil,
                 json: true,
             })
         );
@@ -345,9 +383,18 @@ mod tests {
                 seed: None,
                 profile: None,
                 toggles: Toggles::default(),
+                engine: sim::Engine::Fast,
                 json: false,
             })
         );
+    }
+
+    /// An unknown engine is a usage error naming the engines.
+    #[test]
+    fn unknown_engine_is_a_usage_error() {
+        let err = parse(&["run", "stw-pause", "--engine", "redis"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("fast and turmoil"), "{err}");
     }
 
     /// An unknown profile is a usage error (exit code 2) whose message
@@ -437,6 +484,7 @@ mod tests {
                     misuse: false,
                     kinds: Kinds::Swarm,
                 },
+                engine: sim::Engine::Fast,
                 json: false,
             })
         );

@@ -4,6 +4,7 @@
 
 mod args;
 mod bench;
+mod compare;
 mod envelope;
 mod explore;
 mod findings;
@@ -22,8 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Parser;
 
 pub use args::{
-    BenchArgs, Cli, Command, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs, ReportArgs,
-    RunArgs, Toggles, VersionsArgs,
+    BenchArgs, Cli, Command, CompareArgs, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs,
+    ReportArgs, RunArgs, Toggles, VersionsArgs,
 };
 
 /// The process exit code of a command.
@@ -115,6 +116,7 @@ pub fn execute_with_interrupt(
         }
         Command::Run(a) => run::run(a, out),
         Command::Replay(a) => run::replay(a, out),
+        Command::Compare(a) => compare::compare(a, out),
         Command::Explore(a) => explore::explore(a, interrupt, out, err),
         Command::Report(a) => report::report(a, out),
         Command::Envelope(a) => envelope::envelope(a, out),

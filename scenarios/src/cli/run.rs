@@ -8,7 +8,8 @@ use crate::{InputError, Rerun, Scenario, Trial, render_trial};
 /// Runs one scenario and prints its timeline and verdict (or JSON).
 pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let scenario = crate::load(&args.scenario)?;
-    let trial = Trial::run(&scenario, args.seed, args.toggles.apply(args.profile)?)?;
+    let profile = args.toggles.apply(args.profile)?;
+    let trial = Trial::run_on(&scenario, args.seed, profile, args.engine)?;
     print(
         &trial,
         &scenario,
@@ -37,7 +38,7 @@ pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, Inp
         expect: Default::default(),
         history: None,
     };
-    let trial = Trial::run(&scenario, None, None)?;
+    let trial = Trial::run_on(&scenario, None, None, args.engine)?;
     print(&trial, &scenario, Rerun::Replay(workload), args.json, out);
     Ok(if trial.as_expected() {
         Exit::AsExpected

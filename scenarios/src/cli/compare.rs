@@ -1,0 +1,61 @@
+//! `locksim compare`.
+
+use std::io::Write;
+
+use crate::cli::{CompareArgs, Exit};
+use crate::{Comparison, InputError};
+
+/// Runs one scenario on the fast and turmoil engines and prints both
+/// side by side; exit 1 when they disagree.
+pub(super) fn compare(args: &CompareArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
+    let scenario = crate::load(&args.scenario)?;
+    let profile = args.toggles.apply(args.profile)?;
+    let comparison = Comparison::run(&scenario, args.seed, profile)?;
+    if args.json {
+        let _ = writeln!(out, "{}", comparison.to_json());
+    } else {
+        let _ = out.write_all(comparison.render().as_bytes());
+    }
+    Ok(if comparison.agrees() {
+        Exit::AsExpected
+    } else {
+        Exit::Unexpected
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::{Cli, Exit, execute};
+
+    fn run(args: &[&str]) -> (Exit, String, String) {
+        let cli = Cli::try_parse_from(args).expect("parses");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let exit = execute(&cli, &mut out, &mut err);
+        (
+            exit,
+            String::from_utf8_lossy(&out).into_owned(),
+            String::from_utf8_lossy(&err).into_owned(),
+        )
+    }
+
+    /// The documents' pause on both engines: the same verdict, key events
+    /// within the tolerance.
+    #[test]
+    fn the_documents_pause_agrees() {
+        let (exit, out, err) = run(&["locksim", "compare", "stw-pause"]);
+        assert_eq!(exit, Exit::AsExpected, "{out}{err}");
+        assert!(out.contains("the engines agree"), "{out}");
+        assert!(out.contains("fast") && out.contains("turmoil"), "{out}");
+    }
+
+    /// A fault turmoil cannot inject: one clear line, exit 2.
+    #[test]
+    fn a_fault_turmoil_cannot_inject_is_refused() {
+        let (exit, out, err) = run(&["locksim", "compare", "cpu-starvation"]);
+        assert_eq!(exit, Exit::BadInput, "{out}{err}");
+        assert!(err.contains("turmoil engine cannot run"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -1,0 +1,121 @@
+//! A fault plan as the turmoil engine carries it out: what it does at
+//! which ms, and which kinds it refuses.
+
+use crate::{Fault, SimError, SimSpec};
+
+/// What the engine's loop does at an instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// Fault `i`'s window opens (or, for an instant, it strikes).
+    Begin(usize),
+    /// Fault `i`'s window closes.
+    End(usize),
+    /// Fault `i` crashes its client's host.
+    Crash(usize),
+    /// Fault `i` brings its client back as a new process.
+    Restart(usize),
+}
+
+/// The kinds turmoil carries out, and how, for messages and the README.
+pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze), crash \
+     (turmoil crash; restart: bounce), partition (turmoil hold: TCP delivers what was sent \
+     once the link heals), latency (the link's maximum latency), redis-pause (Redis reads \
+     nothing) and delete-key";
+
+/// The plan's actions in time order (ties in plan order), or the first
+/// fault turmoil cannot carry out.
+pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
+    let mut actions = Vec::new();
+    for (i, fault) in spec.faults.0.iter().enumerate() {
+        match fault {
+            Fault::Crash(c) => {
+                actions.push((c.at_ms, Action::Crash(i)));
+                if let Some(r) = c.restart_after_ms {
+                    actions.push((c.at_ms.saturating_add(r), Action::Restart(i)));
+                }
+            }
+            Fault::Pause(_)
+            | Fault::Partition(_)
+            | Fault::Latency(_)
+            | Fault::RedisPause(_)
+            | Fault::DeleteKey(_) => {
+                let kind = fault.kind();
+                actions.push((kind.at_ms(), Action::Begin(i)));
+                if let Some(end) = kind.end_ms() {
+                    actions.push((end, Action::End(i)));
+                }
+            }
+            other => {
+                return Err(SimError::Unsupported {
+                    engine: "turmoil".to_owned(),
+                    what: format!(
+                        "faults[{i}] ({}): it carries out only {TURMOIL_FAULTS}; run it on the fast engine",
+                        other.kind().text()
+                    ),
+                });
+            }
+        }
+    }
+    // Stable: actions at one instant keep the plan's order.
+    actions.sort_by_key(|(at, _)| *at);
+    Ok(actions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::tests::{client, critical, spec, thread};
+    use crate::{FaultPlan, faults};
+
+    /// A kind turmoil cannot express is refused with its place and name,
+    /// before anything runs.
+    #[test]
+    fn unsupported_kinds_are_refused_by_name() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        s.faults = FaultPlan(vec![
+            Fault::Pause(faults::Pause {
+                client: "A".into(),
+                at_ms: 10,
+                duration_ms: 5,
+            }),
+            Fault::Starve(faults::Starve {
+                client: "A".into(),
+                at_ms: 10,
+                duration_ms: 5,
+                min_delay_ms: 1,
+                max_delay_ms: 2,
+            }),
+        ]);
+        let error = plan(&s).unwrap_err().to_string();
+        assert!(error.contains("faults[1] (starve A"), "{error}");
+        assert!(error.contains("fast engine"), "{error}");
+    }
+
+    /// Windows give a begin and an end, crashes a crash and a restart,
+    /// all in time order.
+    #[test]
+    fn actions_in_time_order() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        s.faults = FaultPlan(vec![
+            Fault::Crash(faults::Crash {
+                client: "A".into(),
+                at_ms: 50,
+                restart_after_ms: Some(10),
+            }),
+            Fault::Pause(faults::Pause {
+                client: "A".into(),
+                at_ms: 10,
+                duration_ms: 45,
+            }),
+        ]);
+        assert_eq!(
+            plan(&s).unwrap(),
+            vec![
+                (10, Action::Begin(1)),
+                (50, Action::Crash(0)),
+                (55, Action::End(1)),
+                (60, Action::Restart(0)),
+            ]
+        );
+    }
+}

@@ -1,0 +1,149 @@
+//! A gate the engine closes to stop code on a host: a client's threads and
+//! its lock (a stop-the-world pause), or Redis's reading (a Redis pause).
+
+use std::future::poll_fn;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+#[derive(Debug, Default)]
+struct State {
+    /// Open pauses (they may overlap): the gate is closed while > 0.
+    closed: u32,
+    /// Bumped on every open and close, so a watcher sees each change.
+    changes: u64,
+    wakers: Vec<Waker>,
+}
+
+/// Shared by the engine's loop and the tasks it stops. Cloning shares it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Gate(Arc<Mutex<State>>);
+
+impl Gate {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// One more pause.
+    pub(crate) fn close(&self) {
+        let mut s = self.lock();
+        s.closed += 1;
+        s.changes += 1;
+        s.wakers.drain(..).for_each(Waker::wake);
+    }
+
+    /// One pause fewer; the gate opens when none is left.
+    pub(crate) fn open(&self) {
+        let mut s = self.lock();
+        s.closed = s.closed.saturating_sub(1);
+        s.changes += 1;
+        s.wakers.drain(..).for_each(Waker::wake);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn is_closed(&self) -> bool {
+        self.lock().closed > 0
+    }
+
+    fn wait(&self, cx: &mut Context<'_>, s: &mut State) {
+        if !s.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            s.wakers.push(cx.waker().clone());
+        }
+    }
+
+    /// Ready once the gate is open.
+    pub(crate) async fn opened(&self) {
+        poll_fn(|cx| {
+            let mut s = self.lock();
+            if s.closed == 0 {
+                return Poll::Ready(());
+            }
+            self.wait(cx, &mut s);
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// Ready at the next change after `seen` (returned by the last call;
+    /// start with 0); gives whether the gate is now closed.
+    pub(crate) async fn changed(&self, seen: &mut u64) -> bool {
+        poll_fn(|cx| {
+            let mut s = self.lock();
+            if s.changes != *seen {
+                *seen = s.changes;
+                return Poll::Ready(s.closed > 0);
+            }
+            self.wait(cx, &mut s);
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+/// A stream that reads nothing while its gate is closed: a paused Redis
+/// leaves requests in the socket and runs them, in order, once it resumes.
+#[derive(Debug)]
+pub(crate) struct GatedStream<S> {
+    pub(crate) inner: S,
+    pub(crate) gate: Gate,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for GatedStream<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        {
+            let mut s = self.gate.lock();
+            if s.closed > 0 {
+                self.gate.wait(cx, &mut s);
+                return Poll::Pending;
+            }
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for GatedStream<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Overlapping pauses: the gate opens only when the last one ends, and
+    /// a watcher sees every change.
+    #[tokio::test]
+    async fn overlapping_pauses() {
+        let gate = Gate::default();
+        let mut seen = 0;
+        gate.close();
+        gate.close();
+        assert!(gate.changed(&mut seen).await);
+        gate.open();
+        assert!(gate.is_closed());
+        assert!(gate.changed(&mut seen).await, "one pause is still open");
+        gate.open();
+        assert!(!gate.changed(&mut seen).await);
+        gate.opened().await;
+    }
+}

@@ -1,0 +1,462 @@
+//! The turmoil engine: the same spec, run by the code a user ships.
+//!
+//! Each client is a turmoil host running lockcore's async wrapper
+//! ([`lockcore::RedissonClient`] over [`lockcore::RespTransport`]) on
+//! turmoil's simulated TCP, speaking RESP to a Redis host that serves
+//! fake-redis's real RESP server code ([`fake_redis::serve_connection`]).
+//! Thread scripts drive the async API ([`lockcore::RLock::call`]). Time is
+//! turmoil's: hosts advance in 1 ms ticks, network messages are delivered
+//! between ticks (latency drawn by turmoil from the spec's range, seeded
+//! from the spec's seed), timers fire inside a tick at their instant.
+//!
+//! The history is gathered as the fast engine records it: lockcore's
+//! [`lockcore::Tracer`] on each client, fake-redis's
+//! [`fake_redis::CommandHook`] on Redis (each command's lock keys, read
+//! right after it ran), and the engine's loop (faults, expiries between
+//! ticks). The same checkers and oracle judge it.
+//!
+//! Determinism: turmoil runs every host on this thread, in a fixed order,
+//! with its randomness seeded from the spec; the async code's `select!`s
+//! are `biased`; nothing reads the wall clock (the Redis engine's clock
+//! is the simulated one). The same spec gives the same history.
+//!
+//! Faults: see [`TURMOIL_FAULTS`]; any other kind is refused with
+//! [`SimError::Unsupported`] before anything runs.
+
+mod action;
+mod gate;
+mod recorder;
+mod thread;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use fake_redis::{Clock, Engine, SharedEngine};
+use lockcore::{Config, Connect, RedissonClient, RespTransport, Tracer};
+
+pub use action::TURMOIL_FAULTS;
+
+use self::action::Action;
+use self::gate::{Gate, GatedStream};
+use self::recorder::{Recorder, Shared};
+use crate::history::{Meta, Phase, RecordKind};
+use crate::process::Thread;
+use crate::script::Program;
+use crate::server::EPOCH_MS;
+use crate::{CutShort, Fault, History, Run, SimError, SimSpec, SimTime};
+
+/// The Redis host's name.
+const REDIS: &str = "redis";
+const PORT: u16 = 6379;
+/// Turmoil's step: network deliveries happen between steps.
+const TICK: Duration = Duration::from_millis(1);
+/// The processes connect to Redis during this boot phase, before the
+/// spec's time zero, as an application builds its Redisson client before
+/// it takes a lock; every time the history shows is after it.
+pub(crate) const BOOT_MS: u64 = 100;
+
+/// Redis's clock: the simulated time of the running host, or the loop's
+/// between steps.
+#[derive(Debug, Default)]
+struct SimClock {
+    loop_ms: AtomicU64,
+}
+
+impl Clock for SimClock {
+    fn now_ms(&self) -> u64 {
+        match turmoil::sim_elapsed() {
+            Some(d) => (EPOCH_MS + d.as_millis() as u64).saturating_sub(BOOT_MS),
+            None => EPOCH_MS + self.loop_ms.load(Ordering::SeqCst),
+        }
+    }
+}
+
+/// A client's connections: turmoil TCP to the Redis host, each named
+/// after the process so Redis's hook knows who sent what.
+struct TurmoilConnect {
+    name: String,
+}
+
+impl Connect for TurmoilConnect {
+    type Stream = turmoil::net::TcpStream;
+
+    fn target(&self) -> String {
+        format!("{REDIS}:{PORT}")
+    }
+
+    async fn open(&self) -> std::io::Result<turmoil::net::TcpStream> {
+        turmoil::net::TcpStream::connect((REDIS, PORT)).await
+    }
+
+    fn client_name(&self) -> Option<String> {
+        Some(self.name.clone())
+    }
+}
+
+/// The loop's view of one client.
+struct Slot {
+    host: String,
+    life: u32,
+    alive: bool,
+    gate: Gate,
+    threads: Vec<Rc<RefCell<Thread>>>,
+}
+
+/// Runs `spec` on the turmoil engine and checks the history, as
+/// [`crate::run`] does on the fast one.
+pub fn run_turmoil(spec: &SimSpec) -> Result<Run, SimError> {
+    crate::validate::validate_spec(spec)?;
+    let actions = action::plan(spec)?;
+    let (history, cut_short, events) = simulate(spec, &actions)?;
+    Ok(crate::run::judged(spec, history, cut_short, events))
+}
+
+fn configs(spec: &SimSpec) -> Result<Vec<(Config, u64)>, SimError> {
+    spec.clients
+        .iter()
+        .map(|cs| {
+            let watchdog_ms = cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms);
+            Config::builder()
+                .release(cs.profile.unwrap_or(spec.profile))
+                .watchdog_timeout(watchdog_ms)
+                .build()
+                .map(|config| (config, watchdog_ms))
+                .map_err(|e| SimError::InvalidSpec(format!("client '{}': {e}", cs.name)))
+        })
+        .collect()
+}
+
+type Slots = Rc<Vec<RefCell<Slot>>>;
+
+fn simulate(
+    spec: &SimSpec,
+    actions: &[(u64, Action)],
+) -> Result<(History, Vec<CutShort>, u64), SimError> {
+    let configs = configs(spec)?;
+    let recorder: Shared = Arc::new(Mutex::new(Recorder::new(spec)));
+    let clock = Arc::new(SimClock::default());
+    let hooked = recorder.clone();
+    let shared = SharedEngine::with_hook(
+        Engine::new(clock.clone()),
+        Box::new(move |engine, conn, args| recorder::lock(&hooked).command(engine, conn, args)),
+    );
+    let redis_gate = Gate::default();
+    let mut sim = turmoil::Builder::new()
+        .simulation_duration(Duration::from_millis(BOOT_MS + spec.horizon_ms) + TICK * 10)
+        .tick_duration(TICK)
+        .min_message_latency(Duration::from_millis(spec.latency.min_ms))
+        .max_message_latency(Duration::from_millis(spec.latency.max_ms))
+        .rng_seed(spec.seed)
+        .build();
+    redis_host(&mut sim, shared.clone(), redis_gate.clone());
+    let slots: Slots = Rc::new(
+        spec.clients
+            .iter()
+            .map(|cs| {
+                RefCell::new(Slot {
+                    host: format!("client-{}", cs.name),
+                    life: 0,
+                    alive: true,
+                    gate: Gate::default(),
+                    threads: Vec::new(),
+                })
+            })
+            .collect(),
+    );
+    for (c, (config, watchdog_ms)) in configs.into_iter().enumerate() {
+        let host = slots[c].borrow().host.clone();
+        let client = ClientHost {
+            c,
+            spec: spec.clone(),
+            config,
+            watchdog_ms,
+            recorder: recorder.clone(),
+            slots: slots.clone(),
+        };
+        sim.host(host, move || client.clone().software());
+    }
+    let mut next = 0;
+    let mut steps = 0u64;
+    let horizon = Duration::from_millis(BOOT_MS + spec.horizon_ms);
+    let mut world = Loop {
+        spec,
+        sim: &mut sim,
+        recorder: &recorder,
+        shared: &shared,
+        clock: &clock,
+        slots: &slots,
+        redis_gate: &redis_gate,
+    };
+    while world.sim.elapsed() < horizon {
+        let now_ms = (world.sim.elapsed().as_millis() as u64).saturating_sub(BOOT_MS);
+        world.set_time(now_ms);
+        while let Some((at, action)) = actions.get(next).copied()
+            && at <= now_ms
+        {
+            world.act(action)?;
+            next += 1;
+        }
+        world.sim.step().map_err(|e| SimError::Engine {
+            engine: "turmoil".to_owned(),
+            reason: e.to_string(),
+        })?;
+        steps += 1;
+        world.set_time((world.sim.elapsed().as_millis() as u64).saturating_sub(BOOT_MS));
+        shared.with_engine(|e| recorder::lock(&recorder).expire(e));
+    }
+    world.set_time(spec.horizon_ms);
+    let mut rec = recorder::lock(&recorder);
+    rec.record(RecordKind::End);
+    let mut records = std::mem::take(&mut rec.records);
+    // Hosts run one after another within a step, each at its own instants.
+    records.sort_by_key(|r| r.at);
+    let mut cut = Vec::new();
+    for (c, slot) in slots.iter().enumerate() {
+        let slot = slot.borrow();
+        if !slot.alive {
+            continue;
+        }
+        for (t, thread) in slot.threads.iter().enumerate() {
+            let thread = thread.borrow();
+            if !thread.done {
+                cut.push(crate::cut::of_thread(rec.who(c, t), &thread));
+            }
+        }
+    }
+    let history = History {
+        meta: Meta {
+            seed: spec.seed,
+            horizon: SimTime::from_ms(spec.horizon_ms),
+            max_latency_ms: crate::world::max_latency_ms(spec),
+            clients: spec.clients.iter().map(|c| c.name.clone()).collect(),
+        },
+        records,
+    };
+    Ok((history, cut, steps))
+}
+
+/// The Redis host: fake-redis's RESP server on turmoil's TCP; it reads
+/// nothing while `gate` is closed (a Redis pause).
+fn redis_host(sim: &mut turmoil::Sim<'_>, shared: SharedEngine, gate: Gate) {
+    sim.host(REDIS, move || {
+        let (shared, gate) = (shared.clone(), gate.clone());
+        async move {
+            let listener = turmoil::net::TcpListener::bind(("0.0.0.0", PORT)).await?;
+            loop {
+                let (stream, _) = listener.accept().await?;
+                let stream = GatedStream {
+                    inner: stream,
+                    gate: gate.clone(),
+                };
+                tokio::task::spawn_local(fake_redis::serve_connection(shared.clone(), stream));
+            }
+        }
+    });
+}
+
+/// What one client host's software needs; it runs once per life.
+#[derive(Clone)]
+struct ClientHost {
+    c: usize,
+    spec: SimSpec,
+    config: Config,
+    watchdog_ms: u64,
+    recorder: Shared,
+    slots: Slots,
+}
+
+impl ClientHost {
+    async fn software(self) -> turmoil::Result {
+        let c = self.c;
+        let mut start = tokio::time::Instant::now();
+        let (life, gate) = {
+            let slot = self.slots[c].borrow();
+            (slot.life, slot.gate.clone())
+        };
+        if life == 0 {
+            // Scripts start at time zero, after the boot phase.
+            start += Duration::from_millis(BOOT_MS);
+        }
+        let (uuid, name) = {
+            let mut rec = recorder::lock(&self.recorder);
+            let uuid = rec.start(c, life);
+            (uuid, rec.proc(c).to_string())
+        };
+        let specs = &self.spec.clients[c].threads;
+        let threads: Vec<Rc<RefCell<Thread>>> = specs
+            .iter()
+            .map(|t| {
+                let program = Rc::new(Program::compile(&t.steps));
+                Rc::new(RefCell::new(Thread::new(
+                    t.lock.clone(),
+                    t.start_ms,
+                    program,
+                )))
+            })
+            .collect();
+        self.slots[c].borrow_mut().threads = threads.clone();
+        let transport = RespTransport::connect_with(&TurmoilConnect { name }).await?;
+        let traced = self.recorder.clone();
+        let tracer: Tracer =
+            Box::new(move |_, trace| recorder::lock(&traced).trace(c, life, trace));
+        let client = RedissonClient::with_tracer(uuid, self.config.clone(), transport, tracer);
+        for (t, (ts, thread)) in specs.iter().zip(threads).enumerate() {
+            let lock = client.lock(ts.lock.as_str())?;
+            let ctx = thread::Ctx {
+                c,
+                t,
+                watchdog_ms: self.watchdog_ms,
+                recorder: self.recorder.clone(),
+                gate: gate.clone(),
+                thread,
+            };
+            let begin = start + Duration::from_millis(ts.start_ms);
+            tokio::task::spawn_local(async move {
+                tokio::time::sleep_until(begin).await;
+                thread::run(ctx, lock).await;
+            });
+        }
+        // The pause gate: the lock's own code stops and resumes with the
+        // threads (replies, messages and timers wait, in order).
+        let mut seen = 0;
+        loop {
+            if gate.changed(&mut seen).await {
+                client.freeze();
+            } else {
+                client.thaw();
+            }
+        }
+    }
+}
+
+/// The engine's loop: what it acts on between steps.
+struct Loop<'a, 's> {
+    spec: &'a SimSpec,
+    sim: &'a mut turmoil::Sim<'s>,
+    recorder: &'a Shared,
+    shared: &'a SharedEngine,
+    clock: &'a SimClock,
+    slots: &'a Slots,
+    redis_gate: &'a Gate,
+}
+
+impl Loop<'_, '_> {
+    fn set_time(&self, ms: u64) {
+        self.clock.loop_ms.store(ms, Ordering::SeqCst);
+        recorder::lock(self.recorder).loop_now = SimTime::from_ms(ms);
+    }
+
+    fn client(&self, fault: &Fault) -> usize {
+        let name = fault.client().unwrap_or_default();
+        self.spec
+            .clients
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap_or_default()
+    }
+
+    fn act(&mut self, action: Action) -> Result<(), SimError> {
+        match action {
+            Action::Begin(i) | Action::End(i) => {
+                let phase = match action {
+                    Action::Begin(_) => Phase::Begin,
+                    _ => Phase::End,
+                };
+                let fault = self.spec.faults.0[i].clone();
+                recorder::lock(self.recorder).record(RecordKind::Fault {
+                    fault: fault.clone(),
+                    phase,
+                });
+                self.window(&fault, phase == Phase::Begin);
+            }
+            Action::Crash(i) => {
+                let c = self.client(&self.spec.faults.0[i]);
+                let mut slot = self.slots[c].borrow_mut();
+                if slot.alive {
+                    slot.alive = false;
+                    recorder::lock(self.recorder).crash(c);
+                    self.sim.crash(slot.host.as_str());
+                }
+            }
+            Action::Restart(i) => {
+                let c = self.client(&self.spec.faults.0[i]);
+                let mut slot = self.slots[c].borrow_mut();
+                if !slot.alive {
+                    slot.alive = true;
+                    slot.life += 1;
+                    let host = slot.host.clone();
+                    drop(slot);
+                    self.sim.bounce(host.as_str());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A window opens (`begin`) or closes.
+    fn window(&mut self, fault: &Fault, begin: bool) {
+        let host = || self.slots[self.client(fault)].borrow().host.clone();
+        match fault {
+            Fault::Pause(_) => {
+                let gate = self.slots[self.client(fault)].borrow().gate.clone();
+                if begin { gate.close() } else { gate.open() }
+            }
+            Fault::Partition(_) if begin => self.sim.hold(host().as_str(), REDIS),
+            Fault::Partition(_) => self.sim.release(host().as_str(), REDIS),
+            Fault::Latency(l) => {
+                let max = if begin {
+                    l.max_ms
+                } else {
+                    self.spec.latency.max_ms
+                };
+                let max = Duration::from_millis(max);
+                self.sim
+                    .set_link_max_message_latency(host().as_str(), REDIS, max);
+            }
+            Fault::RedisPause(_) if begin => self.redis_gate.close(),
+            Fault::RedisPause(_) => self.redis_gate.open(),
+            Fault::DeleteKey(d) if begin => {
+                let recorder = self.recorder;
+                self.shared.with_engine(|engine| {
+                    let conn = engine.connect();
+                    let del = vec![
+                        Bytes::from_static(b"DEL"),
+                        Bytes::copy_from_slice(d.lock.as_str().as_bytes()),
+                    ];
+                    let _ = engine.execute(conn, del);
+                    engine.disconnect(conn);
+                    recorder::lock(recorder).deleted(engine, &d.lock);
+                });
+            }
+            // `action::plan` refused every other kind.
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::tests::{client, critical, spec, thread};
+
+    /// Two clients take turns on one lock with the watchdog, over turmoil:
+    /// the same story as the fast engine's, and the same history twice.
+    #[test]
+    fn two_clients_take_turns() {
+        let s = spec(vec![
+            client("A", vec![thread(0, critical(15_000))]),
+            client("B", vec![thread(100, critical(1_000))]),
+        ]);
+        let r = run_turmoil(&s).expect("runs");
+        println!("{}", r.history);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        let again = run_turmoil(&s).expect("runs");
+        assert_eq!(r.history.to_string(), again.history.to_string());
+        let fast = crate::run(&s).expect("runs");
+        println!("{}", fast.history);
+    }
+}

@@ -1,0 +1,411 @@
+//! The turmoil engine's observer: the same [`History`] records the fast
+//! engine writes, gathered from lockcore's tracer on each client host,
+//! from fake-redis's command hook on the Redis host, from the thread
+//! scripts and from the engine's loop.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bytes::Bytes;
+use fake_redis::{ConnId, Engine};
+use lockcore::{Call, CallOutcome, LockError, LockName, Output, Purpose, RequestId, Trace};
+use rand_chacha::ChaCha8Rng;
+
+use crate::driver::{outcome_of, value_text};
+use crate::history::{Proc, Record, RecordKind, ReleaseCause, ServerCause, Who};
+use crate::observe::{Change, Seen, who_of_field};
+use crate::rng::{self, Stream};
+use crate::server::{EPOCH_MS, key_view};
+use crate::world::is_renewal;
+use crate::{SimSpec, SimTime};
+
+/// What a thread believes about its lock.
+#[derive(Debug, Clone, Copy, Default)]
+struct Belief {
+    holds: u32,
+    token: Option<u64>,
+}
+
+/// Everything recorded so far, and what recording needs to know.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    pub(crate) records: Vec<Record>,
+    /// The time outside any host (the engine's loop), set before each use.
+    pub(crate) loop_now: SimTime,
+    names: Vec<String>,
+    lives: Vec<u32>,
+    locks: Vec<LockName>,
+    /// Each thread's lock, by client and thread index.
+    thread_locks: Vec<Vec<LockName>>,
+    uuid_rng: ChaCha8Rng,
+    uuids: BTreeMap<String, (String, u32)>,
+    /// The process each connection name (`A`, `A~1`) stands for.
+    procs: BTreeMap<String, Proc>,
+    /// Why each command was sent (the same words always mean the same).
+    purposes: BTreeMap<Vec<Bytes>, Purpose>,
+    renewals: BTreeMap<(usize, u32, RequestId), LockName>,
+    seen: BTreeMap<LockName, Seen>,
+    /// The virtual ms at which each lock's key expires, as last observed.
+    expiries: BTreeMap<LockName, u64>,
+    beliefs: BTreeMap<(usize, usize), Belief>,
+    resources: BTreeMap<LockName, u64>,
+}
+
+/// The recorder, shared by every host and the loop.
+pub(crate) type Shared = Arc<Mutex<Recorder>>;
+
+pub(crate) fn lock(shared: &Shared) -> MutexGuard<'_, Recorder> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Recorder {
+    pub(crate) fn new(spec: &SimSpec) -> Recorder {
+        let mut locks: Vec<LockName> = Vec::new();
+        let thread_locks: Vec<Vec<LockName>> = spec
+            .clients
+            .iter()
+            .map(|c| c.threads.iter().map(|t| t.lock.clone()).collect())
+            .collect();
+        for lock in thread_locks
+            .iter()
+            .flatten()
+            .chain(spec.faults.0.iter().filter_map(|f| match f {
+                crate::Fault::DeleteKey(d) => Some(&d.lock),
+                _ => None,
+            }))
+        {
+            if !locks.contains(lock) {
+                locks.push(lock.clone());
+            }
+        }
+        Recorder {
+            records: Vec::with_capacity(256),
+            loop_now: SimTime::ZERO,
+            names: spec.clients.iter().map(|c| c.name.clone()).collect(),
+            lives: vec![0; spec.clients.len()],
+            locks,
+            thread_locks,
+            uuid_rng: rng::stream(spec.seed, Stream::Uuids),
+            uuids: BTreeMap::new(),
+            procs: BTreeMap::new(),
+            purposes: BTreeMap::new(),
+            renewals: BTreeMap::new(),
+            seen: BTreeMap::new(),
+            expiries: BTreeMap::new(),
+            beliefs: BTreeMap::new(),
+            resources: BTreeMap::new(),
+        }
+    }
+
+    /// Now: the running host's simulated time, else the loop's.
+    pub(crate) fn now(&self) -> SimTime {
+        match turmoil::sim_elapsed() {
+            Some(d) => {
+                let boot_us = super::BOOT_MS * 1_000;
+                SimTime::ZERO.plus_us((d.as_micros() as u64).saturating_sub(boot_us))
+            }
+            None => self.loop_now,
+        }
+    }
+
+    pub(crate) fn record(&mut self, kind: RecordKind) {
+        let at = self.now();
+        self.record_at(at, kind);
+    }
+
+    fn record_at(&mut self, at: SimTime, kind: RecordKind) {
+        self.records.push(crate::history::Record { at, kind });
+    }
+
+    pub(crate) fn proc(&self, c: usize) -> Proc {
+        Proc {
+            client: self.names[c].clone(),
+            life: self.lives[c],
+        }
+    }
+
+    pub(crate) fn who(&self, c: usize, t: usize) -> Who {
+        Who {
+            client: self.names[c].clone(),
+            life: self.lives[c],
+            thread: t as u64 + 1,
+        }
+    }
+
+    /// A new life of client `c` starts: the next uuid of the run's stream
+    /// (the fast engine draws them in the same order).
+    pub(crate) fn start(&mut self, c: usize, life: u32) -> String {
+        self.lives[c] = life;
+        let uuid = rng::uuid(&mut self.uuid_rng);
+        let process = self.proc(c);
+        self.uuids
+            .insert(uuid.clone(), (process.client.clone(), life));
+        self.procs.insert(process.to_string(), process.clone());
+        for t in 0..self.thread_locks[c].len() {
+            self.beliefs.remove(&(c, t));
+        }
+        self.record(RecordKind::Start {
+            process,
+            uuid: uuid.clone(),
+        });
+        uuid
+    }
+
+    /// Client `c`'s process died: its threads' beliefs end.
+    pub(crate) fn crash(&mut self, c: usize) {
+        for t in 0..self.thread_locks[c].len() {
+            self.release(c, t, ReleaseCause::Crash);
+        }
+        let process = self.proc(c);
+        self.record(RecordKind::Crash { process });
+    }
+
+    /// Thread `t` of `c` calls `call`; its belief changes first for an
+    /// unlock (as the fast engine's driver records it).
+    pub(crate) fn call(&mut self, c: usize, t: usize, call: &Call) {
+        let lock = self.thread_locks[c][t].clone();
+        match call {
+            Call::Unlock => {
+                let belief = self.beliefs.entry((c, t)).or_default();
+                if belief.holds > 1 {
+                    belief.holds -= 1;
+                } else {
+                    belief.token = None;
+                    self.release(c, t, ReleaseCause::Unlock);
+                }
+            }
+            Call::ForceUnlock => {
+                self.beliefs.entry((c, t)).or_default().token = None;
+                self.release(c, t, ReleaseCause::Unlock);
+            }
+            _ => {}
+        }
+        let who = self.who(c, t);
+        self.record(RecordKind::Call {
+            who,
+            lock,
+            call: call.clone(),
+        });
+    }
+
+    /// Thread `t`'s call returned; whether an acquire failed (the script
+    /// skips to the end of its block).
+    pub(crate) fn returned(
+        &mut self,
+        c: usize,
+        t: usize,
+        call: &Call,
+        result: &Result<CallOutcome, LockError>,
+        watchdog_ms: u64,
+    ) -> bool {
+        let (who, lock) = (self.who(c, t), self.thread_locks[c][t].clone());
+        self.record(RecordKind::Return {
+            who: who.clone(),
+            lock: lock.clone(),
+            call: call.clone(),
+            outcome: outcome_of(result),
+        });
+        if !call.is_acquire() {
+            return false;
+        }
+        let Ok(CallOutcome::Acquired { token }) = result else {
+            return true;
+        };
+        let belief = self.beliefs.entry((c, t)).or_default();
+        belief.holds += 1;
+        belief.token = token.map(|t| t.0);
+        if belief.holds == 1 {
+            let lease = call.lease();
+            self.record(RecordKind::Hold {
+                who,
+                lock,
+                token: token.map(|t| t.0),
+                lease_ms: lease.map_or(watchdog_ms, |l| l.0),
+                watchdog: lease.is_none(),
+            });
+        }
+        false
+    }
+
+    /// A write to the resource behind thread `t`'s lock, with its token.
+    pub(crate) fn write(&mut self, c: usize, t: usize) {
+        let lock = self.thread_locks[c][t].clone();
+        let token = self.beliefs.get(&(c, t)).and_then(|b| b.token);
+        let accepted = match token {
+            None => true,
+            Some(tok) => {
+                let highest = self.resources.entry(lock.clone()).or_insert(0);
+                let ok = tok >= *highest;
+                if ok {
+                    *highest = tok;
+                }
+                ok
+            }
+        };
+        let who = self.who(c, t);
+        self.record(RecordKind::Write {
+            who,
+            lock,
+            token,
+            accepted,
+        });
+    }
+
+    fn release(&mut self, c: usize, t: usize, cause: ReleaseCause) {
+        let belief = self.beliefs.entry((c, t)).or_default();
+        if belief.holds == 0 {
+            return;
+        }
+        belief.holds = 0;
+        let (who, lock) = (self.who(c, t), self.thread_locks[c][t].clone());
+        self.record(RecordKind::Release { who, lock, cause });
+    }
+
+    /// What client `c`'s lock did, seen through its tracer.
+    pub(crate) fn trace(&mut self, c: usize, life: u32, trace: Trace<'_>) {
+        if self.lives[c] != life {
+            return;
+        }
+        let process = self.proc(c);
+        match trace {
+            Trace::Output(Output::Send {
+                request,
+                purpose,
+                lock,
+                command,
+                attempt,
+            }) => {
+                self.purposes.insert(command.clone(), *purpose);
+                if is_renewal(*purpose) {
+                    self.renewals.insert((c, life, *request), lock.clone());
+                    self.record(RecordKind::RenewSent {
+                        process,
+                        lock: lock.clone(),
+                        request: request.0,
+                        retry: *attempt > 0,
+                    });
+                }
+            }
+            Trace::Output(Output::Event(event)) => self.event(c, process, event),
+            Trace::Output(_) => {}
+            Trace::Reply { request, reply } => {
+                if let Some(lock) = self.renewals.remove(&(c, life, request)) {
+                    let reply = match reply {
+                        Ok(value) => value_text(value),
+                        Err(e) => format!("ERROR {e}"),
+                    };
+                    self.record(RecordKind::RenewReply {
+                        process,
+                        lock,
+                        request: request.0,
+                        reply,
+                    });
+                }
+            }
+            Trace::Message { channel, payload } => self.record(RecordKind::Deliver {
+                process,
+                channel: channel.to_owned(),
+                payload: String::from_utf8_lossy(payload).into_owned(),
+            }),
+        }
+    }
+
+    fn event(&mut self, c: usize, process: Proc, event: &lockcore::Event) {
+        match event {
+            // `Renewed` repeats the renewal's reply, already recorded.
+            lockcore::Event::Renewed { .. } => {}
+            lockcore::Event::LeaseLost { lock, threads } => {
+                self.record(RecordKind::Lock {
+                    process,
+                    event: event.clone(),
+                });
+                for t in threads.iter().map(|t| (t.0 as usize).wrapping_sub(1)) {
+                    if self.thread_locks[c].get(t) == Some(lock) {
+                        self.release(c, t, ReleaseCause::LeaseLost);
+                    }
+                }
+            }
+            _ => self.record(RecordKind::Lock {
+                process,
+                event: event.clone(),
+            }),
+        }
+    }
+
+    /// Redis ran `args` for `conn`: records the locks it named that changed.
+    pub(crate) fn command(&mut self, engine: &Engine, conn: ConnId, args: &[Bytes]) {
+        let by = engine
+            .client_name(conn)
+            .and_then(|n| self.procs.get(String::from_utf8_lossy(n).as_ref()))
+            .cloned();
+        let Some(by) = by else { return };
+        let purpose = self.purposes.get(args).copied().unwrap_or(Purpose::Query);
+        let named: Vec<LockName> = self
+            .locks
+            .iter()
+            .filter(|l| {
+                args.iter()
+                    .skip(1)
+                    .any(|a| a.as_ref() == l.as_str().as_bytes())
+            })
+            .cloned()
+            .collect();
+        let deletes = matches!(purpose, Purpose::Unlock | Purpose::ForceUnlock);
+        for lock in named {
+            let cause = ServerCause::Command {
+                by: by.clone(),
+                purpose,
+            };
+            self.observe(engine, &lock, true, deletes, cause, None);
+        }
+    }
+
+    /// After a step: every lock whose key expired by now is recorded as
+    /// freed at its expiry instant.
+    pub(crate) fn expire(&mut self, engine: &Engine) {
+        let now_ms = self.loop_now.as_ms();
+        let due: Vec<(LockName, u64)> = self
+            .expiries
+            .iter()
+            .filter(|(_, at)| **at <= now_ms)
+            .map(|(l, at)| (l.clone(), *at))
+            .collect();
+        for (lock, at) in due {
+            self.expiries.remove(&lock);
+            self.observe(engine, &lock, false, false, ServerCause::Expiry, Some(at));
+        }
+    }
+
+    /// Someone else deleted `lock`'s key (a `delete-key` fault).
+    pub(crate) fn deleted(&mut self, engine: &Engine, lock: &LockName) {
+        self.observe(engine, lock, false, false, ServerCause::Deleted, None);
+    }
+
+    fn observe(
+        &mut self,
+        engine: &Engine,
+        lock: &LockName,
+        command: bool,
+        deletes: bool,
+        cause: ServerCause,
+        at_ms: Option<u64>,
+    ) {
+        let now = self.now();
+        let view = key_view(engine, lock.as_str(), EPOCH_MS, EPOCH_MS + now.as_ms());
+        match view.expires_ms {
+            Some(at) => self.expiries.insert(lock.clone(), at),
+            None => self.expiries.remove(lock),
+        };
+        let change = Change {
+            first: view.first,
+            pttl: view.pttl,
+            command,
+            deletes,
+        };
+        let uuids = &self.uuids;
+        if let Some(kind) = change.apply(&mut self.seen, lock, |f| who_of_field(uuids, f), cause) {
+            let at = at_ms.map_or(now, SimTime::from_ms);
+            self.record_at(at, kind);
+        }
+    }
+}
