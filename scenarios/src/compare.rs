@@ -8,7 +8,9 @@
 //! may honestly differ by: each message's latency is drawn by a different
 //! generator (the fast engine's uniform draw, turmoil's exponential one,
 //! delivered on its 1 ms ticks), so every event that waits for a round
-//! trip can move by a few latencies.
+//! trip can move by a few latencies. Against a real Redis, each event may
+//! also be late by [`REAL_JITTER_MS`] of real scheduling, magnified by the
+//! time scale.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,6 +23,10 @@ use crate::{InputError, Scenario, Trial};
 
 /// What every event may differ by, on top of four one-way latencies.
 pub const BASE_TOLERANCE_MS: u64 = 20;
+
+/// Real time a process on a loaded machine may lose per event against a
+/// real Redis; the tolerance grows by it times the time scale.
+pub const REAL_JITTER_MS: u64 = 10;
 
 /// A key event of a history: its label and when.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,20 +62,25 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Runs `scenario` on the fast and turmoil engines.
+    /// Runs `scenario` on the fast engine and on `other`.
     pub fn run(
         scenario: &Scenario,
         seed: Option<u64>,
         profile: Option<Release>,
+        other: Engine,
     ) -> Result<Comparison, InputError> {
         let fast = Trial::run_on(scenario, seed, profile, Engine::Fast)?;
-        let turmoil = Trial::run_on(scenario, seed, profile, Engine::Turmoil)?;
-        Ok(Comparison::of(fast, turmoil))
+        let second = Trial::run_on(scenario, seed, profile, other)?;
+        Ok(Comparison::of(fast, second))
     }
 
     /// Compares two finished trials of one spec.
     pub fn of(first: Trial, second: Trial) -> Comparison {
-        let tolerance_ms = BASE_TOLERANCE_MS + 4 * first.run.history.meta.max_latency_ms;
+        let jitter = match &second.engine {
+            Engine::Redis(real) => REAL_JITTER_MS * real.time_scale,
+            _ => 0,
+        };
+        let tolerance_ms = BASE_TOLERANCE_MS + 4 * first.run.history.meta.max_latency_ms + jitter;
         let rows = rows(
             &key_events(&first.run.history),
             &key_events(&second.run.history),

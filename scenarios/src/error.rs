@@ -103,6 +103,10 @@ pub enum InputError {
     /// `locksim envelope` was asked for something it cannot search.
     #[error("envelope: {0}")]
     Envelope(String),
+    /// `--redis` or `--time-scale` without `--engine redis`, or a bad
+    /// `--redis` value.
+    #[error("{0}")]
+    EngineFlags(String),
 }
 
 fn located(location: &Option<Location>) -> String {

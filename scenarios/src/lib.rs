@@ -106,7 +106,7 @@ mod trial;
 pub use bench::{BenchConfig, BenchReport, ScenarioSpeed, bench};
 pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
-pub use compare::{BASE_TOLERANCE_MS, Comparison, KeyEvent, KeyRow, key_events};
+pub use compare::{BASE_TOLERANCE_MS, Comparison, KeyEvent, KeyRow, REAL_JITTER_MS, key_events};
 pub use corpus::{Corpus, SeedCase};
 pub use defect::{Defect, Fix, defects_of};
 pub use envelope::{

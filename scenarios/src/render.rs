@@ -25,14 +25,14 @@ impl Rerun {
                 "locksim run {name} --seed {} {}{}",
                 trial.seed,
                 trial.profile.flags(),
-                crate::trial::engine_flag(trial.engine)
+                crate::trial::engine_flag(&trial.engine)
             ),
             Rerun::Replay(workload) => format!(
                 "locksim replay {} {}{}{}",
                 trial.seed,
                 trial.profile.flags(),
                 workload.flags(),
-                crate::trial::engine_flag(trial.engine)
+                crate::trial::engine_flag(&trial.engine)
             ),
         }
     }
@@ -52,7 +52,12 @@ pub fn render_header(trial: &Trial, description: &str, source: Option<&str>) -> 
     let _ = writeln!(s, "seed      {}", trial.seed);
     let _ = writeln!(s, "profile   {}", trial.profile);
     if trial.engine != sim::Engine::Fast {
-        let _ = writeln!(s, "engine    {}", trial.engine);
+        let note = if trial.engine.is_deterministic() {
+            ""
+        } else {
+            " (real time: not deterministic, a rerun may differ)"
+        };
+        let _ = writeln!(s, "engine    {}{note}", trial.engine);
     }
     let _ = writeln!(s, "settings  {}", settings(spec));
     for c in &spec.clients {

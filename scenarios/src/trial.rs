@@ -92,7 +92,7 @@ impl Trial {
             self.scenario,
             self.seed,
             self.profile.flags(),
-            engine_flag(self.engine)
+            engine_flag(&self.engine)
         )
     }
 
@@ -102,7 +102,7 @@ impl Trial {
             scenario: self.scenario.clone(),
             profile: self.profile.to_string(),
             seed: self.seed,
-            engine: self.engine,
+            engine: self.engine.clone(),
             verdict: self.verdict(),
             violations: self
                 .outcome
@@ -140,10 +140,21 @@ impl Trial {
     }
 }
 
-/// ` --engine turmoil`, or nothing for the default engine.
-pub fn engine_flag(engine: sim::Engine) -> String {
+/// ` --engine turmoil` (with `--redis` and `--time-scale` for a real
+/// Redis), or nothing for the default engine.
+pub fn engine_flag(engine: &sim::Engine) -> String {
     match engine {
         sim::Engine::Fast => String::new(),
+        sim::Engine::Redis(real) => {
+            let target = match &real.target {
+                sim::RedisTarget::Spawn => "spawn",
+                sim::RedisTarget::Url(url) => url,
+            };
+            format!(
+                " --engine redis --redis {target} --time-scale {}",
+                real.time_scale
+            )
+        }
         other => format!(" --engine {other}"),
     }
 }
@@ -227,6 +238,7 @@ mod tests {
             [
                 "as_expected",
                 "cut_short",
+                "engine",
                 "expected",
                 "history_hash",
                 "mismatches",
@@ -241,6 +253,7 @@ mod tests {
         assert_eq!(v["scenario"], "lease-shorter-than-work");
         assert_eq!(v["profile"], "redisson");
         assert_eq!(v["seed"], 1);
+        assert_eq!(v["engine"], "fast");
         assert_eq!(v["verdict"], "violated");
         assert_eq!(v["unlock_errors"], 2);
         assert_eq!(v["as_expected"], true);

@@ -206,15 +206,8 @@ impl World<'_> {
                 th.holds += 1;
                 th.token = token.map(|t| t.0);
                 if th.holds == 1 {
-                    let lease = call.lease();
                     let watchdog_ms = self.procs[c].watchdog_ms;
-                    self.record(RecordKind::Hold {
-                        who,
-                        lock,
-                        token: token.map(|t| t.0),
-                        lease_ms: lease.map_or(watchdog_ms, |l| l.0),
-                        watchdog: lease.is_none(),
-                    });
+                    self.record(RecordKind::hold(who, lock, &call, token, watchdog_ms));
                 }
             }
             Ok(CallOutcome::NotAcquired) | Err(_) if acquire => {

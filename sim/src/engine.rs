@@ -1,18 +1,18 @@
-//! Which engine runs a spec: the fast discrete-event one, or turmoil's
-//! simulated network with the code a user ships.
+//! Which engine runs a spec: the fast discrete-event one, turmoil's
+//! simulated network with the code a user ships, or a real Redis.
 
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::{Serialize, Serializer};
 
-use crate::{Run, SimError, SimSpec};
+use crate::{RealRedis, RedisTarget, Run, SimError, SimSpec};
+
+/// The time scale of the real-Redis engine unless told otherwise.
+pub const DEFAULT_TIME_SCALE: u64 = 10;
 
 /// An engine that runs a [`SimSpec`] and judges its history.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Engine {
     /// The discrete-event engine: lockcore's sans-IO machine and
     /// fake-redis's engine, driven directly ([`crate::run`]).
@@ -21,26 +21,36 @@ pub enum Engine {
     /// lockcore's async client over RESP on turmoil's TCP, against
     /// fake-redis's RESP server ([`crate::run_turmoil`]).
     Turmoil,
+    /// lockcore's async client against a real `redis-server`, in real
+    /// time sped up ([`crate::run_real`]); not deterministic.
+    Redis(RealRedis),
 }
 
 impl Engine {
-    /// Every engine, in order.
-    pub const ALL: [Engine; 2] = [Engine::Fast, Engine::Turmoil];
+    /// The engines' names, in order.
+    pub const NAMES: [&'static str; 3] = ["fast", "turmoil", "redis"];
 
     /// Runs `spec` on this engine.
-    pub fn run(self, spec: &SimSpec) -> Result<Run, SimError> {
+    pub fn run(&self, spec: &SimSpec) -> Result<Run, SimError> {
         match self {
             Engine::Fast => crate::run(spec),
             Engine::Turmoil => crate::run_turmoil(spec),
+            Engine::Redis(real) => crate::run_real(spec, real),
         }
     }
 
     /// Its name on the command line.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Engine::Fast => "fast",
             Engine::Turmoil => "turmoil",
+            Engine::Redis(_) => "redis",
         }
+    }
+
+    /// Whether the same spec always gives the same history on it.
+    pub fn is_deterministic(&self) -> bool {
+        !matches!(self, Engine::Redis(_))
     }
 }
 
@@ -50,14 +60,29 @@ impl fmt::Display for Engine {
     }
 }
 
+impl Serialize for Engine {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 impl FromStr for Engine {
     type Err = String;
 
+    /// `fast`, `turmoil`, or `redis` (a spawned `redis-server` at the
+    /// default time scale, until told otherwise).
     fn from_str(s: &str) -> Result<Engine, String> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| e.name() == s)
-            .ok_or_else(|| format!("unknown engine '{s}': the engines are fast and turmoil"))
+        match s {
+            "fast" => Ok(Engine::Fast),
+            "turmoil" => Ok(Engine::Turmoil),
+            "redis" => Ok(Engine::Redis(RealRedis {
+                target: RedisTarget::Spawn,
+                time_scale: DEFAULT_TIME_SCALE,
+            })),
+            _ => Err(format!(
+                "unknown engine '{s}': the engines are fast, turmoil and redis"
+            )),
+        }
     }
 }
 
@@ -67,10 +92,10 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_unknown_ones_are_refused() {
-        for e in Engine::ALL {
-            assert_eq!(e.name().parse::<Engine>(), Ok(e));
+        for name in Engine::NAMES {
+            assert_eq!(name.parse::<Engine>().map(|e| e.name()), Ok(name));
         }
-        let error = "redis".parse::<Engine>().unwrap_err();
-        assert!(error.contains("fast and turmoil"), "{error}");
+        let error = "postgres".parse::<Engine>().unwrap_err();
+        assert!(error.contains("fast, turmoil and redis"), "{error}");
     }
 }

@@ -320,6 +320,27 @@ pub enum RecordKind {
     End,
 }
 
+impl RecordKind {
+    /// The `Hold` a thread's first acquire by `call` makes, with the
+    /// client's `lockWatchdogTimeout` as the lease when it names none.
+    pub(crate) fn hold(
+        who: Who,
+        lock: LockName,
+        call: &Call,
+        token: Option<lockcore::FencingToken>,
+        watchdog_ms: u64,
+    ) -> RecordKind {
+        let lease = call.lease();
+        RecordKind::Hold {
+            who,
+            lock,
+            token: token.map(|t| t.0),
+            lease_ms: lease.map_or(watchdog_ms, |l| l.0),
+            watchdog: lease.is_none(),
+        }
+    }
+}
+
 /// An unlock that failed, as the calling thread saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnlockError {

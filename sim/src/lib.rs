@@ -141,9 +141,10 @@
 //! - `cut`: threads the horizon cut short ([`CutShort`]).
 //! - `run`: [`run`], [`Run`], [`SimError`].
 //! - `engine`: [`Engine`], which engine runs a spec.
-//! - `turmoil_engine`: [`run_turmoil`], the same spec on turmoil's
-//!   simulated TCP, run by lockcore's async client against fake-redis's
-//!   RESP server (see its module docs for what it maps and refuses).
+//! - `hosted`: the same spec run by lockcore's async client over RESP:
+//!   [`run_turmoil`] on turmoil's simulated TCP against fake-redis's RESP
+//!   server, [`run_real`] against a real `redis-server` (see its module
+//!   docs for what each maps and refuses).
 //!
 //! Examples (`cargo run -p sim --example <name>`): `timeline <seed>` prints
 //! a generated seed's spec, timeline and violations; `violations [n]`
@@ -160,6 +161,7 @@ mod engine;
 mod execution;
 mod fault;
 mod history;
+mod hosted;
 mod injection;
 mod network;
 mod observe;
@@ -174,7 +176,6 @@ mod spec;
 mod swarm;
 mod time;
 mod timeline;
-mod turmoil_engine;
 mod validate;
 mod windows;
 mod workload;
@@ -183,7 +184,7 @@ mod world;
 pub use cause::{Cause, classify};
 pub use check::{Invariant, Violation, check_all, check_all_counted};
 pub use cut::CutShort;
-pub use engine::Engine;
+pub use engine::{DEFAULT_TIME_SCALE, Engine};
 pub use fault::{Fault, FaultPlan};
 
 /// The data of each fault kind, one struct per kind ([`Fault`]'s variants).
@@ -198,11 +199,13 @@ pub use history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, ServerCause,
     UnlockError, Who,
 };
+pub use hosted::{
+    REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_real, run_turmoil,
+};
 pub use run::{Run, SimError, run};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};
 pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use time::{ClientId, SimTime};
-pub use turmoil_engine::{TURMOIL_FAULTS, run_turmoil};
 pub use validate::{
     MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,
     NAME_RULE, is_identifier, validate_spec,

@@ -1,8 +1,9 @@
-//! The same scenario on the fast and turmoil engines: every built-in
-//! scenario the turmoil engine can run, under every era, gives the same
-//! verdict on both, with each key event (an acquire, a let-go, an expiry)
-//! within the comparison's stated tolerance (20 ms + four one-way
-//! latencies; see `locksim::compare`).
+//! The same scenario on the three engines: every built-in scenario the
+//! turmoil engine can run, under every era, gives the same verdict on the
+//! fast and turmoil engines, with each key event (an acquire, a let-go,
+//! an expiry) within the comparison's stated tolerance (20 ms + four
+//! one-way latencies; see `locksim::compare`); a few give the same
+//! verdicts against a real `redis-server`.
 
 use lockcore::Release;
 use locksim::{Comparison, builtins};
@@ -37,7 +38,8 @@ fn fast_and_turmoil_agree_on_the_builtins() {
     let mut failures = Vec::new();
     for scenario in builtins() {
         for era in Release::ERAS {
-            let comparison = match Comparison::run(&scenario, None, Some(era)) {
+            let comparison = match Comparison::run(&scenario, None, Some(era), sim::Engine::Turmoil)
+            {
                 Ok(c) => c,
                 Err(e) => {
                     let text = e.to_string();
@@ -85,4 +87,52 @@ fn turmoil_replays_byte_for_byte() {
         let b = sim::run_turmoil(&spec).expect("runs");
         assert_eq!(a.history.hash(), b.history.hash(), "{name}");
     }
+}
+
+/// The time scale of the real-Redis comparisons: slow enough that a busy
+/// test machine's scheduling stays within the checkers' bounds.
+const REAL_SCALE: u64 = 5;
+
+/// A few built-in scenarios against a real `redis-server` started by the
+/// test (time-scaled): the same verdicts as the fast engine's. Fails with
+/// an install hint when redis-server is missing.
+#[test]
+fn a_real_redis_gives_the_fast_engines_verdicts() {
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    for name in [
+        "watchdog-serializes",
+        "stw-pause",
+        "key-deleted",
+        "client-crash",
+    ] {
+        let scenario = locksim::builtin(name).expect("built-in");
+        let comparison = Comparison::run(&scenario, None, None, real.clone())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let [fast, redis] = comparison.verdicts();
+        assert_eq!(fast, redis, "{name}\n{}", comparison.render());
+        assert!(
+            comparison.trials[1].run.history.len() > 5,
+            "{name}: the real run recorded nothing\n{}",
+            comparison.render()
+        );
+    }
+}
+
+/// An unreachable Redis is one clear error, soon, never a hang.
+#[test]
+fn an_unreachable_redis_is_a_clear_error() {
+    let scenario = locksim::builtin("watchdog-serializes").expect("built-in");
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Url("redis://127.0.0.1:1".to_owned()),
+        time_scale: 10,
+    });
+    let error = locksim::Trial::run_on(&scenario, None, None, real)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("cannot connect to 127.0.0.1:1"), "{error}");
+    assert_eq!(error.lines().count(), 1, "{error}");
 }

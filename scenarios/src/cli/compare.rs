@@ -10,7 +10,8 @@ use crate::{Comparison, InputError};
 pub(super) fn compare(args: &CompareArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let scenario = crate::load(&args.scenario)?;
     let profile = args.toggles.apply(args.profile)?;
-    let comparison = Comparison::run(&scenario, args.seed, profile)?;
+    let other = args.engine.engine_or(sim::Engine::Turmoil)?;
+    let comparison = Comparison::run(&scenario, args.seed, profile, other)?;
     if args.json {
         let _ = writeln!(out, "{}", comparison.to_json());
     } else {
@@ -48,6 +49,41 @@ mod tests {
         assert_eq!(exit, Exit::AsExpected, "{out}{err}");
         assert!(out.contains("the engines agree"), "{out}");
         assert!(out.contains("fast") && out.contains("turmoil"), "{out}");
+    }
+
+    /// `--redis` without `--engine redis`, and a bad `--redis`: one line,
+    /// exit 2, before anything runs.
+    #[test]
+    fn redis_flags_need_the_redis_engine() {
+        let cases: [(&[&str], &str); 3] = [
+            (
+                &["compare", "stw-pause", "--redis", "spawn"],
+                "go with --engine redis",
+            ),
+            (
+                &[
+                    "run",
+                    "stw-pause",
+                    "--engine",
+                    "redis",
+                    "--redis",
+                    "localhost:1",
+                ],
+                "expected redis://HOST:PORT or spawn",
+            ),
+            (
+                &["run", "stw-pause", "--engine", "redis", "--time-scale", "0"],
+                "between 1 and 100",
+            ),
+        ];
+        for (args, want) in cases {
+            let args: Vec<&str> = std::iter::once("locksim")
+                .chain(args.iter().copied())
+                .collect();
+            let (exit, _, err) = run(&args);
+            assert_eq!(exit, Exit::BadInput, "{args:?}");
+            assert!(err.contains(want), "{args:?}: {err}");
+        }
     }
 
     /// A fault turmoil cannot inject: one clear line, exit 2.

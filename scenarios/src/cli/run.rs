@@ -9,7 +9,8 @@ use crate::{InputError, Rerun, Scenario, Trial, render_trial};
 pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let scenario = crate::load(&args.scenario)?;
     let profile = args.toggles.apply(args.profile)?;
-    let trial = Trial::run_on(&scenario, args.seed, profile, args.engine)?;
+    let engine = args.engine.engine_or(sim::Engine::Fast)?;
+    let trial = Trial::run_on(&scenario, args.seed, profile, engine)?;
     print(
         &trial,
         &scenario,
@@ -38,7 +39,8 @@ pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, Inp
         expect: Default::default(),
         history: None,
     };
-    let trial = Trial::run_on(&scenario, None, None, args.engine)?;
+    let engine = args.engine.engine_or(sim::Engine::Fast)?;
+    let trial = Trial::run_on(&scenario, None, None, engine)?;
     print(&trial, &scenario, Rerun::Replay(workload), args.json, out);
     Ok(if trial.as_expected() {
         Exit::AsExpected

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use lockcore::{Call, RLock, RespTransport};
+use lockcore::{Call, Millis, RLock, RespTransport};
 
 use super::gate::Gate;
 use super::recorder::{self, Shared};
@@ -16,6 +16,10 @@ pub(crate) struct Ctx {
     pub(crate) c: usize,
     pub(crate) t: usize,
     pub(crate) watchdog_ms: u64,
+    /// The spec runs this many times faster than written: the calls made
+    /// and the sleeps taken are divided by it; the history keeps the
+    /// spec's own values.
+    pub(crate) scale: u64,
     pub(crate) recorder: Shared,
     /// Closed while the process is paused.
     pub(crate) gate: Gate,
@@ -51,7 +55,7 @@ pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
             Instr::ForceUnlock => call_step(&ctx, &lock, Call::ForceUnlock, 0).await,
             Instr::Work(ms) | Instr::Sleep(ms) => {
                 ctx.thread.borrow_mut().sleeping = true;
-                tokio::time::sleep(Duration::from_millis(ms)).await;
+                tokio::time::sleep(Duration::from_millis(ms / ctx.scale)).await;
                 ctx.gate.opened().await;
                 ctx.thread.borrow_mut().sleeping = false;
             }
@@ -64,7 +68,7 @@ pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
 async fn call_step(ctx: &Ctx, lock: &RLock<RespTransport>, call: Call, skip_to: usize) {
     recorder::lock(&ctx.recorder).call(ctx.c, ctx.t, &call);
     ctx.thread.borrow_mut().pending = Some((call.clone(), skip_to));
-    let result = lock.call(thread_id(ctx.t), call.clone()).await;
+    let result = lock.call(thread_id(ctx.t), scaled(&call, ctx.scale)).await;
     // A reply that reached a paused process is its code's to see on resume.
     ctx.gate.opened().await;
     let failed =
@@ -73,5 +77,22 @@ async fn call_step(ctx: &Ctx, lock: &RLock<RespTransport>, call: Call, skip_to: 
     th.pending = None;
     if failed {
         th.cursor.skip_to(skip_to);
+    }
+}
+
+/// `call` with its wait and lease divided by `scale` (at least 1 ms).
+fn scaled(call: &Call, scale: u64) -> Call {
+    if scale <= 1 {
+        return call.clone();
+    }
+    let s = |ms: Option<Millis>| ms.map(|m| Millis((m.0 / scale).max(1)));
+    match call {
+        Call::Lock { lease } => Call::Lock { lease: s(*lease) },
+        Call::LockInterruptibly { lease } => Call::LockInterruptibly { lease: s(*lease) },
+        Call::TryLock { wait, lease } => Call::TryLock {
+            wait: s(*wait),
+            lease: s(*lease),
+        },
+        other => other.clone(),
     }
 }

@@ -22,11 +22,66 @@ pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze)
      once the link heals), latency (the link's maximum latency), redis-pause (Redis reads \
      nothing) and delete-key";
 
+/// The kinds the real-Redis engine carries out, and how.
+pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), crash (its \
+     tasks end, its connections close; restart: a new process), partition, latency, \
+     delay-replies and delay-requests (in a loopback proxy between the client and Redis: a \
+     partition holds what was sent until the link heals, as TCP delivers it), redis-pause \
+     (CLIENT PAUSE ALL) and delete-key (DEL)";
+
+/// The kinds each engine takes, by their scenario-file names.
+pub(crate) const TURMOIL_KINDS: &[&str] = &[
+    "crash",
+    "pause",
+    "partition",
+    "latency",
+    "redis-pause",
+    "delete-key",
+];
+pub(crate) const REDIS_KINDS: &[&str] = &[
+    "crash",
+    "pause",
+    "partition",
+    "latency",
+    "delay-replies",
+    "delay-requests",
+    "redis-pause",
+    "delete-key",
+];
+
+/// A fault's scenario-file name (`redis-pause`).
+fn kind_name(fault: &Fault) -> String {
+    serde_json::to_value(fault)
+        .ok()
+        .and_then(|v| v.get("fault").and_then(|k| k.as_str()).map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// The plan's actions in time order (ties in plan order), or the first
-/// fault turmoil cannot carry out.
-pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
+/// fault whose kind is not in `kinds` (the engine `engine` cannot carry
+/// it out).
+pub(crate) fn plan(
+    spec: &SimSpec,
+    kinds: &[&str],
+    engine: &str,
+) -> Result<Vec<(u64, Action)>, SimError> {
     let mut actions = Vec::new();
     for (i, fault) in spec.faults.0.iter().enumerate() {
+        if !kinds.contains(&kind_name(fault).as_str()) {
+            let can = if kinds == TURMOIL_KINDS {
+                TURMOIL_FAULTS
+            } else {
+                REDIS_FAULTS
+            };
+            return Err(SimError::Unsupported {
+                engine: engine.to_owned(),
+                what: format!(
+                    "faults[{i}] ({}): it carries out only {can}; run it on the fast engine",
+                    fault.kind().text()
+                ),
+            });
+        }
+        let kind = fault.kind();
         match fault {
             Fault::Crash(c) => {
                 actions.push((c.at_ms, Action::Crash(i)));
@@ -34,25 +89,11 @@ pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
                     actions.push((c.at_ms.saturating_add(r), Action::Restart(i)));
                 }
             }
-            Fault::Pause(_)
-            | Fault::Partition(_)
-            | Fault::Latency(_)
-            | Fault::RedisPause(_)
-            | Fault::DeleteKey(_) => {
-                let kind = fault.kind();
+            _ => {
                 actions.push((kind.at_ms(), Action::Begin(i)));
                 if let Some(end) = kind.end_ms() {
                     actions.push((end, Action::End(i)));
                 }
-            }
-            other => {
-                return Err(SimError::Unsupported {
-                    engine: "turmoil".to_owned(),
-                    what: format!(
-                        "faults[{i}] ({}): it carries out only {TURMOIL_FAULTS}; run it on the fast engine",
-                        other.kind().text()
-                    ),
-                });
             }
         }
     }
@@ -86,7 +127,7 @@ mod tests {
                 max_delay_ms: 2,
             }),
         ]);
-        let error = plan(&s).unwrap_err().to_string();
+        let error = plan(&s, TURMOIL_KINDS, "turmoil").unwrap_err().to_string();
         assert!(error.contains("faults[1] (starve A"), "{error}");
         assert!(error.contains("fast engine"), "{error}");
     }
@@ -109,7 +150,7 @@ mod tests {
             }),
         ]);
         assert_eq!(
-            plan(&s).unwrap(),
+            plan(&s, TURMOIL_KINDS, "turmoil").unwrap(),
             vec![
                 (10, Action::Begin(1)),
                 (50, Action::Crash(0)),

@@ -23,12 +23,6 @@
 //! Faults: see [`TURMOIL_FAULTS`]; any other kind is refused with
 //! [`SimError::Unsupported`] before anything runs.
 
-mod action;
-mod gate;
-mod recorder;
-mod thread;
-
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,16 +30,13 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use fake_redis::{Clock, Engine, SharedEngine};
-use lockcore::{Config, Connect, RedissonClient, RespTransport, Tracer};
+use lockcore::Connect;
 
-pub use action::TURMOIL_FAULTS;
-
-use self::action::Action;
-use self::gate::{Gate, GatedStream};
-use self::recorder::{Recorder, Shared};
-use crate::history::{Meta, Phase, RecordKind};
-use crate::process::Thread;
-use crate::script::Program;
+use super::action::{self, Action};
+use super::gate::{Gate, GatedStream};
+use super::process::{self, ClientHost, Slots};
+use super::recorder::{self, Recorder, Shared};
+use crate::history::{Phase, RecordKind, ServerCause};
 use crate::server::EPOCH_MS;
 use crate::{CutShort, Fault, History, Run, SimError, SimSpec, SimTime};
 
@@ -97,46 +88,20 @@ impl Connect for TurmoilConnect {
     }
 }
 
-/// The loop's view of one client.
-struct Slot {
-    host: String,
-    life: u32,
-    alive: bool,
-    gate: Gate,
-    threads: Vec<Rc<RefCell<Thread>>>,
-}
-
 /// Runs `spec` on the turmoil engine and checks the history, as
 /// [`crate::run`] does on the fast one.
 pub fn run_turmoil(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
-    let actions = action::plan(spec)?;
+    let actions = action::plan(spec, action::TURMOIL_KINDS, "turmoil")?;
     let (history, cut_short, events) = simulate(spec, &actions)?;
     Ok(crate::run::judged(spec, history, cut_short, events))
 }
-
-fn configs(spec: &SimSpec) -> Result<Vec<(Config, u64)>, SimError> {
-    spec.clients
-        .iter()
-        .map(|cs| {
-            let watchdog_ms = cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms);
-            Config::builder()
-                .release(cs.profile.unwrap_or(spec.profile))
-                .watchdog_timeout(watchdog_ms)
-                .build()
-                .map(|config| (config, watchdog_ms))
-                .map_err(|e| SimError::InvalidSpec(format!("client '{}': {e}", cs.name)))
-        })
-        .collect()
-}
-
-type Slots = Rc<Vec<RefCell<Slot>>>;
 
 fn simulate(
     spec: &SimSpec,
     actions: &[(u64, Action)],
 ) -> Result<(History, Vec<CutShort>, u64), SimError> {
-    let configs = configs(spec)?;
+    let configs = process::configs(spec, 1)?;
     let recorder: Shared = Arc::new(Mutex::new(Recorder::new(spec)));
     let clock = Arc::new(SimClock::default());
     let hooked = recorder.clone();
@@ -153,31 +118,25 @@ fn simulate(
         .rng_seed(spec.seed)
         .build();
     redis_host(&mut sim, shared.clone(), redis_gate.clone());
-    let slots: Slots = Rc::new(
-        spec.clients
-            .iter()
-            .map(|cs| {
-                RefCell::new(Slot {
-                    host: format!("client-{}", cs.name),
-                    life: 0,
-                    alive: true,
-                    gate: Gate::default(),
-                    threads: Vec::new(),
-                })
-            })
-            .collect(),
-    );
+    let slots = process::slots(spec);
+    let shared_spec = Rc::new(spec.clone());
     for (c, (config, watchdog_ms)) in configs.into_iter().enumerate() {
         let host = slots[c].borrow().host.clone();
         let client = ClientHost {
             c,
-            spec: spec.clone(),
+            spec: shared_spec.clone(),
             config,
             watchdog_ms,
             recorder: recorder.clone(),
             slots: slots.clone(),
+            connect: Rc::new(|name| TurmoilConnect { name }),
+            boot: Duration::from_millis(BOOT_MS),
+            scale: 1,
         };
-        sim.host(host, move || client.clone().software());
+        sim.host(host, move || {
+            let client = client.clone();
+            async move { client.software().await.map_err(|e| e.to_string().into()) }
+        });
     }
     let mut next = 0;
     let mut steps = 0u64;
@@ -206,36 +165,14 @@ fn simulate(
         })?;
         steps += 1;
         world.set_time((world.sim.elapsed().as_millis() as u64).saturating_sub(BOOT_MS));
-        shared.with_engine(|e| recorder::lock(&recorder).expire(e));
+        shared.with_engine(|e| {
+            let mut rec = recorder::lock(&recorder);
+            let now = rec.now();
+            rec.expire(now, |lock, at| recorder::turmoil_view(e, lock, at));
+        });
     }
     world.set_time(spec.horizon_ms);
-    let mut rec = recorder::lock(&recorder);
-    rec.record(RecordKind::End);
-    let mut records = std::mem::take(&mut rec.records);
-    // Hosts run one after another within a step, each at its own instants.
-    records.sort_by_key(|r| r.at);
-    let mut cut = Vec::new();
-    for (c, slot) in slots.iter().enumerate() {
-        let slot = slot.borrow();
-        if !slot.alive {
-            continue;
-        }
-        for (t, thread) in slot.threads.iter().enumerate() {
-            let thread = thread.borrow();
-            if !thread.done {
-                cut.push(crate::cut::of_thread(rec.who(c, t), &thread));
-            }
-        }
-    }
-    let history = History {
-        meta: Meta {
-            seed: spec.seed,
-            horizon: SimTime::from_ms(spec.horizon_ms),
-            max_latency_ms: crate::world::max_latency_ms(spec),
-            clients: spec.clients.iter().map(|c| c.name.clone()).collect(),
-        },
-        records,
-    };
+    let (history, cut) = process::finish(spec, &recorder, &slots);
     Ok((history, cut, steps))
 }
 
@@ -256,81 +193,6 @@ fn redis_host(sim: &mut turmoil::Sim<'_>, shared: SharedEngine, gate: Gate) {
             }
         }
     });
-}
-
-/// What one client host's software needs; it runs once per life.
-#[derive(Clone)]
-struct ClientHost {
-    c: usize,
-    spec: SimSpec,
-    config: Config,
-    watchdog_ms: u64,
-    recorder: Shared,
-    slots: Slots,
-}
-
-impl ClientHost {
-    async fn software(self) -> turmoil::Result {
-        let c = self.c;
-        let mut start = tokio::time::Instant::now();
-        let (life, gate) = {
-            let slot = self.slots[c].borrow();
-            (slot.life, slot.gate.clone())
-        };
-        if life == 0 {
-            // Scripts start at time zero, after the boot phase.
-            start += Duration::from_millis(BOOT_MS);
-        }
-        let (uuid, name) = {
-            let mut rec = recorder::lock(&self.recorder);
-            let uuid = rec.start(c, life);
-            (uuid, rec.proc(c).to_string())
-        };
-        let specs = &self.spec.clients[c].threads;
-        let threads: Vec<Rc<RefCell<Thread>>> = specs
-            .iter()
-            .map(|t| {
-                let program = Rc::new(Program::compile(&t.steps));
-                Rc::new(RefCell::new(Thread::new(
-                    t.lock.clone(),
-                    t.start_ms,
-                    program,
-                )))
-            })
-            .collect();
-        self.slots[c].borrow_mut().threads = threads.clone();
-        let transport = RespTransport::connect_with(&TurmoilConnect { name }).await?;
-        let traced = self.recorder.clone();
-        let tracer: Tracer =
-            Box::new(move |_, trace| recorder::lock(&traced).trace(c, life, trace));
-        let client = RedissonClient::with_tracer(uuid, self.config.clone(), transport, tracer);
-        for (t, (ts, thread)) in specs.iter().zip(threads).enumerate() {
-            let lock = client.lock(ts.lock.as_str())?;
-            let ctx = thread::Ctx {
-                c,
-                t,
-                watchdog_ms: self.watchdog_ms,
-                recorder: self.recorder.clone(),
-                gate: gate.clone(),
-                thread,
-            };
-            let begin = start + Duration::from_millis(ts.start_ms);
-            tokio::task::spawn_local(async move {
-                tokio::time::sleep_until(begin).await;
-                thread::run(ctx, lock).await;
-            });
-        }
-        // The pause gate: the lock's own code stops and resumes with the
-        // threads (replies, messages and timers wait, in order).
-        let mut seen = 0;
-        loop {
-            if gate.changed(&mut seen).await {
-                client.freeze();
-            } else {
-                client.thaw();
-            }
-        }
-    }
 }
 
 /// The engine's loop: what it acts on between steps.
@@ -429,7 +291,9 @@ impl Loop<'_, '_> {
                     ];
                     let _ = engine.execute(conn, del);
                     engine.disconnect(conn);
-                    recorder::lock(recorder).deleted(engine, &d.lock);
+                    let mut rec = recorder::lock(recorder);
+                    let view = recorder::turmoil_view(engine, &d.lock, rec.now());
+                    rec.observe(&d.lock, view, false, false, ServerCause::Deleted, None);
                 });
             }
             // `action::plan` refused every other kind.

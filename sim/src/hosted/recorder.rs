@@ -15,7 +15,7 @@ use crate::driver::{outcome_of, value_text};
 use crate::history::{Proc, Record, RecordKind, ReleaseCause, ServerCause, Who};
 use crate::observe::{Change, Seen, who_of_field};
 use crate::rng::{self, Stream};
-use crate::server::{EPOCH_MS, key_view};
+use crate::server::{EPOCH_MS, KeyView, key_view};
 use crate::world::is_renewal;
 use crate::{SimSpec, SimTime};
 
@@ -26,12 +26,27 @@ struct Belief {
     token: Option<u64>,
 }
 
+/// Where the recorder reads the time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TimeSource {
+    /// Turmoil's simulated time (the running host's, else `loop_now`),
+    /// less the boot phase.
+    Turmoil,
+    /// Real time since `zero`, times `scale` (a run slowed down by no one:
+    /// the spec ran `scale` times faster than written).
+    Real {
+        zero: std::time::Instant,
+        scale: u64,
+    },
+}
+
 /// Everything recorded so far, and what recording needs to know.
 #[derive(Debug)]
 pub(crate) struct Recorder {
     pub(crate) records: Vec<Record>,
     /// The time outside any host (the engine's loop), set before each use.
     pub(crate) loop_now: SimTime,
+    pub(crate) time: TimeSource,
     names: Vec<String>,
     lives: Vec<u32>,
     locks: Vec<LockName>,
@@ -81,6 +96,7 @@ impl Recorder {
         Recorder {
             records: Vec::with_capacity(256),
             loop_now: SimTime::ZERO,
+            time: TimeSource::Turmoil,
             names: spec.clients.iter().map(|c| c.name.clone()).collect(),
             lives: vec![0; spec.clients.len()],
             locks,
@@ -97,14 +113,23 @@ impl Recorder {
         }
     }
 
-    /// Now: the running host's simulated time, else the loop's.
+    /// Now, in the spec's time.
     pub(crate) fn now(&self) -> SimTime {
-        match turmoil::sim_elapsed() {
-            Some(d) => {
-                let boot_us = super::BOOT_MS * 1_000;
-                SimTime::ZERO.plus_us((d.as_micros() as u64).saturating_sub(boot_us))
+        match self.time {
+            TimeSource::Turmoil => match turmoil::sim_elapsed() {
+                Some(d) => {
+                    let boot_us = super::tcp::BOOT_MS * 1_000;
+                    SimTime::ZERO.plus_us((d.as_micros() as u64).saturating_sub(boot_us))
+                }
+                None => self.loop_now,
+            },
+            // The one wall-clock reading of sim: a real Redis runs in real time.
+            TimeSource::Real { zero, scale } => {
+                let us = std::time::Instant::now()
+                    .saturating_duration_since(zero)
+                    .as_micros() as u64;
+                SimTime::ZERO.plus_us(us.saturating_mul(scale))
             }
-            None => self.loop_now,
         }
     }
 
@@ -113,7 +138,7 @@ impl Recorder {
         self.record_at(at, kind);
     }
 
-    fn record_at(&mut self, at: SimTime, kind: RecordKind) {
+    pub(crate) fn record_at(&mut self, at: SimTime, kind: RecordKind) {
         self.records.push(crate::history::Record { at, kind });
     }
 
@@ -215,14 +240,7 @@ impl Recorder {
         belief.holds += 1;
         belief.token = token.map(|t| t.0);
         if belief.holds == 1 {
-            let lease = call.lease();
-            self.record(RecordKind::Hold {
-                who,
-                lock,
-                token: token.map(|t| t.0),
-                lease_ms: lease.map_or(watchdog_ms, |l| l.0),
-                watchdog: lease.is_none(),
-            });
+            self.record(RecordKind::hold(who, lock, call, *token, watchdog_ms));
         }
         false
     }
@@ -332,16 +350,21 @@ impl Recorder {
         }
     }
 
-    /// Redis ran `args` for `conn`: records the locks it named that changed.
-    pub(crate) fn command(&mut self, engine: &Engine, conn: ConnId, args: &[Bytes]) {
-        let by = engine
-            .client_name(conn)
-            .and_then(|n| self.procs.get(String::from_utf8_lossy(n).as_ref()))
-            .cloned();
-        let Some(by) = by else { return };
-        let purpose = self.purposes.get(args).copied().unwrap_or(Purpose::Query);
-        let named: Vec<LockName> = self
-            .locks
+    /// The process a connection name (`A`, `A~1`) stands for.
+    pub(crate) fn sender(&self, name: &[u8]) -> Option<Proc> {
+        self.procs
+            .get(String::from_utf8_lossy(name).as_ref())
+            .cloned()
+    }
+
+    /// Why `args` was sent (a query if no lock sent it).
+    pub(crate) fn purpose(&self, args: &[Bytes]) -> Purpose {
+        self.purposes.get(args).copied().unwrap_or(Purpose::Query)
+    }
+
+    /// The spec's locks that `args` names (its words after the first).
+    pub(crate) fn named(&self, args: &[Bytes]) -> Vec<LockName> {
+        self.locks
             .iter()
             .filter(|l| {
                 args.iter()
@@ -349,49 +372,61 @@ impl Recorder {
                     .any(|a| a.as_ref() == l.as_str().as_bytes())
             })
             .cloned()
-            .collect();
+            .collect()
+    }
+
+    /// Turmoil's Redis ran `args` for `conn`: records the locks it named
+    /// that changed.
+    pub(crate) fn command(&mut self, engine: &Engine, conn: ConnId, args: &[Bytes]) {
+        let Some(by) = engine.client_name(conn).and_then(|n| self.sender(n)) else {
+            return;
+        };
+        let purpose = self.purpose(args);
         let deletes = matches!(purpose, Purpose::Unlock | Purpose::ForceUnlock);
-        for lock in named {
+        for lock in self.named(args) {
             let cause = ServerCause::Command {
                 by: by.clone(),
                 purpose,
             };
-            self.observe(engine, &lock, true, deletes, cause, None);
+            let view = turmoil_view(engine, &lock, self.now());
+            self.observe(&lock, view, true, deletes, cause, None);
         }
     }
 
-    /// After a step: every lock whose key expired by now is recorded as
-    /// freed at its expiry instant.
-    pub(crate) fn expire(&mut self, engine: &Engine) {
-        let now_ms = self.loop_now.as_ms();
+    /// After a step: every lock whose key expired by `now` is recorded as
+    /// freed at its expiry instant; `view` reads a lock at an instant.
+    pub(crate) fn expire(
+        &mut self,
+        now: SimTime,
+        mut view: impl FnMut(&LockName, SimTime) -> KeyView,
+    ) {
         let due: Vec<(LockName, u64)> = self
             .expiries
             .iter()
-            .filter(|(_, at)| **at <= now_ms)
+            .filter(|(_, at)| **at <= now.as_ms())
             .map(|(l, at)| (l.clone(), *at))
             .collect();
         for (lock, at) in due {
             self.expiries.remove(&lock);
-            self.observe(engine, &lock, false, false, ServerCause::Expiry, Some(at));
+            let v = view(&lock, SimTime::from_ms(at));
+
+            let at = SimTime::from_ms(at);
+            self.observe(&lock, v, false, false, ServerCause::Expiry, Some(at));
         }
     }
 
-    /// Someone else deleted `lock`'s key (a `delete-key` fault).
-    pub(crate) fn deleted(&mut self, engine: &Engine, lock: &LockName) {
-        self.observe(engine, lock, false, false, ServerCause::Deleted, None);
-    }
-
-    fn observe(
+    /// Records `lock` as `view` shows it, if that changed; `at` (else
+    /// now) is when. `view`'s times are the spec's.
+    pub(crate) fn observe(
         &mut self,
-        engine: &Engine,
         lock: &LockName,
+        view: KeyView,
         command: bool,
         deletes: bool,
         cause: ServerCause,
-        at_ms: Option<u64>,
+        at: Option<SimTime>,
     ) {
         let now = self.now();
-        let view = key_view(engine, lock.as_str(), EPOCH_MS, EPOCH_MS + now.as_ms());
         match view.expires_ms {
             Some(at) => self.expiries.insert(lock.clone(), at),
             None => self.expiries.remove(lock),
@@ -404,8 +439,12 @@ impl Recorder {
         };
         let uuids = &self.uuids;
         if let Some(kind) = change.apply(&mut self.seen, lock, |f| who_of_field(uuids, f), cause) {
-            let at = at_ms.map_or(now, SimTime::from_ms);
-            self.record_at(at, kind);
+            self.record_at(at.unwrap_or(now), kind);
         }
     }
+}
+
+/// `lock` as turmoil's Redis holds it at `at` (spec time).
+pub(crate) fn turmoil_view(engine: &Engine, lock: &LockName, at: SimTime) -> KeyView {
+    key_view(engine, lock.as_str(), EPOCH_MS, EPOCH_MS + at.as_ms())
 }

@@ -1,0 +1,42 @@
+//! Hosted engines: the spec run by the code a user ships.
+//!
+//! Each client process is lockcore's async client ([`lockcore::RedissonClient`]
+//! over [`lockcore::RespTransport`]) whose threads' scripts drive the async
+//! API ([`lockcore::RLock::call`]); it speaks RESP to a Redis. Two engines:
+//!
+//! - `tcp` ([`run_turmoil`]): every process and Redis (fake-redis's real
+//!   RESP server) is a turmoil host on simulated TCP, in simulated time;
+//!   deterministic.
+//! - `real` ([`run_real`]): the processes run on a tokio runtime in real
+//!   time against a real `redis-server`, the spec sped up by a time scale;
+//!   not deterministic.
+//!
+//! Both gather the history the fast engine records (lockcore's
+//! [`lockcore::Tracer`] on each client; Redis observed through fake-redis's
+//! command hook, or through `MONITOR` replayed on a shadow fake-redis) and
+//! judge it with the same checkers and oracle.
+//!
+//! - `action`: the fault plan as actions, and the kinds each engine refuses.
+//! - `gate`: pausing a process's code or Redis's reading.
+//! - `recorder`: the history's records, from every source.
+//! - `process`: one client process (connect, threads, pause gate).
+//! - `thread`: one thread's script over the async API.
+//! - `monitor`: reading a real Redis's `MONITOR` onto a shadow.
+//! - `spawn`: a `redis-server` started for a run.
+//! - `proxy`: the loopback proxy that injects network faults against a
+//!   real Redis.
+
+mod action;
+mod gate;
+mod monitor;
+mod process;
+mod proxy;
+mod real;
+mod recorder;
+mod spawn;
+mod tcp;
+mod thread;
+
+pub use action::{REDIS_FAULTS, TURMOIL_FAULTS};
+pub use real::{REAL_DELAY_MS, RealRedis, RedisTarget, run_real};
+pub use tcp::run_turmoil;

@@ -1,0 +1,212 @@
+//! A client process on a hosted engine: lockcore's async client, its
+//! threads' scripts, its pause gate; and what the engines share around
+//! it (configs, the horizon's bookkeeping).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use lockcore::{Config, Connect, RedissonClient, RespTransport, Tracer};
+use tokio::task::AbortHandle;
+
+use super::gate::Gate;
+use super::recorder::{self, Shared};
+use super::thread;
+use crate::history::{Meta, RecordKind};
+use crate::process::Thread;
+use crate::script::Program;
+use crate::{CutShort, History, SimError, SimSpec, SimTime};
+
+/// The engine's view of one client.
+pub(crate) struct Slot {
+    /// Its host name (turmoil) or label.
+    pub(crate) host: String,
+    pub(crate) life: u32,
+    pub(crate) alive: bool,
+    /// Closed while the process is paused.
+    pub(crate) gate: Gate,
+    pub(crate) threads: Vec<Rc<RefCell<Thread>>>,
+    /// Its tasks, for an engine that kills a process by aborting them.
+    pub(crate) tasks: Vec<AbortHandle>,
+}
+
+pub(crate) type Slots = Rc<Vec<RefCell<Slot>>>;
+
+pub(crate) fn slots(spec: &SimSpec) -> Slots {
+    Rc::new(
+        spec.clients
+            .iter()
+            .map(|cs| {
+                RefCell::new(Slot {
+                    host: format!("client-{}", cs.name),
+                    life: 0,
+                    alive: true,
+                    gate: Gate::default(),
+                    threads: Vec::new(),
+                    tasks: Vec::new(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Each client's lock config with every duration divided by `scale`, and
+/// its `lockWatchdogTimeout` as the spec says it.
+pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, SimError> {
+    spec.clients
+        .iter()
+        .map(|cs| {
+            let watchdog_ms = cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms);
+            let invalid = |e: lockcore::LockError| {
+                SimError::InvalidSpec(format!("client '{}': {e}", cs.name))
+            };
+            let mut builder = Config::builder();
+            builder
+                .release(cs.profile.unwrap_or(spec.profile))
+                .watchdog_timeout(watchdog_ms);
+            let config = builder.build().map_err(invalid)?;
+            if scale <= 1 {
+                return Ok((config, watchdog_ms));
+            }
+            let scaled = |ms: lockcore::Millis| (ms.0 / scale).max(1);
+            builder
+                .watchdog_timeout(scaled(config.watchdog_timeout))
+                .response_timeout(scaled(config.response_timeout))
+                .retry_interval(scaled(config.retry_interval));
+            Ok((builder.build().map_err(invalid)?, watchdog_ms))
+        })
+        .collect()
+}
+
+/// What one client's software needs; it runs once per life.
+pub(crate) struct ClientHost<C> {
+    pub(crate) c: usize,
+    pub(crate) spec: Rc<SimSpec>,
+    pub(crate) config: Config,
+    pub(crate) watchdog_ms: u64,
+    pub(crate) recorder: Shared,
+    pub(crate) slots: Slots,
+    /// Opens this life's connections, named after the process.
+    pub(crate) connect: Rc<dyn Fn(String) -> C>,
+    /// How long before its scripts start the first life connects.
+    pub(crate) boot: Duration,
+    /// The spec runs this many times faster than written.
+    pub(crate) scale: u64,
+}
+
+impl<C> Clone for ClientHost<C> {
+    fn clone(&self) -> Self {
+        ClientHost {
+            c: self.c,
+            spec: self.spec.clone(),
+            config: self.config.clone(),
+            watchdog_ms: self.watchdog_ms,
+            recorder: self.recorder.clone(),
+            slots: self.slots.clone(),
+            connect: self.connect.clone(),
+            boot: self.boot,
+            scale: self.scale,
+        }
+    }
+}
+
+impl<C: Connect> ClientHost<C> {
+    /// Starts the process: records its start, connects, starts its
+    /// threads, then follows its pause gate for ever.
+    pub(crate) async fn software(self) -> Result<(), Box<dyn std::error::Error>> {
+        let c = self.c;
+        let mut start = tokio::time::Instant::now();
+        let (life, gate) = {
+            let slot = self.slots[c].borrow();
+            (slot.life, slot.gate.clone())
+        };
+        if life == 0 {
+            // Scripts start at time zero, after the boot phase.
+            start += self.boot;
+        }
+        let (uuid, name) = {
+            let mut rec = recorder::lock(&self.recorder);
+            let uuid = rec.start(c, life);
+            (uuid, rec.proc(c).to_string())
+        };
+        let specs = &self.spec.clients[c].threads;
+        let threads: Vec<Rc<RefCell<Thread>>> = specs
+            .iter()
+            .map(|t| {
+                let program = Rc::new(Program::compile(&t.steps));
+                let thread = Thread::new(t.lock.clone(), t.start_ms, program);
+                Rc::new(RefCell::new(thread))
+            })
+            .collect();
+        self.slots[c].borrow_mut().threads = threads.clone();
+        let transport = RespTransport::connect_with(&(self.connect)(name)).await?;
+        let traced = self.recorder.clone();
+        let tracer: Tracer =
+            Box::new(move |_, trace| recorder::lock(&traced).trace(c, life, trace));
+        let client = RedissonClient::with_tracer(uuid, self.config.clone(), transport, tracer);
+        for (t, (ts, thread)) in specs.iter().zip(threads).enumerate() {
+            let lock = client.lock(ts.lock.as_str())?;
+            let ctx = thread::Ctx {
+                c,
+                t,
+                watchdog_ms: self.watchdog_ms,
+                scale: self.scale,
+                recorder: self.recorder.clone(),
+                gate: gate.clone(),
+                thread,
+            };
+            let begin = start + Duration::from_millis(ts.start_ms / self.scale);
+            let task = tokio::task::spawn_local(async move {
+                tokio::time::sleep_until(begin).await;
+                thread::run(ctx, lock).await;
+            });
+            self.slots[c].borrow_mut().tasks.push(task.abort_handle());
+        }
+        // The pause gate: the lock's own code stops and resumes with the
+        // threads (replies, messages and timers wait, in order).
+        let mut seen = 0;
+        loop {
+            if gate.changed(&mut seen).await {
+                client.freeze();
+            } else {
+                client.thaw();
+            }
+        }
+    }
+}
+
+/// The history at the horizon, and the threads it cut short.
+pub(crate) fn finish(spec: &SimSpec, recorder: &Shared, slots: &Slots) -> (History, Vec<CutShort>) {
+    let mut rec = recorder::lock(recorder);
+    let horizon = SimTime::from_ms(spec.horizon_ms);
+    rec.loop_now = horizon;
+    // A real Redis goes on after the horizon; what it did then is not the run's.
+    rec.records.retain(|r| r.at <= horizon);
+    rec.record_at(horizon, RecordKind::End);
+    let mut records = std::mem::take(&mut rec.records);
+    // Hosts run one after another, each at its own instants.
+    records.sort_by_key(|r| r.at);
+    let mut cut = Vec::new();
+    for (c, slot) in slots.iter().enumerate() {
+        let slot = slot.borrow();
+        if !slot.alive {
+            continue;
+        }
+        for (t, thread) in slot.threads.iter().enumerate() {
+            let thread = thread.borrow();
+            if !thread.done {
+                cut.push(crate::cut::of_thread(rec.who(c, t), &thread));
+            }
+        }
+    }
+    let history = History {
+        meta: Meta {
+            seed: spec.seed,
+            horizon: SimTime::from_ms(spec.horizon_ms),
+            max_latency_ms: crate::world::max_latency_ms(spec),
+            clients: spec.clients.iter().map(|c| c.name.clone()).collect(),
+        },
+        records,
+    };
+    (history, cut)
+}

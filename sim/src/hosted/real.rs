@@ -1,0 +1,455 @@
+//! The real-Redis engine: the spec's clients, as lockcore's async client,
+//! against a real `redis-server`, in real time sped up by a time scale.
+//!
+//! Every duration of the spec (starts, work, leases, waits, fault times,
+//! `lockWatchdogTimeout`, the lock's response timeout and retry interval)
+//! is divided by the time scale, and every time the history shows is
+//! multiplied back, so a 40 s scenario runs in 4 s at scale 10 and reads
+//! as the spec. Each client reaches Redis through a loopback proxy of its
+//! own, which carries out the network faults (see `proxy`). Redis is
+//! observed through `MONITOR` (see `monitor`). The
+//! run is real: its history is not deterministic, and the verdict is the
+//! one to compare with the simulated engines'.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::{SinkExt, StreamExt};
+use lockcore::{Connect, RespTransport, TcpConnect, Transport, Value};
+use redis_protocol::codec::Resp2;
+use redis_protocol::resp2::types::BytesFrame;
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+use tokio_util::codec::Framed;
+
+use super::action::{self, Action};
+use super::monitor::{self, Shadow};
+use super::process::{self, ClientHost, Slots};
+use super::proxy::{Link, Proxy};
+use super::recorder::{self, Recorder, Shared, TimeSource};
+use crate::history::{Phase, RecordKind};
+use crate::{Fault, Run, SimError, SimSpec, SimTime};
+
+/// The longest wait for a connection to Redis.
+const CONNECT_WITHIN: Duration = Duration::from_secs(5);
+/// Real time the clients get to connect before the spec's time zero.
+const BOOT: Duration = Duration::from_millis(200);
+/// The longest one-way delay, in real ms, the checkers' bounds allow a
+/// message to or from a real Redis on a busy machine (loopback is far
+/// faster; a descheduled process is not).
+pub const REAL_DELAY_MS: u64 = 2;
+
+/// How many `TIME` round trips calibrate Redis's clock against ours.
+const CALIBRATION_SAMPLES: usize = 5;
+/// How often expiries are looked for, in real time.
+const EXPIRY_POLL: Duration = Duration::from_millis(1);
+
+/// Which Redis the engine runs against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedisTarget {
+    /// `redis://HOST:PORT`: an existing server. The spec's lock keys are
+    /// deleted first; use a Redis that holds nothing else you need.
+    Url(String),
+    /// A `redis-server` started on a free loopback port for the run and
+    /// stopped after it.
+    Spawn,
+}
+
+/// How the real-Redis engine runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RealRedis {
+    /// The server.
+    pub target: RedisTarget,
+    /// The spec runs this many times faster than written (1 to 100).
+    pub time_scale: u64,
+}
+
+fn failed(reason: String) -> SimError {
+    SimError::Engine {
+        engine: "redis".to_owned(),
+        reason,
+    }
+}
+
+/// Runs `spec` against a real Redis and checks the history.
+pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
+    crate::validate::validate_spec(spec)?;
+    if !(1..=100).contains(&opts.time_scale) {
+        return Err(SimError::Invalid {
+            field: "time_scale".to_owned(),
+            reason: format!("must be between 1 and 100, got {}", opts.time_scale),
+        });
+    }
+    let actions = action::plan(spec, action::REDIS_KINDS, "redis")?;
+    if spec.latency != crate::LatencyRange::default() {
+        return Err(SimError::Unsupported {
+            engine: "redis".to_owned(),
+            what: format!(
+                "latency {}-{}ms: a real Redis's latency is the real network's; run it on the fast or turmoil engine",
+                spec.latency.min_ms, spec.latency.max_ms
+            ),
+        });
+    }
+    let spawned = match &opts.target {
+        RedisTarget::Spawn => Some(super::spawn::SpawnedRedis::start()?),
+        RedisTarget::Url(_) => None,
+    };
+    let url = match (&opts.target, &spawned) {
+        (RedisTarget::Url(url), _) => url.clone(),
+        (_, Some(server)) => server.url(),
+        (_, None) => unreachable!("a spawned target always has a server"),
+    };
+    let tcp = TcpConnect::new(&url).map_err(|e| failed(e.to_string()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| failed(format!("no tokio runtime: {e}")))?;
+    let local = tokio::task::LocalSet::new();
+    let run = Driver {
+        spec,
+        actions: &actions,
+        tcp,
+        scale: opts.time_scale,
+    };
+    let (history, cut) = local.block_on(&runtime, run.drive())?;
+    drop(local);
+    drop(runtime);
+    drop(spawned);
+    Ok(crate::run::judged(spec, history, cut, 0))
+}
+
+/// A connection named after its process.
+struct Named {
+    tcp: TcpConnect,
+    name: String,
+}
+
+impl Connect for Named {
+    type Stream = TcpStream;
+
+    fn target(&self) -> String {
+        self.tcp.target()
+    }
+
+    async fn open(&self) -> std::io::Result<TcpStream> {
+        self.tcp.open().await
+    }
+
+    fn client_name(&self) -> Option<String> {
+        Some(self.name.clone())
+    }
+}
+
+struct Driver<'a> {
+    spec: &'a SimSpec,
+    actions: &'a [(u64, Action)],
+    tcp: TcpConnect,
+    scale: u64,
+}
+
+async fn within<T>(
+    what: &str,
+    target: &str,
+    f: impl Future<Output = Result<T, String>>,
+) -> Result<T, SimError> {
+    match tokio::time::timeout(CONNECT_WITHIN, f).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(failed(format!("{what} {target}: {e}"))),
+        Err(_) => Err(failed(format!(
+            "{what} {target}: no answer within {}s",
+            CONNECT_WITHIN.as_secs()
+        ))),
+    }
+}
+
+fn words(w: &[&str]) -> Vec<Bytes> {
+    w.iter().map(|w| Bytes::from(w.to_string())).collect()
+}
+
+impl Driver<'_> {
+    async fn drive(self) -> Result<(crate::History, Vec<crate::CutShort>), SimError> {
+        let target = self.tcp.target();
+        let control = within("cannot connect to", &target, async {
+            let named = Named {
+                tcp: self.tcp.clone(),
+                name: "locksim-control".to_owned(),
+            };
+            RespTransport::connect_with(&named)
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await?;
+        for lock in &self.spec.clients {
+            for t in &lock.threads {
+                let del = words(&["DEL", t.lock.as_str()]);
+                within("cannot reset the lock on", &target, async {
+                    control.send(del).await.map_err(|e| e.to_string())
+                })
+                .await?;
+            }
+        }
+        let mut monitor = within("cannot monitor", &target, async {
+            let stream = self.tcp.open().await.map_err(|e| e.to_string())?;
+            let mut framed = Framed::new(stream, Resp2::default());
+            let command = BytesFrame::Array(vec![BytesFrame::BulkString("MONITOR".into())]);
+            framed.send(command).await.map_err(|e| e.to_string())?;
+            match framed.next().await {
+                Some(Ok(BytesFrame::SimpleString(_))) => Ok(framed),
+                other => Err(format!("MONITOR answered {other:?}")),
+            }
+        })
+        .await?;
+        let (zero, zero_unix_us) = self.calibrate(&control, &target).await?;
+        let recorder: Shared = std::sync::Arc::new(std::sync::Mutex::new(Recorder::new(self.spec)));
+        recorder::lock(&recorder).time = TimeSource::Real {
+            zero: zero.into_std(),
+            scale: self.scale,
+        };
+        let shadow = Rc::new(RefCell::new(Shadow::new(zero_unix_us, self.scale)));
+        let watched = (recorder.clone(), shadow.clone());
+        tokio::task::spawn_local(async move {
+            while let Some(Ok(BytesFrame::SimpleString(text))) = monitor.next().await {
+                if let Some(line) = monitor::parse(&String::from_utf8_lossy(&text)) {
+                    watched
+                        .1
+                        .borrow_mut()
+                        .line(&mut recorder::lock(&watched.0), line);
+                }
+            }
+        });
+        let slots = process::slots(self.spec);
+        let spec = Rc::new(self.spec.clone());
+        let mut links = Vec::new();
+        let mut proxies = Vec::new();
+        for c in 0..self.spec.clients.len() {
+            let link = Rc::new(Link::default());
+            let stream = crate::rng::stream(self.spec.seed, crate::rng::Stream::Link(c as u32));
+            let proxy = Proxy::start(target.clone(), link.clone(), stream)
+                .await
+                .map_err(|e| failed(format!("cannot start the loopback proxy: {e}")))?;
+            let url = format!("redis://{}", proxy.addr);
+            proxies.push(TcpConnect::new(&url).map_err(|e| failed(e.to_string()))?);
+            links.push(link);
+        }
+        let hosts = self.hosts(&spec, &recorder, &slots, &proxies)?;
+        for host in &hosts {
+            start(host, &slots);
+        }
+        let expiring = (recorder.clone(), shadow.clone());
+        tokio::task::spawn_local(async move {
+            loop {
+                tokio::time::sleep(EXPIRY_POLL).await;
+                let mut rec = recorder::lock(&expiring.0);
+                // A script's lines arrive together: the one last seen is
+                // whole by now.
+                expiring.1.borrow_mut().flush(&mut rec);
+                let now = rec.now();
+                rec.expire(now, |lock, at| expiring.1.borrow_mut().view(lock, at));
+            }
+        });
+        for (at, action) in self.actions {
+            tokio::time::sleep_until(zero + Duration::from_millis(at / self.scale)).await;
+            self.act(*action, &control, &recorder, &slots, &hosts, &links)
+                .await;
+        }
+        let horizon = zero + Duration::from_millis(self.spec.horizon_ms / self.scale);
+        tokio::time::sleep_until(horizon).await;
+        shadow.borrow_mut().flush(&mut recorder::lock(&recorder));
+        for slot in slots.iter() {
+            slot.borrow().tasks.iter().for_each(|t| t.abort());
+        }
+        let (mut history, cut) = process::finish(self.spec, &recorder, &slots);
+        // Real messages take real time, which the scale magnifies.
+        let real_delay = REAL_DELAY_MS.saturating_mul(self.scale);
+        history.meta.max_latency_ms = history.meta.max_latency_ms.max(real_delay);
+        Ok((history, cut))
+    }
+
+    /// The spec's time zero (after the boot phase) and Redis's Unix µs
+    /// then, read from Redis's own clock (`TIME`), which `MONITOR`'s
+    /// timestamps use: the sample with the shortest round trip of a few.
+    async fn calibrate(
+        &self,
+        control: &RespTransport,
+        target: &str,
+    ) -> Result<(Instant, u64), SimError> {
+        let mut best: Option<(Duration, Instant, u64)> = None;
+        for _ in 0..CALIBRATION_SAMPLES {
+            let asked = Instant::now();
+            let time = within("cannot read TIME on", target, async {
+                control
+                    .send(words(&["TIME"]))
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+            let answered = Instant::now();
+            let unix_us =
+                redis_time_us(&time).ok_or_else(|| failed(format!("TIME answered {time:?}")))?;
+            let rtt = answered - asked;
+            if best.is_none_or(|(r, ..)| rtt < r) {
+                // Redis read its clock about halfway through the round trip.
+                best = Some((rtt, asked + rtt / 2, unix_us));
+            }
+        }
+        let (_, mid, unix_us) = best.ok_or_else(|| failed("no TIME sample".to_owned()))?;
+        let zero = Instant::now() + BOOT;
+        Ok((zero, unix_us + (zero - mid).as_micros() as u64))
+    }
+
+    fn hosts(
+        &self,
+        spec: &Rc<SimSpec>,
+        recorder: &Shared,
+        slots: &Slots,
+        proxies: &[TcpConnect],
+    ) -> Result<Vec<ClientHost<Named>>, SimError> {
+        let configs = process::configs(self.spec, self.scale)?;
+        Ok(configs
+            .into_iter()
+            .enumerate()
+            .map(|(c, (config, watchdog_ms))| {
+                let tcp = proxies[c].clone();
+                ClientHost {
+                    c,
+                    spec: spec.clone(),
+                    config,
+                    watchdog_ms,
+                    recorder: recorder.clone(),
+                    slots: slots.clone(),
+                    connect: Rc::new(move |name| Named {
+                        tcp: tcp.clone(),
+                        name,
+                    }),
+                    boot: BOOT,
+                    scale: self.scale,
+                }
+            })
+            .collect())
+    }
+
+    async fn act(
+        &self,
+        action: Action,
+        control: &RespTransport,
+        recorder: &Shared,
+        slots: &Slots,
+        hosts: &[ClientHost<Named>],
+        links: &[Rc<Link>],
+    ) {
+        let client = |i: usize| {
+            let name = self.spec.faults.0[i].client().unwrap_or_default();
+            self.spec
+                .clients
+                .iter()
+                .position(|c| c.name == name)
+                .unwrap_or_default()
+        };
+        match action {
+            Action::Begin(i) | Action::End(i) => {
+                let begin = matches!(action, Action::Begin(_));
+                let fault = &self.spec.faults.0[i];
+                let phase = if begin { Phase::Begin } else { Phase::End };
+                let kind = RecordKind::Fault {
+                    fault: fault.clone(),
+                    phase,
+                };
+                let at = fault.kind().at_ms();
+                let at = if begin {
+                    Some(at)
+                } else {
+                    fault.kind().end_ms()
+                };
+                recorder::lock(recorder).record_at(SimTime::from_ms(at.unwrap_or(0)), kind);
+                let scaled = |ms: u64| ms / self.scale;
+                match fault {
+                    Fault::Partition(_) => {
+                        let link = &links[client(i)];
+                        for rules in [&link.up, &link.down] {
+                            if begin {
+                                rules.held.close()
+                            } else {
+                                rules.held.open()
+                            }
+                        }
+                    }
+                    Fault::Latency(l) => {
+                        let link = &links[client(i)];
+                        let delay = begin.then(|| (scaled(l.min_ms), scaled(l.max_ms)));
+                        *link.up.delay.borrow_mut() = delay;
+                        *link.down.delay.borrow_mut() = delay;
+                    }
+                    Fault::DelayReplies(d) => {
+                        let delay = begin.then(|| (scaled(d.delay_ms), scaled(d.delay_ms)));
+                        *links[client(i)].down.delay.borrow_mut() = delay;
+                    }
+                    Fault::DelayRequests(d) => {
+                        let delay = begin.then(|| (scaled(d.delay_ms), scaled(d.delay_ms)));
+                        *links[client(i)].up.delay.borrow_mut() = delay;
+                    }
+                    Fault::Pause(_) => {
+                        let gate = slots[client(i)].borrow().gate.clone();
+                        if begin { gate.close() } else { gate.open() }
+                    }
+                    // Redis ends the pause by itself: CLIENT UNPAUSE would
+                    // wait behind it.
+                    Fault::RedisPause(p) if begin => {
+                        let ms = (p.duration_ms / self.scale).max(1).to_string();
+                        let _ = control.send(words(&["CLIENT", "PAUSE", &ms, "ALL"])).await;
+                    }
+                    Fault::DeleteKey(d) if begin => {
+                        let _ = control.send(words(&["DEL", d.lock.as_str()])).await;
+                    }
+                    _ => {}
+                }
+            }
+            Action::Crash(i) => {
+                let c = client(i);
+                let mut slot = slots[c].borrow_mut();
+                if slot.alive {
+                    slot.alive = false;
+                    slot.tasks.drain(..).for_each(|t| t.abort());
+                    recorder::lock(recorder).crash(c);
+                }
+            }
+            Action::Restart(i) => {
+                let c = client(i);
+                {
+                    let mut slot = slots[c].borrow_mut();
+                    if slot.alive {
+                        return;
+                    }
+                    slot.alive = true;
+                    slot.life += 1;
+                }
+                start(&hosts[c], slots);
+            }
+        }
+    }
+}
+
+/// Starts a life of a client: its software task, killed by a crash.
+fn start(host: &ClientHost<Named>, slots: &Slots) {
+    let host = host.clone();
+    let c = host.c;
+    let task = tokio::task::spawn_local(async move {
+        if let Err(e) = host.software().await {
+            tracing::warn!(client = c, error = %e, "client process failed");
+        }
+    });
+    slots[c].borrow_mut().tasks.push(task.abort_handle());
+}
+
+/// `TIME`'s answer in Unix µs.
+fn redis_time_us(time: &Value) -> Option<u64> {
+    let Value::Array(parts) = time else {
+        return None;
+    };
+    let number = |i: usize| match parts.get(i) {
+        Some(Value::Bulk(b)) => std::str::from_utf8(b).ok()?.parse::<u64>().ok(),
+        _ => None,
+    };
+    Some(number(0)? * 1_000_000 + number(1)?)
+}

@@ -1,0 +1,74 @@
+//! A `redis-server` started for one run (`--redis spawn`) on a free
+//! loopback port, without persistence, and stopped when dropped.
+
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::SimError;
+
+/// How long a started server may take to accept connections.
+const READY_WITHIN: Duration = Duration::from_secs(10);
+
+/// A running `redis-server`; dropping it stops it.
+#[derive(Debug)]
+pub(crate) struct SpawnedRedis {
+    child: Child,
+    port: u16,
+}
+
+fn failed(reason: String) -> SimError {
+    SimError::Engine {
+        engine: "redis".to_owned(),
+        reason,
+    }
+}
+
+impl SpawnedRedis {
+    /// Starts `redis-server` on a free port and waits until it accepts
+    /// connections.
+    pub(crate) fn start() -> Result<SpawnedRedis, SimError> {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|l| l.local_addr())
+            .map_err(|e| failed(format!("no free loopback port: {e}")))?
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| {
+                failed(format!(
+                    "cannot start redis-server ({e}); install it (apt-get install redis-server) or pass --redis redis://HOST:PORT"
+                ))
+            })?;
+        let mut server = SpawnedRedis { child, port };
+        let started = Instant::now();
+        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                return Err(failed(format!("redis-server exited at start: {status}")));
+            }
+            if started.elapsed() > READY_WITHIN {
+                return Err(failed(format!(
+                    "redis-server did not accept connections on port {port} within {}s",
+                    READY_WITHIN.as_secs()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(server)
+    }
+
+    /// Its url.
+    pub(crate) fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for SpawnedRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
