@@ -117,21 +117,39 @@ pub fn bench(config: &BenchConfig) -> Result<BenchReport, InputError> {
 /// The median over `config.batches` of the time per call of `f`, in µs,
 /// each batch calling it as often as fits in about `config.batch_ms`.
 fn median_us(config: &BenchConfig, mut f: impl FnMut()) -> f64 {
-    let start = Instant::now();
-    f();
-    let one = start.elapsed().as_secs_f64().max(1e-7);
-    let calls = ((config.batch_ms as f64 / 1_000.0) / one).clamp(1.0, 1e7) as u64;
+    let calls = calls_per_batch(config, &mut f);
     let mut per_call: Vec<f64> = (0..config.batches.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..calls {
-                f();
-            }
-            start.elapsed().as_secs_f64() * 1e6 / calls as f64
-        })
+        .map(|_| batch_us(calls, &mut f))
         .collect();
     per_call.sort_by(f64::total_cmp);
     per_call[per_call.len() / 2]
+}
+
+/// How many calls of `f` fill about `config.batch_ms`, from one timed
+/// call (which also warms it up); at least one.
+fn calls_per_batch(config: &BenchConfig, f: impl FnOnce()) -> u64 {
+    calls_for(config, timed(f).1)
+}
+
+/// How many calls fill about `config.batch_ms` when one takes `secs`.
+pub(crate) fn calls_for(config: &BenchConfig, secs: f64) -> u64 {
+    ((config.batch_ms as f64 / 1_000.0) / secs.max(1e-7)).clamp(1.0, 1e7) as u64
+}
+
+/// `f`'s result and how long it took, in seconds.
+pub(crate) fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = Instant::now();
+    let value = f();
+    (value, start.elapsed().as_secs_f64())
+}
+
+/// One batch of `calls` calls of `f`: the wall time per call, in µs.
+pub(crate) fn batch_us(calls: u64, mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        f();
+    }
+    start.elapsed().as_secs_f64() * 1e6 / calls.max(1) as f64
 }
 
 fn seeds_per_second(config: &BenchConfig, threads: usize) -> Result<f64, InputError> {
@@ -179,7 +197,8 @@ impl BenchReport {
             "\n## Exploration (`locksim explore --profile redisson --shrink 0`, {} seeds)\n\n\
              | threads | seeds per second | per thread |\n|---:|---:|---:|\n\
              | 1 | {:.0} | {:.0} |\n| all ({}) | {:.0} | {:.0} |\n\n\
-             The turmoil engine (issue 14) does not exist yet, so there is no ratio to it.",
+             The turmoil engine's figures, against a bare turmoil program: \
+             `cargo run --release -- bench --engine turmoil` (its section follows once it has run).",
             self.explore_seeds,
             self.explore_one_thread,
             self.explore_one_thread,

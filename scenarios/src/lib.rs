@@ -66,6 +66,8 @@
 //! - `explore`: random exploration over seeds, streamed to a sink.
 //! - `shrink`: shrinking a violating fault plan.
 //! - `bench`: `locksim bench`, the simulator's speed.
+//! - `bench_turmoil`: `locksim bench --engine turmoil`, the turmoil engine
+//!   against a bare turmoil program with the same hosts and simulated time.
 //! - `envelope`: the safety envelope of a configuration ([`envelope`]).
 //! - `envelope_chart`: its table and SVG chart.
 //! - `report`: the `reports/` directory (verdict matrix, timelines, charts).
@@ -76,6 +78,7 @@
 //! - `cli`: the `locksim` command line.
 
 mod bench;
+mod bench_turmoil;
 mod builtin;
 mod chart;
 pub mod cli;
@@ -104,6 +107,10 @@ mod shrink;
 mod trial;
 
 pub use bench::{BenchConfig, BenchReport, ScenarioSpeed, bench};
+pub use bench_turmoil::{
+    EngineSpeed, Spread, TURMOIL_GOAL, TURMOIL_HEADING, TurmoilBench, bench_turmoil, section_of,
+    with_section,
+};
 pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
 pub use compare::{BASE_TOLERANCE_MS, Comparison, KeyEvent, KeyRow, REAL_JITTER_MS, key_events};

@@ -144,7 +144,8 @@
 //! - `hosted`: the same spec run by lockcore's async client over RESP:
 //!   [`run_turmoil`] on turmoil's simulated TCP against fake-redis's RESP
 //!   server, [`run_real`] against a real `redis-server` (see its module
-//!   docs for what each maps and refuses).
+//!   docs for what each maps and refuses); [`run_turmoil_bare`], the
+//!   floor the turmoil engine is benchmarked against.
 //!
 //! Examples (`cargo run -p sim --example <name>`): `timeline <seed>` prints
 //! a generated seed's spec, timeline and violations; `violations [n]`
@@ -200,7 +201,8 @@ pub use history::{
     UnlockError, Who,
 };
 pub use hosted::{
-    REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_real, run_turmoil,
+    BareRun, REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_real,
+    run_turmoil, run_turmoil_bare,
 };
 pub use run::{Run, SimError, run};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};

@@ -64,6 +64,20 @@ pub struct BenchArgs {
     /// A quick look (fewer, shorter batches) instead of the standard run.
     #[arg(long)]
     pub quick: bool,
+    /// What to measure (its own choice, not `run`'s engine: a real Redis
+    /// runs in real time, so there is no simulator speed to measure).
+    #[arg(long, value_enum, default_value_t = BenchEngine::Fast)]
+    pub engine: BenchEngine,
+}
+
+/// `locksim bench --engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchEngine {
+    /// Every built-in scenario on the fast engine, and explore.
+    Fast,
+    /// The turmoil engine against a bare turmoil program with the same
+    /// hosts and simulated time, in its own section of the file.
+    Turmoil,
 }
 
 /// `locksim run`.
@@ -447,6 +461,31 @@ mod tests {
                 json: false,
             })
         );
+    }
+
+    /// `bench` stays on the fast engine unless told; `--engine turmoil`
+    /// selects the turmoil benchmark.
+    #[test]
+    fn bench_arguments() {
+        let bench = |args: &[&str]| match parse(args).unwrap().command {
+            Command::Bench(b) => b,
+            other => panic!("{other:?}"),
+        };
+        let plain = bench(&["bench"]);
+        assert_eq!(plain.engine, BenchEngine::Fast);
+        assert!(!plain.quick);
+        let turmoil = bench(&["bench", "--engine", "turmoil", "--quick"]);
+        assert_eq!(
+            turmoil,
+            BenchArgs {
+                out: "reports/PERFORMANCE.md".into(),
+                quick: true,
+                engine: BenchEngine::Turmoil,
+            }
+        );
+        let err = parse(&["bench", "--engine", "redis"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("fast, turmoil"), "{err}");
     }
 
     /// An unknown engine is a usage error naming the engines.

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Parser;
 
 pub use args::{
-    BenchArgs, Cli, Command, CompareArgs, EnvelopeArgs, ExploreArgs, PlanFormat, ReplayArgs,
-    ReportArgs, RunArgs, Toggles, VersionsArgs,
+    BenchArgs, BenchEngine, Cli, Command, CompareArgs, EnvelopeArgs, ExploreArgs, PlanFormat,
+    ReplayArgs, ReportArgs, RunArgs, Toggles, VersionsArgs,
 };
 
 /// The process exit code of a command.

@@ -16,6 +16,8 @@
 //! command hook, or through `MONITOR` replayed on a shadow fake-redis) and
 //! judge it with the same checkers and oracle.
 //!
+//! - `bare`: the bare turmoil program the turmoil engine is benchmarked
+//!   against.
 //! - `action`: the fault plan as actions, and the kinds each engine refuses.
 //! - `gate`: pausing a process's code or Redis's reading.
 //! - `recorder`: the history's records, from every source.
@@ -27,6 +29,7 @@
 //!   real Redis.
 
 mod action;
+mod bare;
 mod gate;
 mod monitor;
 mod process;
@@ -38,5 +41,6 @@ mod tcp;
 mod thread;
 
 pub use action::{REDIS_FAULTS, TURMOIL_FAULTS};
+pub use bare::{BareRun, run_turmoil_bare};
 pub use real::{REAL_DELAY_MS, RealRedis, RedisTarget, run_real};
 pub use tcp::run_turmoil;

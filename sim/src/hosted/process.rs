@@ -32,13 +32,18 @@ pub(crate) struct Slot {
 
 pub(crate) type Slots = Rc<Vec<RefCell<Slot>>>;
 
+/// A client's host name.
+pub(crate) fn client_host(client: &str) -> String {
+    format!("client-{client}")
+}
+
 pub(crate) fn slots(spec: &SimSpec) -> Slots {
     Rc::new(
         spec.clients
             .iter()
             .map(|cs| {
                 RefCell::new(Slot {
-                    host: format!("client-{}", cs.name),
+                    host: client_host(&cs.name),
                     life: 0,
                     alive: true,
                     gate: Gate::default(),

@@ -41,8 +41,8 @@ use crate::server::EPOCH_MS;
 use crate::{CutShort, Fault, History, Run, SimError, SimSpec, SimTime};
 
 /// The Redis host's name.
-const REDIS: &str = "redis";
-const PORT: u16 = 6379;
+pub(crate) const REDIS: &str = "redis";
+pub(crate) const PORT: u16 = 6379;
 /// Turmoil's step: network deliveries happen between steps.
 const TICK: Duration = Duration::from_millis(1);
 /// The processes connect to Redis during this boot phase, before the
@@ -88,6 +88,32 @@ impl Connect for TurmoilConnect {
     }
 }
 
+/// The simulation every run of `spec` steps through, the engine's and
+/// the bare program's ([`super::bare::run_turmoil_bare`]) alike: the same
+/// tick, latency range and seed, so the two cover the same simulated time.
+pub(crate) fn builder(spec: &SimSpec) -> turmoil::Builder {
+    let mut builder = turmoil::Builder::new();
+    builder
+        .simulation_duration(horizon(spec) + TICK * 10)
+        .tick_duration(TICK)
+        .min_message_latency(Duration::from_millis(spec.latency.min_ms))
+        .max_message_latency(Duration::from_millis(spec.latency.max_ms))
+        .rng_seed(spec.seed);
+    builder
+}
+
+/// Where the loop stops stepping: the boot phase, then the spec's horizon.
+pub(crate) fn horizon(spec: &SimSpec) -> Duration {
+    Duration::from_millis(BOOT_MS + spec.horizon_ms)
+}
+
+pub(crate) fn engine_failed(e: Box<dyn std::error::Error>) -> SimError {
+    SimError::Engine {
+        engine: "turmoil".to_owned(),
+        reason: e.to_string(),
+    }
+}
+
 /// Runs `spec` on the turmoil engine and checks the history, as
 /// [`crate::run`] does on the fast one.
 pub fn run_turmoil(spec: &SimSpec) -> Result<Run, SimError> {
@@ -110,13 +136,7 @@ fn simulate(
         Box::new(move |engine, conn, args| recorder::lock(&hooked).command(engine, conn, args)),
     );
     let redis_gate = Gate::default();
-    let mut sim = turmoil::Builder::new()
-        .simulation_duration(Duration::from_millis(BOOT_MS + spec.horizon_ms) + TICK * 10)
-        .tick_duration(TICK)
-        .min_message_latency(Duration::from_millis(spec.latency.min_ms))
-        .max_message_latency(Duration::from_millis(spec.latency.max_ms))
-        .rng_seed(spec.seed)
-        .build();
+    let mut sim = builder(spec).build();
     redis_host(&mut sim, shared.clone(), redis_gate.clone());
     let slots = process::slots(spec);
     let shared_spec = Rc::new(spec.clone());
@@ -140,7 +160,7 @@ fn simulate(
     }
     let mut next = 0;
     let mut steps = 0u64;
-    let horizon = Duration::from_millis(BOOT_MS + spec.horizon_ms);
+    let horizon = horizon(spec);
     let mut world = Loop {
         spec,
         sim: &mut sim,
@@ -159,10 +179,7 @@ fn simulate(
             world.act(action)?;
             next += 1;
         }
-        world.sim.step().map_err(|e| SimError::Engine {
-            engine: "turmoil".to_owned(),
-            reason: e.to_string(),
-        })?;
+        world.sim.step().map_err(engine_failed)?;
         steps += 1;
         world.set_time((world.sim.elapsed().as_millis() as u64).saturating_sub(BOOT_MS));
         shared.with_engine(|e| {
