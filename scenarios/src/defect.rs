@@ -63,6 +63,13 @@ impl std::fmt::Display for Fix {
 /// The defects of `run` (the run of `spec`), one per invariant, each
 /// signed and attributed.
 pub fn defects_of(spec: &SimSpec, run: &Run) -> Vec<Defect> {
+    defects_attributed(spec, run, true)
+}
+
+/// [`defects_of`], naming each defect's fix only when `attribute` (the
+/// experiments that name it run on the fast engine, so a run of another
+/// engine is signed but not attributed).
+pub fn defects_attributed(spec: &SimSpec, run: &Run, attribute: bool) -> Vec<Defect> {
     let mut found: Vec<Defect> = Vec::new();
     for v in run.violations.iter().filter(|v| v.cause == Cause::Defect) {
         if found.iter().any(|d| d.invariant == v.invariant) {
@@ -71,7 +78,11 @@ pub fn defects_of(spec: &SimSpec, run: &Run) -> Vec<Defect> {
         found.push(Defect {
             invariant: v.invariant,
             signature: signature(&run.history, v),
-            fixed_by: fixed_by(spec, v.invariant),
+            fixed_by: if attribute {
+                fixed_by(spec, v.invariant)
+            } else {
+                None
+            },
         });
     }
     found

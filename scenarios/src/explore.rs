@@ -25,6 +25,17 @@ pub fn explored_spec_with(seed: u64, profile: Option<Release>, workload: Workloa
     sim::generate_with(seed, profile, workload)
 }
 
+/// [`explored_spec_with`], fitted to `engine`: the faults it cannot
+/// carry out are left out ([`sim::Engine::fit`]).
+pub fn explored_spec_on(
+    seed: u64,
+    profile: Option<Release>,
+    workload: Workload,
+    engine: &sim::Engine,
+) -> SimSpec {
+    engine.fit(explored_spec_with(seed, profile, workload))
+}
+
 /// Runs the spec explored for `seed`.
 pub fn explore_seed(seed: u64, profile: Option<Release>) -> Result<Run, SimError> {
     sim::run(&explored_spec(seed, profile))
@@ -48,6 +59,8 @@ pub struct Finding {
     /// Its defects, signed and attributed (none when every violation has
     /// an explanation).
     pub defects: Vec<Defect>,
+    /// The engine that ran it.
+    pub engine: sim::Engine,
 }
 
 impl Finding {
@@ -70,17 +83,18 @@ impl Finding {
 
     /// The hash of its history (its run is made again).
     pub fn history_hash(&self) -> Result<String, SimError> {
-        let spec = explored_spec_with(self.seed, Some(self.profile), self.workload);
-        Ok(sim::run(&spec)?.history.hash())
+        let spec = explored_spec_on(self.seed, Some(self.profile), self.workload, &self.engine);
+        Ok(self.engine.run(&spec)?.history.hash())
     }
 
     /// The command that replays it.
     pub fn replay_command(&self) -> String {
         format!(
-            "locksim replay {} {}{}",
+            "locksim replay {} {}{}{}",
             self.seed,
             self.profile.flags(),
-            self.workload.flags()
+            self.workload.flags(),
+            crate::engine_flag(&self.engine)
         )
     }
 }
@@ -118,6 +132,8 @@ pub struct Exploration {
     pub violating: u64,
     /// How many runs could not be made.
     pub failed: u64,
+    /// How many runs the engine refused (a fault kind it cannot carry out).
+    pub refused: u64,
     /// How many runs broke each invariant, by profile.
     counts: BTreeMap<(Release, Invariant), u64>,
     /// How many runs had each worst cause, by profile.
@@ -133,6 +149,7 @@ impl Exploration {
             runs: 0,
             violating: 0,
             failed: 0,
+            refused: 0,
             counts: BTreeMap::new(),
             causes: BTreeMap::new(),
         }
@@ -194,7 +211,8 @@ impl Exploration {
                 sink(SweepEvent::Found(&finding));
             }
             Ok(None) => {}
-            Err(reason) => {
+            Err(Unrun::Refused) => self.refused += 1,
+            Err(Unrun::Failed(reason)) => {
                 self.failed += 1;
                 sink(SweepEvent::Failed {
                     seed,
@@ -206,24 +224,35 @@ impl Exploration {
     }
 }
 
-/// What one run gave: a finding, nothing, or why it could not run.
-type RunResult = Result<Option<Finding>, String>;
+/// Why a run was not made.
+#[derive(Debug)]
+enum Unrun {
+    /// The engine cannot carry out one of its faults: counted, not shown.
+    Refused,
+    /// A bug in sim's generator.
+    Failed(String),
+}
 
-/// Runs seed `seed` under `profile`: a pure function of the two, so runs
-/// may be made on any thread in any order.
-fn probe(seed: u64, profile: Release, workload: Workload) -> RunResult {
-    let spec = explored_spec_with(seed, Some(profile), workload);
-    match sim::run(&spec) {
+/// What one run gave: a finding, nothing, or why it was not made.
+type RunResult = Result<Option<Finding>, Unrun>;
+
+/// Runs seed `seed` under `profile` on `engine`: a pure function of the
+/// three, so runs may be made on any thread in any order.
+fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) -> RunResult {
+    let spec = explored_spec_on(seed, Some(profile), workload, engine);
+    match engine.run(&spec) {
         Ok(run) if !run.violations.is_empty() => Ok(Some(Finding {
             seed,
             profile,
             broken: crate::Outcome::of(&run).broken,
             history_len: run.history.len(),
             workload,
-            defects: crate::defects_of(&spec, &run),
+            defects: crate::defects_attributed(&spec, &run, *engine == sim::Engine::Fast),
+            engine: engine.clone(),
         })),
         Ok(_) => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(SimError::Unsupported { .. }) => Err(Unrun::Refused),
+        Err(e) => Err(Unrun::Failed(e.to_string())),
     }
 }
 
@@ -247,7 +276,13 @@ pub fn explore(
     stop: &AtomicBool,
     sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
-    sweep(None, range, (profile, Workload::default()), stop, sink)
+    sweep(
+        None,
+        range,
+        (profile, Workload::default(), &sim::Engine::Fast),
+        stop,
+        sink,
+    )
 }
 
 /// [`explore`] on `pool`'s threads.
@@ -261,28 +296,30 @@ pub fn explore_on(
     sweep(
         Some(pool),
         range,
-        (profile, Workload::default()),
+        (profile, Workload::default(), &sim::Engine::Fast),
         stop,
         sink,
     )
 }
 
-/// [`explore_on`], with runs drawn from `workload`.
+/// [`explore_on`], with runs drawn from `workload` and made on `engine`
+/// (a deterministic one: fast or turmoil). Runs the engine refuses are
+/// counted in [`Exploration::refused`].
 pub fn explore_workload_on(
     pool: &rayon::ThreadPool,
     range: SeedRange,
     profile: Option<Release>,
-    workload: Workload,
+    (workload, engine): (Workload, &sim::Engine),
     stop: &AtomicBool,
     sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
-    sweep(Some(pool), range, (profile, workload), stop, sink)
+    sweep(Some(pool), range, (profile, workload, engine), stop, sink)
 }
 
 fn sweep(
     pool: Option<&rayon::ThreadPool>,
     range: SeedRange,
-    (profile, workload): (Option<Release>, Workload),
+    (profile, workload, engine): (Option<Release>, Workload, &sim::Engine),
     stop: &AtomicBool,
     mut sink: impl FnMut(SweepEvent<'_>),
 ) -> Exploration {
@@ -299,7 +336,7 @@ fn sweep(
             .collect();
         let batch = || -> Vec<RunResult> {
             runs.par_iter()
-                .map(|&(s, p)| probe(s, p, workload))
+                .map(|&(s, p)| probe(s, p, workload, engine))
                 .collect()
         };
         let results = match pool {
@@ -458,11 +495,18 @@ mod tests {
             usage: sim::Usage::Misuse,
             kinds: sim::SwarmKinds::All,
         };
-        explore_workload_on(&pool, range, Some(Release::REDISSON), all, &stop, |e| {
-            if let SweepEvent::Found(f) = e {
-                found.push(f.clone());
-            }
-        });
+        explore_workload_on(
+            &pool,
+            range,
+            Some(Release::REDISSON),
+            (all, &sim::Engine::Fast),
+            &stop,
+            |e| {
+                if let SweepEvent::Found(f) = e {
+                    found.push(f.clone());
+                }
+            },
+        );
         assert!(!found.is_empty());
         for f in &found {
             assert!(

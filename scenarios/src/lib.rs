@@ -115,7 +115,7 @@ pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
 pub use compare::{BASE_TOLERANCE_MS, Comparison, KeyEvent, KeyRow, REAL_JITTER_MS, key_events};
 pub use corpus::{Corpus, SeedCase};
-pub use defect::{Defect, Fix, defects_of};
+pub use defect::{Defect, Fix, defects_attributed, defects_of};
 pub use envelope::{
     Envelope, EnvelopeConfig, Limit, Probe, Row, envelope, held_throughout, probe_spec,
 };
@@ -124,7 +124,7 @@ pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
 pub use explore::{
     Exploration, Finding, SweepEvent, explore, explore_on, explore_seed, explore_workload_on,
-    explored_spec, explored_spec_with,
+    explored_spec, explored_spec_on, explored_spec_with,
 };
 pub use history::{HistoryRow, history, history_names, history_scenario};
 pub use html::render_html;

@@ -33,7 +33,7 @@ impl Losses {
                 Cause::Misuse { .. } => "misuse".to_owned(),
                 Cause::BeyondGuarantee { .. } => {
                     let spec = spec.get_or_insert_with(|| {
-                        crate::explored_spec_with(f.seed, Some(f.profile), f.workload)
+                        crate::explored_spec_on(f.seed, Some(f.profile), f.workload, &f.engine)
                     });
                     match explaining_fault(spec, &b.cause, b.at) {
                         Some(fault) => format!("beyond-guarantee: {}", fault_kind(fault)),
@@ -99,6 +99,7 @@ mod tests {
                 history_len: 0,
                 workload: Default::default(),
                 defects: Vec::new(),
+                engine: sim::Engine::Fast,
             });
         }
         let rows = losses.rows(&[Release::REDISSON]);

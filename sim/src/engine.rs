@@ -48,6 +48,24 @@ impl Engine {
         }
     }
 
+    /// Whether it can carry out `fault` (the fast engine carries out every
+    /// kind).
+    pub fn takes(&self, fault: &crate::Fault) -> bool {
+        match self {
+            Engine::Fast => true,
+            Engine::Turmoil => crate::hosted::takes(crate::hosted::Kinds::Turmoil, fault),
+            Engine::Redis(_) => crate::hosted::takes(crate::hosted::Kinds::Redis, fault),
+        }
+    }
+
+    /// `spec` with the faults this engine cannot carry out left out: how
+    /// `explore` and `replay` draw runs for it (each fault kind draws from
+    /// its own stream, so leaving one out changes no other).
+    pub fn fit(&self, mut spec: SimSpec) -> SimSpec {
+        spec.faults.0.retain(|f| self.takes(f));
+        spec
+    }
+
     /// Whether the same spec always gives the same history on it.
     pub fn is_deterministic(&self) -> bool {
         !matches!(self, Engine::Redis(_))

@@ -230,6 +230,11 @@ pub struct ExploreArgs {
     /// What the generated runs do.
     #[command(flatten)]
     pub workload: WorkloadArgs,
+    /// The engine (fast or turmoil; a run the turmoil engine refuses is
+    /// counted, not made; shrinking and fix attribution stay on the fast
+    /// engine's runs).
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Print one JSON object (counts by cause and invariant, the defects
     /// with their shrunk scenarios) instead of the text.
     #[arg(long)]
@@ -545,6 +550,7 @@ mod tests {
                     misuse: false,
                     kinds: Kinds::Swarm,
                 },
+                engine: EngineArgs::default(),
                 json: false,
             })
         );

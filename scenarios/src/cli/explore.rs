@@ -95,11 +95,19 @@ pub(super) fn explore(
         invariant: g.invariant,
         cause: "defect",
     });
-    let picked: Vec<Pick> = if args.shrink == 0 {
+    let on_fast = crate::cli::sweep::explore_engine(args)? == sim::Engine::Fast;
+    let anything = !picks.is_empty() || !groups.all().is_empty();
+    let picked: Vec<Pick> = if args.shrink == 0 || !on_fast {
         Vec::new()
     } else {
         defect_picks.chain(picks.in_order()).collect()
     };
+    if !on_fast && args.shrink > 0 && json.is_none() && anything {
+        let _ = writeln!(
+            text,
+            "shrinking skipped: it runs on the fast engine; replay each run above with its command"
+        );
+    }
     for (i, pick) in picked.iter().enumerate() {
         if interrupt.load(Ordering::SeqCst) {
             let left = picked.len() - i;
@@ -117,11 +125,13 @@ pub(super) fn explore(
         }
         print_json(out, Report::new(&found, profile, workload, defects));
     }
-    Ok(if found.violating == 0 && found.failed == 0 {
-        Exit::AsExpected
-    } else {
-        Exit::Unexpected
-    })
+    Ok(
+        if found.violating == 0 && found.failed == 0 && found.refused == 0 {
+            Exit::AsExpected
+        } else {
+            Exit::Unexpected
+        },
+    )
 }
 
 /// The defect groups for `--json`, not yet shrunk.
@@ -505,5 +515,35 @@ mod tests {
         let (exit, _, err) = exec(&args, None);
         assert_eq!(exit, Exit::BadInput, "{err}");
         assert!(err.contains("--shard 3/2"), "{err}");
+    }
+
+    /// `--engine turmoil`: each plan keeps the kinds the engine carries
+    /// out (fenced seed 17 still breaks mutual exclusion, beyond the
+    /// guarantee), the output is the same on one thread and two, and each
+    /// replay command names the engine. A real Redis is refused: a seed
+    /// must replay.
+    #[test]
+    fn explore_on_the_turmoil_engine() {
+        let args = [
+            "explore",
+            "--from",
+            "16",
+            "--seeds",
+            "3",
+            "--redisson",
+            "fenced",
+        ];
+        let turmoil = ["--engine", "turmoil", "--shrink", "0"];
+        let (_, one, _) = exec(&[&args[..], &turmoil, &["--threads", "1"]].concat(), None);
+        let (_, two, _) = exec(&[&args[..], &turmoil, &["--threads", "2"]].concat(), None);
+        assert_eq!(one, two);
+        assert!(one.contains("on the turmoil engine"), "{one}");
+        assert!(
+            one.contains("locksim replay 17 --profile fenced --engine turmoil"),
+            "{one}"
+        );
+        let (exit, _, err) = exec(&["explore", "--seeds", "1", "--engine", "redis"], None);
+        assert_eq!(exit, Exit::BadInput);
+        assert!(err.contains("deterministic engine"), "{err}");
     }
 }

@@ -38,12 +38,13 @@ pub(super) fn write_findings(
     out: &mut dyn Write,
 ) -> Result<(), InputError> {
     let workload = args.workload.workload();
-    let defects = defect_cases(dir, groups, shrunk, workload)?;
+    let engine = crate::cli::sweep::explore_engine(args)?;
+    let defects = defect_cases(dir, groups, shrunk, (workload, &engine))?;
     let examples = shrunk
         .iter()
         .filter(|s| !s.pick.defect())
         .map(|s| {
-            let c = case(dir, s.scenario.clone(), Some(s.faults))?;
+            let c = case(dir, s.scenario.clone(), Some(s.faults), &engine)?;
             Ok((example_title(s, &c.trial.run), c))
         })
         .collect::<Result<Vec<_>, InputError>>()?;
@@ -84,7 +85,7 @@ fn defect_cases(
     dir: &Path,
     groups: &Groups,
     shrunk: &[Shrunk],
-    workload: sim::Workload,
+    (workload, engine): (sim::Workload, &sim::Engine),
 ) -> Result<Vec<DefectCase>, InputError> {
     let mut defects = Vec::new();
     for g in groups.all() {
@@ -93,11 +94,11 @@ fn defect_cases(
                 && (s.pick.seed, s.pick.profile, s.pick.invariant) == (g.seed, g.model, g.invariant)
         });
         let c = match done {
-            Some(s) => case(dir, s.scenario.clone(), Some(s.faults))?,
+            Some(s) => case(dir, s.scenario.clone(), Some(s.faults), engine)?,
             None => {
-                let spec = explored_spec_with(g.seed, Some(g.model), workload);
+                let spec = engine.fit(explored_spec_with(g.seed, Some(g.model), workload));
                 let scenario = shrunk_scenario(&spec, g.invariant, g.model, true);
-                case(dir, scenario, None)?
+                case(dir, scenario, None, engine)?
             }
         };
         defects.push(DefectCase {
@@ -108,13 +109,14 @@ fn defect_cases(
     Ok(defects)
 }
 
-/// `scenario` run, to be saved under `dir/scenarios/`.
+/// `scenario` run on `engine`, to be saved under `dir/scenarios/`.
 fn case(
     dir: &Path,
     scenario: Scenario,
     shrunk: Option<(usize, usize)>,
+    engine: &sim::Engine,
 ) -> Result<Case, InputError> {
-    let trial = Trial::run(&scenario, None, None)?;
+    let trial = Trial::run_on(&scenario, None, None, engine.clone())?;
     let path = dir.join(format!("scenarios/{}.toml", scenario.name));
     Ok(Case {
         path: shell_word(&path.display().to_string()).into_owned(),

@@ -95,6 +95,7 @@ mod tests {
                 signature: signature.to_owned(),
                 fixed_by: None,
             }],
+            engine: sim::Engine::Fast,
         }
     }
 

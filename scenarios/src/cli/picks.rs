@@ -94,6 +94,7 @@ mod tests {
             history_len: 0,
             workload: sim::Workload::CLASSIC,
             defects: Vec::new(),
+            engine: sim::Engine::Fast,
         }
     }
 

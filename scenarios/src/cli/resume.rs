@@ -31,6 +31,9 @@ pub(super) fn resume_command(
         cmd.push_str(" --format json");
     }
     cmd.push_str(&args.workload.workload().flags());
+    if let Ok(engine) = args.engine.engine_or(sim::Engine::Fast) {
+        cmd.push_str(&crate::engine_flag(&engine));
+    }
     for (flag, dir) in [("--save", &args.save), ("--report", &args.report)] {
         if let Some(dir) = dir {
             cmd.push_str(&format!(

@@ -28,7 +28,9 @@ pub(super) fn run(args: &RunArgs, out: &mut dyn Write) -> Result<Exit, InputErro
 /// Reruns one explored seed. An explored run is expected to be safe.
 pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let workload = args.workload.workload();
-    let spec = crate::explored_spec_with(args.seed, args.toggles.apply(args.profile)?, workload);
+    let engine = args.engine.engine_or(sim::Engine::Fast)?;
+    let profile = args.toggles.apply(args.profile)?;
+    let spec = crate::explored_spec_on(args.seed, profile, workload, &engine);
     let scenario = Scenario {
         name: format!("explored-{}", args.seed),
         description:
@@ -39,7 +41,6 @@ pub(super) fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, Inp
         expect: Default::default(),
         history: None,
     };
-    let engine = args.engine.engine_or(sim::Engine::Fast)?;
     let trial = Trial::run_on(&scenario, None, None, engine)?;
     print(&trial, &scenario, Rerun::Replay(workload), args.json, out);
     Ok(if trial.as_expected() {

@@ -85,6 +85,10 @@ pub(super) fn summary(
         0 => String::new(),
         n => format!(", {n} could not run"),
     };
+    let failed = match found.refused {
+        0 => failed,
+        n => format!("{failed}, {n} not made (the engine refuses a fault of their plan)"),
+    };
     let _ = writeln!(
         out,
         "{covered} under {}{kinds}: {} runs, {} with violations{failed}",

@@ -37,9 +37,14 @@ pub(super) fn sweep(
 ) -> Result<Option<Swept>, InputError> {
     let runs = u128::from(range.count()) * profiles(profile).len() as u128;
     let workload = args.workload.workload();
+    let engine = explore_engine(args)?;
+    let on = match engine {
+        sim::Engine::Fast => String::new(),
+        ref other => format!(" on the {other} engine"),
+    };
     let _ = writeln!(
         out,
-        "exploring seeds {range} under {}{}: {runs} runs; each violating run as it is found:",
+        "exploring seeds {range} under {}{}{on}: {runs} runs; each violating run as it is found:",
         profile_label(profile),
         workload_label(workload)
     );
@@ -53,39 +58,38 @@ pub(super) fn sweep(
         .num_threads(args.threads)
         .build()
         .map_err(|e| InputError::Threads(e.to_string()))?;
-    let found =
-        crate::explore_workload_on(
-            &pool,
-            range,
-            profile,
-            workload,
-            interrupt,
-            |event| match event {
-                SweepEvent::Found(f) => {
-                    let line =
-                        bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
-                    if let (Err(e), None) = (line, &closed) {
-                        // Nobody reads the findings any more (`locksim explore |
-                        // head`): stop, rather than sweep on for hours for nothing.
-                        interrupt.store(true, Ordering::SeqCst);
-                        closed = Some(e);
-                    }
-                    picks.offer(f);
-                    groups.offer(f);
-                    if let Some(l) = &mut losses {
-                        l.offer(f);
-                    }
+    let found = crate::explore_workload_on(
+        &pool,
+        range,
+        profile,
+        (workload, &engine),
+        interrupt,
+        |event| match event {
+            SweepEvent::Found(f) => {
+                let line =
+                    bar.suspend(|| writeln!(out, "  {}    # {}", f.replay_command(), names(f)));
+                if let (Err(e), None) = (line, &closed) {
+                    // Nobody reads the findings any more (`locksim explore |
+                    // head`): stop, rather than sweep on for hours for nothing.
+                    interrupt.store(true, Ordering::SeqCst);
+                    closed = Some(e);
                 }
-                SweepEvent::Failed {
-                    seed,
-                    profile,
-                    reason,
-                } => bar.suspend(|| {
-                    let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
-                }),
-                SweepEvent::SeedDone(_) => bar.inc(1),
-            },
-        );
+                picks.offer(f);
+                groups.offer(f);
+                if let Some(l) = &mut losses {
+                    l.offer(f);
+                }
+            }
+            SweepEvent::Failed {
+                seed,
+                profile,
+                reason,
+            } => bar.suspend(|| {
+                let _ = writeln!(err, "seed {seed} under {profile} could not run: {reason}");
+            }),
+            SweepEvent::SeedDone(_) => bar.inc(1),
+        },
+    );
     bar.finish_and_clear();
     if let Some(e) = closed {
         let last = found.next.saturating_sub(1);
@@ -101,6 +105,17 @@ pub(super) fn sweep(
         groups,
         losses: losses.unwrap_or_default(),
     }))
+}
+
+/// The engine `explore` runs on: a deterministic one.
+pub(super) fn explore_engine(args: &ExploreArgs) -> Result<sim::Engine, InputError> {
+    let engine = args.engine.engine_or(sim::Engine::Fast)?;
+    if !engine.is_deterministic() {
+        return Err(InputError::EngineFlags(format!(
+            "explore runs a deterministic engine (fast or turmoil), not {engine}: a seed must replay"
+        )));
+    }
+    Ok(engine)
 }
 
 fn progress_bar(seeds: u64) -> ProgressBar {

@@ -49,6 +49,22 @@ pub(crate) const REDIS_KINDS: &[&str] = &[
     "delete-key",
 ];
 
+/// Which engine's kinds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kinds {
+    Turmoil,
+    Redis,
+}
+
+/// Whether the engine of `kinds` carries out `fault`.
+pub(crate) fn takes(kinds: Kinds, fault: &Fault) -> bool {
+    let list = match kinds {
+        Kinds::Turmoil => TURMOIL_KINDS,
+        Kinds::Redis => REDIS_KINDS,
+    };
+    list.contains(&kind_name(fault).as_str())
+}
+
 /// A fault's scenario-file name (`redis-pause`).
 fn kind_name(fault: &Fault) -> String {
     serde_json::to_value(fault)

@@ -40,6 +40,7 @@ mod spawn;
 mod tcp;
 mod thread;
 
+pub(crate) use action::{Kinds, takes};
 pub use action::{REDIS_FAULTS, TURMOIL_FAULTS};
 pub use bare::{BareRun, run_turmoil_bare};
 pub use real::{REAL_DELAY_MS, RealRedis, RedisTarget, run_real};
