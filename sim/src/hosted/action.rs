@@ -30,7 +30,7 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      (CLIENT PAUSE ALL) and delete-key (DEL)";
 
 /// The kinds each engine takes, by their scenario-file names.
-pub(crate) const TURMOIL_KINDS: &[&str] = &[
+const TURMOIL_KINDS: &[&str] = &[
     "crash",
     "pause",
     "partition",
@@ -38,7 +38,7 @@ pub(crate) const TURMOIL_KINDS: &[&str] = &[
     "redis-pause",
     "delete-key",
 ];
-pub(crate) const REDIS_KINDS: &[&str] = &[
+const REDIS_KINDS: &[&str] = &[
     "crash",
     "pause",
     "partition",
@@ -50,19 +50,41 @@ pub(crate) const REDIS_KINDS: &[&str] = &[
 ];
 
 /// Which engine's kinds.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kinds {
     Turmoil,
     Redis,
 }
 
+impl Kinds {
+    /// The kinds' scenario-file names.
+    fn list(self) -> &'static [&'static str] {
+        match self {
+            Kinds::Turmoil => TURMOIL_KINDS,
+            Kinds::Redis => REDIS_KINDS,
+        }
+    }
+
+    /// What the engine carries out, and how, in words.
+    fn words(self) -> &'static str {
+        match self {
+            Kinds::Turmoil => TURMOIL_FAULTS,
+            Kinds::Redis => REDIS_FAULTS,
+        }
+    }
+
+    /// The engine's name.
+    fn engine(self) -> &'static str {
+        match self {
+            Kinds::Turmoil => "turmoil",
+            Kinds::Redis => "redis",
+        }
+    }
+}
+
 /// Whether the engine of `kinds` carries out `fault`.
 pub(crate) fn takes(kinds: Kinds, fault: &Fault) -> bool {
-    let list = match kinds {
-        Kinds::Turmoil => TURMOIL_KINDS,
-        Kinds::Redis => REDIS_KINDS,
-    };
-    list.contains(&kind_name(fault).as_str())
+    kinds.list().contains(&kind_name(fault).as_str())
 }
 
 /// A fault's scenario-file name (`redis-pause`).
@@ -74,26 +96,17 @@ fn kind_name(fault: &Fault) -> String {
 }
 
 /// The plan's actions in time order (ties in plan order), or the first
-/// fault whose kind is not in `kinds` (the engine `engine` cannot carry
-/// it out).
-pub(crate) fn plan(
-    spec: &SimSpec,
-    kinds: &[&str],
-    engine: &str,
-) -> Result<Vec<(u64, Action)>, SimError> {
+/// fault whose kind the engine of `kinds` cannot carry out.
+pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, SimError> {
     let mut actions = Vec::new();
     for (i, fault) in spec.faults.0.iter().enumerate() {
-        if !kinds.contains(&kind_name(fault).as_str()) {
-            let can = if kinds == TURMOIL_KINDS {
-                TURMOIL_FAULTS
-            } else {
-                REDIS_FAULTS
-            };
+        if !takes(kinds, fault) {
             return Err(SimError::Unsupported {
-                engine: engine.to_owned(),
+                engine: kinds.engine().to_owned(),
                 what: format!(
-                    "faults[{i}] ({}): it carries out only {can}; run it on the fast engine",
-                    fault.kind().text()
+                    "faults[{i}] ({}): it carries out only {}; run it on the fast engine",
+                    fault.kind().text(),
+                    kinds.words()
                 ),
             });
         }
@@ -143,7 +156,7 @@ mod tests {
                 max_delay_ms: 2,
             }),
         ]);
-        let error = plan(&s, TURMOIL_KINDS, "turmoil").unwrap_err().to_string();
+        let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
         assert!(error.contains("faults[1] (starve A"), "{error}");
         assert!(error.contains("fast engine"), "{error}");
     }
@@ -166,7 +179,7 @@ mod tests {
             }),
         ]);
         assert_eq!(
-            plan(&s, TURMOIL_KINDS, "turmoil").unwrap(),
+            plan(&s, Kinds::Turmoil).unwrap(),
             vec![
                 (10, Action::Begin(1)),
                 (50, Action::Crash(0)),

@@ -32,6 +32,16 @@ pub(crate) struct Slot {
 
 pub(crate) type Slots = Rc<Vec<RefCell<Slot>>>;
 
+/// The index of the client `fault` hits (validation made sure it names
+/// one).
+pub(crate) fn client_of(spec: &SimSpec, fault: &crate::Fault) -> usize {
+    let name = fault.client().unwrap_or_default();
+    spec.clients
+        .iter()
+        .position(|c| c.name == name)
+        .unwrap_or_default()
+}
+
 /// A client's host name.
 pub(crate) fn client_host(client: &str) -> String {
     format!("client-{client}")

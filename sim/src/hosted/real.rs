@@ -82,7 +82,7 @@ pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
             reason: format!("must be between 1 and 100, got {}", opts.time_scale),
         });
     }
-    let actions = action::plan(spec, action::REDIS_KINDS, "redis")?;
+    let actions = action::plan(spec, action::Kinds::Redis)?;
     if spec.latency != crate::LatencyRange::default() {
         return Err(SimError::Unsupported {
             engine: "redis".to_owned(),
@@ -339,14 +339,7 @@ impl Driver<'_> {
         hosts: &[ClientHost<Named>],
         links: &[Rc<Link>],
     ) {
-        let client = |i: usize| {
-            let name = self.spec.faults.0[i].client().unwrap_or_default();
-            self.spec
-                .clients
-                .iter()
-                .position(|c| c.name == name)
-                .unwrap_or_default()
-        };
+        let client = |i: usize| process::client_of(self.spec, &self.spec.faults.0[i]);
         match action {
             Action::Begin(i) | Action::End(i) => {
                 let begin = matches!(action, Action::Begin(_));

@@ -118,7 +118,7 @@ pub(crate) fn engine_failed(e: Box<dyn std::error::Error>) -> SimError {
 /// [`crate::run`] does on the fast one.
 pub fn run_turmoil(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
-    let actions = action::plan(spec, action::TURMOIL_KINDS, "turmoil")?;
+    let actions = action::plan(spec, action::Kinds::Turmoil)?;
     let (history, cut_short, events) = simulate(spec, &actions)?;
     Ok(crate::run::judged(spec, history, cut_short, events))
 }
@@ -230,12 +230,7 @@ impl Loop<'_, '_> {
     }
 
     fn client(&self, fault: &Fault) -> usize {
-        let name = fault.client().unwrap_or_default();
-        self.spec
-            .clients
-            .iter()
-            .position(|c| c.name == name)
-            .unwrap_or_default()
+        process::client_of(self.spec, fault)
     }
 
     fn act(&mut self, action: Action) -> Result<(), SimError> {
