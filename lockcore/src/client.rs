@@ -318,11 +318,6 @@ impl<T: Transport> RedissonClient<T> {
             self.shared.drive(&mut state);
         }
     }
-
-    /// Whether the client is frozen.
-    pub fn is_frozen(&self) -> bool {
-        self.shared.lock().frozen.is_some()
-    }
 }
 
 impl<T: Transport> Drop for RedissonClient<T> {
