@@ -136,6 +136,24 @@ impl SharedEngine {
         f(&mut self.lock().engine)
     }
 
+    /// Closes every connection at once, dropping their output, as a Redis
+    /// that stops does (its clients see their sockets close; their
+    /// subscriptions are gone). The keys stay: replace the engine through
+    /// [`SharedEngine::with_engine`] for a restart without persistence.
+    pub fn drop_connections(&self) {
+        let mut hub = self.lock();
+        let Hub { engine, slots, .. } = &mut *hub;
+        for (conn, slot) in slots.iter_mut() {
+            engine.disconnect(*conn);
+            slot.outbox.kill();
+            slot.signals.killed.notify_one();
+            slot.signals.writer.notify_one();
+        }
+        // Their tasks find no slot and end (or were cancelled with the
+        // host that ran them).
+        slots.clear();
+    }
+
     /// A new connection and its wake-ups.
     pub(crate) fn register(&self) -> (ConnId, Arc<Signals>) {
         let signals = Arc::new(Signals::default());
@@ -372,5 +390,51 @@ impl Drop for BackgroundServer {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt, duplex};
+
+    use super::SharedEngine;
+    use crate::{Engine, ManualClock};
+
+    /// A Redis that stops closes every socket and forgets its subscribers,
+    /// and keeps its keys: a subscriber reads end-of-stream, and a later
+    /// PUBLISH reaches nobody.
+    #[tokio::test]
+    async fn dropped_connections_close_and_forget_subscriptions() {
+        let shared = SharedEngine::new(Engine::new(Arc::new(ManualClock::new(0))));
+        let (mut sub, server) = duplex(4096);
+        tokio::spawn(crate::serve_connection(shared.clone(), server));
+        sub.write_all(b"*2\r\n$9\r\nSUBSCRIBE\r\n$2\r\nch\r\n")
+            .await
+            .unwrap();
+        let mut confirmation = [0u8; 31];
+        sub.read_exact(&mut confirmation).await.unwrap();
+        shared.with_engine(|e| {
+            let conn = e.connect();
+            let set = ["SET", "k", "v"].map(|w| bytes::Bytes::from(w.to_owned()));
+            e.execute(conn, set.to_vec());
+            e.disconnect(conn);
+        });
+
+        shared.drop_connections();
+        let mut rest = Vec::new();
+        let read = sub.read_to_end(&mut rest).await;
+        assert!(read.is_ok() && rest.is_empty(), "{read:?} {rest:?}");
+        let (published, kept) = shared.with_engine(|e| {
+            let conn = e.connect();
+            let run = |e: &mut Engine, words: &[&str]| {
+                let words = words.iter().map(|w| bytes::Bytes::from(w.to_string()));
+                e.execute(conn, words.collect()).replies
+            };
+            (run(e, &["PUBLISH", "ch", "0"]), run(e, &["GET", "k"]))
+        });
+        assert_eq!(published, vec![crate::Value::Int(0)]);
+        assert_eq!(kept, vec![crate::Value::bulk("v")]);
     }
 }

@@ -14,6 +14,8 @@
 //! from them), and [`RedissonClient::freeze`] holds every input back
 //! until [`RedissonClient::thaw`], as a stop-the-world pause of the JVM
 //! would: timers that fall due meanwhile fire, late, on thaw, in order.
+//! A third, [`RedissonClient::set_lag`], makes timers run late, as in a
+//! process starved of CPU.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -24,8 +26,8 @@ use tokio::time::Instant;
 use tracing::debug;
 
 use crate::{
-    Call, CallOutcome, Config, Event, FencingToken, LockClient, LockError, LockName, Millis,
-    Output, RequestId, ThreadId, TimerId, Transport, TransportError, Value,
+    Call, CallOutcome, Config, Event, FencingToken, Incoming, LockClient, LockError, LockName,
+    Millis, Output, RequestId, ThreadId, TimerId, Transport, TransportError, Value,
 };
 
 type Reply = oneshot::Sender<Result<CallOutcome, LockError>>;
@@ -49,11 +51,18 @@ pub enum Trace<'a> {
         /// The payload.
         payload: &'a [u8],
     },
+    /// The pub/sub connection was replaced after a loss, before the
+    /// machine resubscribes.
+    Reconnected,
 }
 
 /// Sees everything the wrapper handles, with the machine's `now`; called
 /// with the client's state locked, so it must not call back into it.
 pub type Tracer = Box<dyn FnMut(Millis, Trace<'_>) + Send>;
+
+/// How much later than due a timer runs, asked as each timer falls due:
+/// for fault injection (a process starved of CPU runs its timers late).
+pub type Lag = Box<dyn FnMut() -> std::time::Duration + Send>;
 
 /// An input held back while the client is frozen.
 type Deferred = Box<dyn FnOnce(&mut State, Millis) + Send>;
@@ -69,6 +78,7 @@ struct State {
     /// Inputs that arrived while frozen, in arrival order; `None` when
     /// the client runs.
     frozen: Option<Vec<Deferred>>,
+    lag: Option<Lag>,
 }
 
 impl State {
@@ -152,6 +162,10 @@ impl<T: Transport> Shared<T> {
                     let shared = Arc::clone(self);
                     let task = tokio::spawn(async move {
                         tokio::time::sleep_until(deadline).await;
+                        let late = shared.lock().lag.as_mut().map(|lag| lag());
+                        if let Some(late) = late.filter(|d| !d.is_zero()) {
+                            tokio::time::sleep(late).await;
+                        }
                         shared.input(move |s, now| s.machine.on_timer(now, timer));
                     });
                     state.timers.insert(timer, task.abort_handle());
@@ -250,6 +264,7 @@ impl<T: Transport> RedissonClient<T> {
                 closed: false,
                 tracer,
                 frozen: None,
+                lag: None,
             }),
             transport,
             epoch: Instant::now(),
@@ -257,11 +272,17 @@ impl<T: Transport> RedissonClient<T> {
         });
         let pumped = Arc::clone(&shared);
         let pump = tokio::spawn(async move {
-            while let Some((channel, payload)) = pumped.transport.next_message().await {
-                pumped.input(move |state, now| {
-                    let (channel, payload) = (channel.as_str(), payload.as_ref());
-                    state.trace(now, Trace::Message { channel, payload });
-                    state.machine.on_message(now, channel, payload);
+            while let Some(incoming) = pumped.transport.next_incoming().await {
+                pumped.input(move |state, now| match incoming {
+                    Incoming::Message((channel, payload)) => {
+                        let (channel, payload) = (channel.as_str(), payload.as_ref());
+                        state.trace(now, Trace::Message { channel, payload });
+                        state.machine.on_message(now, channel, payload);
+                    }
+                    Incoming::Reconnected => {
+                        state.trace(now, Trace::Reconnected);
+                        state.machine.on_connection_lost(now);
+                    }
                 });
             }
             debug!("pub/sub connection closed: no more unlock messages");
@@ -301,6 +322,13 @@ impl<T: Transport> RedissonClient<T> {
         if state.frozen.is_none() {
             state.frozen = Some(Vec::new());
         }
+    }
+
+    /// Makes each timer run `lag()` later than due, as in a process
+    /// starved of CPU (the delay is asked for as the timer falls due).
+    /// For fault injection.
+    pub fn set_lag(&self, lag: Lag) {
+        self.shared.lock().lag = Some(lag);
     }
 
     /// Ends [`RedissonClient::freeze`]: what was held back is handled now,

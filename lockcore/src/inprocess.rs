@@ -15,7 +15,7 @@ use fake_redis::{ConnId, Engine};
 use crate::Value;
 use tokio::sync::mpsc;
 
-use crate::transport::{Message, parse_message};
+use crate::transport::{Incoming, Message, parse_message};
 use crate::{Transport, TransportError};
 
 struct Server {
@@ -160,8 +160,14 @@ impl Transport for InProcessTransport {
             .run(self.pubsub, subscribe_command("UNSUBSCRIBE", channel));
     }
 
-    async fn next_message(&self) -> Option<Message> {
-        self.messages.lock().await.recv().await
+    async fn next_incoming(&self) -> Option<Incoming> {
+        // One engine in this process: its connections never drop.
+        self.messages
+            .lock()
+            .await
+            .recv()
+            .await
+            .map(Incoming::Message)
     }
 }
 /// fake-redis's reply as the lock reads it (the same shapes).

@@ -115,7 +115,7 @@ mod value;
 
 pub use call::{Call, CallOutcome};
 #[cfg(feature = "async")]
-pub use client::{RLock, RedissonClient, Trace, Tracer};
+pub use client::{Lag, RLock, RedissonClient, Trace, Tracer};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
@@ -124,6 +124,6 @@ pub use inprocess::{InProcessServer, InProcessTransport};
 pub use machine::{Event, LockClient, Output, Purpose};
 pub use release::{Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, Version};
 #[cfg(feature = "async")]
-pub use resp::{Connect, RespTransport, TcpConnect};
-pub use transport::{Message, Transport, parse_message};
+pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};
+pub use transport::{Incoming, Message, Transport, parse_message};
 pub use value::Value;

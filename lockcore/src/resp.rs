@@ -6,12 +6,20 @@
 //! pub/sub. Each is owned by one task; callers hand it frames through a
 //! channel, so commands reach the socket in the order they were issued and
 //! replies are matched to them first in, first out (RESP2 answers in order).
+//!
+//! A connection that drops is reopened, as Redisson's `ConnectionWatchdog`
+//! does: commands in flight fail (their outcome is unknown), commands
+//! issued while it waits to reconnect fail fast, and a new pub/sub
+//! connection is announced ([`Incoming::Reconnected`]) so the client
+//! subscribes again to what it still needs.
 //! The tasks' `select!`s are `biased`, so under a seeded runtime (turmoil)
 //! the same inputs give the same interleaving.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::io;
+use std::sync::Arc;
+use std::time::Duration;
 
 use crate::Value;
 use bytes::Bytes;
@@ -24,7 +32,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::Framed;
 use tracing::debug;
 
-use crate::transport::{Message, parse_message};
+use crate::transport::{Incoming, parse_message};
 use crate::{Transport, TransportError};
 
 type ReplyTx = oneshot::Sender<Result<Value, TransportError>>;
@@ -38,7 +46,7 @@ enum PubSubRequest {
 pub struct RespTransport {
     commands: mpsc::UnboundedSender<(BytesFrame, ReplyTx)>,
     pubsub: mpsc::UnboundedSender<PubSubRequest>,
-    messages: tokio::sync::Mutex<mpsc::UnboundedReceiver<Message>>,
+    messages: tokio::sync::Mutex<mpsc::UnboundedReceiver<Incoming>>,
 }
 
 impl std::fmt::Debug for RespTransport {
@@ -101,6 +109,14 @@ pub trait Connect: Send + Sync + 'static {
     fn client_name(&self) -> Option<String> {
         None
     }
+
+    /// How long reconnection attempt `attempt` (from 0) waits before it
+    /// tries: Redisson's delays by default ([`reconnect_delay`]); a driver
+    /// that runs time faster (the real-Redis engine's time scale) shortens
+    /// them.
+    fn reconnect_delay(&self, attempt: u32) -> Duration {
+        reconnect_delay(attempt)
+    }
 }
 
 /// Tokio TCP to `host:port`, with `TCP_NODELAY`.
@@ -162,19 +178,21 @@ impl RespTransport {
     /// TCP. Must be called inside a tokio runtime: it spawns one task per
     /// connection.
     pub async fn connect(url: &str) -> Result<Self, TransportError> {
-        Self::connect_with(&TcpConnect::new(url)?).await
+        Self::connect_with(TcpConnect::new(url)?).await
     }
 
-    /// Connects both connections with `connect` (any byte stream). Must be
-    /// called inside a tokio runtime.
-    pub async fn connect_with<C: Connect>(connect: &C) -> Result<Self, TransportError> {
-        let commands = open(connect).await?;
-        let pubsub = open(connect).await?;
+    /// Connects both connections with `connect` (any byte stream), which
+    /// also reopens them when they drop. Must be called inside a tokio
+    /// runtime.
+    pub async fn connect_with<C: Connect>(connect: C) -> Result<Self, TransportError> {
+        let connect = Arc::new(connect);
+        let commands = open(&*connect).await?;
+        let pubsub = open(&*connect).await?;
         let (command_tx, command_rx) = mpsc::unbounded_channel();
         let (pubsub_tx, pubsub_rx) = mpsc::unbounded_channel();
         let (message_tx, message_rx) = mpsc::unbounded_channel();
-        tokio::spawn(run_commands(commands, command_rx));
-        tokio::spawn(run_pubsub(pubsub, pubsub_rx, message_tx));
+        tokio::spawn(run_commands(connect.clone(), commands, command_rx));
+        tokio::spawn(run_pubsub(connect, pubsub, pubsub_rx, message_tx));
         Ok(RespTransport {
             commands: command_tx,
             pubsub: pubsub_tx,
@@ -187,50 +205,146 @@ fn closed() -> TransportError {
     TransportError::Connection("connection closed".to_owned())
 }
 
-async fn run_commands<S: AsyncRead + AsyncWrite + Unpin>(
-    framed: Framed<S, Resp2>,
+fn reconnecting<C: Connect>(connect: &C) -> TransportError {
+    TransportError::Connection(format!(
+        "not connected to {}: reconnecting",
+        connect.target()
+    ))
+}
+
+/// How long reconnection attempt `attempt` (from 0) waits first.
+/// Redisson's `ConnectionWatchdog` waits `EqualJitterDelay(100 ms, 10 s)`
+/// (`RedisClientConfig.reconnectionDelay`): between half and all of
+/// `min(100 ms × 2^attempt, 10 s)`. Here the mean, three quarters of it,
+/// without the jitter, so a seeded run replays.
+pub fn reconnect_delay(attempt: u32) -> Duration {
+    let full = 100u64.saturating_mul(1 << attempt.min(16)).min(10_000);
+    Duration::from_millis(full * 3 / 4)
+}
+
+/// Redisson's `connectTimeout` (10 s): a connection attempt that hangs
+/// (a partitioned host drops the SYN) fails after it.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Opens a new connection after a loss, as Redisson's `ConnectionWatchdog`
+/// does: wait, try, wait longer, until it opens. Requests that arrive
+/// while it waits are handed to `refuse` (they fail fast, as commands do
+/// against a server that is not there); those that arrive during an
+/// attempt wait for its outcome. `None` once the client is gone.
+async fn reconnect<C: Connect, R>(
+    connect: &C,
+    requests: &mut mpsc::UnboundedReceiver<R>,
+    refuse: impl Fn(R),
+) -> Option<Framed<C::Stream, Resp2>> {
+    let mut attempt = 0;
+    loop {
+        let delay = tokio::time::sleep(connect.reconnect_delay(attempt));
+        tokio::pin!(delay);
+        loop {
+            tokio::select! {
+                biased;
+                request = requests.recv() => refuse(request?),
+                () = &mut delay => break,
+            }
+        }
+        match tokio::time::timeout(CONNECT_TIMEOUT, open(connect)).await {
+            Ok(Ok(framed)) => return Some(framed),
+            Ok(Err(e)) => debug!(error = %e, attempt, "reconnection failed"),
+            Err(_) => debug!(attempt, "reconnection timed out"),
+        }
+        attempt = attempt.saturating_add(1);
+    }
+}
+
+async fn run_commands<C: Connect>(
+    connect: Arc<C>,
+    mut framed: Framed<C::Stream, Resp2>,
     mut requests: mpsc::UnboundedReceiver<(BytesFrame, ReplyTx)>,
 ) {
+    while serve_commands(framed, &mut requests).await {
+        let refuse = |(_, reply): (BytesFrame, ReplyTx)| {
+            let _ = reply.send(Err(reconnecting(&*connect)));
+        };
+        match reconnect(&*connect, &mut requests, refuse).await {
+            Some(next) => framed = next,
+            None => return,
+        }
+    }
+}
+
+/// Serves one command connection until it drops (true: reconnect) or the
+/// client is gone (false). Commands in flight when it drops fail: whether
+/// they ran is unknown.
+async fn serve_commands<S: AsyncRead + AsyncWrite + Unpin>(
+    framed: Framed<S, Resp2>,
+    requests: &mut mpsc::UnboundedReceiver<(BytesFrame, ReplyTx)>,
+) -> bool {
     let (mut sink, mut stream) = framed.split();
     let mut pending: VecDeque<ReplyTx> = VecDeque::new();
-    loop {
+    let lost = loop {
         tokio::select! {
             biased;
             request = requests.recv() => {
-                let Some((frame, reply)) = request else { break };
+                let Some((frame, reply)) = request else { break false };
                 pending.push_back(reply);
                 if let Err(e) = sink.send(frame).await {
                     debug!(error = %e, "command connection: write failed");
-                    break;
+                    break true;
                 }
             }
             frame = stream.next() => {
-                let Some(Ok(frame)) = frame else { break };
+                let Some(Ok(frame)) = frame else { break true };
                 if let Some(reply) = pending.pop_front() {
                     let _ = reply.send(Ok(value(frame)));
                 }
             }
         }
-    }
+    };
     for reply in pending {
         let _ = reply.send(Err(closed()));
     }
+    lost
 }
 
-async fn run_pubsub<S: AsyncRead + AsyncWrite + Unpin>(
-    framed: Framed<S, Resp2>,
+async fn run_pubsub<C: Connect>(
+    connect: Arc<C>,
+    mut framed: Framed<C::Stream, Resp2>,
     mut requests: mpsc::UnboundedReceiver<PubSubRequest>,
-    messages: mpsc::UnboundedSender<Message>,
+    messages: mpsc::UnboundedSender<Incoming>,
 ) {
+    while serve_pubsub(framed, &mut requests, &messages).await {
+        let refuse = |request| {
+            if let PubSubRequest::Subscribe(_, done) = request {
+                let _ = done.send(Err(reconnecting(&*connect)));
+            }
+        };
+        match reconnect(&*connect, &mut requests, refuse).await {
+            Some(next) => framed = next,
+            None => return,
+        }
+        if messages.send(Incoming::Reconnected).is_err() {
+            return;
+        }
+    }
+}
+
+/// Serves one pub/sub connection until it drops (true: reconnect) or the
+/// client is gone (false). Subscriptions waiting for Redis's confirmation
+/// when it drops fail.
+async fn serve_pubsub<S: AsyncRead + AsyncWrite + Unpin>(
+    framed: Framed<S, Resp2>,
+    requests: &mut mpsc::UnboundedReceiver<PubSubRequest>,
+    messages: &mpsc::UnboundedSender<Incoming>,
+) -> bool {
     let (mut sink, mut stream) = framed.split();
     let mut confirming: BTreeMap<String, VecDeque<oneshot::Sender<Result<(), TransportError>>>> =
         BTreeMap::new();
-    loop {
+    let lost = loop {
         tokio::select! {
             biased;
             request = requests.recv() => {
                 let (verb, channel) = match request {
-                    None => break,
+                    None => break false,
                     Some(PubSubRequest::Subscribe(channel, done)) => {
                         confirming.entry(channel.clone()).or_default().push_back(done);
                         ("SUBSCRIBE", channel)
@@ -240,27 +354,27 @@ async fn run_pubsub<S: AsyncRead + AsyncWrite + Unpin>(
                 let command = frame(vec![Bytes::from_static(verb.as_bytes()), Bytes::from(channel)]);
                 if let Err(e) = sink.send(command).await {
                     debug!(error = %e, "pub/sub connection: write failed");
-                    break;
+                    break true;
                 }
             }
             frame = stream.next() => {
-                let Some(Ok(frame)) = frame else { break };
+                let Some(Ok(frame)) = frame else { break true };
                 let value = value(frame);
                 if let Some(message) = parse_message(&value) {
-                    let _ = messages.send(message);
+                    let _ = messages.send(Incoming::Message(message));
                 } else if let Some(done) = confirmation(&value)
                     .and_then(|channel| confirming.get_mut(&channel))
                     .and_then(VecDeque::pop_front)
                 {
                     let _ = done.send(Ok(()));
                 }
-
             }
         }
-    }
+    };
     for done in confirming.into_values().flatten() {
         let _ = done.send(Err(closed()));
     }
+    lost
 }
 
 /// The channel of a `subscribe` confirmation.
@@ -314,7 +428,7 @@ impl Transport for RespTransport {
         let _ = self.pubsub.send(PubSubRequest::Unsubscribe(channel));
     }
 
-    async fn next_message(&self) -> Option<Message> {
+    async fn next_incoming(&self) -> Option<Incoming> {
         self.messages.lock().await.recv().await
     }
 }

@@ -11,6 +11,19 @@ use crate::TransportError;
 /// A pub/sub message: `(channel, payload)`.
 pub type Message = (String, Bytes);
 
+/// What arrives on the pub/sub side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Incoming {
+    /// A message on a subscribed channel.
+    Message(Message),
+    /// The pub/sub connection was lost and a new one is open: Redis has
+    /// forgotten every subscription (messages published meanwhile are
+    /// gone). The client subscribes again to what it still needs, as
+    /// Redisson's `ConnectionWatchdog` re-attaches its pub/sub channels
+    /// once it has reconnected.
+    Reconnected,
+}
+
 /// Two connections to one Redis, as a Redisson client has: commands, and
 /// pub/sub.
 ///
@@ -41,9 +54,10 @@ pub trait Transport: Send + Sync + 'static {
     /// Issues `UNSUBSCRIBE channel`; nothing waits for the answer.
     fn unsubscribe(&self, channel: String);
 
-    /// The next message on a subscribed channel; `None` once the pub/sub
-    /// connection is gone for good. Called by one task at a time.
-    fn next_message(&self) -> impl Future<Output = Option<Message>> + Send + '_;
+    /// The next message on a subscribed channel, or news that the pub/sub
+    /// connection was replaced; `None` once it is gone for good. Called by
+    /// one task at a time.
+    fn next_incoming(&self) -> impl Future<Output = Option<Incoming>> + Send + '_;
 }
 
 /// Reads a pub/sub delivery (`["message", channel, payload]`, a RESP2

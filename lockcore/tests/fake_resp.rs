@@ -49,3 +49,33 @@ async fn lock_cycle_over_resp() {
     assert_eq!(lc.unlock(T1).await, Ok(true));
     server.abort();
 }
+
+/// Redis drops every connection (it stopped and came back with its keys):
+/// both clients reconnect on their own, the waiter's client subscribes
+/// again (Redisson's `ConnectionWatchdog` re-attaches pub/sub channels),
+/// so the holder's unlock still wakes the waiter by message, long before
+/// the 30 s TTL it would otherwise sleep for.
+#[tokio::test]
+async fn clients_reconnect_and_resubscribe_after_connections_drop() {
+    let shared = SharedEngine::new(Engine::new(Arc::new(SystemClock)));
+    let (addr, server) = spawn_local_server(shared.clone()).await.unwrap();
+    let url = format!("redis://{addr}");
+    let a = client(&url, "uuid-a", Config::default()).await;
+    let b = client(&url, "uuid-b", Config::default()).await;
+    let la = a.lock("r").unwrap();
+    let lb = b.lock("r").unwrap();
+    la.lock(T1).await.unwrap();
+    let waiter = tokio::spawn(async move { lb.lock(T1).await });
+    sleep(Duration::from_millis(100)).await;
+
+    shared.drop_connections();
+    // Reconnection waits 75 ms first; give it time to resubscribe.
+    sleep(Duration::from_millis(500)).await;
+    assert_eq!(la.unlock(T1).await, Ok(true));
+    let woken = tokio::time::timeout(Duration::from_secs(5), waiter).await;
+    assert!(
+        matches!(woken, Ok(Ok(Ok(())))),
+        "the waiter was not woken after the reconnection: {woken:?}"
+    );
+    server.abort();
+}

@@ -321,3 +321,29 @@ async fn dropped_client_shuts_down() {
     assert_eq!(pttl(&server, "l"), -2);
     assert_eq!(la.is_locked(T1).await, Err(LockError::Shutdown));
 }
+
+/// A client whose timers run late (`set_lag`, a process starved of CPU)
+/// renews too late: the 3 s key expires under it. Without the lag the
+/// watchdog keeps it alive, as the other tests show.
+#[tokio::test(start_paused = true)]
+async fn timers_that_run_late_let_the_key_expire() {
+    let server = server();
+    let a = client(&server, "uuid-a", config(Era::Redisson, 3_000));
+    a.set_lag(Box::new(|| Duration::from_secs(5)));
+    let lock = a.lock("starved").unwrap();
+    lock.lock(ThreadId(1)).await.unwrap();
+    sleep(Duration::from_millis(2_500)).await;
+    assert!(
+        pttl(&server, "starved") > 0,
+        "the key is gone before its TTL"
+    );
+    // The renewal due at 1 s runs at 6 s: the key expired at 3 s.
+    sleep(Duration::from_millis(1_000)).await;
+    assert_eq!(pttl(&server, "starved"), -2);
+
+    let b = client(&server, "uuid-b", config(Era::Redisson, 3_000));
+    let kept = b.lock("kept").unwrap();
+    kept.lock(ThreadId(1)).await.unwrap();
+    sleep(Duration::from_millis(6_000)).await;
+    assert!(pttl(&server, "kept") > 0, "the watchdog did not keep it");
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use fake_redis::testing::RealRedis;
 use lockcore::Value;
-use lockcore::{Config, Era, Millis, RedissonClient, RespTransport, ThreadId, Transport};
+use lockcore::{Config, Era, Incoming, Millis, RedissonClient, RespTransport, ThreadId, Transport};
 use tokio::time::{Instant, sleep, timeout};
 
 const T1: ThreadId = ThreadId(1);
@@ -72,15 +72,15 @@ async fn unlock_publishes_zero() {
     let lock = a.lock("pub").unwrap();
     lock.lock(T1).await.unwrap();
     lock.unlock(T1).await.unwrap();
-    let message = timeout(Duration::from_secs(5), listener.next_message())
+    let message = timeout(Duration::from_secs(5), listener.next_incoming())
         .await
         .expect("no unlock message within 5 s");
     assert_eq!(
         message,
-        Some((
+        Some(Incoming::Message((
             "redisson_lock__channel:{pub}".to_owned(),
             Bytes::from_static(b"0")
-        ))
+        )))
     );
 }
 

@@ -63,13 +63,12 @@ impl std::fmt::Display for Fix {
 /// The defects of `run` (the run of `spec`), one per invariant, each
 /// signed and attributed.
 pub fn defects_of(spec: &SimSpec, run: &Run) -> Vec<Defect> {
-    defects_attributed(spec, run, true)
+    defects_attributed(spec, run, &sim::Engine::Fast)
 }
 
-/// [`defects_of`], naming each defect's fix only when `attribute` (the
-/// experiments that name it run on the fast engine, so a run of another
-/// engine is signed but not attributed).
-pub fn defects_attributed(spec: &SimSpec, run: &Run, attribute: bool) -> Vec<Defect> {
+/// [`defects_of`] for a run of `engine`: the experiments that name each
+/// defect's fix run `spec` again on it, under other releases.
+pub fn defects_attributed(spec: &SimSpec, run: &Run, engine: &sim::Engine) -> Vec<Defect> {
     let mut found: Vec<Defect> = Vec::new();
     for v in run.violations.iter().filter(|v| v.cause == Cause::Defect) {
         if found.iter().any(|d| d.invariant == v.invariant) {
@@ -78,11 +77,7 @@ pub fn defects_attributed(spec: &SimSpec, run: &Run, attribute: bool) -> Vec<Def
         found.push(Defect {
             invariant: v.invariant,
             signature: signature(&run.history, v),
-            fixed_by: if attribute {
-                fixed_by(spec, v.invariant)
-            } else {
-                None
-            },
+            fixed_by: fixed_by(spec, v.invariant, engine),
         });
     }
     found
@@ -198,7 +193,8 @@ fn variant(value: &impl Debug) -> String {
 /// end of resends do for a false unlock error), the release that brought
 /// the fix must show it without the fix. A fix named by the second test
 /// may still be one that only shifts the timing.
-fn fixed_by(spec: &SimSpec, invariant: Invariant) -> Option<Fix> {
+fn fixed_by(spec: &SimSpec, invariant: Invariant, engine: &sim::Engine) -> Option<Fix> {
+    let shows = |spec: &SimSpec, release, invariant| shows(spec, release, invariant, engine);
     let release = spec.profile;
     let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
         .iter()
@@ -225,7 +221,7 @@ fn fixed_by(spec: &SimSpec, invariant: Invariant) -> Option<Fix> {
         upstream: switch.info().upstream.to_owned(),
         release: since.to_string(),
     });
-    released.or_else(|| proposed_fix(spec, invariant))
+    released.or_else(|| proposed_fix(spec, invariant, engine))
 }
 
 /// What [`Fix::release`] says of a fix proposed upstream but in no
@@ -235,12 +231,12 @@ pub const UNRELEASED: &str = "no release";
 /// A fix proposed upstream and in no release (PR #7277 for #7272) that
 /// removes the defect: the release plus it loses the defect. The defect
 /// is open upstream, so there is no release without it to compare with.
-fn proposed_fix(spec: &SimSpec, invariant: Invariant) -> Option<Fix> {
+fn proposed_fix(spec: &SimSpec, invariant: Invariant, engine: &sim::Engine) -> Option<Fix> {
     let release = spec.profile;
     Switch::ALL
         .iter()
         .filter(|s| s.is_proposed_fix() && !release.has(**s))
-        .find(|&&switch| shows(spec, release.with(switch), invariant) == Some(false))
+        .find(|&&switch| shows(spec, release.with(switch), invariant, engine) == Some(false))
         .map(|switch| Fix {
             switch: switch.name().to_owned(),
             upstream: switch.info().upstream.to_owned(),
@@ -268,15 +264,20 @@ pub(crate) struct DefectGroup {
     pub(crate) replay: String,
 }
 
-/// Whether `spec` run under `release` breaks `invariant` as a defect
-/// (`None` when it cannot run).
-fn shows(spec: &SimSpec, release: Release, invariant: Invariant) -> Option<bool> {
+/// Whether `spec` run under `release` on `engine` breaks `invariant` as a
+/// defect (`None` when it cannot run).
+fn shows(
+    spec: &SimSpec,
+    release: Release,
+    invariant: Invariant,
+    engine: &sim::Engine,
+) -> Option<bool> {
     let mut spec = spec.clone();
     spec.profile = release;
     for c in &mut spec.clients {
         c.profile = c.profile.map(|_| release);
     }
-    let run = sim::run(&spec).ok()?;
+    let run = engine.run(&spec).ok()?;
     Some(
         run.violations
             .iter()

@@ -247,7 +247,7 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
             broken: crate::Outcome::of(&run).broken,
             history_len: run.history.len(),
             workload,
-            defects: crate::defects_attributed(&spec, &run, *engine == sim::Engine::Fast),
+            defects: crate::defects_attributed(&spec, &run, engine),
             engine: engine.clone(),
         })),
         Ok(_) => Ok(None),

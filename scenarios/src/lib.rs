@@ -132,10 +132,10 @@ pub use location::Location;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
 pub use report::{
-    ReportFile, chart_path, file_word, history_matrix, report_files, run_matrix, timeline_path,
-    write_report,
+    Matrix, Refusal, ReportFile, chart_path, file_word, history_matrix, history_matrix_on,
+    report_files, report_files_on, run_matrix, run_matrix_on, timeline_path, write_report,
 };
 pub use scenario::Scenario;
 pub use seeds::SeedRange;
-pub use shrink::{Shrunk, breaks, plan_json, shrink, shrink_as, shrunk_scenario};
+pub use shrink::{Shrunk, breaks, plan_json, shrink, shrink_as, shrink_on, shrunk_scenario};
 pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson, engine_flag};

@@ -19,34 +19,88 @@ pub struct ReportFile {
     pub contents: String,
 }
 
+/// A scenario's trials, one per profile.
+pub type Matrix = Vec<(Scenario, Vec<Trial>)>;
+
+/// A scenario an engine cannot run, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The scenario.
+    pub scenario: String,
+    /// Why, in the engine's words.
+    pub reason: String,
+}
+
 /// Every scenario under every profile, with the scenario's own seed.
-pub fn run_matrix(scenarios: &[Scenario]) -> Result<Vec<(Scenario, Vec<Trial>)>, InputError> {
-    scenarios
-        .iter()
-        .map(|s| {
-            let trials = Release::ERAS
-                .into_iter()
-                .map(|p| Trial::run(s, None, Some(p)))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((s.clone(), trials))
-        })
-        .collect()
+pub fn run_matrix(scenarios: &[Scenario]) -> Result<Matrix, InputError> {
+    let (matrix, _) = run_matrix_on(scenarios, &sim::Engine::Fast)?;
+    Ok(matrix)
+}
+
+/// [`run_matrix`] on `engine`; the scenarios it cannot run are left out
+/// and listed.
+pub fn run_matrix_on(
+    scenarios: &[Scenario],
+    engine: &sim::Engine,
+) -> Result<(Matrix, Vec<Refusal>), InputError> {
+    matrix_on(scenarios, engine, |_| Release::ERAS.to_vec())
 }
 
 /// Each history scenario under the last release its row affects and the
 /// release that fixed it (see [`crate::HistoryRow`]).
-pub fn history_matrix(scenarios: &[Scenario]) -> Result<Vec<(Scenario, Vec<Trial>)>, InputError> {
-    scenarios
+pub fn history_matrix(scenarios: &[Scenario]) -> Result<Matrix, InputError> {
+    let (matrix, _) = history_matrix_on(scenarios, &sim::Engine::Fast)?;
+    Ok(matrix)
+}
+
+/// [`history_matrix`] on `engine`.
+pub fn history_matrix_on(
+    scenarios: &[Scenario],
+    engine: &sim::Engine,
+) -> Result<(Matrix, Vec<Refusal>), InputError> {
+    let history: Vec<Scenario> = scenarios
         .iter()
-        .filter_map(|s| Some((s, s.history.as_ref()?.releases())))
-        .map(|(s, releases)| {
-            let trials = releases
-                .into_iter()
-                .map(|r| Trial::run(s, None, Some(r)))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((s.clone(), trials))
-        })
-        .collect()
+        .filter(|s| s.history.is_some())
+        .cloned()
+        .collect();
+    matrix_on(&history, engine, |s| {
+        s.history
+            .as_ref()
+            .map(|h| h.releases().to_vec())
+            .unwrap_or_default()
+    })
+}
+
+fn matrix_on(
+    scenarios: &[Scenario],
+    engine: &sim::Engine,
+    releases: impl Fn(&Scenario) -> Vec<Release>,
+) -> Result<(Matrix, Vec<Refusal>), InputError> {
+    let mut matrix = Vec::new();
+    let mut refused = Vec::new();
+    for s in scenarios {
+        if let Some(e) = engine.refuses(&s.spec(None, None)) {
+            // The fault, not the engine's whole list (the README gives it once).
+            let reason = match e {
+                sim::SimError::Unsupported { what, .. } => match what.split_once(": it carries") {
+                    Some((fault, _)) => fault.to_owned(),
+                    None => what,
+                },
+                other => other.to_string(),
+            };
+            refused.push(Refusal {
+                scenario: s.name.clone(),
+                reason,
+            });
+            continue;
+        }
+        let trials = releases(s)
+            .into_iter()
+            .map(|p| Trial::run_on(s, None, Some(p), engine.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        matrix.push((s.clone(), trials));
+    }
+    Ok((matrix, refused))
 }
 
 /// The path of a trial's timeline file.
@@ -72,7 +126,26 @@ pub fn report_files(
     matrix: &[(Scenario, Vec<Trial>)],
     history: &[(Scenario, Vec<Trial>)],
 ) -> Vec<ReportFile> {
+    report_files_on(matrix, history, &sim::Engine::Fast, &[])
+}
+
+/// [`report_files`] of runs on `engine`; its README says which engine ran
+/// them and which scenarios it could not run.
+pub fn report_files_on(
+    matrix: &[(Scenario, Vec<Trial>)],
+    history: &[(Scenario, Vec<Trial>)],
+    engine: &sim::Engine,
+    refused: &[Refusal],
+) -> Vec<ReportFile> {
     let mut readme = readme(matrix);
+    if *engine != sim::Engine::Fast {
+        let title = "# locksim report\n\n";
+        readme = readme.replacen(
+            title,
+            &format!("{title}{}", engine_note(engine, refused)),
+            1,
+        );
+    }
     readme.push_str(&history_section(history));
     let mut files = vec![
         ReportFile {
@@ -102,6 +175,31 @@ pub fn report_files(
         }
     }
     files
+}
+
+/// Which engine ran a report, and what it left out.
+fn engine_note(engine: &sim::Engine, refused: &[Refusal]) -> String {
+    let mut s = format!(
+        "**Engine: {engine}** (`locksim report{}`)",
+        crate::trial::engine_flag(engine)
+    );
+    if !engine.is_deterministic() {
+        s.push_str(": real time, not deterministic; a rerun may differ");
+    }
+    s.push_str(".\n\n");
+    if !refused.is_empty() {
+        let carries = match engine {
+            sim::Engine::Redis(_) => sim::REDIS_FAULTS,
+            _ => sim::TURMOIL_FAULTS,
+        };
+        let _ = writeln!(s, "It carries out {carries}.\n");
+        let _ = writeln!(s, "Not run on this engine ({}):\n", refused.len());
+        for r in refused {
+            let _ = writeln!(s, "- `{}`: {}", r.scenario, r.reason);
+        }
+        s.push('\n');
+    }
+    s
 }
 
 /// Writes `files` under `dir`, replacing the old timelines. A failure names

@@ -41,6 +41,17 @@ pub fn shrink_as(
     cause: Option<&str>,
     budget: usize,
 ) -> Shrunk {
+    shrink_on(spec, invariant, cause, budget, &sim::Engine::Fast)
+}
+
+/// [`shrink_as`], each candidate run on `engine` (a deterministic one).
+pub fn shrink_on(
+    spec: &SimSpec,
+    invariant: Invariant,
+    cause: Option<&str>,
+    budget: usize,
+    engine: &sim::Engine,
+) -> Shrunk {
     let mut best = spec.clone();
     let mut runs = 0;
     let try_candidate = |candidate: &SimSpec, runs: &mut usize| -> bool {
@@ -48,7 +59,7 @@ pub fn shrink_as(
             return false;
         }
         *runs += 1;
-        sim::run(candidate).is_ok_and(|run| {
+        engine.run(candidate).is_ok_and(|run| {
             run.violations
                 .iter()
                 .any(|v| v.invariant == invariant && cause.is_none_or(|c| v.cause.name() == c))

@@ -58,6 +58,17 @@ impl Engine {
         }
     }
 
+    /// Why this engine cannot run `spec` (a fault it cannot carry out, a
+    /// latency range a real network cannot take), checked before anything
+    /// runs; `None` when it can.
+    pub fn refuses(&self, spec: &SimSpec) -> Option<SimError> {
+        match self {
+            Engine::Fast => None,
+            Engine::Turmoil => crate::hosted::plan(spec, crate::hosted::Kinds::Turmoil).err(),
+            Engine::Redis(_) => crate::hosted::plan_real(spec).err(),
+        }
+    }
+
     /// `spec` with the faults this engine cannot carry out left out: how
     /// `explore` and `replay` draw runs for it (each fault kind draws from
     /// its own stream, so leaving one out changes no other).

@@ -71,8 +71,83 @@ fn fast_and_turmoil_agree_on_the_builtins() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // Most of the documents' scenarios run on both engines.
     assert!(
-        compared >= 10 * Release::ERAS.len(),
+        compared >= 15 * Release::ERAS.len(),
         "only {compared} compared; refused: {refused:?}"
+    );
+}
+
+/// Redis restarts without persistence at 3 s while A waits for the lock
+/// B holds: the key is gone, C takes the lock at 3.5 s and unlocks at
+/// 6 s. A's client has lost its pub/sub connection; lockcore's transport
+/// reconnects and the client subscribes again (Redisson's
+/// `ConnectionWatchdog` re-attaches pub/sub channels), so C's unlock
+/// message wakes A at 6 s, on both engines and against a real Redis. A
+/// client that never resubscribed would sleep until its 30 s wait ran out.
+const RESTART_WITH_WAITER: &str = r#"
+name = "restart-with-waiter"
+description = "Redis restarts while A waits; C's unlock after it wakes A."
+
+[sim]
+seed = 1
+horizon_ms = 20000
+
+[[sim.clients]]
+name = "A"
+[[sim.clients.threads]]
+start_ms = 1000
+steps = [{ step = "lock" }, { step = "unlock" }]
+
+[[sim.clients]]
+name = "B"
+[[sim.clients.threads]]
+steps = [{ step = "lock" }, { step = "work", ms = 10000 }, { step = "unlock" }]
+
+[[sim.clients]]
+name = "C"
+[[sim.clients.threads]]
+start_ms = 3500
+steps = [{ step = "lock" }, { step = "work", ms = 2500 }, { step = "unlock" }]
+
+[[sim.faults]]
+fault = "redis-restart"
+at_ms = 3000
+"#;
+
+/// When A first acquires, in ms.
+fn a_acquires(comparison: &Comparison, engine: usize) -> f64 {
+    locksim::key_events(&comparison.trials[engine].run.history)
+        .into_iter()
+        .find(|e| e.what.starts_with("A/t1 acquires"))
+        .map(|e| e.at_ms)
+        .unwrap_or_else(|| panic!("A never acquires\n{}", comparison.render()))
+}
+
+#[test]
+fn a_waiter_resubscribes_after_a_redis_restart() {
+    let scenario = locksim::Scenario::parse(RESTART_WITH_WAITER, "test").expect("parses");
+    let comparison =
+        Comparison::run(&scenario, None, None, sim::Engine::Turmoil).expect("turmoil runs it");
+    assert!(comparison.agrees(), "{}", comparison.render());
+    for engine in [0, 1] {
+        let at = a_acquires(&comparison, engine);
+        assert!(
+            (6_000.0..6_300.0).contains(&at),
+            "{at}\n{}",
+            comparison.render()
+        );
+    }
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    let comparison = Comparison::run(&scenario, None, None, real).expect("redis runs it");
+    let [fast, redis] = comparison.verdicts();
+    assert_eq!(fast, redis, "{}", comparison.render());
+    let at = a_acquires(&comparison, 1);
+    assert!(
+        (6_000.0..7_000.0).contains(&at),
+        "{at}\n{}",
+        comparison.render()
     );
 }
 
@@ -135,4 +210,93 @@ fn an_unreachable_redis_is_a_clear_error() {
         .to_string();
     assert!(error.contains("cannot connect to 127.0.0.1:1"), "{error}");
     assert_eq!(error.lines().count(), 1, "{error}");
+}
+
+/// `locksim report --engine turmoil`: the scenarios turmoil can run are
+/// run on it under every era, each timeline says which engine ran it, and
+/// the README lists the scenarios left out with the engine's reason.
+#[test]
+fn a_report_on_turmoil_names_its_engine_and_what_it_left_out() {
+    let scenarios = ["stw-pause", "clock-jump"].map(|n| locksim::builtin(n).expect("built-in"));
+    let engine = sim::Engine::Turmoil;
+    let (matrix, refused) = locksim::run_matrix_on(&scenarios, &engine).expect("runs");
+    assert_eq!(matrix.len(), 1);
+    assert_eq!(matrix[0].1.len(), Release::ERAS.len());
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].scenario, "clock-jump");
+    assert!(
+        refused[0]
+            .reason
+            .starts_with("faults[0] (redis clock jumps"),
+        "{:?}",
+        refused[0]
+    );
+    let files = locksim::report_files_on(&matrix, &[], &engine, &refused);
+    let readme = &files
+        .iter()
+        .find(|f| f.path == "README.md")
+        .expect("README")
+        .contents;
+    assert!(
+        readme.contains("**Engine: turmoil** (`locksim report --engine turmoil`)"),
+        "{readme}"
+    );
+    assert!(readme.contains("- `clock-jump`: "), "{readme}");
+    let timeline = files
+        .iter()
+        .find(|f| f.path.starts_with("timelines/stw-pause."))
+        .expect("a stw-pause timeline");
+    assert!(
+        timeline.contents.contains("engine    turmoil"),
+        "{}",
+        timeline.contents
+    );
+}
+
+/// Shrinking and fix attribution run their experiments on the engine
+/// that found the run. Under 3.43.0, redis-down (plus a latency window
+/// that plays no part) is a defect on turmoil too, and the fix is named
+/// as on the fast engine (3.44.0's batched renewal, Redisson #6303). The
+/// plan shrinks to the outage alone, every candidate run on turmoil; it
+/// shrinks further than the fast engine's would (875 ms still breaks):
+/// the client's reconnection backoff (75, 150, 300, 600 ms) keeps it
+/// disconnected past the renewal due at 10 s, which the fast engine,
+/// with no backoff, does not model.
+#[test]
+fn shrinking_and_attribution_run_on_turmoil() {
+    let release: Release = "3.43.0".parse().expect("a release");
+    let mut spec = locksim::builtin("redis-down")
+        .expect("built-in")
+        .spec(None, Some(release));
+    spec.faults
+        .0
+        .push(sim::Fault::Latency(sim::faults::Latency {
+            client: "B".into(),
+            at_ms: 2_000,
+            duration_ms: 1_000,
+            min_ms: 1,
+            max_ms: 5,
+        }));
+    let engine = sim::Engine::Turmoil;
+    let run = engine.run(&spec).expect("runs");
+    let defects = locksim::defects_attributed(&spec, &run, &engine);
+    let fast = locksim::defects_of(&spec, &sim::run(&spec).expect("runs"));
+    assert_eq!(defects.len(), 1, "{defects:?}");
+    let fix = defects[0].fixed_by.as_ref().expect("a fix is named");
+    assert_eq!(fix.release, "3.44.0", "{fix:?}");
+    assert_eq!(Some(fix), fast[0].fixed_by.as_ref());
+
+    let invariant = defects[0].invariant;
+    let shrunk = locksim::shrink_on(&spec, invariant, Some("defect"), 50, &engine);
+    assert!(
+        matches!(shrunk.spec.faults.0.as_slice(), [sim::Fault::RedisDown(_)]),
+        "{:?}",
+        shrunk.spec.faults
+    );
+    println!("{:?} in {} runs", shrunk.spec.faults, shrunk.runs);
+    let broken = engine.run(&shrunk.spec).expect("runs").violations;
+    assert!(
+        broken.iter().any(|v| v.invariant == invariant),
+        "{broken:?}"
+    );
 }

@@ -331,9 +331,14 @@ pub struct ReplayArgs {
 /// `locksim report`.
 #[derive(Debug, Args, PartialEq)]
 pub struct ReportArgs {
-    /// Where to write the report.
-    #[arg(long, default_value = "reports")]
-    pub out: PathBuf,
+    /// Where to write the report (default `reports`, or `reports/ENGINE`
+    /// on another engine, so the committed report stays the fast
+    /// engine's).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The engine.
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// `locksim envelope`.
@@ -608,7 +613,8 @@ mod tests {
         assert_eq!(
             cli.command,
             Command::Report(ReportArgs {
-                out: "/tmp/r".into()
+                out: Some("/tmp/r".into()),
+                engine: EngineArgs::default(),
             })
         );
         assert_eq!(parse(&["scenarios"]).unwrap().command, Command::Scenarios);

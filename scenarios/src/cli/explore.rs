@@ -22,7 +22,7 @@ use crate::cli::resume::{resume_command, shell_word};
 use crate::cli::summary::{DefectReport, Report, summary, workload_label};
 use crate::cli::sweep::{Swept, sweep};
 use crate::cli::{Exit, ExploreArgs, PlanFormat};
-use crate::{InputError, SeedRange, explored_spec_with, plan_json, shrink_as, shrunk_scenario};
+use crate::{InputError, SeedRange, explored_spec_on, plan_json, shrink_on, shrunk_scenario};
 
 /// How many runs one shrink may take.
 const SHRINK_BUDGET: usize = 200;
@@ -95,19 +95,12 @@ pub(super) fn explore(
         invariant: g.invariant,
         cause: "defect",
     });
-    let on_fast = crate::cli::sweep::explore_engine(args)? == sim::Engine::Fast;
-    let anything = !picks.is_empty() || !groups.all().is_empty();
-    let picked: Vec<Pick> = if args.shrink == 0 || !on_fast {
+    let engine = crate::cli::sweep::explore_engine(args)?;
+    let picked: Vec<Pick> = if args.shrink == 0 {
         Vec::new()
     } else {
         defect_picks.chain(picks.in_order()).collect()
     };
-    if !on_fast && args.shrink > 0 && json.is_none() && anything {
-        let _ = writeln!(
-            text,
-            "shrinking skipped: it runs on the fast engine; replay each run above with its command"
-        );
-    }
     for (i, pick) in picked.iter().enumerate() {
         if interrupt.load(Ordering::SeqCst) {
             let left = picked.len() - i;
@@ -115,7 +108,7 @@ pub(super) fn explore(
             report(&shrunk, text)?;
             return Ok(Exit::Interrupted);
         }
-        shrunk.push(shrink_one(pick, args, text)?);
+        shrunk.push(shrink_one(pick, args, &engine, text)?);
     }
     report(&shrunk, text)?;
     if let Some(out) = json {
@@ -156,10 +149,15 @@ fn print_json(out: &mut dyn Write, report: Report<'_>) {
 
 /// Shrinks one violation, prints the plan and saves it if asked; returns
 /// the shrunk scenario.
-fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<Shrunk, InputError> {
+fn shrink_one(
+    pick: &Pick,
+    args: &ExploreArgs,
+    engine: &sim::Engine,
+    out: &mut dyn Write,
+) -> Result<Shrunk, InputError> {
     let (inv, profile) = (pick.invariant, pick.profile);
-    let spec = explored_spec_with(pick.seed, Some(profile), args.workload.workload());
-    let shrunk = shrink_as(&spec, inv, Some(pick.cause), SHRINK_BUDGET);
+    let spec = explored_spec_on(pick.seed, Some(profile), args.workload.workload(), engine);
+    let shrunk = shrink_on(&spec, inv, Some(pick.cause), SHRINK_BUDGET, engine);
     let _ = writeln!(
         out,
         "\nshrunk seed {} under {profile} ({inv}, {}): {} -> {} fault(s) in {} runs",
@@ -184,9 +182,10 @@ fn shrink_one(pick: &Pick, args: &ExploreArgs, out: &mut dyn Write) -> Result<Sh
         std::fs::write(&path, scenario.to_toml()).map_err(|e| unwritable(&path, &e))?;
         let _ = writeln!(
             out,
-            "saved {} (run it: locksim run {})",
+            "saved {} (run it: locksim run {}{})",
             path.display(),
-            shell_word(&path.display().to_string())
+            shell_word(&path.display().to_string()),
+            crate::engine_flag(engine)
         );
     }
     Ok(Shrunk {

@@ -1,16 +1,24 @@
 //! `locksim report`.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use crate::cli::{Exit, ReportArgs};
-use crate::{InputError, history_matrix, report_files, run_matrix, write_report};
+use crate::{InputError, history_matrix_on, report_files_on, run_matrix_on, write_report};
 
 /// Runs the matrix, writes the report, and prints the matrix's summary.
 pub(super) fn report(args: &ReportArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
-    let matrix = run_matrix(&crate::builtins())?;
-    let history = history_matrix(&crate::history())?;
-    let files = report_files(&matrix, &history);
-    write_report(&args.out, &files)?;
+    let engine = args.engine.engine_or(sim::Engine::Fast)?;
+    let dir = match (&args.out, &engine) {
+        (Some(dir), _) => dir.clone(),
+        (None, sim::Engine::Fast) => PathBuf::from("reports"),
+        (None, other) => Path::new("reports").join(other.name()),
+    };
+    let (matrix, mut refused) = run_matrix_on(&crate::builtins(), &engine)?;
+    let (history, refused_history) = history_matrix_on(&crate::history(), &engine)?;
+    refused.extend(refused_history);
+    let files = report_files_on(&matrix, &history, &engine, &refused);
+    write_report(&dir, &files)?;
     let mut unexpected = 0;
     for (s, trials) in matrix.iter().chain(&history) {
         let cells: Vec<String> = trials
@@ -29,11 +37,14 @@ pub(super) fn report(args: &ReportArgs, out: &mut dyn Write) -> Result<Exit, Inp
             .collect();
         let _ = writeln!(out, "{:<32} {}", s.name, cells.join("  "));
     }
+    for r in &refused {
+        let _ = writeln!(out, "{:<32} not run: {}", r.scenario, r.reason);
+    }
     let _ = writeln!(
         out,
         "wrote {} files to {}; {} run(s) not as expected",
         files.len(),
-        args.out.display(),
+        dir.display(),
         unexpected
     );
     Ok(if unexpected == 0 {

@@ -17,35 +17,49 @@ pub(crate) enum Action {
 }
 
 /// The kinds turmoil carries out, and how, for messages and the README.
-pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze), crash \
+pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
+     (the client's timers and wake-ups run late), crash \
      (turmoil crash; restart: bounce), partition (turmoil hold: TCP delivers what was sent \
-     once the link heals), latency (the link's maximum latency), redis-pause (Redis reads \
-     nothing) and delete-key";
+     once the link heals), latency (the link's maximum latency), delay-replies and \
+     delay-requests (what the client, or Redis, reads in the window is read that much later), \
+     redis-pause (Redis reads \
+     nothing), redis-restart and redis-down (the Redis host crashes, comes back with a \
+     fresh engine or its keys; clients reconnect) and delete-key";
 
 /// The kinds the real-Redis engine carries out, and how.
-pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), crash (its \
+pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
+     (the client's timers and wake-ups run late), crash (its \
      tasks end, its connections close; restart: a new process), partition, latency, \
      delay-replies and delay-requests (in a loopback proxy between the client and Redis: a \
      partition holds what was sent until the link heals, as TCP delivers it), redis-pause \
-     (CLIENT PAUSE ALL) and delete-key (DEL)";
+     (CLIENT PAUSE ALL), redis-restart and redis-down (the proxies close every connection and \
+     refuse new ones while Redis is down; FLUSHALL when the keys are lost) and delete-key (DEL)";
 
 /// The kinds each engine takes, by their scenario-file names.
 const TURMOIL_KINDS: &[&str] = &[
     "crash",
     "pause",
-    "partition",
-    "latency",
-    "redis-pause",
-    "delete-key",
-];
-const REDIS_KINDS: &[&str] = &[
-    "crash",
-    "pause",
+    "starve",
     "partition",
     "latency",
     "delay-replies",
     "delay-requests",
     "redis-pause",
+    "redis-restart",
+    "redis-down",
+    "delete-key",
+];
+const REDIS_KINDS: &[&str] = &[
+    "crash",
+    "pause",
+    "starve",
+    "partition",
+    "latency",
+    "delay-replies",
+    "delay-requests",
+    "redis-pause",
+    "redis-restart",
+    "redis-down",
     "delete-key",
 ];
 
@@ -148,16 +162,13 @@ mod tests {
                 at_ms: 10,
                 duration_ms: 5,
             }),
-            Fault::Starve(faults::Starve {
-                client: "A".into(),
+            Fault::ClockJump(faults::ClockJump {
                 at_ms: 10,
-                duration_ms: 5,
-                min_delay_ms: 1,
-                max_delay_ms: 2,
+                jump_ms: 5,
             }),
         ]);
         let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
-        assert!(error.contains("faults[1] (starve A"), "{error}");
+        assert!(error.contains("faults[1] (redis clock jumps"), "{error}");
         assert!(error.contains("fast engine"), "{error}");
     }
 

@@ -1,13 +1,10 @@
 //! A gate the engine closes to stop code on a host: a client's threads and
-//! its lock (a stop-the-world pause), or Redis's reading (a Redis pause).
+//! its lock (a stop-the-world pause), or Redis's reading (a Redis pause,
+//! through [`super::delay::DelayedStream`]).
 
 use std::future::poll_fn;
-use std::io;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
-
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 #[derive(Debug, Default)]
 struct State {
@@ -54,15 +51,25 @@ impl Gate {
         }
     }
 
+    /// Whether the gate is closed; if it is, `cx` is woken when it
+    /// changes.
+    pub(crate) fn is_closed_for(&self, cx: &mut Context<'_>) -> bool {
+        let mut s = self.lock();
+        if s.closed == 0 {
+            return false;
+        }
+        self.wait(cx, &mut s);
+        true
+    }
+
     /// Ready once the gate is open.
     pub(crate) async fn opened(&self) {
         poll_fn(|cx| {
-            let mut s = self.lock();
-            if s.closed == 0 {
-                return Poll::Ready(());
+            if self.is_closed_for(cx) {
+                Poll::Pending
+            } else {
+                Poll::Ready(())
             }
-            self.wait(cx, &mut s);
-            Poll::Pending
         })
         .await
     }
@@ -80,49 +87,6 @@ impl Gate {
             Poll::Pending
         })
         .await
-    }
-}
-
-/// A stream that reads nothing while its gate is closed: a paused Redis
-/// leaves requests in the socket and runs them, in order, once it resumes.
-#[derive(Debug)]
-pub(crate) struct GatedStream<S> {
-    pub(crate) inner: S,
-    pub(crate) gate: Gate,
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for GatedStream<S> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        {
-            let mut s = self.gate.lock();
-            if s.closed > 0 {
-                self.gate.wait(cx, &mut s);
-                return Poll::Pending;
-            }
-        }
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for GatedStream<S> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 

@@ -30,6 +30,7 @@
 
 mod action;
 mod bare;
+mod delay;
 mod gate;
 mod monitor;
 mod process;
@@ -37,11 +38,13 @@ mod proxy;
 mod real;
 mod recorder;
 mod spawn;
+mod starve;
 mod tcp;
 mod thread;
 
-pub(crate) use action::{Kinds, takes};
+pub(crate) use action::{Kinds, plan, takes};
 pub use action::{REDIS_FAULTS, TURMOIL_FAULTS};
 pub use bare::{BareRun, run_turmoil_bare};
+pub(crate) use real::plan as plan_real;
 pub use real::{REAL_DELAY_MS, RealRedis, RedisTarget, run_real};
 pub use tcp::run_turmoil;

@@ -217,6 +217,14 @@ impl Shadow {
             self.apply(line.at_us, &line.args);
             self.flush(rec);
         }
+        // Only locksim's control connection flushes: a Redis restart or
+        // outage that loses the keys.
+        if name == "flushall" || name == "flushdb" {
+            for lock in rec.seen_locks() {
+                let view = self.view(&lock, now);
+                rec.observe(&lock, view, false, false, ServerCause::Restart, Some(now));
+            }
+        }
     }
 
     /// Records the effect of the command last seen, once it is complete.

@@ -9,8 +9,10 @@ use std::time::Duration;
 use lockcore::{Config, Connect, RedissonClient, RespTransport, Tracer};
 use tokio::task::AbortHandle;
 
+use super::delay::Delay;
 use super::gate::Gate;
 use super::recorder::{self, Shared};
+use super::starve::Starvation;
 use super::thread;
 use crate::history::{Meta, RecordKind};
 use crate::process::Thread;
@@ -25,6 +27,12 @@ pub(crate) struct Slot {
     pub(crate) alive: bool,
     /// Closed while the process is paused.
     pub(crate) gate: Gate,
+    /// Its open starvation windows.
+    pub(crate) starve: Starvation,
+    /// Its open delay windows: Redis's replies to it, its requests to
+    /// Redis (the turmoil engine's; the real one delays in its proxy).
+    pub(crate) replies: Delay,
+    pub(crate) requests: Delay,
     pub(crate) threads: Vec<Rc<RefCell<Thread>>>,
     /// Its tasks, for an engine that kills a process by aborting them.
     pub(crate) tasks: Vec<AbortHandle>,
@@ -47,7 +55,8 @@ pub(crate) fn client_host(client: &str) -> String {
     format!("client-{client}")
 }
 
-pub(crate) fn slots(spec: &SimSpec) -> Slots {
+/// Each client's slot; `scale` as the engine runs the spec.
+pub(crate) fn slots(spec: &SimSpec, scale: u64) -> Slots {
     Rc::new(
         spec.clients
             .iter()
@@ -57,6 +66,9 @@ pub(crate) fn slots(spec: &SimSpec) -> Slots {
                     life: 0,
                     alive: true,
                     gate: Gate::default(),
+                    starve: Starvation::new(spec.seed, scale),
+                    replies: Delay::default(),
+                    requests: Delay::default(),
                     threads: Vec::new(),
                     tasks: Vec::new(),
                 })
@@ -131,9 +143,9 @@ impl<C: Connect> ClientHost<C> {
     pub(crate) async fn software(self) -> Result<(), Box<dyn std::error::Error>> {
         let c = self.c;
         let mut start = tokio::time::Instant::now();
-        let (life, gate) = {
+        let (life, gate, starve) = {
             let slot = self.slots[c].borrow();
-            (slot.life, slot.gate.clone())
+            (slot.life, slot.gate.clone(), slot.starve.clone())
         };
         if life == 0 {
             // Scripts start at time zero, after the boot phase.
@@ -154,11 +166,13 @@ impl<C: Connect> ClientHost<C> {
             })
             .collect();
         self.slots[c].borrow_mut().threads = threads.clone();
-        let transport = RespTransport::connect_with(&(self.connect)(name)).await?;
+        let transport = self.connect(name).await;
         let traced = self.recorder.clone();
         let tracer: Tracer =
             Box::new(move |_, trace| recorder::lock(&traced).trace(c, life, trace));
         let client = RedissonClient::with_tracer(uuid, self.config.clone(), transport, tracer);
+        let lagging = starve.clone();
+        client.set_lag(Box::new(move || lagging.lag()));
         for (t, (ts, thread)) in specs.iter().zip(threads).enumerate() {
             let lock = client.lock(ts.lock.as_str())?;
             let ctx = thread::Ctx {
@@ -168,11 +182,13 @@ impl<C: Connect> ClientHost<C> {
                 scale: self.scale,
                 recorder: self.recorder.clone(),
                 gate: gate.clone(),
+                starve: starve.clone(),
                 thread,
             };
             let begin = start + Duration::from_millis(ts.start_ms / self.scale);
             let task = tokio::task::spawn_local(async move {
                 tokio::time::sleep_until(begin).await;
+                ctx.starve.late().await;
                 thread::run(ctx, lock).await;
             });
             self.slots[c].borrow_mut().tasks.push(task.abort_handle());
@@ -186,6 +202,25 @@ impl<C: Connect> ClientHost<C> {
             } else {
                 client.thaw();
             }
+        }
+    }
+}
+
+impl<C: Connect> ClientHost<C> {
+    /// Connects, trying again with Redisson's reconnection delays while
+    /// Redis refuses (a process restarted while Redis is down waits for
+    /// it, as an application that retries its startup would).
+    async fn connect(&self, name: String) -> RespTransport {
+        let mut attempt = 0;
+        loop {
+            let connect = (self.connect)(name.clone());
+            let delay = connect.reconnect_delay(attempt);
+            match RespTransport::connect_with(connect).await {
+                Ok(transport) => return transport,
+                Err(e) => tracing::debug!(error = %e, attempt, "process start: no Redis yet"),
+            }
+            tokio::time::sleep(delay).await;
+            attempt = attempt.saturating_add(1);
         }
     }
 }

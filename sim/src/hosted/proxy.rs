@@ -4,7 +4,7 @@
 //! delays it during a latency or one-way delay window. Order is kept:
 //! each direction forwards its bytes in the order they came.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::rc::Rc;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::gate::Gate;
@@ -36,6 +37,34 @@ pub(crate) struct Link {
     pub(crate) down: Rules,
 }
 
+/// Redis as every client's proxy shows it: up, or stopped for a while.
+#[derive(Debug)]
+pub(crate) struct Outage {
+    /// Redis-down windows open now: a new connection is closed at once,
+    /// as against a server that is not there.
+    pub(crate) down: Cell<u32>,
+    /// Bumped to close every relayed connection.
+    cuts: watch::Sender<u64>,
+}
+
+impl Default for Outage {
+    fn default() -> Self {
+        Outage {
+            down: Cell::new(0),
+            cuts: watch::Sender::new(0),
+        }
+    }
+}
+
+impl Outage {
+    /// Closes every connection relayed so far, both ways, as when Redis's
+    /// process ends: each client reads end-of-stream, and Redis forgets
+    /// each client and its subscriptions.
+    pub(crate) fn cut(&self) {
+        self.cuts.send_modify(|n| *n += 1);
+    }
+}
+
 /// A listening proxy; its connections run on the current `LocalSet`.
 #[derive(Debug)]
 pub(crate) struct Proxy {
@@ -48,6 +77,7 @@ impl Proxy {
     pub(crate) async fn start(
         upstream: String,
         link: Rc<Link>,
+        outage: Rc<Outage>,
         rng: ChaCha8Rng,
     ) -> std::io::Result<Proxy> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
@@ -55,16 +85,23 @@ impl Proxy {
         let rng = Rc::new(RefCell::new(rng));
         tokio::task::spawn_local(async move {
             while let Ok((client, _)) = listener.accept().await {
+                if outage.down.get() > 0 {
+                    continue;
+                }
                 let Ok(server) = TcpStream::connect(&upstream).await else {
                     continue;
                 };
                 let _ = (client.set_nodelay(true), server.set_nodelay(true));
                 let (client_rd, client_wr) = client.into_split();
                 let (server_rd, server_wr) = server.into_split();
-                let (l, r) = (link.clone(), rng.clone());
-                tokio::task::spawn_local(forward(client_rd, server_wr, Side::Up, l, r));
-                let (l, r) = (link.clone(), rng.clone());
-                tokio::task::spawn_local(forward(server_rd, client_wr, Side::Down, l, r));
+                let relay = |side| Relay {
+                    side,
+                    link: link.clone(),
+                    rng: rng.clone(),
+                    cut: outage.cuts.subscribe(),
+                };
+                tokio::task::spawn_local(relay(Side::Up).forward(client_rd, server_wr));
+                tokio::task::spawn_local(relay(Side::Down).forward(server_rd, client_wr));
             }
         });
         Ok(Proxy { addr })
@@ -77,35 +114,55 @@ enum Side {
     Down,
 }
 
-/// Relays `from` to `to` chunk by chunk, each held while the direction is
-/// partitioned and delayed from its arrival by the direction's delay.
-async fn forward(
-    mut from: impl AsyncRead + Unpin,
-    mut to: impl AsyncWrite + Unpin,
+/// One direction of one relayed connection.
+struct Relay {
     side: Side,
     link: Rc<Link>,
     rng: Rc<RefCell<ChaCha8Rng>>,
-) {
-    let rules = match side {
-        Side::Up => &link.up,
-        Side::Down => &link.down,
-    };
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        let n = match from.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        let arrived = Instant::now();
-        let delay = *rules.delay.borrow();
-        if let Some((min, max)) = delay {
-            let ms = rng.borrow_mut().random_range(min..=max.max(min));
-            tokio::time::sleep_until(arrived + Duration::from_millis(ms)).await;
+    cut: watch::Receiver<u64>,
+}
+
+impl Relay {
+    /// Relays `from` to `to` until either end closes or the connection is
+    /// cut, then closes `to`.
+    async fn forward(self, mut from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + Unpin) {
+        let mut cut = self.cut.clone();
+        tokio::select! {
+            biased;
+            _ = cut.changed() => {}
+            () = self.relay(&mut from, &mut to) => {}
         }
-        rules.held.opened().await;
-        if to.write_all(&buf[..n]).await.is_err() {
-            break;
+        // A partitioned client learns of the close once the link heals,
+        // as over TCP.
+        if let Side::Down = self.side {
+            self.link.down.held.opened().await;
+        }
+        let _ = to.shutdown().await;
+    }
+
+    /// Chunk by chunk, each held while the direction is partitioned and
+    /// delayed from its arrival by the direction's delay.
+    async fn relay(&self, from: &mut (impl AsyncRead + Unpin), to: &mut (impl AsyncWrite + Unpin)) {
+        let rules = match self.side {
+            Side::Up => &self.link.up,
+            Side::Down => &self.link.down,
+        };
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = match from.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let arrived = Instant::now();
+            let delay = *rules.delay.borrow();
+            if let Some((min, max)) = delay {
+                let ms = self.rng.borrow_mut().random_range(min..=max.max(min));
+                tokio::time::sleep_until(arrived + Duration::from_millis(ms)).await;
+            }
+            rules.held.opened().await;
+            if to.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
         }
     }
-    let _ = to.shutdown().await;
 }

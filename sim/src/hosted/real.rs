@@ -27,7 +27,7 @@ use tokio_util::codec::Framed;
 use super::action::{self, Action};
 use super::monitor::{self, Shadow};
 use super::process::{self, ClientHost, Slots};
-use super::proxy::{Link, Proxy};
+use super::proxy::{Link, Outage, Proxy};
 use super::recorder::{self, Recorder, Shared, TimeSource};
 use crate::history::{Phase, RecordKind};
 use crate::{Fault, Run, SimError, SimSpec, SimTime};
@@ -73,15 +73,8 @@ fn failed(reason: String) -> SimError {
     }
 }
 
-/// Runs `spec` against a real Redis and checks the history.
-pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
-    crate::validate::validate_spec(spec)?;
-    if !(1..=100).contains(&opts.time_scale) {
-        return Err(SimError::Invalid {
-            field: "time_scale".to_owned(),
-            reason: format!("must be between 1 and 100, got {}", opts.time_scale),
-        });
-    }
+/// What the engine does to `spec`'s faults, or why it cannot run `spec`.
+pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
     let actions = action::plan(spec, action::Kinds::Redis)?;
     if spec.latency != crate::LatencyRange::default() {
         return Err(SimError::Unsupported {
@@ -92,6 +85,19 @@ pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
             ),
         });
     }
+    Ok(actions)
+}
+
+/// Runs `spec` against a real Redis and checks the history.
+pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
+    crate::validate::validate_spec(spec)?;
+    if !(1..=100).contains(&opts.time_scale) {
+        return Err(SimError::Invalid {
+            field: "time_scale".to_owned(),
+            reason: format!("must be between 1 and 100, got {}", opts.time_scale),
+        });
+    }
+    let actions = plan(spec)?;
     let spawned = match &opts.target {
         RedisTarget::Spawn => Some(super::spawn::SpawnedRedis::start()?),
         RedisTarget::Url(_) => None,
@@ -120,10 +126,12 @@ pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
     Ok(crate::run::judged(spec, history, cut, 0))
 }
 
-/// A connection named after its process.
+/// A connection named after its process, reconnecting as fast as the
+/// time scale asks.
 struct Named {
     tcp: TcpConnect,
     name: String,
+    scale: u64,
 }
 
 impl Connect for Named {
@@ -140,6 +148,21 @@ impl Connect for Named {
     fn client_name(&self) -> Option<String> {
         Some(self.name.clone())
     }
+
+    fn reconnect_delay(&self, attempt: u32) -> Duration {
+        lockcore::reconnect_delay(attempt) / self.scale.max(1) as u32
+    }
+}
+
+/// What the driver injects faults through.
+#[derive(Clone, Copy)]
+struct Faults<'a> {
+    /// locksim's own connection to Redis.
+    control: &'a RespTransport,
+    /// Each client's proxy link.
+    links: &'a [Rc<Link>],
+    /// Redis as every proxy shows it.
+    outage: &'a Outage,
 }
 
 struct Driver<'a> {
@@ -175,8 +198,9 @@ impl Driver<'_> {
             let named = Named {
                 tcp: self.tcp.clone(),
                 name: "locksim-control".to_owned(),
+                scale: self.scale,
             };
-            RespTransport::connect_with(&named)
+            RespTransport::connect_with(named)
                 .await
                 .map_err(|e| e.to_string())
         })
@@ -219,14 +243,15 @@ impl Driver<'_> {
                 }
             }
         });
-        let slots = process::slots(self.spec);
+        let slots = process::slots(self.spec, self.scale);
         let spec = Rc::new(self.spec.clone());
         let mut links = Vec::new();
         let mut proxies = Vec::new();
+        let outage = Rc::new(Outage::default());
         for c in 0..self.spec.clients.len() {
             let link = Rc::new(Link::default());
             let stream = crate::rng::stream(self.spec.seed, crate::rng::Stream::Link(c as u32));
-            let proxy = Proxy::start(target.clone(), link.clone(), stream)
+            let proxy = Proxy::start(target.clone(), link.clone(), outage.clone(), stream)
                 .await
                 .map_err(|e| failed(format!("cannot start the loopback proxy: {e}")))?;
             let url = format!("redis://{}", proxy.addr);
@@ -251,8 +276,12 @@ impl Driver<'_> {
         });
         for (at, action) in self.actions {
             tokio::time::sleep_until(zero + Duration::from_millis(at / self.scale)).await;
-            self.act(*action, &control, &recorder, &slots, &hosts, &links)
-                .await;
+            let faults = Faults {
+                control: &control,
+                links: &links,
+                outage: &outage,
+            };
+            self.act(*action, &faults, &recorder, &slots, &hosts).await;
         }
         let horizon = zero + Duration::from_millis(self.spec.horizon_ms / self.scale);
         tokio::time::sleep_until(horizon).await;
@@ -307,6 +336,7 @@ impl Driver<'_> {
         proxies: &[TcpConnect],
     ) -> Result<Vec<ClientHost<Named>>, SimError> {
         let configs = process::configs(self.spec, self.scale)?;
+        let scale = self.scale;
         Ok(configs
             .into_iter()
             .enumerate()
@@ -322,6 +352,7 @@ impl Driver<'_> {
                     connect: Rc::new(move |name| Named {
                         tcp: tcp.clone(),
                         name,
+                        scale,
                     }),
                     boot: BOOT,
                     scale: self.scale,
@@ -333,12 +364,16 @@ impl Driver<'_> {
     async fn act(
         &self,
         action: Action,
-        control: &RespTransport,
+        faults: &Faults<'_>,
         recorder: &Shared,
         slots: &Slots,
         hosts: &[ClientHost<Named>],
-        links: &[Rc<Link>],
     ) {
+        let Faults {
+            control,
+            links,
+            outage,
+        } = *faults;
         let client = |i: usize| process::client_of(self.spec, &self.spec.faults.0[i]);
         match action {
             Action::Begin(i) | Action::End(i) => {
@@ -386,6 +421,14 @@ impl Driver<'_> {
                         let gate = slots[client(i)].borrow().gate.clone();
                         if begin { gate.close() } else { gate.open() }
                     }
+                    Fault::Starve(s) => {
+                        let starve = slots[client(i)].borrow().starve.clone();
+                        if begin {
+                            starve.open(i, s.min_delay_ms, s.max_delay_ms)
+                        } else {
+                            starve.close(i)
+                        }
+                    }
                     // Redis ends the pause by itself: CLIENT UNPAUSE would
                     // wait behind it.
                     Fault::RedisPause(p) if begin => {
@@ -394,6 +437,24 @@ impl Driver<'_> {
                     }
                     Fault::DeleteKey(d) if begin => {
                         let _ = control.send(words(&["DEL", d.lock.as_str()])).await;
+                    }
+                    // A real Redis is not stopped (it may not be ours):
+                    // the proxies close every client's connections and
+                    // refuse new ones while it is "down", and FLUSHALL
+                    // loses the keys a restart without persistence loses.
+                    Fault::RedisRestart(_) => {
+                        outage.cut();
+                        let _ = control.send(words(&["FLUSHALL"])).await;
+                    }
+                    Fault::RedisDown(_) if begin => {
+                        outage.down.set(outage.down.get() + 1);
+                        outage.cut();
+                    }
+                    Fault::RedisDown(d) => {
+                        outage.down.set(outage.down.get().saturating_sub(1));
+                        if !d.keep_data {
+                            let _ = control.send(words(&["FLUSHALL"])).await;
+                        }
                     }
                     _ => {}
                 }

@@ -325,6 +325,8 @@ impl Recorder {
                 channel: channel.to_owned(),
                 payload: String::from_utf8_lossy(payload).into_owned(),
             }),
+            // What follows shows it: the lock's `Resubscribing` events.
+            Trace::Reconnected => {}
         }
     }
 
@@ -391,6 +393,11 @@ impl Recorder {
             let view = turmoil_view(engine, &lock, self.now());
             self.observe(&lock, view, true, deletes, cause, None);
         }
+    }
+
+    /// Every lock Redis has held so far.
+    pub(crate) fn seen_locks(&self) -> Vec<LockName> {
+        self.seen.keys().cloned().collect()
     }
 
     /// After a step: every lock whose key expired by `now` is recorded as

@@ -23,6 +23,7 @@
 //! Faults: see [`TURMOIL_FAULTS`]; any other kind is refused with
 //! [`SimError::Unsupported`] before anything runs.
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -33,7 +34,8 @@ use fake_redis::{Clock, Engine, SharedEngine};
 use lockcore::Connect;
 
 use super::action::{self, Action};
-use super::gate::{Gate, GatedStream};
+use super::delay::{Delay, DelayedStream};
+use super::gate::Gate;
 use super::process::{self, ClientHost, Slots};
 use super::recorder::{self, Recorder, Shared};
 use crate::history::{Phase, RecordKind, ServerCause};
@@ -67,20 +69,27 @@ impl Clock for SimClock {
 }
 
 /// A client's connections: turmoil TCP to the Redis host, each named
-/// after the process so Redis's hook knows who sent what.
+/// after the process so Redis's hook knows who sent what; Redis's replies
+/// are read through the client's `delay-replies` windows.
 struct TurmoilConnect {
     name: String,
+    replies: Delay,
 }
 
 impl Connect for TurmoilConnect {
-    type Stream = turmoil::net::TcpStream;
+    type Stream = DelayedStream<turmoil::net::TcpStream>;
 
     fn target(&self) -> String {
         format!("{REDIS}:{PORT}")
     }
 
-    async fn open(&self) -> std::io::Result<turmoil::net::TcpStream> {
-        turmoil::net::TcpStream::connect((REDIS, PORT)).await
+    async fn open(&self) -> std::io::Result<Self::Stream> {
+        let stream = turmoil::net::TcpStream::connect((REDIS, PORT)).await?;
+        Ok(DelayedStream::new(
+            stream,
+            Gate::default(),
+            self.replies.clone(),
+        ))
     }
 
     fn client_name(&self) -> Option<String> {
@@ -137,8 +146,12 @@ fn simulate(
     );
     let redis_gate = Gate::default();
     let mut sim = builder(spec).build();
-    redis_host(&mut sim, shared.clone(), redis_gate.clone());
-    let slots = process::slots(spec);
+    let slots = process::slots(spec, 1);
+    let requests = slots
+        .iter()
+        .map(|s| (s.borrow().host.clone(), s.borrow().requests.clone()))
+        .collect();
+    redis_host(&mut sim, shared.clone(), redis_gate.clone(), requests);
     let shared_spec = Rc::new(spec.clone());
     for (c, (config, watchdog_ms)) in configs.into_iter().enumerate() {
         let host = slots[c].borrow().host.clone();
@@ -149,7 +162,13 @@ fn simulate(
             watchdog_ms,
             recorder: recorder.clone(),
             slots: slots.clone(),
-            connect: Rc::new(|name| TurmoilConnect { name }),
+            connect: {
+                let replies = slots[c].borrow().replies.clone();
+                Rc::new(move |name| TurmoilConnect {
+                    name,
+                    replies: replies.clone(),
+                })
+            },
             boot: Duration::from_millis(BOOT_MS),
             scale: 1,
         };
@@ -169,11 +188,15 @@ fn simulate(
         clock: &clock,
         slots: &slots,
         redis_gate: &redis_gate,
+        redis_down: 0,
     };
     while world.sim.elapsed() < horizon {
-        let now_ms = (world.sim.elapsed().as_millis() as u64).saturating_sub(BOOT_MS);
+        let elapsed_ms = world.sim.elapsed().as_millis() as u64;
+        let now_ms = elapsed_ms.saturating_sub(BOOT_MS);
         world.set_time(now_ms);
+        // Faults strike from time zero on, never during the boot phase.
         while let Some((at, action)) = actions.get(next).copied()
+            && elapsed_ms >= BOOT_MS
             && at <= now_ms
         {
             world.act(action)?;
@@ -194,18 +217,24 @@ fn simulate(
 }
 
 /// The Redis host: fake-redis's RESP server on turmoil's TCP; it reads
-/// nothing while `gate` is closed (a Redis pause).
-fn redis_host(sim: &mut turmoil::Sim<'_>, shared: SharedEngine, gate: Gate) {
+/// nothing while `gate` is closed (a Redis pause), and reads each client's
+/// requests through its `delay-requests` windows (`requests`, by host).
+fn redis_host(
+    sim: &mut turmoil::Sim<'_>,
+    shared: SharedEngine,
+    gate: Gate,
+    requests: BTreeMap<String, Delay>,
+) {
     sim.host(REDIS, move || {
-        let (shared, gate) = (shared.clone(), gate.clone());
+        let (shared, gate, requests) = (shared.clone(), gate.clone(), requests.clone());
         async move {
             let listener = turmoil::net::TcpListener::bind(("0.0.0.0", PORT)).await?;
             loop {
-                let (stream, _) = listener.accept().await?;
-                let stream = GatedStream {
-                    inner: stream,
-                    gate: gate.clone(),
-                };
+                let (stream, peer) = listener.accept().await?;
+                let delay = turmoil::reverse_lookup(peer.ip())
+                    .and_then(|host| requests.get(&host).cloned())
+                    .unwrap_or_default();
+                let stream = DelayedStream::new(stream, gate.clone(), delay);
                 tokio::task::spawn_local(fake_redis::serve_connection(shared.clone(), stream));
             }
         }
@@ -218,9 +247,11 @@ struct Loop<'a, 's> {
     sim: &'a mut turmoil::Sim<'s>,
     recorder: &'a Shared,
     shared: &'a SharedEngine,
-    clock: &'a SimClock,
+    clock: &'a Arc<SimClock>,
     slots: &'a Slots,
     redis_gate: &'a Gate,
+    /// Redis-down windows open now (they may overlap).
+    redis_down: u32,
 }
 
 impl Loop<'_, '_> {
@@ -245,7 +276,7 @@ impl Loop<'_, '_> {
                     fault: fault.clone(),
                     phase,
                 });
-                self.window(&fault, phase == Phase::Begin);
+                self.window(i, &fault, phase == Phase::Begin);
             }
             Action::Crash(i) => {
                 let c = self.client(&self.spec.faults.0[i]);
@@ -272,12 +303,28 @@ impl Loop<'_, '_> {
     }
 
     /// A window opens (`begin`) or closes.
-    fn window(&mut self, fault: &Fault, begin: bool) {
+    fn window(&mut self, i: usize, fault: &Fault, begin: bool) {
         let host = || self.slots[self.client(fault)].borrow().host.clone();
         match fault {
             Fault::Pause(_) => {
                 let gate = self.slots[self.client(fault)].borrow().gate.clone();
                 if begin { gate.close() } else { gate.open() }
+            }
+            Fault::Starve(s) => {
+                let starve = self.slots[self.client(fault)].borrow().starve.clone();
+                if begin {
+                    starve.open(i, s.min_delay_ms, s.max_delay_ms)
+                } else {
+                    starve.close(i)
+                }
+            }
+            Fault::DelayReplies(d) => {
+                let delay = self.slots[self.client(fault)].borrow().replies.clone();
+                one_way(&delay, i, d.delay_ms, begin);
+            }
+            Fault::DelayRequests(d) => {
+                let delay = self.slots[self.client(fault)].borrow().requests.clone();
+                one_way(&delay, i, d.delay_ms, begin);
             }
             Fault::Partition(_) if begin => self.sim.hold(host().as_str(), REDIS),
             Fault::Partition(_) => self.sim.release(host().as_str(), REDIS),
@@ -290,6 +337,18 @@ impl Loop<'_, '_> {
                 let max = Duration::from_millis(max);
                 self.sim
                     .set_link_max_message_latency(host().as_str(), REDIS, max);
+            }
+            Fault::RedisRestart(_) => {
+                self.redis_stops();
+                self.redis_starts(false);
+            }
+            Fault::RedisDown(_) if begin => {
+                self.redis_down += 1;
+                self.redis_stops();
+            }
+            Fault::RedisDown(d) => {
+                self.redis_down = self.redis_down.saturating_sub(1);
+                self.redis_starts(d.keep_data);
             }
             Fault::RedisPause(_) if begin => self.redis_gate.close(),
             Fault::RedisPause(_) => self.redis_gate.open(),
@@ -314,6 +373,47 @@ impl Loop<'_, '_> {
     }
 }
 
+/// A one-way delay window of `delay_ms` opens (`begin`) or closes.
+fn one_way(delay: &Delay, i: usize, delay_ms: u64, begin: bool) {
+    if begin {
+        delay.open(i, Duration::from_millis(delay_ms));
+    } else {
+        delay.close(i);
+    }
+}
+
+impl Loop<'_, '_> {
+    /// Redis's process stops: its host crashes, so every socket closes
+    /// (clients read end-of-stream, or a reset) and connecting is refused
+    /// (turmoil drops a SYN to a port nobody listens on), and the engine
+    /// forgets its clients and their subscriptions.
+    fn redis_stops(&mut self) {
+        self.sim.crash(REDIS);
+        self.shared.drop_connections();
+    }
+
+    /// Redis's process starts again, unless a redis-down window is still
+    /// open: with its keys (`keep_data`, a restart from a snapshot) or
+    /// empty, as the fast engine's `restart_redis` leaves it.
+    fn redis_starts(&mut self, keep_data: bool) {
+        if !keep_data {
+            let clock = self.clock.clone();
+            self.shared.with_engine(|e| {
+                *e = Engine::new(clock);
+                let mut rec = recorder::lock(self.recorder);
+                let now = rec.now();
+                for lock in rec.seen_locks() {
+                    let view = recorder::turmoil_view(e, &lock, now);
+                    rec.observe(&lock, view, false, false, ServerCause::Restart, None);
+                }
+            });
+        }
+        if self.redis_down == 0 {
+            self.sim.bounce(REDIS);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,5 +434,35 @@ mod tests {
         assert_eq!(r.history.to_string(), again.history.to_string());
         let fast = crate::run(&s).expect("runs");
         println!("{}", fast.history);
+    }
+
+    /// A process restarted while Redis is down waits for it (explore
+    /// seed 35 under fenced failed the whole run before): it connects
+    /// once Redis is back and its script runs again.
+    #[test]
+    fn a_process_restarted_while_redis_is_down_waits_for_it() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(5_000))])]);
+        s.faults = crate::FaultPlan(vec![
+            Fault::Crash(crate::faults::Crash {
+                client: "A".into(),
+                at_ms: 1_000,
+                restart_after_ms: Some(500),
+            }),
+            Fault::RedisDown(crate::faults::RedisDown {
+                at_ms: 1_000,
+                duration_ms: 2_000,
+                keep_data: false,
+            }),
+        ]);
+        let r = run_turmoil(&s).expect("runs");
+        let holds: Vec<u64> = r
+            .history
+            .records
+            .iter()
+            .filter(|rec| matches!(rec.kind, RecordKind::Hold { .. }))
+            .map(|rec| rec.at.as_ms())
+            .collect();
+        assert_eq!(holds.len(), 2, "{}", r.history);
+        assert!(holds[1] >= 3_000, "{}", r.history);
     }
 }

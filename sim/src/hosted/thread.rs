@@ -8,6 +8,7 @@ use lockcore::{Call, Millis, RLock, RespTransport};
 
 use super::gate::Gate;
 use super::recorder::{self, Shared};
+use super::starve::Starvation;
 use crate::process::{Thread, thread_id};
 use crate::script::Instr;
 
@@ -23,6 +24,8 @@ pub(crate) struct Ctx {
     pub(crate) recorder: Shared,
     /// Closed while the process is paused.
     pub(crate) gate: Gate,
+    /// Makes its wake-ups late while the process is starved.
+    pub(crate) starve: Starvation,
     /// The thread's state, which the engine reads at the horizon.
     pub(crate) thread: Rc<RefCell<Thread>>,
 }
@@ -56,6 +59,7 @@ pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
             Instr::Work(ms) | Instr::Sleep(ms) => {
                 ctx.thread.borrow_mut().sleeping = true;
                 tokio::time::sleep(Duration::from_millis(ms / ctx.scale)).await;
+                ctx.starve.late().await;
                 ctx.gate.opened().await;
                 ctx.thread.borrow_mut().sleeping = false;
             }

@@ -1,0 +1,109 @@
+//! CPU starvation on a hosted engine: while a `starve` window is open for
+//! a client, each of its timers (lockcore's, through
+//! [`lockcore::RedissonClient::set_lag`]) and each of its threads'
+//! wake-ups (a script's start, the end of its work or sleep) runs late by
+//! a delay drawn from the fault's own random stream, as the fast engine
+//! draws it.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rand_chacha::ChaCha8Rng;
+
+use crate::rng::{self, Stream};
+
+#[derive(Debug, Default)]
+struct Windows {
+    /// Open windows by fault index: their delay range, in µs.
+    open: BTreeMap<usize, (u64, u64)>,
+    /// Each fault's stream, made when its window first opens.
+    rngs: BTreeMap<usize, ChaCha8Rng>,
+}
+
+/// One client's open starvation windows. Cloning shares them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Starvation {
+    windows: Arc<Mutex<Windows>>,
+    seed: u64,
+    /// The spec runs this many times faster than written.
+    scale: u64,
+}
+
+impl Starvation {
+    pub(crate) fn new(seed: u64, scale: u64) -> Starvation {
+        Starvation {
+            windows: Arc::default(),
+            seed,
+            scale: scale.max(1),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Windows> {
+        self.windows.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Fault `i`'s window opens: delays of `min_ms..=max_ms`.
+    pub(crate) fn open(&self, i: usize, min_ms: u64, max_ms: u64) {
+        let mut w = self.lock();
+        let seed = self.seed;
+        w.rngs
+            .entry(i)
+            .or_insert_with(|| rng::stream(seed, Stream::Fault(i)));
+        w.open.insert(i, (min_ms * 1_000, max_ms * 1_000));
+    }
+
+    /// Fault `i`'s window closes.
+    pub(crate) fn close(&self, i: usize) {
+        self.lock().open.remove(&i);
+    }
+
+    /// How late what falls due now runs: a draw from the first open
+    /// window (in plan order), nothing when none is open.
+    pub(crate) fn lag(&self) -> Duration {
+        let mut w = self.lock();
+        let Some((&i, &(min, max))) = w.open.iter().next() else {
+            return Duration::ZERO;
+        };
+        let us = w
+            .rngs
+            .get_mut(&i)
+            .map_or(min, |r| rng::between(r, min, max));
+        Duration::from_micros(us / self.scale)
+    }
+
+    /// Sleeps out [`Starvation::lag`].
+    pub(crate) async fn late(&self) {
+        let lag = self.lag();
+        if !lag.is_zero() {
+            tokio::time::sleep(lag).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nothing is late outside a window; inside, each delay is in the
+    /// window's range and the draws follow the seed.
+    #[test]
+    fn delays_are_drawn_in_the_window() {
+        let s = Starvation::new(7, 1);
+        assert_eq!(s.lag(), Duration::ZERO);
+        s.open(2, 100, 200);
+        let draws: Vec<Duration> = (0..20).map(|_| s.lag()).collect();
+        assert!(
+            draws.iter().all(|d| (100..=200).contains(&d.as_millis())),
+            "{draws:?}"
+        );
+        s.close(2);
+        assert_eq!(s.lag(), Duration::ZERO);
+        let again = Starvation::new(7, 1);
+        again.open(2, 100, 200);
+        assert_eq!(draws, (0..20).map(|_| again.lag()).collect::<Vec<_>>());
+        let scaled = Starvation::new(7, 10);
+        scaled.open(2, 100, 200);
+        assert_eq!(scaled.lag().as_micros(), draws[0].as_micros() / 10);
+    }
+}
