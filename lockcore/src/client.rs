@@ -15,7 +15,7 @@
 //! until [`RedissonClient::thaw`], as a stop-the-world pause of the JVM
 //! would: timers that fall due meanwhile fire, late, on thaw, in order.
 //! A third, [`RedissonClient::set_lag`], makes timers run late, as in a
-//! process starved of CPU.
+//! process starved of CPU, or lets callbacks interleave.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -60,9 +60,21 @@ pub enum Trace<'a> {
 /// with the client's state locked, so it must not call back into it.
 pub type Tracer = Box<dyn FnMut(Millis, Trace<'_>) + Send>;
 
-/// How much later than due a timer runs, asked as each timer falls due:
-/// for fault injection (a process starved of CPU runs its timers late).
-pub type Lag = Box<dyn FnMut() -> std::time::Duration + Send>;
+/// What runs late under a [`Lag`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lagged {
+    /// A timer that fell due (a process starved of CPU runs it late).
+    Timer,
+    /// A callback at a point where Redisson's callbacks can interleave
+    /// (the machine's `Output::Step`): delaying it lets replies and timers
+    /// due meanwhile run their callbacks first, as on several Netty
+    /// threads.
+    Callback,
+}
+
+/// How much later than due a timer or callback runs, asked as each falls
+/// due. For fault injection; none by default.
+pub type Lag = Box<dyn FnMut(Lagged) -> std::time::Duration + Send>;
 
 /// An input held back while the client is frozen.
 type Deferred = Box<dyn FnOnce(&mut State, Millis) + Send>;
@@ -162,7 +174,7 @@ impl<T: Transport> Shared<T> {
                     let shared = Arc::clone(self);
                     let task = tokio::spawn(async move {
                         tokio::time::sleep_until(deadline).await;
-                        let late = shared.lock().lag.as_mut().map(|lag| lag());
+                        let late = shared.lock().lag.as_mut().map(|lag| lag(Lagged::Timer));
                         if let Some(late) = late.filter(|d| !d.is_zero()) {
                             tokio::time::sleep(late).await;
                         }
@@ -181,10 +193,23 @@ impl<T: Transport> Shared<T> {
                         let _ = reply.send(result);
                     }
                 }
-                // Callbacks run one at a time here, in Redisson's usual order.
+                // Callbacks run one at a time here, in Redisson's usual
+                // order, unless a lag interleaves them.
                 Output::Step { step } => {
-                    let now = self.now();
-                    state.machine.resume(now, step);
+                    let late = state.lag.as_mut().map(|lag| lag(Lagged::Callback));
+                    match late.filter(|d| !d.is_zero()) {
+                        Some(late) => {
+                            let shared = Arc::clone(self);
+                            tokio::spawn(async move {
+                                tokio::time::sleep(late).await;
+                                shared.input(move |s, now| s.machine.resume(now, step));
+                            });
+                        }
+                        None => {
+                            let now = self.now();
+                            state.machine.resume(now, step);
+                        }
+                    }
                 }
                 Output::Event(event) => {
                     debug!(?event, "lock event");
@@ -194,6 +219,14 @@ impl<T: Transport> Shared<T> {
         }
         // Fired timers are done; forget their handles.
         state.timers.retain(|_, task| !task.is_finished());
+    }
+
+    /// `Thread.interrupt()` of `thread`, applied as any input (held back
+    /// while frozen).
+    fn interrupt(self: &Arc<Self>, thread: ThreadId) {
+        self.input(move |s, now| {
+            s.machine.interrupt(now, thread);
+        });
     }
 
     async fn call(
@@ -324,9 +357,9 @@ impl<T: Transport> RedissonClient<T> {
         }
     }
 
-    /// Makes each timer run `lag()` later than due, as in a process
-    /// starved of CPU (the delay is asked for as the timer falls due).
-    /// For fault injection.
+    /// Makes each timer and each interleaving point run `lag(what)` later
+    /// than due (asked as each falls due): a process starved of CPU, or
+    /// callbacks spread over several threads. For fault injection.
     pub fn set_lag(&self, lag: Lag) {
         self.shared.lock().lag = Some(lag);
     }
@@ -455,6 +488,23 @@ impl<T: Transport> RLock<T> {
             lease: Some(lease),
         };
         self.acquire(thread, call).await
+    }
+
+    /// `Thread.interrupt()` of `thread` (whatever lock it is calling on):
+    /// an acquiring call ends with [`LockError::Interrupted`] where the
+    /// release lets it (see the `interrupt-cancels-acquire` switch); a
+    /// thread between calls is not affected.
+    pub fn interrupt(&self, thread: ThreadId) {
+        self.shared.interrupt(thread);
+    }
+
+    /// Lets the client's callbacks interleave (for the whole client, not
+    /// only this lock): while on, each callback reaching a point where two
+    /// of Redisson's can interleave waits for the [`Lagged::Callback`]
+    /// delay of [`RedissonClient::set_lag`] (none without a lag). For
+    /// fault injection.
+    pub fn set_interleaving(&self, on: bool) {
+        self.shared.input(move |s, _| s.machine.interleave(on));
     }
 
     /// `unlock()`: true when the lock was released, false when a re-entrant

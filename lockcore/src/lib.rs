@@ -115,7 +115,7 @@ mod value;
 
 pub use call::{Call, CallOutcome};
 #[cfg(feature = "async")]
-pub use client::{Lag, RLock, RedissonClient, Trace, Tracer};
+pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};

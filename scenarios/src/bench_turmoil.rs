@@ -291,9 +291,9 @@ mod tests {
             batch_ms: 1,
             explore_seeds: 1,
         };
-        let scenarios = ["tiny-watchdog-timeout", "clock-jump"].map(|n| crate::load(n).unwrap());
+        let scenarios = ["tiny-watchdog-timeout", "clock-skew"].map(|n| crate::load(n).unwrap());
         let r = bench_turmoil(&config, &scenarios).unwrap();
-        assert_eq!(r.refused, ["clock-jump"]);
+        assert_eq!(r.refused, ["clock-skew"]);
         let [tiny] = r.scenarios.as_slice() else {
             panic!("{r:?}")
         };
@@ -309,7 +309,7 @@ mod tests {
         assert!(md.starts_with(TURMOIL_HEADING), "{md}");
         assert!(md.contains("| tiny-watchdog-timeout | 10 s |"), "{md}");
         assert!(
-            md.contains("refuses them (a fault it cannot carry out): clock-jump."),
+            md.contains("refuses them (a fault it cannot carry out): clock-skew."),
             "{md}"
         );
     }

@@ -71,7 +71,7 @@ fn fast_and_turmoil_agree_on_the_builtins() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // Most of the documents' scenarios run on both engines.
     assert!(
-        compared >= 15 * Release::ERAS.len(),
+        compared >= 16 * Release::ERAS.len(),
         "only {compared} compared; refused: {refused:?}"
     );
 }
@@ -217,17 +217,15 @@ fn an_unreachable_redis_is_a_clear_error() {
 /// the README lists the scenarios left out with the engine's reason.
 #[test]
 fn a_report_on_turmoil_names_its_engine_and_what_it_left_out() {
-    let scenarios = ["stw-pause", "clock-jump"].map(|n| locksim::builtin(n).expect("built-in"));
+    let scenarios = ["stw-pause", "clock-skew"].map(|n| locksim::builtin(n).expect("built-in"));
     let engine = sim::Engine::Turmoil;
     let (matrix, refused) = locksim::run_matrix_on(&scenarios, &engine).expect("runs");
     assert_eq!(matrix.len(), 1);
     assert_eq!(matrix[0].1.len(), Release::ERAS.len());
     assert_eq!(refused.len(), 1);
-    assert_eq!(refused[0].scenario, "clock-jump");
+    assert_eq!(refused[0].scenario, "clock-skew");
     assert!(
-        refused[0]
-            .reason
-            .starts_with("faults[0] (redis clock jumps"),
+        refused[0].reason.starts_with("faults[0] (clock skew B"),
         "{:?}",
         refused[0]
     );
@@ -241,7 +239,7 @@ fn a_report_on_turmoil_names_its_engine_and_what_it_left_out() {
         readme.contains("**Engine: turmoil** (`locksim report --engine turmoil`)"),
         "{readme}"
     );
-    assert!(readme.contains("- `clock-jump`: "), "{readme}");
+    assert!(readme.contains("- `clock-skew`: "), "{readme}");
     let timeline = files
         .iter()
         .find(|f| f.path.starts_with("timelines/stw-pause."))
@@ -299,4 +297,38 @@ fn shrinking_and_attribution_run_on_turmoil() {
         broken.iter().any(|v| v.invariant == invariant),
         "{broken:?}"
     );
+}
+
+/// Every history scenario (Redisson's lock bugs, REDISSON.md §2) that the
+/// turmoil engine can run gives the fast engine's verdicts and key events
+/// under both its releases: the last one with the bug and the fix.
+#[test]
+fn fast_and_turmoil_agree_on_redissons_history() {
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for scenario in locksim::history() {
+        let Some(row) = scenario.history.as_ref() else {
+            continue;
+        };
+        if sim::Engine::Turmoil
+            .refuses(&scenario.spec(None, None))
+            .is_some()
+        {
+            continue;
+        }
+        for release in row.releases() {
+            let comparison = Comparison::run(&scenario, None, Some(release), sim::Engine::Turmoil)
+                .unwrap_or_else(|e| panic!("{} under {release}: {e}", scenario.name));
+            compared += 1;
+            if !comparison.agrees() {
+                failures.push(format!(
+                    "{} under {release}\n{}",
+                    scenario.name,
+                    comparison.render()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(compared >= 18, "only {compared} compared");
 }

@@ -18,28 +18,33 @@ pub(crate) enum Action {
 
 /// The kinds turmoil carries out, and how, for messages and the README.
 pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
-     (the client's timers and wake-ups run late), crash \
+     (the client's timers and wake-ups run late), interleave (its lock's callbacks wait at \
+     their interleaving points), crash \
      (turmoil crash; restart: bounce), partition (turmoil hold: TCP delivers what was sent \
      once the link heals), latency (the link's maximum latency), delay-replies and \
      delay-requests (what the client, or Redis, reads in the window is read that much later), \
      redis-pause (Redis reads \
      nothing), redis-restart and redis-down (the Redis host crashes, comes back with a \
-     fresh engine or its keys; clients reconnect) and delete-key";
+     fresh engine or its keys; clients reconnect), clock-jump (Redis's clock), interrupt \
+     (RLock::interrupt) and delete-key";
 
 /// The kinds the real-Redis engine carries out, and how.
 pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
-     (the client's timers and wake-ups run late), crash (its \
+     (the client's timers and wake-ups run late), interleave (its lock's callbacks wait at \
+     their interleaving points), crash (its \
      tasks end, its connections close; restart: a new process), partition, latency, \
      delay-replies and delay-requests (in a loopback proxy between the client and Redis: a \
      partition holds what was sent until the link heals, as TCP delivers it), redis-pause \
      (CLIENT PAUSE ALL), redis-restart and redis-down (the proxies close every connection and \
-     refuse new ones while Redis is down; FLUSHALL when the keys are lost) and delete-key (DEL)";
+     refuse new ones while Redis is down; FLUSHALL when the keys are lost), interrupt \
+     (RLock::interrupt) and delete-key (DEL)";
 
 /// The kinds each engine takes, by their scenario-file names.
 const TURMOIL_KINDS: &[&str] = &[
     "crash",
     "pause",
     "starve",
+    "interleave",
     "partition",
     "latency",
     "delay-replies",
@@ -47,12 +52,15 @@ const TURMOIL_KINDS: &[&str] = &[
     "redis-pause",
     "redis-restart",
     "redis-down",
+    "clock-jump",
+    "interrupt",
     "delete-key",
 ];
 const REDIS_KINDS: &[&str] = &[
     "crash",
     "pause",
     "starve",
+    "interleave",
     "partition",
     "latency",
     "delay-replies",
@@ -60,6 +68,7 @@ const REDIS_KINDS: &[&str] = &[
     "redis-pause",
     "redis-restart",
     "redis-down",
+    "interrupt",
     "delete-key",
 ];
 
@@ -162,13 +171,15 @@ mod tests {
                 at_ms: 10,
                 duration_ms: 5,
             }),
-            Fault::ClockJump(faults::ClockJump {
+            Fault::ClockSkew(faults::ClockSkew {
+                client: "A".into(),
                 at_ms: 10,
-                jump_ms: 5,
+                duration_ms: 5,
+                skew_ms: 5,
             }),
         ]);
         let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
-        assert!(error.contains("faults[1] (redis clock jumps"), "{error}");
+        assert!(error.contains("faults[1] (clock skew A"), "{error}");
         assert!(error.contains("fast engine"), "{error}");
     }
 

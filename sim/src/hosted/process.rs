@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use lockcore::{Config, Connect, RedissonClient, RespTransport, Tracer};
+use lockcore::{Config, Connect, Lagged, RLock, RedissonClient, RespTransport, Tracer};
 use tokio::task::AbortHandle;
 
 use super::delay::Delay;
@@ -17,7 +17,7 @@ use super::thread;
 use crate::history::{Meta, RecordKind};
 use crate::process::Thread;
 use crate::script::Program;
-use crate::{CutShort, History, SimError, SimSpec, SimTime};
+use crate::{CutShort, Fault, History, SimError, SimSpec, SimTime};
 
 /// The engine's view of one client.
 pub(crate) struct Slot {
@@ -29,11 +29,15 @@ pub(crate) struct Slot {
     pub(crate) gate: Gate,
     /// Its open starvation windows.
     pub(crate) starve: Starvation,
+    /// Its open interleaving windows.
+    pub(crate) interleave: Starvation,
     /// Its open delay windows: Redis's replies to it, its requests to
     /// Redis (the turmoil engine's; the real one delays in its proxy).
     pub(crate) replies: Delay,
     pub(crate) requests: Delay,
     pub(crate) threads: Vec<Rc<RefCell<Thread>>>,
+    /// Each thread's lock handle in this life: how an interrupt reaches it.
+    pub(crate) locks: Vec<RLock<RespTransport>>,
     /// Its tasks, for an engine that kills a process by aborting them.
     pub(crate) tasks: Vec<AbortHandle>,
 }
@@ -48,6 +52,58 @@ pub(crate) fn client_of(spec: &SimSpec, fault: &crate::Fault) -> usize {
         .iter()
         .position(|c| c.name == name)
         .unwrap_or_default()
+}
+
+/// Carries out fault `i` (`fault`) on client `c`'s process if it is one
+/// both hosted engines carry out alike, opening its window (`begin`) or
+/// closing it; whether it was one.
+pub(crate) fn client_fault(slots: &Slots, c: usize, i: usize, fault: &Fault, begin: bool) -> bool {
+    let slot = slots[c].borrow();
+    match fault {
+        Fault::Pause(_) if begin => slot.gate.close(),
+        Fault::Pause(_) => slot.gate.open(),
+        // As the fast engine draws them: starvation in µs, interleaving in ms.
+        Fault::Starve(s) if begin => {
+            let range = (s.min_delay_ms * 1_000, s.max_delay_ms * 1_000);
+            slot.starve.open(i, range, 1)
+        }
+        Fault::Interleave(s) if begin => {
+            slot.interleave
+                .open(i, (s.min_delay_ms, s.max_delay_ms), 1_000);
+            if let Some(lock) = slot.locks.first() {
+                lock.set_interleaving(true);
+            }
+        }
+        Fault::Starve(_) => slot.starve.close(i),
+        Fault::Interleave(_) => {
+            slot.interleave.close(i);
+            if let Some(lock) = slot.locks.first().filter(|_| !slot.interleave.is_open()) {
+                lock.set_interleaving(false);
+            }
+        }
+        Fault::Interrupt(f) => interrupt(&slot, f),
+        _ => return false,
+    }
+    true
+}
+
+/// An `interrupt` fault strikes: the thread is interrupted now, or (with
+/// `after_call_ms`) that long into its next acquiring call (see
+/// `thread::call_step`).
+fn interrupt(slot: &Slot, fault: &crate::fault::Interrupt) {
+    let t = fault.thread as usize - 1;
+    match fault.after_call_ms {
+        Some(after) => {
+            if let Some(thread) = slot.threads.get(t) {
+                thread.borrow_mut().interrupt_after = Some(after);
+            }
+        }
+        None => {
+            if let Some(lock) = slot.locks.get(t) {
+                lock.interrupt(crate::process::thread_id(t));
+            }
+        }
+    }
 }
 
 /// A client's host name.
@@ -67,9 +123,11 @@ pub(crate) fn slots(spec: &SimSpec, scale: u64) -> Slots {
                     alive: true,
                     gate: Gate::default(),
                     starve: Starvation::new(spec.seed, scale),
+                    interleave: Starvation::new(spec.seed, scale),
                     replies: Delay::default(),
                     requests: Delay::default(),
                     threads: Vec::new(),
+                    locks: Vec::new(),
                     tasks: Vec::new(),
                 })
             })
@@ -143,9 +201,10 @@ impl<C: Connect> ClientHost<C> {
     pub(crate) async fn software(self) -> Result<(), Box<dyn std::error::Error>> {
         let c = self.c;
         let mut start = tokio::time::Instant::now();
-        let (life, gate, starve) = {
+        let (life, gate, starve, interleave) = {
             let slot = self.slots[c].borrow();
-            (slot.life, slot.gate.clone(), slot.starve.clone())
+            let lateness = (slot.starve.clone(), slot.interleave.clone());
+            (slot.life, slot.gate.clone(), lateness.0, lateness.1)
         };
         if life == 0 {
             // Scripts start at time zero, after the boot phase.
@@ -165,16 +224,31 @@ impl<C: Connect> ClientHost<C> {
                 Rc::new(RefCell::new(thread))
             })
             .collect();
-        self.slots[c].borrow_mut().threads = threads.clone();
+        {
+            let mut slot = self.slots[c].borrow_mut();
+            slot.threads = threads.clone();
+            slot.locks.clear();
+        }
         let transport = self.connect(name).await;
         let traced = self.recorder.clone();
         let tracer: Tracer =
             Box::new(move |_, trace| recorder::lock(&traced).trace(c, life, trace));
         let client = RedissonClient::with_tracer(uuid, self.config.clone(), transport, tracer);
         let lagging = starve.clone();
-        client.set_lag(Box::new(move || lagging.lag()));
+        client.set_lag(Box::new(move |what| match what {
+            Lagged::Timer => lagging.lag(),
+            Lagged::Callback => interleave.lag(),
+        }));
         for (t, (ts, thread)) in specs.iter().zip(threads).enumerate() {
             let lock = client.lock(ts.lock.as_str())?;
+            {
+                let mut slot = self.slots[c].borrow_mut();
+                if slot.locks.is_empty() && slot.interleave.is_open() {
+                    // A new life inside an interleave window.
+                    lock.set_interleaving(true);
+                }
+                slot.locks.push(lock.clone());
+            }
             let ctx = thread::Ctx {
                 c,
                 t,

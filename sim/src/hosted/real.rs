@@ -417,18 +417,7 @@ impl Driver<'_> {
                         let delay = begin.then(|| (scaled(d.delay_ms), scaled(d.delay_ms)));
                         *links[client(i)].up.delay.borrow_mut() = delay;
                     }
-                    Fault::Pause(_) => {
-                        let gate = slots[client(i)].borrow().gate.clone();
-                        if begin { gate.close() } else { gate.open() }
-                    }
-                    Fault::Starve(s) => {
-                        let starve = slots[client(i)].borrow().starve.clone();
-                        if begin {
-                            starve.open(i, s.min_delay_ms, s.max_delay_ms)
-                        } else {
-                            starve.close(i)
-                        }
-                    }
+                    _ if process::client_fault(slots, client(i), i, fault, begin) => {}
                     // Redis ends the pause by itself: CLIENT UNPAUSE would
                     // wait behind it.
                     Fault::RedisPause(p) if begin => {

@@ -47,6 +47,8 @@ pub(crate) struct Recorder {
     /// The time outside any host (the engine's loop), set before each use.
     pub(crate) loop_now: SimTime,
     pub(crate) time: TimeSource,
+    /// How far turmoil's Redis clock was moved by `clock-jump` faults.
+    pub(crate) redis_offset_ms: i64,
     names: Vec<String>,
     lives: Vec<u32>,
     locks: Vec<LockName>,
@@ -96,6 +98,7 @@ impl Recorder {
         Recorder {
             records: Vec::with_capacity(256),
             loop_now: SimTime::ZERO,
+            redis_offset_ms: 0,
             time: TimeSource::Turmoil,
             names: spec.clients.iter().map(|c| c.name.clone()).collect(),
             lives: vec![0; spec.clients.len()],
@@ -390,7 +393,7 @@ impl Recorder {
                 by: by.clone(),
                 purpose,
             };
-            let view = turmoil_view(engine, &lock, self.now());
+            let view = turmoil_view(engine, &lock, self.now(), self.redis_offset_ms);
             self.observe(&lock, view, true, deletes, cause, None);
         }
     }
@@ -452,6 +455,12 @@ impl Recorder {
 }
 
 /// `lock` as turmoil's Redis holds it at `at` (spec time).
-pub(crate) fn turmoil_view(engine: &Engine, lock: &LockName, at: SimTime) -> KeyView {
-    key_view(engine, lock.as_str(), EPOCH_MS, EPOCH_MS + at.as_ms())
+pub(crate) fn turmoil_view(
+    engine: &Engine,
+    lock: &LockName,
+    at: SimTime,
+    offset_ms: i64,
+) -> KeyView {
+    let base = EPOCH_MS.saturating_add_signed(offset_ms);
+    key_view(engine, lock.as_str(), base, base + at.as_ms())
 }

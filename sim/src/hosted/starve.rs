@@ -1,9 +1,10 @@
-//! CPU starvation on a hosted engine: while a `starve` window is open for
-//! a client, each of its timers (lockcore's, through
-//! [`lockcore::RedissonClient::set_lag`]) and each of its threads'
-//! wake-ups (a script's start, the end of its work or sleep) runs late by
-//! a delay drawn from the fault's own random stream, as the fast engine
-//! draws it.
+//! Lateness windows on a hosted engine, each delay drawn from its fault's
+//! own random stream as the fast engine draws it. CPU starvation: while a
+//! `starve` window is open for a client, each of its timers (lockcore's,
+//! through [`lockcore::RedissonClient::set_lag`]) and each of its
+//! threads' wake-ups (a script's start, the end of its work or sleep)
+//! runs late. Interleaving: while an `interleave` window is open, each of
+//! its lock's interleaving points waits (the same hook).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -15,13 +16,14 @@ use crate::rng::{self, Stream};
 
 #[derive(Debug, Default)]
 struct Windows {
-    /// Open windows by fault index: their delay range, in µs.
-    open: BTreeMap<usize, (u64, u64)>,
+    /// Open windows by fault index: their delay range, and the µs of one
+    /// unit of it.
+    open: BTreeMap<usize, (u64, u64, u64)>,
     /// Each fault's stream, made when its window first opens.
     rngs: BTreeMap<usize, ChaCha8Rng>,
 }
 
-/// One client's open starvation windows. Cloning shares them.
+/// One client's open windows of one kind. Cloning shares them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Starvation {
     windows: Arc<Mutex<Windows>>,
@@ -43,14 +45,21 @@ impl Starvation {
         self.windows.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Fault `i`'s window opens: delays of `min_ms..=max_ms`.
-    pub(crate) fn open(&self, i: usize, min_ms: u64, max_ms: u64) {
+    /// Fault `i`'s window opens: delays of `min..=max` units of `unit_us`
+    /// µs each (the fast engine draws starvation in µs, interleaving in
+    /// ms).
+    pub(crate) fn open(&self, i: usize, (min, max): (u64, u64), unit_us: u64) {
         let mut w = self.lock();
         let seed = self.seed;
         w.rngs
             .entry(i)
             .or_insert_with(|| rng::stream(seed, Stream::Fault(i)));
-        w.open.insert(i, (min_ms * 1_000, max_ms * 1_000));
+        w.open.insert(i, (min, max, unit_us));
+    }
+
+    /// Whether a window is open.
+    pub(crate) fn is_open(&self) -> bool {
+        !self.lock().open.is_empty()
     }
 
     /// Fault `i`'s window closes.
@@ -62,14 +71,14 @@ impl Starvation {
     /// window (in plan order), nothing when none is open.
     pub(crate) fn lag(&self) -> Duration {
         let mut w = self.lock();
-        let Some((&i, &(min, max))) = w.open.iter().next() else {
+        let Some((&i, &(min, max, unit_us))) = w.open.iter().next() else {
             return Duration::ZERO;
         };
-        let us = w
+        let units = w
             .rngs
             .get_mut(&i)
             .map_or(min, |r| rng::between(r, min, max));
-        Duration::from_micros(us / self.scale)
+        Duration::from_micros(units.saturating_mul(unit_us) / self.scale)
     }
 
     /// Sleeps out [`Starvation::lag`].
@@ -91,7 +100,7 @@ mod tests {
     fn delays_are_drawn_in_the_window() {
         let s = Starvation::new(7, 1);
         assert_eq!(s.lag(), Duration::ZERO);
-        s.open(2, 100, 200);
+        s.open(2, (100_000, 200_000), 1);
         let draws: Vec<Duration> = (0..20).map(|_| s.lag()).collect();
         assert!(
             draws.iter().all(|d| (100..=200).contains(&d.as_millis())),
@@ -100,10 +109,10 @@ mod tests {
         s.close(2);
         assert_eq!(s.lag(), Duration::ZERO);
         let again = Starvation::new(7, 1);
-        again.open(2, 100, 200);
+        again.open(2, (100_000, 200_000), 1);
         assert_eq!(draws, (0..20).map(|_| again.lag()).collect::<Vec<_>>());
         let scaled = Starvation::new(7, 10);
-        scaled.open(2, 100, 200);
+        scaled.open(2, (100_000, 200_000), 1);
         assert_eq!(scaled.lag().as_micros(), draws[0].as_micros() / 10);
     }
 }

@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -53,17 +53,19 @@ const TICK: Duration = Duration::from_millis(1);
 pub(crate) const BOOT_MS: u64 = 100;
 
 /// Redis's clock: the simulated time of the running host, or the loop's
-/// between steps.
+/// between steps, moved by any `clock-jump` so far.
 #[derive(Debug, Default)]
 struct SimClock {
     loop_ms: AtomicU64,
+    offset_ms: AtomicI64,
 }
 
 impl Clock for SimClock {
     fn now_ms(&self) -> u64 {
+        let base = EPOCH_MS.saturating_add_signed(self.offset_ms.load(Ordering::SeqCst));
         match turmoil::sim_elapsed() {
-            Some(d) => (EPOCH_MS + d.as_millis() as u64).saturating_sub(BOOT_MS),
-            None => EPOCH_MS + self.loop_ms.load(Ordering::SeqCst),
+            Some(d) => (base + d.as_millis() as u64).saturating_sub(BOOT_MS),
+            None => base + self.loop_ms.load(Ordering::SeqCst),
         }
     }
 }
@@ -207,8 +209,8 @@ fn simulate(
         world.set_time((world.sim.elapsed().as_millis() as u64).saturating_sub(BOOT_MS));
         shared.with_engine(|e| {
             let mut rec = recorder::lock(&recorder);
-            let now = rec.now();
-            rec.expire(now, |lock, at| recorder::turmoil_view(e, lock, at));
+            let (now, offset) = (rec.now(), rec.redis_offset_ms);
+            rec.expire(now, |lock, at| recorder::turmoil_view(e, lock, at, offset));
         });
     }
     world.set_time(spec.horizon_ms);
@@ -305,19 +307,11 @@ impl Loop<'_, '_> {
     /// A window opens (`begin`) or closes.
     fn window(&mut self, i: usize, fault: &Fault, begin: bool) {
         let host = || self.slots[self.client(fault)].borrow().host.clone();
+        if process::client_fault(self.slots, self.client(fault), i, fault, begin) {
+            return;
+        }
         match fault {
-            Fault::Pause(_) => {
-                let gate = self.slots[self.client(fault)].borrow().gate.clone();
-                if begin { gate.close() } else { gate.open() }
-            }
-            Fault::Starve(s) => {
-                let starve = self.slots[self.client(fault)].borrow().starve.clone();
-                if begin {
-                    starve.open(i, s.min_delay_ms, s.max_delay_ms)
-                } else {
-                    starve.close(i)
-                }
-            }
+            Fault::ClockJump(j) => self.redis_clock_jumps(j.jump_ms),
             Fault::DelayReplies(d) => {
                 let delay = self.slots[self.client(fault)].borrow().replies.clone();
                 one_way(&delay, i, d.delay_ms, begin);
@@ -363,7 +357,8 @@ impl Loop<'_, '_> {
                     let _ = engine.execute(conn, del);
                     engine.disconnect(conn);
                     let mut rec = recorder::lock(recorder);
-                    let view = recorder::turmoil_view(engine, &d.lock, rec.now());
+                    let view =
+                        recorder::turmoil_view(engine, &d.lock, rec.now(), rec.redis_offset_ms);
                     rec.observe(&d.lock, view, false, false, ServerCause::Deleted, None);
                 });
             }
@@ -383,6 +378,21 @@ fn one_way(delay: &Delay, i: usize, delay_ms: u64, begin: bool) {
 }
 
 impl Loop<'_, '_> {
+    /// Redis's clock jumps (an NTP step): every key's expiry instant moves
+    /// in spec time, so each lock is read afresh, as the fast engine does.
+    fn redis_clock_jumps(&mut self, jump_ms: i64) {
+        self.clock.offset_ms.fetch_add(jump_ms, Ordering::SeqCst);
+        self.shared.with_engine(|e| {
+            let mut rec = recorder::lock(self.recorder);
+            rec.redis_offset_ms = rec.redis_offset_ms.saturating_add(jump_ms);
+            let now = rec.now();
+            for lock in rec.seen_locks() {
+                let view = recorder::turmoil_view(e, &lock, now, rec.redis_offset_ms);
+                rec.observe(&lock, view, false, false, ServerCause::Expiry, None);
+            }
+        });
+    }
+
     /// Redis's process stops: its host crashes, so every socket closes
     /// (clients read end-of-stream, or a reset) and connecting is refused
     /// (turmoil drops a SYN to a port nobody listens on), and the engine
@@ -403,7 +413,7 @@ impl Loop<'_, '_> {
                 let mut rec = recorder::lock(self.recorder);
                 let now = rec.now();
                 for lock in rec.seen_locks() {
-                    let view = recorder::turmoil_view(e, &lock, now);
+                    let view = recorder::turmoil_view(e, &lock, now, rec.redis_offset_ms);
                     rec.observe(&lock, view, false, false, ServerCause::Restart, None);
                 }
             });

@@ -72,6 +72,17 @@ pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
 async fn call_step(ctx: &Ctx, lock: &RLock<RespTransport>, call: Call, skip_to: usize) {
     recorder::lock(&ctx.recorder).call(ctx.c, ctx.t, &call);
     ctx.thread.borrow_mut().pending = Some((call.clone(), skip_to));
+    let armed = call
+        .is_acquire()
+        .then(|| ctx.thread.borrow_mut().interrupt_after.take())
+        .flatten();
+    if let Some(after) = armed {
+        let (lock, scale, t) = (lock.clone(), ctx.scale, ctx.t);
+        tokio::task::spawn_local(async move {
+            tokio::time::sleep(Duration::from_millis(after / scale)).await;
+            lock.interrupt(thread_id(t));
+        });
+    }
     let result = lock.call(thread_id(ctx.t), scaled(&call, ctx.scale)).await;
     // A reply that reached a paused process is its code's to see on resume.
     ctx.gate.opened().await;
