@@ -39,24 +39,8 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      refuse new ones while Redis is down; FLUSHALL when the keys are lost), interrupt \
      (RLock::interrupt) and delete-key (DEL)";
 
-/// The kinds each engine takes, by their scenario-file names.
-const TURMOIL_KINDS: &[&str] = &[
-    "crash",
-    "pause",
-    "starve",
-    "interleave",
-    "partition",
-    "latency",
-    "delay-replies",
-    "delay-requests",
-    "redis-pause",
-    "redis-restart",
-    "redis-down",
-    "clock-jump",
-    "interrupt",
-    "delete-key",
-];
-const REDIS_KINDS: &[&str] = &[
+/// The kinds both hosted engines take, by their scenario-file names.
+const HOSTED_KINDS: &[&str] = &[
     "crash",
     "pause",
     "starve",
@@ -71,6 +55,8 @@ const REDIS_KINDS: &[&str] = &[
     "interrupt",
     "delete-key",
 ];
+/// What only turmoil takes: its Redis's clock is ours to move.
+const TURMOIL_ONLY_KINDS: &[&str] = &["clock-jump"];
 
 /// Which engine's kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,12 +66,11 @@ pub(crate) enum Kinds {
 }
 
 impl Kinds {
-    /// The kinds' scenario-file names.
-    fn list(self) -> &'static [&'static str] {
-        match self {
-            Kinds::Turmoil => TURMOIL_KINDS,
-            Kinds::Redis => REDIS_KINDS,
-        }
+    /// Whether the engine takes the kind named `name` (its scenario-file
+    /// name).
+    fn has(self, name: &str) -> bool {
+        HOSTED_KINDS.contains(&name)
+            || (self == Kinds::Turmoil && TURMOIL_ONLY_KINDS.contains(&name))
     }
 
     /// What the engine carries out, and how, in words.
@@ -107,7 +92,7 @@ impl Kinds {
 
 /// Whether the engine of `kinds` carries out `fault`.
 pub(crate) fn takes(kinds: Kinds, fault: &Fault) -> bool {
-    kinds.list().contains(&kind_name(fault).as_str())
+    kinds.has(&kind_name(fault))
 }
 
 /// A fault's scenario-file name (`redis-pause`).
@@ -181,6 +166,20 @@ mod tests {
         let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
         assert!(error.contains("faults[1] (clock skew A"), "{error}");
         assert!(error.contains("fast engine"), "{error}");
+    }
+
+    /// Turmoil moves its own Redis's clock; a real Redis's clock is not
+    /// locksim's to move.
+    #[test]
+    fn only_turmoil_jumps_redis_clock() {
+        let jump = Fault::ClockJump(faults::ClockJump {
+            at_ms: 10,
+            jump_ms: 5,
+        });
+        assert!(takes(Kinds::Turmoil, &jump));
+        assert!(!takes(Kinds::Redis, &jump));
+        let restart = Fault::RedisRestart(faults::RedisRestart { at_ms: 10 });
+        assert!(takes(Kinds::Turmoil, &restart) && takes(Kinds::Redis, &restart));
     }
 
     /// Windows give a begin and an end, crashes a crash and a restart,

@@ -63,7 +63,14 @@ pub(crate) struct DelayedStream<S> {
     sleep: Option<Pin<Box<Sleep>>>,
 }
 
+/// The most a [`DelayedStream`] holds back.
+const MAX_QUEUED: usize = 1 << 20;
+
 impl<S> DelayedStream<S> {
+    fn queued(&self) -> usize {
+        self.queue.iter().map(|(_, b)| b.len()).sum()
+    }
+
     pub(crate) fn new(inner: S, gate: Gate, delay: Delay) -> Self {
         DelayedStream {
             inner,
@@ -77,13 +84,15 @@ impl<S> DelayedStream<S> {
 }
 
 impl<S: AsyncRead + Unpin> DelayedStream<S> {
-    /// Moves everything `inner` has now into the queue, unless the gate
-    /// is closed.
+    /// Moves what `inner` has now into the queue, unless the gate is
+    /// closed, up to [`MAX_QUEUED`] bytes (beyond, the bytes wait in the
+    /// socket, and the sender's flow control holds it back, as TCP's
+    /// would).
     fn pull(&mut self, cx: &mut Context<'_>) {
         if self.gate.is_closed_for(cx) {
             return;
         }
-        while self.ended.is_none() {
+        while self.ended.is_none() && self.queued() < MAX_QUEUED {
             let mut chunk = [0u8; 8 * 1024];
             let mut read = ReadBuf::new(&mut chunk);
             match Pin::new(&mut self.inner).poll_read(cx, &mut read) {

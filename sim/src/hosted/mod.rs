@@ -32,13 +32,13 @@ mod action;
 mod bare;
 mod delay;
 mod gate;
+mod lateness;
 mod monitor;
 mod process;
 mod proxy;
 mod real;
 mod recorder;
 mod spawn;
-mod starve;
 mod tcp;
 mod thread;
 

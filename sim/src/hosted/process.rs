@@ -11,8 +11,8 @@ use tokio::task::AbortHandle;
 
 use super::delay::Delay;
 use super::gate::Gate;
+use super::lateness::Lateness;
 use super::recorder::{self, Shared};
-use super::starve::Starvation;
 use super::thread;
 use crate::history::{Meta, RecordKind};
 use crate::process::Thread;
@@ -28,9 +28,9 @@ pub(crate) struct Slot {
     /// Closed while the process is paused.
     pub(crate) gate: Gate,
     /// Its open starvation windows.
-    pub(crate) starve: Starvation,
+    pub(crate) starve: Lateness,
     /// Its open interleaving windows.
-    pub(crate) interleave: Starvation,
+    pub(crate) interleave: Lateness,
     /// Its open delay windows: Redis's replies to it, its requests to
     /// Redis (the turmoil engine's; the real one delays in its proxy).
     pub(crate) replies: Delay,
@@ -122,8 +122,8 @@ pub(crate) fn slots(spec: &SimSpec, scale: u64) -> Slots {
                     life: 0,
                     alive: true,
                     gate: Gate::default(),
-                    starve: Starvation::new(spec.seed, scale),
-                    interleave: Starvation::new(spec.seed, scale),
+                    starve: Lateness::new(spec.seed, scale),
+                    interleave: Lateness::new(spec.seed, scale),
                     replies: Delay::default(),
                     requests: Delay::default(),
                     threads: Vec::new(),
@@ -196,15 +196,36 @@ impl<C> Clone for ClientHost<C> {
 }
 
 impl<C: Connect> ClientHost<C> {
+    /// Connects, trying again with Redisson's reconnection delays while
+    /// Redis refuses (a process restarted while Redis is down waits for
+    /// it, as an application that retries its startup would).
+    async fn connect(&self, name: String) -> RespTransport {
+        let mut attempt = 0;
+        loop {
+            let connect = (self.connect)(name.clone());
+            let delay = connect.reconnect_delay(attempt);
+            match RespTransport::connect_with(connect).await {
+                Ok(transport) => return transport,
+                Err(e) => tracing::debug!(error = %e, attempt, "process start: no Redis yet"),
+            }
+            tokio::time::sleep(delay).await;
+            attempt = attempt.saturating_add(1);
+        }
+    }
+
     /// Starts the process: records its start, connects, starts its
     /// threads, then follows its pause gate for ever.
     pub(crate) async fn software(self) -> Result<(), Box<dyn std::error::Error>> {
         let c = self.c;
         let mut start = tokio::time::Instant::now();
         let (life, gate, starve, interleave) = {
-            let slot = self.slots[c].borrow();
-            let lateness = (slot.starve.clone(), slot.interleave.clone());
-            (slot.life, slot.gate.clone(), lateness.0, lateness.1)
+            let s = self.slots[c].borrow();
+            (
+                s.life,
+                s.gate.clone(),
+                s.starve.clone(),
+                s.interleave.clone(),
+            )
         };
         if life == 0 {
             // Scripts start at time zero, after the boot phase.
@@ -276,25 +297,6 @@ impl<C: Connect> ClientHost<C> {
             } else {
                 client.thaw();
             }
-        }
-    }
-}
-
-impl<C: Connect> ClientHost<C> {
-    /// Connects, trying again with Redisson's reconnection delays while
-    /// Redis refuses (a process restarted while Redis is down waits for
-    /// it, as an application that retries its startup would).
-    async fn connect(&self, name: String) -> RespTransport {
-        let mut attempt = 0;
-        loop {
-            let connect = (self.connect)(name.clone());
-            let delay = connect.reconnect_delay(attempt);
-            match RespTransport::connect_with(connect).await {
-                Ok(transport) => return transport,
-                Err(e) => tracing::debug!(error = %e, attempt, "process start: no Redis yet"),
-            }
-            tokio::time::sleep(delay).await;
-            attempt = attempt.saturating_add(1);
         }
     }
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use lockcore::{Call, Millis, RLock, RespTransport};
 
 use super::gate::Gate;
+use super::lateness::Lateness;
 use super::recorder::{self, Shared};
-use super::starve::Starvation;
 use crate::process::{Thread, thread_id};
 use crate::script::Instr;
 
@@ -25,7 +25,7 @@ pub(crate) struct Ctx {
     /// Closed while the process is paused.
     pub(crate) gate: Gate,
     /// Makes its wake-ups late while the process is starved.
-    pub(crate) starve: Starvation,
+    pub(crate) starve: Lateness,
     /// The thread's state, which the engine reads at the horizon.
     pub(crate) thread: Rc<RefCell<Thread>>,
 }

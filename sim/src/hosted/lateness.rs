@@ -25,16 +25,16 @@ struct Windows {
 
 /// One client's open windows of one kind. Cloning shares them.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Starvation {
+pub(crate) struct Lateness {
     windows: Arc<Mutex<Windows>>,
     seed: u64,
     /// The spec runs this many times faster than written.
     scale: u64,
 }
 
-impl Starvation {
-    pub(crate) fn new(seed: u64, scale: u64) -> Starvation {
-        Starvation {
+impl Lateness {
+    pub(crate) fn new(seed: u64, scale: u64) -> Lateness {
+        Lateness {
             windows: Arc::default(),
             seed,
             scale: scale.max(1),
@@ -81,7 +81,7 @@ impl Starvation {
         Duration::from_micros(units.saturating_mul(unit_us) / self.scale)
     }
 
-    /// Sleeps out [`Starvation::lag`].
+    /// Sleeps out [`Lateness::lag`].
     pub(crate) async fn late(&self) {
         let lag = self.lag();
         if !lag.is_zero() {
@@ -98,7 +98,7 @@ mod tests {
     /// window's range and the draws follow the seed.
     #[test]
     fn delays_are_drawn_in_the_window() {
-        let s = Starvation::new(7, 1);
+        let s = Lateness::new(7, 1);
         assert_eq!(s.lag(), Duration::ZERO);
         s.open(2, (100_000, 200_000), 1);
         let draws: Vec<Duration> = (0..20).map(|_| s.lag()).collect();
@@ -108,10 +108,10 @@ mod tests {
         );
         s.close(2);
         assert_eq!(s.lag(), Duration::ZERO);
-        let again = Starvation::new(7, 1);
+        let again = Lateness::new(7, 1);
         again.open(2, (100_000, 200_000), 1);
         assert_eq!(draws, (0..20).map(|_| again.lag()).collect::<Vec<_>>());
-        let scaled = Starvation::new(7, 10);
+        let scaled = Lateness::new(7, 10);
         scaled.open(2, (100_000, 200_000), 1);
         assert_eq!(scaled.lag().as_micros(), draws[0].as_micros() / 10);
     }
