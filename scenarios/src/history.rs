@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 9] = [
+const FILES: [(&str, &str); 10] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -40,6 +40,10 @@ const FILES: [(&str, &str); 9] = [
     (
         "renewal-error-stops-watchdog",
         include_str!("../history/renewal-error-stops-watchdog.toml"),
+    ),
+    (
+        "reentrant-holder-leaves-stale-head",
+        include_str!("../history/reentrant-holder-leaves-stale-head.toml"),
     ),
     (
         "sibling-loses-renewal-during-cancel",

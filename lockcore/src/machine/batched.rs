@@ -14,11 +14,12 @@ use crate::{LockError, LockName, Millis, ThreadId};
 
 impl LockClient {
     pub(super) fn batched_schedule(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
+        let queueing = self.queueing();
         self.watchdog
             .entries
             .entry(lock.clone())
             .or_default()
-            .add(thread);
+            .add(thread, queueing);
         if self.watchdog.chain == Chain::Idle {
             self.start_next_round(now);
         }
@@ -31,19 +32,29 @@ impl LockClient {
     }
 
     pub(super) fn on_batch_timer(&mut self, now: Millis) {
-        let targets: Vec<(LockName, ThreadId)> = self
+        let targets: Vec<(LockName, ThreadId, bool)> = self
             .watchdog
             .entries
             .iter()
-            .filter_map(|(lock, entry)| entry.first_thread().map(|t| (lock.clone(), t)))
+            .filter_map(|(lock, entry)| {
+                let thread = entry.first_thread()?;
+                Some((lock.clone(), thread, entry.holds(thread)))
+            })
             .collect();
         if targets.is_empty() {
             self.watchdog.chain = Chain::Idle;
             return;
         }
         self.watchdog.chain = Chain::Round(targets.len());
-        for (lock, thread) in targets {
-            self.send_renew(now, lock, thread);
+        for (lock, thread, holds) in targets {
+            if holds {
+                self.send_renew(now, lock, thread);
+            } else {
+                // A stale head (`thread-queue`): `LockEntry.getLockName`
+                // has forgotten it and returns null, which Redisson's
+                // `CommandEncoder` sends as an empty argument (3.45.1).
+                self.send_renew_as(now, lock, thread, bytes::Bytes::new());
+            }
         }
     }
 
@@ -59,12 +70,15 @@ impl LockClient {
             // `LockTask.renew`: `cancelExpirationRenewal(key, threadId)`
             // takes one hold of the renewed thread off the entry; the entry
             // goes only when no thread is left (3.44.0, #6303).
+            // A stale head (`thread-queue`) has no count to take: the
+            // entry stays, and every round renews it in vain (#6144).
             Ok(false) => {
+                let queueing = self.queueing();
                 let empty = self
                     .watchdog
                     .entries
                     .get_mut(&lock)
-                    .is_some_and(|entry| entry.remove(thread));
+                    .is_some_and(|entry| entry.remove(thread, queueing));
                 if empty {
                     self.remove_entry(&lock, "not-held");
                 }

@@ -16,43 +16,82 @@ use super::request::Owner;
 use super::{Event, LockClient, Purpose, TimerKind, command};
 use crate::{Era, LockError, LockName, Millis, Switch, ThreadId, TimerId, TransportError};
 
-/// Redisson's `ExpirationEntry`: the client's threads holding one lock with
-/// the watchdog (in the order they registered, with counts), and the
-/// pending renewal timer.
+/// Redisson's `ExpirationEntry` (`LockEntry` from 3.44): the client's
+/// threads holding one lock with the watchdog, with their hold counts, in
+/// the order the renewal picks them, and the pending renewal timer.
 #[derive(Debug, Clone, Default)]
 pub(super) struct RenewalEntry {
-    threads: Vec<(ThreadId, u64)>,
+    counts: Vec<(ThreadId, u64)>,
+    /// The renewal renews for the first; how threads enter and leave it
+    /// depends on the release ([`Queueing`]).
+    queue: Vec<ThreadId>,
     pub(super) timer: Option<TimerId>,
+}
+
+/// How an entry orders its threads, by release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Queueing {
+    /// To 3.36: a `LinkedHashMap` of counts; each thread once.
+    Distinct,
+    /// 3.37.0 to 3.45.x (`thread-queue`): one queue place per hold, and the
+    /// last unlock of a thread removes only one of them, so a re-entrant
+    /// holder leaves a stale head behind (#6144).
+    PerHold,
+    /// 3.46.0 (`queue-cleared-on-unlock`): the last unlock removes all.
+    PerHoldCleared,
 }
 
 impl RenewalEntry {
     pub(super) fn with_thread(thread: ThreadId, timer: Option<TimerId>) -> Self {
         RenewalEntry {
-            threads: vec![(thread, 1)],
+            counts: vec![(thread, 1)],
+            queue: vec![thread],
             timer,
         }
     }
 
-    pub(super) fn add(&mut self, thread: ThreadId) {
-        match self.threads.iter_mut().find(|(t, _)| *t == thread) {
+    /// `addThreadId`: one hold more.
+    pub(super) fn add(&mut self, thread: ThreadId, queueing: Queueing) {
+        match self.counts.iter_mut().find(|(t, _)| *t == thread) {
             Some((_, count)) => *count += 1,
-            None => self.threads.push((thread, 1)),
+            None => self.counts.push((thread, 1)),
+        }
+        if queueing != Queueing::Distinct || !self.queue.contains(&thread) {
+            self.queue.push(thread);
         }
     }
 
-    /// `removeThreadId`: one hold fewer; returns whether no thread is left.
-    pub(super) fn remove(&mut self, thread: ThreadId) -> bool {
-        if let Some(i) = self.threads.iter().position(|(t, _)| *t == thread) {
-            self.threads[i].1 -= 1;
-            if self.threads[i].1 == 0 {
-                self.threads.remove(i);
+    /// `removeThreadId`: one hold fewer (nothing for a thread without a
+    /// count); returns whether the queue is empty (`hasNoThreads`).
+    pub(super) fn remove(&mut self, thread: ThreadId, queueing: Queueing) -> bool {
+        if let Some(i) = self.counts.iter().position(|(t, _)| *t == thread) {
+            self.counts[i].1 -= 1;
+            if self.counts[i].1 == 0 {
+                self.counts.remove(i);
+                match queueing {
+                    // `threadsQueue.remove(threadId)`: the first only.
+                    Queueing::PerHold => {
+                        if let Some(at) = self.queue.iter().position(|t| *t == thread) {
+                            self.queue.remove(at);
+                        }
+                    }
+                    Queueing::Distinct | Queueing::PerHoldCleared => {
+                        self.queue.retain(|t| *t != thread)
+                    }
+                }
             }
         }
-        self.threads.is_empty()
+        self.queue.is_empty()
     }
 
+    /// `getFirstThreadId`: whom the renewal renews for.
     pub(super) fn first_thread(&self) -> Option<ThreadId> {
-        self.threads.first().map(|(t, _)| *t)
+        self.queue.first().copied()
+    }
+
+    /// Whether `thread` has a hold here (a stale head has none).
+    pub(super) fn holds(&self, thread: ThreadId) -> bool {
+        self.counts.iter().any(|(t, _)| *t == thread)
     }
 }
 
@@ -78,6 +117,17 @@ pub(super) enum Chain {
 }
 
 impl LockClient {
+    /// How this release's renewal entries order their threads.
+    pub(super) fn queueing(&self) -> Queueing {
+        if !self.switches.has(Switch::ThreadQueue) {
+            Queueing::Distinct
+        } else if self.switches.has(Switch::QueueClearedOnUnlock) {
+            Queueing::PerHoldCleared
+        } else {
+            Queueing::PerHold
+        }
+    }
+
     /// `scheduleExpirationRenewal(threadId)` after a watchdog acquisition.
     pub(super) fn schedule_renewal(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
         match self.bookkeeping {
@@ -87,8 +137,9 @@ impl LockClient {
                 // An entry left behind by a renewal that stopped (before
                 // `renewal-error-removes-entry` / `-zero-removes-entry`)
                 // is joined like a live one: no timer starts (#3194, #3712).
+                let queueing = self.queueing();
                 if let Some(entry) = self.watchdog.entries.get_mut(lock) {
-                    entry.add(thread);
+                    entry.add(thread, queueing);
                 } else {
                     self.watchdog
                         .entries
@@ -127,9 +178,21 @@ impl LockClient {
     }
 
     pub(super) fn send_renew(&mut self, now: Millis, lock: LockName, thread: ThreadId) {
+        let field = self.wire.field(&self.uuid, thread);
+        self.send_renew_as(now, lock, thread, field);
+    }
+
+    /// A renewal for `thread` that checks `field` (the thread's own, or
+    /// what a release sends for a thread without one).
+    pub(super) fn send_renew_as(
+        &mut self,
+        now: Millis,
+        lock: LockName,
+        thread: ThreadId,
+        field: bytes::Bytes,
+    ) {
         let words = self.wire.lock(&lock);
         let lease = self.wire.number(self.config.watchdog_timeout.0);
-        let field = self.wire.field(&self.uuid, thread);
         let command = command::renew(&words, lease, field);
         let owner = Owner::Renew(lock.clone(), thread);
         self.send(now, lock, Purpose::Renew, command, owner);
@@ -219,10 +282,11 @@ impl LockClient {
             self.remove_entry(lock, "unlocked");
             return;
         }
+        let queueing = self.queueing();
         let Some(entry) = self.watchdog.entries.get_mut(lock) else {
             return;
         };
-        if !entry.remove(thread) {
+        if !entry.remove(thread, queueing) {
             return;
         }
         if self.switches.has(Switch::AtomicRenewalMap) {

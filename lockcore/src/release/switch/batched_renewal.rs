@@ -25,7 +25,8 @@ mod tests {
 
     /// A re-entrant hold (count 2) whose renewal finds the key gone: 3.43
     /// drops the whole entry; 3.44's chain takes one count off and renews
-    /// again next round.
+    /// again next round (with the 3.46 queue fix: 3.44's own queue keeps
+    /// a stale head here, see `thread-queue`).
     #[test]
     fn a_zero_takes_one_hold_off_the_entry() {
         let mut h = Harness::short(release("3.43.0"));
@@ -36,7 +37,7 @@ mod tests {
         assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
         assert!(!h.has_timers());
 
-        let mut h = Harness::short(release("3.44.0"));
+        let mut h = Harness::short(release("3.44.0 +queue-cleared-on-unlock"));
         h.acquire(ThreadId(1), "l");
         h.acquire(ThreadId(1), "l");
         let renew = h.renewal_due();
