@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 10] = [
+const FILES: [(&str, &str); 11] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -40,6 +40,10 @@ const FILES: [(&str, &str); 10] = [
     (
         "renewal-error-stops-watchdog",
         include_str!("../history/renewal-error-stops-watchdog.toml"),
+    ),
+    (
+        "count-down-resets-lease",
+        include_str!("../history/count-down-resets-lease.toml"),
     ),
     (
         "reentrant-holder-leaves-stale-head",

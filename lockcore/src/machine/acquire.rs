@@ -167,9 +167,11 @@ impl LockClient {
             count: 0,
             lease,
             token,
+            lease_reset: false,
         });
         hold.count += 1;
         hold.lease = lease;
+        hold.lease_reset = false;
         if token.is_some() {
             hold.token = token;
         }

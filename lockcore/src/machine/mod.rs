@@ -90,6 +90,19 @@ struct Hold {
     lease: Option<Millis>,
     /// `fenced`: the token of this hold.
     token: Option<FencingToken>,
+    /// 3.19.2 to 3.27.1 (`unlock-resets-lease` without
+    /// `count-down-keeps-lease`): an unlock that only counted this hold
+    /// down reset the RLock's `internalLockLeaseTime` to the watchdog
+    /// timeout, so the next unlock re-arms the key with that, not `lease`.
+    lease_reset: bool,
+}
+
+impl Hold {
+    /// The lease an unlock that counts this hold down re-arms the key with
+    /// (`internalLockLeaseTime`; `None`: the watchdog timeout).
+    fn unlock_lease(&self) -> Option<Millis> {
+        if self.lease_reset { None } else { self.lease }
+    }
 }
 
 /// One Redisson client (one uuid): all of its threads and locks.

@@ -8,7 +8,7 @@
 use crate::Value;
 
 use super::request::Owner;
-use super::{CallKind, CallState, LockClient, Purpose, command};
+use super::{CallKind, CallState, Hold, LockClient, Purpose, command};
 use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 impl LockClient {
@@ -27,8 +27,8 @@ impl LockClient {
     /// The release's unlock script for `thread`, with the latch key of
     /// this unlock (3.24+). A hold that remains is re-armed with the lease
     /// of the thread's latest acquisition (Redisson's
-    /// `internalLockLeaseTime`): its hold's, or the one its acquire in
-    /// flight asked for.
+    /// `internalLockLeaseTime`): its hold's (unless a count-down reset it,
+    /// 3.19.2 to 3.27.1), or the one its acquire in flight asked for.
     pub(super) fn unlock_command(
         &mut self,
         thread: ThreadId,
@@ -45,7 +45,7 @@ impl LockClient {
             .unwrap_or_else(|| {
                 self.holds
                     .get(&(lock.clone(), thread))
-                    .and_then(|h| h.lease)
+                    .and_then(Hold::unlock_lease)
             })
             .unwrap_or(self.config.watchdog_timeout);
         let latch = self.switches.has(Switch::UnlockLatch).then(|| {
@@ -124,9 +124,15 @@ impl LockClient {
             }
             Ok(Some(false)) => {
                 let mut lease = self.config.watchdog_timeout;
+                // `cancelExpirationRenewal` after a count-down: from 3.19.2
+                // it resets `internalLockLeaseTime`, until 3.27.2 even when
+                // the lock is still held (#5623).
+                let resets = self.switches.has(Switch::UnlockResetsLease)
+                    && !self.switches.has(Switch::CountDownKeepsLease);
                 if let Some(hold) = self.holds.get_mut(&key) {
                     hold.count = hold.count.saturating_sub(1).max(1);
-                    lease = hold.lease.unwrap_or(lease);
+                    lease = hold.unlock_lease().unwrap_or(lease);
+                    hold.lease_reset |= resets;
                 }
                 // The script re-armed the key's expiry with that lease.
                 self.rearm_deadline(&lock, sent_at.plus(lease));
