@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 11] = [
+const FILES: [(&str, &str); 12] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -28,6 +28,10 @@ const FILES: [(&str, &str); 11] = [
     (
         "nil-unlock-stale-entry",
         include_str!("../history/nil-unlock-stale-entry.toml"),
+    ),
+    (
+        "renewal-error-stale-entry",
+        include_str!("../history/renewal-error-stale-entry.toml"),
     ),
     (
         "interrupted-acquire-renews-forever",
