@@ -35,6 +35,12 @@ pub struct Config {
     pub retry_attempts: u32,
     /// Redisson's `retryInterval`: the pause before a retry (default 1 500 ms).
     pub retry_interval: Millis,
+    /// The tick of Redisson's timer: every timer fires at the end of the
+    /// tick its deadline falls in, ticks falling on multiples of it on the
+    /// client's clock. 0 (the default): timers fire exactly on time.
+    /// [`timer_tick`](crate::timer_tick) gives a release's.
+    #[serde(default)]
+    pub timer_tick: Millis,
 }
 
 impl Default for Config {
@@ -45,6 +51,7 @@ impl Default for Config {
             response_timeout: Millis(3_000),
             retry_attempts: 3,
             retry_interval: Millis(1_500),
+            timer_tick: Millis(0),
         }
     }
 }
@@ -62,6 +69,9 @@ impl Config {
         Millis(self.watchdog_timeout.0 / 3)
     }
 }
+
+/// The longest timer tick a config accepts (Redisson's is at most 100 ms).
+const MAX_TICK_MS: u64 = 1_000;
 
 /// Builds a [`Config`]; setters take and return `&mut Self`.
 #[derive(Debug, Clone)]
@@ -105,6 +115,12 @@ impl ConfigBuilder {
         self
     }
 
+    /// Sets the timer's tick in ms (0: timers fire on time).
+    pub fn timer_tick(&mut self, ms: u64) -> &mut Self {
+        self.config.timer_tick = Millis(ms);
+        self
+    }
+
     /// The configuration, or why its settings contradict each other.
     pub fn build(&self) -> Result<Config, LockError> {
         let c = &self.config;
@@ -118,6 +134,12 @@ impl ConfigBuilder {
             return Err(LockError::InvalidConfig(
                 "response timeout must be positive".to_owned(),
             ));
+        }
+        if c.timer_tick.0 > MAX_TICK_MS {
+            return Err(LockError::InvalidConfig(format!(
+                "timer tick must be at most {MAX_TICK_MS} ms, got {} ms",
+                c.timer_tick.0
+            )));
         }
         Ok(c.clone())
     }

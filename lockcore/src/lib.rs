@@ -122,7 +122,7 @@ pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerI
 #[cfg(feature = "inprocess")]
 pub use inprocess::{InProcessServer, InProcessTransport};
 pub use machine::{Event, LockClient, Output, Purpose};
-pub use release::{Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, Version};
+pub use release::{Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, Version, timer_tick};
 #[cfg(feature = "async")]
 pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};
 pub use transport::{Incoming, Message, Transport, parse_message};

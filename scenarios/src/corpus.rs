@@ -82,9 +82,15 @@ impl SeedCase {
         out
     }
 
-    /// The command that shows the run.
+    /// The command that shows the run (the corpus's seeds are drawn with
+    /// the classic workload, [`sim::Workload::CLASSIC`]).
     pub fn replay_command(&self) -> String {
-        format!("locksim replay {} {}", self.seed, self.profile.flags())
+        format!(
+            "locksim replay {} {}{}",
+            self.seed,
+            self.profile.flags(),
+            sim::Workload::CLASSIC.flags()
+        )
     }
 }
 

@@ -341,7 +341,8 @@ fn takeover(
     seed: u64,
 ) -> Result<u64, InputError> {
     let mut spec = probe_spec(config, watchdog_ms, None, seed);
-    let at_ms = fault_start(config, watchdog_ms, phase_ms);
+    let tick_ms = sim::client_timer_tick_ms(&spec, 0);
+    let at_ms = fault_start(config, watchdog_ms, phase_ms, tick_ms);
     spec.faults = FaultPlan(vec![Fault::Crash(sim::faults::Crash {
         client: "A".into(),
         at_ms,
@@ -356,9 +357,10 @@ fn takeover(
 }
 
 /// When a fault at `phase_ms` starts: the second renewal period begins
-/// one period after A's acquire returned (at most two latencies in).
-fn fault_start(config: &EnvelopeConfig, watchdog_ms: u64, phase_ms: u64) -> u64 {
-    2 * config.latency.max_ms + watchdog_ms / 3 + phase_ms
+/// one period after A's acquire returned (at most two latencies in), when
+/// A's timer fires (up to a tick, `tick_ms`, late).
+fn fault_start(config: &EnvelopeConfig, watchdog_ms: u64, phase_ms: u64, tick_ms: u64) -> u64 {
+    2 * config.latency.max_ms + watchdog_ms / 3 + tick_ms + phase_ms
 }
 
 /// The probe scenario: A holds with the watchdog for long after the fault;
@@ -375,7 +377,8 @@ pub fn probe_spec(
         .map(|p| p.ceiling(watchdog_ms))
         .max()
         .unwrap_or(0);
-    let start = fault_start(config, watchdog_ms, watchdog_ms / 3);
+    // The longest tick any release has: A works long enough for all.
+    let start = fault_start(config, watchdog_ms, watchdog_ms / 3, 100);
     let work_ms = start + longest + 2 * watchdog_ms + 1_000;
     let thread = |start_ms, steps| ThreadSpec {
         start_ms,
@@ -397,7 +400,7 @@ pub fn probe_spec(
         threads: vec![t],
     };
     let b_start = 2 * config.latency.max_ms + 2;
-    SimSpec {
+    let mut spec = SimSpec {
         seed,
         profile: config.profile,
         watchdog_timeout_ms: watchdog_ms,
@@ -406,17 +409,24 @@ pub fn probe_spec(
             client("A", thread(0, critical(work_ms))),
             client("B", thread(b_start, critical(1))),
         ],
-        faults: FaultPlan(
-            fault
-                .and_then(|(p, phase, d)| {
-                    p.fault(fault_start(config, watchdog_ms, phase), d, watchdog_ms)
-                })
-                .into_iter()
-                .collect(),
-        ),
+        faults: FaultPlan(Vec::new()),
         horizon_ms: work_ms + 2 * watchdog_ms + 60_000,
         redis: Default::default(),
-    }
+    };
+    let tick_ms = sim::client_timer_tick_ms(&spec, 0);
+    spec.faults = FaultPlan(
+        fault
+            .and_then(|(p, phase, d)| {
+                p.fault(
+                    fault_start(config, watchdog_ms, phase, tick_ms),
+                    d,
+                    watchdog_ms,
+                )
+            })
+            .into_iter()
+            .collect(),
+    );
+    spec
 }
 
 fn run(spec: &SimSpec) -> Result<Run, InputError> {

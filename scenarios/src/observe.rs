@@ -103,14 +103,14 @@ mod tests {
     }
 
     /// A crashed holder's key expires (002, 003): one expiry, about 30 s
-    /// after the last renewal at 10 s. A key deleted by unlock is not an
+    /// after the last renewal at 10 s (10.1 s: the timer's 100 ms tick). A key deleted by unlock is not an
     /// expiry: document 004's experiment 3 unlocks twice and expires nothing.
     #[test]
     fn expiry_is_told_from_deletion() {
         let expired = kinds("client-crash", EventKind::Expired);
         assert_eq!(expired.len(), 1, "{expired:?}");
         assert!(
-            (40_000..40_100).contains(&expired[0].at.as_ms()),
+            (40_000..40_200).contains(&expired[0].at.as_ms()),
             "{expired:?}"
         );
         assert_eq!(kinds("watchdog-serializes", EventKind::Expired), vec![]);

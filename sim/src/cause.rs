@@ -38,9 +38,6 @@ use crate::history::{RecordKind, ServerCause};
 use crate::{History, Invariant, SimSpec, SimTime, Step, Violation};
 use lockcore::{LockName, Purpose};
 
-/// Redisson's timer tick before 3.49: every timer may fire this late.
-const TICK_MS: u64 = 100;
-
 /// Why an invariant broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case", tag = "cause")]
@@ -270,7 +267,11 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
             let end = at.as_ms();
             let start = end.saturating_sub(lease);
             let covered = coverage(spec, v, start, end);
-            if covered * 3 >= (end - start) * 2 {
+            // The renewal is due a third of the lease after the refresh,
+            // and fires up to a tick of the client's timer later: faults
+            // covering the rest of the lease leave it no chance.
+            let tick = history.meta.max_timer_tick_ms;
+            if (covered + tick) * 3 >= (end - start) * 2 {
                 let (text, f_at) = faults_on(spec, v, start, end).next()?;
                 Cause::BeyondGuarantee {
                     explained_by: format!(
@@ -362,7 +363,7 @@ fn renewals_blocked(
     // Every renewal failed under a fault, but the faults ended in time for
     // the next renewal (a third of the lease later) and none came: the
     // watchdog gave up on its own (the documents' network drop, #3194).
-    if end > healed + lease / 3 + TICK_MS + rtt {
+    if end > healed + lease / 3 + history.meta.max_timer_tick_ms + rtt {
         return None;
     }
     Some(format!(
@@ -442,7 +443,7 @@ fn violated_lock(history: &History, v: &Violation) -> Option<LockName> {
 
 /// What in the script asked for the violation, if anything.
 fn misuse(spec: &SimSpec, v: &Violation) -> Option<String> {
-    let rtt = 2 * spec.latency.max_ms + TICK_MS;
+    let rtt = 2 * spec.latency.max_ms + crate::world::max_timer_tick_ms(spec);
     if spec.watchdog_timeout_ms / 3 <= rtt {
         return Some(format!(
             "lockWatchdogTimeout {} ms renews every {} ms, not more than a round trip plus the timer tick ({rtt} ms)",

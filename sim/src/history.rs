@@ -28,6 +28,10 @@ pub struct Meta {
     /// The longest one-way message delay any link can draw, in ms
     /// (including latency faults).
     pub max_latency_ms: u64,
+    /// The longest timer tick of the clients, in ms: how late a client's
+    /// timer (a waiter's wake-up, a renewal) can fire.
+    #[serde(default)]
+    pub max_timer_tick_ms: u64,
     /// The client names, in spec order.
     pub clients: Vec<String>,
 }

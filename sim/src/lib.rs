@@ -213,3 +213,4 @@ pub use validate::{
     NAME_RULE, is_identifier, validate_spec,
 };
 pub use workload::{PROBE, Usage, Workload};
+pub use world::client_timer_tick_ms;

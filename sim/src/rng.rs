@@ -22,6 +22,9 @@ pub(crate) enum Stream {
     SwarmKind(u32),
     /// The every-kind swarm's draw of Redis's replicas.
     SwarmRedis,
+    /// The random part of one client's first retry delay, which sets its
+    /// timer's tick from Redisson 3.49 ([`client_timer_tick`]).
+    TimerTick(u32),
 }
 
 impl Stream {
@@ -34,6 +37,7 @@ impl Stream {
             Stream::Replication => 3,
             Stream::SwarmKind(k) => (4 << 32) | u64::from(k),
             Stream::SwarmRedis => 5,
+            Stream::TimerTick(c) => (5 << 32) | u64::from(c),
         }
     }
 }
@@ -43,6 +47,21 @@ pub(crate) fn stream(seed: u64, stream: Stream) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(stream.number());
     rng
+}
+
+/// The timer tick of client `client` of a run seeded with `seed`, for
+/// `config`'s release and settings (Redisson's rule, `lockcore::timer_tick`;
+/// its jitter drawn from the client's own stream, so every engine gives a
+/// client the same tick).
+pub(crate) fn client_timer_tick(seed: u64, client: u32, config: &lockcore::Config) -> u64 {
+    let jitter = stream(seed, Stream::TimerTick(client)).random_range(0..=500u64);
+    lockcore::timer_tick(
+        config.release,
+        config.response_timeout,
+        config.retry_interval,
+        jitter,
+    )
+    .0
 }
 
 /// A kind's stream number: its name's FNV-1a hash, so a kind's draws do

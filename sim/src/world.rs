@@ -206,13 +206,8 @@ impl<'s> World<'s> {
             f.kind().schedule(i, &mut world.queue);
         }
         for (c, cs) in spec.clients.iter().enumerate() {
-            let profile = cs.profile.unwrap_or(spec.profile);
             let watchdog_ms = cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms);
-            let config = Config::builder()
-                .release(profile)
-                .watchdog_timeout(watchdog_ms)
-                .build()
-                .map_err(|e| SimError::InvalidSpec(format!("client '{}': {e}", cs.name)))?;
+            let config = client_config(spec, c)?;
             let uuid = rng::uuid(&mut world.uuid_rng);
             let threads = cs
                 .threads
@@ -294,6 +289,7 @@ impl<'s> World<'s> {
                 seed: self.spec.seed,
                 horizon,
                 max_latency_ms,
+                max_timer_tick_ms: max_timer_tick_ms(self.spec),
                 clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
             },
             records: self.records,
@@ -504,7 +500,38 @@ impl World<'_> {
     }
 }
 
-/// The command's name (`EVAL`, `PUBLISH`) for the timeline.
+/// Client `c`'s lock config: its release and watchdog timeout, Redisson's
+/// other defaults, and its release's timer tick (the same on every engine).
+pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError> {
+    let cs = &spec.clients[c];
+    let invalid =
+        |e: lockcore::LockError| SimError::InvalidSpec(format!("client '{}': {e}", cs.name));
+    let mut builder = Config::builder();
+    builder
+        .release(cs.profile.unwrap_or(spec.profile))
+        .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms));
+    let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);
+    builder.timer_tick(tick).build().map_err(invalid)
+}
+
+/// The timer tick of client `c` of `spec` in ms (0 for no such client or
+/// an invalid config): how late its timers fire at most, on every engine.
+pub fn client_timer_tick_ms(spec: &SimSpec, c: usize) -> u64 {
+    if c >= spec.clients.len() {
+        return 0;
+    }
+    client_config(spec, c).map_or(0, |config| config.timer_tick.0)
+}
+
+/// The longest timer tick of `spec`'s clients: how late any client's
+/// timer can fire, which the checkers' bounds allow for.
+pub(crate) fn max_timer_tick_ms(spec: &SimSpec) -> u64 {
+    (0..spec.clients.len())
+        .map(|c| client_timer_tick_ms(spec, c))
+        .max()
+        .unwrap_or(0)
+}
+
 /// The longest one-way delay any message of `spec` can draw: the
 /// checkers' bound, the same for every engine.
 pub(crate) fn max_latency_ms(spec: &SimSpec) -> u64 {

@@ -28,7 +28,10 @@ impl LockClient {
         if let Some(old) = self.fences.remove(lock) {
             self.cancel_timer(old.timer);
         }
-        let timer = self.set_timer(deadline, TimerKind::LeaseDeadline(lock.clone()));
+        // The timer wheel fires up to a tick late; the lease-lost signal
+        // must come by the deadline, so it is asked for a tick early.
+        let early = Millis(deadline.0.saturating_sub(self.config.timer_tick.0));
+        let timer = self.set_timer(early, TimerKind::LeaseDeadline(lock.clone()));
         self.fences.insert(lock.clone(), Fence { deadline, timer });
     }
 

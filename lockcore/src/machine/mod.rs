@@ -311,6 +311,8 @@ impl LockClient {
     }
 
     fn set_timer(&mut self, at: Millis, kind: TimerKind) -> TimerId {
+        // Redisson's timer fires at the end of the tick `at` falls in.
+        let at = crate::release::on_wheel(at, self.config.timer_tick);
         let timer = TimerId(self.next_timer);
         self.next_timer += 1;
         self.timers.insert(timer, kind);

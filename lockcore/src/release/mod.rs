@@ -16,6 +16,7 @@
 
 mod era;
 mod switch;
+mod tick;
 mod version;
 
 use std::fmt;
@@ -26,6 +27,8 @@ use thiserror::Error;
 
 pub use era::Era;
 pub use switch::{Switch, SwitchInfo, SwitchSet};
+pub(crate) use tick::on_wheel;
+pub use tick::timer_tick;
 pub use version::Version;
 
 /// Why a release, version or switch name was refused.

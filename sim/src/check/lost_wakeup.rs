@@ -26,7 +26,9 @@ const SLACK_MS: u64 = 5;
 /// fault windows; each wait is then judged with two binary searches, so
 /// the cost is O(n log n) in the history however many threads wait.
 pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
-    let bound = 4 * history.meta.max_latency_ms + SLACK_MS;
+    // A waiter sleeping on the TTL wakes when its timer fires: up to a
+    // tick of Redisson's timer late.
+    let bound = 4 * history.meta.max_latency_ms + history.meta.max_timer_tick_ms + SLACK_MS;
     let index = Index::build(history, work, bound);
     let mut found = Vec::new();
     for wait in &index.waits {

@@ -37,6 +37,7 @@ impl Sample {
                     seed: 0,
                     horizon: SimTime::from_ms(120_000),
                     max_latency_ms,
+                    max_timer_tick_ms: 0,
                     clients: vec!["A".into(), "B".into()],
                 },
                 records: Vec::new(),

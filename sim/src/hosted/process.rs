@@ -140,24 +140,24 @@ pub(crate) fn slots(spec: &SimSpec, scale: u64) -> Slots {
 pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, SimError> {
     spec.clients
         .iter()
-        .map(|cs| {
+        .enumerate()
+        .map(|(c, cs)| {
             let watchdog_ms = cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms);
             let invalid = |e: lockcore::LockError| {
                 SimError::InvalidSpec(format!("client '{}': {e}", cs.name))
             };
-            let mut builder = Config::builder();
-            builder
-                .release(cs.profile.unwrap_or(spec.profile))
-                .watchdog_timeout(watchdog_ms);
-            let config = builder.build().map_err(invalid)?;
+            let config = crate::world::client_config(spec, c)?;
             if scale <= 1 {
                 return Ok((config, watchdog_ms));
             }
             let scaled = |ms: lockcore::Millis| (ms.0 / scale).max(1);
+            let mut builder = Config::builder();
             builder
+                .release(config.release)
                 .watchdog_timeout(scaled(config.watchdog_timeout))
                 .response_timeout(scaled(config.response_timeout))
-                .retry_interval(scaled(config.retry_interval));
+                .retry_interval(scaled(config.retry_interval))
+                .timer_tick(scaled(config.timer_tick));
             Ok((builder.build().map_err(invalid)?, watchdog_ms))
         })
         .collect()
@@ -330,6 +330,7 @@ pub(crate) fn finish(spec: &SimSpec, recorder: &Shared, slots: &Slots) -> (Histo
             seed: spec.seed,
             horizon: SimTime::from_ms(spec.horizon_ms),
             max_latency_ms: crate::world::max_latency_ms(spec),
+            max_timer_tick_ms: crate::world::max_timer_tick_ms(spec),
             clients: spec.clients.iter().map(|c| c.name.clone()).collect(),
         },
         records,

@@ -72,6 +72,8 @@ switches! {
     ThreadQueue => thread_queue,
     BatchedRenewal => batched_renewal,
     QueueClearedOnUnlock => queue_cleared_on_unlock,
+    FixedTimerTick => fixed_timer_tick,
+    RetryDelayTimerTick => retry_delay_timer_tick,
     AtomicRenewalMap => atomic_renewal_map,
     TryLockTimeoutFalse => try_lock_timeout_false,
     Fencing => fencing,
