@@ -13,16 +13,30 @@ use crate::error::CmdError;
 /// moves it to the end.
 pub(crate) type Hash = IndexMap<Bytes, Bytes>;
 
+/// A key, or a string value, as the keyspace stores it: up to 16 bytes
+/// inside the entry itself, longer ones on the heap. Most keys and values
+/// are short (`redisson:lock`, a counter), and a separate allocation for
+/// each would cost more than the bytes it holds (Redis's embedded strings
+/// make the same trade).
+pub(crate) type Small = smallvec::SmallVec<[u8; 16]>;
+
 /// What a key holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Data {
     /// A string.
-    Str(Bytes),
+    Str(Small),
     /// A hash (boxed: most keys are strings, and an unboxed hash would make
     /// every entry of the keyspace much bigger than a string needs).
     Hash(Box<Hash>),
     /// A list (never empty: Redis deletes a list with its last element).
     List(VecDeque<Bytes>),
+}
+
+impl Data {
+    /// A string holding `bytes`.
+    pub(crate) fn str(bytes: &[u8]) -> Data {
+        Data::Str(Small::from_slice(bytes))
+    }
 }
 
 impl Data {
@@ -58,7 +72,7 @@ pub(crate) struct Entry {
 /// [`Db::touch`].
 #[derive(Debug, Default)]
 pub(crate) struct Db {
-    entries: BTreeMap<Bytes, Entry>,
+    entries: BTreeMap<Small, Entry>,
     watchers: BTreeMap<Bytes, BTreeSet<crate::ConnId>>,
     touched: Vec<Bytes>,
     /// Keys written since the last [`Db::take_written`], when a primary
@@ -144,11 +158,11 @@ impl Db {
     }
 
     /// Live keys in order, for `KEYS` and `SCAN`.
-    pub(crate) fn keys(&self, now: i64) -> impl Iterator<Item = &Bytes> {
+    pub(crate) fn keys(&self, now: i64) -> impl Iterator<Item = &[u8]> {
         self.entries
             .iter()
             .filter(move |(_, e)| live(e, now))
-            .map(|(k, _)| k)
+            .map(|(k, _)| k.as_slice())
     }
 
     /// Live keys after `cursor` (exclusive), in order.
@@ -156,7 +170,7 @@ impl Db {
         &'a self,
         cursor: Option<&'a [u8]>,
         now: i64,
-    ) -> impl Iterator<Item = (&'a Bytes, &'a Entry)> + 'a {
+    ) -> impl Iterator<Item = (&'a [u8], &'a Entry)> + 'a {
         use std::ops::Bound;
         let start = match cursor {
             Some(c) => Bound::Excluded(c),
@@ -165,6 +179,7 @@ impl Db {
         self.entries
             .range::<[u8], _>((start, Bound::Unbounded))
             .filter(move |(_, e)| live(e, now))
+            .map(|(k, e)| (k.as_slice(), e))
     }
 
     /// How many live keys have an expiry (`INFO keyspace`'s `expires`).
@@ -196,7 +211,7 @@ impl Db {
     /// Stores `entry` at `key`, replacing what was there.
     pub(crate) fn insert(&mut self, key: Bytes, entry: Entry) {
         self.touch(&key);
-        self.entries.insert(key, entry);
+        self.entries.insert(Small::from_slice(&key), entry);
     }
 
     /// Deletes `key`; whether a live key was there.
@@ -230,7 +245,7 @@ impl Db {
         let watched: Vec<Bytes> = self
             .watchers
             .keys()
-            .filter(|k| self.entries.contains_key(*k))
+            .filter(|k| self.entries.contains_key(k.as_ref()))
             .cloned()
             .collect();
         self.touched.extend(watched);
@@ -247,7 +262,7 @@ impl Db {
             None => Ok(None),
             Some(Entry {
                 data: Data::Str(s), ..
-            }) => Ok(Some(s.clone())),
+            }) => Ok(Some(Bytes::copy_from_slice(s))),
             Some(_) => Err(CmdError::WrongType),
         }
     }
@@ -299,7 +314,7 @@ impl Db {
         self.touch(key);
         let entry = self
             .entries
-            .entry(Bytes::copy_from_slice(key))
+            .entry(Small::from_slice(key))
             .or_insert_with(|| Entry {
                 data: Data::Hash(Box::default()),
                 expires_at: None,
@@ -311,16 +326,19 @@ impl Db {
     }
 
     /// Every live key and its entry, in key order (a full resync).
-    pub(crate) fn live_entries(&self, now: i64) -> impl Iterator<Item = (&Bytes, &Entry)> {
-        self.entries.iter().filter(move |(_, e)| live(e, now))
+    pub(crate) fn live_entries(&self, now: i64) -> impl Iterator<Item = (&[u8], &Entry)> {
+        self.entries
+            .iter()
+            .filter(move |(_, e)| live(e, now))
+            .map(|(k, e)| (k.as_slice(), e))
     }
 
     /// Sets `key` to `entry`, or deletes it, as a replica applying its
     /// primary's write (no expiry check: the primary decided).
     pub(crate) fn replace(&mut self, key: Bytes, entry: Option<Entry>) {
         match entry {
-            Some(e) => self.entries.insert(key, e),
-            None => self.entries.remove(&key),
+            Some(e) => self.entries.insert(Small::from_slice(&key), e),
+            None => self.entries.remove(key.as_ref()),
         };
     }
 
@@ -343,9 +361,30 @@ mod tests {
 
     fn entry_expiring(at: i64) -> Entry {
         Entry {
-            data: Data::Str(Bytes::from_static(b"v")),
+            data: Data::str(b"v"),
             expires_at: Some(at),
         }
+    }
+
+    /// Keys and values of up to 16 bytes live inside the entry, with no
+    /// allocation of their own, and an entry stays at 48 bytes: what keeps
+    /// a million short keys within redis-server's memory (README,
+    /// fake-redis). A longer key still round-trips.
+    #[test]
+    fn short_strings_are_stored_inline() {
+        let mut db = Db::default();
+        let short = Entry {
+            data: Data::str(b"xxx"),
+            expires_at: None,
+        };
+        db.insert(Bytes::from_static(b"key:000000123456"), short);
+        let (key, entry) = db.entries.iter().next().expect("one key");
+        assert!(!key.spilled());
+        assert!(matches!(&entry.data, Data::Str(s) if !s.spilled()));
+        assert!(std::mem::size_of::<Entry>() <= 48);
+        let long = b"redisson_lock__channel:{redisson:lock}";
+        db.insert(Bytes::from_static(long), entry_expiring(10));
+        assert_eq!(db.get_str(long, 0), Ok(Some(Bytes::from_static(b"v"))));
     }
 
     /// A key expiring at t=1000 must be readable at 999 and gone at 1000

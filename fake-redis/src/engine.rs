@@ -318,7 +318,7 @@ impl Engine {
     /// or not a string. Observes without side effects.
     pub fn string_snapshot(&self, key: &[u8]) -> Option<Bytes> {
         match &self.dbs[0].peek(key, self.now())?.data {
-            Data::Str(s) => Some(s.clone()),
+            Data::Str(s) => Some(Bytes::copy_from_slice(s)),
             _ => None,
         }
     }

@@ -124,7 +124,7 @@ impl Engine {
         };
         let keys = self.dbs[0].live_entries(now).map(|(k, e)| Write {
             offset,
-            change: Change::Key(k.clone(), Some(e.clone())),
+            change: Change::Key(Bytes::copy_from_slice(k), Some(e.clone())),
         });
         std::iter::once(flush).chain(keys).collect()
     }

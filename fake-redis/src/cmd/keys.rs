@@ -189,7 +189,7 @@ pub(crate) fn keys(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
         ctx.db
             .keys(ctx.now)
             .filter(|k| crate::glob::matches(&args[1], k))
-            .map(|k| Value::Bulk(k.clone()))
+            .map(|k| Value::Bulk(Bytes::copy_from_slice(k)))
             .collect(),
     ))
 }
@@ -234,7 +234,7 @@ pub(crate) fn scan(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
             .as_ref()
             .is_none_or(|p| crate::glob::matches(p, key));
         if type_ok && match_ok {
-            found.push(Value::Bulk(key.clone()));
+            found.push(Value::Bulk(Bytes::copy_from_slice(key)));
         }
     }
     let total = ctx.db.len(ctx.now);

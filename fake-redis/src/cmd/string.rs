@@ -121,7 +121,7 @@ pub(crate) fn set(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> 
     ctx.db.insert(
         key.clone(),
         Entry {
-            data: Data::Str(args[2].clone()),
+            data: Data::str(&args[2]),
             expires_at,
         },
     );
@@ -147,13 +147,13 @@ fn incr_by(ctx: &mut Ctx<'_>, key: &Bytes, by: i64, overflow: CmdError) -> Resul
 fn store_keeping_ttl(ctx: &mut Ctx<'_>, key: &Bytes, text: Bytes) {
     match ctx.db.get_mut(key, ctx.now) {
         Some(entry) => {
-            entry.data = Data::Str(text);
+            entry.data = Data::str(&text);
             ctx.db.touch(key);
         }
         None => ctx.db.insert(
             key.clone(),
             Entry {
-                data: Data::Str(text),
+                data: Data::str(&text),
                 expires_at: None,
             },
         ),
@@ -246,7 +246,7 @@ fn set_with_expiry(
     ctx.db.insert(
         args[1].clone(),
         Entry {
-            data: Data::Str(args[3].clone()),
+            data: Data::str(&args[3]),
             expires_at: Some(expires_at),
         },
     );
@@ -262,7 +262,7 @@ pub(crate) fn setnx(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError
     ctx.db.insert(
         args[1].clone(),
         Entry {
-            data: Data::Str(args[2].clone()),
+            data: Data::str(&args[2]),
             expires_at: None,
         },
     );
@@ -294,7 +294,7 @@ pub(crate) fn mset(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
         ctx.db.insert(
             pair[0].clone(),
             Entry {
-                data: Data::Str(pair[1].clone()),
+                data: Data::str(&pair[1]),
                 expires_at: None,
             },
         );
