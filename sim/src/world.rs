@@ -289,7 +289,12 @@ impl<'s> World<'s> {
                 seed: self.spec.seed,
                 horizon,
                 max_latency_ms,
-                max_timer_tick_ms: max_timer_tick_ms(self.spec),
+                max_timer_tick_ms: self
+                    .procs
+                    .iter()
+                    .map(|p| p.machine.config().timer_tick.0)
+                    .max()
+                    .unwrap_or(0),
                 clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
             },
             records: self.records,
@@ -559,6 +564,7 @@ pub(crate) fn max_latency_ms(spec: &SimSpec) -> u64 {
     latency.saturating_add(delay)
 }
 
+/// The command's name (`EVAL`, `PUBLISH`) for the timeline.
 pub(crate) fn command_name(args: &[Bytes]) -> String {
     args.first()
         .map(|a| String::from_utf8_lossy(a).to_uppercase())
