@@ -68,26 +68,16 @@ const PARAMS: &[(&str, &str, Kind)] = &[
     ),
 ];
 
-/// The parameters' current values.
-#[derive(Debug, Clone)]
+/// The parameters' current values: the defaults of [`PARAMS`], and the
+/// values `CONFIG SET` stored. Only the latter are kept, so an engine
+/// (one per simulated run) starts without allocating a value per
+/// parameter.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Config {
     values: BTreeMap<&'static str, String>,
     /// `requirepass`: `None` when no password is required.
     pub(crate) requirepass: Option<Bytes>,
     pub(crate) output_limits: OutputLimits,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            values: PARAMS
-                .iter()
-                .map(|(name, value, _)| (*name, (*value).to_owned()))
-                .collect(),
-            requirepass: None,
-            output_limits: OutputLimits::default(),
-        }
-    }
 }
 
 fn failed(name: &str, why: &str) -> CmdError {
@@ -164,11 +154,16 @@ impl Config {
     /// `(name, value)` of every parameter matching the glob `pattern`.
     pub(crate) fn get(&self, pattern: &[u8]) -> Vec<(&'static str, String)> {
         let lower = pattern.to_ascii_lowercase();
-        self.values
+        let mut found: Vec<(&'static str, String)> = PARAMS
             .iter()
-            .filter(|(name, _)| crate::glob::matches(&lower, name.as_bytes()))
-            .map(|(name, value)| (*name, value.clone()))
-            .collect()
+            .filter(|(name, _, _)| crate::glob::matches(&lower, name.as_bytes()))
+            .map(|&(name, default, _)| {
+                let value = self.values.get(name).map_or(default, String::as_str);
+                (name, value.to_owned())
+            })
+            .collect();
+        found.sort_unstable_by_key(|&(name, _)| name);
+        found
     }
 
     /// Checks and applies one `name value` pair.

@@ -1,6 +1,7 @@
 //! Ids and times: newtypes, so a thread id can never be passed where a time belongs.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,10 +18,12 @@ impl fmt::Display for ThreadId {
     }
 }
 
-/// The name of a lock: its Redis key.
+/// The name of a lock: its Redis key. Shared, not copied: every pending
+/// command, renewal and event of a run names its lock, and a clone is a
+/// reference count where a `String` was an allocation.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct LockName(String);
+pub struct LockName(Arc<str>);
 
 impl LockName {
     /// A lock name; empty names are rejected, as Redis keys for a lock must
@@ -30,7 +33,7 @@ impl LockName {
         if name.is_empty() {
             return Err(LockError::EmptyLockName);
         }
-        Ok(Self(name))
+        Ok(Self(name.into()))
     }
 
     /// The key, as text.
@@ -71,7 +74,7 @@ impl TryFrom<String> for LockName {
 
 impl From<LockName> for String {
     fn from(value: LockName) -> Self {
-        value.0
+        value.0.to_string()
     }
 }
 

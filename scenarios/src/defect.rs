@@ -12,6 +12,7 @@
 //! first; the first fix under which the defect is gone names the upstream
 //! issue whose path the run took.
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 use lockcore::{Release, Switch};
@@ -70,6 +71,7 @@ pub fn defects_of(spec: &SimSpec, run: &Run) -> Vec<Defect> {
 /// defect's fix run `spec` again on it, under other releases.
 pub fn defects_attributed(spec: &SimSpec, run: &Run, engine: &sim::Engine) -> Vec<Defect> {
     let mut found: Vec<Defect> = Vec::new();
+    let mut experiments = Experiments::new(spec, engine);
     for v in run.violations.iter().filter(|v| v.cause == Cause::Defect) {
         if found.iter().any(|d| d.invariant == v.invariant) {
             continue;
@@ -77,7 +79,7 @@ pub fn defects_attributed(spec: &SimSpec, run: &Run, engine: &sim::Engine) -> Ve
         found.push(Defect {
             invariant: v.invariant,
             signature: signature(&run.history, v),
-            fixed_by: fixed_by(spec, v.invariant, engine),
+            fixed_by: fixed_by(&mut experiments, v.invariant),
         });
     }
     found
@@ -109,7 +111,9 @@ fn last_lock_event(history: &History, v: &Violation) -> Option<String> {
         .iter()
         .take_while(|r| r.at <= v.at)
         .filter_map(|r| match &r.kind {
-            RecordKind::Lock { process, event } if v.clients.contains(&process.client) => {
+            RecordKind::Lock { process, event }
+                if v.clients.iter().any(|c| **c == *process.client) =>
+            {
                 match event {
                     lockcore::Event::RenewalStopped { reason, .. } => {
                         let reason = reason.split(':').next().unwrap_or_default();
@@ -193,35 +197,39 @@ fn variant(value: &impl Debug) -> String {
 /// end of resends do for a false unlock error), the release that brought
 /// the fix must show it without the fix. A fix named by the second test
 /// may still be one that only shifts the timing.
-fn fixed_by(spec: &SimSpec, invariant: Invariant, engine: &sim::Engine) -> Option<Fix> {
-    let shows = |spec: &SimSpec, release, invariant| shows(spec, release, invariant, engine);
-    let release = spec.profile;
+fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
+    let release = experiments.spec.profile;
     let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
         .iter()
         .filter(|s| !release.has(**s))
         .filter_map(|s| Some((s.info().since?, *s)))
         .collect();
     fixes.sort();
-    let removing: Vec<(lockcore::Version, Switch)> = fixes
-        .into_iter()
-        .filter(|&(_, switch)| shows(spec, release.with(switch), invariant) == Some(false))
-        .collect();
     let newest = Release::version(lockcore::Version::NEWEST);
-    let strict = removing
-        .iter()
-        .find(|(_, switch)| shows(spec, newest.without(*switch), invariant) == Some(true));
-    let local = || {
-        removing.iter().find(|(since, switch)| {
-            let at_fix = Release::version(*since);
-            shows(spec, at_fix.without(*switch), invariant) == Some(true)
-        })
-    };
-    let released = strict.or_else(local).map(|&(since, switch)| Fix {
+    let fix = |(since, switch): (lockcore::Version, Switch)| Fix {
         switch: switch.name().to_owned(),
         upstream: switch.info().upstream.to_owned(),
         release: since.to_string(),
-    });
-    released.or_else(|| proposed_fix(spec, invariant, engine))
+    };
+    // Oldest first, the first removing fix that passes the strict test
+    // wins; the rest need testing only when none does.
+    let mut removing = Vec::new();
+    for (since, switch) in fixes {
+        if experiments.shows(release.with(switch), invariant) != Some(false) {
+            continue;
+        }
+        if experiments.shows(newest.without(switch), invariant) == Some(true) {
+            return Some(fix((since, switch)));
+        }
+        removing.push((since, switch));
+    }
+    for (since, switch) in removing {
+        let at_fix = Release::version(since);
+        if experiments.shows(at_fix.without(switch), invariant) == Some(true) {
+            return Some(fix((since, switch)));
+        }
+    }
+    proposed_fix(experiments, invariant)
 }
 
 /// What [`Fix::release`] says of a fix proposed upstream but in no
@@ -231,17 +239,17 @@ pub const UNRELEASED: &str = "no release";
 /// A fix proposed upstream and in no release (PR #7277 for #7272) that
 /// removes the defect: the release plus it loses the defect. The defect
 /// is open upstream, so there is no release without it to compare with.
-fn proposed_fix(spec: &SimSpec, invariant: Invariant, engine: &sim::Engine) -> Option<Fix> {
-    let release = spec.profile;
-    Switch::ALL
+fn proposed_fix(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
+    let release = experiments.spec.profile;
+    let switch = Switch::ALL
         .iter()
         .filter(|s| s.is_proposed_fix() && !release.has(**s))
-        .find(|&&switch| shows(spec, release.with(switch), invariant, engine) == Some(false))
-        .map(|switch| Fix {
-            switch: switch.name().to_owned(),
-            upstream: switch.info().upstream.to_owned(),
-            release: UNRELEASED.to_owned(),
-        })
+        .find(|&&switch| experiments.shows(release.with(switch), invariant) == Some(false))?;
+    Some(Fix {
+        switch: switch.name().to_owned(),
+        upstream: switch.info().upstream.to_owned(),
+        release: UNRELEASED.to_owned(),
+    })
 }
 
 /// The runs of one release that showed one defect: a group of explore's
@@ -264,14 +272,40 @@ pub(crate) struct DefectGroup {
     pub(crate) replay: String,
 }
 
-/// Whether `spec` run under `release` on `engine` breaks `invariant` as a
-/// defect (`None` when it cannot run).
-fn shows(
-    spec: &SimSpec,
-    release: Release,
-    invariant: Invariant,
-    engine: &sim::Engine,
-) -> Option<bool> {
+/// The runs of one spec under other releases, each made once: a run
+/// that breaks several invariants asks the same releases about each.
+struct Experiments<'a> {
+    spec: &'a SimSpec,
+    engine: &'a sim::Engine,
+    /// Per release, the invariants its run broke as defects (`None`
+    /// when it could not run).
+    runs: BTreeMap<Release, Option<Vec<Invariant>>>,
+}
+
+impl<'a> Experiments<'a> {
+    fn new(spec: &'a SimSpec, engine: &'a sim::Engine) -> Self {
+        Experiments {
+            spec,
+            engine,
+            runs: BTreeMap::new(),
+        }
+    }
+
+    /// Whether the spec run under `release` breaks `invariant` as a
+    /// defect (`None` when it cannot run).
+    fn shows(&mut self, release: Release, invariant: Invariant) -> Option<bool> {
+        let (spec, engine) = (self.spec, self.engine);
+        let broken = self
+            .runs
+            .entry(release)
+            .or_insert_with(|| defects_under(spec, release, engine));
+        broken.as_ref().map(|b| b.contains(&invariant))
+    }
+}
+
+/// The invariants `spec` run under `release` on `engine` breaks as
+/// defects (`None` when it cannot run).
+fn defects_under(spec: &SimSpec, release: Release, engine: &sim::Engine) -> Option<Vec<Invariant>> {
     let mut spec = spec.clone();
     spec.profile = release;
     for c in &mut spec.clients {
@@ -281,7 +315,9 @@ fn shows(
     Some(
         run.violations
             .iter()
-            .any(|v| v.invariant == invariant && v.cause == Cause::Defect),
+            .filter(|v| v.cause == Cause::Defect)
+            .map(|v| v.invariant)
+            .collect(),
     )
 }
 

@@ -350,7 +350,7 @@ fn takeover(
     })]);
     let run = run(&spec)?;
     let acquired = run.history.records.iter().find_map(|r| match &r.kind {
-        RecordKind::Hold { who, .. } if who.client == "B" => Some(r.at.as_ms()),
+        RecordKind::Hold { who, .. } if *who.client == *"B" => Some(r.at.as_ms()),
         _ => None,
     });
     Ok(acquired.map_or(spec.horizon_ms, |t| t.saturating_sub(at_ms)))
@@ -438,12 +438,12 @@ pub fn held_throughout(run: &Run) -> bool {
     let mut holding = false;
     for r in &run.history.records {
         match &r.kind {
-            RecordKind::Hold { who, .. } if who.client == "A" => holding = true,
-            RecordKind::Release { who, cause, .. } if who.client == "A" => {
+            RecordKind::Hold { who, .. } if *who.client == *"A" => holding = true,
+            RecordKind::Release { who, cause, .. } if *who.client == *"A" => {
                 return *cause == ReleaseCause::Unlock;
             }
             RecordKind::Server { holder, .. }
-                if holding && holder.as_ref().is_none_or(|h| h.client != "A") =>
+                if holding && holder.as_ref().is_none_or(|h| *h.client != *"A") =>
             {
                 return false;
             }

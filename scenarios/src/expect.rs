@@ -146,7 +146,7 @@ impl CountCheck {
         cut.iter().find(|c| {
             self.client
                 .as_deref()
-                .is_none_or(|name| name == c.who.client)
+                .is_none_or(|name| *name == *c.who.client)
                 && self.thread.is_none_or(|t| t == c.who.thread)
                 && c.kinds_not_run.iter().any(|k| steps.contains(&k.as_str()))
         })

@@ -45,7 +45,7 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                     if reason.starts_with("error") {
                         out.push(Observation {
                             at: r.at,
-                            client: process.client.clone(),
+                            client: process.client.to_string(),
                             thread: None,
                             kind: EventKind::RenewalError,
                         });
@@ -80,7 +80,7 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
         };
         out.push(Observation {
             at: r.at,
-            client: who_client.clone(),
+            client: who_client.to_string(),
             thread,
             kind,
         });

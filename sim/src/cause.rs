@@ -168,14 +168,14 @@ fn lost_subscription(spec: &SimSpec, history: &History, v: &Violation) -> Option
         .filter(|r| r.at.as_ms() >= from)
         .find_map(|r| match &r.kind {
             RecordKind::Drop { process, what, .. }
-                if v.clients.contains(&process.client)
+                if v.clients.iter().any(|c| **c == *process.client)
                     && (what.starts_with("connection close")
                         || what.starts_with("SUBSCRIBE ")
                             && r.at.as_ms() + SUBSCRIPTION_TIMEOUT_MS >= v.at.as_ms()) =>
             {
                 let ms = r.at.as_ms();
                 let fault = excusing(spec).find(|f| {
-                    f.client().is_none_or(|c| c == process.client)
+                    f.client().is_none_or(|c| *c == *process.client)
                         && f.at_ms() <= ms
                         && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
                 })?;
@@ -327,8 +327,8 @@ fn renewals_blocked(
         match &r.kind {
             RecordKind::RenewSent {
                 process, request, ..
-            } if (start..end).contains(&ms) && v.clients.contains(&process.client) => {
-                sent.push((ms, process.client.as_str(), *request));
+            } if (start..end).contains(&ms) && v.clients.iter().any(|c| **c == *process.client) => {
+                sent.push((ms, &*process.client, *request));
             }
             RecordKind::RenewReply {
                 process,
@@ -336,7 +336,7 @@ fn renewals_blocked(
                 reply,
                 ..
             } if ms <= end && reply == "1" => {
-                ok.insert((process.client.as_str(), *request));
+                ok.insert((&*process.client, *request));
             }
             _ => {}
         }

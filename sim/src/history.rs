@@ -1,6 +1,7 @@
 //! The history: everything an all-seeing observer saw, in virtual-time order.
 
 use std::fmt;
+use std::sync::Arc;
 
 use lockcore::{Call, LockName, Purpose};
 use serde::{Deserialize, Serialize};
@@ -49,8 +50,9 @@ pub struct Record {
 /// after one restart.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Who {
-    /// The client's name.
-    pub client: String,
+    /// The client's name (shared: a run's records name their threads
+    /// thousands of times).
+    pub client: Arc<str>,
     /// How many times the client restarted before this life.
     pub life: u32,
     /// The thread (lockcore's thread id, from 1).
@@ -69,7 +71,11 @@ impl Who {
 
 impl fmt::Display for Who {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/t{}", self.process(), self.thread)
+        if self.life == 0 {
+            write!(f, "{}/t{}", self.client, self.thread)
+        } else {
+            write!(f, "{}~{}/t{}", self.client, self.life, self.thread)
+        }
     }
 }
 
@@ -77,7 +83,7 @@ impl fmt::Display for Who {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Proc {
     /// The client's name.
-    pub client: String,
+    pub client: Arc<str>,
     /// How many times it restarted before this life.
     pub life: u32,
 }
@@ -379,7 +385,7 @@ impl History {
                     ..
                 } => Some(UnlockError {
                     at: r.at,
-                    client: who.client.clone(),
+                    client: who.client.to_string(),
                     thread: who.thread,
                     message: message.clone(),
                 }),

@@ -2,6 +2,7 @@
 //! expiry and on restarts: what the history's `Server` records come from.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use lockcore::{LockName, Purpose};
@@ -125,7 +126,7 @@ impl World<'_> {
 
 /// Names the thread of a hash field `<uuid>:<thread>`, by the processes'
 /// uuids (an unknown uuid names itself).
-pub(crate) fn who_of_field(uuids: &BTreeMap<String, (String, u32)>, field: &str) -> Who {
+pub(crate) fn who_of_field(uuids: &BTreeMap<String, (Arc<str>, u32)>, field: &str) -> Who {
     let (uuid, thread) = field.rsplit_once(':').unwrap_or((field, "0"));
     let thread = thread.parse().unwrap_or(0);
     match uuids.get(uuid) {
@@ -135,7 +136,7 @@ pub(crate) fn who_of_field(uuids: &BTreeMap<String, (String, u32)>, field: &str)
             thread,
         },
         None => Who {
-            client: uuid.to_owned(),
+            client: uuid.into(),
             life: 0,
             thread,
         },

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use lockcore::{Call, LockClient, LockName, Millis, RequestId, ThreadId, TimerId};
 
@@ -61,7 +62,7 @@ impl Thread {
 /// and resets the threads).
 #[derive(Debug)]
 pub(crate) struct Process {
-    pub(crate) name: String,
+    pub(crate) name: Arc<str>,
     pub(crate) life: u32,
     pub(crate) alive: bool,
     pub(crate) watchdog_ms: u64,

@@ -77,15 +77,16 @@ pub(crate) fn uuid(rng: &mut impl Rng) -> String {
     let mut b: [u8; 16] = rng.random();
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(36);
+    for (i, x) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            text.push('-');
+        }
+        text.push(char::from(HEX[usize::from(x >> 4)]));
+        text.push(char::from(HEX[usize::from(x & 0x0f)]));
+    }
+    text
 }
 
 /// A draw in `min..=max` (in any unit); an empty range gives `min`.

@@ -145,9 +145,11 @@ fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64) {
         }
     }
     give_replicas(spec, &strikes);
+    // Adding a fault changes only the plan: the setting is checked once.
+    let setting_valid = crate::validate::validate_setting(spec).is_ok();
     for strike in strikes {
         spec.faults.0.push(strike);
-        if crate::validate::validate_spec(spec).is_err() {
+        if !setting_valid || crate::validate::validate_faults(spec).is_err() {
             spec.faults.0.pop();
         }
     }

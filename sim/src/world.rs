@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use fake_redis::Value;
@@ -151,7 +152,7 @@ pub(crate) struct World<'s> {
     pub(crate) windows: crate::windows::Windows,
     pub(crate) uuid_rng: ChaCha8Rng,
     /// Which process life owns each uuid (to name hash fields).
-    pub(crate) uuids: BTreeMap<String, (String, u32)>,
+    pub(crate) uuids: BTreeMap<String, (Arc<str>, u32)>,
     /// Highest fencing token each lock's resource accepted.
     pub(crate) resources: BTreeMap<LockName, u64>,
     /// Redis's last recorded view of each lock.
@@ -221,7 +222,7 @@ impl<'s> World<'s> {
                 })
                 .collect();
             world.procs.push(Process {
-                name: cs.name.clone(),
+                name: cs.name.as_str().into(),
                 life: 0,
                 alive: true,
                 watchdog_ms,
@@ -351,7 +352,7 @@ impl<'s> World<'s> {
     }
 
     pub(crate) fn client_index(&self, name: &str) -> Option<usize> {
-        self.procs.iter().position(|p| p.name == name)
+        self.procs.iter().position(|p| *p.name == *name)
     }
 
     /// Sends a message on `c`'s link.

@@ -159,8 +159,10 @@ pub(super) const COMMANDS: &[Spec] = &[
 mod tests {
     use super::COMMANDS;
 
-    /// The lookup is a binary search: an unsorted entry would make a
-    /// known command "unknown".
+    /// The lookup searches the names of one first letter, which sit
+    /// together only in a sorted table: an unsorted entry would make a
+    /// known command "unknown". Names that are no command, or that only
+    /// start like one, are unknown.
     #[test]
     fn table_is_sorted_and_lowercase() {
         for pair in COMMANDS.windows(2) {
@@ -173,7 +175,14 @@ mod tests {
         }
         for c in COMMANDS {
             assert_eq!(c.name, c.name.to_ascii_lowercase());
-            assert!(super::super::lookup(c.name.to_ascii_uppercase().as_bytes()).is_some());
+            let found = super::super::lookup(c.name.to_ascii_uppercase().as_bytes());
+            assert_eq!(found.map(|f| f.name), Some(c.name));
+        }
+        for unknown in ["", "g", "gets", "hexist", "zz", "1get", "\u{e9}", "get\0"] {
+            assert!(
+                super::super::lookup(unknown.as_bytes()).is_none(),
+                "{unknown:?}"
+            );
         }
     }
 }

@@ -57,8 +57,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                 if !matches!(call, Call::TryLock { wait: Some(_), .. }) {
                     continue;
                 }
-                let Some((c, wait)) = open.remove(&(who.client.as_str(), who.life, who.thread))
-                else {
+                let Some((c, wait)) = open.remove(&(&*who.client, who.life, who.thread)) else {
                     continue;
                 };
                 let start = history.records[c].at;

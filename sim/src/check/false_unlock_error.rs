@@ -50,13 +50,13 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                     purpose: Purpose::Unlock,
                 } = cause
                 {
-                    let (c, life) = (by.client.as_str(), by.life);
+                    let (c, life) = (&*by.client, by.life);
                     // The script counts down only its caller's hold: when
                     // Redis named a thread of this process holder just
                     // before, the unlock was that thread's (another thread
                     // of the process may be unlocking too).
                     let (first, last) = match before {
-                        Some(w) if w.client == c && w.life == life => (w.thread, w.thread),
+                        Some(w) if *w.client == *c && w.life == life => (w.thread, w.thread),
                         _ => (0, u64::MAX),
                     };
                     work.search(pending.len());
@@ -111,7 +111,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
 }
 
 fn key<'h>(who: &'h Who, lock: &'h LockName) -> (&'h str, u32, &'h LockName, u64) {
-    (who.client.as_str(), who.life, lock, who.thread)
+    (&*who.client, who.life, lock, who.thread)
 }
 
 #[cfg(test)]

@@ -137,19 +137,47 @@ struct LockState<'h> {
     waiting: BTreeSet<&'h Who>,
     /// The unavailable stretch under way: its first record, its start and
     /// what makes it unavailable.
-    stuck: Option<(usize, SimTime, String)>,
+    stuck: Option<(usize, SimTime, Why<'h>)>,
+}
+
+/// Why no one can have a lock, kept as references and worded only when a
+/// stretch is reported (the sweep asks after every record).
+#[derive(Debug, PartialEq)]
+enum Why<'h> {
+    /// Redis kept it for a thread outside its critical section.
+    KeptFor(&'h Who),
+    /// It was free while these threads waited.
+    FreeWhile(Vec<&'h Who>),
+}
+
+impl std::fmt::Display for Why<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Why::KeptFor(holder) => write!(
+                f,
+                "Redis kept it for {holder}, which was not in its critical section"
+            ),
+            Why::FreeWhile(waiting) => {
+                f.write_str("it was free while ")?;
+                for (i, w) in waiting.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{w}")?;
+                }
+                f.write_str(" waited")
+            }
+        }
+    }
 }
 
 impl<'h> LockState<'h> {
     /// Why no one can have the lock now, if no one can.
-    fn unavailable(&self) -> Option<String> {
+    fn unavailable(&self) -> Option<Why<'h>> {
         match self.server {
-            Some(holder) if !self.holding.contains(holder) => Some(format!(
-                "Redis kept it for {holder}, which was not in its critical section"
-            )),
+            Some(holder) if !self.holding.contains(holder) => Some(Why::KeptFor(holder)),
             None if !self.waiting.is_empty() => {
-                let who: Vec<String> = self.waiting.iter().map(|w| w.to_string()).collect();
-                Some(format!("it was free while {} waited", who.join(", ")))
+                Some(Why::FreeWhile(self.waiting.iter().copied().collect()))
             }
             _ => None,
         }

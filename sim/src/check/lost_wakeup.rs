@@ -105,7 +105,7 @@ impl<'h> Index<'h> {
                     }
                 }
                 RecordKind::Crash { process } => {
-                    let (c, l) = (process.client.as_str(), process.life);
+                    let (c, l) = (&*process.client, process.life);
                     let dead: Vec<_> = open
                         .range((c, l, 0)..=(c, l, u64::MAX))
                         .map(|(k, _)| *k)
@@ -151,7 +151,7 @@ impl<'h> Index<'h> {
 }
 
 fn key(who: &Who) -> (&str, u32, u64) {
-    (who.client.as_str(), who.life, who.thread)
+    (&*who.client, who.life, who.thread)
 }
 
 /// The stretches one lock was free on Redis, in order: a stretch opens at

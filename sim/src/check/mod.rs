@@ -145,11 +145,11 @@ impl Violation {
     pub(crate) fn new(
         invariant: Invariant,
         at: SimTime,
-        clients: impl IntoIterator<Item = String>,
+        clients: impl IntoIterator<Item = impl AsRef<str>>,
         detail: String,
         events: Vec<usize>,
     ) -> Violation {
-        let mut clients: Vec<String> = clients.into_iter().collect();
+        let mut clients: Vec<String> = clients.into_iter().map(|c| c.as_ref().to_owned()).collect();
         clients.sort();
         clients.dedup();
         Violation {

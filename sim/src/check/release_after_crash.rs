@@ -34,7 +34,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Server { lock, holder, .. } => {
-                let by = holder.as_ref().map(|h| (h.client.as_str(), h.life));
+                let by = holder.as_ref().map(|h| (&*h.client, h.life));
                 if let Some(open) = waiting_on.get_mut(lock) {
                     open.retain(|&p| {
                         work.tick(1);
@@ -49,7 +49,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                 state.server(lock, by, i);
             }
             RecordKind::Crash { process } => {
-                let key = (process.client.as_str(), process.life);
+                let key = (&*process.client, process.life);
                 let crash = r.at;
                 for (lock, held_at) in state.held_by(key) {
                     let Some(refresh) = state.refresh.get(&(key, lock)) else {
@@ -134,7 +134,7 @@ impl<'h> State<'h> {
     }
 
     fn entry(&mut self, who: &'h Who, lock: &'h LockName) -> &mut Refresh {
-        let key = ((who.client.as_str(), who.life), lock);
+        let key = ((&*who.client, who.life), lock);
         self.refresh.entry(key).or_default()
     }
 
@@ -147,8 +147,7 @@ impl<'h> State<'h> {
                 watchdog: true,
                 ..
             } => {
-                self.watchdog
-                    .insert((who.client.as_str(), who.life), *lease_ms);
+                self.watchdog.insert((&*who.client, who.life), *lease_ms);
             }
             RecordKind::Call { who, lock, call } => self.entry(who, lock).call(who.thread, call, i),
             RecordKind::Return {
@@ -186,7 +185,7 @@ impl<'h> State<'h> {
     }
 
     fn refresh_of(&mut self, process: &'h Proc, lock: &'h LockName) -> &mut Refresh {
-        let key = ((process.client.as_str(), process.life), lock);
+        let key = ((&*process.client, process.life), lock);
         self.refresh.entry(key).or_default()
     }
 }

@@ -7,7 +7,7 @@ use crate::{DEFAULT_LOCK, History, SimTime};
 
 pub(crate) fn who(client: &str, thread: u64) -> Who {
     Who {
-        client: client.to_owned(),
+        client: client.into(),
         life: 0,
         thread,
     }
@@ -15,7 +15,7 @@ pub(crate) fn who(client: &str, thread: u64) -> Who {
 
 pub(crate) fn proc(client: &str) -> Proc {
     Proc {
-        client: client.to_owned(),
+        client: client.into(),
         life: 0,
     }
 }

@@ -42,13 +42,13 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                 lock,
                 outcome: Outcome::Error { message },
             } if *message == timed_out => {
-                let Some(c) = open.remove(&(who.client.as_str(), who.life, who.thread)) else {
+                let Some(c) = open.remove(&(&*who.client, who.life, who.thread)) else {
                     continue;
                 };
                 let start = history.records[c].at;
                 let late = r.at.as_ms() > start.as_ms() + first_attempt;
                 let moved = timing.iter().any(|(client, from, to)| {
-                    client.is_none_or(|n| n == who.client) && *from <= r.at && start <= *to
+                    client.is_none_or(|n| *n == *who.client) && *from <= r.at && start <= *to
                 });
                 if late && !moved {
                     let took = SimTime(r.at.0 - start.0);

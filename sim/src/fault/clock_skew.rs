@@ -140,7 +140,7 @@ mod tests {
             .records
             .iter()
             .find_map(|rec| match &rec.kind {
-                RecordKind::Return { who, outcome, .. } if who.client == "B" => {
+                RecordKind::Return { who, outcome, .. } if *who.client == *"B" => {
                     Some((rec.at, outcome.clone()))
                 }
                 _ => None,

@@ -86,7 +86,7 @@ mod tests {
             .records
             .iter()
             .filter(|rec| {
-                matches!(&rec.kind, RecordKind::Lock { process, event: lockcore::Event::Resubscribing { .. } } if process.client == "A")
+                matches!(&rec.kind, RecordKind::Lock { process, event: lockcore::Event::Resubscribing { .. } } if *process.client == *"A")
             })
             .map(|rec| rec.at.as_ms())
             .collect();

@@ -49,13 +49,13 @@ pub(crate) struct Recorder {
     pub(crate) time: TimeSource,
     /// How far turmoil's Redis clock was moved by `clock-jump` faults.
     pub(crate) redis_offset_ms: i64,
-    names: Vec<String>,
+    names: Vec<Arc<str>>,
     lives: Vec<u32>,
     locks: Vec<LockName>,
     /// Each thread's lock, by client and thread index.
     thread_locks: Vec<Vec<LockName>>,
     uuid_rng: ChaCha8Rng,
-    uuids: BTreeMap<String, (String, u32)>,
+    uuids: BTreeMap<String, (Arc<str>, u32)>,
     /// The process each connection name (`A`, `A~1`) stands for.
     procs: BTreeMap<String, Proc>,
     /// Why each command was sent (the same words always mean the same).
@@ -100,7 +100,11 @@ impl Recorder {
             loop_now: SimTime::ZERO,
             redis_offset_ms: 0,
             time: TimeSource::Turmoil,
-            names: spec.clients.iter().map(|c| c.name.clone()).collect(),
+            names: spec
+                .clients
+                .iter()
+                .map(|c| c.name.as_str().into())
+                .collect(),
             lives: vec![0; spec.clients.len()],
             locks,
             thread_locks,
