@@ -195,12 +195,16 @@ fn check_inner(state: &mut State, conn: ConnId, args: &[Bytes]) -> Result<&'stat
     if !arity_fits(spec.arity, args.len()) {
         return Err(error_value(CmdError::WrongArity(spec.name.to_owned())));
     }
-    let full_name = resolve_subcommand(spec, args).map_err(error_value)?;
+    let sub = resolve_subcommand(spec, args).map_err(error_value)?;
     let needs_auth = state.config.requirepass.is_some() && !state.client(conn).authenticated;
     if needs_auth && !spec.no_auth {
         return Err(Value::error("NOAUTH Authentication required."));
     }
     if !spec.pubsub_ok && state.protocol(conn) == Protocol::Resp2 && state.pubsub.count(conn) > 0 {
+        let full_name = match sub {
+            Some(sub) => format!("{}|{sub}", spec.name),
+            None => spec.name.to_owned(),
+        };
         return Err(Value::error(format!(
             "ERR Can't execute '{full_name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
         )));
@@ -267,11 +271,12 @@ pub(crate) fn call(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
     }
 }
 
-/// The full name (`script|load`) after Redis's subcommand checks: a known
-/// subcommand, with its own arity.
-fn resolve_subcommand(spec: &Spec, args: &[Bytes]) -> Result<String, CmdError> {
+/// The subcommand (`load` of `script|load`) after Redis's subcommand
+/// checks: a known subcommand, with its own arity; `None` for a command
+/// without subcommands. The full name is formatted only for an error.
+fn resolve_subcommand(spec: &Spec, args: &[Bytes]) -> Result<Option<&'static str>, CmdError> {
     if spec.subcommands.is_empty() {
-        return Ok(spec.name.to_owned());
+        return Ok(None);
     }
     let Some(&(sub, arity)) = spec
         .subcommands
@@ -284,11 +289,10 @@ fn resolve_subcommand(spec: &Spec, args: &[Bytes]) -> Result<String, CmdError> {
             spec.name.to_ascii_uppercase()
         )));
     };
-    let full = format!("{}|{sub}", spec.name);
     if !arity_fits(arity, args.len()) {
-        return Err(CmdError::WrongArity(full));
+        return Err(CmdError::WrongArity(format!("{}|{sub}", spec.name)));
     }
-    Ok(full)
+    Ok(Some(sub))
 }
 
 fn error_value(e: CmdError) -> Value {
