@@ -15,7 +15,9 @@
 //! until [`RedissonClient::thaw`], as a stop-the-world pause of the JVM
 //! would: timers that fall due meanwhile fire, late, on thaw, in order.
 //! A third, [`RedissonClient::set_lag`], makes timers run late, as in a
-//! process starved of CPU, or lets callbacks interleave.
+//! process starved of CPU, or lets callbacks interleave; a fourth,
+//! [`RedissonClient::set_clock`], gives the client a wall clock and timer
+//! oscillator of its own ([`LocalTime`]: set wrong, or running fast).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -25,6 +27,7 @@ use tokio::task::{AbortHandle, JoinHandle};
 use tokio::time::Instant;
 use tracing::debug;
 
+use crate::local_time::{LocalTime, SinceStart};
 use crate::{
     Call, CallOutcome, Config, Event, FencingToken, Incoming, LockClient, LockError, LockName,
     Millis, Output, RequestId, ThreadId, TimerId, Transport, TransportError, Value,
@@ -83,7 +86,9 @@ type Deferred = Box<dyn FnOnce(&mut State, Millis) + Send>;
 struct State {
     machine: LockClient,
     returns: BTreeMap<ThreadId, Reply>,
-    timers: BTreeMap<TimerId, AbortHandle>,
+    /// Each pending timer: the oscillator deadline it counts to (see
+    /// [`LocalTime::timer`]) and its task.
+    timers: BTreeMap<TimerId, (Millis, AbortHandle)>,
     /// The client was dropped: calls are refused, timers no longer set.
     closed: bool,
     tracer: Option<Tracer>,
@@ -104,7 +109,9 @@ impl State {
 struct Shared<T> {
     state: Mutex<State>,
     transport: T,
-    epoch: Instant,
+    /// The client's clock; only ever locked on its own, never while
+    /// waiting for `state`.
+    clock: Mutex<Arc<dyn LocalTime>>,
     events: broadcast::Sender<Event>,
 }
 
@@ -113,8 +120,30 @@ impl<T: Transport> Shared<T> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn clock(&self) -> Arc<dyn LocalTime> {
+        Arc::clone(&self.clock.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     fn now(&self) -> Millis {
-        Millis(self.epoch.elapsed().as_millis() as u64)
+        self.clock().read(Instant::now())
+    }
+
+    /// Arms `timer` to fire when the oscillator reaches `count_to`, late
+    /// by the lag if one is set.
+    fn arm(self: &Arc<Self>, state: &mut State, timer: TimerId, count_to: Millis) {
+        let deadline = self.clock().due(Instant::now(), count_to);
+        let shared = Arc::clone(self);
+        let task = tokio::spawn(async move {
+            tokio::time::sleep_until(deadline).await;
+            let late = shared.lock().lag.as_mut().map(|lag| lag(Lagged::Timer));
+            if let Some(late) = late.filter(|d| !d.is_zero()) {
+                tokio::time::sleep(late).await;
+            }
+            shared.input(move |s, now| s.machine.on_timer(now, timer));
+        });
+        if let Some((_, old)) = state.timers.insert(timer, (count_to, task.abort_handle())) {
+            old.abort();
+        }
     }
 
     /// Applies one input to the machine and carries out what it asks; a
@@ -170,20 +199,11 @@ impl<T: Transport> Shared<T> {
                 }
                 Output::Unsubscribe { channel } => self.transport.unsubscribe(channel),
                 Output::SetTimer { timer, at } => {
-                    let deadline = self.epoch + std::time::Duration::from_millis(at.0);
-                    let shared = Arc::clone(self);
-                    let task = tokio::spawn(async move {
-                        tokio::time::sleep_until(deadline).await;
-                        let late = shared.lock().lag.as_mut().map(|lag| lag(Lagged::Timer));
-                        if let Some(late) = late.filter(|d| !d.is_zero()) {
-                            tokio::time::sleep(late).await;
-                        }
-                        shared.input(move |s, now| s.machine.on_timer(now, timer));
-                    });
-                    state.timers.insert(timer, task.abort_handle());
+                    let count_to = self.clock().timer(at);
+                    self.arm(state, timer, count_to);
                 }
                 Output::CancelTimer { timer } => {
-                    if let Some(task) = state.timers.remove(&timer) {
+                    if let Some((_, task)) = state.timers.remove(&timer) {
                         task.abort();
                     }
                 }
@@ -218,7 +238,7 @@ impl<T: Transport> Shared<T> {
             }
         }
         // Fired timers are done; forget their handles.
-        state.timers.retain(|_, task| !task.is_finished());
+        state.timers.retain(|_, (_, task)| !task.is_finished());
     }
 
     /// `Thread.interrupt()` of `thread`, applied as any input (held back
@@ -300,7 +320,9 @@ impl<T: Transport> RedissonClient<T> {
                 lag: None,
             }),
             transport,
-            epoch: Instant::now(),
+            clock: Mutex::new(Arc::new(SinceStart {
+                epoch: Instant::now(),
+            })),
             events,
         });
         let pumped = Arc::clone(&shared);
@@ -364,6 +386,31 @@ impl<T: Transport> RedissonClient<T> {
         self.shared.lock().lag = Some(lag);
     }
 
+    /// Gives the client its own wall clock and timer oscillator (see
+    /// [`LocalTime`]); timers already armed keep their instants until
+    /// [`RedissonClient::clock_changed`]. For fault injection: set it before the
+    /// first call.
+    pub fn set_clock(&self, clock: Arc<dyn LocalTime>) {
+        *self.shared.clock.lock().unwrap_or_else(|e| e.into_inner()) = clock;
+    }
+
+    /// The client's clock (see [`RedissonClient::set_clock`]) changed its
+    /// rate: every pending timer is armed again to fire when the
+    /// oscillator reaches its deadline at the new rate. For fault
+    /// injection; call it on the client's runtime.
+    pub fn clock_changed(&self) {
+        let mut state = self.shared.lock();
+        let pending: Vec<(TimerId, Millis)> = state
+            .timers
+            .iter()
+            .filter(|(_, (_, task))| !task.is_finished())
+            .map(|(&timer, &(count_to, _))| (timer, count_to))
+            .collect();
+        for (timer, count_to) in pending {
+            self.shared.arm(&mut state, timer, count_to);
+        }
+    }
+
     /// Ends [`RedissonClient::freeze`]: what was held back is handled now,
     /// in arrival order, at the current time (timers fire late).
     pub fn thaw(&self) {
@@ -386,7 +433,7 @@ impl<T: Transport> Drop for RedissonClient<T> {
         self.pump.abort();
         let mut state = self.shared.lock();
         state.closed = true;
-        for (_, task) in std::mem::take(&mut state.timers) {
+        for (_, (_, task)) in std::mem::take(&mut state.timers) {
             task.abort();
         }
         state.returns.clear();

@@ -94,6 +94,8 @@
 //! - `script`: the exact texts of the scripts the lock sends.
 //! - `transport`: the [`Transport`] trait.
 //! - `client`: the async wrapper [`RedissonClient`] and [`RLock`].
+//! - `local_time`: [`LocalTime`], the client's wall clock and timer
+//!   oscillator as the wrapper reads them.
 //! - `inprocess`: [`InProcessServer`] and [`InProcessTransport`].
 //! - `resp`: [`RespTransport`].
 
@@ -105,6 +107,8 @@ mod error;
 mod id;
 #[cfg(feature = "inprocess")]
 mod inprocess;
+#[cfg(feature = "async")]
+mod local_time;
 mod machine;
 mod release;
 #[cfg(feature = "async")]
@@ -121,6 +125,8 @@ pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 #[cfg(feature = "inprocess")]
 pub use inprocess::{InProcessServer, InProcessTransport};
+#[cfg(feature = "async")]
+pub use local_time::LocalTime;
 pub use machine::{Event, LockClient, Output, Purpose};
 pub use release::{Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, Version, timer_tick};
 #[cfg(feature = "async")]

@@ -291,9 +291,10 @@ mod tests {
             batch_ms: 1,
             explore_seeds: 1,
         };
-        let scenarios = ["tiny-watchdog-timeout", "clock-skew"].map(|n| crate::load(n).unwrap());
+        let scenarios =
+            ["tiny-watchdog-timeout", "failover-loses-lock"].map(|n| crate::load(n).unwrap());
         let r = bench_turmoil(&config, &scenarios).unwrap();
-        assert_eq!(r.refused, ["clock-skew"]);
+        assert_eq!(r.refused, ["failover-loses-lock"]);
         let [tiny] = r.scenarios.as_slice() else {
             panic!("{r:?}")
         };
@@ -309,7 +310,7 @@ mod tests {
         assert!(md.starts_with(TURMOIL_HEADING), "{md}");
         assert!(md.contains("| tiny-watchdog-timeout | 10 s |"), "{md}");
         assert!(
-            md.contains("refuses them (a fault it cannot carry out): clock-skew."),
+            md.contains("refuses them (a fault it cannot carry out): failover-loses-lock."),
             "{md}"
         );
     }

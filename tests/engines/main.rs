@@ -71,7 +71,7 @@ fn fast_and_turmoil_agree_on_the_builtins() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // Most of the documents' scenarios run on both engines.
     assert!(
-        compared >= 16 * Release::ERAS.len(),
+        compared >= 19 * Release::ERAS.len(),
         "only {compared} compared; refused: {refused:?}"
     );
 }
@@ -169,8 +169,9 @@ fn turmoil_replays_byte_for_byte() {
 const REAL_SCALE: u64 = 5;
 
 /// A few built-in scenarios against a real `redis-server` started by the
-/// test (time-scaled): the same verdicts as the fast engine's. Fails with
-/// an install hint when redis-server is missing.
+/// test (time-scaled): the same verdicts as the fast engine's, two of them
+/// with a client's clock set ahead or slowed down. Fails with an install
+/// hint when redis-server is missing.
 #[test]
 fn a_real_redis_gives_the_fast_engines_verdicts() {
     let real = sim::Engine::Redis(sim::RealRedis {
@@ -182,6 +183,8 @@ fn a_real_redis_gives_the_fast_engines_verdicts() {
         "stw-pause",
         "key-deleted",
         "client-crash",
+        "clock-skew",
+        "clock-drift-slow",
     ] {
         let scenario = locksim::builtin(name).expect("built-in");
         let comparison = Comparison::run(&scenario, None, None, real.clone())
@@ -217,15 +220,18 @@ fn an_unreachable_redis_is_a_clear_error() {
 /// the README lists the scenarios left out with the engine's reason.
 #[test]
 fn a_report_on_turmoil_names_its_engine_and_what_it_left_out() {
-    let scenarios = ["stw-pause", "clock-skew"].map(|n| locksim::builtin(n).expect("built-in"));
+    let scenarios =
+        ["stw-pause", "failover-loses-lock"].map(|n| locksim::builtin(n).expect("built-in"));
     let engine = sim::Engine::Turmoil;
     let (matrix, refused) = locksim::run_matrix_on(&scenarios, &engine).expect("runs");
     assert_eq!(matrix.len(), 1);
     assert_eq!(matrix[0].1.len(), Release::ERAS.len());
     assert_eq!(refused.len(), 1);
-    assert_eq!(refused[0].scenario, "clock-skew");
+    assert_eq!(refused[0].scenario, "failover-loses-lock");
     assert!(
-        refused[0].reason.starts_with("faults[0] (clock skew B"),
+        refused[0]
+            .reason
+            .starts_with("faults[0] (replication stalls"),
         "{:?}",
         refused[0]
     );
@@ -239,7 +245,7 @@ fn a_report_on_turmoil_names_its_engine_and_what_it_left_out() {
         readme.contains("**Engine: turmoil** (`locksim report --engine turmoil`)"),
         "{readme}"
     );
-    assert!(readme.contains("- `clock-skew`: "), "{readme}");
+    assert!(readme.contains("- `failover-loses-lock`: "), "{readme}");
     let timeline = files
         .iter()
         .find(|f| f.path.starts_with("timelines/stw-pause."))

@@ -89,7 +89,7 @@ mod tests {
     /// A fault turmoil cannot inject: one clear line, exit 2.
     #[test]
     fn a_fault_turmoil_cannot_inject_is_refused() {
-        let (exit, out, err) = run(&["locksim", "compare", "clock-skew"]);
+        let (exit, out, err) = run(&["locksim", "compare", "failover-loses-lock"]);
         assert_eq!(exit, Exit::BadInput, "{out}{err}");
         assert!(err.contains("turmoil engine cannot run"), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");

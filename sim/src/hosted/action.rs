@@ -26,7 +26,8 @@ pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze)
      redis-pause (Redis reads \
      nothing), redis-restart and redis-down (the Redis host crashes, comes back with a \
      fresh engine or its keys; clients reconnect), clock-jump (Redis's clock), interrupt \
-     (RLock::interrupt) and delete-key";
+     (RLock::interrupt), delete-key, and clock-skew and clock-drift (the client's wall clock \
+     and timer oscillator, as on the fast engine)";
 
 /// The kinds the real-Redis engine carries out, and how.
 pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
@@ -37,7 +38,8 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      partition holds what was sent until the link heals, as TCP delivers it), redis-pause \
      (CLIENT PAUSE ALL), redis-restart and redis-down (the proxies close every connection and \
      refuse new ones while Redis is down; FLUSHALL when the keys are lost), interrupt \
-     (RLock::interrupt) and delete-key (DEL)";
+     (RLock::interrupt), delete-key (DEL), and clock-skew and clock-drift (the client's wall \
+     clock and timer oscillator, as on the fast engine)";
 
 /// The kinds both hosted engines take, by their scenario-file names.
 const HOSTED_KINDS: &[&str] = &[
@@ -54,6 +56,8 @@ const HOSTED_KINDS: &[&str] = &[
     "redis-down",
     "interrupt",
     "delete-key",
+    "clock-skew",
+    "clock-drift",
 ];
 /// What only turmoil takes: its Redis's clock is ours to move.
 const TURMOIL_ONLY_KINDS: &[&str] = &["clock-jump"];
@@ -156,15 +160,15 @@ mod tests {
                 at_ms: 10,
                 duration_ms: 5,
             }),
-            Fault::ClockSkew(faults::ClockSkew {
+            Fault::DropRate(faults::DropRate {
                 client: "A".into(),
                 at_ms: 10,
                 duration_ms: 5,
-                skew_ms: 5,
+                probability: 0.5,
             }),
         ]);
         let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
-        assert!(error.contains("faults[1] (clock skew A"), "{error}");
+        assert!(error.contains("faults[1] (drop"), "{error}");
         assert!(error.contains("fast engine"), "{error}");
     }
 

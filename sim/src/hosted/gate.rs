@@ -40,6 +40,19 @@ impl Gate {
         s.wakers.drain(..).for_each(Waker::wake);
     }
 
+    /// How many changes it has seen: where a new watcher starts.
+    pub(crate) fn changes(&self) -> u64 {
+        self.lock().changes
+    }
+
+    /// A change that opens and closes nothing: a watcher of
+    /// [`Gate::changed`] sees it (a client's clock changing its rate).
+    pub(crate) fn bump(&self) {
+        let mut s = self.lock();
+        s.changes += 1;
+        s.wakers.drain(..).for_each(Waker::wake);
+    }
+
     #[cfg(test)]
     pub(crate) fn is_closed(&self) -> bool {
         self.lock().closed > 0

@@ -22,6 +22,8 @@
 //! - `gate`: pausing a process's code or Redis's reading.
 //! - `recorder`: the history's records, from every source.
 //! - `process`: one client process (connect, threads, pause gate).
+//! - `local_time`: a client's wall clock, for `clock-skew` and
+//!   `clock-drift`.
 //! - `thread`: one thread's script over the async API.
 //! - `monitor`: reading a real Redis's `MONITOR` onto a shadow.
 //! - `spawn`: a `redis-server` started for a run.
@@ -33,6 +35,7 @@ mod bare;
 mod delay;
 mod gate;
 mod lateness;
+mod local_time;
 mod monitor;
 mod process;
 mod proxy;

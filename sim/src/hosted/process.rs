@@ -12,6 +12,7 @@ use tokio::task::AbortHandle;
 use super::delay::Delay;
 use super::gate::Gate;
 use super::lateness::Lateness;
+use super::local_time::{HostedClock, SharedClock};
 use super::recorder::{self, Shared};
 use super::thread;
 use crate::history::{Meta, RecordKind};
@@ -27,6 +28,9 @@ pub(crate) struct Slot {
     pub(crate) alive: bool,
     /// Closed while the process is paused.
     pub(crate) gate: Gate,
+    /// Bumped when its clock changes rate: the process re-arms its lock's
+    /// timers on its own runtime.
+    pub(crate) rate: Gate,
     /// Its open starvation windows.
     pub(crate) starve: Lateness,
     /// Its open interleaving windows.
@@ -40,6 +44,10 @@ pub(crate) struct Slot {
     pub(crate) locks: Vec<RLock<RespTransport>>,
     /// Its tasks, for an engine that kills a process by aborting them.
     pub(crate) tasks: Vec<AbortHandle>,
+    /// Its wall clock, when a fault of the plan moves it (else the client
+    /// reads time since it started, as a client without clock faults
+    /// always has).
+    pub(crate) clock: Option<SharedClock>,
 }
 
 pub(crate) type Slots = Rc<Vec<RefCell<Slot>>>;
@@ -82,9 +90,41 @@ pub(crate) fn client_fault(slots: &Slots, c: usize, i: usize, fault: &Fault, beg
             }
         }
         Fault::Interrupt(f) => interrupt(&slot, f),
+        Fault::ClockSkew(s) => {
+            let ms = if begin { s.skew_ms } else { -s.skew_ms };
+            let now = fault_instant(fault, begin);
+            if let Some(clock) = &slot.clock {
+                lock_clock(clock).step(now, ms);
+            }
+        }
+        Fault::ClockDrift(d) => {
+            let ppm = if begin { d.drift_ppm } else { -d.drift_ppm };
+            let now = fault_instant(fault, begin);
+            if let Some(clock) = &slot.clock {
+                lock_clock(clock).drift(now, ppm);
+            }
+            // Timers armed at the old rate fire at the new one.
+            slot.rate.bump();
+        }
         _ => return false,
     }
     true
+}
+
+/// When fault `fault`'s window opens (`begin`) or closes, in the spec's
+/// time: the instant the fast engine moves the clock at.
+fn fault_instant(fault: &Fault, begin: bool) -> SimTime {
+    let kind = fault.kind();
+    let at = if begin {
+        kind.at_ms()
+    } else {
+        kind.end_ms().unwrap_or(kind.at_ms())
+    };
+    SimTime::from_ms(at)
+}
+
+fn lock_clock(clock: &SharedClock) -> std::sync::MutexGuard<'_, crate::clock::LocalClock> {
+    clock.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// An `interrupt` fault strikes: the thread is interrupted now, or (with
@@ -122,6 +162,7 @@ pub(crate) fn slots(spec: &SimSpec, scale: u64) -> Slots {
                     life: 0,
                     alive: true,
                     gate: Gate::default(),
+                    rate: Gate::default(),
                     starve: Lateness::new(spec.seed, scale),
                     interleave: Lateness::new(spec.seed, scale),
                     replies: Delay::default(),
@@ -129,10 +170,19 @@ pub(crate) fn slots(spec: &SimSpec, scale: u64) -> Slots {
                     threads: Vec::new(),
                     locks: Vec::new(),
                     tasks: Vec::new(),
+                    clock: clock_of(spec, &cs.name),
                 })
             })
             .collect(),
     )
+}
+
+/// Client `name`'s clock, when a fault of `spec` moves it: as the fast
+/// engine's, a day ahead of true time.
+fn clock_of(spec: &SimSpec, name: &str) -> Option<SharedClock> {
+    let epoch = crate::clock::epoch_of(spec, name);
+    (epoch > 0)
+        .then(|| std::sync::Arc::new(std::sync::Mutex::new(crate::clock::LocalClock::new(epoch))))
 }
 
 /// Each client's lock config with every duration divided by `scale`, and
@@ -218,11 +268,12 @@ impl<C: Connect> ClientHost<C> {
     pub(crate) async fn software(self) -> Result<(), Box<dyn std::error::Error>> {
         let c = self.c;
         let mut start = tokio::time::Instant::now();
-        let (life, gate, starve, interleave) = {
+        let (life, gate, rate, starve, interleave) = {
             let s = self.slots[c].borrow();
             (
                 s.life,
                 s.gate.clone(),
+                s.rate.clone(),
                 s.starve.clone(),
                 s.interleave.clone(),
             )
@@ -255,6 +306,25 @@ impl<C: Connect> ClientHost<C> {
         let tracer: Tracer =
             Box::new(move |_, trace| recorder::lock(&traced).trace(c, life, trace));
         let client = RedissonClient::with_tracer(uuid, self.config.clone(), transport, tracer);
+        if let Some(clock) = self.slots[c].borrow().clock.clone() {
+            // The spec's time zero, in this life's runtime: the scripts'
+            // start for the first life (after the boot phase), else now
+            // less the spec's time elapsed.
+            let zero = if life == 0 {
+                start
+            } else {
+                let spec_now = recorder::lock(&self.recorder).now();
+                let elapsed = Duration::from_micros(spec_now.0 / self.scale);
+                tokio::time::Instant::now()
+                    .checked_sub(elapsed)
+                    .unwrap_or(start)
+            };
+            client.set_clock(std::sync::Arc::new(HostedClock {
+                clock,
+                zero,
+                scale: self.scale,
+            }));
+        }
         let lagging = starve.clone();
         client.set_lag(Box::new(move |what| match what {
             Lagged::Timer => lagging.lag(),
@@ -289,13 +359,20 @@ impl<C: Connect> ClientHost<C> {
             self.slots[c].borrow_mut().tasks.push(task.abort_handle());
         }
         // The pause gate: the lock's own code stops and resumes with the
-        // threads (replies, messages and timers wait, in order).
-        let mut seen = 0;
+        // threads (replies, messages and timers wait, in order); and the
+        // clock's rate changes, which re-arm the lock's timers.
+        let (mut seen, mut seen_rate) = (0, rate.changes());
         loop {
-            if gate.changed(&mut seen).await {
-                client.freeze();
-            } else {
-                client.thaw();
+            tokio::select! {
+                biased;
+                closed = gate.changed(&mut seen) => {
+                    if closed {
+                        client.freeze();
+                    } else {
+                        client.thaw();
+                    }
+                }
+                _ = rate.changed(&mut seen_rate) => client.clock_changed(),
             }
         }
     }
