@@ -189,7 +189,9 @@ fn variant(value: &impl Debug) -> String {
 }
 
 /// The Redisson fix the run's release lacks that removes the defect, by
-/// experiment. Each fix (oldest first) must remove it: the run under the
+/// experiment; only switches that fix something are candidates (see
+/// [`lockcore::SwitchInfo::fixes`]: a timer-tick change that makes a
+/// defect disappear moved its timing). Each fix (oldest first) must remove it: the run under the
 /// release plus the fix has no such defect. The strict test then asks
 /// that the newest release minus the fix show it again (so a fix that
 /// only shifts the timing is not named); when no fix passes it (two later
@@ -201,7 +203,7 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
     let release = experiments.spec.profile;
     let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
         .iter()
-        .filter(|s| !release.has(**s))
+        .filter(|s| s.info().fixes && !release.has(**s))
         .filter_map(|s| Some((s.info().since?, *s)))
         .collect();
     fixes.sort();

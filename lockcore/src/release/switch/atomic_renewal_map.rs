@@ -18,6 +18,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(4, 4, 0)),
     upstream: "#6844",
     summary: "joining and leaving a lock's renewal entry are atomic (before, an unlock's cancel could remove the entry a sibling thread had just joined)",
+    fixes: true,
 };
 
 // Its behaviour is tested where the step lives: `machine::step`.

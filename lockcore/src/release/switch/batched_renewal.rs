@@ -15,6 +15,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 44, 0)),
     upstream: "#6303",
     summary: "one renewal chain per client renews every held lock in one EVAL every T/3; a 0 for a lock cancels only that thread's hold of it; an error skips a round",
+    fixes: true,
 };
 
 #[cfg(test)]

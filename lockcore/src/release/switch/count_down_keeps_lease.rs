@@ -16,6 +16,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 27, 2)),
     upstream: "#5623",
     summary: "an unlock that only counts a re-entrant hold down keeps the instance's lease, so the next unlock re-arms the key with the hold's lease, not the watchdog timeout",
+    fixes: true,
 };
 
 #[cfg(test)]

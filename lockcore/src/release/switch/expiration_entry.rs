@@ -20,6 +20,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 10, 5)),
     upstream: "#1966",
     summary: "one renewal entry per lock with per-thread counts and its own timer chain (renewExpiration), instead of removing and re-registering the entry on every renewal",
+    fixes: true,
 };
 
 #[cfg(test)]

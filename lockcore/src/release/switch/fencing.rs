@@ -15,6 +15,8 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: None,
     upstream: "locksim",
     summary: "fencing tokens, a lease-lost signal and renewal retried until the lease would really end (not in any Redisson release)",
+    // Not a fix: locksim's own design, in no release.
+    fixes: false,
 };
 
 #[cfg(test)]

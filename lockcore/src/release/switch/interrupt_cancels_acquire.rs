@@ -20,6 +20,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 16, 3)),
     upstream: "#2714",
     summary: "an interrupted acquire cancels its future, so its late reply no longer arms the watchdog of a thread that gave up",
+    fixes: true,
 };
 
 #[cfg(test)]

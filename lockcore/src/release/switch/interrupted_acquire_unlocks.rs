@@ -24,6 +24,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: None,
     upstream: "#7272 (PR #7277, unmerged)",
     summary: "an acquire whose thread was interrupted, if it took the lock, arms no renewal and unlocks (not in any Redisson release)",
+    fixes: true,
 };
 
 #[cfg(test)]

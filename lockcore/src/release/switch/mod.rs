@@ -25,6 +25,14 @@ pub struct SwitchInfo {
     pub upstream: &'static str,
     /// What it changes, in one line.
     pub summary: &'static str,
+    /// Whether it removes a defect of the releases before it, as locksim
+    /// models them: what explore's attribution may name as a defect's
+    /// fix. False for a change that fixes nothing locksim models (the
+    /// timer's tick, the acquire script's wire text) or that brought a
+    /// defect (the renewal thread queue): adding one to an older release
+    /// can only move the timing or add a defect, so a defect it makes
+    /// disappear was not fixed by it.
+    pub fixes: bool,
 }
 
 macro_rules! switches {

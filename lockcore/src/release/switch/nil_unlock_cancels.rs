@@ -13,6 +13,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 12, 1)),
     upstream: "#2515",
     summary: "a nil unlock reply (lock no longer held) cancels renewal too",
+    fixes: true,
 };
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 37, 0)),
     upstream: "#6144",
     summary: "acquire and unlock are sent without command retry: a timed-out acquire or unlock fails at once",
+    fixes: true,
 };
 
 #[cfg(test)]

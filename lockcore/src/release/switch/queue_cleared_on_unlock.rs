@@ -13,6 +13,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 46, 0)),
     upstream: "#6144",
     summary: "a thread's last unlock removes all its places in the renewal entry's queue, so a re-entrant holder leaves no stale head",
+    fixes: true,
 };
 
 #[cfg(test)]

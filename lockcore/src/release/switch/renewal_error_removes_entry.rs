@@ -13,6 +13,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 14, 0)),
     upstream: "#3194",
     summary: "a renewal that fails with an error removes the renewal entry (before: the chain stopped but the entry stayed, so a later re-lock on the client was never renewed)",
+    fixes: true,
 };
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 16, 1)),
     upstream: "#3712, #3714",
     summary: "a renewal that returns 0 cancels and removes the entry (3.12.5 to 3.16.0 stopped but kept it)",
+    fixes: true,
 };
 
 #[cfg(test)]

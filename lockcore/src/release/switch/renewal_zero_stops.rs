@@ -12,6 +12,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 12, 5)),
     upstream: "#2669",
     summary: "a renewal that returns 0 stops the chain (it used to reschedule itself whatever the reply)",
+    fixes: true,
 };
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 17, 0)),
     upstream: "tag redisson-3.17.0",
     summary: "a tryLock(wait) whose subscription fails returns false instead of throwing",
+    fixes: true,
 };
 
 #[cfg(test)]

@@ -28,6 +28,8 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 37, 0)),
     upstream: "commit 981d7332c (#6144)",
     summary: "the renewal entry queues a thread once per hold and the last unlock removes one place only: a re-entrant holder stays at the head, renewed in vain, and a sibling joining the entry is never renewed",
+    // Not a fix: it brought #6144's stale queue head.
+    fixes: false,
 };
 
 #[cfg(test)]

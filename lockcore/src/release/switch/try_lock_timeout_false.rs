@@ -13,6 +13,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(4, 7, 0)),
     upstream: "#5019",
     summary: "a response timeout of an attempt inside tryLock's wait loop makes tryLock return false (before: it threw)",
+    fixes: true,
 };
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 8, 1)),
     upstream: "#1602",
     summary: "an unlock that fails with an error cancels renewal (before: only an unlock that released the lock did)",
+    fixes: true,
 };
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 24, 0)),
     upstream: "#4871",
     summary: "each unlock call stores its result in a latch key, so a resent unlock replays it instead of finding the lock gone",
+    fixes: true,
 };
 
 #[cfg(test)]

@@ -20,6 +20,8 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     since: Some(Version::new(3, 19, 2)),
     upstream: "#4818",
     summary: "every unlock resets the instance's lease to the watchdog timeout, even one that only counts a re-entrant hold down (so the next unlock re-arms the key with it, until 3.27.2)",
+    // Not a fix: locksim models only the defect it brought (#5623), not the leak it fixed.
+    fixes: false,
 };
 
 #[cfg(test)]
