@@ -170,7 +170,8 @@ const REAL_SCALE: u64 = 5;
 
 /// A few built-in scenarios against a real `redis-server` started by the
 /// test (time-scaled): the same verdicts as the fast engine's, two of them
-/// with a client's clock set ahead or slowed down. Fails with an install
+/// with a client's clock set ahead or slowed down, one with Redis's clock
+/// jumping ahead. Fails with an install
 /// hint when redis-server is missing.
 #[test]
 fn a_real_redis_gives_the_fast_engines_verdicts() {
@@ -185,6 +186,7 @@ fn a_real_redis_gives_the_fast_engines_verdicts() {
         "client-crash",
         "clock-skew",
         "clock-drift-slow",
+        "clock-jump",
     ] {
         let scenario = locksim::builtin(name).expect("built-in");
         let comparison = Comparison::run(&scenario, None, None, real.clone())

@@ -38,8 +38,9 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      partition holds what was sent until the link heals, as TCP delivers it), redis-pause \
      (CLIENT PAUSE ALL), redis-restart and redis-down (the proxies close every connection and \
      refuse new ones while Redis is down; FLUSHALL when the keys are lost), interrupt \
-     (RLock::interrupt), delete-key (DEL), and clock-skew and clock-drift (the client's wall \
-     clock and timer oscillator, as on the fast engine)";
+     (RLock::interrupt), delete-key (DEL), clock-jump (a script shortens, or lengthens, the \
+     remaining TTL of the locks' keys and unlock latches by the jump), and clock-skew and \
+     clock-drift (the client's wall clock and timer oscillator, as on the fast engine)";
 
 /// The kinds both hosted engines take, by their scenario-file names.
 const HOSTED_KINDS: &[&str] = &[
@@ -58,9 +59,8 @@ const HOSTED_KINDS: &[&str] = &[
     "delete-key",
     "clock-skew",
     "clock-drift",
+    "clock-jump",
 ];
-/// What only turmoil takes: its Redis's clock is ours to move.
-const TURMOIL_ONLY_KINDS: &[&str] = &["clock-jump"];
 
 /// Which engine's kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +74,6 @@ impl Kinds {
     /// name).
     fn has(self, name: &str) -> bool {
         HOSTED_KINDS.contains(&name)
-            || (self == Kinds::Turmoil && TURMOIL_ONLY_KINDS.contains(&name))
     }
 
     /// What the engine carries out, and how, in words.
@@ -172,16 +171,16 @@ mod tests {
         assert!(error.contains("fast engine"), "{error}");
     }
 
-    /// Turmoil moves its own Redis's clock; a real Redis's clock is not
-    /// locksim's to move.
+    /// Both engines jump Redis's clock: turmoil moves its own Redis's, a
+    /// real Redis's keys have their remaining TTLs moved.
     #[test]
-    fn only_turmoil_jumps_redis_clock() {
+    fn both_engines_jump_redis_clock() {
         let jump = Fault::ClockJump(faults::ClockJump {
             at_ms: 10,
             jump_ms: 5,
         });
         assert!(takes(Kinds::Turmoil, &jump));
-        assert!(!takes(Kinds::Redis, &jump));
+        assert!(takes(Kinds::Redis, &jump));
         let restart = Fault::RedisRestart(faults::RedisRestart { at_ms: 10 });
         assert!(takes(Kinds::Turmoil, &restart) && takes(Kinds::Redis, &restart));
     }
