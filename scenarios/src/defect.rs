@@ -20,6 +20,8 @@ use serde::Serialize;
 use sim::RecordKind;
 use sim::{Cause, History, Invariant, Run, SimSpec, Violation};
 
+use crate::open_issue::{OpenIssue, open_issue};
+
 /// One defect of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Defect {
@@ -30,6 +32,9 @@ pub struct Defect {
     pub signature: String,
     /// The Redisson fix that removes it, if one does.
     pub fixed_by: Option<Fix>,
+    /// When no fix removes it: the open upstream issue whose path the
+    /// run took, if one is known.
+    pub open_issue: Option<OpenIssue>,
 }
 
 /// A Redisson change that removes a defect: `#6303 (batched-renewal,
@@ -76,10 +81,16 @@ pub fn defects_attributed(spec: &SimSpec, run: &Run, engine: &sim::Engine) -> Ve
         if found.iter().any(|d| d.invariant == v.invariant) {
             continue;
         }
+        let fixed_by = fixed_by(&mut experiments, v.invariant);
+        let open_issue = match fixed_by {
+            None => open_issue(&run.history, v),
+            Some(_) => None,
+        };
         found.push(Defect {
             invariant: v.invariant,
             signature: signature(&run.history, v),
-            fixed_by: fixed_by(&mut experiments, v.invariant),
+            fixed_by,
+            open_issue,
         });
     }
     found
@@ -266,6 +277,8 @@ pub(crate) struct DefectGroup {
     pub(crate) signature: String,
     /// The Redisson fix that removes it, if one does.
     pub(crate) fixed_by: Option<Fix>,
+    /// Else the open upstream issue whose path it took, if known.
+    pub(crate) open_issue: Option<OpenIssue>,
     /// How many runs showed it.
     pub(crate) runs: u64,
     /// The first of them.

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use crate::defect::DefectGroup;
 use crate::losses::Losses;
-use crate::{Fix, ReportFile, Rerun, Scenario, Trial, render_chart, render_trial};
+use crate::{Fix, OpenIssue, ReportFile, Rerun, Scenario, Trial, render_chart, render_trial};
 use lockcore::Release;
 
 /// Everything the report says.
@@ -114,7 +114,11 @@ impl DefectCase {
         vec![
             ("invariant", g.invariant.to_string(), true),
             ("signature", g.signature.clone(), true),
-            ("fixed by", fixed_by_text(g.fixed_by.as_ref()), false),
+            (
+                "fixed by",
+                fixed_by_text(g.fixed_by.as_ref(), g.open_issue),
+                false,
+            ),
             ("runs", g.runs.to_string(), false),
             ("first seed", g.seed.to_string(), false),
             ("replay", g.replay.clone(), true),
@@ -266,11 +270,12 @@ pub(crate) const LOSSES_INTRO: &str = "Violations the oracle explains, counted i
 cause (a run counts once for each cause it shows): beyond the guarantee, by the kind of \
 fault it blames, or misuse of the lock.";
 
-/// A defect's fix, in words.
-pub(crate) fn fixed_by_text(fix: Option<&Fix>) -> String {
-    match fix {
-        Some(fix) => fix.to_string(),
-        None => "no modelled Redisson fix removes it".to_owned(),
+/// A defect's fix, in words, or the open issue whose path it took.
+pub(crate) fn fixed_by_text(fix: Option<&Fix>, open: Option<OpenIssue>) -> String {
+    match (fix, open) {
+        (Some(fix), _) => fix.to_string(),
+        (None, Some(open)) => format!("no fix in any release; {open}"),
+        (None, None) => "no modelled Redisson fix removes it".to_owned(),
     }
 }
 

@@ -98,6 +98,7 @@ mod html;
 mod location;
 mod losses;
 mod observe;
+mod open_issue;
 mod outcome;
 mod render;
 mod report;
@@ -129,6 +130,7 @@ pub use explore::{
 pub use history::{HistoryRow, history, history_names, history_scenario};
 pub use html::render_html;
 pub use location::Location;
+pub use open_issue::OpenIssue;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};
 pub use render::{Rerun, fault_line, render_header, render_trial, render_verdict};
 pub use report::{

@@ -295,11 +295,43 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
                 Cause::BeyondGuarantee {
                     explained_by: format!("the key expired at {at}: {why}"),
                 }
+            } else if let Some(why) = lease_overrun(spec, history, v, end) {
+                Cause::BeyondGuarantee {
+                    explained_by: format!("the key expired at {at}: {why}"),
+                }
             } else {
                 return Some(Cause::Defect);
             }
         }
     })
+}
+
+/// An explicit lease (no watchdog) that ran out at `end` while a fault
+/// held its holder back: the script's lease covers its work (or the run
+/// is misuse), so the holder could have let go in time only if it ran
+/// when the lease ran out and got the acquire's reply in time. A fault
+/// on the holder's client (or on Redis) in force at the expiry, or
+/// between the acquire on Redis and its reply, explains it.
+fn lease_overrun(spec: &SimSpec, history: &History, v: &Violation, end: u64) -> Option<String> {
+    let first = *v.events.iter().min()?;
+    let hold = history.records.get(first)?;
+    let RecordKind::Hold {
+        lease_ms,
+        watchdog: false,
+        ..
+    } = &hold.kind
+    else {
+        return None;
+    };
+    let acquired = end.saturating_sub(*lease_ms);
+    let replied = hold.at.as_ms();
+    let (text, at) = faults_on(spec, v, end, end)
+        .chain(faults_on(spec, v, acquired, replied))
+        .next()?;
+    Some(format!(
+        "its {lease_ms} ms lease ran out while {text} (at {}) held the holder back",
+        SimTime::from_ms(at)
+    ))
 }
 
 /// Whether faults blocked every renewal the involved clients sent in the
@@ -376,7 +408,8 @@ fn renewals_blocked(
 /// The record at which Redis stopped naming the thread that still
 /// believes it holds `lock` (the violation's first hold): the first
 /// server record after that hold that frees the key or names another
-/// holder. The last free record before the violation may be someone
+/// holder, if it freed it or a failover put a replica's older holder in
+/// its place. The last free record before the violation may be someone
 /// else's key expiring in between.
 fn believer_key_gone<'h>(
     history: &'h History,
@@ -393,7 +426,17 @@ fn believer_key_gone<'h>(
             matches!(&r.kind, RecordKind::Server { lock: l, holder, .. }
             if l == lock && holder.as_ref() != Some(who))
         })
-        .filter(|r| matches!(&r.kind, RecordKind::Server { holder: None, .. }) && r.at <= v.at)
+        .filter(|r| {
+            r.at <= v.at
+                && matches!(
+                    &r.kind,
+                    RecordKind::Server { holder: None, .. }
+                        | RecordKind::Server {
+                            cause: ServerCause::Failover,
+                            ..
+                        }
+                )
+        })
 }
 
 /// How much of `[start, end]` faults on an involved client or on Redis

@@ -58,13 +58,7 @@ fn corpus_is_well_formed() {
 /// here, naming the file.
 #[test]
 fn every_shrunk_finding_gives_its_verdict_and_cause() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regression/findings");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
+    let (dir, files) = scenario_files("findings");
     assert!(
         files.len() >= 10,
         "only {} findings in {}",
@@ -85,4 +79,69 @@ fn every_shrunk_finding_gives_its_verdict_and_cause() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A defect open upstream with no fix is named by the path the run took:
+/// seed 11638 under `fenced`, shrunk, is Redisson #4109 (a tryLock that
+/// timed out after its script ran; the retry re-enters, and the lock is
+/// renewed for ever after the last unlock).
+#[test]
+fn a_timed_out_acquire_that_ran_names_redisson_4109() {
+    let name = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/regression/findings/explored-11638-fenced-lock-left-behind-defect.toml"
+    );
+    let scenario = locksim::load(name).unwrap_or_else(|e| panic!("{e}"));
+    let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
+    let spec = scenario.spec(None, None);
+    let defects = locksim::defects_of(&spec, &trial.run);
+    let named: Vec<_> = defects
+        .iter()
+        .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
+        .collect();
+    assert_eq!(named, [("lock-left-behind", Some("#4109"))]);
+}
+
+/// Violations the oracle once called defects that a fault explains (the
+/// harness's false positives), each a scenario file whose expectation
+/// says it breaks and is no defect: a change to the oracle that calls one
+/// a defect again fails here, naming the file.
+#[test]
+fn every_explained_loss_stays_explained() {
+    let (dir, files) = scenario_files("losses");
+    assert!(!files.is_empty(), "no scenario in {}", dir.display());
+    let mut failures = Vec::new();
+    for path in &files {
+        let name = path.display().to_string();
+        let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
+        let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
+        let defects = locksim::defects_of(&scenario.spec(None, None), &trial.run);
+        if trial.run.violations.is_empty() || !defects.is_empty() || !trial.as_expected() {
+            failures.push(format!(
+                "{name}: {} violation(s), defects {:?}, mismatches {:?}",
+                trial.run.violations.len(),
+                defects
+                    .iter()
+                    .map(|d| d.invariant.name())
+                    .collect::<Vec<_>>(),
+                trial.mismatches
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The scenario files in `tests/regression/<sub>`, sorted, and the
+/// directory.
+fn scenario_files(sub: &str) -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("regression")
+        .join(sub);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    (dir, files)
 }

@@ -35,6 +35,7 @@ impl Groups {
                     invariant: d.invariant,
                     signature: d.signature.clone(),
                     fixed_by: d.fixed_by.clone(),
+                    open_issue: d.open_issue,
                     runs: 1,
                     seed: f.seed,
                     replay: f.replay_command(),
@@ -64,7 +65,7 @@ impl Groups {
                 "     under {}: {} run(s); first: {}",
                 g.model, g.runs, g.replay
             );
-            let fix = crate::findings::fixed_by_text(g.fixed_by.as_ref());
+            let fix = crate::findings::fixed_by_text(g.fixed_by.as_ref(), g.open_issue);
             let _ = writeln!(out, "     upstream: {fix}");
         }
         if self.overflow > 0 {
@@ -94,6 +95,7 @@ mod tests {
                 invariant: Invariant::MutualExclusion,
                 signature: signature.to_owned(),
                 fixed_by: None,
+                open_issue: None,
             }],
             engine: sim::Engine::Fast,
         }

@@ -41,19 +41,22 @@ pub(super) fn profile_label(profile: Option<Release>) -> String {
 }
 
 /// Each broken invariant with its cause: `mutual-exclusion (defect)`, and
-/// a defect's upstream fix: `mutual-exclusion (defect, fixed by #6303)`.
+/// a defect's upstream fix: `mutual-exclusion (defect, fixed by #6303)`,
+/// or the open issue whose path it took (`open upstream: #4109`).
 pub(super) fn names(f: &Finding) -> String {
     let mut names: Vec<String> = f
         .broken
         .iter()
         .map(|b| {
-            let fix = f
+            let defect = f
                 .defects
                 .iter()
-                .find(|d| d.invariant == b.invariant && b.cause == sim::Cause::Defect)
-                .and_then(|d| d.fixed_by.as_ref())
-                .map(|fix| format!(", fixed by {}", fix.upstream))
-                .unwrap_or_default();
+                .find(|d| d.invariant == b.invariant && b.cause == sim::Cause::Defect);
+            let fix = match defect.map(|d| (d.fixed_by.as_ref(), d.open_issue)) {
+                Some((Some(fix), _)) => format!(", fixed by {}", fix.upstream),
+                Some((None, Some(open))) => format!(", open upstream: {}", open.upstream),
+                _ => String::new(),
+            };
             format!("{} ({}{fix})", b.invariant.name(), b.cause.name())
         })
         .collect();

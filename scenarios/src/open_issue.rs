@@ -1,0 +1,94 @@
+//! Defects that are open upstream with no fix, in any release or pull
+//! request, that attribution could try: recognised by the path the run
+//! took, so a finding can still name the upstream issue a user would
+//! search for.
+//!
+//! Attribution by experiment ([`crate::defect`]) needs a switch that
+//! removes the defect. For an open issue without a fix there is none, so
+//! each known path here is a predicate over the run's history, tried only
+//! when no fix removes the defect. A new one is a `const` and a
+//! predicate plus one line in [`KNOWN`].
+
+use serde::Serialize;
+use sim::{History, Outcome, RecordKind, ServerCause, Violation, Who};
+
+/// An upstream issue, open with no fix, whose path a run took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OpenIssue {
+    /// The upstream issue (`#4109`).
+    pub upstream: &'static str,
+    /// What happens on the path, in one line.
+    pub path: &'static str,
+}
+
+impl std::fmt::Display for OpenIssue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the path of {}, open upstream: {}",
+            self.upstream, self.path
+        )
+    }
+}
+
+/// Redisson #4109 ("response timeout in a job lead to deadlock", open
+/// since 3.9.0): an acquire times out on the client after the script ran
+/// on Redis. Redisson has no request id for an acquire, so the thread has
+/// a hold it does not know of; when it tries again it re-enters (count
+/// 2), its one unlock counts down to 1, and the watchdog its second
+/// acquire armed keeps the lock for ever. #7367 (open) is the same count
+/// reached by Redisson's own resend in replicated mode.
+const TIMED_OUT_ACQUIRE_RAN: OpenIssue = OpenIssue {
+    upstream: "#4109",
+    path: "an acquire timed out on the client after it ran on Redis, so the thread holds a count it does not know of",
+};
+
+/// Whether the run of a history took a path to a violation.
+type Took = fn(&History, &Violation) -> bool;
+
+/// Each known path and how to recognise it.
+const KNOWN: &[(OpenIssue, Took)] = &[(TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran)];
+
+/// The open issue whose path the run of `history` took to break `v`, if
+/// one is known.
+pub(crate) fn open_issue(history: &History, v: &Violation) -> Option<OpenIssue> {
+    KNOWN
+        .iter()
+        .find(|(_, took)| took(history, v))
+        .map(|(issue, _)| *issue)
+}
+
+/// Whether a thread of the violation's clients had an acquire answer
+/// with an error after Redis made it the holder.
+fn timed_out_acquire_ran(history: &History, v: &Violation) -> bool {
+    let mut calling: Vec<&Who> = Vec::new();
+    let mut ran: Vec<&Who> = Vec::new();
+    for r in &history.records {
+        if r.at > v.at {
+            break;
+        }
+        match &r.kind {
+            RecordKind::Call { who, call, .. }
+                if call.is_acquire() && v.clients.iter().any(|c| **c == *who.client) =>
+            {
+                calling.push(who);
+            }
+            RecordKind::Server {
+                holder: Some(who),
+                cause: ServerCause::Command { .. },
+                ..
+            } if calling.contains(&who) && !ran.contains(&who) => ran.push(who),
+            RecordKind::Return {
+                who, call, outcome, ..
+            } if call.is_acquire() => {
+                if ran.contains(&who) && matches!(outcome, Outcome::Error { .. }) {
+                    return true;
+                }
+                calling.retain(|w| *w != who);
+                ran.retain(|w| *w != who);
+            }
+            _ => {}
+        }
+    }
+    false
+}
