@@ -291,10 +291,12 @@ mod tests {
             batch_ms: 1,
             explore_seeds: 1,
         };
-        let scenarios =
-            ["tiny-watchdog-timeout", "failover-loses-lock"].map(|n| crate::load(n).unwrap());
+        let scenarios = [
+            crate::load("tiny-watchdog-timeout").unwrap(),
+            crate::load(crate::builtin::LOSSY_LINK).unwrap(),
+        ];
         let r = bench_turmoil(&config, &scenarios).unwrap();
-        assert_eq!(r.refused, ["failover-loses-lock"]);
+        assert_eq!(r.refused, ["lossy-link"]);
         let [tiny] = r.scenarios.as_slice() else {
             panic!("{r:?}")
         };
@@ -310,7 +312,7 @@ mod tests {
         assert!(md.starts_with(TURMOIL_HEADING), "{md}");
         assert!(md.contains("| tiny-watchdog-timeout | 10 s |"), "{md}");
         assert!(
-            md.contains("refuses them (a fault it cannot carry out): failover-loses-lock."),
+            md.contains("refuses them (a fault it cannot carry out): lossy-link."),
             "{md}"
         );
     }

@@ -118,6 +118,14 @@ pub fn load(name_or_path: &str) -> Result<Scenario, InputError> {
     Scenario::parse(&text, name_or_path)
 }
 
+/// A scenario the turmoil engine refuses (`tests/engines/lossy-link.toml`):
+/// network-drop with a lossy link, which turmoil's TCP cannot give.
+#[cfg(test)]
+pub(crate) const LOSSY_LINK: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/engines/lossy-link.toml"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

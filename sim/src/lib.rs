@@ -127,7 +127,8 @@
 //! - `windows`: which fault windows cover an instant, by a sweep.
 //! - `server`: the Redis process around fake-redis's engine.
 //! - `replication`: the primary's replicas, the lagging stream of writes
-//!   to them, and promoting one (failover).
+//!   to them, and promoting one (failover); the fast and turmoil engines
+//!   share it.
 //! - `process`: a client process and its threads.
 //! - `clock`: a client's own clock (skewed, drifting), read by its machine.
 //! - `script`: thread scripts flattened into instructions.

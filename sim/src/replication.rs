@@ -12,24 +12,27 @@ use fake_redis::{Engine, Write};
 use rand_chacha::ChaCha8Rng;
 
 use crate::history::ServerCause;
-use crate::queue::EventQueue;
 use crate::rng::{self, Stream};
-use crate::server::Server;
 use crate::world::{Ev, World};
 use crate::{LatencyRange, SimSpec, SimTime};
 
-/// The replicas and the stream of writes to them.
+/// The replicas and the stream of writes to them, as either engine
+/// carries it: the fast engine schedules an event per arrival
+/// ([`Replicas::send`]'s answer) and applies one write per event
+/// ([`Replicas::receive`]); the turmoil engine applies whatever is due
+/// between its steps ([`Replicas::receive_due`]).
 pub(crate) struct Replicas {
     engines: Vec<Engine>,
     lag: LatencyRange,
     rng: ChaCha8Rng,
-    /// Per replica, the writes on their way, in order.
-    in_flight: Vec<VecDeque<Write>>,
+    /// Per replica, the writes on their way, in order, each with when it
+    /// arrives.
+    in_flight: Vec<VecDeque<(SimTime, Write)>>,
     /// Per replica, when its last write arrives (a write never overtakes
     /// an earlier one).
     last_at: Vec<SimTime>,
     /// Open `replication-drop` windows.
-    pub(crate) stalled: u32,
+    stalled: u32,
     /// Writes held back while replication stalls.
     held: Vec<Write>,
     /// Bumped when the primary fails: writes still on their way from it
@@ -38,11 +41,12 @@ pub(crate) struct Replicas {
 }
 
 impl Replicas {
-    pub(crate) fn new(spec: &SimSpec, server: &Server) -> Replicas {
+    /// `spec`'s replicas, each a fresh engine from `new_engine`.
+    pub(crate) fn new(spec: &SimSpec, new_engine: impl Fn() -> Engine) -> Replicas {
         let n = spec.redis.replicas as usize;
         let engines = (0..n)
             .map(|_| {
-                let mut e = server.new_engine();
+                let mut e = new_engine();
                 e.set_replica();
                 e
             })
@@ -59,31 +63,107 @@ impl Replicas {
         }
     }
 
+    /// How many there are.
+    pub(crate) fn len(&self) -> usize {
+        self.engines.len()
+    }
+
     /// Sends `writes` to every replica, or holds them while replication
-    /// stalls.
-    fn send(&mut self, now: SimTime, writes: Vec<Write>, queue: &mut EventQueue<Ev>) {
+    /// stalls: when each arrives, and where.
+    pub(crate) fn send(&mut self, now: SimTime, writes: Vec<Write>) -> Vec<(SimTime, u32)> {
+        let mut arrivals = Vec::new();
         if writes.is_empty() || self.engines.is_empty() {
-            return;
+            return arrivals;
         }
         if self.stalled > 0 {
             self.held.extend(writes);
-            return;
+            return arrivals;
         }
         for r in 0..self.engines.len() {
             for w in &writes {
                 let lag = rng::between(&mut self.rng, self.lag.min_ms, self.lag.max_ms);
                 let at = now.plus_ms(lag).max(self.last_at[r]);
                 self.last_at[r] = at;
-                self.in_flight[r].push_back(w.clone());
-                let (replica, epoch) = (r as u32, self.epoch);
-                queue.push(at, Ev::Replicate { replica, epoch });
+                self.in_flight[r].push_back((at, w.clone()));
+                arrivals.push((at, r as u32));
+            }
+        }
+        arrivals
+    }
+
+    /// Replica `r`'s next write arrives: it applies it; the offset to
+    /// acknowledge.
+    pub(crate) fn receive(&mut self, r: usize) -> Option<u64> {
+        let (_, w) = self.in_flight.get_mut(r)?.pop_front()?;
+        self.engines[r].apply(&w);
+        Some(w.offset())
+    }
+
+    /// Every write due by `now` arrives: each replica and offset to
+    /// acknowledge.
+    pub(crate) fn receive_due(&mut self, now: SimTime) -> Vec<(usize, u64)> {
+        let mut acks = Vec::new();
+        for r in 0..self.engines.len() {
+            while self.in_flight[r].front().is_some_and(|(at, _)| *at <= now) {
+                acks.extend(self.receive(r).map(|offset| (r, offset)));
+            }
+        }
+        acks
+    }
+
+    /// Replication stalls (`stall`) or resumes: what it held back, sent.
+    pub(crate) fn stall(&mut self, now: SimTime, stall: bool) -> Vec<(SimTime, u32)> {
+        if stall {
+            self.stalled += 1;
+            return Vec::new();
+        }
+        self.stalled = self.stalled.saturating_sub(1);
+        if self.stalled > 0 {
+            return Vec::new();
+        }
+        let held = std::mem::take(&mut self.held);
+        self.send(now, held)
+    }
+
+    /// The primary failed: what it had not yet sent, or had on its way to
+    /// a replica, is lost.
+    pub(crate) fn primary_failed(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        self.held.clear();
+        for q in &mut self.in_flight {
+            q.clear();
+        }
+    }
+
+    /// Takes out replica `k` (by default the most up to date, as Sentinel
+    /// picks), to be the primary of the others, leaving `fresh` in its
+    /// place until [`Replicas::rejoin`]: its place and engine.
+    pub(crate) fn promote(&mut self, k: Option<usize>, fresh: Engine) -> Option<(usize, Engine)> {
+        if self.engines.is_empty() {
+            return None;
+        }
+        let k = k
+            .filter(|&k| k < self.engines.len())
+            .unwrap_or_else(|| self.most_up_to_date());
+        let mut promoted = std::mem::replace(&mut self.engines[k], fresh);
+        promoted.set_replicas(self.engines.len());
+        Some((k, promoted))
+    }
+
+    /// The old primary rejoins in place `k`, and every replica resyncs
+    /// from the new primary's `sync`.
+    pub(crate) fn rejoin(&mut self, k: usize, old_primary: Engine, sync: &[Write]) {
+        self.engines[k] = old_primary;
+        for e in &mut self.engines {
+            e.set_replica();
+            for w in sync {
+                e.apply(w);
             }
         }
     }
 
-    /// The replica that has applied the most (the first of equals), as
-    /// Sentinel picks one.
-    pub(crate) fn most_up_to_date(&self) -> usize {
+    /// The replica that has applied the most (the first of equals).
+    fn most_up_to_date(&self) -> usize {
         let mut best = 0;
         for (i, e) in self.engines.iter().enumerate() {
             if e.repl_offset() > self.engines[best].repl_offset() {
@@ -95,82 +175,64 @@ impl Replicas {
 }
 
 impl World<'_> {
+    /// Schedules each arrival of replicated writes.
+    fn schedule(&mut self, arrivals: Vec<(SimTime, u32)>) {
+        let epoch = self.replicas.epoch;
+        for (at, replica) in arrivals {
+            self.queue.push(at, Ev::Replicate { replica, epoch });
+        }
+    }
+
     /// Streams the primary's latest writes to its replicas.
     pub(crate) fn replicate(&mut self) {
         let writes = self.server.take_writes();
-        self.replicas.send(self.now, writes, &mut self.queue);
+        let arrivals = self.replicas.send(self.now, writes);
+        self.schedule(arrivals);
     }
 
     /// The primary's replicas resync from it (after it restarted empty).
     pub(crate) fn resync_replicas(&mut self) {
-        if self.replicas.engines.is_empty() {
+        if self.replicas.len() == 0 {
             return;
         }
         let sync = self.server.full_sync(self.now);
-        self.replicas.send(self.now, sync, &mut self.queue);
+        let arrivals = self.replicas.send(self.now, sync);
+        self.schedule(arrivals);
     }
 
     /// A write reaches replica `r`.
     pub(crate) fn replica_receives(&mut self, r: u32, epoch: u32) {
-        let reps = &mut self.replicas;
-        if epoch != reps.epoch {
+        if epoch != self.replicas.epoch {
             return;
         }
-        let r = r as usize;
-        if let Some(w) = reps.in_flight[r].pop_front() {
-            reps.engines[r].apply(&w);
-            self.server.primary_mut().ack(r, w.offset());
+        if let Some(offset) = self.replicas.receive(r as usize) {
+            self.server.primary_mut().ack(r as usize, offset);
         }
     }
 
     /// Replication stalls (`begin`) or resumes, sending what it held back.
     pub(crate) fn stall_replication(&mut self, stall: bool) {
-        let reps = &mut self.replicas;
-        if stall {
-            reps.stalled += 1;
-            return;
-        }
-        reps.stalled = reps.stalled.saturating_sub(1);
-        if reps.stalled == 0 {
-            let held = std::mem::take(&mut reps.held);
-            reps.send(self.now, held, &mut self.queue);
-        }
+        let arrivals = self.replicas.stall(self.now, stall);
+        self.schedule(arrivals);
     }
 
     /// The primary fails: what it had not yet sent, or had on its way to a
     /// replica, is lost.
     pub(crate) fn primary_fails(&mut self) {
         self.replicate();
-        let reps = &mut self.replicas;
-        reps.epoch = reps.epoch.wrapping_add(1);
-        reps.held.clear();
-        for q in &mut reps.in_flight {
-            q.clear();
-        }
+        self.replicas.primary_failed();
     }
 
     /// Replica `k` (by default the most up to date) becomes the primary,
     /// with what it had received; the old primary rejoins as a replica and
     /// every replica resyncs from the new one. Clients reconnect to it.
     pub(crate) fn promote(&mut self, k: Option<usize>) {
-        let reps = &mut self.replicas;
-        if reps.engines.is_empty() {
+        let Some((k, promoted)) = self.replicas.promote(k, self.server.new_engine()) else {
             return;
-        }
-        let k = k
-            .filter(|&k| k < reps.engines.len())
-            .unwrap_or_else(|| reps.most_up_to_date());
-        let n = reps.engines.len();
-        let mut promoted = std::mem::replace(&mut reps.engines[k], self.server.new_engine());
-        promoted.set_replicas(n);
-        reps.engines[k] = self.server.replace(promoted);
+        };
+        let old = self.server.replace(promoted);
         let sync = self.server.full_sync(self.now);
-        for e in &mut self.replicas.engines {
-            e.set_replica();
-            for w in &sync {
-                e.apply(w);
-            }
-        }
+        self.replicas.rejoin(k, old, &sync);
         self.watch.clear();
         self.redis_waiting.clear();
         let locks: Vec<_> = self.seen.keys().cloned().collect();
@@ -184,6 +246,7 @@ impl World<'_> {
 mod tests {
     use super::*;
     use crate::run::tests::{client, spec, thread};
+    use crate::server::Server;
     use crate::{Step, run};
 
     /// Writes reach a replica in order, each after its drawn lag, never
@@ -197,37 +260,39 @@ mod tests {
             max_ms: 50,
         };
         let server = Server::new(2);
-        let mut reps = Replicas::new(&s, &server);
-        let mut queue = EventQueue::new();
+        let mut reps = Replicas::new(&s, || server.new_engine());
         let mut primary = server.new_engine();
         primary.set_replicas(2);
         let conn = primary.connect();
         for v in ["1", "2", "3"] {
             primary.execute(conn, ["SET", "k", v].map(bytes::Bytes::from).to_vec());
         }
-        reps.send(SimTime::from_ms(100), primary.take_writes(), &mut queue);
+        let arrivals = reps.send(SimTime::from_ms(100), primary.take_writes());
         assert_eq!(
             reps.in_flight[0]
                 .iter()
-                .map(Write::offset)
+                .map(|(_, w)| w.offset())
                 .collect::<Vec<_>>(),
             [1, 2, 3]
         );
-        // Deliver as the world does: each event applies its replica's
-        // next write. Every write arrives within its lag, and each
-        // replica ends as the primary is.
-        let mut arrivals = 0;
-        while let Some((at, ev)) = queue.pop() {
-            let Ev::Replicate { replica, epoch: 0 } = ev else {
-                panic!("{ev:?}");
-            };
-            assert!((SimTime::from_ms(105)..=SimTime::from_ms(150)).contains(&at));
-            let r = replica as usize;
-            let w = reps.in_flight[r].pop_front().expect("a write per event");
-            reps.engines[r].apply(&w);
-            arrivals += 1;
+        // Every write arrives within its lag, none before an earlier one,
+        // and each replica ends as the primary is.
+        assert_eq!(arrivals.len(), 6);
+        for r in 0..2 {
+            let times: Vec<SimTime> = arrivals
+                .iter()
+                .filter(|(_, x)| *x == r)
+                .map(|(at, _)| *at)
+                .collect();
+            assert!(times.is_sorted(), "{times:?}");
+            assert!(
+                times
+                    .iter()
+                    .all(|at| (SimTime::from_ms(105)..=SimTime::from_ms(150)).contains(at))
+            );
         }
-        assert_eq!(arrivals, 6);
+        assert!(reps.receive_due(SimTime::from_ms(104)).is_empty());
+        assert_eq!(reps.receive_due(SimTime::from_ms(150)).len(), 6);
         for e in &reps.engines {
             assert_eq!(e.string_snapshot(b"k"), primary.string_snapshot(b"k"));
             assert_eq!(e.repl_offset(), 3);
@@ -242,23 +307,18 @@ mod tests {
         let mut s = spec(vec![client("A", vec![thread(0, vec![Step::Write])])]);
         s.redis.replicas = 1;
         let server = Server::new(1);
-        let mut reps = Replicas::new(&s, &server);
-        let mut queue = EventQueue::new();
+        let mut reps = Replicas::new(&s, || server.new_engine());
         let mut primary = server.new_engine();
         primary.set_replicas(1);
         let conn = primary.connect();
         primary.execute(conn, ["SET", "k", "v"].map(bytes::Bytes::from).to_vec());
-        reps.stalled = 1;
-        reps.send(SimTime::ZERO, primary.take_writes(), &mut queue);
-        assert!(queue.pop().is_none());
+        assert!(reps.stall(SimTime::ZERO, true).is_empty());
+        assert!(reps.send(SimTime::ZERO, primary.take_writes()).is_empty());
         assert_eq!(reps.held.len(), 1);
-        reps.stalled = 0;
-        let held = std::mem::take(&mut reps.held);
-        reps.send(SimTime::from_ms(9), held, &mut queue);
+        let sent = reps.stall(SimTime::from_ms(9), false);
         assert!(
-            queue
-                .pop()
-                .is_some_and(|(at, _)| at >= SimTime::from_ms(10))
+            sent.len() == 1 && sent[0].0 >= SimTime::from_ms(10),
+            "{sent:?}"
         );
     }
 }

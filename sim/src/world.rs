@@ -178,7 +178,7 @@ impl<'s> World<'s> {
             now: SimTime::ZERO,
             queue: crate::queue::EventQueue::new(),
             procs: Vec::with_capacity(spec.clients.len()),
-            replicas: crate::replication::Replicas::new(spec, &server),
+            replicas: crate::replication::Replicas::new(spec, || server.new_engine()),
             server,
             net: Network::new(spec.seed, spec.latency, spec.clients.len()),
             fault_rngs: (0..spec.faults.0.len())

@@ -89,7 +89,8 @@ mod tests {
     /// A fault turmoil cannot inject: one clear line, exit 2.
     #[test]
     fn a_fault_turmoil_cannot_inject_is_refused() {
-        let (exit, out, err) = run(&["locksim", "compare", "failover-loses-lock"]);
+        let lossy = crate::builtin::LOSSY_LINK;
+        let (exit, out, err) = run(&["locksim", "compare", lossy]);
         assert_eq!(exit, Exit::BadInput, "{out}{err}");
         assert!(err.contains("turmoil engine cannot run"), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");

@@ -99,6 +99,13 @@ pub(crate) mod tests {
     use super::*;
 
     fn with_failover(lag_ms: u64, failover_at: u64) -> crate::Run {
+        run(&failover_spec(lag_ms, failover_at)).expect("valid")
+    }
+
+    /// A holds a lock with the watchdog; B asks for it at 3.5 s; the
+    /// primary fails at `failover_at` and a replica, `lag_ms` behind, is
+    /// promoted a second later.
+    pub(crate) fn failover_spec(lag_ms: u64, failover_at: u64) -> crate::SimSpec {
         let mut s = spec(vec![
             client("A", vec![thread(0, never_unlock())]),
             client(
@@ -120,7 +127,7 @@ pub(crate) mod tests {
             duration_ms: 1_000,
             replica: None,
         })]);
-        run(&s).expect("valid")
+        s
     }
 
     /// Whether the promotion found the lock free.

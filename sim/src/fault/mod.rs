@@ -55,7 +55,7 @@ mod delay_requests {
 }
 mod delete_key;
 mod drop_rate;
-mod failover;
+pub(crate) mod failover;
 mod interleave;
 mod interrupt;
 mod latency;

@@ -75,10 +75,11 @@ mod tests {
 
     /// Replication stalls from 0 to 3 s; A acquires at about 0 s. A
     /// failover at 2 s promotes a replica that never got the key (lost);
-    /// a failover at 4 s, after the stall and its catch-up, keeps it.
+    /// a failover at 4 s, after the stall and its catch-up, keeps it. The
+    /// same on the turmoil engine.
     #[test]
     fn a_stall_loses_the_writes_it_held() {
-        let lost = |failover_at: u64| {
+        let lost = |failover_at: u64, on_turmoil: bool| {
             let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
             s.horizon_ms = 8_000;
             s.redis.replicas = 1;
@@ -93,10 +94,17 @@ mod tests {
                     replica: None,
                 }),
             ]);
-            crate::fault::failover::tests::lost_at_failover(&run(&s).expect("valid"))
+            let r = if on_turmoil {
+                crate::run_turmoil(&s)
+            } else {
+                run(&s)
+            };
+            crate::fault::failover::tests::lost_at_failover(&r.expect("valid"))
         };
-        assert!(lost(2_000));
-        assert!(!lost(4_000));
+        for on_turmoil in [false, true] {
+            assert!(lost(2_000, on_turmoil));
+            assert!(!lost(4_000, on_turmoil));
+        }
     }
 
     /// Without replicas, or past the horizon, a stall is refused.

@@ -26,8 +26,10 @@ pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze)
      redis-pause (Redis reads \
      nothing), redis-restart and redis-down (the Redis host crashes, comes back with a \
      fresh engine or its keys; clients reconnect), clock-jump (Redis's clock), interrupt \
-     (RLock::interrupt), delete-key, and clock-skew and clock-drift (the client's wall clock \
-     and timer oscillator, as on the fast engine)";
+     (RLock::interrupt), delete-key, clock-skew and clock-drift (the client's wall clock \
+     and timer oscillator, as on the fast engine), and failover and replication-drop (Redis's \
+     replicas, as on the fast engine: the primary's host crashes and a replica's engine \
+     serves in its place)";
 
 /// The kinds the real-Redis engine carries out, and how.
 pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
@@ -62,6 +64,10 @@ const HOSTED_KINDS: &[&str] = &[
     "clock-jump",
 ];
 
+/// The kinds only the turmoil engine takes: its Redis is fake-redis, whose
+/// replicas the loop streams writes to; a real Redis runs alone.
+const TURMOIL_ONLY_KINDS: &[&str] = &["failover", "replication-drop"];
+
 /// Which engine's kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kinds {
@@ -74,6 +80,7 @@ impl Kinds {
     /// name).
     fn has(self, name: &str) -> bool {
         HOSTED_KINDS.contains(&name)
+            || (self == Kinds::Turmoil && TURMOIL_ONLY_KINDS.contains(&name))
     }
 
     /// What the engine carries out, and how, in words.
@@ -183,6 +190,19 @@ mod tests {
         assert!(takes(Kinds::Redis, &jump));
         let restart = Fault::RedisRestart(faults::RedisRestart { at_ms: 10 });
         assert!(takes(Kinds::Turmoil, &restart) && takes(Kinds::Redis, &restart));
+    }
+
+    /// A failover needs replicas: turmoil's fake-redis has them, a real
+    /// Redis run by the engine does not.
+    #[test]
+    fn only_turmoil_fails_over() {
+        let failover = Fault::Failover(faults::Failover {
+            at_ms: 10,
+            duration_ms: 5,
+            replica: None,
+        });
+        assert!(takes(Kinds::Turmoil, &failover));
+        assert!(!takes(Kinds::Redis, &failover));
     }
 
     /// Windows give a begin and an end, crashes a crash and a restart,

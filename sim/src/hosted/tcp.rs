@@ -39,6 +39,7 @@ use super::gate::Gate;
 use super::process::{self, ClientHost, Slots};
 use super::recorder::{self, Recorder, Shared};
 use crate::history::{Phase, RecordKind, ServerCause};
+use crate::replication::Replicas;
 use crate::server::EPOCH_MS;
 use crate::{CutShort, Fault, History, Run, SimError, SimSpec, SimTime};
 
@@ -143,7 +144,7 @@ fn simulate(
     let clock = Arc::new(SimClock::default());
     let hooked = recorder.clone();
     let shared = SharedEngine::with_hook(
-        Engine::new(clock.clone()),
+        primary_engine(spec, &clock),
         Box::new(move |engine, conn, args| recorder::lock(&hooked).command(engine, conn, args)),
     );
     let redis_gate = Gate::default();
@@ -191,6 +192,7 @@ fn simulate(
         slots: &slots,
         redis_gate: &redis_gate,
         redis_down: 0,
+        replicas: Replicas::new(spec, || Engine::new(clock.clone())),
     };
     while world.sim.elapsed() < horizon {
         let elapsed_ms = world.sim.elapsed().as_millis() as u64;
@@ -207,6 +209,7 @@ fn simulate(
         world.sim.step().map_err(engine_failed)?;
         steps += 1;
         world.set_time((world.sim.elapsed().as_millis() as u64).saturating_sub(BOOT_MS));
+        world.replicate();
         shared.with_engine(|e| {
             let mut rec = recorder::lock(&recorder);
             let (now, offset) = (rec.now(), rec.redis_offset_ms);
@@ -216,6 +219,14 @@ fn simulate(
     world.set_time(spec.horizon_ms);
     let (history, cut) = process::finish(spec, &recorder, &slots);
     Ok((history, cut, steps))
+}
+
+/// An empty primary on Redis's clock, streaming its writes to the spec's
+/// replicas.
+fn primary_engine(spec: &SimSpec, clock: &Arc<SimClock>) -> Engine {
+    let mut engine = Engine::new(clock.clone());
+    engine.set_replicas(spec.redis.replicas as usize);
+    engine
 }
 
 /// The Redis host: fake-redis's RESP server on turmoil's TCP; it reads
@@ -254,12 +265,19 @@ struct Loop<'a, 's> {
     redis_gate: &'a Gate,
     /// Redis-down windows open now (they may overlap).
     redis_down: u32,
+    /// The primary's replicas (none unless the spec asks).
+    replicas: Replicas,
 }
 
 impl Loop<'_, '_> {
     fn set_time(&self, ms: u64) {
         self.clock.loop_ms.store(ms, Ordering::SeqCst);
         recorder::lock(self.recorder).loop_now = SimTime::from_ms(ms);
+    }
+
+    /// The loop's time (between steps).
+    fn now(&self) -> SimTime {
+        SimTime::from_ms(self.clock.loop_ms.load(Ordering::SeqCst))
     }
 
     fn client(&self, fault: &Fault) -> usize {
@@ -344,6 +362,11 @@ impl Loop<'_, '_> {
                 self.redis_down = self.redis_down.saturating_sub(1);
                 self.redis_starts(d.keep_data);
             }
+            Fault::Failover(_) if begin => self.primary_fails(),
+            Fault::Failover(f) => self.promote(f.replica),
+            Fault::ReplicationDrop(_) => {
+                self.replicas.stall(self.now(), begin);
+            }
             Fault::RedisPause(_) if begin => self.redis_gate.close(),
             Fault::RedisPause(_) => self.redis_gate.open(),
             Fault::DeleteKey(d) if begin => {
@@ -382,15 +405,11 @@ impl Loop<'_, '_> {
     /// in spec time, so each lock is read afresh, as the fast engine does.
     fn redis_clock_jumps(&mut self, jump_ms: i64) {
         self.clock.offset_ms.fetch_add(jump_ms, Ordering::SeqCst);
-        self.shared.with_engine(|e| {
-            let mut rec = recorder::lock(self.recorder);
-            rec.redis_offset_ms = rec.redis_offset_ms.saturating_add(jump_ms);
-            let now = rec.now();
-            for lock in rec.seen_locks() {
-                let view = recorder::turmoil_view(e, &lock, now, rec.redis_offset_ms);
-                rec.observe(&lock, view, false, false, ServerCause::Expiry, None);
-            }
-        });
+        let mut rec = recorder::lock(self.recorder);
+        rec.redis_offset_ms = rec.redis_offset_ms.saturating_add(jump_ms);
+        drop(rec);
+        self.shared
+            .with_engine(|e| observe_all(self.recorder, e, ServerCause::Expiry));
     }
 
     /// Redis's process stops: its host crashes, so every socket closes
@@ -407,20 +426,75 @@ impl Loop<'_, '_> {
     /// empty, as the fast engine's `restart_redis` leaves it.
     fn redis_starts(&mut self, keep_data: bool) {
         if !keep_data {
-            let clock = self.clock.clone();
-            self.shared.with_engine(|e| {
-                *e = Engine::new(clock);
-                let mut rec = recorder::lock(self.recorder);
-                let now = rec.now();
-                for lock in rec.seen_locks() {
-                    let view = recorder::turmoil_view(e, &lock, now, rec.redis_offset_ms);
-                    rec.observe(&lock, view, false, false, ServerCause::Restart, None);
-                }
+            let now = self.now();
+            let sync = self.shared.with_engine(|e| {
+                *e = primary_engine(self.spec, self.clock);
+                observe_all(self.recorder, e, ServerCause::Restart);
+                e.full_sync()
             });
+            // Its replicas resync from it: they lose every key too.
+            if self.replicas.len() > 0 {
+                self.replicas.send(now, sync);
+            }
         }
         if self.redis_down == 0 {
             self.sim.bounce(REDIS);
         }
+    }
+
+    /// Streams the primary's writes since the last step to its replicas,
+    /// and applies on each what has arrived by now.
+    fn replicate(&mut self) {
+        if self.replicas.len() == 0 {
+            return;
+        }
+        let now = self.now();
+        let writes = self.shared.with_engine(Engine::take_writes);
+        self.replicas.send(now, writes);
+        let acks = self.replicas.receive_due(now);
+        self.shared.with_engine(|e| {
+            for (r, offset) in acks {
+                e.ack(r, offset);
+            }
+        });
+    }
+
+    /// The primary fails as a stopped Redis does; what it had not yet
+    /// sent, or had on its way to a replica, is lost.
+    fn primary_fails(&mut self) {
+        self.replicate();
+        self.replicas.primary_failed();
+        self.redis_down += 1;
+        self.redis_stops();
+    }
+
+    /// Replica `k` (by default the most up to date) becomes the primary
+    /// with what it had received, the old primary rejoins as a replica,
+    /// every replica resyncs from the new one, and clients reconnect.
+    fn promote(&mut self, k: Option<u32>) {
+        self.redis_down = self.redis_down.saturating_sub(1);
+        let fresh = Engine::new(self.clock.clone());
+        if let Some((k, promoted)) = self.replicas.promote(k.map(|r| r as usize), fresh) {
+            let (old, sync) = self.shared.with_engine(|e| {
+                let old = std::mem::replace(e, promoted);
+                observe_all(self.recorder, e, ServerCause::Failover);
+                (old, e.full_sync())
+            });
+            self.replicas.rejoin(k, old, &sync);
+        }
+        if self.redis_down == 0 {
+            self.sim.bounce(REDIS);
+        }
+    }
+}
+
+/// Every lock seen so far is read afresh from `engine` after `cause`.
+fn observe_all(recorder: &Shared, engine: &Engine, cause: ServerCause) {
+    let mut rec = recorder::lock(recorder);
+    let now = rec.now();
+    for lock in rec.seen_locks() {
+        let view = recorder::turmoil_view(engine, &lock, now, rec.redis_offset_ms);
+        rec.observe(&lock, view, false, false, cause.clone(), None);
     }
 }
 
@@ -474,5 +548,24 @@ mod tests {
             .collect();
         assert_eq!(holds.len(), 2, "{}", r.history);
         assert!(holds[1] >= 3_000, "{}", r.history);
+    }
+
+    /// The fast engine's failover story over turmoil: an acquire that had
+    /// not reached the replica is lost at the promotion and B takes the
+    /// lock A believes it holds; with a short lag the replica had it.
+    #[test]
+    fn an_unreplicated_acquire_is_lost_on_turmoil_too() {
+        use crate::fault::failover::tests::{failover_spec, lost_at_failover};
+        let lost = run_turmoil(&failover_spec(5_000, 2_000)).expect("runs");
+        assert!(lost_at_failover(&lost), "{}", lost.history);
+        let mutex = |r: &Run| {
+            r.violations
+                .iter()
+                .any(|v| v.invariant == crate::Invariant::MutualExclusion)
+        };
+        assert!(mutex(&lost), "{}", lost.history);
+        let kept = run_turmoil(&failover_spec(10, 2_000)).expect("runs");
+        assert!(!lost_at_failover(&kept), "{}", kept.history);
+        assert!(!mutex(&kept), "{}", kept.history);
     }
 }
