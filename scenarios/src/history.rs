@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 12] = [
+const FILES: [(&str, &str); 13] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -48,6 +48,10 @@ const FILES: [(&str, &str); 12] = [
     (
         "count-down-resets-lease",
         include_str!("../history/count-down-resets-lease.toml"),
+    ),
+    (
+        "round-throws-on-unlocked-lock",
+        include_str!("../history/round-throws-on-unlocked-lock.toml"),
     ),
     (
         "reentrant-holder-leaves-stale-head",

@@ -8,9 +8,10 @@
 
 use tracing::warn;
 
+use super::step::Continuation;
 use super::watchdog::Chain;
 use super::{Event, LockClient, TimerKind};
-use crate::{LockError, LockName, Millis, ThreadId};
+use crate::{LockError, LockName, Millis, Switch, ThreadId};
 
 impl LockClient {
     pub(super) fn batched_schedule(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
@@ -32,15 +33,45 @@ impl LockClient {
     }
 
     pub(super) fn on_batch_timer(&mut self, now: Millis) {
-        let targets: Vec<(LockName, ThreadId, bool)> = self
-            .watchdog
-            .entries
-            .iter()
-            .filter_map(|(lock, entry)| {
-                let thread = entry.first_thread()?;
-                Some((lock.clone(), thread, entry.holds(thread)))
-            })
-            .collect();
+        // Every release pauses here, so that turning the fix on changes
+        // only what a missing entry does, not when the round goes out.
+        self.watchdog.chain = Chain::Reading;
+        let locks = self.watchdog.entries.keys().cloned().collect();
+        self.pause_callback(now, Continuation::Round(locks));
+    }
+
+    /// The round looks up the entries of `locks`, the keys it read, and
+    /// renews each entry's first thread. An entry gone since (unlocked
+    /// meanwhile) is skipped from 3.45.1; before, the lookup threw and
+    /// the chain stopped (#6472).
+    pub(super) fn batched_round(&mut self, now: Millis, locks: Vec<LockName>) {
+        if self.watchdog.chain != Chain::Reading {
+            // The map emptied while the round was paused: the chain
+            // stopped, and a lock taken since started a chain of its own.
+            return;
+        }
+        let mut targets: Vec<(LockName, ThreadId, bool)> = Vec::with_capacity(locks.len());
+        for lock in locks {
+            let Some(entry) = self.watchdog.entries.get(&lock) else {
+                if self.switches.has(Switch::RoundSkipsRemovedLock) {
+                    continue;
+                }
+                warn!(lock = %lock, "renewal round threw NullPointerException; no lock of this client is renewed again");
+                self.watchdog.chain = Chain::Broken;
+                // The entries stay in the map, but nothing renews them.
+                let held: Vec<LockName> = self.watchdog.entries.keys().cloned().collect();
+                for lock in held {
+                    self.event(Event::RenewalStopped {
+                        lock,
+                        reason: "round-threw".to_owned(),
+                    });
+                }
+                return;
+            };
+            if let Some(thread) = entry.first_thread() {
+                targets.push((lock, thread, entry.holds(thread)));
+            }
+        }
         if targets.is_empty() {
             self.watchdog.chain = Chain::Idle;
             return;
@@ -217,5 +248,90 @@ mod tests {
         // A new lock starts a new chain.
         h.acquire(ThreadId(1), "a");
         assert_eq!(h.next_timer_at(), Some(Millis(11_000)));
+    }
+
+    /// #6472: t1 holds "a", t2 holds "b" on one client; the round reads
+    /// both keys and pauses (before 3.45.1); t2's unlock of "b" answers
+    /// meanwhile and its cancel removes the entry; then the round goes
+    /// on. The harness, and the renewals answered so far.
+    fn race(version: &str) -> (Harness, usize) {
+        let mut h = Harness::short(super::super::harness::release(version));
+        h.m.interleave(true);
+        h.hold_steps = true;
+        h.acquire(ThreadId(1), "a");
+        h.acquire(ThreadId(2), "b");
+        h.advance(1_000);
+        let paused = h.take_steps();
+        assert_eq!(paused.len(), 1, "the round pauses once");
+        let renewals = renew_all(&mut h);
+        unlock_now(&mut h, ThreadId(2), "b");
+        // The unlock's cancel (paused too before 4.4.0) runs first.
+        for step in h.take_steps().into_iter().chain(paused) {
+            h.resume(step);
+        }
+        (h, renewals)
+    }
+
+    fn unlock_now(h: &mut Harness, thread: ThreadId, lock: &str) {
+        h.call(thread, lock, Call::Unlock).unwrap();
+        let unlock = h.expect(Purpose::Unlock);
+        h.reply(unlock, Value::Int(1));
+        h.expect_return(thread).unwrap();
+    }
+
+    /// Answers 1 to every renewal sent so far: how many.
+    fn renew_all(h: &mut Harness) -> usize {
+        let mut renewals = 0;
+        while let Some(output) = h.next() {
+            if let crate::Output::Send {
+                request,
+                purpose: Purpose::Renew,
+                ..
+            } = output
+            {
+                renewals += 1;
+                h.reply(request, Value::Int(1));
+            }
+        }
+        renewals
+    }
+
+    /// The round of 3.45.0 finds "b" gone and throws: it renews nothing,
+    /// now or later, though t1 still holds "a". 3.45.1 skips "b" and
+    /// renews "a" every round.
+    #[test]
+    fn before_3_45_1_an_unlock_during_the_round_stops_every_renewal() {
+        let renewals_of_a = |version| {
+            let (mut h, mut renewals) = race(version);
+            for _ in 0..5 {
+                renewals += renew_all(&mut h);
+                h.advance(1_000);
+                for step in h.take_steps() {
+                    h.resume(step);
+                }
+            }
+            renewals
+        };
+        assert_eq!(renewals_of_a("3.45.0"), 0);
+        assert_eq!(renewals_of_a("3.44.0"), 0);
+        assert!(renewals_of_a("3.45.1") >= 5);
+    }
+
+    /// The chain a round broke starts again once the map has emptied:
+    /// t1 unlocks "a" too, and a new lock is renewed.
+    #[test]
+    fn a_broken_chain_restarts_when_the_map_empties() {
+        let (mut h, _) = race("3.45.0");
+        assert!(!h.sends().contains(&Purpose::Renew));
+        assert!(!h.has_timers(), "no round is set");
+        unlock_now(&mut h, ThreadId(1), "a");
+        for step in h.take_steps() {
+            h.resume(step);
+        }
+        let _ = h.sends();
+        h.m.interleave(false);
+        h.acquire(ThreadId(1), "c");
+        h.advance(1_000);
+        assert!(h.sends().contains(&Purpose::Renew));
     }
 }

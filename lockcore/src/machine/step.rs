@@ -18,6 +18,9 @@
 //! - the arm after an acquire whose thread was interrupted (#7272): the
 //!   acquire's callback and the thread's unlock's callback are not
 //!   ordered, so the cancel can run first and the arm outlive the unlock.
+//! - the batched renewal round before 3.45.1 (`round-skips-removed-lock`,
+//!   #6472): it read the renewal map's keys and then looked each entry
+//!   up; an unlock in between made the lookup null and the round threw.
 
 use super::{LockClient, Output};
 use crate::{LockName, Millis, StepId, ThreadId};
@@ -29,6 +32,8 @@ pub(super) enum Continuation {
     RemoveEntry(LockName),
     /// Arm the watchdog for the thread (`scheduleExpirationRenewal`).
     Arm(LockName, ThreadId),
+    /// Look up the entries of the locks a batched round read, and renew.
+    Round(Vec<LockName>),
 }
 
 impl LockClient {
@@ -57,6 +62,7 @@ impl LockClient {
                 self.remove_entry(&lock, "unlocked");
             }
             Continuation::Arm(lock, thread) => self.schedule_renewal(now, &lock, thread),
+            Continuation::Round(locks) => self.batched_round(now, locks),
         }
     }
 }
@@ -94,6 +100,10 @@ mod tests {
             h.resume(step);
         }
         h.advance(1_500);
+        // A batched round pauses too (`round-skips-removed-lock`).
+        for step in h.take_steps() {
+            h.resume(step);
+        }
         h.sends().contains(&Purpose::Renew)
     }
 

@@ -114,6 +114,12 @@ pub(super) enum Chain {
     Waiting(TimerId),
     /// A round is out; this many renewals have not answered yet.
     Round(usize),
+    /// A round has read the renewal map's keys and is paused before it
+    /// looks their entries up (a callback step).
+    Reading,
+    /// A round threw (3.44.0 and 3.45.0, #6472): nothing sets the next
+    /// one, and a new lock does not start one, until the map empties.
+    Broken,
 }
 
 impl LockClient {
@@ -316,11 +322,17 @@ impl LockClient {
             lock: lock.clone(),
             reason: reason.to_owned(),
         });
-        if let (true, Chain::Waiting(timer)) =
-            (self.watchdog.entries.is_empty(), self.watchdog.chain)
-        {
-            self.cancel_timer(timer);
-            self.watchdog.chain = Chain::Idle;
+        // The last entry gone stops the chain (`RenewalTask.stop()`); a
+        // round out still answers, and a paused one finds nothing to do.
+        if self.watchdog.entries.is_empty() {
+            match self.watchdog.chain {
+                Chain::Waiting(timer) => {
+                    self.cancel_timer(timer);
+                    self.watchdog.chain = Chain::Idle;
+                }
+                Chain::Reading | Chain::Broken => self.watchdog.chain = Chain::Idle,
+                Chain::Idle | Chain::Round(_) => {}
+            }
         }
         true
     }

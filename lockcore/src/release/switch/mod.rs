@@ -79,6 +79,7 @@ switches! {
     NoLockResend => no_lock_resend,
     ThreadQueue => thread_queue,
     BatchedRenewal => batched_renewal,
+    RoundSkipsRemovedLock => round_skips_removed_lock,
     QueueClearedOnUnlock => queue_cleared_on_unlock,
     FixedTimerTick => fixed_timer_tick,
     RetryDelayTimerTick => retry_delay_timer_tick,
