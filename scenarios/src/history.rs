@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 13] = [
+const FILES: [(&str, &str); 14] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -28,6 +28,10 @@ const FILES: [(&str, &str); 13] = [
     (
         "nil-unlock-stale-entry",
         include_str!("../history/nil-unlock-stale-entry.toml"),
+    ),
+    (
+        "trylock-hangs-when-redis-down",
+        include_str!("../history/trylock-hangs-when-redis-down.toml"),
     ),
     (
         "renewal-error-stale-entry",

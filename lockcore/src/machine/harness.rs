@@ -232,6 +232,16 @@ impl Harness {
         }
     }
 
+    /// The return of `thread` among the outputs not yet looked at, if any.
+    pub(crate) fn returned(&mut self, thread: ThreadId) -> Option<Result<CallOutcome, LockError>> {
+        std::iter::from_fn(|| self.next()).find_map(|output| match output {
+            Output::Return {
+                thread: t, result, ..
+            } if t == thread => Some(result),
+            _ => None,
+        })
+    }
+
     pub(crate) fn expect_return(&mut self, thread: ThreadId) -> Result<CallOutcome, LockError> {
         match self.next() {
             Some(Output::Return {

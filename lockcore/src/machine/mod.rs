@@ -344,6 +344,10 @@ impl LockClient {
 
     /// Dispatches a completed request to whoever sent it.
     fn complete(&mut self, now: Millis, pending: Pending, reply: Result<Value, TransportError>) {
+        if self.batch_loses(&pending, &reply) {
+            tracing::debug!("the lock script's batch failed; the script is never answered (#2790)");
+            return;
+        }
         let sent_at = pending.sent_at;
         match pending.owner {
             Owner::Call(thread) => {

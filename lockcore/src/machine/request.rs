@@ -161,6 +161,28 @@ impl LockClient {
         }
     }
 
+    /// 3.12.5 to 3.12.x (`lock-script-batch` without
+    /// `batch-failure-fails-commands`, #2790): a lock script whose batch
+    /// failed (a connection error, a timeout after every retry) is never
+    /// answered. A Redis error reply still fails the script itself.
+    pub(super) fn batch_loses(
+        &self,
+        pending: &Pending,
+        reply: &Result<Value, TransportError>,
+    ) -> bool {
+        matches!(
+            reply,
+            Err(TransportError::Timeout | TransportError::Connection(_))
+        ) && matches!(
+            pending.kind,
+            Kind::Command {
+                purpose: Purpose::Acquire | Purpose::Unlock | Purpose::Renew | Purpose::ForceUnlock,
+                ..
+            }
+        ) && self.switches.has(Switch::LockScriptBatch)
+            && !self.switches.has(Switch::BatchFailureFailsCommands)
+    }
+
     /// How often a timed-out request of this kind is sent again: since
     /// 3.37.0 (`no-lock-resend`, #6144) acquire and unlock never are.
     fn retries_for(&self, kind: &Kind) -> u32 {

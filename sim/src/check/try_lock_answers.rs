@@ -22,8 +22,11 @@ use crate::{History, Invariant, SimTime, Violation};
 pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     let timed_out = format!("{}", lockcore::LockError::from(TransportError::Timeout));
     // The first attempt goes out as the call starts and fails by its own
-    // timers, whatever the latency: its budget, to the millisecond.
-    let first_attempt = command_budget_ms() + 5;
+    // timers, whatever the latency: its budget, each of its timeouts and
+    // retry delays up to a tick of Redisson's timer late.
+    let attempts = u64::from(lockcore::Config::default().retry_attempts);
+    let timers = 2 * attempts + 1;
+    let first_attempt = command_budget_ms() + timers * history.meta.max_timer_tick_ms + 5;
     let timing = timing_windows(history, work);
     let mut open: BTreeMap<(&str, u32, u64), usize> = BTreeMap::new();
     let mut found = Vec::new();

@@ -67,6 +67,8 @@ switches! {
     ExpirationEntry => expiration_entry,
     NilUnlockCancels => nil_unlock_cancels,
     RenewalZeroStops => renewal_zero_stops,
+    LockScriptBatch => lock_script_batch,
+    BatchFailureFailsCommands => batch_failure_fails_commands,
     RenewalErrorRemovesEntry => renewal_error_removes_entry,
     RenewalZeroRemovesEntry => renewal_zero_removes_entry,
     InterruptCancelsAcquire => interrupt_cancels_acquire,
