@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 14] = [
+const FILES: [(&str, &str); 15] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -40,6 +40,10 @@ const FILES: [(&str, &str); 14] = [
     (
         "interrupted-acquire-renews-forever",
         include_str!("../history/interrupted-acquire-renews-forever.toml"),
+    ),
+    (
+        "watchdog-takes-previous-lease",
+        include_str!("../history/watchdog-takes-previous-lease.toml"),
     ),
     (
         "unlock-resend-not-locked",

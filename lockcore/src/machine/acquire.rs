@@ -91,13 +91,13 @@ impl LockClient {
 
     /// Sends the acquire script for `thread`'s call.
     pub(super) fn attempt(&mut self, now: Millis, thread: ThreadId) {
-        let watchdog = self.config.watchdog_timeout;
         let Some((lock, acquiring)) = self.acquiring(thread) else {
             return;
         };
         acquiring.phase = Phase::Attempting;
-        let lease = acquiring.lease.unwrap_or(watchdog);
+        let asked = acquiring.lease;
         let lock = lock.clone();
+        let lease = asked.unwrap_or_else(|| self.watchdog_lease(&lock));
         let (words, lease) = (self.wire.lock(&lock), self.wire.number(lease.0));
         let field = self.wire.field(&self.uuid, thread);
         let command = command::acquire(self.switches, &words, lease, field);
@@ -172,6 +172,9 @@ impl LockClient {
         hold.count += 1;
         hold.lease = lease;
         hold.lease_reset = false;
+        if let Some(lease) = lease {
+            self.instance_leases.insert(lock.clone(), lease);
+        }
         if token.is_some() {
             hold.token = token;
         }

@@ -15,6 +15,7 @@ mod command;
 mod fence;
 #[cfg(test)]
 pub(crate) mod harness;
+mod instance;
 mod interrupt;
 mod legacy;
 mod output;
@@ -133,6 +134,9 @@ pub struct LockClient {
     /// Callbacks paused for the driver ([`Output::Step`]).
     steps: BTreeMap<StepId, step::Continuation>,
     next_step: u64,
+    /// Each lock's `RLock` instance: the lease of its last `lock(lease)`
+    /// (`internalLockLeaseTime`; see [`instance`]).
+    instance_leases: BTreeMap<LockName, Millis>,
     /// Whether callbacks pause where Redisson's can interleave.
     interleaving: bool,
 }
@@ -161,6 +165,7 @@ impl LockClient {
             wire: wire::Wire::default(),
             steps: BTreeMap::new(),
             next_step: 0,
+            instance_leases: BTreeMap::new(),
             interleaving: false,
         }
     }

@@ -163,7 +163,7 @@ impl LockClient {
         if !self.watchdog.entries.contains_key(lock) {
             return;
         }
-        let at = now.plus(self.config.renewal_interval());
+        let at = now.plus(Millis(self.watchdog_lease(lock).0 / 3));
         let timer = self.set_timer(at, TimerKind::Renewal(lock.clone()));
         if let Some(entry) = self.watchdog.entries.get_mut(lock) {
             entry.timer = Some(timer);
@@ -198,7 +198,7 @@ impl LockClient {
         field: bytes::Bytes,
     ) {
         let words = self.wire.lock(&lock);
-        let lease = self.wire.number(self.config.watchdog_timeout.0);
+        let lease = self.wire.number(self.watchdog_lease(&lock).0);
         let command = command::renew(&words, lease, field);
         let owner = Owner::Renew(lock.clone(), thread);
         self.send(now, lock, Purpose::Renew, command, owner);

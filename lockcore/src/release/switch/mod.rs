@@ -70,6 +70,7 @@ switches! {
     LockScriptBatch => lock_script_batch,
     BatchFailureFailsCommands => batch_failure_fails_commands,
     RenewalErrorRemovesEntry => renewal_error_removes_entry,
+    WatchdogLeaseFromInstance => watchdog_lease_from_instance,
     RenewalZeroRemovesEntry => renewal_zero_removes_entry,
     InterruptCancelsAcquire => interrupt_cancels_acquire,
     SubscribeFailureFalse => subscribe_failure_false,

@@ -9,8 +9,8 @@
 //! unlock re-arms the key with the watchdog timeout instead of the hold's
 //! lease, until `count-down-keeps-lease` (3.27.2, #5623).
 //!
-//! locksim models the second effect: a hold's lease is per hold, so the
-//! leak into a later `lock()` (#4818 itself) has no counterpart here.
+//! locksim models both: the leak (see `watchdog-lease-from-instance`,
+//! which brought it in 3.14.0) and the reset after a count-down.
 
 use super::SwitchInfo;
 use crate::release::Version;
@@ -19,9 +19,9 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
     name: "unlock-resets-lease",
     since: Some(Version::new(3, 19, 2)),
     upstream: "#4818",
-    summary: "every unlock resets the instance's lease to the watchdog timeout, even one that only counts a re-entrant hold down (so the next unlock re-arms the key with it, until 3.27.2)",
-    // Not a fix: locksim models only the defect it brought (#5623), not the leak it fixed.
-    fixes: false,
+    summary: "every unlock resets the instance's lease to the watchdog timeout, so a later lock() no longer takes the lease of a lock(lease) (#4818); even an unlock that only counts a re-entrant hold down does, so the next unlock re-arms the key with it (until 3.27.2)",
+    // It fixes #4818's leak (and brings #5623).
+    fixes: true,
 };
 
 #[cfg(test)]
