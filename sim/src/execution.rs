@@ -23,13 +23,14 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
             args,
         } => {
             let resp = world
+                .redis
                 .server
                 .execute(world.now, (c, life), ConnKind::Command, args);
             let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
             world.observe_command(&lock, c, purpose);
             world.send_down(c, life, Down::Reply { request, value });
             for (conn, value) in resp.deliveries {
-                let Some((to, to_life)) = world.server.owner(conn) else {
+                let Some((to, to_life)) = world.redis.server.owner(conn) else {
                     continue;
                 };
                 if let Some((channel, payload)) =
@@ -42,6 +43,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
         Up::Subscribe { request, channel } => {
             let args = vec![Bytes::from_static(b"SUBSCRIBE"), Bytes::from(channel)];
             let resp = world
+                .redis
                 .server
                 .execute(world.now, (c, life), ConnKind::PubSub, args);
             let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
@@ -50,6 +52,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
         Up::Unsubscribe { channel } => {
             let args = vec![Bytes::from_static(b"UNSUBSCRIBE"), Bytes::from(channel)];
             world
+                .redis
                 .server
                 .execute(world.now, (c, life), ConnKind::PubSub, args);
         }

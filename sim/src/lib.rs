@@ -126,6 +126,8 @@
 //! - `network`: links, latency, drops.
 //! - `windows`: which fault windows cover an instant, by a sweep.
 //! - `server`: the Redis process around fake-redis's engine.
+//! - `deployment`: Redis as the world owns it: the primary, its replicas,
+//!   paused or down.
 //! - `replication`: the primary's replicas, the lagging stream of writes
 //!   to them, and promoting one (failover); the fast and turmoil engines
 //!   share it.
@@ -158,6 +160,7 @@ mod cause;
 mod check;
 mod clock;
 mod cut;
+mod deployment;
 mod driver;
 mod engine;
 mod execution;

@@ -63,7 +63,7 @@ impl World<'_> {
             first,
             pttl,
             expires_ms,
-        } = self.server.view(self.now, lock.as_str());
+        } = self.redis.server.view(self.now, lock.as_str());
         let same = Change {
             first: first.clone(),
             pttl,
@@ -117,7 +117,7 @@ impl World<'_> {
                 at,
                 Ev::Observe {
                     lock: lock.clone(),
-                    generation: self.server.generation,
+                    generation: self.redis.server.generation,
                 },
             );
         }

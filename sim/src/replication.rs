@@ -177,7 +177,7 @@ impl Replicas {
 impl World<'_> {
     /// Schedules each arrival of replicated writes.
     fn schedule(&mut self, arrivals: Vec<(SimTime, u32)>) {
-        let epoch = self.replicas.epoch;
+        let epoch = self.redis.replicas.epoch;
         for (at, replica) in arrivals {
             self.queue.push(at, Ev::Replicate { replica, epoch });
         }
@@ -185,34 +185,34 @@ impl World<'_> {
 
     /// Streams the primary's latest writes to its replicas.
     pub(crate) fn replicate(&mut self) {
-        let writes = self.server.take_writes();
-        let arrivals = self.replicas.send(self.now, writes);
+        let writes = self.redis.server.take_writes();
+        let arrivals = self.redis.replicas.send(self.now, writes);
         self.schedule(arrivals);
     }
 
     /// The primary's replicas resync from it (after it restarted empty).
     pub(crate) fn resync_replicas(&mut self) {
-        if self.replicas.len() == 0 {
+        if self.redis.replicas.len() == 0 {
             return;
         }
-        let sync = self.server.full_sync(self.now);
-        let arrivals = self.replicas.send(self.now, sync);
+        let sync = self.redis.server.full_sync(self.now);
+        let arrivals = self.redis.replicas.send(self.now, sync);
         self.schedule(arrivals);
     }
 
     /// A write reaches replica `r`.
     pub(crate) fn replica_receives(&mut self, r: u32, epoch: u32) {
-        if epoch != self.replicas.epoch {
+        if epoch != self.redis.replicas.epoch {
             return;
         }
-        if let Some(offset) = self.replicas.receive(r as usize) {
-            self.server.primary_mut().ack(r as usize, offset);
+        if let Some(offset) = self.redis.replicas.receive(r as usize) {
+            self.redis.server.primary_mut().ack(r as usize, offset);
         }
     }
 
     /// Replication stalls (`begin`) or resumes, sending what it held back.
     pub(crate) fn stall_replication(&mut self, stall: bool) {
-        let arrivals = self.replicas.stall(self.now, stall);
+        let arrivals = self.redis.replicas.stall(self.now, stall);
         self.schedule(arrivals);
     }
 
@@ -220,21 +220,25 @@ impl World<'_> {
     /// replica, is lost.
     pub(crate) fn primary_fails(&mut self) {
         self.replicate();
-        self.replicas.primary_failed();
+        self.redis.replicas.primary_failed();
     }
 
     /// Replica `k` (by default the most up to date) becomes the primary,
     /// with what it had received; the old primary rejoins as a replica and
     /// every replica resyncs from the new one. Clients reconnect to it.
     pub(crate) fn promote(&mut self, k: Option<usize>) {
-        let Some((k, promoted)) = self.replicas.promote(k, self.server.new_engine()) else {
+        let Some((k, promoted)) = self
+            .redis
+            .replicas
+            .promote(k, self.redis.server.new_engine())
+        else {
             return;
         };
-        let old = self.server.replace(promoted);
-        let sync = self.server.full_sync(self.now);
-        self.replicas.rejoin(k, old, &sync);
+        let old = self.redis.server.replace(promoted);
+        let sync = self.redis.server.full_sync(self.now);
+        self.redis.replicas.rejoin(k, old, &sync);
         self.watch.clear();
-        self.redis_waiting.clear();
+        self.redis.waiting.clear();
         let locks: Vec<_> = self.seen.keys().cloned().collect();
         for lock in locks {
             self.observe(&lock, ServerCause::Failover);

@@ -17,7 +17,6 @@ use crate::observe::Seen;
 use crate::process::{Process, Thread};
 use crate::rng::{self, Stream};
 use crate::script::Program;
-use crate::server::Server;
 use crate::{History, SimError, SimSpec, SimTime};
 
 /// A message from a client to Redis.
@@ -143,9 +142,8 @@ pub(crate) struct World<'s> {
     pub(crate) now: SimTime,
     pub(crate) queue: crate::queue::EventQueue<Ev>,
     pub(crate) procs: Vec<Process>,
-    pub(crate) server: Server,
-    /// The primary's replicas (none unless the spec asks).
-    pub(crate) replicas: crate::replication::Replicas,
+    /// Redis: the primary, its replicas, paused or down.
+    pub(crate) redis: crate::deployment::Deployment,
     pub(crate) net: Network,
     pub(crate) fault_rngs: Vec<ChaCha8Rng>,
     /// Which client fault windows cover now.
@@ -160,11 +158,6 @@ pub(crate) struct World<'s> {
     /// The one expiry observation that counts per lock; older ones (the
     /// key was renewed since) are ignored when they fall due.
     pub(crate) watch: BTreeMap<LockName, SimTime>,
-    /// Open Redis pauses and the commands waiting for them to end.
-    pub(crate) redis_paused: u32,
-    /// Open windows in which Redis is down (connections refused).
-    pub(crate) redis_down: u32,
-    pub(crate) redis_waiting: Vec<(u32, u32, u32, Up)>,
     pub(crate) records: Vec<Record>,
     /// Events taken off the queue so far (the run's work, for benchmarks).
     pub(crate) events: u64,
@@ -172,14 +165,12 @@ pub(crate) struct World<'s> {
 
 impl<'s> World<'s> {
     pub(crate) fn new(spec: &'s SimSpec) -> Result<World<'s>, SimError> {
-        let server = Server::new(spec.redis.replicas as usize);
         let mut world = World {
             spec,
             now: SimTime::ZERO,
             queue: crate::queue::EventQueue::new(),
             procs: Vec::with_capacity(spec.clients.len()),
-            replicas: crate::replication::Replicas::new(spec, || server.new_engine()),
-            server,
+            redis: crate::deployment::Deployment::new(spec),
             net: Network::new(spec.seed, spec.latency, spec.clients.len()),
             fault_rngs: (0..spec.faults.0.len())
                 .map(|i| rng::stream(spec.seed, Stream::Fault(i)))
@@ -197,9 +188,6 @@ impl<'s> World<'s> {
             resources: BTreeMap::new(),
             seen: BTreeMap::new(),
             watch: BTreeMap::new(),
-            redis_paused: 0,
-            redis_down: 0,
-            redis_waiting: Vec::new(),
             records: Vec::with_capacity(256),
             events: 0,
         };
@@ -335,7 +323,8 @@ impl<'s> World<'s> {
             Ev::Crash(i) => self.crash(i),
             Ev::Restart(i) => self.restart(i),
             Ev::Observe { lock, generation } => {
-                if generation == self.server.generation && self.watch.get(&lock) == Some(&self.now)
+                if generation == self.redis.server.generation
+                    && self.watch.get(&lock) == Some(&self.now)
                 {
                     self.watch.remove(&lock);
                     self.observe(&lock, ServerCause::Expiry);
@@ -369,7 +358,7 @@ impl<'s> World<'s> {
             &mut self.fault_rngs,
         ) {
             Verdict::Deliver(at) => {
-                let generation = self.server.connections;
+                let generation = self.redis.server.connections;
                 self.queue.push(
                     at,
                     Ev::AtServer {
@@ -435,7 +424,7 @@ impl<'s> World<'s> {
             // The process died: the kernel closed its sockets.
             return;
         }
-        if generation != self.server.connections && self.redis_down == 0 {
+        if generation != self.redis.server.connections && self.redis.down == 0 {
             // Sent to a Redis that has restarted since: the connection is gone.
             let process = p.proc();
             let what = msg.label();
@@ -446,12 +435,12 @@ impl<'s> World<'s> {
             });
             return;
         }
-        if self.redis_down > 0 {
+        if self.redis.down > 0 {
             self.refuse(c, life, msg);
             return;
         }
-        if self.redis_paused > 0 {
-            self.redis_waiting.push((c, life, generation, msg));
+        if self.redis.paused > 0 {
+            self.redis.waiting.push((c, life, generation, msg));
             return;
         }
         crate::execution::execute(self, c, life, msg);
@@ -494,11 +483,11 @@ impl World<'_> {
     }
 
     pub(crate) fn restart_redis(&mut self) {
-        self.server.restart();
+        self.redis.server.restart();
         // Its replicas resync from it: they lose every key too.
         self.resync_replicas();
         self.watch.clear();
-        self.redis_waiting.clear();
+        self.redis.waiting.clear();
         let locks: Vec<LockName> = self.seen.keys().cloned().collect();
         for lock in locks {
             self.observe(&lock, ServerCause::Restart);

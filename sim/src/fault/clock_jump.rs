@@ -54,7 +54,7 @@ impl Kind for ClockJump {
     }
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.server.jump(self.jump_ms);
+        world.redis.server.jump(self.jump_ms);
         // Every key's expiry instant moved: watch them all afresh.
         world.watch.clear();
         let locks: Vec<_> = world.seen.keys().cloned().collect();

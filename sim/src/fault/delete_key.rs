@@ -50,7 +50,7 @@ impl Kind for DeleteKey {
     }
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.server.delete(world.now, self.lock.as_str());
+        world.redis.server.delete(world.now, self.lock.as_str());
         world.replicate();
         world.observe(&self.lock, ServerCause::Deleted);
     }

@@ -70,14 +70,14 @@ impl Kind for Failover {
     }
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.redis_down += 1;
+        world.redis.down += 1;
         world.close_connections();
-        world.server.drop_connections();
+        world.redis.server.drop_connections();
         world.primary_fails();
     }
 
     fn end(&self, world: &mut World<'_>, _i: usize) {
-        world.redis_down = world.redis_down.saturating_sub(1);
+        world.redis.down = world.redis.down.saturating_sub(1);
         world.promote(self.replica.map(|r| r as usize));
     }
 }

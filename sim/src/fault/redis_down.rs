@@ -39,14 +39,14 @@ impl Kind for RedisDown {
     }
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.redis_down += 1;
+        world.redis.down += 1;
         world.close_connections();
-        world.server.drop_connections();
+        world.redis.server.drop_connections();
     }
 
     fn end(&self, world: &mut World<'_>, _i: usize) {
-        world.redis_down = world.redis_down.saturating_sub(1);
-        if world.redis_down == 0 && !self.keep_data {
+        world.redis.down = world.redis.down.saturating_sub(1);
+        if world.redis.down == 0 && !self.keep_data {
             world.restart_redis();
         }
     }

@@ -29,13 +29,13 @@ impl Kind for RedisPause {
     }
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.redis_paused += 1;
+        world.redis.paused += 1;
     }
 
     fn end(&self, world: &mut World<'_>, _i: usize) {
-        world.redis_paused = world.redis_paused.saturating_sub(1);
-        if world.redis_paused == 0 {
-            let waiting = std::mem::take(&mut world.redis_waiting);
+        world.redis.paused = world.redis.paused.saturating_sub(1);
+        if world.redis.paused == 0 {
+            let waiting = std::mem::take(&mut world.redis.waiting);
             for (c, life, generation, msg) in waiting {
                 world.at_server(c, life, generation, msg);
             }
