@@ -1,17 +1,22 @@
-//! Clients blocked in `BLPOP`/`BRPOP`: queued input, serving, timeouts.
+//! Clients blocked in `BLPOP`/`BRPOP` or `WAIT`: queued input, serving,
+//! timeouts.
 //!
 //! Redis stops reading a blocked client's input; here commands that arrive
 //! meanwhile wait in the client's `pending` queue (bounded like Redis's
-//! query buffer). After every command the engine serves blocked clients
-//! whose keys now hold elements, in the order they blocked (Redis's
+//! query buffer). After every command (and every [`crate::Engine::tick`],
+//! which the host calls after replicas acknowledge) the engine serves
+//! blocked clients whose keys now hold elements or whose `WAIT` has its
+//! acknowledgements, in the order they blocked (Redis's
 //! `handleClientsBlockedOnKeys`), and a client whose deadline has passed
-//! gets a nil array. Both replies reach the client as deliveries, followed
-//! by the replies to its queued commands. Deadlines are on the engine's
+//! gets its timeout reply (a nil array; for `WAIT`, the replicas that
+//! acknowledged by then). Both replies reach the client as deliveries,
+//! followed by the replies to its queued commands. Deadlines are on the engine's
 //! clock: the simulator moves time and calls [`crate::Engine::tick`], so a
 //! wait is in virtual time; the server calls it from a timer.
 
 use bytes::Bytes;
 
+use crate::client::{Blocked, BlockedOn};
 use crate::engine::Engine;
 use crate::{ConnId, Response, Value};
 
@@ -91,13 +96,25 @@ pub(crate) fn expire(engine: &mut Engine, now: i64, out: &mut Response) {
         .map(|(s, c)| (*s, *c))
         .collect();
     for (seq, conn) in due {
+        let timed_out = match engine
+            .state
+            .clients
+            .get(&conn)
+            .and_then(|c| c.blocked.as_ref())
+        {
+            Some(Blocked {
+                on: BlockedOn::Replicas { target, .. },
+                ..
+            }) => Value::Int(engine.acked(*target) as i64),
+            _ => Value::NilArray,
+        };
         unblock(engine, seq, conn);
-        out.deliveries.push((conn, Value::NilArray));
+        out.deliveries.push((conn, timed_out));
         run_pending(engine, conn, now, out);
     }
 }
 
-/// Serves blocked clients whose keys hold elements, until none can be.
+/// Serves blocked clients that can be answered, until none can be.
 pub(crate) fn serve(engine: &mut Engine, now: i64, out: &mut Response) {
     loop {
         let order: Vec<(u64, ConnId)> = engine
@@ -116,18 +133,7 @@ pub(crate) fn serve(engine: &mut Engine, now: i64, out: &mut Response) {
             else {
                 continue;
             };
-            let mut reply = None;
-            for key in &b.keys {
-                // A key that now holds another type keeps the client
-                // waiting, as in Redis.
-                if let Ok(Some(v)) = crate::cmd::pop_ready(&mut engine.dbs[b.db], key, b.left, now)
-                {
-                    reply = Some(v);
-                    break;
-                }
-            }
-            if let Some(reply) = reply {
-                crate::multi::signal_touched(&mut engine.dbs[b.db], &mut engine.state);
+            if let Some(reply) = ready(engine, &b.on, now) {
                 unblock(engine, seq, conn);
                 out.deliveries.push((conn, reply));
                 run_pending(engine, conn, now, out);
@@ -136,6 +142,31 @@ pub(crate) fn serve(engine: &mut Engine, now: i64, out: &mut Response) {
         }
         if !served {
             return;
+        }
+    }
+}
+
+/// What `on` answers now, if it can: a popped element (the key it came
+/// from marked touched), or the replicas that acknowledged.
+fn ready(engine: &mut Engine, on: &BlockedOn, now: i64) -> Option<Value> {
+    match on {
+        BlockedOn::List { db, keys, left } => {
+            for key in keys {
+                // A key that now holds another type keeps the client
+                // waiting, as in Redis.
+                if let Ok(Some(v)) = crate::cmd::pop_ready(&mut engine.dbs[*db], key, *left, now) {
+                    crate::multi::signal_touched(&mut engine.dbs[*db], &mut engine.state);
+                    return Some(v);
+                }
+            }
+            None
+        }
+        BlockedOn::Replicas {
+            target,
+            numreplicas,
+        } => {
+            let acked = engine.acked(*target);
+            (acked >= *numreplicas).then(|| Value::Int(acked as i64))
         }
     }
 }

@@ -33,17 +33,28 @@ pub(crate) struct Watched {
     pub(crate) expires_at: Option<i64>,
 }
 
-/// A client waiting in `BLPOP`/`BRPOP`.
+/// A client waiting in `BLPOP`/`BRPOP` or `WAIT`.
 #[derive(Debug, Clone)]
 pub(crate) struct Blocked {
-    /// The database its keys are in.
-    pub(crate) db: usize,
-    /// The keys it waits on, in the order given.
-    pub(crate) keys: Vec<Bytes>,
-    /// Pops from the head (`BLPOP`) or the tail (`BRPOP`).
-    pub(crate) left: bool,
+    /// What it waits for.
+    pub(crate) on: BlockedOn,
     /// When it gives up (engine clock, ms); `None` waits forever.
     pub(crate) deadline: Option<i64>,
+}
+
+/// What a blocked client waits for.
+#[derive(Debug, Clone)]
+pub(crate) enum BlockedOn {
+    /// An element in one of `keys` (of database `db`), popped from the
+    /// head (`BLPOP`, `left`) or the tail (`BRPOP`).
+    List {
+        db: usize,
+        keys: Vec<Bytes>,
+        left: bool,
+    },
+    /// `numreplicas` replicas acknowledging the replication offset
+    /// `target` (`WAIT`).
+    Replicas { target: u64, numreplicas: u64 },
 }
 
 /// A connection's state.
@@ -68,7 +79,7 @@ pub(crate) struct Client {
     pub(crate) since_ms: i64,
     /// The last command's name, for `CLIENT LIST`'s `cmd=`.
     pub(crate) last_cmd: String,
-    /// Waiting in `BLPOP`/`BRPOP`.
+    /// Waiting in `BLPOP`/`BRPOP` or `WAIT`.
     pub(crate) blocked: Option<Blocked>,
     /// Commands that arrived while blocked, run once it is served (Redis
     /// leaves them in the query buffer), and their size in bytes.

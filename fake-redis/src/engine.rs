@@ -71,7 +71,7 @@ pub(crate) struct State {
     pub(crate) stats: Stats,
     /// The clock when the engine was made (`INFO`'s uptime).
     pub(crate) started_ms: i64,
-    /// Clients blocked in BLPOP/BRPOP, in the order they blocked.
+    /// Clients blocked in BLPOP/BRPOP or WAIT, in the order they blocked.
     pub(crate) blocked_order: BTreeMap<u64, ConnId>,
     pub(crate) next_block_seq: u64,
     /// Scripts' `math.random` state (Redis's `rand48`, shared by every
@@ -79,6 +79,8 @@ pub(crate) struct State {
     pub(crate) lua_rand: u64,
     /// Run Redisson's scripts in Lua too (the native-twin proof sets it).
     pub(crate) lock_scripts_in_lua: bool,
+    /// Its role, offset and recorded writes (`WAIT` and `INFO` read it).
+    pub(crate) replication: crate::replication::Replication,
 }
 
 impl State {
@@ -110,8 +112,6 @@ pub struct Engine {
     pub(crate) dbs: Vec<Db>,
     pub(crate) state: State,
     next_conn: u64,
-    /// Its role, offset, recorded writes and blocked `WAIT`s.
-    pub(crate) replication: crate::replication::Replication,
 }
 
 impl std::fmt::Debug for Engine {
@@ -134,7 +134,6 @@ impl Engine {
                 ..State::default()
             },
             next_conn: 1,
-            replication: Default::default(),
         };
         engine.state.started_ms = engine.now();
         engine
@@ -193,7 +192,8 @@ impl Engine {
     ///
     /// An empty command is ignored, as Redis ignores `*0`. A connection id
     /// that was never connected behaves as a fresh RESP2 connection. A
-    /// `WAIT` that blocks gives no reply (see [`Engine::release_waits`]).
+    /// command that blocks (`BLPOP`, `WAIT`) gives no reply now; it comes
+    /// as a delivery (see [`Engine::tick`]).
     pub fn execute(&mut self, conn: ConnId, args: Vec<Bytes>) -> Response {
         let mut out = Response::default();
         if args.is_empty() {
@@ -205,17 +205,23 @@ impl Engine {
         out
     }
 
-    /// Times out blocked clients whose deadline has come (`BLPOP`'s
-    /// timeout, on the injected clock): their nil replies and the replies
-    /// to what they queued meanwhile, as deliveries. The simulator calls
-    /// it after moving time to [`Engine::next_deadline`]; the server calls
-    /// it from a timer.
+    /// Times out blocked clients whose deadline has come (`BLPOP`'s and
+    /// `WAIT`'s timeout, on the injected clock) and answers a `WAIT` whose
+    /// acknowledgements arrived ([`Engine::ack`]): their replies and the
+    /// replies to what they queued meanwhile, as deliveries. The simulator
+    /// calls it after moving time to [`Engine::next_deadline`] or after
+    /// acknowledgements; the server calls it from a timer.
     pub fn tick(&mut self) -> Response {
         let mut out = Response::default();
         let now = self.now();
         crate::blocking::expire(self, now, &mut out);
         crate::blocking::serve(self, now, &mut out);
         out
+    }
+
+    /// How many clients are blocked (`BLPOP`, `BRPOP`, `WAIT`).
+    pub fn blocked_clients(&self) -> usize {
+        self.state.blocked_order.len()
     }
 
     /// The earliest deadline (Unix ms) of a blocked client, if any.
@@ -272,13 +278,7 @@ impl Engine {
             others: &mut self.dbs,
             db_index: index,
         };
-        let replies = if crate::replication::is_wait(args) {
-            crate::replication::wait(&mut ctx, &mut self.replication, args)
-                .into_iter()
-                .collect()
-        } else {
-            how(&mut ctx, args)
-        };
+        let replies = how(&mut ctx, args);
         crate::multi::signal_touched(&mut db, &mut self.state);
         self.dbs[index] = db;
         self.after_command(conn);

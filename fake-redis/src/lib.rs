@@ -150,7 +150,7 @@
 //! - `client`: one connection's state (protocol, database, name, auth,
 //!   transaction, watched keys).
 //! - `multi`: MULTI/EXEC and WATCH.
-//! - `blocking`: clients blocked in BLPOP/BRPOP (served in order, timed
+//! - `blocking`: clients blocked in BLPOP/BRPOP or WAIT (served in order, timed
 //!   out by [`Engine::tick`] on the injected clock).
 //! - `config`: CONFIG GET/SET parameters.
 //! - `db`: the keyspace, per-key expiry, watchers.
@@ -219,5 +219,7 @@ pub use request::{
     MAX_BULK, MAX_INLINE, MAX_MULTIBULK, ProtocolError, Request, RequestReader, parse_request,
 };
 pub use script::{LockScript, sha1_hex};
-pub use server::{BackgroundServer, CommandHook, SharedEngine, serve, spawn_local_server};
+pub use server::{
+    BackgroundServer, CommandHook, SharedEngine, serve, spawn_local_server, time_out_blocked,
+};
 pub use value::Value;

@@ -10,18 +10,20 @@
 //! writes to the replicas with whatever lag or loss it models, applies
 //! them ([`Engine::apply`]) and reports acknowledgements ([`Engine::ack`]).
 //!
-//! `WAIT numreplicas timeout` blocks in Redis. The engine is sans-IO, so
-//! a `WAIT` that cannot answer at once produces no reply; the host calls
-//! [`Engine::release_waits`] after acknowledgements arrive or time passes
-//! and writes the replies it returns. On an engine with no replicas
-//! (`set_replicas(0)`, the default) `WAIT` answers `0` at once, where
-//! Redis would answer `0` after the timeout: nothing can ever acknowledge.
+//! `WAIT numreplicas timeout` that cannot answer at once blocks the
+//! client as `BLPOP` does (see `crate::blocking`): it produces no reply,
+//! later commands of the connection queue behind it, and the reply comes
+//! as a delivery from [`Engine::tick`], which the host calls after
+//! acknowledgements arrive ([`Engine::ack`]) or time passes. As in Redis,
+//! it blocks with no replicas too (until its timeout, or for ever with
+//! timeout 0), and inside `MULTI` it answers at once.
 
 use bytes::Bytes;
 
+use crate::client::{Blocked, BlockedOn};
 use crate::cmd::Ctx;
 use crate::db::Entry;
-use crate::engine::{ConnId, Engine, Protocol};
+use crate::engine::{ConnId, Engine};
 use crate::error::CmdError;
 use crate::number::parse_i64;
 use crate::value::Value;
@@ -56,17 +58,6 @@ impl Write {
     }
 }
 
-/// A `WAIT` that has not answered yet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Wait {
-    conn: ConnId,
-    /// The offset of the connection's last write.
-    target: u64,
-    numreplicas: u64,
-    /// Unix ms at which it answers anyway (`None`: timeout 0, never).
-    deadline: Option<i64>,
-}
-
 /// A server's replication state.
 #[derive(Debug, Default)]
 pub(crate) struct Replication {
@@ -80,7 +71,24 @@ pub(crate) struct Replication {
     acks: Vec<u64>,
     /// Per connection, the offset of its last write.
     last_write: std::collections::BTreeMap<ConnId, u64>,
-    waits: Vec<Wait>,
+}
+
+impl Replication {
+    /// `INFO replication`'s lines: the role, the replicas (what Redisson
+    /// reads to decide whether to `WAIT`), the offset.
+    pub(crate) fn info(&self) -> Vec<String> {
+        let role = if self.replica { "slave" } else { "master" };
+        vec![
+            format!("role:{role}"),
+            format!("connected_slaves:{}", self.acks.len()),
+            format!("master_repl_offset:{}", self.offset),
+        ]
+    }
+
+    /// How many replicas acknowledged `target`.
+    fn acked(&self, target: u64) -> u64 {
+        self.acks.iter().filter(|&&a| a >= target).count() as u64
+    }
 }
 
 impl Engine {
@@ -88,7 +96,7 @@ impl Engine {
     /// writes are recorded for [`Engine::take_writes`], and `WAIT` counts
     /// the replicas' acknowledgements. `0` stops recording.
     pub fn set_replicas(&mut self, n: usize) {
-        let r = &mut self.replication;
+        let r = &mut self.state.replication;
         r.replica = false;
         r.acks = vec![r.offset; n];
         r.outbox.clear();
@@ -98,25 +106,25 @@ impl Engine {
     /// Makes this server a replica: it records nothing and refuses `WAIT`.
     pub fn set_replica(&mut self) {
         self.set_replicas(0);
-        self.replication.replica = true;
+        self.state.replication.replica = true;
     }
 
     /// The offset of the last write this server made (a primary) or
     /// applied (a replica).
     pub fn repl_offset(&self) -> u64 {
-        self.replication.offset
+        self.state.replication.offset
     }
 
     /// The writes made since the last call, in order.
     pub fn take_writes(&mut self) -> Vec<Write> {
         self.record_touched();
-        std::mem::take(&mut self.replication.outbox)
+        std::mem::take(&mut self.state.replication.outbox)
     }
 
     /// A full resync: a flush, then every live key as it is now, all at
     /// the current offset.
     pub fn full_sync(&self) -> Vec<Write> {
-        let offset = self.replication.offset;
+        let offset = self.state.replication.offset;
         let now = self.now();
         let flush = Write {
             offset,
@@ -135,41 +143,20 @@ impl Engine {
             Change::Flush => self.dbs[0].clear(),
             Change::Key(k, e) => self.dbs[0].replace(k.clone(), e.clone()),
         }
-        self.replication.offset = write.offset;
+        self.state.replication.offset = write.offset;
     }
 
-    /// Replica `replica` has applied everything up to `offset`.
+    /// Replica `replica` has applied everything up to `offset`. A `WAIT`
+    /// this satisfies answers at the next [`Engine::tick`].
     pub fn ack(&mut self, replica: usize, offset: u64) {
-        if let Some(a) = self.replication.acks.get_mut(replica) {
+        if let Some(a) = self.state.replication.acks.get_mut(replica) {
             *a = (*a).max(offset);
         }
     }
 
-    /// The `WAIT`s that can answer now (enough acknowledgements, or their
-    /// timeout passed), with their replies, in the order they were sent.
-    pub fn release_waits(&mut self) -> Vec<(ConnId, Value)> {
-        let now = self.now();
-        let r = &mut self.replication;
-        let mut done = Vec::new();
-        let acks = &r.acks;
-        r.waits.retain(|w| {
-            let acked = acked(acks, w.target);
-            if acked >= w.numreplicas || w.deadline.is_some_and(|d| now >= d) {
-                done.push((w.conn, Value::Int(acked as i64)));
-                return false;
-            }
-            true
-        });
-        done
-    }
-
-    /// The earliest instant (Unix ms) at which a waiting `WAIT` times out.
-    pub fn next_wait_deadline(&self) -> Option<i64> {
-        self.replication
-            .waits
-            .iter()
-            .filter_map(|w| w.deadline)
-            .min()
+    /// How many replicas acknowledged `target`.
+    pub(crate) fn acked(&self, target: u64) -> u64 {
+        self.state.replication.acked(target)
     }
 
     /// Moves the keys the last command wrote to the outbox, each with its
@@ -177,7 +164,7 @@ impl Engine {
     pub(crate) fn record_touched(&mut self) {
         let touched = self.dbs[0].take_written();
         if touched.flushed {
-            let r = &mut self.replication;
+            let r = &mut self.state.replication;
             r.offset += 1;
             r.outbox.push(Write {
                 offset: r.offset,
@@ -185,7 +172,7 @@ impl Engine {
             });
         }
         let now = self.now();
-        let r = &mut self.replication;
+        let r = &mut self.state.replication;
         for key in touched.keys {
             let entry = self.dbs[0].peek(&key, now).cloned();
             r.offset += 1;
@@ -198,73 +185,62 @@ impl Engine {
 
     /// Notes `conn`'s last write, after one of its commands.
     pub(crate) fn after_command(&mut self, conn: ConnId) {
-        let before = self.replication.offset;
+        let before = self.state.replication.offset;
         self.record_touched();
-        if self.replication.offset > before {
-            self.replication
+        if self.state.replication.offset > before {
+            self.state
+                .replication
                 .last_write
-                .insert(conn, self.replication.offset);
+                .insert(conn, self.state.replication.offset);
         }
     }
 
-    /// Forgets `conn`'s waits and last write.
+    /// Forgets `conn`'s last write.
     pub(crate) fn forget_conn(&mut self, conn: ConnId) {
-        self.replication.waits.retain(|w| w.conn != conn);
-        self.replication.last_write.remove(&conn);
+        self.state.replication.last_write.remove(&conn);
     }
-}
-
-/// How many replicas acknowledged `target`.
-fn acked(acks: &[u64], target: u64) -> u64 {
-    acks.iter().filter(|&&a| a >= target).count() as u64
-}
-
-/// Whether `args` is a `WAIT`.
-pub(crate) fn is_wait(args: &[Bytes]) -> bool {
-    args.first()
-        .is_some_and(|n| n.eq_ignore_ascii_case(b"WAIT"))
 }
 
 /// `WAIT numreplicas timeout`: the number of replicas that acknowledged
 /// the caller's last write, once `numreplicas` have or `timeout` ms
-/// passed (0: no timeout). `None`: it blocks.
+/// passed (0: no timeout). No reply: it blocks (the reply comes from
+/// [`Engine::tick`]).
 ///
 /// # Format
 ///
 /// `WAIT numreplicas timeout` -> integer
-pub(crate) fn wait(ctx: &mut Ctx<'_>, r: &mut Replication, args: &[Bytes]) -> Option<Value> {
-    let err = |e: CmdError| Some(Value::error(e.to_string()));
-    if args.len() != 3 {
-        return err(CmdError::WrongArity("wait".to_owned()));
-    }
-    if ctx.protocol() == Protocol::Resp2 && ctx.state.pubsub.count(ctx.conn) > 0 {
-        return Some(Value::error(
-            "ERR Can't execute 'wait': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
-        ));
-    }
+pub(crate) fn wait(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>, CmdError> {
+    let r = &ctx.state.replication;
     if r.replica {
-        return Some(Value::error(
+        return Err(CmdError::other(
             "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.",
         ));
     }
-    let (Some(numreplicas), Some(timeout)) = (parse_i64(&args[1]), parse_i64(&args[2])) else {
-        return err(CmdError::NotInteger);
-    };
+    // Redis 7.0's waitCommand: numreplicas first, then the timeout, an
+    // integer number of ms (checked against redis-server 7.0.15).
+    let numreplicas = parse_i64(&args[1]).ok_or(CmdError::NotInteger)?;
+    let timeout = parse_i64(&args[2])
+        .ok_or_else(|| CmdError::other("ERR timeout is not an integer or out of range"))?;
     if timeout < 0 {
-        return Some(Value::error("ERR timeout is negative"));
+        return Err(CmdError::other("ERR timeout is negative"));
     }
     let target = r.last_write.get(&ctx.conn).copied().unwrap_or(0);
-    let now_acked = acked(&r.acks, target);
-    if r.acks.is_empty() || now_acked >= u64::try_from(numreplicas).unwrap_or(0) {
-        return Some(Value::Int(now_acked as i64));
+    let now_acked = r.acked(target);
+    let client = ctx.state.client(ctx.conn);
+    // Inside a transaction a client cannot block: Redis answers at once.
+    if i128::from(now_acked) >= i128::from(numreplicas) || client.in_exec {
+        return Ok(vec![Value::Int(now_acked as i64)]);
     }
-    r.waits.push(Wait {
-        conn: ctx.conn,
-        target,
-        numreplicas: numreplicas as u64,
+    client.blocked = Some(Blocked {
+        on: BlockedOn::Replicas {
+            target,
+            numreplicas: numreplicas as u64,
+        },
         deadline: (timeout > 0).then(|| ctx.now.saturating_add(timeout)),
     });
-    None
+    // No reply now: it comes when enough replicas acknowledge or at the
+    // timeout.
+    Ok(vec![])
 }
 
 #[cfg(test)]
@@ -339,15 +315,21 @@ mod tests {
     }
 
     /// `WAIT 1 0` blocks until the replica acknowledges the caller's last
-    /// write; `WAIT 1 100` answers 0 at its timeout; without replicas
-    /// `WAIT` answers 0 at once; a replica refuses it.
+    /// write, and what the client sends meanwhile waits behind it; `WAIT 1
+    /// 100` answers 0 at its timeout; without replicas `WAIT 1 100` blocks
+    /// until its timeout too (Redis 7.0.15 does), `WAIT 0 ...` answers at
+    /// once; a replica refuses it.
     #[test]
     fn wait_counts_acknowledgements() {
         let (mut primary, clock, conn) = engine_at(0);
         assert_eq!(
-            run(&mut primary, conn, &["WAIT", "1", "100"]),
+            run(&mut primary, conn, &["WAIT", "0", "0"]),
             [Value::Int(0)]
         );
+        assert!(run(&mut primary, conn, &["WAIT", "1", "100"]).is_empty());
+        assert_eq!(primary.next_deadline(), Some(100));
+        clock.set(100);
+        assert_eq!(primary.tick().deliveries, [(conn, Value::Int(0))]);
         primary.set_replicas(1);
         // No write yet: nothing to wait for, the replica counts.
         assert_eq!(
@@ -356,18 +338,32 @@ mod tests {
         );
         run(&mut primary, conn, &["SET", "k", "v"]);
         assert!(run(&mut primary, conn, &["WAIT", "1", "0"]).is_empty());
+        assert!(run(&mut primary, conn, &["PING"]).is_empty(), "queued");
         let other = primary.connect();
         assert!(run(&mut primary, other, &["WAIT", "1", "0"]).len() == 1);
-        assert!(primary.release_waits().is_empty());
+        assert!(primary.tick().deliveries.is_empty());
         primary.ack(0, 1);
-        assert_eq!(primary.release_waits(), [(conn, Value::Int(1))]);
+        assert_eq!(
+            primary.tick().deliveries,
+            [(conn, Value::Int(1)), (conn, Value::Simple("PONG".into()))]
+        );
         run(&mut primary, conn, &["SET", "k", "w"]);
         assert!(run(&mut primary, conn, &["WAIT", "1", "100"]).is_empty());
-        assert_eq!(primary.next_wait_deadline(), Some(100));
-        clock.set(99);
-        assert!(primary.release_waits().is_empty());
-        clock.set(100);
-        assert_eq!(primary.release_waits(), [(conn, Value::Int(0))]);
+        assert_eq!(primary.next_deadline(), Some(200));
+        clock.set(199);
+        assert!(primary.tick().deliveries.is_empty());
+        clock.set(200);
+        assert_eq!(primary.tick().deliveries, [(conn, Value::Int(0))]);
+        // Inside MULTI it cannot block.
+        assert_eq!(
+            run(&mut primary, conn, &["MULTI"]),
+            [Value::Simple("OK".into())]
+        );
+        run(&mut primary, conn, &["WAIT", "1", "0"]);
+        assert_eq!(
+            run(&mut primary, conn, &["EXEC"]),
+            [Value::Array(vec![Value::Int(0)])]
+        );
         let mut replica = engine_at(0).0;
         replica.set_replica();
         let rc = replica.connect();
@@ -392,8 +388,12 @@ mod tests {
             "ERR wrong number of arguments for 'wait' command"
         );
         assert_eq!(
-            err(run(&mut e, conn, &["wait", "x", "0"])),
+            err(run(&mut e, conn, &["wait", "x", "x"])),
             "ERR value is not an integer or out of range"
+        );
+        assert_eq!(
+            err(run(&mut e, conn, &["WAIT", "1", "1.5"])),
+            "ERR timeout is not an integer or out of range"
         );
         assert_eq!(
             err(run(&mut e, conn, &["WAIT", "1", "-1"])),
@@ -403,6 +403,6 @@ mod tests {
         assert!(run(&mut e, conn, &["WAIT", "1", "0"]).is_empty());
         e.disconnect(conn);
         e.ack(0, 9);
-        assert!(e.release_waits().is_empty());
+        assert!(e.tick().deliveries.is_empty());
     }
 }

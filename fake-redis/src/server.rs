@@ -231,11 +231,13 @@ impl SharedEngine {
         false
     }
 
-    /// Times out blocked clients whose deadline has passed and writes
-    /// what that produced (see [`Engine::tick`]).
-    pub(crate) fn tick(&self) {
+    /// Times out blocked clients whose deadline has passed, answers those
+    /// that can be answered now (a `WAIT` whose acknowledgements arrived
+    /// through [`SharedEngine::with_engine`]), and writes what that
+    /// produced (see [`Engine::tick`]).
+    pub fn tick(&self) {
         let mut hub = self.lock();
-        if hub.engine.next_deadline().is_none() {
+        if hub.engine.blocked_clients() == 0 {
             return;
         }
         let response = hub.engine.tick();
@@ -282,17 +284,22 @@ const TICK: std::time::Duration = std::time::Duration::from_millis(10);
 /// Accepts connections on `listener` forever, each served by its own task,
 /// and times out blocked clients.
 pub async fn serve(listener: TcpListener, shared: SharedEngine) {
-    let ticker = async {
-        let mut interval = tokio::time::interval(TICK);
-        loop {
-            interval.tick().await;
-            shared.tick();
-        }
-    };
     tokio::select! {
         biased;
         () = accept(listener, shared.clone()) => {}
-        () = ticker => {}
+        () = time_out_blocked(shared) => {}
+    }
+}
+
+/// Times out `shared`'s blocked clients (`BLPOP`, `WAIT`) every 10 ms,
+/// forever, on tokio's clock (so under turmoil, in simulated time). A host
+/// that serves connections with [`crate::serve_connection`] runs it beside
+/// them.
+pub async fn time_out_blocked(shared: SharedEngine) {
+    let mut interval = tokio::time::interval(TICK);
+    loop {
+        interval.tick().await;
+        shared.tick();
     }
 }
 

@@ -5,7 +5,7 @@ use bytes::Bytes;
 
 use super::Ctx;
 use crate::Value;
-use crate::client::Blocked;
+use crate::client::{Blocked, BlockedOn};
 use crate::error::CmdError;
 use crate::number::parse_float;
 
@@ -36,9 +36,11 @@ fn pop(ctx: &mut Ctx<'_>, args: &[Bytes], left: bool) -> Result<Vec<Value>, CmdE
         return Ok(vec![Value::NilArray]);
     }
     client.blocked = Some(Blocked {
-        db: ctx.db_index,
-        keys: keys.to_vec(),
-        left,
+        on: BlockedOn::List {
+            db: ctx.db_index,
+            keys: keys.to_vec(),
+            left,
+        },
         deadline: (timeout > 0).then(|| ctx.now.saturating_add(timeout)),
     });
     // No reply now: it comes when the client is served or times out.

@@ -46,7 +46,7 @@ fn section(ctx: &mut Ctx<'_>, name: &str) -> String {
             format!("connected_clients:{}", ctx.state.clients.len()),
             "cluster_connections:0".into(),
             "maxclients:10000".into(),
-            "blocked_clients:0".into(),
+            format!("blocked_clients:{}", ctx.state.blocked_order.len()),
         ],
         "memory" => vec![
             "used_memory:0".into(),
@@ -70,11 +70,7 @@ fn section(ctx: &mut Ctx<'_>, name: &str) -> String {
             ),
             format!("pubsub_patterns:{}", ctx.state.pubsub.numpat()),
         ],
-        "replication" => vec![
-            "role:master".into(),
-            "connected_slaves:0".into(),
-            "master_repl_offset:0".into(),
-        ],
+        "replication" => ctx.state.replication.info(),
         _ => (0..crate::engine::DATABASES)
             .filter_map(|i| {
                 let db = ctx.db_at(i);

@@ -152,6 +152,7 @@ pub(super) const COMMANDS: &[Spec] = &[
     one("type", 2, keys::type_),
     pubsub_ok(many("unsubscribe", -1, pubsub::unsubscribe)),
     one("unwatch", 1, transaction::unwatch),
+    many("wait", 3, crate::replication::wait),
     in_multi(one("watch", -2, transaction::watch)),
 ];
 

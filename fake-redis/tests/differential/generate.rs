@@ -452,6 +452,13 @@ pub(crate) fn server_cmd() -> impl Strategy<Value = Cmd> {
             pick(&["0.01", "-1", "x"])
         )
             .prop_map(|(c, k, t)| words(vec![c, k, t])),
+        // No replicas: `WAIT 1 10` blocks 10 ms on both, holding back the
+        // sentinel PING; `WAIT 0 ..` and negatives answer at once.
+        (
+            pick(&["0", "1", "-1", "x"]),
+            pick(&["10", "-1", "x", "1.5"])
+        )
+            .prop_map(|(n, t)| words(vec!["WAIT".into(), n, t])),
     ]
 }
 

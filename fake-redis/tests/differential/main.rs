@@ -211,3 +211,42 @@ fn fake_redis_replies_like_real_redis() {
     assert!(pair.compared > 512 * 8, "too few commands compared");
     assert!(pair.errors > 50 && pair.errors < pair.compared / 2);
 }
+
+/// Without replicas, `WAIT 1 <timeout>` blocks its connection until the
+/// timeout, as in Redis 7.0.15: a `GET` pipelined behind it runs only
+/// then, so it sees the `SET` another connection made meanwhile. Both
+/// servers must answer `0`, then `"1"`; a server that answered `WAIT` at
+/// once (fake-redis did) gives nil. (The generated cases cannot show it:
+/// they wait for each reply before sending the next command.)
+#[test]
+fn wait_without_replicas_blocks_the_connection_like_real_redis() {
+    let real = RealRedis::start_for_test();
+    let fake = BackgroundServer::start(SharedEngine::new(Engine::new(Arc::new(SystemClock))))
+        .expect("start fake-redis");
+    let cmd = |words: &[&str]| {
+        words
+            .iter()
+            .map(|w| w.as_bytes().to_vec())
+            .collect::<Vec<_>>()
+    };
+    for (name, addr) in [("redis-server", real.addr()), ("fake-redis", fake.addr())] {
+        let mut waiter = Client::connect(addr);
+        let mut writer = Client::connect(addr);
+        writer.roundtrip(&cmd(&["DEL", "wait-key"])).expect("DEL");
+        // A long timeout, so that the SET lands inside it even on a slow
+        // machine; the SET follows the pipelined pair after 50 ms.
+        waiter.send(&cmd(&["WAIT", "1", "1500"]));
+        waiter.send(&cmd(&["GET", "wait-key"]));
+        std::thread::sleep(Duration::from_millis(50));
+        writer
+            .roundtrip(&cmd(&["SET", "wait-key", "1"]))
+            .expect("SET");
+        let replies = [waiter.read_frame(), waiter.read_frame()];
+        assert_eq!(
+            replies.map(|r| show(&r.expect("reply"))),
+            [show(b":0\r\n"), show(b"$1\r\n1\r\n")],
+            "{name}: WAIT must hold the GET back until its timeout"
+        );
+        writer.roundtrip(&cmd(&["DEL", "wait-key"])).expect("DEL");
+    }
+}

@@ -241,6 +241,8 @@ fn redis_host(
     sim.host(REDIS, move || {
         let (shared, gate, requests) = (shared.clone(), gate.clone(), requests.clone());
         async move {
+            // BLPOP and WAIT time out in simulated time.
+            tokio::task::spawn_local(fake_redis::time_out_blocked(shared.clone()));
             let listener = turmoil::net::TcpListener::bind(("0.0.0.0", PORT)).await?;
             loop {
                 let (stream, peer) = listener.accept().await?;
@@ -457,6 +459,8 @@ impl Loop<'_, '_> {
                 e.ack(r, offset);
             }
         });
+        // A WAIT these acknowledgements satisfy answers now.
+        self.shared.tick();
     }
 
     /// The primary fails as a stopped Redis does; what it had not yet
@@ -548,6 +552,42 @@ mod tests {
             .collect();
         assert_eq!(holds.len(), 2, "{}", r.history);
         assert!(holds[1] >= 3_000, "{}", r.history);
+    }
+
+    /// The Redis host times blocked commands out in simulated time:
+    /// `WAIT 1 500` with no replica answers 0 after 500 ms of turmoil's
+    /// clock (within the 10 ms timeout tick and the link's latency), and
+    /// the `PING` pipelined behind it comes only then. Without the host's
+    /// ticker the client waited for ever.
+    #[test]
+    fn the_redis_host_times_out_a_blocked_wait() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let s = spec(vec![]);
+        let clock = Arc::new(SimClock::default());
+        let shared = SharedEngine::new(primary_engine(&s, &clock));
+        let mut sim = builder(&s).build();
+        redis_host(&mut sim, shared, Gate::default(), BTreeMap::new());
+        sim.client("c", async {
+            let mut tcp = turmoil::net::TcpStream::connect((REDIS, PORT)).await?;
+            let sent = turmoil::sim_elapsed().expect("inside the simulation");
+            tcp.write_all(b"*3\r\n$4\r\nWAIT\r\n$1\r\n1\r\n$3\r\n500\r\n*1\r\n$4\r\nPING\r\n")
+                .await?;
+            let mut got = Vec::new();
+            while !got.ends_with(b"+PONG\r\n") {
+                let mut buf = [0u8; 64];
+                let n = tcp.read(&mut buf).await?;
+                assert!(n > 0, "closed after {got:?}");
+                got.extend_from_slice(&buf[..n]);
+            }
+            let waited = turmoil::sim_elapsed().expect("inside") - sent;
+            assert_eq!(got, b":0\r\n+PONG\r\n");
+            assert!(
+                (500..600).contains(&waited.as_millis()),
+                "answered after {waited:?}"
+            );
+            Ok(())
+        });
+        sim.run().expect("the client finishes");
     }
 
     /// The fast engine's failover story over turmoil: an acquire that had
