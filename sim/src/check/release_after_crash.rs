@@ -68,6 +68,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
                         lock,
                         held_at,
                         crash: i,
+                        crash_at: crash,
                         base,
                         lease_ms,
                         evidence,
@@ -330,6 +331,7 @@ struct Pending<'h> {
     lock: &'h LockName,
     held_at: usize,
     crash: usize,
+    crash_at: SimTime,
     base: SimTime,
     lease_ms: u64,
     evidence: usize,
@@ -341,7 +343,7 @@ impl Pending<'_> {
         let max_lat = history.meta.max_latency_ms;
         let lease_ms = self.lease_ms;
         let base = self.base.plus_ms(lease_ms.saturating_add(2 * max_lat + 2));
-        let deadline = pauses.extend(base, work);
+        let deadline = pauses.extend(base, self.crash_at, work);
         let late = match self.freed {
             Some((_, at)) => at > deadline,
             None => history.meta.horizon > deadline,
@@ -377,6 +379,8 @@ impl Pending<'_> {
 /// pauses that apply are a prefix: the longest one where each pause
 /// starts by the base plus the pauses before it.
 struct Pauses {
+    /// Per pause: when it starts.
+    starts: Vec<SimTime>,
     /// Per pause: the latest `start - (sum of earlier lengths)` so far.
     need: Vec<SimTime>,
     /// Per pause: the sum of the lengths up to and including it, in ms.
@@ -386,10 +390,11 @@ struct Pauses {
 impl Pauses {
     fn new(mut pauses: Vec<(u64, u64)>) -> Pauses {
         pauses.sort_unstable();
-        let (mut need, mut sum) = (Vec::new(), Vec::new());
+        let (mut need, mut sum, mut starts) = (Vec::new(), Vec::new(), Vec::new());
         let (mut before, mut latest) = (0u64, SimTime::ZERO);
         for (at_ms, duration_ms) in pauses {
             let start = SimTime::from_ms(at_ms);
+            starts.push(start);
             latest = latest.max(SimTime(
                 start.0.saturating_sub(before.saturating_mul(1_000)),
             ));
@@ -397,12 +402,18 @@ impl Pauses {
             need.push(latest);
             sum.push(before);
         }
-        Pauses { need, sum }
+        Pauses { starts, need, sum }
     }
 
-    fn extend(&self, base: SimTime, work: &Work) -> SimTime {
+    /// `base` pushed by the pauses that start by it, or by the crash: a
+    /// clock jump back at the crash, after the key's expiry on Redis but
+    /// before Redis purged it, brings the key back for the jump's length
+    /// (property-test seed 8751: a 69 ms lease, then a 10.9 s jump back).
+    fn extend(&self, base: SimTime, crash_at: SimTime, work: &Work) -> SimTime {
         work.search(self.need.len());
-        let n = self.need.partition_point(|&need| need <= base);
+        let by_base = self.need.partition_point(|&need| need <= base);
+        let by_crash = self.starts.partition_point(|&start| start <= crash_at);
+        let n = by_base.max(by_crash);
         match n {
             0 => base,
             n => base.plus_ms(self.sum[n - 1]),
