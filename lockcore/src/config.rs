@@ -41,6 +41,20 @@ pub struct Config {
     /// [`timer_tick`](crate::timer_tick) gives a release's.
     #[serde(default)]
     pub timer_tick: Millis,
+    /// The replicas Redis has, as the client sees them (Redisson's
+    /// `availableSlaves`): 0, the default, is a single-server config, where
+    /// no lock command waits for replicas. From 3.16.7 a client with
+    /// replicas sends `WAIT` after each lock script (see
+    /// [`Switch::LockWaitsForReplicas`](crate::Switch::LockWaitsForReplicas)).
+    #[serde(default)]
+    pub replicas: u32,
+    /// `slavesSyncTimeout`: how long that `WAIT` waits (default 1 000 ms).
+    #[serde(default = "default_slaves_sync_timeout")]
+    pub slaves_sync_timeout: Millis,
+}
+
+fn default_slaves_sync_timeout() -> Millis {
+    Millis(1_000)
 }
 
 impl Default for Config {
@@ -52,6 +66,8 @@ impl Default for Config {
             retry_attempts: 3,
             retry_interval: Millis(1_500),
             timer_tick: Millis(0),
+            replicas: 0,
+            slaves_sync_timeout: default_slaves_sync_timeout(),
         }
     }
 }
@@ -118,6 +134,18 @@ impl ConfigBuilder {
     /// Sets the timer's tick in ms (0: timers fire on time).
     pub fn timer_tick(&mut self, ms: u64) -> &mut Self {
         self.config.timer_tick = Millis(ms);
+        self
+    }
+
+    /// Sets how many replicas the client sees (0: a single server).
+    pub fn replicas(&mut self, n: u32) -> &mut Self {
+        self.config.replicas = n;
+        self
+    }
+
+    /// Sets `slavesSyncTimeout` in ms.
+    pub fn slaves_sync_timeout(&mut self, ms: u64) -> &mut Self {
+        self.config.slaves_sync_timeout = Millis(ms);
         self
     }
 

@@ -17,6 +17,11 @@ pub enum TransportError {
     /// Redis answered with an error reply.
     #[error("{0}")]
     Redis(String),
+    /// The lock script ran, but the `WAIT` after it counted too few
+    /// replicas (Redisson's `IllegalStateException` /
+    /// `NoSyncedSlavesException`, with its text).
+    #[error("{0}")]
+    NoSyncedReplicas(String),
 }
 
 /// Why a lock call failed.

@@ -4,7 +4,7 @@
 use crate::{InputError, Scenario};
 
 /// Each built-in scenario's name and file text, in the order reports list them.
-const FILES: [(&str, &str); 20] = [
+const FILES: [(&str, &str); 21] = [
     (
         "watchdog-renews",
         include_str!("../builtin/watchdog-renews.toml"),
@@ -63,6 +63,10 @@ const FILES: [(&str, &str); 20] = [
     (
         "failover-loses-lock",
         include_str!("../builtin/failover-loses-lock.toml"),
+    ),
+    (
+        "replica-lag-stops-renewal",
+        include_str!("../builtin/replica-lag-stops-renewal.toml"),
     ),
 ];
 

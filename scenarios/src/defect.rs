@@ -212,9 +212,17 @@ fn variant(value: &impl Debug) -> String {
 /// may still be one that only shifts the timing.
 fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
     let release = experiments.spec.profile;
+    let replicas = experiments.spec.redis.replicas > 0;
+    // A fix of what happens after the WAIT for replicas cannot act on a
+    // run that sends none (no replicas, or a release before 3.16.7).
+    let can_act = |s: &Switch| match s.needs() {
+        Some(Switch::LockWaitsForReplicas) => replicas && release.has(Switch::LockWaitsForReplicas),
+        Some(other) => release.has(other),
+        None => true,
+    };
     let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
         .iter()
-        .filter(|s| s.info().fixes && !release.has(**s))
+        .filter(|s| s.info().fixes && !release.has(**s) && can_act(s))
         .filter_map(|s| Some((s.info().since?, *s)))
         .collect();
     fixes.sort();

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 15] = [
+const FILES: [(&str, &str); 17] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -46,6 +46,10 @@ const FILES: [(&str, &str); 15] = [
         include_str!("../history/watchdog-takes-previous-lease.toml"),
     ),
     (
+        "unsynced-acquire-keeps-lock",
+        include_str!("../history/unsynced-acquire-keeps-lock.toml"),
+    ),
+    (
         "unlock-resend-not-locked",
         include_str!("../history/unlock-resend-not-locked.toml"),
     ),
@@ -64,6 +68,10 @@ const FILES: [(&str, &str); 15] = [
     (
         "reentrant-holder-leaves-stale-head",
         include_str!("../history/reentrant-holder-leaves-stale-head.toml"),
+    ),
+    (
+        "unsynced-unlock-retry-not-locked",
+        include_str!("../history/unsynced-unlock-retry-not-locked.toml"),
     ),
     (
         "sibling-loses-renewal-during-cancel",

@@ -21,6 +21,10 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                 (_, CallOutcome::NotAcquired) => {
                     (EventKind::AcquireFailed, &who.client, Some(who.thread))
                 }
+                (
+                    Call::Lock { .. } | Call::LockInterruptibly { .. } | Call::TryLock { .. },
+                    CallOutcome::Error { .. },
+                ) => (EventKind::AcquireError, &who.client, Some(who.thread)),
                 (Call::Unlock, CallOutcome::Unlocked { released: true }) => {
                     (EventKind::Released, &who.client, Some(who.thread))
                 }

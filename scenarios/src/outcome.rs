@@ -43,6 +43,9 @@ pub enum EventKind {
     Acquired,
     /// A thread's try-lock gave up (wait time over).
     AcquireFailed,
+    /// A thread's lock or try-lock threw (a timeout, Redis down, too few
+    /// replicas synced).
+    AcquireError,
     /// The watchdog sent a renewal.
     Renewal,
     /// A renewal reply said the key was extended.
@@ -72,9 +75,10 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [EventKind; 14] = [
+    pub const ALL: [EventKind; 15] = [
         EventKind::Acquired,
         EventKind::AcquireFailed,
+        EventKind::AcquireError,
         EventKind::Renewal,
         EventKind::Renewed,
         EventKind::RenewalMissed,
@@ -93,7 +97,9 @@ impl EventKind {
     /// produces this event; none for the watchdog's and Redis's own.
     pub fn made_by_steps(self) -> &'static [&'static str] {
         match self {
-            EventKind::Acquired | EventKind::AcquireFailed => &["lock", "try-lock"],
+            EventKind::Acquired | EventKind::AcquireFailed | EventKind::AcquireError => {
+                &["lock", "try-lock"]
+            }
             EventKind::Released | EventKind::UnlockError => &["unlock", "force-unlock"],
             EventKind::WriteAccepted | EventKind::WriteRejected => &["write"],
             _ => &[],
@@ -105,6 +111,7 @@ impl EventKind {
         match self {
             EventKind::Acquired => "acquired",
             EventKind::AcquireFailed => "acquire-failed",
+            EventKind::AcquireError => "acquire-error",
             EventKind::Renewal => "renewal",
             EventKind::Renewed => "renewed",
             EventKind::RenewalMissed => "renewal-missed",

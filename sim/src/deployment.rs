@@ -2,10 +2,26 @@
 //! engine inside [`Server`]), its replicas, and the fault state that
 //! stands between the clients and it (paused, down).
 
+use std::collections::{BTreeMap, VecDeque};
+
+use fake_redis::ConnId;
+use lockcore::{LockName, Purpose, RequestId};
+
 use crate::SimSpec;
 use crate::replication::Replicas;
 use crate::server::Server;
 use crate::world::Up;
+
+/// A command whose reply Redis still owes: a `WAIT` that blocked, or a
+/// command the client pipelined behind it.
+#[derive(Debug, Clone)]
+pub(crate) struct Owed {
+    /// The client (index, life) it is owed to.
+    pub(crate) client: (u32, u32),
+    pub(crate) request: RequestId,
+    pub(crate) purpose: Purpose,
+    pub(crate) lock: LockName,
+}
 
 /// The primary, its replicas, and whether it serves now.
 pub(crate) struct Deployment {
@@ -20,6 +36,12 @@ pub(crate) struct Deployment {
     /// Commands that reached Redis while it was paused, in order: each
     /// client, life, connection generation and message.
     pub(crate) waiting: Vec<(u32, u32, u32, Up)>,
+    /// Per command connection (under the server's connection epoch, as a
+    /// fresh engine numbers its connections anew), the replies owed, in
+    /// the order the commands came.
+    owed: BTreeMap<(u32, ConnId), VecDeque<Owed>>,
+    /// When Redis is next woken for a blocked client's timeout.
+    pub(crate) tick_at: Option<crate::SimTime>,
 }
 
 impl Deployment {
@@ -32,6 +54,36 @@ impl Deployment {
             paused: 0,
             down: 0,
             waiting: Vec::new(),
+            owed: BTreeMap::new(),
+            tick_at: None,
         }
+    }
+
+    /// Redis owes `conn` the reply to `owed`, after those owed before.
+    pub(crate) fn owe(&mut self, conn: ConnId, owed: Owed) {
+        let epoch = self.server.connections;
+        // Connections of an older epoch are gone, and their replies with them.
+        self.owed.retain(|(e, _), _| *e == epoch);
+        self.owed.entry((epoch, conn)).or_default().push_back(owed);
+    }
+
+    /// Every reply still owed, oldest connection first: the connections
+    /// are closing, so they will never be given.
+    pub(crate) fn forfeit(&mut self) -> Vec<Owed> {
+        std::mem::take(&mut self.owed)
+            .into_values()
+            .flatten()
+            .collect()
+    }
+
+    /// The oldest reply owed to `conn`, now given.
+    pub(crate) fn pay(&mut self, conn: ConnId) -> Option<Owed> {
+        let key = (self.server.connections, conn);
+        let queue = self.owed.get_mut(&key)?;
+        let owed = queue.pop_front();
+        if queue.is_empty() {
+            self.owed.remove(&key);
+        }
+        owed
     }
 }

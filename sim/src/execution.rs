@@ -3,8 +3,11 @@
 use bytes::Bytes;
 use fake_redis::Value;
 
+use fake_redis::ConnId;
+
+use crate::deployment::Owed;
 use crate::server::ConnKind;
-use crate::world::{Down, Up, World};
+use crate::world::{Down, Ev, Up, World};
 
 /// Runs `msg` from client life `(c, life)` on the engine: the reply goes
 /// back on the client's link, pub/sub messages to their subscribers, and
@@ -22,23 +25,29 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
             lock,
             args,
         } => {
-            let resp = world
-                .redis
-                .server
-                .execute(world.now, (c, life), ConnKind::Command, args);
-            let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
-            world.observe_command(&lock, c, purpose);
-            world.send_down(c, life, Down::Reply { request, value });
-            for (conn, value) in resp.deliveries {
-                let Some((to, to_life)) = world.redis.server.owner(conn) else {
-                    continue;
-                };
-                if let Some((channel, payload)) =
-                    lockcore::parse_message(&lockcore::Value::from(value))
-                {
-                    world.send_down(to, to_life, Down::Message { channel, payload });
+            let (conn, resp) =
+                world
+                    .redis
+                    .server
+                    .execute_on(world.now, (c, life), ConnKind::Command, args);
+            match resp.replies.into_iter().next() {
+                Some(value) => {
+                    world.observe_command(&lock, c, purpose);
+                    world.send_down(c, life, Down::Reply { request, value });
                 }
+                // A WAIT that blocked, or a command queued behind one.
+                None => world.redis.owe(
+                    conn,
+                    Owed {
+                        client: (c, life),
+                        request,
+                        purpose,
+                        lock,
+                    },
+                ),
             }
+            deliver(world, resp.deliveries);
+            schedule_redis_tick(world);
         }
         Up::Subscribe { request, channel } => {
             let args = vec![Bytes::from_static(b"SUBSCRIBE"), Bytes::from(channel)];
@@ -56,5 +65,51 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 .server
                 .execute(world.now, (c, life), ConnKind::PubSub, args);
         }
+    }
+}
+
+/// Sends what Redis produced for other connections than the caller's: a
+/// reply it owed a command connection (a `WAIT` answering, and what was
+/// queued behind it), or a pub/sub message.
+pub(crate) fn deliver(world: &mut World<'_>, deliveries: Vec<(ConnId, Value)>) {
+    for (conn, value) in deliveries {
+        let Some((to, to_life)) = world.redis.server.owner(conn) else {
+            continue;
+        };
+        if let Some(Owed {
+            request,
+            purpose,
+            lock,
+            ..
+        }) = world.redis.pay(conn)
+        {
+            world.observe_command(&lock, to, purpose);
+            world.send_down(to, to_life, Down::Reply { request, value });
+        } else if let Some((channel, payload)) =
+            lockcore::parse_message(&lockcore::Value::from(value))
+        {
+            world.send_down(to, to_life, Down::Message { channel, payload });
+        }
+    }
+}
+
+/// Redis answers what its blocked clients are owed now (timeouts due, and
+/// `WAIT`s whose replicas acknowledged), then looks at the next timeout.
+pub(crate) fn redis_tick(world: &mut World<'_>) {
+    world.redis.tick_at = None;
+    let resp = world.redis.server.tick(world.now);
+    deliver(world, resp.deliveries);
+    schedule_redis_tick(world);
+}
+
+/// Wakes Redis at its earliest blocked client's timeout, if any.
+fn schedule_redis_tick(world: &mut World<'_>) {
+    let Some(at) = world.redis.server.next_deadline() else {
+        return;
+    };
+    let at = at.max(world.now);
+    if world.redis.tick_at != Some(at) {
+        world.redis.tick_at = Some(at);
+        world.queue.push(at, Ev::RedisTick);
     }
 }

@@ -207,6 +207,8 @@ impl World<'_> {
         }
         if let Some(offset) = self.redis.replicas.receive(r as usize) {
             self.redis.server.primary_mut().ack(r as usize, offset);
+            // A WAIT this acknowledgement satisfies answers now.
+            crate::execution::redis_tick(self);
         }
     }
 

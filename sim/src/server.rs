@@ -96,6 +96,17 @@ impl Server {
         kind: ConnKind,
         args: Vec<Bytes>,
     ) -> Response {
+        self.execute_on(now, client, kind, args).1
+    }
+
+    /// [`Server::execute`], with the connection it ran on.
+    pub(crate) fn execute_on(
+        &mut self,
+        now: SimTime,
+        client: (u32, u32),
+        kind: ConnKind,
+        args: Vec<Bytes>,
+    ) -> (ConnId, Response) {
         self.set_time(now);
         let key = (client.0, client.1, kind);
         let conn = match self.conns.get(&key) {
@@ -107,7 +118,24 @@ impl Server {
                 c
             }
         };
-        self.engine.execute(conn, args)
+        (conn, self.engine.execute(conn, args))
+    }
+
+    /// Times out blocked clients (`WAIT`) due by `now` and answers those
+    /// whose replicas acknowledged: their replies, and those of what they
+    /// had queued, as deliveries.
+    pub(crate) fn tick(&mut self, now: SimTime) -> Response {
+        self.set_time(now);
+        if self.engine.blocked_clients() == 0 {
+            return Response::default();
+        }
+        self.engine.tick()
+    }
+
+    /// The virtual instant of the earliest blocked client's timeout.
+    pub(crate) fn next_deadline(&self) -> Option<SimTime> {
+        let at = self.engine.next_deadline()?;
+        Some(SimTime::from_ms(at.saturating_sub(self.base_ms())))
     }
 
     /// Deletes `key` as another Redis client would (`DEL`), on a

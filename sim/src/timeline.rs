@@ -73,6 +73,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::ForceUnlock => "force-unlock",
                         Purpose::Query => "query",
                         Purpose::Cleanup => "cleanup",
+                        Purpose::Sync => "wait-for-replicas",
                     };
                     format!("{lock} free ({what} by {by})")
                 }

@@ -124,6 +124,8 @@ pub(crate) enum Ev {
         life: u32,
         t: u32,
     },
+    /// Redis wakes for a blocked client's timeout (a `WAIT`).
+    RedisTick,
     /// A paused callback of the client goes on.
     Resume {
         c: u32,
@@ -320,6 +322,7 @@ impl<'s> World<'s> {
             Ev::FaultBegin(i) => self.fault(i, Phase::Begin),
             Ev::FaultEnd(i) => self.fault(i, Phase::End),
             Ev::Replicate { replica, epoch } => self.replica_receives(replica, epoch),
+            Ev::RedisTick => crate::execution::redis_tick(self),
             Ev::Crash(i) => self.crash(i),
             Ev::Restart(i) => self.restart(i),
             Ev::Observe { lock, generation } => {
@@ -469,7 +472,20 @@ impl World<'_> {
     /// Every live client is told its connections closed (a RST, carried
     /// like any message from Redis, so a partition can hide it until the
     /// client's next connection ping).
+    ///
+    /// A command Redis ran but had not answered (a `WAIT` that blocked, and
+    /// what was queued behind it) fails first, as Redisson's
+    /// `CommandsQueue.channelInactive` fails the commands sent on a channel
+    /// that closed (and as the RESP transport of the other engines does).
     pub(crate) fn close_connections(&mut self) {
+        for owed in self.redis.forfeit() {
+            let (c, life) = owed.client;
+            if self.procs[c as usize].alive && self.procs[c as usize].life == life {
+                let reason = "connection closed with the command in flight".to_owned();
+                let request = owed.request;
+                self.send_down(c, life, Down::Failed { request, reason });
+            }
+        }
         let lives: Vec<(u32, u32)> = self
             .procs
             .iter()
@@ -504,7 +520,8 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
     let mut builder = Config::builder();
     builder
         .release(cs.profile.unwrap_or(spec.profile))
-        .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms));
+        .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
+        .replicas(spec.redis.replicas);
     let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);
     builder.timer_tick(tick).build().map_err(invalid)
 }

@@ -88,7 +88,9 @@ timeline_tests! {
     clock_drift_fast => "clock-drift-fast",
         "REDISSON.md §4: B's clock at twice true speed; its tryLock(10 s) gives up after 5 true seconds, before A's unlock at 8 s.";
     failover_loses_lock => "failover-loses-lock",
-        "REDISSON.md §4: replication stalls, the primary fails and the replica that never got A's key is promoted; B acquires at once while A works (fenced: the counter is lost too, token 1 is given twice).";
+        "REDISSON.md §4: replication stalls, the primary fails and the replica that never got A's key is promoted. Before 3.16.7 (legacy) B acquires at once while A works; from 3.16.7 each acquire waits for the replica, is rolled back and retried (3.20.1+), and A and B take the lock in turn once replication resumes.";
+    replica_lag_stops_renewal => "replica-lag-stops-renewal",
+        "Redisson #4305: a replica 3 s behind makes the renewal's WAIT count none; 3.14.0-3.43.x stop the watchdog for good and B takes the lock at 40 s while A works; legacy (no WAIT) and batched (next round) keep it.";
     clock_drift_slow => "clock-drift-slow",
         "REDISSON.md §4: A's clock at a quarter of true speed; the watchdog's renewal (1 s of A's clock) goes out at 4 s, after the 3 s key expired; B takes over while A works (fenced: A's late write rejected).";
 }

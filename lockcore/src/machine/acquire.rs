@@ -40,6 +40,11 @@ pub(super) enum Phase {
     Subscribing { timer: Option<TimerId> },
     /// Waiting on the latch; the timer ends the wait (TTL or remaining time).
     Latch { timer: Option<TimerId> },
+    /// 3.20.0+: the acquire failed for too few synced replicas and its
+    /// rollback (the unlock script) is in flight.
+    RollingBack,
+    /// 3.20.1+: after the rollback, the acquire is tried again at the timer.
+    NoSyncPause { timer: TimerId },
 }
 
 /// An acquiring call's state.
@@ -130,6 +135,14 @@ impl LockClient {
         let lock = lock.clone();
         let lease = acquiring.lease;
         let (wait, subscribed) = (acquiring.wait, acquiring.subscribed);
+        if let Err(error) = &reply
+            && super::no_sync::no_sync(&reply)
+            && self.acquire_not_synced(now, thread, error)
+        {
+            return;
+        }
+        // Redisson's retry wrapper counts per attempt of the loop.
+        self.no_sync_tries.remove(&thread);
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_acquire(fencing, &value));
@@ -196,9 +209,9 @@ impl LockClient {
         acquiring: &Acquiring,
     ) {
         match acquiring.phase {
-            Phase::Subscribing { timer: Some(timer) } | Phase::Latch { timer: Some(timer) } => {
-                self.cancel_timer(timer)
-            }
+            Phase::Subscribing { timer: Some(timer) }
+            | Phase::Latch { timer: Some(timer) }
+            | Phase::NoSyncPause { timer } => self.cancel_timer(timer),
             _ => {}
         }
         if acquiring.subscribed {

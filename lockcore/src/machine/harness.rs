@@ -77,6 +77,17 @@ impl Harness {
         )
     }
 
+    /// A `version` client that knows of `replicas` replicas.
+    pub(crate) fn with_replicas(version: &str, replicas: u32) -> Self {
+        Self::with_config(
+            Config::builder()
+                .release(release(version))
+                .replicas(replicas)
+                .build()
+                .unwrap(),
+        )
+    }
+
     pub(crate) fn with_config(config: Config) -> Self {
         Harness {
             m: LockClient::new(UUID, config),

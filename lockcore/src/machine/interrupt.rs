@@ -86,6 +86,7 @@ impl LockClient {
             if cancels {
                 if let Some(pending) = self.requests.remove(&request) {
                     self.cancel_timer(pending.timeout);
+                    self.forget_sync(&pending);
                 }
             } else if let Some(pending) = self.requests.get_mut(&request) {
                 pending.owner = Owner::Abandoned(abandoned.clone());
@@ -122,7 +123,7 @@ impl LockClient {
             lease,
         } = abandoned;
         if self.switches.has(Switch::InterruptedAcquireUnlocks) {
-            let (command, _latch) = self.unlock_command(thread, &lock);
+            let (command, _latch) = self.unlock_command(thread, &lock, None);
             self.send(now, lock, Purpose::Unlock, command, Owner::Nobody);
         } else if lease.is_none() {
             // `scheduleExpirationRenewal(threadId)`, unordered with the

@@ -18,11 +18,13 @@ pub(crate) mod harness;
 mod instance;
 mod interrupt;
 mod legacy;
+mod no_sync;
 mod output;
 mod query;
 mod request;
 mod step;
 mod subscription;
+mod sync;
 mod unlock;
 mod waiting;
 mod watchdog;
@@ -64,6 +66,9 @@ enum TimerKind {
     Resubscribe(LockName),
     /// `fenced`: the lease ends unless renewed before.
     LeaseDeadline(LockName),
+    /// 3.20.1+: the thread's acquire or unlock, failed for too few synced
+    /// replicas, is tried again.
+    NoSyncRetry(ThreadId),
 }
 
 /// The call a thread has in flight.
@@ -122,6 +127,11 @@ pub struct LockClient {
     next_timer: u64,
     timers: BTreeMap<TimerId, TimerKind>,
     requests: BTreeMap<RequestId, Pending>,
+    /// Each `WAIT` in flight, and the lock script it follows.
+    syncs: BTreeMap<RequestId, RequestId>,
+    /// How often each thread's current call was tried again for too few
+    /// synced replicas (3.20.1+).
+    no_sync_tries: BTreeMap<ThreadId, u32>,
     retrying: BTreeMap<TimerId, Pending>,
     calls: BTreeMap<ThreadId, CallState>,
     holds: BTreeMap<(LockName, ThreadId), Hold>,
@@ -155,6 +165,8 @@ impl LockClient {
             next_timer: 0,
             timers: BTreeMap::new(),
             requests: BTreeMap::new(),
+            syncs: BTreeMap::new(),
+            no_sync_tries: BTreeMap::new(),
             retrying: BTreeMap::new(),
             calls: BTreeMap::new(),
             holds: BTreeMap::new(),
@@ -256,6 +268,7 @@ impl LockClient {
             TimerKind::BatchRound => self.on_batch_timer(now),
             TimerKind::Resubscribe(lock) => self.on_resubscribe_timer(now, &lock),
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
+            TimerKind::NoSyncRetry(thread) => self.on_no_sync_retry(now, thread),
         }
     }
 
@@ -337,6 +350,7 @@ impl LockClient {
         let Some(state) = self.calls.remove(&thread) else {
             return;
         };
+        self.no_sync_tries.remove(&thread);
         if let CallKind::Acquire(acquiring) = &state.kind {
             self.leave_acquire(thread, &state.lock, acquiring);
         }
@@ -374,6 +388,7 @@ impl LockClient {
             }
             Owner::Renew(lock, thread) => self.on_renew_reply(now, lock, thread, reply, sent_at),
             Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
+            Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
             Owner::Nobody => {}
         }
     }

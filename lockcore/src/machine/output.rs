@@ -22,6 +22,9 @@ pub enum Purpose {
     /// Housekeeping whose reply nobody waits for (3.24+: `DEL` of an
     /// unlock latch once its unlock has answered).
     Cleanup,
+    /// The `WAIT` for replicas sent right after a lock script (3.16.7+,
+    /// with replicas); the script's call answers once it does.
+    Sync,
 }
 
 /// Something the lock reports about itself, for logs and observers.

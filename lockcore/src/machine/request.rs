@@ -38,6 +38,9 @@ pub(super) enum Owner {
     Renew(LockName, ThreadId),
     /// An acquire whose thread was interrupted: its callback still runs.
     Abandoned(super::interrupt::Abandoned),
+    /// 3.20.0+: the unlock that rolls back this thread's acquire, which
+    /// failed with this error for too few synced replicas.
+    Rollback(ThreadId, TransportError),
     /// Nobody: the reply is dropped (a latch's `DEL`).
     Nobody,
 }
@@ -53,6 +56,8 @@ pub(super) struct Pending {
     /// When this attempt was sent (the `fenced` deadline counts from it).
     pub(super) sent_at: Millis,
     pub(super) timeout: TimerId,
+    /// The `WAIT` sent after it, for a lock script with replicas.
+    pub(super) sync: Option<super::sync::Sync>,
 }
 
 impl LockClient {
@@ -104,10 +109,15 @@ impl LockClient {
             },
         };
         self.push(output);
-        let timeout = self.set_timer(
-            now.plus(self.config.response_timeout),
-            TimerKind::ResponseTimeout(request),
-        );
+        let synced = self.waits_for_replicas(&kind);
+        let mut wait = self.config.response_timeout;
+        if synced {
+            // Redisson gives a batch that syncs slaves its sync timeout on
+            // top of the response timeout.
+            wait = wait.plus(self.config.slaves_sync_timeout);
+        }
+        let timeout = self.set_timer(now.plus(wait), TimerKind::ResponseTimeout(request));
+        let sync = synced.then(|| self.send_wait(request, lock.clone()));
         self.requests.insert(
             request,
             Pending {
@@ -117,6 +127,7 @@ impl LockClient {
                 attempt,
                 sent_at: now,
                 timeout,
+                sync,
             },
         );
         request
@@ -128,7 +139,29 @@ impl LockClient {
         request: RequestId,
         reply: Result<Value, TransportError>,
     ) {
-        let Some(pending) = self.requests.remove(&request) else {
+        let reply = match reply {
+            Ok(Value::Error(text)) => Err(TransportError::Redis(text)),
+            other => other,
+        };
+        // A lock script with replicas answers once its WAIT has too.
+        let (script, reply) = if let Some(script) = self.syncs.remove(&request) {
+            match self.wait_answered(script, reply) {
+                Some(reply) => (script, reply),
+                None => return,
+            }
+        } else if self
+            .requests
+            .get(&request)
+            .is_some_and(|p| p.sync.is_some())
+        {
+            match self.script_answered(request, reply) {
+                Some(reply) => (request, reply),
+                None => return,
+            }
+        } else {
+            (request, reply)
+        };
+        let Some(pending) = self.requests.remove(&script) else {
             debug!(
                 request = request.0,
                 "reply to a request no longer awaited: ignored"
@@ -136,10 +169,6 @@ impl LockClient {
             return;
         };
         self.cancel_timer(pending.timeout);
-        let reply = match reply {
-            Ok(Value::Error(text)) => Err(TransportError::Redis(text)),
-            other => other,
-        };
         self.complete(now, pending, reply);
     }
 
@@ -147,6 +176,7 @@ impl LockClient {
         let Some(pending) = self.requests.remove(&request) else {
             return;
         };
+        self.forget_sync(&pending);
         if pending.attempt < self.retries_for(&pending.kind) {
             debug!(
                 request = request.0,

@@ -13,7 +13,7 @@ use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, Transpor
 
 impl LockClient {
     pub(super) fn start_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
-        let (command, latch) = self.unlock_command(thread, &lock);
+        let (command, latch) = self.unlock_command(thread, &lock, None);
         self.calls.insert(
             thread,
             CallState {
@@ -29,10 +29,12 @@ impl LockClient {
     /// of the thread's latest acquisition (Redisson's
     /// `internalLockLeaseTime`): its hold's (unless a count-down reset it,
     /// 3.19.2 to 3.27.1), or the one its acquire in flight asked for.
+    /// `latch`: keep this latch key (a retry of 3.52+) instead of a new one.
     pub(super) fn unlock_command(
         &mut self,
         thread: ThreadId,
         lock: &LockName,
+        latch: Option<String>,
     ) -> (Vec<bytes::Bytes>, Option<String>) {
         let pending = match self.calls.get(&thread) {
             Some(CallState {
@@ -48,9 +50,11 @@ impl LockClient {
                     .and_then(Hold::unlock_lease)
             })
             .unwrap_or(self.config.watchdog_timeout);
-        let latch = self.switches.has(Switch::UnlockLatch).then(|| {
-            self.unlocks += 1;
-            lock.unlock_latch(&self.latch_id())
+        let latch = latch.or_else(|| {
+            self.switches.has(Switch::UnlockLatch).then(|| {
+                self.unlocks += 1;
+                lock.unlock_latch(&self.latch_id())
+            })
         });
         let (words, lease) = (self.wire.lock(lock), self.wire.number(lease.0));
         let field = self.wire.field(&self.uuid, thread);
@@ -113,6 +117,13 @@ impl LockClient {
             .map_err(LockError::from)
             .and_then(|value| command::parse_unlock(&value));
         self.renewal_on_unlock(now, &lock, thread, &parsed);
+        if matches!(
+            parsed,
+            Err(LockError::Transport(TransportError::NoSyncedReplicas(_)))
+        ) && self.unlock_not_synced(now, thread)
+        {
+            return;
+        }
         let key = (lock.clone(), thread);
         let result = match parsed {
             Ok(None) => {

@@ -68,7 +68,7 @@ impl LockClient {
                 self.latch_forget(&channel, thread);
                 self.retry_if_time_left(now, thread);
             }
-            Phase::Attempting => {}
+            Phase::Attempting | Phase::RollingBack | Phase::NoSyncPause { .. } => {}
         }
     }
 

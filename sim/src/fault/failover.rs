@@ -104,7 +104,8 @@ pub(crate) mod tests {
 
     /// A holds a lock with the watchdog; B asks for it at 3.5 s; the
     /// primary fails at `failover_at` and a replica, `lag_ms` behind, is
-    /// promoted a second later.
+    /// promoted a second later. Redisson 3.16.6: the last release whose
+    /// acquire does not wait for the replica (`lock-waits-for-replicas`).
     pub(crate) fn failover_spec(lag_ms: u64, failover_at: u64) -> crate::SimSpec {
         let mut s = spec(vec![
             client("A", vec![thread(0, never_unlock())]),
@@ -117,6 +118,7 @@ pub(crate) mod tests {
             ),
         ]);
         s.horizon_ms = 20_000;
+        s.profile = "3.16.6".parse().expect("a release");
         s.redis.replicas = 1;
         s.redis.replication_lag = crate::LatencyRange {
             min_ms: lag_ms,
@@ -174,6 +176,28 @@ pub(crate) mod tests {
             lost.history
                 .to_string()
                 .contains("failover 1000ms (promote the most up-to-date replica) begins")
+        );
+    }
+
+    /// From 3.16.7 the same acquire waits for the replica: its `WAIT`
+    /// counts none within 1 s, and lock() throws although the primary ran
+    /// it, so A never believes it holds the lock and B's acquire after the
+    /// promotion breaks nothing.
+    #[test]
+    fn from_3_16_7_the_unreplicated_acquire_fails_instead() {
+        let mut s = failover_spec(5_000, 2_000);
+        s.profile = "3.16.7".parse().expect("a release");
+        let r = run(&s).expect("valid");
+        let text = r.history.to_string();
+        assert!(
+            text.contains("A/t1     lock -> ERROR transport error: Only 0 of 1 slaves were synced"),
+            "{text}"
+        );
+        assert!(
+            !r.violations
+                .iter()
+                .any(|v| v.invariant == Invariant::MutualExclusion),
+            "{text}"
         );
     }
 

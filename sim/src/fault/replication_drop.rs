@@ -76,12 +76,15 @@ mod tests {
     /// Replication stalls from 0 to 3 s; A acquires at about 0 s. A
     /// failover at 2 s promotes a replica that never got the key (lost);
     /// a failover at 4 s, after the stall and its catch-up, keeps it. The
-    /// same on the turmoil engine.
+    /// same on the turmoil engine. Redisson 3.16.6, whose acquire does not
+    /// wait for the replica (later ones fail and roll it back: see
+    /// `failover::tests`).
     #[test]
     fn a_stall_loses_the_writes_it_held() {
         let lost = |failover_at: u64, on_turmoil: bool| {
             let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
             s.horizon_ms = 8_000;
+            s.profile = "3.16.6".parse().expect("a release");
             s.redis.replicas = 1;
             s.faults = FaultPlan(vec![
                 Fault::ReplicationDrop(ReplicationDrop {

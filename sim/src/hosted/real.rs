@@ -85,6 +85,16 @@ pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
             ),
         });
     }
+    if spec.redis.replicas > 0 {
+        // Its clients would WAIT for replicas a lone Redis does not have.
+        return Err(SimError::Unsupported {
+            engine: "redis".to_owned(),
+            what: format!(
+                "[sim.redis] replicas = {}: the engine runs one Redis without replicas; run it on the fast or turmoil engine",
+                spec.redis.replicas
+            ),
+        });
+    }
     Ok(actions)
 }
 
@@ -576,5 +586,21 @@ mod tests {
         assert_eq!(pttl(&mut engine, "other"), Value::Int(5_000));
         run(&mut engine, conn, clock_jump(&s, -2_000));
         assert_eq!(pttl(&mut engine, &lock), Value::Int(17_000));
+    }
+
+    /// A spec whose Redis has replicas is refused before anything starts:
+    /// its clients (3.16.7+) would WAIT for replicas a lone Redis lacks.
+    #[test]
+    fn replicas_are_refused() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        assert!(plan(&s).is_ok());
+        s.redis.replicas = 1;
+        match plan(&s) {
+            Err(SimError::Unsupported { engine, what }) => {
+                assert_eq!(engine, "redis");
+                assert!(what.starts_with("[sim.redis] replicas = 1"), "{what}");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
     }
 }

@@ -1,0 +1,152 @@
+//! The `WAIT` after a lock script, and what its count decides.
+//!
+//! With replicas (a master-slave or sentinel config, never a single
+//! server), every lock script (acquire, unlock, renewal, force-unlock)
+//! goes out from 3.16.7 (`lock-waits-for-replicas`, #3994, commit
+//! e2b3973c3) as a batch: the script, then `WAIT <replicas>
+//! <slavesSyncTimeout>` on the same connection. The batch's timeout is
+//! the response timeout plus the sync timeout, and the script's caller is
+//! answered only once the `WAIT` has answered: if it counted fewer
+//! replicas than the client knows of, the script (which ran on the
+//! primary) fails with "Only X of Y slaves were synced"; from 3.17.5
+//! (`no-synced-replicas-only`, commit 12af11867) only when it counted
+//! none: "None of slaves were synced". A renewal that fails so is a failed
+//! renewal, with whatever the release does then; an acquire that fails so
+//! leaves the key to the thread that was told it failed (#4822) until
+//! 3.20.0's rollback.
+//!
+//! Both commands go out on the client's one command connection, so a
+//! `WAIT` that blocks holds back what the client sends after it; Redisson
+//! runs a batch on a connection of its pool. The replica count is the
+//! configured one ([`Config::replicas`](crate::Config::replicas)); 3.19+
+//! read it from `INFO REPLICATION` first, which changes only timing.
+
+use bytes::Bytes;
+
+use super::request::{Kind, Pending};
+use super::{LockClient, Output, Purpose};
+use crate::{LockName, RequestId, Switch, TransportError, Value};
+
+/// A lock script's `WAIT`, and the two replies as they come.
+#[derive(Debug, Clone)]
+pub(super) struct Sync {
+    /// The `WAIT`'s request.
+    wait: RequestId,
+    /// The script's reply, once it came.
+    reply: Option<Value>,
+    /// How many replicas the `WAIT` counted, once it answered.
+    synced: Option<i64>,
+}
+
+impl LockClient {
+    /// Whether a command of `kind` goes out with a `WAIT` after it.
+    pub(super) fn waits_for_replicas(&self, kind: &Kind) -> bool {
+        self.config.replicas > 0
+            && self.switches.has(Switch::LockWaitsForReplicas)
+            && matches!(
+                kind,
+                Kind::Command {
+                    purpose: Purpose::Acquire
+                        | Purpose::Unlock
+                        | Purpose::Renew
+                        | Purpose::ForceUnlock,
+                    ..
+                }
+            )
+    }
+
+    /// Sends the `WAIT` that follows script request `script`.
+    pub(super) fn send_wait(&mut self, script: RequestId, lock: LockName) -> Sync {
+        let wait = RequestId(self.next_request);
+        self.next_request += 1;
+        let command = vec![
+            Bytes::from_static(b"WAIT"),
+            Bytes::from(self.config.replicas.to_string()),
+            Bytes::from(self.config.slaves_sync_timeout.0.to_string()),
+        ];
+        self.push(Output::Send {
+            request: wait,
+            purpose: Purpose::Sync,
+            lock,
+            command,
+            attempt: 0,
+        });
+        self.syncs.insert(wait, script);
+        Sync {
+            wait,
+            reply: None,
+            synced: None,
+        }
+    }
+
+    /// Forgets the `WAIT` of a script request that is given up (timed
+    /// out, cancelled): its late reply is ignored.
+    pub(super) fn forget_sync(&mut self, pending: &Pending) {
+        if let Some(sync) = &pending.sync {
+            self.syncs.remove(&sync.wait);
+        }
+    }
+
+    /// The `WAIT`'s reply for script request `script`: `Some` with what
+    /// the script's caller gets once both replies are in (or the batch
+    /// failed), `None` while the script's own reply is still to come or
+    /// the script was given up.
+    pub(super) fn wait_answered(
+        &mut self,
+        script: RequestId,
+        reply: Result<Value, TransportError>,
+    ) -> Option<Result<Value, TransportError>> {
+        let sync = self.requests.get_mut(&script)?.sync.as_mut()?;
+        match reply {
+            Ok(Value::Int(n)) => sync.synced = Some(n),
+            // The batch failed: so does the script.
+            Ok(other) => {
+                let text = format!("unexpected WAIT reply {other:?}");
+                return Some(Err(TransportError::Redis(text)));
+            }
+            Err(e) => return Some(Err(e)),
+        }
+        self.sync_done(script)
+    }
+
+    /// The script's own reply: `Some` with what its caller gets, `None`
+    /// while its `WAIT` is still to answer.
+    pub(super) fn script_answered(
+        &mut self,
+        request: RequestId,
+        reply: Result<Value, TransportError>,
+    ) -> Option<Result<Value, TransportError>> {
+        let sync = self.requests.get_mut(&request)?.sync.as_mut()?;
+        match reply {
+            Ok(value) => {
+                sync.reply = Some(value);
+                self.sync_done(request)
+            }
+            // The batch failed: the caller gets the script's error now.
+            Err(e) => {
+                let wait = sync.wait;
+                self.syncs.remove(&wait);
+                Some(Err(e))
+            }
+        }
+    }
+
+    /// Once both replies are in: the script's, or the release's complaint
+    /// about too few replicas.
+    fn sync_done(&self, script: RequestId) -> Option<Result<Value, TransportError>> {
+        let sync = self.requests.get(&script)?.sync.as_ref()?;
+        let (Some(reply), Some(synced)) = (&sync.reply, sync.synced) else {
+            return None;
+        };
+        let replicas = i64::from(self.config.replicas);
+        let failed = if self.switches.has(Switch::NoSyncedReplicasOnly) {
+            (synced == 0).then(|| "None of slaves were synced".to_owned())
+        } else {
+            (synced < replicas).then(|| format!("Only {synced} of {replicas} slaves were synced"))
+        };
+        Some(match failed {
+            Some(text) => Err(TransportError::NoSyncedReplicas(text)),
+            None => Ok(reply.clone()),
+        })
+    }
+}
