@@ -236,7 +236,11 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
     // wins; the rest need testing only when none does.
     let mut removing = Vec::new();
     for (since, switch) in fixes {
-        if experiments.shows(release.with(switch), invariant) != Some(false) {
+        let fixed = switch
+            .works_with()
+            .iter()
+            .fold(release.with(switch), |r, &w| r.with(w));
+        if experiments.shows(fixed, invariant) != Some(false) {
             continue;
         }
         if experiments.shows(newest.without(switch), invariant) == Some(true) {

@@ -102,6 +102,43 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
     assert_eq!(named, [("lock-left-behind", Some("#4109"))]);
 }
 
+/// Seed 10 under `redisson` (3.23.4), shrunk: an unlock whose WAIT counts
+/// no replica during a replication stall is retried (3.20.1+), misses
+/// the latch its first attempt would have left, and reports "not locked
+/// by current thread": Redisson #6651, fixed in 3.52.0, named although the
+/// fix works only with 3.24's latch, which 3.23.4 lacks.
+#[test]
+fn an_unsynced_unlock_retry_names_redisson_6651() {
+    let name = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/regression/findings/explored-10-redisson-false-unlock-error-defect.toml"
+    );
+    let scenario = locksim::load(name).unwrap_or_else(|e| panic!("{e}"));
+    let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
+    let spec = scenario.spec(None, None);
+    let defects = locksim::defects_of(&spec, &trial.run);
+    let named: Vec<_> = defects
+        .iter()
+        .map(|d| {
+            let fix = d
+                .fixed_by
+                .as_ref()
+                .map(|f| (f.upstream.as_str(), f.release.as_str()));
+            (
+                d.invariant.name(),
+                fix.map(|(u, r)| (u.to_owned(), r.to_owned())),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [(
+            "false-unlock-error",
+            Some(("#6651".to_owned(), "3.52.0".to_owned()))
+        )]
+    );
+}
+
 /// Violations the oracle once called defects that a fault explains (the
 /// harness's false positives), each a scenario file whose expectation
 /// says it breaks and is no defect: a change to the oracle that calls one

@@ -117,6 +117,17 @@ impl Switch {
         }
     }
 
+    /// The switches this fix works through, which a release lacking them
+    /// must be given with it to show what the fix does: a retried unlock
+    /// keeps its latch id (3.52.0) only where unlocks are retried for the
+    /// `WAIT` (3.20.1) and leave a latch (3.24.0).
+    pub fn works_with(self) -> &'static [Switch] {
+        match self {
+            Switch::NoSyncKeepsRequestId => &[Switch::NoSyncRetry, Switch::UnlockLatch],
+            _ => &[],
+        }
+    }
+
     /// Whether it is a fix proposed upstream for an open issue (a pull
     /// request no release has merged), rather than locksim's own design.
     pub fn is_proposed_fix(self) -> bool {
