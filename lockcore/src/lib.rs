@@ -128,7 +128,10 @@ pub use inprocess::{InProcessServer, InProcessTransport};
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
 pub use machine::{Event, LockClient, Output, Purpose};
-pub use release::{Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, Version, timer_tick};
+pub use release::{
+    Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, TIMER_TICK_SWITCHES, Version,
+    timer_tick,
+};
 #[cfg(feature = "async")]
 pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};
 pub use transport::{Incoming, Message, Transport, parse_message};

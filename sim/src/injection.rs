@@ -107,6 +107,7 @@ impl World<'_> {
         let p = &mut self.procs[c];
         p.life += 1;
         p.alive = true;
+        self.switches_read = self.switches_read.union(p.machine.switches_read());
         p.machine = LockClient::new(uuid.clone(), p.machine.config().clone());
         // A restart inside an `interleave` window interleaves too.
         p.machine.interleave(p.interleave.is_some());

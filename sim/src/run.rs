@@ -1,5 +1,6 @@
 //! Running one spec to the end.
 
+use lockcore::SwitchSet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -58,6 +59,21 @@ pub struct Run {
     /// faults): the run's work, which benchmarks divide time by.
     #[serde(default)]
     pub events: u64,
+    /// The behaviour switches the run's clients asked about (their
+    /// [`lockcore::LockClient::switches_read`], and the timer tick's):
+    /// run again under a release that differs only in other switches, the
+    /// spec makes the same run. Every switch when the engine cannot tell
+    /// (the hosted engines, a run read back from JSON).
+    #[serde(skip, default = "SwitchSet::all")]
+    pub switches_read: SwitchSet,
+}
+
+/// What an engine hands over when a run ends, to be judged.
+pub(crate) struct Ended {
+    pub(crate) history: History,
+    pub(crate) cut_short: Vec<CutShort>,
+    pub(crate) events: u64,
+    pub(crate) switches_read: SwitchSet,
 }
 
 /// Runs `spec` deterministically to its horizon and checks the history.
@@ -66,18 +82,18 @@ pub struct Run {
 /// byte. A spec that cannot be simulated is refused before anything runs.
 pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
-    let (history, cut_short, events) = World::new(spec)?.run();
-    Ok(judged(spec, history, cut_short, events))
+    Ok(judged(spec, World::new(spec)?.run()))
 }
 
 /// A finished history of `spec`, checked and each violation classified:
 /// every engine's run ends here.
-pub(crate) fn judged(
-    spec: &SimSpec,
-    history: History,
-    cut_short: Vec<CutShort>,
-    events: u64,
-) -> Run {
+pub(crate) fn judged(spec: &SimSpec, ended: Ended) -> Run {
+    let Ended {
+        history,
+        cut_short,
+        events,
+        switches_read,
+    } = ended;
     let mut violations = check_all(&history);
     for v in &mut violations {
         v.cause = crate::classify(spec, &history, v);
@@ -88,6 +104,7 @@ pub(crate) fn judged(
         violations,
         cut_short,
         events,
+        switches_read,
     }
 }
 
@@ -150,6 +167,27 @@ pub(crate) mod tests {
         let r = run(&s).expect("valid spec");
         println!("{}", r.history);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
+    }
+
+    /// A run notes the switches its clients asked about: two clients
+    /// taking turns ask the unlock latch's (each unlock's script depends
+    /// on it) and the timer tick's, never `no-lock-resend`, which only a
+    /// timed-out acquire or unlock asks; and the same spec under a
+    /// release that differs only there makes the same history.
+    #[test]
+    fn a_run_notes_the_switches_it_asked() {
+        use lockcore::Switch;
+        let s = spec(vec![
+            client("A", vec![thread(0, critical(15_000))]),
+            client("B", vec![thread(100, critical(1_000))]),
+        ]);
+        let r = run(&s).expect("valid spec");
+        assert!(r.switches_read.has(Switch::UnlockLatch));
+        assert!(r.switches_read.has(Switch::FixedTimerTick));
+        assert!(!r.switches_read.has(Switch::NoLockResend));
+        let mut other = s.clone();
+        other.profile = s.profile.with(Switch::NoLockResend);
+        assert_eq!(run(&other).expect("valid").history, r.history);
     }
 
     pub(crate) fn records<'h>(

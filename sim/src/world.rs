@@ -6,16 +6,16 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use fake_redis::Value;
-use lockcore::{Config, LockClient, LockName, Purpose, RequestId, TimerId};
+use lockcore::{Config, LockClient, LockName, Purpose, RequestId, SwitchSet, TimerId};
 use rand_chacha::ChaCha8Rng;
 
-use crate::cut::CutShort;
 use crate::fault::LinkRule;
 use crate::history::{Direction, Meta, Phase, Record, RecordKind, ServerCause};
 use crate::network::{Network, Verdict};
 use crate::observe::Seen;
 use crate::process::{Process, Thread};
 use crate::rng::{self, Stream};
+use crate::run::Ended;
 use crate::script::Program;
 use crate::{History, SimError, SimSpec, SimTime};
 
@@ -163,6 +163,9 @@ pub(crate) struct World<'s> {
     pub(crate) records: Vec<Record>,
     /// Events taken off the queue so far (the run's work, for benchmarks).
     pub(crate) events: u64,
+    /// The switches asked by clients that have since been replaced (a
+    /// restart), and the timer tick's.
+    pub(crate) switches_read: SwitchSet,
 }
 
 impl<'s> World<'s> {
@@ -192,6 +195,7 @@ impl<'s> World<'s> {
             watch: BTreeMap::new(),
             records: Vec::with_capacity(256),
             events: 0,
+            switches_read: lockcore::TIMER_TICK_SWITCHES,
         };
         for (i, f) in spec.faults.0.iter().enumerate() {
             f.kind().schedule(i, &mut world.queue);
@@ -258,7 +262,7 @@ impl<'s> World<'s> {
 
     /// Runs every event up to the horizon and returns the history and the
     /// threads the horizon cut short.
-    pub(crate) fn run(mut self) -> (History, Vec<CutShort>, u64) {
+    pub(crate) fn run(mut self) -> Ended {
         let horizon = SimTime::from_ms(self.spec.horizon_ms);
         while let Some(at) = self.queue.peek_time() {
             if at > horizon {
@@ -290,7 +294,15 @@ impl<'s> World<'s> {
             },
             records: self.records,
         };
-        (history, cut, self.events)
+        let switches_read = self.procs.iter().fold(self.switches_read, |read, p| {
+            read.union(p.machine.switches_read())
+        });
+        Ended {
+            history,
+            cut_short: cut,
+            events: self.events,
+            switches_read,
+        }
     }
 
     pub(crate) fn handle(&mut self, ev: Ev) {

@@ -105,7 +105,7 @@ impl LockClient {
         let lease = asked.unwrap_or_else(|| self.watchdog_lease(&lock));
         let (words, lease) = (self.wire.lock(&lock), self.wire.number(lease.0));
         let field = self.wire.field(&self.uuid, thread);
-        let command = command::acquire(self.switches, &words, lease, field);
+        let command = command::acquire(&self.switches, &words, lease, field);
         self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
     }
 

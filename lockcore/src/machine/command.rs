@@ -10,7 +10,8 @@ use bytes::Bytes;
 
 use super::query::Query;
 use super::wire::LockWords;
-use crate::{CallOutcome, FencingToken, LockError, Switch, SwitchSet};
+use crate::release::SwitchReads;
+use crate::{CallOutcome, FencingToken, LockError, Switch};
 
 /// The Redisson `UNLOCK_MESSAGE` published on the lock's channel.
 pub(super) const UNLOCK_MESSAGE: &str = "0";
@@ -38,7 +39,7 @@ fn numkeys(n: usize) -> Bytes {
 
 /// The acquire script the release sends, for `field` with `lease`.
 pub(super) fn acquire(
-    switches: SwitchSet,
+    switches: &SwitchReads,
     lock: &LockWords,
     lease: Bytes,
     field: Bytes,
@@ -237,7 +238,7 @@ mod tests {
         let lock = words("orders");
         let u1 = Bytes::from_static(b"u:1");
         let c = text(&acquire(
-            Release::REDISSON.switches(),
+            &SwitchReads::new(Release::REDISSON.switches()),
             &lock,
             Bytes::from_static(b"30000"),
             u1.clone(),
@@ -246,14 +247,14 @@ mod tests {
         assert_eq!(c[1], LockScript::Acquire.text());
         assert_eq!(&c[2..], ["1", "orders", "30000", "u:1"]);
         let c = text(&acquire(
-            Release::LEGACY.switches(),
+            &SwitchReads::new(Release::LEGACY.switches()),
             &lock,
             Bytes::from_static(b"5"),
             u1.clone(),
         ));
         assert_eq!(c[1], LockScript::AcquireLegacy.text());
         let c = text(&acquire(
-            Release::FENCED.switches(),
+            &SwitchReads::new(Release::FENCED.switches()),
             &lock,
             Bytes::from_static(b"5"),
             u1,

@@ -36,8 +36,9 @@ use crate::Value;
 
 pub use output::{Event, Output, Purpose};
 
+use crate::release::SwitchReads;
 use crate::{
-    Call, CallOutcome, Config, Era, FencingToken, LockError, LockName, Millis, RequestId, StepId,
+    Call, CallOutcome, Config, FencingToken, LockError, LockName, Millis, RequestId, StepId,
     SwitchSet, ThreadId, TimerId, TransportError,
 };
 use acquire::{Acquiring, Wait};
@@ -116,10 +117,9 @@ impl Hold {
 pub struct LockClient {
     uuid: String,
     config: Config,
-    /// The release's switches, resolved once.
-    switches: SwitchSet,
-    /// The release's renewal bookkeeping.
-    bookkeeping: Era,
+    /// The release's switches, resolved once; each one the machine asks
+    /// is noted ([`LockClient::switches_read`]).
+    switches: SwitchReads,
     /// Unlock calls made so far: each 3.24+ unlock gets its own latch id.
     unlocks: u64,
     outputs: VecDeque<Output>,
@@ -156,8 +156,7 @@ impl LockClient {
     pub fn new(uuid: impl Into<String>, config: Config) -> Self {
         Self {
             uuid: uuid.into(),
-            switches: config.release.switches(),
-            bookkeeping: config.release.bookkeeping(),
+            switches: SwitchReads::new(config.release.switches()),
             unlocks: 0,
             config,
             outputs: VecDeque::new(),
@@ -190,6 +189,14 @@ impl LockClient {
     /// The client's configuration.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The switches of its release the client's behaviour has depended on
+    /// so far (each one it asked, on or off). The same inputs under a
+    /// release differing only in switches outside this set make the same
+    /// behaviour.
+    pub fn switches_read(&self) -> SwitchSet {
+        self.switches.read()
     }
 
     /// The hash field a thread uses: `<uuid>:<thread-id>`.

@@ -136,7 +136,7 @@ impl LockClient {
 
     /// `scheduleExpirationRenewal(threadId)` after a watchdog acquisition.
     pub(super) fn schedule_renewal(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
-        match self.bookkeeping {
+        match self.switches.bookkeeping() {
             Era::RedissonLegacy => self.legacy_schedule(now, lock, thread),
             Era::RedissonBatched => self.batched_schedule(now, lock, thread),
             Era::Redisson | Era::Fenced => {
@@ -215,7 +215,7 @@ impl LockClient {
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_renew(&value));
-        match self.bookkeeping {
+        match self.switches.bookkeeping() {
             Era::RedissonLegacy => self.legacy_renewed(now, lock, thread, parsed),
             Era::RedissonBatched => self.batched_renewed(now, lock, thread, parsed),
             Era::Fenced => self.fenced_renewed(now, lock, parsed, sent_at),
@@ -283,7 +283,7 @@ impl LockClient {
         if !cancels {
             return;
         }
-        if self.bookkeeping == Era::RedissonLegacy {
+        if self.switches.bookkeeping() == Era::RedissonLegacy {
             // No per-thread counts before `expiration-entry`: the entry goes.
             self.remove_entry(lock, "unlocked");
             return;
@@ -295,12 +295,14 @@ impl LockClient {
         if !entry.remove(thread, queueing) {
             return;
         }
-        if self.switches.has(Switch::AtomicRenewalMap) {
-            self.remove_entry(lock, "unlocked");
-        } else {
-            // The entry is empty; the map loses it in a second step, which
-            // another callback can come before (#6844).
+        // The entry is empty; before 4.4.0 the map loses it in a second
+        // step, which another callback can come before (#6844). Without
+        // interleaving nothing can, and the switch is not asked (see
+        // `LockClient::switches_read`).
+        if self.interleaving && !self.switches.has(Switch::AtomicRenewalMap) {
             self.pause_callback(now, super::step::Continuation::RemoveEntry(lock.clone()));
+        } else {
+            self.remove_entry(lock, "unlocked");
         }
     }
 

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Release, ReleaseError, Version};
+use super::{Release, ReleaseError, Switch, Version};
 
 /// The renewal bookkeeping a release runs, by era; each era's name is an
 /// alias of one documented release ([`Era::release`]).
@@ -39,6 +39,20 @@ impl Era {
         Era::RedissonBatched,
         Era::Fenced,
     ];
+
+    /// The renewal bookkeeping of a release whose switches `has` answers,
+    /// asking only the switches that decide it, newest first.
+    pub(crate) fn of(has: impl Fn(Switch) -> bool) -> Era {
+        if has(Switch::Fencing) {
+            Era::Fenced
+        } else if has(Switch::BatchedRenewal) {
+            Era::RedissonBatched
+        } else if has(Switch::ExpirationEntry) {
+            Era::Redisson
+        } else {
+            Era::RedissonLegacy
+        }
+    }
 
     /// The release the era's name stands for: `redisson-legacy` is 3.8.0
     /// (docs 001/003), `redisson` 3.23.4 (docs 002/004), `redisson-batched`

@@ -15,6 +15,7 @@
 //! whatever the version (the README lists them).
 
 mod era;
+mod reads;
 mod switch;
 mod tick;
 mod version;
@@ -26,9 +27,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use thiserror::Error;
 
 pub use era::Era;
+pub(crate) use reads::SwitchReads;
 pub use switch::{Switch, SwitchInfo, SwitchSet};
 pub(crate) use tick::on_wheel;
-pub use tick::timer_tick;
+pub use tick::{TIMER_TICK_SWITCHES, timer_tick};
 pub use version::Version;
 
 /// Why a release, version or switch name was refused.
@@ -141,15 +143,7 @@ impl Release {
     /// files are written per era).
     pub fn bookkeeping(self) -> Era {
         let set = self.switches();
-        if set.has(Switch::Fencing) {
-            Era::Fenced
-        } else if set.has(Switch::BatchedRenewal) {
-            Era::RedissonBatched
-        } else if set.has(Switch::ExpirationEntry) {
-            Era::Redisson
-        } else {
-            Era::RedissonLegacy
-        }
+        Era::of(|s| set.has(s))
     }
 
     /// The command-line flags that select it: `--profile redisson`, or

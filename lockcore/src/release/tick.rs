@@ -15,8 +15,14 @@
 //!   once per client, so the tick is 0–49 ms almost always and now and
 //!   then 50 or 100 ms.
 
-use super::{Release, Switch};
+use super::{Release, Switch, SwitchSet};
 use crate::Millis;
+
+/// The switches [`timer_tick`] asks: a client's behaviour depends on them
+/// through its tick (see [`crate::LockClient::switches_read`]).
+pub const TIMER_TICK_SWITCHES: SwitchSet = SwitchSet::EMPTY
+    .with(Switch::RetryDelayTimerTick)
+    .with(Switch::FixedTimerTick);
 
 /// The timer tick of a client of `release` with `response_timeout` and
 /// `retry_interval`. `jitter` (0 to 500, clamped) is the random part of

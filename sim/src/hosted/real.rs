@@ -133,7 +133,13 @@ pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
     drop(local);
     drop(runtime);
     drop(spawned);
-    Ok(crate::run::judged(spec, history, cut, 0))
+    let ended = crate::run::Ended {
+        history,
+        cut_short: cut,
+        events: 0,
+        switches_read: lockcore::SwitchSet::all(),
+    };
+    Ok(crate::run::judged(spec, ended))
 }
 
 /// A connection named after its process, reconnecting as fast as the

@@ -132,7 +132,13 @@ pub fn run_turmoil(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
     let actions = action::plan(spec, action::Kinds::Turmoil)?;
     let (history, cut_short, events) = simulate(spec, &actions)?;
-    Ok(crate::run::judged(spec, history, cut_short, events))
+    let ended = crate::run::Ended {
+        history,
+        cut_short,
+        events,
+        switches_read: lockcore::SwitchSet::all(),
+    };
+    Ok(crate::run::judged(spec, ended))
 }
 
 fn simulate(

@@ -175,19 +175,36 @@ impl SwitchSet {
             .fold(SwitchSet::EMPTY, |set, &w| set.with(w))
     }
 
+    /// Every switch.
+    pub fn all() -> SwitchSet {
+        Switch::ALL
+            .iter()
+            .fold(SwitchSet::EMPTY, |set, &w| set.with(w))
+    }
+
     /// This set with `switch` on.
-    pub fn with(self, switch: Switch) -> SwitchSet {
+    pub const fn with(self, switch: Switch) -> SwitchSet {
         SwitchSet(self.0 | 1 << switch as u64)
     }
 
     /// This set with `switch` off.
-    pub fn without(self, switch: Switch) -> SwitchSet {
+    pub const fn without(self, switch: Switch) -> SwitchSet {
         SwitchSet(self.0 & !(1 << switch as u64))
     }
 
     /// Whether `switch` is on.
-    pub fn has(self, switch: Switch) -> bool {
+    pub const fn has(self, switch: Switch) -> bool {
         self.0 & 1 << switch as u64 != 0
+    }
+
+    /// The switches on in either set.
+    pub const fn union(self, other: SwitchSet) -> SwitchSet {
+        SwitchSet(self.0 | other.0)
+    }
+
+    /// Whether this set and `other` agree on every switch of `on`.
+    pub const fn agrees_on(self, other: SwitchSet, on: SwitchSet) -> bool {
+        (self.0 ^ other.0) & on.0 == 0
     }
 
     /// The switches on, in [`Switch::ALL`] order.
