@@ -29,7 +29,19 @@ struct Args {
     requirepass: Option<String>,
 }
 
-#[tokio::main]
+/// Keys and values are owned copies, so a `SET` allocates and an
+/// overwrite frees: with mimalloc `redis-benchmark -P 16` runs about 5%
+/// faster than with glibc's malloc (RSS with 864,000 keys: 109.5 MiB,
+/// redis-server 106.5).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// One thread, as Redis: every command runs under the engine's one lock
+/// anyway, so more worker threads only add contention and cross-thread
+/// wake-ups (`redis-benchmark -c 50 -n 1000000 -P 16`, 2 cores shared
+/// with it: SET and GET went from 0.96 and 1.00 to 1.13 and 1.19 million
+/// requests per second with one thread).
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
