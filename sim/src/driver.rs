@@ -330,18 +330,7 @@ impl World<'_> {
     fn write(&mut self, c: usize, t: usize) {
         let lock = self.procs[c].threads[t].lock.clone();
         let token = self.procs[c].threads[t].token;
-        let accepted = match token {
-            None => true,
-            Some(tok) => {
-                let highest = self.resources.entry(lock.clone()).or_insert(0);
-                if tok >= *highest {
-                    *highest = tok;
-                    true
-                } else {
-                    false
-                }
-            }
-        };
+        let accepted = self.resources.write(&lock, token);
         let who = self.procs[c].who(t);
         self.record(RecordKind::Write {
             who,

@@ -134,8 +134,13 @@
 //! - `process`: a client process and its threads.
 //! - `clock`: a client's own clock (skewed, drifting), read by its machine.
 //! - `script`: thread scripts flattened into instructions.
-//! - `world`: the event loop.
-//! - `observe`: Redis's view of each lock, recorded when it changes.
+//! - `world`: the event loop, over the world's owned parts: the processes,
+//!   Redis (`deployment`), the network, the recorder (`observe`) and the
+//!   protected resources (`resource`).
+//! - `observe`: the fast engine's recorder (`Observer`: the records so
+//!   far) and Redis's view of each lock, recorded when it changes.
+//! - `resource`: the resource behind each lock, which refuses a fencing
+//!   token below the highest it took (both engines keep theirs so).
 //! - `injection`: faults striking processes and Redis.
 //! - `driver`: feeding one lockcore client and acting on its outputs.
 //! - `execution`: Redis running a client's message.
@@ -173,6 +178,7 @@ mod observe;
 mod process;
 mod queue;
 mod replication;
+mod resource;
 mod rng;
 mod run;
 mod script;

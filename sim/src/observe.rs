@@ -1,5 +1,7 @@
 //! Observing Redis's view of a lock after every command, at its key's
 //! expiry and on restarts: what the history's `Server` records come from.
+//! The [`Observer`] is the fast engine's recorder: the records so far and
+//! what recording them needs.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,7 +10,7 @@ use bytes::Bytes;
 use lockcore::{LockName, Purpose};
 
 use crate::SimTime;
-use crate::history::{RecordKind, ServerCause, Who};
+use crate::history::{Record, RecordKind, ServerCause, Who};
 use crate::server::KeyView;
 use crate::world::{Ev, World};
 
@@ -23,7 +25,68 @@ pub(crate) struct Seen {
     field: Option<Bytes>,
 }
 
+/// What the fast engine has recorded of a run, and what recording needs.
+#[derive(Debug)]
+pub(crate) struct Observer {
+    /// The history so far.
+    records: Vec<Record>,
+    /// Redis's last recorded view of each lock.
+    seen: BTreeMap<LockName, Seen>,
+    /// The one expiry observation that counts per lock; older ones (the
+    /// key was renewed since) are ignored when they fall due.
+    watch: BTreeMap<LockName, SimTime>,
+    /// Which process life owns each uuid (to name hash fields).
+    uuids: BTreeMap<String, (Arc<str>, u32)>,
+}
+
+impl Observer {
+    pub(crate) fn new() -> Self {
+        Observer {
+            records: Vec::with_capacity(256),
+            seen: BTreeMap::new(),
+            watch: BTreeMap::new(),
+            uuids: BTreeMap::new(),
+        }
+    }
+
+    /// Records `kind` at `at`.
+    pub(crate) fn record(&mut self, at: SimTime, kind: RecordKind) {
+        self.records.push(Record { at, kind });
+    }
+
+    /// `uuid` is the identity of life `life` of process `name` from now on.
+    pub(crate) fn register(&mut self, uuid: String, name: Arc<str>, life: u32) {
+        self.uuids.insert(uuid, (name, life));
+    }
+
+    /// Whether the expiry of `lock` watched for `at` still counts; it is
+    /// no longer watched.
+    pub(crate) fn expiry_due(&mut self, lock: &LockName, at: SimTime) -> bool {
+        let due = self.watch.get(lock) == Some(&at);
+        if due {
+            self.watch.remove(lock);
+        }
+        due
+    }
+
+    /// The records, once the run has ended.
+    pub(crate) fn into_records(self) -> Vec<Record> {
+        self.records
+    }
+}
+
 impl World<'_> {
+    /// Redis's whole view changed (a restart, a failover, a clock jump):
+    /// every expiry is watched afresh and every lock seen so far is
+    /// observed again, with `cause`.
+    pub(crate) fn observe_all(&mut self, cause: ServerCause) {
+        self.obs.watch.clear();
+        let locks: Vec<LockName> = self.obs.seen.keys().cloned().collect();
+        for lock in locks {
+            self.observe(&lock, cause.clone());
+        }
+    }
+
     /// Records Redis's view of `lock` when it changed, and watches for the
     /// key's expiry so the instant it frees itself is recorded too.
     ///
@@ -70,7 +133,7 @@ impl World<'_> {
             command,
             deletes,
         }
-        .same_as(self.seen.get(lock));
+        .same_as(self.obs.seen.get(lock));
         if !same {
             self.record_change(lock, first, pttl, command, deletes, cause);
         }
@@ -89,15 +152,16 @@ impl World<'_> {
         cause: impl FnOnce(&Self) -> ServerCause,
     ) {
         let cause = cause(self);
-        let uuids = &self.uuids;
+        let obs = &mut self.obs;
         let change = Change {
             first,
             pttl,
             command,
             deletes,
         };
-        if let Some(kind) = change.apply(&mut self.seen, lock, |f| who_of_field(uuids, f), cause) {
-            self.record(kind);
+        let uuids = &obs.uuids;
+        if let Some(kind) = change.apply(&mut obs.seen, lock, |f| who_of_field(uuids, f), cause) {
+            obs.record(self.now, kind);
         }
     }
 
@@ -106,11 +170,11 @@ impl World<'_> {
     fn watch_expiry(&mut self, lock: &LockName, expires_ms: Option<u64>) {
         if let Some(expires_ms) = expires_ms {
             let at = SimTime::from_ms(expires_ms).max(self.now);
-            match self.watch.get_mut(lock) {
+            match self.obs.watch.get_mut(lock) {
                 Some(watched) if *watched == at => return,
                 Some(watched) => *watched = at,
                 None => {
-                    self.watch.insert(lock.clone(), at);
+                    self.obs.watch.insert(lock.clone(), at);
                 }
             }
             self.queue.push(

@@ -239,12 +239,8 @@ impl World<'_> {
         let old = self.redis.server.replace(promoted);
         let sync = self.redis.server.full_sync(self.now);
         self.redis.replicas.rejoin(k, old, &sync);
-        self.watch.clear();
         self.redis.waiting.clear();
-        let locks: Vec<_> = self.seen.keys().cloned().collect();
-        for lock in locks {
-            self.observe(&lock, ServerCause::Failover);
-        }
+        self.observe_all(ServerCause::Failover);
     }
 }
 

@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use bytes::Bytes;
 use fake_redis::Value;
@@ -10,9 +9,8 @@ use lockcore::{Config, LockClient, LockName, Purpose, RequestId, SwitchSet, Time
 use rand_chacha::ChaCha8Rng;
 
 use crate::fault::LinkRule;
-use crate::history::{Direction, Meta, Phase, Record, RecordKind, ServerCause};
+use crate::history::{Direction, Meta, Phase, RecordKind, ServerCause};
 use crate::network::{Network, Verdict};
-use crate::observe::Seen;
 use crate::process::{Process, Thread};
 use crate::rng::{self, Stream};
 use crate::run::Ended;
@@ -151,16 +149,10 @@ pub(crate) struct World<'s> {
     /// Which client fault windows cover now.
     pub(crate) windows: crate::windows::Windows,
     pub(crate) uuid_rng: ChaCha8Rng,
-    /// Which process life owns each uuid (to name hash fields).
-    pub(crate) uuids: BTreeMap<String, (Arc<str>, u32)>,
-    /// Highest fencing token each lock's resource accepted.
-    pub(crate) resources: BTreeMap<LockName, u64>,
-    /// Redis's last recorded view of each lock.
-    pub(crate) seen: BTreeMap<LockName, Seen>,
-    /// The one expiry observation that counts per lock; older ones (the
-    /// key was renewed since) are ignored when they fall due.
-    pub(crate) watch: BTreeMap<LockName, SimTime>,
-    pub(crate) records: Vec<Record>,
+    /// The resource behind each lock.
+    pub(crate) resources: crate::resource::Resources,
+    /// What has been recorded, and what recording needs.
+    pub(crate) obs: crate::observe::Observer,
     /// Events taken off the queue so far (the run's work, for benchmarks).
     pub(crate) events: u64,
     /// The switches asked by clients that have since been replaced (a
@@ -189,11 +181,8 @@ impl<'s> World<'s> {
                     .collect::<Vec<_>>(),
             ),
             uuid_rng: rng::stream(spec.seed, Stream::Uuids),
-            uuids: BTreeMap::new(),
-            resources: BTreeMap::new(),
-            seen: BTreeMap::new(),
-            watch: BTreeMap::new(),
-            records: Vec::with_capacity(256),
+            resources: Default::default(),
+            obs: crate::observe::Observer::new(),
             events: 0,
             switches_read: lockcore::TIMER_TICK_SWITCHES,
         };
@@ -238,7 +227,7 @@ impl<'s> World<'s> {
     /// threads.
     pub(crate) fn start_process(&mut self, c: u32, uuid: String) {
         let p = &self.procs[c as usize];
-        self.uuids.insert(uuid.clone(), (p.name.clone(), p.life));
+        self.obs.register(uuid.clone(), p.name.clone(), p.life);
         let process = p.proc();
         let life = p.life;
         let starts: Vec<u64> = p.threads.iter().map(|t| t.start_ms).collect();
@@ -257,7 +246,7 @@ impl<'s> World<'s> {
     }
 
     pub(crate) fn record(&mut self, kind: RecordKind) {
-        self.records.push(Record { at: self.now, kind });
+        self.obs.record(self.now, kind);
     }
 
     /// Runs every event up to the horizon and returns the history and the
@@ -292,7 +281,7 @@ impl<'s> World<'s> {
                     .unwrap_or(0),
                 clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
             },
-            records: self.records,
+            records: self.obs.into_records(),
         };
         let switches_read = self.procs.iter().fold(self.switches_read, |read, p| {
             read.union(p.machine.switches_read())
@@ -339,9 +328,8 @@ impl<'s> World<'s> {
             Ev::Restart(i) => self.restart(i),
             Ev::Observe { lock, generation } => {
                 if generation == self.redis.server.generation
-                    && self.watch.get(&lock) == Some(&self.now)
+                    && self.obs.expiry_due(&lock, self.now)
                 {
-                    self.watch.remove(&lock);
                     self.observe(&lock, ServerCause::Expiry);
                 }
             }
@@ -514,12 +502,8 @@ impl World<'_> {
         self.redis.server.restart();
         // Its replicas resync from it: they lose every key too.
         self.resync_replicas();
-        self.watch.clear();
         self.redis.waiting.clear();
-        let locks: Vec<LockName> = self.seen.keys().cloned().collect();
-        for lock in locks {
-            self.observe(&lock, ServerCause::Restart);
-        }
+        self.observe_all(ServerCause::Restart);
     }
 }
 

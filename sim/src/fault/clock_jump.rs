@@ -56,11 +56,7 @@ impl Kind for ClockJump {
     fn begin(&self, world: &mut World<'_>, _i: usize) {
         world.redis.server.jump(self.jump_ms);
         // Every key's expiry instant moved: watch them all afresh.
-        world.watch.clear();
-        let locks: Vec<_> = world.seen.keys().cloned().collect();
-        for lock in locks {
-            world.observe(&lock, ServerCause::Expiry);
-        }
+        world.observe_all(ServerCause::Expiry);
     }
 }
 

@@ -14,6 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::driver::{outcome_of, value_text};
 use crate::history::{Proc, Record, RecordKind, ReleaseCause, ServerCause, Who};
 use crate::observe::{Change, Seen, who_of_field};
+use crate::resource::Resources;
 use crate::rng::{self, Stream};
 use crate::server::{EPOCH_MS, KeyView, key_view};
 use crate::world::is_renewal;
@@ -65,7 +66,7 @@ pub(crate) struct Recorder {
     /// The virtual ms at which each lock's key expires, as last observed.
     expiries: BTreeMap<LockName, u64>,
     beliefs: BTreeMap<(usize, usize), Belief>,
-    resources: BTreeMap<LockName, u64>,
+    resources: Resources,
 }
 
 /// The recorder, shared by every host and the loop.
@@ -116,7 +117,7 @@ impl Recorder {
             seen: BTreeMap::new(),
             expiries: BTreeMap::new(),
             beliefs: BTreeMap::new(),
-            resources: BTreeMap::new(),
+            resources: Resources::default(),
         }
     }
 
@@ -256,17 +257,7 @@ impl Recorder {
     pub(crate) fn write(&mut self, c: usize, t: usize) {
         let lock = self.thread_locks[c][t].clone();
         let token = self.beliefs.get(&(c, t)).and_then(|b| b.token);
-        let accepted = match token {
-            None => true,
-            Some(tok) => {
-                let highest = self.resources.entry(lock.clone()).or_insert(0);
-                let ok = tok >= *highest;
-                if ok {
-                    *highest = tok;
-                }
-                ok
-            }
-        };
+        let accepted = self.resources.write(&lock, token);
         let who = self.who(c, t);
         self.record(RecordKind::Write {
             who,
