@@ -38,6 +38,8 @@ use crate::history::{RecordKind, ServerCause};
 use crate::{History, Invariant, SimSpec, SimTime, Step, Violation};
 use lockcore::{LockName, Purpose};
 
+mod latch;
+
 /// Why an invariant broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case", tag = "cause")]
@@ -110,6 +112,12 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         && let Some(cause) = lost_key(spec, history, v, lease)
     {
         return cause;
+    }
+    if v.invariant == Invariant::FalseUnlockError
+        && v.own_doing
+        && let Some(why) = latch::latch_lost(spec, history, v)
+    {
+        return Cause::BeyondGuarantee { explained_by: why };
     }
     // An unlock Redis ran but refused as not held is the lock's own doing
     // whatever delayed the reply (Redisson's unlock latch, #4871, exists

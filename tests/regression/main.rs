@@ -84,22 +84,33 @@ fn every_shrunk_finding_gives_its_verdict_and_cause() {
 /// A defect open upstream with no fix is named by the path the run took:
 /// seed 11638 under `fenced`, shrunk, is Redisson #4109 (a tryLock that
 /// timed out after its script ran; the retry re-enters, and the lock is
-/// renewed for ever after the last unlock).
+/// renewed for ever after the last unlock). Seed 76079 is its lost
+/// wake-up: the count the holder did not know of kept the key after its
+/// one unlock, the key expired with no unlock message, and a waiter slept
+/// out its whole wait; the path is the holder's, not the waiter's.
 #[test]
 fn a_timed_out_acquire_that_ran_names_redisson_4109() {
-    let name = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/regression/findings/explored-11638-fenced-lock-left-behind-defect.toml"
-    );
-    let scenario = locksim::load(name).unwrap_or_else(|e| panic!("{e}"));
-    let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
-    let spec = scenario.spec(None, None);
-    let defects = locksim::defects_of(&spec, &trial.run);
-    let named: Vec<_> = defects
-        .iter()
-        .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
-        .collect();
-    assert_eq!(named, [("lock-left-behind", Some("#4109"))]);
+    for (file, invariant) in [
+        (
+            "explored-11638-fenced-lock-left-behind-defect.toml",
+            "lock-left-behind",
+        ),
+        (
+            "explored-76079-fenced-lost-wakeup-defect.toml",
+            "lost-wakeup",
+        ),
+    ] {
+        let name = format!("{}/regression/findings/{file}", env!("CARGO_MANIFEST_DIR"));
+        let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
+        let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
+        let spec = scenario.spec(None, None);
+        let defects = locksim::defects_of(&spec, &trial.run);
+        let named: Vec<_> = defects
+            .iter()
+            .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
+            .collect();
+        assert_eq!(named, [(invariant, Some("#4109"))], "{file}");
+    }
 }
 
 /// Seeds 10 and 5 under `redisson` (3.23.4), shrunk: an unlock whose WAIT
