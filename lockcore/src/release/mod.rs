@@ -5,10 +5,13 @@
 //! turned on (`--with`) or off (`--without`) for a what-if ("3.23.4 but
 //! with 3.37's no-lock-resend"). [`Release::switches`] resolves it to the
 //! [`SwitchSet`] in force; the machine reads that set and nothing else, so
-//! a release's behaviour is decided in one place.
+//! a release's behaviour is decided in one place, and it notes each switch
+//! it asks about ([`crate::LockClient::switches_read`]): a run is the same
+//! under any release that agrees on those, which attribution relies on.
 //!
 //! Layout: `version` ([`Version`]), `era` ([`Era`]), `switch` ([`Switch`],
-//! one file per switch, registered in one macro line).
+//! one file per switch, registered in one macro line), `reads` (the
+//! switches a client asked about), `tick` (the timer's tick).
 //!
 //! The switches model the rows of Redisson's history that change what the
 //! lock does; rows not yet modelled behave as the newest release does

@@ -5,8 +5,7 @@
 //!
 //! A switch is one file here (its documentation, its [`SwitchInfo`] and
 //! the unit tests of its behaviour) plus one line in [`switches!`]; the
-//! machine asks [`Behaviour::has`](super::Behaviour::has) where the
-//! behaviour differs.
+//! machine asks its `SwitchReads` where the behaviour differs.
 
 use std::fmt;
 use std::str::FromStr;
