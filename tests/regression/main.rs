@@ -81,6 +81,15 @@ fn every_shrunk_finding_gives_its_verdict_and_cause() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The defects of shrunk finding `file` (in `regression/findings/`), each
+/// signed and attributed as explore does.
+fn finding_defects(file: &str) -> Vec<locksim::Defect> {
+    let name = format!("{}/regression/findings/{file}", env!("CARGO_MANIFEST_DIR"));
+    let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
+    let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
+    locksim::defects_of(&scenario.spec(None, None), &trial.run)
+}
+
 /// A defect open upstream with no fix is named by the path the run took:
 /// seed 11638 under `fenced`, shrunk, is Redisson #4109 (a tryLock that
 /// timed out after its script ran; the retry re-enters, and the lock is
@@ -100,12 +109,7 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
             "lost-wakeup",
         ),
     ] {
-        let name = format!("{}/regression/findings/{file}", env!("CARGO_MANIFEST_DIR"));
-        let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
-        let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
-        let spec = scenario.spec(None, None);
-        let defects = locksim::defects_of(&spec, &trial.run);
-        let named: Vec<_> = defects
+        let named: Vec<_> = finding_defects(file)
             .iter()
             .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
             .collect();
@@ -128,12 +132,7 @@ fn an_unsynced_unlock_retry_names_redisson_6651() {
         "explored-10-redisson-false-unlock-error-defect.toml",
         "explored-5-redisson-false-unlock-error-defect.toml",
     ] {
-        let name = format!("{}/regression/findings/{file}", env!("CARGO_MANIFEST_DIR"));
-        let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
-        let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
-        let spec = scenario.spec(None, None);
-        let defects = locksim::defects_of(&spec, &trial.run);
-        let named: Vec<_> = defects
+        let named: Vec<_> = finding_defects(file)
             .iter()
             .map(|d| {
                 let fix = d.fixed_by.as_ref();
