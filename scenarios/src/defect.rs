@@ -204,17 +204,18 @@ fn variant(value: &impl Debug) -> String {
 /// The Redisson fix the run's release lacks that removes the defect, by
 /// experiment; only switches that fix something are candidates (see
 /// [`lockcore::SwitchInfo::fixes`]: a timer-tick change that makes a
-/// defect disappear moved its timing). Each fix (oldest first) must remove it: the run under the
-/// release plus the fix has no such defect. The strict test then asks
-/// that the newest release minus the fix show it again (so a fix that
-/// only shifts the timing is not named); when no fix passes it (two later
-/// fixes may each remove the defect, as 3.24's unlock latch and 3.37's
-/// end of resends do for a false unlock error), a fix that works through
-/// others must differ from the run's release
-/// given those others alone in the defect (a controlled pair: the two
-/// runs differ in the fix alone); failing that, the release that brought
-/// the fix must show it without the fix. A fix named by the last test may
-/// still be one that only shifts the timing.
+/// defect disappear moved its timing). Each fix (oldest first) must
+/// remove it: the run under the release plus the fix has no such defect.
+/// The strict test then asks that the newest release minus the fix show
+/// it again (so a fix that only shifts the timing is not named); when no
+/// fix passes it (two later fixes may each remove the defect, as 3.24's
+/// unlock latch and 3.37's end of resends do for a false unlock error),
+/// a fix that works through
+/// others must differ in the defect from the run's release given those
+/// others alone (a controlled pair: the two runs differ in the fix alone);
+/// failing that, the release that brought the fix must show it without
+/// the fix. A fix named by the last test may still be one that only
+/// shifts the timing.
 fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
     let release = experiments.spec.profile;
     let replicas = experiments.spec.redis.replicas > 0;
