@@ -76,6 +76,19 @@ pub(crate) struct Ended {
     pub(crate) switches_read: SwitchSet,
 }
 
+impl Ended {
+    /// A run of an engine that cannot tell which switches its clients
+    /// read (the hosted engines): every switch counts as read.
+    pub(crate) fn hosted(history: History, cut_short: Vec<CutShort>, events: u64) -> Ended {
+        Ended {
+            history,
+            cut_short,
+            events,
+            switches_read: SwitchSet::all(),
+        }
+    }
+}
+
 /// Runs `spec` deterministically to its horizon and checks the history.
 ///
 /// The same spec (seed included) always gives the same history, byte for

@@ -18,8 +18,10 @@
 //! Both commands go out on the client's one command connection, so a
 //! `WAIT` that blocks holds back what the client sends after it; Redisson
 //! runs a batch on a connection of its pool. The replica count is the
-//! configured one ([`Config::replicas`](crate::Config::replicas)); 3.19+
-//! read it from `INFO REPLICATION` first, which changes only timing.
+//! configured one ([`Config::replicas`](crate::Config::replicas)); from
+//! 3.18.1 Redisson reads it from `INFO REPLICATION` first (commit
+//! 95ec3ee70, #4621), which changes only timing while the replicas stay
+//! connected, as locksim's do.
 
 use bytes::Bytes;
 

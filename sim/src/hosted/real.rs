@@ -133,13 +133,10 @@ pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
     drop(local);
     drop(runtime);
     drop(spawned);
-    let ended = crate::run::Ended {
-        history,
-        cut_short: cut,
-        events: 0,
-        switches_read: lockcore::SwitchSet::all(),
-    };
-    Ok(crate::run::judged(spec, ended))
+    Ok(crate::run::judged(
+        spec,
+        crate::run::Ended::hosted(history, cut, 0),
+    ))
 }
 
 /// A connection named after its process, reconnecting as fast as the

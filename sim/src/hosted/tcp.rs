@@ -132,12 +132,7 @@ pub fn run_turmoil(spec: &SimSpec) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
     let actions = action::plan(spec, action::Kinds::Turmoil)?;
     let (history, cut_short, events) = simulate(spec, &actions)?;
-    let ended = crate::run::Ended {
-        history,
-        cut_short,
-        events,
-        switches_read: lockcore::SwitchSet::all(),
-    };
+    let ended = crate::run::Ended::hosted(history, cut_short, events);
     Ok(crate::run::judged(spec, ended))
 }
 
