@@ -99,6 +99,11 @@ pub(crate) fn redis_tick(world: &mut World<'_>) {
     world.redis.tick_at = None;
     let resp = world.redis.server.tick(world.now);
     deliver(world, resp.deliveries);
+    // Commands queued behind a WAIT that answered ran just now, and Redis
+    // streams their writes to the replicas as it runs them; left for the
+    // next client message, a renewal's own WAIT timed out on a replica
+    // that had not been sent its write (explored seed 3733, 3.44.0).
+    world.replicate();
     schedule_redis_tick(world);
 }
 

@@ -25,6 +25,8 @@ pub(crate) enum Stream {
     /// The random part of one client's first retry delay, which sets its
     /// timer's tick from Redisson 3.49 ([`client_timer_tick`]).
     TimerTick(u32),
+    /// The generator's draw of a second lock ([`crate::generate_with`]).
+    SwarmLocks,
 }
 
 impl Stream {
@@ -38,6 +40,7 @@ impl Stream {
             Stream::SwarmKind(k) => (4 << 32) | u64::from(k),
             Stream::SwarmRedis => 5,
             Stream::TimerTick(c) => (5 << 32) | u64::from(c),
+            Stream::SwarmLocks => 6,
         }
     }
 }

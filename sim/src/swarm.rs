@@ -47,6 +47,15 @@ pub const KIND_CHANCE: f64 = 0.15;
 /// seventeen a seed, eight strikes).
 pub const SWARM_CHANCE: f64 = 0.25;
 
+/// The chance that a generated scenario (any kinds but `classic`) uses two
+/// locks: each client's second thread takes [`SECOND_LOCK`], so one
+/// client holds two locks at once, as Redisson's renewal map and batched
+/// round (3.44+) see it, and each lock has its own contenders.
+pub const TWO_LOCKS_CHANCE: f64 = 0.5;
+
+/// The name of the second lock of a two-lock scenario.
+pub const SECOND_LOCK: &str = "redisson:lock2";
+
 /// A random scenario drawn from `seed`: 2-4 clients of 1-2 threads each,
 /// lock / try-lock / work / write / unlock scripts, a watchdog timeout
 /// from a few choices (small ones included), a latency range, and 0-4
@@ -111,6 +120,9 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
         horizon_ms,
         redis: Default::default(),
     };
+    if workload.kinds != SwarmKinds::Classic {
+        take_second_lock(&mut spec);
+    }
     match workload.kinds {
         SwarmKinds::Classic => {
             let n_faults = r.random_range(0..=4);
@@ -125,9 +137,23 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
         SwarmKinds::Swarm => swarm(&mut spec, &names[..n_clients], span),
     }
     if workload.usage == Usage::Correct {
-        add_liveness_phase(&mut spec, &lock);
+        add_liveness_phase(&mut spec);
     }
     spec
+}
+
+/// With [`TWO_LOCKS_CHANCE`], drawn from a stream of its own so that every
+/// other draw of the seed stays as it was, each client's second thread
+/// locks [`SECOND_LOCK`] instead of the default lock.
+fn take_second_lock(spec: &mut SimSpec) {
+    let mut r = rng::stream(spec.seed, Stream::SwarmLocks);
+    if !r.random_bool(TWO_LOCKS_CHANCE) {
+        return;
+    }
+    let second = LockName::new(SECOND_LOCK).unwrap_or_else(|_| unreachable!());
+    for thread in spec.clients.iter_mut().filter_map(|c| c.threads.get_mut(1)) {
+        thread.lock = second.clone();
+    }
 }
 
 /// The swarm's plan (see [`SwarmKinds::Swarm`]).
@@ -319,6 +345,58 @@ mod tests {
         assert_eq!(kinds.len(), GENERATORS.len(), "{kinds:?}");
     }
 
+    /// Half the seeds (from a stream of their own) use two locks: each
+    /// client's second thread takes the second lock, the probe takes each
+    /// lock, and nothing else of the spec changes. `--kinds classic` keeps
+    /// one lock, so the regression seeds keep their plans.
+    #[test]
+    fn some_seeds_use_two_locks_and_nothing_else_changes() {
+        let second = LockName::new(SECOND_LOCK).unwrap();
+        let mut two = 0;
+        for seed in 0..200 {
+            let a = generate_with(seed, None, Workload::default());
+            let mut one = a.clone();
+            take_second_lock_back(&mut one);
+            let probe = a.clients.last().unwrap();
+            if one == a {
+                assert_eq!(probe.threads.len(), 1, "seed {seed}");
+                continue;
+            }
+            two += 1;
+            for c in &a.clients[..a.clients.len() - 1] {
+                for (i, t) in c.threads.iter().enumerate() {
+                    assert_eq!(t.lock == second, i == 1, "seed {seed}");
+                }
+            }
+            let probed: Vec<&str> = probe.threads.iter().map(|t| t.lock.as_str()).collect();
+            assert_eq!(probed, [DEFAULT_LOCK, SECOND_LOCK], "seed {seed}");
+            let classic = generate(seed, None);
+            assert!(
+                classic
+                    .clients
+                    .iter()
+                    .flat_map(|c| &c.threads)
+                    .all(|t| t.lock != second)
+            );
+        }
+        assert!(
+            (70..=130).contains(&two),
+            "{two} of 200 seeds use two locks"
+        );
+    }
+
+    /// `spec` as it would be with one lock: every thread on the default
+    /// lock, the probe with one thread.
+    fn take_second_lock_back(spec: &mut SimSpec) {
+        let default = LockName::new(DEFAULT_LOCK).unwrap();
+        for t in spec.clients.iter_mut().flat_map(|c| &mut c.threads) {
+            t.lock = default.clone();
+        }
+        if let Some(probe) = spec.clients.last_mut() {
+            probe.threads.truncate(1);
+        }
+    }
+
     /// A fault's variant name (`Failover`), as the registration names it.
     fn kind_name(f: &Fault) -> String {
         let debug = format!("{f:?}");
@@ -334,7 +412,11 @@ mod tests {
         for seed in 0..400 {
             let a = generate_with(seed, None, ALL);
             assert_eq!(a, generate_with(seed, None, ALL));
-            assert_eq!(a.clients, generate(seed, None).clients);
+            let mut one_lock = a.clients.clone();
+            for t in one_lock.iter_mut().flat_map(|c| &mut c.threads) {
+                t.lock = LockName::new(DEFAULT_LOCK).unwrap();
+            }
+            assert_eq!(one_lock, generate(seed, None).clients);
             assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");
             for f in &a.faults.0 {
                 drawn.insert(kind_name(f));

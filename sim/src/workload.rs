@@ -16,6 +16,8 @@
 //! and a 100 ms watchdog, and has no liveness phase. The regression corpus
 //! of seeds was drawn from it ([`Workload::CLASSIC`]).
 
+use std::collections::BTreeSet;
+
 use lockcore::LockName;
 use rand::{Rng, RngExt};
 
@@ -147,9 +149,10 @@ fn leases(steps: &[Step]) -> Vec<u64> {
 }
 
 /// The liveness phase: the instant the last fault's effect ends (heal), a
-/// probe client that takes the lock then (and writes, and unlocks), and a
-/// horizon far enough after it to judge.
-pub(crate) fn add_liveness_phase(spec: &mut SimSpec, lock: &LockName) {
+/// probe client with a thread for each lock of the scenario that takes
+/// it then (and writes, and unlocks), and a horizon far enough after it
+/// to judge.
+pub(crate) fn add_liveness_phase(spec: &mut SimSpec) {
     let heal = spec
         .faults
         .0
@@ -158,11 +161,15 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec, lock: &LockName) {
         .max()
         .unwrap_or(0);
     let start_ms = heal.max(spec.horizon_ms * 2 / 3);
-    spec.clients.push(ClientSpec {
-        name: PROBE.to_owned(),
-        profile: None,
-        watchdog_timeout_ms: None,
-        threads: vec![ThreadSpec {
+    let locks: BTreeSet<&LockName> = spec
+        .clients
+        .iter()
+        .flat_map(|c| &c.threads)
+        .map(|t| &t.lock)
+        .collect();
+    let threads = locks
+        .into_iter()
+        .map(|lock| ThreadSpec {
             start_ms,
             lock: lock.clone(),
             steps: vec![
@@ -171,7 +178,13 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec, lock: &LockName) {
                 Step::Write,
                 Step::Unlock,
             ],
-        }],
+        })
+        .collect();
+    spec.clients.push(ClientSpec {
+        name: PROBE.to_owned(),
+        profile: None,
+        watchdog_timeout_ms: None,
+        threads,
     });
     let end = start_ms.saturating_add(liveness_window_ms(spec));
     spec.horizon_ms = spec.horizon_ms.max(end).min(MAX_HORIZON_MS);

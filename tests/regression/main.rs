@@ -157,7 +157,22 @@ fn an_unsynced_unlock_retry_names_redisson_6651() {
 /// a defect again fails here, naming the file.
 #[test]
 fn every_explained_loss_stays_explained() {
-    let (dir, files) = scenario_files("losses");
+    assert_no_defect_in("losses", true);
+}
+
+/// Runs that the oracle called defects because the simulator itself was
+/// wrong (the harness's bugs), each shrunk to a scenario file that names
+/// the bug and expects what the fixed simulator gives: a change that
+/// brings one back fails here, naming the file.
+#[test]
+fn every_harness_bug_stays_fixed() {
+    assert_no_defect_in("harness", false);
+}
+
+/// Every scenario file of `tests/regression/<sub>` gives what it expects
+/// and no defect (and breaks an invariant, if `violates`).
+fn assert_no_defect_in(sub: &str, violates: bool) {
+    let (dir, files) = scenario_files(sub);
     assert!(!files.is_empty(), "no scenario in {}", dir.display());
     let mut failures = Vec::new();
     for path in &files {
@@ -165,7 +180,8 @@ fn every_explained_loss_stays_explained() {
         let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
         let trial = locksim::Trial::run(&scenario, None, None).unwrap_or_else(|e| panic!("{e}"));
         let defects = locksim::defects_of(&scenario.spec(None, None), &trial.run);
-        if trial.run.violations.is_empty() || !defects.is_empty() || !trial.as_expected() {
+        let broke = !trial.run.violations.is_empty();
+        if broke != violates || !defects.is_empty() || !trial.as_expected() {
             failures.push(format!(
                 "{name}: {} violation(s), defects {:?}, mismatches {:?}",
                 trial.run.violations.len(),

@@ -116,7 +116,7 @@ impl LockClient {
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_unlock(&value));
-        self.renewal_on_unlock(now, &lock, thread, &parsed);
+        let paused = self.renewal_on_unlock(now, &lock, thread, &parsed);
         if matches!(
             parsed,
             Err(LockError::Transport(TransportError::NoSyncedReplicas(_)))
@@ -158,7 +158,10 @@ impl LockClient {
         if !self.holds.keys().any(|(l, _)| *l == lock) {
             self.drop_fence(&lock);
         }
-        self.finish(thread, result);
+        match paused {
+            Some(step) => self.answer_after(step, (thread, result)),
+            None => self.finish(thread, result),
+        }
     }
 
     pub(super) fn start_force_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {

@@ -265,13 +265,15 @@ impl LockClient {
     /// Unlock completed: `cancelExpirationRenewal(threadId)` as the
     /// release does it. `reply`: the unlock script's answer (`Some(true)`
     /// released, `Some(false)` still held, `None` not held) or the error.
+    /// The step the removal of the entry paused at, if it did: the unlock
+    /// answers only after it.
     pub(super) fn renewal_on_unlock(
         &mut self,
         now: Millis,
         lock: &LockName,
         thread: ThreadId,
         reply: &Result<Option<bool>, LockError>,
-    ) {
+    ) -> Option<crate::StepId> {
         let cancels = match reply {
             Ok(Some(true)) => true,
             // Doc 001 (to 3.8.0): `if (opStatus) cancelExpirationRenewal();`
@@ -281,28 +283,28 @@ impl LockClient {
             Ok(None) => self.switches.has(Switch::NilUnlockCancels),
         };
         if !cancels {
-            return;
+            return None;
         }
         if self.switches.bookkeeping() == Era::RedissonLegacy {
             // No per-thread counts before `expiration-entry`: the entry goes.
             self.remove_entry(lock, "unlocked");
-            return;
+            return None;
         }
         let queueing = self.queueing();
-        let Some(entry) = self.watchdog.entries.get_mut(lock) else {
-            return;
-        };
+        let entry = self.watchdog.entries.get_mut(lock)?;
         if !entry.remove(thread, queueing) {
-            return;
+            return None;
         }
         // The entry is empty; before 4.4.0 the map loses it in a second
         // step, which another callback can come before (#6844). Without
         // interleaving nothing can, and the switch is not asked (see
         // `LockClient::switches_read`).
         if self.interleaving && !self.switches.has(Switch::AtomicRenewalMap) {
-            self.pause_callback(now, super::step::Continuation::RemoveEntry(lock.clone()));
+            let rest = super::step::Continuation::RemoveEntry(lock.clone(), None);
+            self.pause_callback(now, rest)
         } else {
             self.remove_entry(lock, "unlocked");
+            None
         }
     }
 

@@ -1,0 +1,115 @@
+//! Key expiries that a batched renewal chain stalled on a lost request
+//! explains.
+
+use lockcore::{LockName, Switch};
+
+use crate::history::{Proc, RecordKind};
+use crate::{History, SimSpec, SimTime, Violation};
+
+/// Redisson sets a lock's next renewal in the callback of the last one,
+/// and from 3.44 (`batched-renewal`, #6303) a client renews all its locks
+/// in one chain whose next round waits for every renewal of the last. A
+/// renewal that a fault lost (a restart that closed the connection under
+/// it, a drop, a partition) answers only at its response timeout (3 s,
+/// then its resend), so no hold of that lock (from 3.44: of any lock of
+/// that client) is renewed meanwhile, even one taken after the fault
+/// healed; with a lease shorter than that wait the key expires (3.44.0
+/// seed 5992: a Redis restart dropped the round's EVAL, and the client's
+/// next hold was never renewed). That is the release's design meeting a
+/// fault, not a defect: it needs a renewal of the believer's client sent
+/// before the key's last lease began, still unanswered when the key
+/// expired, and an excusing fault on that client or on Redis striking
+/// while it was on its way.
+pub(super) fn chain_stalled(
+    spec: &SimSpec,
+    history: &History,
+    v: &Violation,
+    (start, end): (u64, u64),
+) -> Option<String> {
+    let first = *v.events.iter().min()?;
+    let RecordKind::Hold { who, .. } = &history.records.get(first)?.kind else {
+        return None;
+    };
+    let c = spec.clients.iter().position(|c| *c.name == *who.client)?;
+    let config = crate::world::client_config(spec, c).ok()?;
+    let lock = (!config.release.has(Switch::BatchedRenewal))
+        .then(|| super::violated_lock(history, v))
+        .flatten();
+    let process = who.process();
+    let rtt = 2 * history.meta.max_latency_ms;
+    let (sent, request) = last_renewal_before(history, &process, lock.as_ref(), start)?;
+    // A reply after the attempt's timeout is ignored: the chain waits for
+    // the resend (4.7.0 seed 10535: a renewal queued by a Redis pause).
+    let (timeout, _) = resend_delays(spec, &process.client);
+    let answered = history.records.iter().any(|r| {
+        matches!(&r.kind, RecordKind::RenewReply { process: p, request: q, .. }
+            if *p == process && *q == request && r.at.as_ms() <= end.min(sent + timeout))
+    });
+    if answered {
+        return None;
+    }
+    let lost_by = super::excusing(spec).find(|f| {
+        f.client().is_none_or(|name| name == &*process.client)
+            && f.at_ms() <= sent + rtt
+            && sent <= f.effect_end_ms().unwrap_or(f.at_ms())
+    })?;
+    Some(format!(
+        "the client's renewal chain waited on a renewal sent at {} that {} (at {}) lost; no round renewed the key",
+        SimTime::from_ms(sent),
+        lost_by.text(),
+        SimTime::from_ms(lost_by.at_ms())
+    ))
+}
+
+/// The last renewal `process` sent before `start` (of `lock`, if given):
+/// when, and its request.
+fn last_renewal_before(
+    history: &History,
+    process: &Proc,
+    lock: Option<&LockName>,
+    start: u64,
+) -> Option<(u64, u64)> {
+    history
+        .records
+        .iter()
+        .take_while(|r| r.at.as_ms() < start)
+        .filter_map(|r| match &r.kind {
+            RecordKind::RenewSent {
+                process: p,
+                lock: l,
+                request,
+                ..
+            } if p == process && lock.is_none_or(|lock| lock == l) => {
+                Some((r.at.as_ms(), *request))
+            }
+            _ => None,
+        })
+        .last()
+}
+
+/// How long after a request of client `client` was sent its command layer
+/// resends it when no reply came: the response timeout (with a `WAIT`
+/// batch's sync timeout when Redis has replicas), then the retry interval.
+/// 0 for an unknown client.
+pub(super) fn resend_after_ms(spec: &SimSpec, client: &str) -> u64 {
+    let (timeout, interval) = resend_delays(spec, client);
+    timeout + interval
+}
+
+/// Client `client`'s response timeout (with the sync timeout of a `WAIT`
+/// batch when Redis has replicas) and retry interval; 0 and 0 for an
+/// unknown client.
+fn resend_delays(spec: &SimSpec, client: &str) -> (u64, u64) {
+    let Some(c) = spec.clients.iter().position(|c| c.name == client) else {
+        return (0, 0);
+    };
+    let Ok(config) = crate::world::client_config(spec, c) else {
+        return (0, 0);
+    };
+    let sync = if config.replicas > 0 {
+        config.slaves_sync_timeout.0
+    } else {
+        0
+    };
+    (config.response_timeout.0 + sync, config.retry_interval.0)
+}
