@@ -33,9 +33,9 @@ pub(crate) fn run(
     now: i64,
     out: &mut Response,
 ) -> Vec<Value> {
-    expire(engine, now, out);
+    expire(engine, now, out, usize::MAX);
     let replies = run_one(engine, conn, args, now, out);
-    serve(engine, now, out);
+    serve(engine, now, out, usize::MAX);
     replies
 }
 
@@ -75,10 +75,11 @@ fn run_one(
     replies
 }
 
-/// Times out every blocked client whose deadline is `now` or earlier.
-pub(crate) fn expire(engine: &mut Engine, now: i64, out: &mut Response) {
+/// Times out blocked clients whose deadline is `now` or earlier, at most
+/// `limit` of them, in the order they blocked: how many.
+pub(crate) fn expire(engine: &mut Engine, now: i64, out: &mut Response, limit: usize) -> usize {
     if engine.state.blocked_order.is_empty() {
-        return;
+        return 0;
     }
     let due: Vec<(u64, ConnId)> = engine
         .state
@@ -94,7 +95,9 @@ pub(crate) fn expire(engine: &mut Engine, now: i64, out: &mut Response) {
                 .is_some_and(|d| d <= now)
         })
         .map(|(s, c)| (*s, *c))
+        .take(limit)
         .collect();
+    let expired = due.len();
     for (seq, conn) in due {
         let timed_out = match engine
             .state
@@ -112,11 +115,13 @@ pub(crate) fn expire(engine: &mut Engine, now: i64, out: &mut Response) {
         out.deliveries.push((conn, timed_out));
         run_pending(engine, conn, now, out);
     }
+    expired
 }
 
-/// Serves blocked clients that can be answered, until none can be.
-pub(crate) fn serve(engine: &mut Engine, now: i64, out: &mut Response) {
-    loop {
+/// Serves blocked clients that can be answered, until none can be or
+/// `limit` were.
+pub(crate) fn serve(engine: &mut Engine, now: i64, out: &mut Response, mut limit: usize) {
+    while limit > 0 {
         let order: Vec<(u64, ConnId)> = engine
             .state
             .blocked_order
@@ -138,6 +143,10 @@ pub(crate) fn serve(engine: &mut Engine, now: i64, out: &mut Response) {
                 out.deliveries.push((conn, reply));
                 run_pending(engine, conn, now, out);
                 served = true;
+                limit -= 1;
+                if limit == 0 {
+                    return;
+                }
             }
         }
         if !served {

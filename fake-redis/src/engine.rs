@@ -214,8 +214,22 @@ impl Engine {
     pub fn tick(&mut self) -> Response {
         let mut out = Response::default();
         let now = self.now();
-        crate::blocking::expire(self, now, &mut out);
-        crate::blocking::serve(self, now, &mut out);
+        crate::blocking::expire(self, now, &mut out, usize::MAX);
+        crate::blocking::serve(self, now, &mut out, usize::MAX);
+        out
+    }
+
+    /// [`Engine::tick`] for one blocked client only (the first timed out,
+    /// else the first that can be answered), with the commands it had
+    /// queued; an empty response when none is due. Calling it until it
+    /// answers nothing does what one `tick` does, and lets the caller look
+    /// at the data after each client's commands ran.
+    pub fn tick_one(&mut self) -> Response {
+        let mut out = Response::default();
+        let now = self.now();
+        if crate::blocking::expire(self, now, &mut out, 1) == 0 {
+            crate::blocking::serve(self, now, &mut out, 1);
+        }
         out
     }
 

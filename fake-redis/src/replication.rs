@@ -373,6 +373,38 @@ mod tests {
         );
     }
 
+    /// `tick_one` answers one blocked client at a time, in the order they
+    /// blocked, each with the commands it queued, so a caller can look at
+    /// the data after each (the simulator's observation of who changed a
+    /// key); called until it answers nothing, it does what `tick` does.
+    #[test]
+    fn tick_one_answers_one_waiting_client_and_its_queue() {
+        let (mut primary, _, a) = engine_at(0);
+        primary.set_replicas(1);
+        let b = primary.connect();
+        run(&mut primary, a, &["SET", "k", "a"]);
+        assert!(run(&mut primary, a, &["WAIT", "1", "0"]).is_empty());
+        assert!(run(&mut primary, a, &["DEL", "k"]).is_empty(), "queued");
+        run(&mut primary, b, &["SET", "other", "b"]);
+        assert!(run(&mut primary, b, &["WAIT", "1", "0"]).is_empty());
+        assert!(
+            run(&mut primary, b, &["SET", "k", "b"]).is_empty(),
+            "queued"
+        );
+        primary.ack(0, 2);
+        assert_eq!(
+            primary.tick_one().deliveries,
+            [(a, Value::Int(1)), (a, Value::Int(1))]
+        );
+        assert_eq!(primary.string_snapshot(b"k"), None, "b's SET not run yet");
+        assert_eq!(
+            primary.tick_one().deliveries,
+            [(b, Value::Int(1)), (b, Value::Simple("OK".into()))]
+        );
+        assert_eq!(primary.string_snapshot(b"k").as_deref(), Some(&b"b"[..]));
+        assert!(primary.tick_one().deliveries.is_empty());
+    }
+
     /// Bad arguments get Redis's errors, and a closed connection's wait
     /// is forgotten.
     #[test]

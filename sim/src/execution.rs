@@ -97,8 +97,18 @@ pub(crate) fn deliver(world: &mut World<'_>, deliveries: Vec<(ConnId, Value)>) {
 /// `WAIT`s whose replicas acknowledged), then looks at the next timeout.
 pub(crate) fn redis_tick(world: &mut World<'_>) {
     world.redis.tick_at = None;
-    let resp = world.redis.server.tick(world.now);
-    deliver(world, resp.deliveries);
+    // One client at a time, each observed after its commands ran: with
+    // every client served first, a change one client's queued command
+    // made was recorded as the work of whichever was delivered first (an
+    // unlock that found the key gone "ran" another client's acquire,
+    // fenced seed 78041).
+    loop {
+        let resp = world.redis.server.tick_one(world.now);
+        if resp.deliveries.is_empty() {
+            break;
+        }
+        deliver(world, resp.deliveries);
+    }
     // Commands queued behind a WAIT that answered ran just now, and Redis
     // streams their writes to the replicas as it runs them; left for the
     // next client message, a renewal's own WAIT timed out on a replica

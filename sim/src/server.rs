@@ -121,15 +121,15 @@ impl Server {
         (conn, self.engine.execute(conn, args))
     }
 
-    /// Times out blocked clients (`WAIT`) due by `now` and answers those
-    /// whose replicas acknowledged: their replies, and those of what they
-    /// had queued, as deliveries.
-    pub(crate) fn tick(&mut self, now: SimTime) -> Response {
+    /// Times out one blocked client (`WAIT`) due by `now`, or answers one
+    /// whose replicas acknowledged: its reply, and those of what it had
+    /// queued, as deliveries; empty when none is due.
+    pub(crate) fn tick_one(&mut self, now: SimTime) -> Response {
         self.set_time(now);
         if self.engine.blocked_clients() == 0 {
             return Response::default();
         }
-        self.engine.tick()
+        self.engine.tick_one()
     }
 
     /// The virtual instant of the earliest blocked client's timeout.
