@@ -16,10 +16,12 @@ use crate::{History, SimSpec, SimTime, Violation};
 /// healed; with a lease shorter than that wait the key expires (3.44.0
 /// seed 5992: a Redis restart dropped the round's EVAL, and the client's
 /// next hold was never renewed). That is the release's design meeting a
-/// fault, not a defect: it needs a renewal of the believer's client sent
-/// before the key's last lease began, still unanswered when the key
-/// expired, and an excusing fault on that client or on Redis striking
-/// while it was on its way.
+/// fault, not a defect: it needs the believer's client to have sent its
+/// last round of renewals before the key's last lease began, a renewal of
+/// that round unanswered in time (4.7.0 seed 24176: the other lock's,
+/// dropped and resent) or, with replicas, answered by its script only
+/// (its `WAIT` is not shown), and an excusing fault on that client or on
+/// Redis striking while the round was on its way.
 pub(super) fn chain_stalled(
     spec: &SimSpec,
     history: &History,
@@ -37,21 +39,37 @@ pub(super) fn chain_stalled(
         .flatten();
     let process = who.process();
     let rtt = 2 * history.meta.max_latency_ms;
-    let (sent, request) = last_renewal_before(history, &process, lock.as_ref(), start)?;
+    // The last round before the expiry came before the lease began: none
+    // came after it (resends of its renewals may have).
+    let (sent, round) = last_round_before(history, &process, lock.as_ref(), end)?;
+    if sent >= start {
+        return None;
+    }
     // A reply after the attempt's timeout is ignored: the chain waits for
     // the resend (4.7.0 seed 10535: a renewal queued by a Redis pause).
+    // With replicas the renewal is a batch with a `WAIT` whose reply the
+    // history does not show: the script's answer alone does not complete
+    // it (4.7.0 seed 80644: a drop lost the `WAIT`'s reply).
     let (timeout, _) = resend_delays(spec, &process.client);
-    let answered = history.records.iter().any(|r| {
-        matches!(&r.kind, RecordKind::RenewReply { process: p, request: q, .. }
-            if *p == process && *q == request && r.at.as_ms() <= end.min(sent + timeout))
-    });
-    if answered {
+    let answered = |request: u64| {
+        history.records.iter().any(|r| {
+            matches!(&r.kind, RecordKind::RenewReply { process: p, request: q, .. }
+                if *p == process && *q == request && r.at.as_ms() <= end.min(sent + timeout))
+        })
+    };
+    let scripts_answered = round.iter().all(|&request| answered(request));
+    if scripts_answered && spec.redis.replicas == 0 {
         return None;
     }
     let lost_by = super::excusing(spec).find(|f| {
+        // A replication stall makes a `WAIT` answer (none synced), not go
+        // unanswered: the renewal failed, and what the release does then
+        // is its own (the history scenario replica-lag-stops-renewal).
+        let loses_replies = !matches!(f, crate::Fault::ReplicationDrop(_));
         f.client().is_none_or(|name| name == &*process.client)
             && f.at_ms() <= sent + rtt
             && sent <= f.effect_end_ms().unwrap_or(f.at_ms())
+            && (loses_replies || !scripts_answered)
     })?;
     Some(format!(
         "the client's renewal chain waited on a renewal sent at {} that {} (at {}) lost; no round renewed the key",
@@ -61,30 +79,34 @@ pub(super) fn chain_stalled(
     ))
 }
 
-/// The last renewal `process` sent before `start` (of `lock`, if given):
-/// when, and its request.
-fn last_renewal_before(
+/// The last round of renewals `process` sent before `until` (of `lock`,
+/// if given; resends of earlier renewals are not rounds): when, and its
+/// requests.
+fn last_round_before(
     history: &History,
     process: &Proc,
     lock: Option<&LockName>,
-    start: u64,
-) -> Option<(u64, u64)> {
-    history
-        .records
-        .iter()
-        .take_while(|r| r.at.as_ms() < start)
-        .filter_map(|r| match &r.kind {
-            RecordKind::RenewSent {
-                process: p,
-                lock: l,
-                request,
-                ..
-            } if p == process && lock.is_none_or(|lock| lock == l) => {
-                Some((r.at.as_ms(), *request))
+    until: u64,
+) -> Option<(u64, Vec<u64>)> {
+    let mut last: Option<(u64, Vec<u64>)> = None;
+    for r in history.records.iter().take_while(|r| r.at.as_ms() < until) {
+        if let RecordKind::RenewSent {
+            process: p,
+            lock: l,
+            request,
+            retry: false,
+        } = &r.kind
+            && p == process
+            && lock.is_none_or(|lock| lock == l)
+        {
+            let at = r.at.as_ms();
+            match &mut last {
+                Some((when, requests)) if *when == at => requests.push(*request),
+                _ => last = Some((at, vec![*request])),
             }
-            _ => None,
-        })
-        .last()
+        }
+    }
+    last
 }
 
 /// How long after a request of client `client` was sent its command layer
