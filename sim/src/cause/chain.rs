@@ -1,7 +1,7 @@
-//! Key expiries that a batched renewal chain stalled on a lost request
-//! explains.
+//! Key expiries that a renewal chain (a lock's, or from 3.44 the
+//! client's) stalled on a lost request explains.
 
-use lockcore::{LockName, Switch};
+use lockcore::{Config, LockName, Switch};
 
 use crate::history::{Proc, RecordKind};
 use crate::{History, SimSpec, SimTime, Violation};
@@ -50,7 +50,7 @@ pub(super) fn chain_stalled(
     // With replicas the renewal is a batch with a `WAIT` whose reply the
     // history does not show: the script's answer alone does not complete
     // it (4.7.0 seed 80644: a drop lost the `WAIT`'s reply).
-    let (timeout, _) = resend_delays(spec, &process.client);
+    let (timeout, _) = resend_delays(&config);
     let answered = |request: u64| {
         history.records.iter().any(|r| {
             matches!(&r.kind, RecordKind::RenewReply { process: p, request: q, .. }
@@ -114,20 +114,18 @@ fn last_round_before(
 /// batch's sync timeout when Redis has replicas), then the retry interval.
 /// 0 for an unknown client.
 pub(super) fn resend_after_ms(spec: &SimSpec, client: &str) -> u64 {
-    let (timeout, interval) = resend_delays(spec, client);
-    timeout + interval
+    let Some(c) = spec.clients.iter().position(|c| c.name == client) else {
+        return 0;
+    };
+    crate::world::client_config(spec, c).map_or(0, |config| {
+        let (timeout, interval) = resend_delays(&config);
+        timeout + interval
+    })
 }
 
-/// Client `client`'s response timeout (with the sync timeout of a `WAIT`
-/// batch when Redis has replicas) and retry interval; 0 and 0 for an
-/// unknown client.
-fn resend_delays(spec: &SimSpec, client: &str) -> (u64, u64) {
-    let Some(c) = spec.clients.iter().position(|c| c.name == client) else {
-        return (0, 0);
-    };
-    let Ok(config) = crate::world::client_config(spec, c) else {
-        return (0, 0);
-    };
+/// A client's response timeout (with the sync timeout of a `WAIT` batch
+/// when Redis has replicas) and retry interval.
+fn resend_delays(config: &Config) -> (u64, u64) {
     let sync = if config.replicas > 0 {
         config.slaves_sync_timeout.0
     } else {
