@@ -207,14 +207,18 @@ fn variant(value: &impl Debug) -> String {
 /// defect disappear moved its timing). Each fix (oldest first) must
 /// remove it: the run under the release plus the fix has no such defect.
 /// The strict test then asks that the newest release minus the fix show
-/// it again (so a fix that only shifts the timing is not named); when no
+/// it again and the newest release not (so a fix that only shifts the
+/// timing is not named); when no
 /// fix passes it (two later fixes may each remove the defect, as 3.24's
 /// unlock latch and 3.37's end of resends do for a false unlock error),
 /// a fix that works through
 /// others must differ in the defect from the run's release given those
 /// others alone (a controlled pair: the two runs differ in the fix alone);
 /// failing that, the release that brought the fix must show it without
-/// the fix. A fix named by the last test may still be one that only
+/// the fix and not with it; failing that, a fix proposed upstream that
+/// removes it is named; failing that, the strict test again on the newest
+/// release given the run's release's switches that fix nothing (its
+/// timer tick). A fix named by the last tests may still be one that only
 /// shifts the timing.
 fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
     let release = experiments.spec.profile;
@@ -233,6 +237,21 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
         .collect();
     fixes.sort();
     let newest = Release::version(lockcore::Version::NEWEST);
+    // The newest release with the run's release's behaviour where a
+    // switch fixes nothing (the timer's tick, batching): it differs from
+    // the run's release in fixes alone, so a defect it shows without a
+    // fix is not an artefact of when its timers fire (3.44.0 seed 37338:
+    // the #6844 race needs 3.44.0's 100 ms tick, which 3.49 made random).
+    let newest_like_run = Switch::ALL
+        .iter()
+        .filter(|s| !s.info().fixes)
+        .fold(newest, |r, &s| {
+            if release.has(s) {
+                r.with(s)
+            } else {
+                r.without(s)
+            }
+        });
     let fix = |(since, switch): (lockcore::Version, Switch)| Fix {
         switch: switch.name().to_owned(),
         upstream: switch.info().upstream.to_owned(),
@@ -249,7 +268,7 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
         if experiments.shows(fixed, invariant) != Some(false) {
             continue;
         }
-        if experiments.shows(newest.without(switch), invariant) == Some(true) {
+        if experiments.pair(newest, switch, invariant) {
             return Some(fix((since, switch)));
         }
         removing.push((since, switch));
@@ -272,12 +291,21 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
         }
     }
     for &(since, switch) in &removing {
-        let at_fix = Release::version(since);
-        if experiments.shows(at_fix.without(switch), invariant) == Some(true) {
+        if experiments.pair(Release::version(since), switch, invariant) {
             return Some(fix((since, switch)));
         }
     }
-    proposed_fix(experiments, invariant)
+    // A defect still open upstream goes to its proposed fix before a
+    // released fix that removes it only by moving a timer (3.8.0 seed 16:
+    // an interrupted acquire, #7272, that the unlock latch happens to
+    // avoid on the newest release with 3.8.0's tick).
+    if let Some(found) = proposed_fix(experiments, invariant) {
+        return Some(found);
+    }
+    removing
+        .into_iter()
+        .find(|&(_, switch)| experiments.pair(newest_like_run, switch, invariant))
+        .map(fix)
 }
 
 /// What [`Fix::release`] says of a fix proposed upstream but in no
@@ -385,6 +413,15 @@ impl<'a> Experiments<'a> {
 
     /// Whether the spec run under `release` breaks `invariant` as a
     /// defect (`None` when it cannot run).
+    /// Whether `switch` makes the difference on `release`: without it the
+    /// run shows the defect, with it not (a defect `release` shows anyway,
+    /// one still open upstream, is no fix's: 3.8.0 seed 16's interrupted
+    /// acquire, #7272, shows under every release).
+    fn pair(&mut self, release: Release, switch: Switch, invariant: Invariant) -> bool {
+        self.shows(release.with(switch), invariant) == Some(false)
+            && self.shows(release.without(switch), invariant) == Some(true)
+    }
+
     fn shows(&mut self, release: Release, invariant: Invariant) -> Option<bool> {
         let switches = release.switches();
         let i = match self.known.iter().position(|k| match self.reuse {

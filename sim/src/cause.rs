@@ -19,7 +19,9 @@
 //!   renewal every third of the lease would have kept it), or a Redis
 //!   clock jump fell within the hold's own lease, or every renewal sent
 //!   since the last that succeeded failed under a fault lasting until no
-//!   later renewal could be in time. A fencing token handed out twice
+//!   later renewal could be in time, or a fault held the acquire's reply
+//!   back until the first renewal (a third of the lease after the reply)
+//!   could no longer be in time. A fencing token handed out twice
 //!   after Redis lost its data (the counter with it) is beyond the
 //!   guarantee whenever the loss happened. For the other invariants, any
 //!   fault on an involved client or on Redis from one lease before the
@@ -40,6 +42,7 @@ use lockcore::{LockName, Purpose};
 
 mod chain;
 mod latch;
+mod late_reply;
 
 /// Why an invariant broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -308,7 +311,7 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
                 Cause::BeyondGuarantee {
                     explained_by: format!("the key expired at {at}: {why}"),
                 }
-            } else if let Some(why) = lease_overrun(spec, history, v, end) {
+            } else if let Some(why) = late_reply::late_reply(spec, history, v, end) {
                 Cause::BeyondGuarantee {
                     explained_by: format!("the key expired at {at}: {why}"),
                 }
@@ -317,34 +320,6 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
             }
         }
     })
-}
-
-/// An explicit lease (no watchdog) that ran out at `end` while a fault
-/// held its holder back: the script's lease covers its work (or the run
-/// is misuse), so the holder could have let go in time only if it ran
-/// when the lease ran out and got the acquire's reply in time. A fault
-/// on the holder's client (or on Redis) in force at the expiry, or
-/// between the acquire on Redis and its reply, explains it.
-fn lease_overrun(spec: &SimSpec, history: &History, v: &Violation, end: u64) -> Option<String> {
-    let first = *v.events.iter().min()?;
-    let hold = history.records.get(first)?;
-    let RecordKind::Hold {
-        lease_ms,
-        watchdog: false,
-        ..
-    } = &hold.kind
-    else {
-        return None;
-    };
-    let acquired = end.saturating_sub(*lease_ms);
-    let replied = hold.at.as_ms();
-    let (text, at) = faults_on(spec, v, end, end)
-        .chain(faults_on(spec, v, acquired, replied))
-        .next()?;
-    Some(format!(
-        "its {lease_ms} ms lease ran out while {text} (at {}) held the holder back",
-        SimTime::from_ms(at)
-    ))
 }
 
 /// Whether faults blocked every renewal the involved clients sent in the

@@ -57,13 +57,17 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 .execute(world.now, (c, life), ConnKind::PubSub, args);
             let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
             world.send_down(c, life, Down::Reply { request, value });
+            // Redis timed out blocked clients before it ran the command:
+            // their replies are owed to other connections.
+            deliver(world, resp.deliveries);
         }
         Up::Unsubscribe { channel } => {
             let args = vec![Bytes::from_static(b"UNSUBSCRIBE"), Bytes::from(channel)];
-            world
+            let resp = world
                 .redis
                 .server
                 .execute(world.now, (c, life), ConnKind::PubSub, args);
+            deliver(world, resp.deliveries);
         }
     }
 }

@@ -139,13 +139,14 @@ impl Server {
     }
 
     /// Deletes `key` as another Redis client would (`DEL`), on a
-    /// connection of its own.
-    pub(crate) fn delete(&mut self, now: SimTime, key: &str) {
+    /// connection of its own: what Redis did meanwhile for blocked clients
+    /// (their replies are in the response's deliveries).
+    pub(crate) fn delete(&mut self, now: SimTime, key: &str) -> Response {
         let args = vec![
             Bytes::from_static(b"DEL"),
             Bytes::copy_from_slice(key.as_bytes()),
         ];
-        let _ = self.execute(now, (u32::MAX, 0), ConnKind::Command, args);
+        self.execute(now, (u32::MAX, 0), ConnKind::Command, args)
     }
 
     /// The client (index, life) that owns `conn`.

@@ -151,6 +151,43 @@ fn an_unsynced_unlock_retry_names_redisson_6651() {
     }
 }
 
+/// A fix is named only where it makes the difference. Seed 402 under
+/// 3.8.0, shrunk, renews after the last unlock (an interrupted acquire's
+/// late reply, Redisson #7272): 3.12.1's nil-unlock-cancels (#2515) avoids
+/// it on 3.8.0, but 3.12.1, which has it, still shows it, so #7272's
+/// proposed fix is named. Seed 37338 under 3.44.0, shrunk, is #6844's race,
+/// which the newest release does not reproduce (its timer tick is random
+/// from 3.49): the newest release with 3.44.0's tick, without and with
+/// 4.4.0's atomic-renewal-map, names it.
+#[test]
+fn a_fix_is_named_where_it_makes_the_difference() {
+    for (file, invariant, upstream, release) in [
+        (
+            "explored-402-3-8-0-renewal-after-unlock-defect.toml",
+            "renewal-after-unlock",
+            "#7272 (PR #7277, unmerged)",
+            "no release",
+        ),
+        (
+            "explored-37338-3-44-0-mutual-exclusion-defect.toml",
+            "mutual-exclusion",
+            "#6844",
+            "4.4.0",
+        ),
+    ] {
+        let named: Vec<_> = finding_defects(file)
+            .iter()
+            .filter(|d| d.invariant.name() == invariant)
+            .map(|d| {
+                let fix = d.fixed_by.as_ref();
+                fix.map(|f| (f.upstream.clone(), f.release.clone()))
+            })
+            .collect();
+        let want = Some((upstream.to_owned(), release.to_owned()));
+        assert_eq!(named, [want], "{file}: {invariant}");
+    }
+}
+
 /// Violations the oracle once called defects that a fault explains (the
 /// harness's false positives), each a scenario file whose expectation
 /// says it breaks and is no defect: a change to the oracle that calls one

@@ -50,7 +50,9 @@ impl Kind for DeleteKey {
     }
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.redis.server.delete(world.now, self.lock.as_str());
+        let resp = world.redis.server.delete(world.now, self.lock.as_str());
+        // Any command lets Redis time out its blocked clients first.
+        crate::execution::deliver(world, resp.deliveries);
         world.replicate();
         world.observe(&self.lock, ServerCause::Deleted);
     }
