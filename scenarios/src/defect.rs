@@ -78,21 +78,33 @@ pub fn defects_attributed(spec: &SimSpec, run: &Run, engine: &sim::Engine) -> Ve
 }
 
 fn attributed(experiments: &mut Experiments<'_>, run: &Run) -> Vec<Defect> {
+    let mut found = defects_signed(run);
+    for d in &mut found {
+        d.fixed_by = fixed_by(experiments, d.invariant);
+        if d.fixed_by.is_none() {
+            d.open_issue = run
+                .violations
+                .iter()
+                .find(|v| v.cause == Cause::Defect && v.invariant == d.invariant)
+                .and_then(|v| open_issue(&run.history, v));
+        }
+    }
+    found
+}
+
+/// The run's defects (its first violation of each invariant that is a
+/// defect), signed but not yet attributed: no experiment is run.
+pub(crate) fn defects_signed(run: &Run) -> Vec<Defect> {
     let mut found: Vec<Defect> = Vec::new();
     for v in run.violations.iter().filter(|v| v.cause == Cause::Defect) {
         if found.iter().any(|d| d.invariant == v.invariant) {
             continue;
         }
-        let fixed_by = fixed_by(experiments, v.invariant);
-        let open_issue = match fixed_by {
-            None => open_issue(&run.history, v),
-            Some(_) => None,
-        };
         found.push(Defect {
             invariant: v.invariant,
             signature: signature(&run.history, v),
-            fixed_by,
-            open_issue,
+            fixed_by: None,
+            open_issue: None,
         });
     }
     found

@@ -11,6 +11,7 @@ use lockcore::Release;
 use rayon::prelude::*;
 use sim::{Invariant, Run, SimError, SimSpec, Workload};
 
+use crate::attribution::{Attributions, Pending};
 use crate::{Broken, Defect, SeedRange};
 
 /// The spec explored for `seed`: sim's random scenario and fault plan,
@@ -57,7 +58,9 @@ pub struct Finding {
     /// The workload its run was drawn from.
     pub workload: Workload,
     /// Its defects, signed and attributed (none when every violation has
-    /// an explanation).
+    /// an explanation). In a sweep, a defect whose release and signature
+    /// an earlier run of the sweep showed has that run's attribution (the
+    /// one its group reports), not one of its own.
     pub defects: Vec<Defect>,
     /// The engine that ran it.
     pub engine: sim::Engine,
@@ -237,23 +240,52 @@ enum Unrun {
 type RunResult = Result<Option<Finding>, Unrun>;
 
 /// Runs seed `seed` under `profile` on `engine`: a pure function of the
-/// three, so runs may be made on any thread in any order.
-fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) -> RunResult {
+/// three, so runs may be made on any thread in any order. A finding's
+/// defects are signed, not attributed: its spec and run are kept for
+/// [`Attributions::settle`] when it has any.
+fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) -> Probed {
     let spec = explored_spec_on(seed, Some(profile), workload, engine);
     match engine.run(&spec) {
-        Ok(run) if !run.violations.is_empty() => Ok(Some(Finding {
-            seed,
-            profile,
-            broken: crate::Outcome::of(&run).broken,
-            history_len: run.history.len(),
-            workload,
-            defects: crate::defects_attributed(&spec, &run, engine),
-            engine: engine.clone(),
-        })),
+        Ok(run) if !run.violations.is_empty() => {
+            let finding = Finding {
+                seed,
+                profile,
+                broken: crate::Outcome::of(&run).broken,
+                history_len: run.history.len(),
+                workload,
+                defects: crate::defect::defects_signed(&run),
+                engine: engine.clone(),
+            };
+            let kept = (!finding.defects.is_empty()).then_some((spec, run));
+            Ok(Some((finding, kept)))
+        }
         Ok(_) => Ok(None),
         Err(SimError::Unsupported { .. }) => Err(Unrun::Refused),
         Err(e) => Err(Unrun::Failed(e.to_string())),
     }
+}
+
+/// What [`probe`] gave: a finding still to attribute, nothing, or why
+/// the run was not made.
+type Probed = Result<Option<Pending>, Unrun>;
+
+/// Attributes the findings of a batch of probes (see [`Attributions`]).
+fn attribute(
+    probed: Vec<Probed>,
+    memo: &mut Attributions,
+    engine: &sim::Engine,
+    pool: Option<&rayon::ThreadPool>,
+) -> Vec<RunResult> {
+    let mut pending = Vec::new();
+    let shapes: Vec<Result<bool, Unrun>> = probed
+        .into_iter()
+        .map(|p| p.map(|found| found.map(|f| pending.push(f)).is_some()))
+        .collect();
+    let mut findings = memo.settle(pending, engine, pool).into_iter();
+    shapes
+        .into_iter()
+        .map(|shape| shape.map(|found| if found { findings.next() } else { None }))
+        .collect()
 }
 
 /// Seeds run in parallel at a time: large enough to keep every core busy,
@@ -328,21 +360,23 @@ fn sweep(
         None => Release::ERAS.to_vec(),
     };
     let mut found = Exploration::new(range);
+    let mut memo = Attributions::default();
     let mut start = range.from();
     'sweep: while start < range.end() && !stop.load(Ordering::SeqCst) {
         let end = start.saturating_add(BATCH).min(range.end());
         let runs: Vec<(u64, Release)> = (start..end)
             .flat_map(|seed| profiles.iter().map(move |p| (seed, *p)))
             .collect();
-        let batch = || -> Vec<RunResult> {
+        let batch = || -> Vec<Probed> {
             runs.par_iter()
                 .map(|&(s, p)| probe(s, p, workload, engine))
                 .collect()
         };
-        let results = match pool {
+        let probed = match pool {
             Some(pool) => pool.install(batch),
             None => batch(),
         };
+        let results = attribute(probed, &mut memo, engine, pool);
         let mut results = runs.into_iter().zip(results).peekable();
         for seed in start..end {
             if stop.load(Ordering::SeqCst) {

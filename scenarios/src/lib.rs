@@ -77,6 +77,7 @@
 //! - `findings_html`: the same as one self-contained page.
 //! - `cli`: the `locksim` command line.
 
+mod attribution;
 mod bench;
 mod bench_turmoil;
 mod builtin;
