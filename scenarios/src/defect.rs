@@ -228,10 +228,10 @@ fn variant(value: &impl Debug) -> String {
 /// others alone (a controlled pair: the two runs differ in the fix alone);
 /// failing that, the release that brought the fix must show it without
 /// the fix and not with it; failing that, a fix proposed upstream that
-/// removes it is named; failing that, the strict test again on the newest
-/// release given the run's release's switches that fix nothing (its
-/// timer tick). A fix named by the last tests may still be one that only
-/// shifts the timing.
+/// removes it is named; failing that, the strict test again, given the
+/// run's release's switches that fix nothing (its timer tick, its WAIT)
+/// and without the later fixes that also remove it. A fix named by the
+/// last tests may still be one that only shifts the timing.
 fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
     let release = experiments.spec.profile;
     let replicas = experiments.spec.redis.replicas > 0;
@@ -249,21 +249,6 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
         .collect();
     fixes.sort();
     let newest = Release::version(lockcore::Version::NEWEST);
-    // The newest release with the run's release's behaviour where a
-    // switch fixes nothing (the timer's tick, batching): it differs from
-    // the run's release in fixes alone, so a defect it shows without a
-    // fix is not an artefact of when its timers fire (3.44.0 seed 37338:
-    // the #6844 race needs 3.44.0's 100 ms tick, which 3.49 made random).
-    let newest_like_run = Switch::ALL
-        .iter()
-        .filter(|s| !s.info().fixes)
-        .fold(newest, |r, &s| {
-            if release.has(s) {
-                r.with(s)
-            } else {
-                r.without(s)
-            }
-        });
     let fix = |(since, switch): (lockcore::Version, Switch)| Fix {
         switch: switch.name().to_owned(),
         upstream: switch.info().upstream.to_owned(),
@@ -314,10 +299,45 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
     if let Some(found) = proposed_fix(experiments, invariant) {
         return Some(found);
     }
-    removing
-        .into_iter()
-        .find(|&(_, switch)| experiments.pair(newest_like_run, switch, invariant))
-        .map(fix)
+    strict_like_run(experiments, &removing, invariant).map(fix)
+}
+
+/// The last test: the strict test again, given the run's release's
+/// behaviour where a switch fixes nothing (the timer's tick, the WAIT for
+/// replicas), so a defect shown without the fix is not an artefact of
+/// when timers fire (3.44.0 seed 37338: the #6844 race needs 3.44.0's
+/// 100 ms tick, which 3.49 made random), and without the later fixes that
+/// also remove it on the run's release, so the pair differs in this fix
+/// alone (3.8.0 seed 2: a resent unlock finds the lock gone; the latch,
+/// #4871, and the end of resends, #6144, each prevent it).
+fn strict_like_run(
+    experiments: &mut Experiments<'_>,
+    removing: &[(lockcore::Version, Switch)],
+    invariant: Invariant,
+) -> Option<(lockcore::Version, Switch)> {
+    let newest = Release::version(lockcore::Version::NEWEST);
+    let newest_like_run = like(newest, experiments.spec.profile);
+    let found = removing.iter().enumerate().find(|&(i, &(_, switch))| {
+        let base = removing[i + 1..]
+            .iter()
+            .fold(newest_like_run, |r, &(_, later)| r.without(later));
+        experiments.pair(base, switch, invariant)
+    });
+    found.map(|(_, &f)| f)
+}
+
+/// `target` with `release`'s switches that fix nothing.
+fn like(target: Release, release: Release) -> Release {
+    Switch::ALL
+        .iter()
+        .filter(|s| !s.info().fixes)
+        .fold(target, |r, &s| {
+            if release.has(s) {
+                r.with(s)
+            } else {
+                r.without(s)
+            }
+        })
 }
 
 /// What [`Fix::release`] says of a fix proposed upstream but in no

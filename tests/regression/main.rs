@@ -158,7 +158,11 @@ fn an_unsynced_unlock_retry_names_redisson_6651() {
 /// proposed fix is named. Seed 37338 under 3.44.0, shrunk, is #6844's race,
 /// which the newest release does not reproduce (its timer tick is random
 /// from 3.49): the newest release with 3.44.0's tick, without and with
-/// 4.4.0's atomic-renewal-map, names it.
+/// 4.4.0's atomic-renewal-map, names it. Seed 2 under `redisson-legacy`
+/// (3.8.0), shrunk: a resent unlock finds the lock gone; the unlock latch
+/// (#4871, 3.24.0) and the end of resends (#6144, 3.37.0) each prevent
+/// it, and the newest release with 3.8.0's tick and no WAIT, without the
+/// end of resends, shows it without the latch and not with it.
 #[test]
 fn a_fix_is_named_where_it_makes_the_difference() {
     for (file, invariant, upstream, release) in [
@@ -173,6 +177,12 @@ fn a_fix_is_named_where_it_makes_the_difference() {
             "mutual-exclusion",
             "#6844",
             "4.4.0",
+        ),
+        (
+            "explored-2-redisson-legacy-false-unlock-error-defect.toml",
+            "false-unlock-error",
+            "#4871",
+            "3.24.0",
         ),
     ] {
         let named: Vec<_> = finding_defects(file)
