@@ -16,10 +16,15 @@
 //!   ends. It reads numbers in place and keeps only a count and an offset,
 //!   so nothing is allocated on a header's word: a client declaring a
 //!   512 MiB bulk costs what it has sent. It builds no arguments.
-//! - **redis-protocol** (`resp2::decode::decode_bytes_mut`) then decodes
-//!   exactly the bytes of that complete request; the frame's bulks are the
-//!   argument vector, each copied out of the read buffer (a stored key
-//!   must not keep a whole read chunk alive).
+//! - **The arguments** are then each bulk's bytes, copied out of the read
+//!   buffer (a stored key must not keep a whole read chunk alive). When
+//!   every header line of the request ends in `\r\n` (what clients send)
+//!   the guard has already found each bulk, and they are sliced out
+//!   directly. Otherwise **redis-protocol**
+//!   (`resp2::decode::decode_bytes_mut`) decodes exactly the bytes of that
+//!   complete request, and its frame's bulks are the arguments or its
+//!   error is the reply (see the divergence below). Both ways give the
+//!   same arguments (`sliced_bulks_match_the_decoder`).
 //! - **Inline commands** are split by `split_args`, Redis's
 //!   `sdssplitargs` quoting rules.
 //!
