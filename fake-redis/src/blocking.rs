@@ -121,6 +121,11 @@ pub(crate) fn expire(engine: &mut Engine, now: i64, out: &mut Response, limit: u
 /// Serves blocked clients that can be answered, until none can be or
 /// `limit` were.
 pub(crate) fn serve(engine: &mut Engine, now: i64, out: &mut Response, mut limit: usize) {
+    // Runs after every command: return before building the list when no
+    // one is blocked (nearly always).
+    if engine.state.blocked_order.is_empty() {
+        return;
+    }
     while limit > 0 {
         let order: Vec<(u64, ConnId)> = engine
             .state

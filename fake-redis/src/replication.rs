@@ -171,6 +171,12 @@ impl Engine {
                 change: Change::Flush,
             });
         }
+        if touched.keys.is_empty() {
+            // Most commands write nothing to record (and none does without
+            // replicas): read the clock, as dear as a small command on the
+            // wall clock, only for those that do.
+            return;
+        }
         let now = self.now();
         let r = &mut self.state.replication;
         for key in touched.keys {
