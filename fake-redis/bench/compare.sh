@@ -23,7 +23,12 @@ command -v redis-benchmark >/dev/null || { echo "redis-benchmark not installed" 
 [ -x "$BIN" ] || { echo "build first: cargo build --release -p fake-redis" >&2; exit 1; }
 
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+# Waits for the servers to exit, so a run started right after this one
+# does not find their ports still taken (or be refused by a dying server).
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
 trap cleanup EXIT
 
 start_servers() {

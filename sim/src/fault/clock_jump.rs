@@ -56,9 +56,9 @@ impl Kind for ClockJump {
     fn begin(&self, world: &mut World<'_>, _i: usize) {
         world.redis.server.jump(self.jump_ms);
         // A jump forward can pass a blocked `WAIT`'s deadline: Redis times
-        // it out at once, not at the instant it was first due (left to the
-        // next command, its reply and those queued behind it were lost,
-        // explored seed 57594, 4.7.0).
+        // it out at once, not when its next command or the old deadline
+        // comes (explored seed 57594, 4.7.0: the next command was another
+        // client's, and the timed-out replies it carried were lost).
         crate::execution::redis_tick(world);
         // Every key's expiry instant moved: watch them all afresh.
         world.observe_all(ServerCause::Expiry);
