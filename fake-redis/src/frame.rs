@@ -80,13 +80,9 @@ fn encode_scalar(value: &Value, protocol: Protocol, out: &mut BytesMut) -> bool 
     match value {
         Value::Simple(s) => line(out, b'+', s.as_bytes()),
         Value::Error(e) => line(out, b'-', e.as_bytes()),
-        Value::Int(n) => line(out, b':', decimal(*n, &mut [0; 20])),
+        Value::Int(n) => line(out, b':', itoa::Buffer::new().format(*n).as_bytes()),
         Value::Bulk(b) => {
-            line(
-                out,
-                b'$',
-                decimal(i64::try_from(b.len()).unwrap_or(i64::MAX), &mut [0; 20]),
-            );
+            line(out, b'$', itoa::Buffer::new().format(b.len()).as_bytes());
             out.extend_from_slice(b);
             out.extend_from_slice(b"\r\n");
         }
@@ -95,25 +91,6 @@ fn encode_scalar(value: &Value, protocol: Protocol, out: &mut BytesMut) -> bool 
         _ => return false,
     }
     true
-}
-
-/// `n` in decimal, written at the end of `digits`.
-fn decimal(n: i64, digits: &mut [u8; 20]) -> &[u8] {
-    let mut rest = n.unsigned_abs();
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        start -= 1;
-        digits[start] = b'-';
-    }
-    &digits[start..]
 }
 
 /// `value` encoded for `protocol`, as a fresh buffer.
