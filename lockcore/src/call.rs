@@ -27,6 +27,22 @@ pub enum Call {
         /// `None`: the watchdog keeps the lock alive.
         lease: Option<Millis>,
     },
+    /// `lockAsync()` / `lockAsync(lease)`: like `lock`, but nothing
+    /// blocks: a held lock is waited for by a listener on the lock's
+    /// channel, not on the latch, and an interrupt of the calling thread
+    /// does not reach it (Redisson's `RedissonLock.lockAsync`).
+    LockAsync {
+        /// `None`: the watchdog keeps the lock alive.
+        lease: Option<Millis>,
+    },
+    /// `tryLockAsync()`, `tryLockAsync(wait)` and `tryLockAsync(wait,
+    /// lease)`: `tryLock` waiting by a listener, as `lockAsync` does.
+    TryLockAsync {
+        /// How long to keep trying; `None` tries once.
+        wait: Option<Millis>,
+        /// `None`: the watchdog keeps the lock alive.
+        lease: Option<Millis>,
+    },
     /// `unlock()`.
     Unlock,
     /// `forceUnlock()`: delete the lock whoever holds it.
@@ -46,13 +62,27 @@ impl Call {
     pub fn is_acquire(&self) -> bool {
         matches!(
             self,
-            Call::Lock { .. } | Call::LockInterruptibly { .. } | Call::TryLock { .. }
+            Call::Lock { .. }
+                | Call::LockInterruptibly { .. }
+                | Call::TryLock { .. }
+                | Call::LockAsync { .. }
+                | Call::TryLockAsync { .. }
         )
+    }
+
+    /// Whether it waits by a listener rather than on the latch
+    /// (`lockAsync`, `tryLockAsync`).
+    pub fn is_async(&self) -> bool {
+        matches!(self, Call::LockAsync { .. } | Call::TryLockAsync { .. })
     }
 
     /// Whether it waits for a held lock (every acquire but `tryLock()`).
     pub fn waits(&self) -> bool {
-        self.is_acquire() && !matches!(self, Call::TryLock { wait: None, .. })
+        self.is_acquire()
+            && !matches!(
+                self,
+                Call::TryLock { wait: None, .. } | Call::TryLockAsync { wait: None, .. }
+            )
     }
 
     /// The lease an acquire asks for (`None`: the watchdog's, or not an
@@ -61,7 +91,9 @@ impl Call {
         match self {
             Call::Lock { lease }
             | Call::LockInterruptibly { lease }
-            | Call::TryLock { lease, .. } => *lease,
+            | Call::TryLock { lease, .. }
+            | Call::LockAsync { lease }
+            | Call::TryLockAsync { lease, .. } => *lease,
             _ => None,
         }
     }

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 17] = [
+const FILES: [(&str, &str); 18] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -60,6 +60,10 @@ const FILES: [(&str, &str); 17] = [
     (
         "count-down-resets-lease",
         include_str!("../history/count-down-resets-lease.toml"),
+    ),
+    (
+        "async-waiter-misses-unlock",
+        include_str!("../history/async-waiter-misses-unlock.toml"),
     ),
     (
         "round-throws-on-unlocked-lock",

@@ -91,6 +91,8 @@ fn call_kind(call: &lockcore::Call) -> &'static str {
     match call {
         lockcore::Call::Lock { .. } | lockcore::Call::LockInterruptibly { .. } => "lock",
         lockcore::Call::TryLock { .. } => "try-lock",
+        lockcore::Call::LockAsync { .. } => "lock-async",
+        lockcore::Call::TryLockAsync { .. } => "try-lock-async",
         lockcore::Call::Unlock => "unlock",
         lockcore::Call::ForceUnlock => "force-unlock",
         _ => "query",
@@ -100,7 +102,13 @@ fn call_kind(call: &lockcore::Call) -> &'static str {
 /// The scenario-file name of an instruction's step.
 fn instr_kind(instr: Instr) -> &'static str {
     match instr {
+        Instr::Lock {
+            asynchronous: true, ..
+        } => "lock-async",
         Instr::Lock { .. } => "lock",
+        Instr::TryLock {
+            asynchronous: true, ..
+        } => "try-lock-async",
         Instr::TryLock { .. } => "try-lock",
         Instr::Work(_) => "work",
         Instr::Write => "write",

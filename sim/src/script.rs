@@ -7,18 +7,20 @@ use crate::Step;
 /// One instruction of a flattened script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Instr {
-    /// `lock(lease)`.
+    /// `lock(lease)` (or `lockInterruptibly`, `lockAsync`).
     Lock {
         lease: Option<Millis>,
         skip_to: usize,
         interruptibly: bool,
+        asynchronous: bool,
     },
-    /// `tryLock(wait, lease)`; on failure jump to `skip_to` (the end of
-    /// the enclosing block).
+    /// `tryLock(wait, lease)` (or `tryLockAsync`); on failure jump to
+    /// `skip_to` (the end of the enclosing block).
     TryLock {
         wait: Option<Millis>,
         lease: Option<Millis>,
         skip_to: usize,
+        asynchronous: bool,
     },
     /// Busy work for this long.
     Work(u64),
@@ -45,9 +47,12 @@ impl Instr {
                 lease,
                 skip_to,
                 interruptibly,
+                asynchronous,
             } => {
                 let call = if interruptibly {
                     Call::LockInterruptibly { lease }
+                } else if asynchronous {
+                    Call::LockAsync { lease }
                 } else {
                     Call::Lock { lease }
                 };
@@ -57,7 +62,14 @@ impl Instr {
                 wait,
                 lease,
                 skip_to,
+                asynchronous: false,
             } => Some((Call::TryLock { wait, lease }, skip_to)),
+            Instr::TryLock {
+                wait,
+                lease,
+                skip_to,
+                asynchronous: true,
+            } => Some((Call::TryLockAsync { wait, lease }, skip_to)),
             _ => None,
         }
     }
@@ -84,21 +96,13 @@ const UNPATCHED: usize = usize::MAX;
 fn emit(steps: &[Step], out: &mut Vec<Instr>) {
     for step in steps {
         match step {
-            Step::Lock { lease_ms } => out.push(Instr::Lock {
-                lease: lease_ms.map(Millis),
-                skip_to: UNPATCHED,
-                interruptibly: false,
-            }),
-            Step::LockInterruptibly { lease_ms } => out.push(Instr::Lock {
-                lease: lease_ms.map(Millis),
-                skip_to: UNPATCHED,
-                interruptibly: true,
-            }),
-            Step::TryLock { wait_ms, lease_ms } => out.push(Instr::TryLock {
-                wait: wait_ms.map(Millis),
-                lease: lease_ms.map(Millis),
-                skip_to: UNPATCHED,
-            }),
+            Step::Lock { lease_ms } => out.push(lock(*lease_ms, false, false)),
+            Step::LockInterruptibly { lease_ms } => out.push(lock(*lease_ms, true, false)),
+            Step::LockAsync { lease_ms } => out.push(lock(*lease_ms, false, true)),
+            Step::TryLock { wait_ms, lease_ms } => out.push(try_lock(*wait_ms, *lease_ms, false)),
+            Step::TryLockAsync { wait_ms, lease_ms } => {
+                out.push(try_lock(*wait_ms, *lease_ms, true))
+            }
             Step::Work { ms } => out.push(Instr::Work(*ms)),
             Step::Write => out.push(Instr::Write),
             Step::Unlock => out.push(Instr::Unlock),
@@ -117,6 +121,24 @@ fn emit(steps: &[Step], out: &mut Vec<Instr>) {
                 patch(out, start + 1, end, end);
             }
         }
+    }
+}
+
+fn lock(lease_ms: Option<u64>, interruptibly: bool, asynchronous: bool) -> Instr {
+    Instr::Lock {
+        lease: lease_ms.map(Millis),
+        skip_to: UNPATCHED,
+        interruptibly,
+        asynchronous,
+    }
+}
+
+fn try_lock(wait_ms: Option<u64>, lease_ms: Option<u64>, asynchronous: bool) -> Instr {
+    Instr::TryLock {
+        wait: wait_ms.map(Millis),
+        lease: lease_ms.map(Millis),
+        skip_to: UNPATCHED,
+        asynchronous,
     }
 }
 

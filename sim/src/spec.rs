@@ -154,6 +154,24 @@ pub enum Step {
         #[serde(default)]
         lease_ms: Option<u64>,
     },
+    /// `lockAsync()` or `lockAsync(lease)`: like `lock`, but the wait for
+    /// a held lock is a listener on the lock's channel, not the latch, and
+    /// an `interrupt` does not reach it.
+    LockAsync {
+        /// The lease in ms; none starts the watchdog.
+        #[serde(default)]
+        lease_ms: Option<u64>,
+    },
+    /// `tryLockAsync()`, `tryLockAsync(wait)` or `tryLockAsync(wait,
+    /// lease)`: `try-lock` waiting by a listener, as `lock-async` does.
+    TryLockAsync {
+        /// How long to keep trying, in ms; none tries once.
+        #[serde(default)]
+        wait_ms: Option<u64>,
+        /// The lease in ms; none starts the watchdog.
+        #[serde(default)]
+        lease_ms: Option<u64>,
+    },
     /// Work: the thread is busy for this long in virtual time. As in the
     /// documents' experiments (where `Thread.sleep` stands for the work), a
     /// pause does not add to it: work due to end during a stop-the-world
@@ -184,11 +202,16 @@ pub enum Step {
 }
 
 impl Step {
-    /// Whether it takes the lock (`lock`, `lock-interruptibly`, `try-lock`).
+    /// Whether it takes the lock (`lock`, `lock-interruptibly`, `try-lock`,
+    /// `lock-async`, `try-lock-async`).
     pub fn is_acquire(&self) -> bool {
         matches!(
             self,
-            Step::Lock { .. } | Step::LockInterruptibly { .. } | Step::TryLock { .. }
+            Step::Lock { .. }
+                | Step::LockInterruptibly { .. }
+                | Step::TryLock { .. }
+                | Step::LockAsync { .. }
+                | Step::TryLockAsync { .. }
         )
     }
 
@@ -197,7 +220,9 @@ impl Step {
         match self {
             Step::Lock { lease_ms }
             | Step::LockInterruptibly { lease_ms }
-            | Step::TryLock { lease_ms, .. } => *lease_ms,
+            | Step::TryLock { lease_ms, .. }
+            | Step::LockAsync { lease_ms }
+            | Step::TryLockAsync { lease_ms, .. } => *lease_ms,
             _ => None,
         }
     }

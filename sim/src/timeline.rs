@@ -161,18 +161,28 @@ fn opt_ms(v: &Option<lockcore::Millis>) -> String {
 
 /// `lock()`, `lock(5000)`, `tryLock(100, -)`, `unlock()`.
 pub(crate) fn call_text(call: &Call) -> String {
+    let name = call_name(call);
     match call {
-        Call::Lock { lease: None } => "lock()".to_owned(),
-        Call::Lock { lease } => format!("lock({})", opt_ms(lease)),
-        Call::LockInterruptibly { lease: None } => "lockInterruptibly()".to_owned(),
-        Call::LockInterruptibly { lease } => format!("lockInterruptibly({})", opt_ms(lease)),
+        Call::Lock { lease: Some(_) }
+        | Call::LockInterruptibly { lease: Some(_) }
+        | Call::LockAsync { lease: Some(_) } => format!("{name}({})", opt_ms(&call.lease())),
         Call::TryLock {
-            wait: None,
-            lease: None,
-        } => "tryLock()".to_owned(),
-        Call::TryLock { wait, lease: None } => format!("tryLock({})", opt_ms(wait)),
-        Call::TryLock { wait, lease } => format!("tryLock({}, {})", opt_ms(wait), opt_ms(lease)),
-        other => format!("{}()", call_name(other)),
+            wait: wait @ Some(_),
+            lease,
+        }
+        | Call::TryLockAsync {
+            wait: wait @ Some(_),
+            lease,
+        } => match lease {
+            None => format!("{name}({})", opt_ms(wait)),
+            Some(_) => format!("{name}({}, {})", opt_ms(wait), opt_ms(lease)),
+        },
+        Call::TryLock { wait: None, lease } | Call::TryLockAsync { wait: None, lease }
+            if lease.is_some() =>
+        {
+            format!("{name}(-, {})", opt_ms(lease))
+        }
+        _ => format!("{name}()"),
     }
 }
 
@@ -181,6 +191,8 @@ fn call_name(call: &Call) -> &'static str {
         Call::Lock { .. } => "lock",
         Call::LockInterruptibly { .. } => "lockInterruptibly",
         Call::TryLock { .. } => "tryLock",
+        Call::LockAsync { .. } => "lockAsync",
+        Call::TryLockAsync { .. } => "tryLockAsync",
         Call::Unlock => "unlock",
         Call::ForceUnlock => "forceUnlock",
         Call::IsLocked => "isLocked",

@@ -257,6 +257,9 @@ fn steps(list: &[Step], path: Path<'_>) -> Result<(), SimError> {
         match step {
             Step::TryLock {
                 wait_ms: Some(w), ..
+            }
+            | Step::TryLockAsync {
+                wait_ms: Some(w), ..
             } => lease_range(here.field("wait_ms"), *w, 1)?,
             Step::Work { ms } | Step::Sleep { ms } if *ms > MAX_HORIZON_MS => {
                 return invalid(

@@ -38,8 +38,13 @@ pub(super) enum Phase {
     Attempting,
     /// Waiting for the subscription; the timer ends a bounded wait.
     Subscribing { timer: Option<TimerId> },
-    /// Waiting on the latch; the timer ends the wait (TTL or remaining time).
+    /// Waiting on the latch, or for an async call with its listener
+    /// registered; the timer ends the wait (TTL or remaining time).
     Latch { timer: Option<TimerId> },
+    /// An async call found the latch without a permit and is about to
+    /// register its listener (the step before 3.28.0 could lose a message
+    /// in: `listener-rechecks-latch`).
+    Registering,
     /// 3.20.0+: the acquire failed for too few synced replicas and its
     /// rollback (the unlock script) is in flight.
     RollingBack,
@@ -56,6 +61,9 @@ pub(super) struct Acquiring {
     /// Whether this thread holds a reference on the channel's subscription.
     pub(super) subscribed: bool,
     pub(super) phase: Phase,
+    /// `lockAsync` / `tryLockAsync`: waits by a listener on the lock's
+    /// channel, not on the latch, and ignores interrupts.
+    pub(super) listens: bool,
 }
 
 impl LockClient {
@@ -66,6 +74,7 @@ impl LockClient {
         lock: LockName,
         lease: Option<Millis>,
         wait: Wait,
+        listens: bool,
     ) {
         let acquiring = Acquiring {
             lease,
@@ -73,6 +82,7 @@ impl LockClient {
             started: now,
             subscribed: false,
             phase: Phase::Attempting,
+            listens,
         };
         self.calls.insert(
             thread,

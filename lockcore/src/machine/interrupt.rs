@@ -1,5 +1,8 @@
 //! `Thread.interrupt()` of a thread whose acquiring call is in flight.
 //!
+//! (`lockAsync` and `tryLockAsync` block no thread, so an interrupt does
+//! not reach them.)
+//!
 //! Redisson's synchronous calls wait on a future. An interrupt ends the
 //! wait: `tryLock` and `lockInterruptibly` throw `InterruptedException`,
 //! and any synchronous round trip (`CommandAsyncService.get`: the attempt
@@ -47,7 +50,11 @@ impl LockClient {
         let CallKind::Acquire(acquiring) = &state.kind else {
             return false;
         };
-        if acquiring.wait == Wait::Forever && matches!(acquiring.phase, Phase::Latch { .. }) {
+        // An async call's future waits for no thread: the interrupt does
+        // not reach it.
+        if acquiring.listens
+            || acquiring.wait == Wait::Forever && matches!(acquiring.phase, Phase::Latch { .. })
+        {
             return false;
         }
         let abandoned = Abandoned {

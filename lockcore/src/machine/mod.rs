@@ -219,23 +219,24 @@ impl LockClient {
         if self.calls.contains_key(&thread) {
             return Err(LockError::ThreadBusy(thread));
         }
+        let listens = call.is_async();
         match call {
-            Call::Lock { lease } => {
+            Call::Lock { lease } | Call::LockAsync { lease } => {
                 check_lease(lease)?;
-                self.start_acquire(now, thread, lock, lease, Wait::Forever);
+                self.start_acquire(now, thread, lock, lease, Wait::Forever, listens);
             }
             Call::LockInterruptibly { lease } => {
                 check_lease(lease)?;
-                self.start_acquire(now, thread, lock, lease, Wait::Interruptibly);
+                self.start_acquire(now, thread, lock, lease, Wait::Interruptibly, false);
             }
-            Call::TryLock { wait, lease } => {
+            Call::TryLock { wait, lease } | Call::TryLockAsync { wait, lease } => {
                 check_lease(lease)?;
                 let wait = match wait {
                     None => Wait::Once,
                     Some(Millis(0)) => return Err(LockError::InvalidWait(0)),
                     Some(w) => Wait::For(w),
                 };
-                self.start_acquire(now, thread, lock, lease, wait);
+                self.start_acquire(now, thread, lock, lease, wait, listens);
             }
             Call::Unlock => self.start_unlock(now, thread, lock),
             Call::ForceUnlock => self.start_force_unlock(now, thread, lock),

@@ -21,6 +21,10 @@
 //! - the batched renewal round before 3.45.1 (`round-skips-removed-lock`,
 //!   #6472): it read the renewal map's keys and then looked each entry
 //!   up; an unlock in between made the lookup null and the round threw.
+//! - an async acquire that found the latch without a permit, before it
+//!   registers its listener (`lockAsync`, `tryLockAsync`; before 3.28.0,
+//!   `listener-rechecks-latch`, #5761): an unlock message handled in
+//!   between found no listener to run.
 
 use super::{LockClient, Output};
 use crate::{CallOutcome, LockError, LockName, Millis, StepId, ThreadId};
@@ -38,6 +42,9 @@ pub(super) enum Continuation {
     Arm(LockName, ThreadId),
     /// Look up the entries of the locks a batched round read, and renew.
     Round(Vec<LockName>),
+    /// Register an async call's listener, with its wait (ms; none: until
+    /// a message).
+    Listen(ThreadId, Option<i64>),
 }
 
 /// A call's answer, held back until a paused callback has finished.
@@ -83,6 +90,7 @@ impl LockClient {
             }
             Continuation::Arm(lock, thread) => self.schedule_renewal(now, &lock, thread),
             Continuation::Round(locks) => self.batched_round(now, locks),
+            Continuation::Listen(thread, wait_for) => self.listen(now, thread, wait_for),
         }
     }
 }

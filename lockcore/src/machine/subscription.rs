@@ -7,6 +7,8 @@
 //! one permit: it wakes the first waiting thread, or, if none waits right
 //! now (its attempt is in flight), stays for the next one to take, so a
 //! message that arrives between an attempt and the wait is not lost.
+//! Async calls (`lockAsync`, `tryLockAsync`) wait by a listener instead:
+//! a message runs the first listener and still releases its permit.
 
 use std::collections::VecDeque;
 
@@ -30,6 +32,9 @@ pub(super) struct Subscription {
     permits: u64,
     /// Threads waiting on the latch, first come first woken.
     queue: VecDeque<ThreadId>,
+    /// Async calls' listeners (`RedissonLockEntry.listeners`), first come
+    /// first run.
+    listeners: VecDeque<ThreadId>,
     /// The lock whose channel it is.
     lock: LockName,
 }
@@ -53,6 +58,7 @@ impl LockClient {
                 generation,
                 permits: 0,
                 queue: VecDeque::new(),
+                listeners: VecDeque::new(),
                 lock: lock.clone(),
             },
         );
@@ -66,6 +72,7 @@ impl LockClient {
             return;
         };
         subscription.queue.retain(|t| *t != thread);
+        subscription.listeners.retain(|t| *t != thread);
         subscription.refs = subscription.refs.saturating_sub(1);
         if subscription.refs == 0 {
             self.subscriptions.remove(channel);
@@ -89,10 +96,42 @@ impl LockClient {
         }
     }
 
-    /// `thread` stopped waiting on the latch (its timer ran out).
+    /// Takes a permit if one is free, queueing no one (an async call's
+    /// `latch.tryAcquire()`).
+    pub(super) fn latch_take(&mut self, channel: &str) -> bool {
+        match self.subscriptions.get_mut(channel) {
+            Some(subscription) if subscription.permits > 0 => {
+                subscription.permits -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Registers an async call's listener.
+    pub(super) fn add_listener(&mut self, channel: &str, thread: ThreadId) {
+        if let Some(subscription) = self.subscriptions.get_mut(channel) {
+            subscription.listeners.push_back(thread);
+        }
+    }
+
+    /// Runs the first listener, if any (`tryRunListener`).
+    pub(super) fn run_listener(&mut self, now: Millis, channel: &str) {
+        let first = self
+            .subscriptions
+            .get_mut(channel)
+            .and_then(|s| s.listeners.pop_front());
+        if let Some(thread) = first {
+            self.wake(now, thread);
+        }
+    }
+
+    /// `thread` stopped waiting on the latch or by its listener (its timer
+    /// ran out).
     pub(super) fn latch_forget(&mut self, channel: &str, thread: ThreadId) {
         if let Some(subscription) = self.subscriptions.get_mut(channel) {
             subscription.queue.retain(|t| *t != thread);
+            subscription.listeners.retain(|t| *t != thread);
         }
     }
 
@@ -187,6 +226,9 @@ impl LockClient {
             debug!(channel, "message other than the unlock message: ignored");
             return;
         }
+        // `LockPubSub.onMessage`: run the first async listener, then
+        // release a permit, whether or not a listener ran.
+        self.run_listener(now, channel);
         let Some(subscription) = self.subscriptions.get_mut(channel) else {
             return;
         };

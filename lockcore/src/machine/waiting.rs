@@ -5,11 +5,13 @@
 //! attempt again; if still held, wait on the latch for `min(ttl, remaining)`
 //! (`remaining` when the holder has no TTL; `lock()` then waits for a
 //! message), woken early by an unlock message; check the remaining wait;
-//! attempt again.
+//! attempt again. `lockAsync` and `tryLockAsync` take a waiting permit the
+//! same way but otherwise wait by a listener the unlock message runs.
 
 use super::acquire::Phase;
+use super::step::Continuation;
 use super::{CallKind, CallState, LockClient, TimerKind};
-use crate::{CallOutcome, Millis, ThreadId};
+use crate::{CallOutcome, Millis, Switch, ThreadId};
 
 impl LockClient {
     /// The lock is held by another: give up, subscribe, or wait on the latch.
@@ -18,6 +20,7 @@ impl LockClient {
             return;
         };
         let lock = lock.clone();
+        let listens = acquiring.listens;
         let remaining = Self::remaining(now, acquiring);
         if remaining.is_some_and(|r| r <= 0) {
             self.finish(thread, Ok(CallOutcome::NotAcquired));
@@ -36,21 +39,57 @@ impl LockClient {
             }
             return;
         }
-        if self.latch_acquire(&lock.channel(), thread) {
-            // A permit was waiting: the latch returns at once.
-            self.attempt(now, thread);
-            return;
-        }
         let wait_for = match remaining {
             None if ttl >= 0 => Some(ttl),
             None => None,
             Some(r) if ttl >= 0 && ttl < r => Some(ttl),
             Some(r) => Some(r),
         };
+        let channel = lock.channel();
+        if listens {
+            if self.latch_take(&channel) {
+                self.attempt(now, thread);
+            } else if let Some((_, acquiring)) = self.acquiring(thread) {
+                acquiring.phase = Phase::Registering;
+                let rest = Continuation::Listen(thread, wait_for);
+                self.pause_callback(now, rest);
+            }
+            return;
+        }
+        if self.latch_acquire(&channel, thread) {
+            // A permit was waiting: the latch returns at once.
+            self.attempt(now, thread);
+            return;
+        }
+        self.wait_on_latch(now, thread, wait_for);
+    }
+
+    /// Sets the wait's timer (`wait_for` ms, none: wait for a message).
+    fn wait_on_latch(&mut self, now: Millis, thread: ThreadId, wait_for: Option<i64>) {
         let timer =
             wait_for.map(|w| self.set_timer(now.plus(Millis(w as u64)), TimerKind::Wait(thread)));
         if let Some((_, acquiring)) = self.acquiring(thread) {
             acquiring.phase = Phase::Latch { timer };
+        }
+    }
+
+    /// An async call registers its listener (`RedissonLockEntry.addListener`)
+    /// and sets its timer. From 3.28.0 (`listener-rechecks-latch`, #5761)
+    /// it then takes a permit an unlock message left meanwhile and runs the
+    /// first listener; before, such a message had found no listener to run
+    /// and the call slept its TTL (or for ever) with the lock free.
+    pub(super) fn listen(&mut self, now: Millis, thread: ThreadId, wait_for: Option<i64>) {
+        let Some((lock, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        if acquiring.phase != Phase::Registering {
+            return;
+        }
+        let channel = lock.channel();
+        self.add_listener(&channel, thread);
+        self.wait_on_latch(now, thread, wait_for);
+        if self.switches.has(Switch::ListenerRechecksLatch) && self.latch_take(&channel) {
+            self.run_listener(now, &channel);
         }
     }
 
@@ -68,7 +107,10 @@ impl LockClient {
                 self.latch_forget(&channel, thread);
                 self.retry_if_time_left(now, thread);
             }
-            Phase::Attempting | Phase::RollingBack | Phase::NoSyncPause { .. } => {}
+            Phase::Attempting
+            | Phase::Registering
+            | Phase::RollingBack
+            | Phase::NoSyncPause { .. } => {}
         }
     }
 

@@ -42,19 +42,15 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
-            RecordKind::Call {
-                who,
-                call: Call::TryLock {
-                    wait: Some(wait), ..
-                },
-                ..
-            } => {
-                open.insert((&who.client, who.life, who.thread), (i, wait.0));
+            RecordKind::Call { who, call, .. } => {
+                if let Some(wait) = bounded_wait(call) {
+                    open.insert((&who.client, who.life, who.thread), (i, wait));
+                }
             }
             RecordKind::Return {
                 who, call, lock, ..
             } => {
-                if !matches!(call, Call::TryLock { wait: Some(_), .. }) {
+                if bounded_wait(call).is_none() {
                     continue;
                 }
                 let Some((c, wait)) = open.remove(&(&*who.client, who.life, who.thread)) else {
@@ -79,6 +75,19 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
         }
     }
     found
+}
+
+/// The wait of a `tryLock(wait)` or `tryLockAsync(wait)`, in ms.
+fn bounded_wait(call: &Call) -> Option<u64> {
+    match call {
+        Call::TryLock {
+            wait: Some(wait), ..
+        }
+        | Call::TryLockAsync {
+            wait: Some(wait), ..
+        } => Some(wait.0),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::check::work::Work;
 use crate::history::{Phase, RecordKind};
-use crate::{History, SimTime};
+use crate::{Fault, History, SimTime};
 
 /// Fault windows per client, and those on Redis (`None`).
 pub(crate) struct FaultIndex<'h> {
@@ -16,12 +16,23 @@ pub(crate) struct FaultIndex<'h> {
 impl<'h> FaultIndex<'h> {
     /// One pass over the history's fault records.
     pub(crate) fn build(history: &'h History, work: &Work) -> FaultIndex<'h> {
+        Self::of(history, work, |_| true)
+    }
+
+    /// Only the faults that excuse a loss: not the application's own
+    /// scheduling (`interleave`, `interrupt`).
+    pub(crate) fn excusing(history: &'h History, work: &Work) -> FaultIndex<'h> {
+        Self::of(history, work, |f| f.kind().excuses())
+    }
+
+    fn of(history: &'h History, work: &Work, keep: impl Fn(&Fault) -> bool) -> FaultIndex<'h> {
         let mut windows: BTreeMap<Option<&'h str>, Windows> = BTreeMap::new();
         for (_, r) in work.records(history) {
             if let RecordKind::Fault {
                 fault,
                 phase: Phase::Begin,
             } = &r.kind
+                && keep(fault)
             {
                 let begin = SimTime::from_ms(fault.at_ms());
                 let end = fault.end_ms().map_or(begin, SimTime::from_ms);

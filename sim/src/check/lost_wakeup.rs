@@ -6,8 +6,8 @@ use lockcore::LockName;
 
 use crate::check::fault_index::FaultIndex;
 use crate::check::work::Work;
-use crate::history::{RecordKind, Who};
-use crate::{History, Invariant, SimTime, Violation};
+use crate::history::{Phase, RecordKind, Who};
+use crate::{Fault, History, Invariant, SimTime, Violation};
 
 /// Slack for timers rounded to whole milliseconds.
 const SLACK_MS: u64 = 5;
@@ -17,18 +17,24 @@ const SLACK_MS: u64 = 5;
 /// that is quick about it may still be finishing a round trip (its
 /// subscription, or an attempt that saw the lock held) and then makes one
 /// more attempt, a second round trip: so the lock cannot stay free longer
-/// than four maximal one-way delays (plus timer rounding) while a waiter
-/// waits. A waiter whose process or link suffered a fault, or Redis a
-/// pause or restart, since it started waiting is not judged: faults may
-/// lose wake-ups legitimately (other checkers judge those runs).
+/// than four maximal one-way delays (plus timer rounding, plus the
+/// longest pause of an `interleave` window) while a waiter waits. A waiter
+/// whose process or link suffered a fault, or Redis a pause or restart,
+/// since it started waiting is not judged: faults may lose wake-ups
+/// legitimately (other checkers judge those runs). The application's own
+/// scheduling (`interleave`, `interrupt`) excuses nothing.
 ///
 /// One pass collects the waits, the stretches each lock was free and the
 /// fault windows; each wait is then judged with two binary searches, so
 /// the cost is O(n log n) in the history however many threads wait.
 pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     // A waiter sleeping on the TTL wakes when its timer fires: up to a
-    // tick of Redisson's timer late.
-    let bound = 4 * history.meta.max_latency_ms + history.meta.max_timer_tick_ms + SLACK_MS;
+    // tick of Redisson's timer late; one of its callbacks may be held at
+    // an interleaving point.
+    let bound = 4 * history.meta.max_latency_ms
+        + history.meta.max_timer_tick_ms
+        + longest_pause_ms(history)
+        + SLACK_MS;
     let index = Index::build(history, work, bound);
     let mut found = Vec::new();
     for wait in &index.waits {
@@ -145,9 +151,26 @@ impl<'h> Index<'h> {
         Index {
             waits,
             free,
-            faults: FaultIndex::build(history, work),
+            faults: FaultIndex::excusing(history, work),
         }
     }
+}
+
+/// The longest an `interleave` window holds a paused callback: it delays
+/// a wake-up by that much, and loses none (a lost one is a defect, #5761).
+fn longest_pause_ms(history: &History) -> u64 {
+    history
+        .records
+        .iter()
+        .filter_map(|r| match &r.kind {
+            RecordKind::Fault {
+                fault: Fault::Interleave(i),
+                phase: Phase::Begin,
+            } => Some(i.max_delay_ms),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 fn key(who: &Who) -> (&str, u32, u64) {

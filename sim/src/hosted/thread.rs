@@ -108,6 +108,11 @@ fn scaled(call: &Call, scale: u64) -> Call {
             wait: s(*wait),
             lease: s(*lease),
         },
+        Call::LockAsync { lease } => Call::LockAsync { lease: s(*lease) },
+        Call::TryLockAsync { wait, lease } => Call::TryLockAsync {
+            wait: s(*wait),
+            lease: s(*lease),
+        },
         other => other.clone(),
     }
 }

@@ -82,6 +82,7 @@ switches! {
     AcquireRetryWrapper => acquire_retry_wrapper,
     UnlockLatch => unlock_latch,
     CountDownKeepsLease => count_down_keeps_lease,
+    ListenerRechecksLatch => listener_rechecks_latch,
     NoLockResend => no_lock_resend,
     ThreadQueue => thread_queue,
     BatchedRenewal => batched_renewal,
