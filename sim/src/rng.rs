@@ -27,6 +27,8 @@ pub(crate) enum Stream {
     TimerTick(u32),
     /// The generator's draw of a second lock ([`crate::generate_with`]).
     SwarmLocks,
+    /// The generator's draw of a client on the async API.
+    SwarmApi,
 }
 
 impl Stream {
@@ -41,6 +43,7 @@ impl Stream {
             Stream::SwarmRedis => 5,
             Stream::TimerTick(c) => (5 << 32) | u64::from(c),
             Stream::SwarmLocks => 6,
+            Stream::SwarmApi => 7,
         }
     }
 }

@@ -53,6 +53,12 @@ pub const SWARM_CHANCE: f64 = 0.25;
 /// round (3.44+) see it, and each lock has its own contenders.
 pub const TWO_LOCKS_CHANCE: f64 = 0.5;
 
+/// The chance that a generated scenario (any kinds but `classic`) has one
+/// client call Redisson's async API (`lockAsync`, `tryLockAsync`), whose
+/// waiters wait by a listener rather than on the latch (the race of
+/// #5761, before 3.28.0).
+pub const ASYNC_CHANCE: f64 = 0.25;
+
 /// The name of the second lock of a two-lock scenario.
 pub const SECOND_LOCK: &str = "redisson:lock2";
 
@@ -122,6 +128,7 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
     };
     if workload.kinds != SwarmKinds::Classic {
         take_second_lock(&mut spec);
+        use_async_api(&mut spec);
     }
     match workload.kinds {
         SwarmKinds::Classic => {
@@ -153,6 +160,44 @@ fn take_second_lock(spec: &mut SimSpec) {
     let second = LockName::new(SECOND_LOCK).unwrap_or_else(|_| unreachable!());
     for thread in spec.clients.iter_mut().filter_map(|c| c.threads.get_mut(1)) {
         thread.lock = second.clone();
+    }
+}
+
+/// With [`ASYNC_CHANCE`], drawn from a stream of its own, one client's
+/// acquires go through the async API.
+fn use_async_api(spec: &mut SimSpec) {
+    let mut r = rng::stream(spec.seed, Stream::SwarmApi);
+    if !r.random_bool(ASYNC_CHANCE) {
+        return;
+    }
+    let c = r.random_range(0..spec.clients.len());
+    for thread in &mut spec.clients[c].threads {
+        to_async(&mut thread.steps);
+    }
+}
+
+/// `steps` with `lock` and `try-lock` as `lock-async` and `try-lock-async`.
+fn to_async(steps: &mut [Step]) {
+    replace_steps(steps, &|step| match step {
+        Step::Lock { lease_ms } => Some(Step::LockAsync {
+            lease_ms: *lease_ms,
+        }),
+        Step::TryLock { wait_ms, lease_ms } => Some(Step::TryLockAsync {
+            wait_ms: *wait_ms,
+            lease_ms: *lease_ms,
+        }),
+        _ => None,
+    });
+}
+
+/// Replaces each step (inside repeats too) for which `with` gives one.
+fn replace_steps(steps: &mut [Step], with: &impl Fn(&Step) -> Option<Step>) {
+    for step in steps {
+        if let Step::Repeat { steps, .. } = step {
+            replace_steps(steps, with);
+        } else if let Some(new) = with(step) {
+            *step = new;
+        }
     }
 }
 
@@ -335,7 +380,7 @@ mod tests {
                     let text = format!("{:?}", t.steps);
                     assert!(!text.contains("ForceUnlock"), "seed {seed}");
                     assert_eq!(
-                        text.matches("Lock {").count(),
+                        text.matches("Lock {").count() + text.matches("LockAsync {").count(),
                         text.matches("Unlock").count()
                     );
                 }
@@ -385,6 +430,45 @@ mod tests {
         );
     }
 
+    /// A quarter of the seeds (from a stream of their own) have one client
+    /// on the async API, for all its acquires; `--kinds classic` never
+    /// does. (That nothing else changes is checked with the classic
+    /// clients in `every_kind_plans_are_valid_and_draw_every_kind`.)
+    #[test]
+    fn some_seeds_use_the_async_api() {
+        let mut on_async = 0;
+        for seed in 0..400 {
+            let a = generate_with(seed, None, Workload::default());
+            let clients: Vec<String> = a.clients.iter().map(|c| format!("{c:?}")).collect();
+            let async_clients = clients.iter().filter(|c| c.contains("Async")).count();
+            assert!(async_clients <= 1, "seed {seed}");
+            if async_clients == 1 {
+                on_async += 1;
+                let client = clients.iter().find(|c| c.contains("Async")).unwrap();
+                assert!(!client.contains("TryLock {") && !client.contains(" Lock {"));
+            }
+            assert!(!format!("{:?}", generate(seed, None)).contains("Async"));
+        }
+        assert!(
+            (60..=140).contains(&on_async),
+            "{on_async} of 400 seeds use the async API"
+        );
+    }
+
+    /// `steps` with the async acquires as their blocking forms.
+    fn to_blocking(steps: &mut [Step]) {
+        replace_steps(steps, &|step| match step {
+            Step::LockAsync { lease_ms } => Some(Step::Lock {
+                lease_ms: *lease_ms,
+            }),
+            Step::TryLockAsync { wait_ms, lease_ms } => Some(Step::TryLock {
+                wait_ms: *wait_ms,
+                lease_ms: *lease_ms,
+            }),
+            _ => None,
+        });
+    }
+
     /// `spec` as it would be with one lock: every thread on the default
     /// lock, the probe with one thread.
     fn take_second_lock_back(spec: &mut SimSpec) {
@@ -415,6 +499,7 @@ mod tests {
             let mut one_lock = a.clients.clone();
             for t in one_lock.iter_mut().flat_map(|c| &mut c.threads) {
                 t.lock = LockName::new(DEFAULT_LOCK).unwrap();
+                to_blocking(&mut t.steps);
             }
             assert_eq!(one_lock, generate(seed, None).clients);
             assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");

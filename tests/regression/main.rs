@@ -162,7 +162,9 @@ fn an_unsynced_unlock_retry_names_redisson_6651() {
 /// (3.8.0), shrunk: a resent unlock finds the lock gone; the unlock latch
 /// (#4871, 3.24.0) and the end of resends (#6144, 3.37.0) each prevent
 /// it, and the newest release with 3.8.0's tick and no WAIT, without the
-/// end of resends, shows it without the latch and not with it.
+/// end of resends, shows it without the latch and not with it. Seed 39485
+/// under 3.27.1, shrunk: an unlock message handled while an async
+/// waiter's callback had not registered its listener yet (#5761, 3.28.0).
 #[test]
 fn a_fix_is_named_where_it_makes_the_difference() {
     for (file, invariant, upstream, release) in [
@@ -183,6 +185,12 @@ fn a_fix_is_named_where_it_makes_the_difference() {
             "false-unlock-error",
             "#4871",
             "3.24.0",
+        ),
+        (
+            "explored-39485-3-27-1-lost-wakeup-defect.toml",
+            "lost-wakeup",
+            "#5761",
+            "3.28.0",
         ),
     ] {
         let named: Vec<_> = finding_defects(file)
