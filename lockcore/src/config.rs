@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Era, LockError, Millis, Release};
+use crate::{Era, LockError, Millis, Release, RetryDelay, Switch};
 
 /// A client's settings. Build one with [`Config::builder`].
 ///
@@ -16,7 +16,10 @@ use crate::{Era, LockError, Millis, Release};
 /// the command fails with [`TransportError::Timeout`](crate::TransportError::Timeout).
 /// A connection error or a Redis error reply fails the command at once,
 /// without retry. So a command fails after at most
-/// `(retry_attempts + 1) * response_timeout + retry_attempts * retry_interval`.
+/// `(retry_attempts + 1) * response_timeout + retry_attempts * retry_interval`
+/// ([`Config::command_budget`]). From Redisson 3.48.0
+/// (`jittered-retry-delay`) the defaults are 4 attempts and a jittered
+/// pause ([`RetryDelay`]), drawn from `jitter_seed`.
 /// A retried script may run twice in Redis (the first copy was only slow):
 /// the lock scripts tolerate that except for re-entrant acquires, which
 /// count twice, exactly as in Redisson.
@@ -51,6 +54,14 @@ pub struct Config {
     /// `slavesSyncTimeout`: how long that `WAIT` waits (default 1 000 ms).
     #[serde(default = "default_slaves_sync_timeout")]
     pub slaves_sync_timeout: Millis,
+    /// Redisson's `retryDelay` (3.48+): the pause before a resend;
+    /// [`RetryDelay::Constant`] waits `retry_interval`.
+    #[serde(default)]
+    pub retry_delay: RetryDelay,
+    /// Seeds the machine's draws of jittered delays (lockcore draws no
+    /// other randomness; the simulator gives each client its own).
+    #[serde(default)]
+    pub jitter_seed: u64,
 }
 
 fn default_slaves_sync_timeout() -> Millis {
@@ -68,6 +79,8 @@ impl Default for Config {
             timer_tick: Millis(0),
             replicas: 0,
             slaves_sync_timeout: default_slaves_sync_timeout(),
+            retry_delay: RetryDelay::Constant,
+            jitter_seed: 0,
         }
     }
 }
@@ -77,12 +90,39 @@ impl Config {
     pub fn builder() -> ConfigBuilder {
         ConfigBuilder {
             config: Config::default(),
+            attempts_set: false,
+            delay_set: false,
         }
     }
 
     /// The renewal period: a third of the watchdog timeout.
     pub fn renewal_interval(&self) -> Millis {
         Millis(self.watchdog_timeout.0 / 3)
+    }
+
+    /// The shortest and longest pause before retry `attempt` (from 0).
+    pub fn retry_delay_range(&self, attempt: u32) -> (Millis, Millis) {
+        self.retry_delay.range(attempt, self.retry_interval)
+    }
+
+    /// The longest one command may take before the client gives up on
+    /// it: every attempt's response timeout plus the longest pauses
+    /// between them (16.5 s with Redisson 3.x's defaults, 22 s with
+    /// 3.48's).
+    pub fn command_budget(&self) -> Millis {
+        let attempts = self.retry_attempts;
+        let pauses: u64 = (0..attempts).map(|n| self.retry_delay_range(n).1.0).sum();
+        Millis((u64::from(attempts) + 1) * self.response_timeout.0 + pauses)
+    }
+
+    /// The shortest and longest TTL of a 3.24+ unlock latch: `(timeout +
+    /// retryDelay.calcDelay(retryAttempts)) × retryAttempts`, so the latch
+    /// outlives every resend of its unlock.
+    pub fn latch_ttl_range(&self) -> (Millis, Millis) {
+        let (lo, hi) = self.retry_delay_range(self.retry_attempts);
+        let ttl =
+            |d: Millis| Millis((self.response_timeout.0 + d.0) * u64::from(self.retry_attempts));
+        (ttl(lo), ttl(hi))
     }
 }
 
@@ -93,6 +133,10 @@ const MAX_TICK_MS: u64 = 1_000;
 #[derive(Debug, Clone)]
 pub struct ConfigBuilder {
     config: Config,
+    /// Whether `retry_attempts` was set, else the release's default.
+    attempts_set: bool,
+    /// Whether the retry pause was set, else the release's default.
+    delay_set: bool,
 }
 
 impl ConfigBuilder {
@@ -122,12 +166,29 @@ impl ConfigBuilder {
     /// Sets how often a timed-out command is retried.
     pub fn retry_attempts(&mut self, attempts: u32) -> &mut Self {
         self.config.retry_attempts = attempts;
+        self.attempts_set = true;
         self
     }
 
-    /// Sets the pause before a retry, in ms.
+    /// Sets a constant pause before a retry, in ms (Redisson's
+    /// `setRetryInterval`, which from 3.48 also sets a `ConstantDelay`).
     pub fn retry_interval(&mut self, ms: u64) -> &mut Self {
         self.config.retry_interval = Millis(ms);
+        self.config.retry_delay = RetryDelay::Constant;
+        self.delay_set = true;
+        self
+    }
+
+    /// Sets the retry pause's strategy (Redisson's `setRetryDelay`).
+    pub fn retry_delay(&mut self, delay: RetryDelay) -> &mut Self {
+        self.config.retry_delay = delay;
+        self.delay_set = true;
+        self
+    }
+
+    /// Seeds the draws of jittered pauses.
+    pub fn jitter_seed(&mut self, seed: u64) -> &mut Self {
+        self.config.jitter_seed = seed;
         self
     }
 
@@ -151,7 +212,17 @@ impl ConfigBuilder {
 
     /// The configuration, or why its settings contradict each other.
     pub fn build(&self) -> Result<Config, LockError> {
-        let c = &self.config;
+        let mut c = self.config.clone();
+        // Redisson 3.48.0's defaults (`jittered-retry-delay`), where the
+        // settings were left alone.
+        if c.release.has(Switch::JitteredRetryDelay) {
+            if !self.attempts_set {
+                c.retry_attempts = 4;
+            }
+            if !self.delay_set {
+                c.retry_delay = RetryDelay::REDISSON_3_48;
+            }
+        }
         if c.watchdog_timeout.0 < 3 {
             return Err(LockError::InvalidConfig(format!(
                 "watchdog timeout must be at least 3 ms so that a third of it is positive, got {} ms",
@@ -169,6 +240,6 @@ impl ConfigBuilder {
                 c.timer_tick.0
             )));
         }
-        Ok(c.clone())
+        Ok(c)
     }
 }

@@ -83,6 +83,7 @@
 //! - `release`: [`Release`], [`Era`], [`Version`], [`Switch`] (one file
 //!   per switch under `release/switch/`).
 //! - `config`: [`Config`] and [`ConfigBuilder`] (Redisson's defaults).
+//! - `retry_delay`: [`RetryDelay`], the pause before a resend.
 //! - `call`: [`Call`] and [`CallOutcome`].
 //! - `error`: [`LockError`] and [`TransportError`].
 //! - `machine`: [`LockClient`] and its [`Output`]s, split by concept:
@@ -113,6 +114,7 @@ mod machine;
 mod release;
 #[cfg(feature = "async")]
 mod resp;
+mod retry_delay;
 mod script;
 mod transport;
 mod value;
@@ -134,5 +136,6 @@ pub use release::{
 };
 #[cfg(feature = "async")]
 pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};
+pub use retry_delay::RetryDelay;
 pub use transport::{Incoming, Message, Transport, parse_message};
 pub use value::Value;

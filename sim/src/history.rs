@@ -35,6 +35,40 @@ pub struct Meta {
     pub max_timer_tick_ms: u64,
     /// The client names, in spec order.
     pub clients: Vec<String>,
+    /// The longest a command of any client may take before it fails, and
+    /// the most retries, when a client's release changed Redisson 3.x's
+    /// defaults (3.48+: four jittered retries); none for 3.x's 16.5 s and
+    /// three (left out of the file, so histories of older releases read
+    /// and hash as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<Retries>,
+}
+
+/// The checkers' bound on one command's retries (see [`Meta::retries`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Retries {
+    /// Every attempt's timeout plus the longest pauses between them, in ms.
+    pub budget_ms: u64,
+    /// How often a command is sent again at most.
+    pub attempts: u32,
+}
+
+impl Retries {
+    /// Redisson 3.x's defaults: 16.5 s, three retries.
+    pub fn redisson_3() -> Retries {
+        let c = lockcore::Config::default();
+        Retries {
+            budget_ms: c.command_budget().0,
+            attempts: c.retry_attempts,
+        }
+    }
+}
+
+impl Meta {
+    /// The bound on one command's retries of this run's clients.
+    pub fn retries(&self) -> Retries {
+        self.retries.unwrap_or_else(Retries::redisson_3)
+    }
 }
 
 /// One event and when it happened.

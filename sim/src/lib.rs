@@ -207,8 +207,8 @@ pub mod faults {
     };
 }
 pub use history::{
-    Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, ServerCause,
-    UnlockError, Who,
+    Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
+    ServerCause, UnlockError, Who,
 };
 pub use hosted::{
     BareRun, REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_real,

@@ -29,6 +29,8 @@ pub(crate) enum Stream {
     SwarmLocks,
     /// The generator's draw of a client on the async API.
     SwarmApi,
+    /// The seed of one client's jittered retry pauses (Redisson 3.48+).
+    RetryJitter(u32),
 }
 
 impl Stream {
@@ -44,6 +46,7 @@ impl Stream {
             Stream::TimerTick(c) => (5 << 32) | u64::from(c),
             Stream::SwarmLocks => 6,
             Stream::SwarmApi => 7,
+            Stream::RetryJitter(c) => (6 << 32) | u64::from(c),
         }
     }
 }
@@ -68,6 +71,12 @@ pub(crate) fn client_timer_tick(seed: u64, client: u32, config: &lockcore::Confi
         jitter,
     )
     .0
+}
+
+/// The seed of client `client`'s jittered retry pauses in a run seeded
+/// with `seed` (lockcore draws them from it, the same on every engine).
+pub(crate) fn client_jitter_seed(seed: u64, client: u32) -> u64 {
+    stream(seed, Stream::RetryJitter(client)).next_u64()
 }
 
 /// A kind's stream number: its name's FNV-1a hash, so a kind's draws do

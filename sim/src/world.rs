@@ -9,7 +9,7 @@ use lockcore::{Config, LockClient, LockName, Purpose, RequestId, SwitchSet, Time
 use rand_chacha::ChaCha8Rng;
 
 use crate::fault::LinkRule;
-use crate::history::{Direction, Meta, Phase, RecordKind, ServerCause};
+use crate::history::{Direction, Meta, Phase, RecordKind, Retries, ServerCause};
 use crate::network::{Network, Verdict};
 use crate::process::{Process, Thread};
 use crate::rng::{self, Stream};
@@ -280,6 +280,7 @@ impl<'s> World<'s> {
                     .max()
                     .unwrap_or(0),
                 clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
+                retries: retries(self.spec),
             },
             records: self.obs.into_records(),
         };
@@ -508,7 +509,8 @@ impl World<'_> {
 }
 
 /// Client `c`'s lock config: its release and watchdog timeout, Redisson's
-/// other defaults, and its release's timer tick (the same on every engine).
+/// other defaults (its release's), its release's timer tick and the seed
+/// of its jittered retry pauses (the same on every engine).
 pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError> {
     let cs = &spec.clients[c];
     let invalid =
@@ -517,7 +519,8 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
     builder
         .release(cs.profile.unwrap_or(spec.profile))
         .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
-        .replicas(spec.redis.replicas);
+        .replicas(spec.redis.replicas)
+        .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32));
     let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);
     builder.timer_tick(tick).build().map_err(invalid)
 }
@@ -529,6 +532,19 @@ pub fn client_timer_tick_ms(spec: &SimSpec, c: usize) -> u64 {
         return 0;
     }
     client_config(spec, c).map_or(0, |config| config.timer_tick.0)
+}
+
+/// The longest command budget and the most retries of `spec`'s clients,
+/// when they differ from Redisson 3.x's (see [`crate::history::Meta`]).
+pub(crate) fn retries(spec: &SimSpec) -> Option<Retries> {
+    let configs: Vec<Config> = (0..spec.clients.len())
+        .filter_map(|c| client_config(spec, c).ok())
+        .collect();
+    let most = Retries {
+        budget_ms: configs.iter().map(|c| c.command_budget().0).max()?,
+        attempts: configs.iter().map(|c| c.retry_attempts).max()?,
+    };
+    (most != Retries::redisson_3()).then_some(most)
 }
 
 /// The longest timer tick of `spec`'s clients: how late any client's

@@ -32,6 +32,9 @@ mod wire;
 
 use std::collections::{BTreeMap, VecDeque};
 
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
 use crate::Value;
 
 pub use output::{Event, Output, Purpose};
@@ -137,6 +140,8 @@ pub struct LockClient {
     holds: BTreeMap<(LockName, ThreadId), Hold>,
     subscriptions: BTreeMap<String, Subscription>,
     next_generation: u64,
+    /// Draws jittered retry pauses (3.48+), seeded by the config.
+    jitter: ChaCha8Rng,
     watchdog: Watchdog,
     fences: BTreeMap<LockName, Fence>,
     /// Command words built once (keys, fields, leases).
@@ -154,6 +159,7 @@ pub struct LockClient {
 impl LockClient {
     /// A client with identity `uuid` (Redisson's connection-manager id).
     pub fn new(uuid: impl Into<String>, config: Config) -> Self {
+        let jitter = ChaCha8Rng::seed_from_u64(config.jitter_seed);
         Self {
             uuid: uuid.into(),
             switches: SwitchReads::new(config.release.switches()),
@@ -171,6 +177,7 @@ impl LockClient {
             holds: BTreeMap::new(),
             subscriptions: BTreeMap::new(),
             next_generation: 0,
+            jitter,
             watchdog: Watchdog::default(),
             fences: BTreeMap::new(),
             wire: wire::Wire::default(),
@@ -178,6 +185,18 @@ impl LockClient {
             next_step: 0,
             instance_leases: BTreeMap::new(),
             interleaving: false,
+        }
+    }
+
+    /// The pause before retry `attempt` (from 0) of a command or a call:
+    /// drawn from the config's seed when the release's delay is jittered
+    /// (3.48+, `jittered-retry-delay`).
+    pub(super) fn retry_pause(&mut self, attempt: u32) -> Millis {
+        let (lo, hi) = self.config.retry_delay_range(attempt);
+        if lo == hi {
+            lo
+        } else {
+            Millis(self.jitter.random_range(lo.0..=hi.0))
         }
     }
 

@@ -91,7 +91,10 @@ impl LockClient {
             return None;
         }
         *tries += 1;
-        let at = now.plus(self.config.retry_interval);
+        // `ServiceManager.execute` counts the attempt, then draws its
+        // pause: the first is `calcDelay(1)`.
+        let attempt = *tries;
+        let at = now.plus(self.retry_pause(attempt));
         Some(self.set_timer(at, TimerKind::NoSyncRetry(thread)))
     }
 

@@ -183,7 +183,8 @@ impl LockClient {
                 attempt = pending.attempt,
                 "timed out: will retry"
             );
-            let timer = self.set_timer(now.plus(self.config.retry_interval), TimerKind::Retry);
+            let pause = self.retry_pause(pending.attempt);
+            let timer = self.set_timer(now.plus(pause), TimerKind::Retry);
             self.retrying.insert(timer, pending);
         } else {
             debug!(request = request.0, "timed out: retries exhausted");

@@ -60,7 +60,8 @@ impl LockClient {
         let field = self.wire.field(&self.uuid, thread);
         let command = match &latch {
             Some(latch) => {
-                let ttl = self.wire.number(self.latch_ttl().0);
+                let ttl = self.latch_ttl().0;
+                let ttl = self.wire.number(ttl);
                 command::unlock_latched(&words, lease, field, latch, ttl)
             }
             None => command::unlock(&words, lease, field),
@@ -82,11 +83,12 @@ impl LockClient {
         format!("{uuid:0>16}{:016x}", self.unlocks)
     }
 
-    /// `(timeout + retryInterval) * retryAttempts`: the latch outlives
-    /// every resend of its unlock.
-    fn latch_ttl(&self) -> Millis {
-        let c = &self.config;
-        Millis((c.response_timeout.0 + c.retry_interval.0) * u64::from(c.retry_attempts))
+    /// `(timeout + retryDelay.calcDelay(retryAttempts)) * retryAttempts`:
+    /// the latch outlives every resend of its unlock (random from 3.48).
+    fn latch_ttl(&mut self) -> Millis {
+        let attempts = self.config.retry_attempts;
+        let pause = self.retry_pause(attempts);
+        Millis((self.config.response_timeout.0 + pause.0) * u64::from(attempts))
     }
 
     pub(super) fn on_unlock_reply(

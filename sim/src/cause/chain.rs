@@ -124,12 +124,16 @@ pub(super) fn resend_after_ms(spec: &SimSpec, client: &str) -> u64 {
 }
 
 /// A client's response timeout (with the sync timeout of a `WAIT` batch
-/// when Redis has replicas) and retry interval.
+/// when Redis has replicas) and the longest pause before its first resend
+/// (the retry interval; from 3.48 a jittered pause of up to 1 s).
 fn resend_delays(config: &Config) -> (u64, u64) {
     let sync = if config.replicas > 0 {
         config.slaves_sync_timeout.0
     } else {
         0
     };
-    (config.response_timeout.0 + sync, config.retry_interval.0)
+    (
+        config.response_timeout.0 + sync,
+        config.retry_delay_range(0).1.0,
+    )
 }

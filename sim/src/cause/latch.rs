@@ -9,8 +9,8 @@ use crate::{History, SimSpec, SimTime, Violation};
 /// latch for its later attempts (3.24+, #4871): the latch was gone when
 /// the later attempt came. It goes with Redis's data (a restart, a
 /// failover, a stop that comes back empty; fenced seeds 716 and 1673), or
-/// it expired, `(timeout + retryInterval) x retryAttempts` after the
-/// unlock ran, before the attempt came: early, because Redis's clock
+/// it expired, `(timeout + retryInterval) x retryAttempts` (from 3.48:
+/// `(timeout + a jittered pause) x retryAttempts`) after the unlock ran, before the attempt came: early, because Redis's clock
 /// jumped forward (fenced seed 1934), or because a fault held the
 /// attempt back (a starved client's retry timers fire late: seed 8135).
 /// A latch that expires with nothing to blame stays a defect.
@@ -45,8 +45,10 @@ pub(super) fn latch_lost(spec: &SimSpec, history: &History, v: &Violation) -> Op
         .filter(within)
         .map(forward_jump_ms)
         .sum();
-    let ttl =
-        (config.response_timeout.0 + config.retry_interval.0) * u64::from(config.retry_attempts);
+    // From 3.48 the TTL is drawn per unlock; the history does not keep it,
+    // so a latch counts as expired once even the shortest it could have
+    // had ran out (and a fault held the attempt back, below).
+    let ttl = config.latch_ttl_range().0.0;
     if (end - ran).saturating_add(jumped.unsigned_abs()) < ttl {
         return None;
     }

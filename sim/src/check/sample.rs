@@ -39,6 +39,7 @@ impl Sample {
                     max_latency_ms,
                     max_timer_tick_ms: 0,
                     clients: vec!["A".into(), "B".into()],
+                    retries: None,
                 },
                 records: Vec::new(),
             },

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 
 use lockcore::{Call, TransportError};
 
-use crate::check::call_within_budget::command_budget_ms;
 use crate::check::work::Work;
 use crate::history::{Outcome, Phase, RecordKind};
 use crate::{History, Invariant, SimTime, Violation};
@@ -24,9 +23,9 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
     // The first attempt goes out as the call starts and fails by its own
     // timers, whatever the latency: its budget, each of its timeouts and
     // retry delays up to a tick of Redisson's timer late.
-    let attempts = u64::from(lockcore::Config::default().retry_attempts);
-    let timers = 2 * attempts + 1;
-    let first_attempt = command_budget_ms() + timers * history.meta.max_timer_tick_ms + 5;
+    let retries = history.meta.retries();
+    let timers = 2 * u64::from(retries.attempts) + 1;
+    let first_attempt = retries.budget_ms + timers * history.meta.max_timer_tick_ms + 5;
     let timing = timing_windows(history, work);
     let mut open: BTreeMap<(&str, u32, u64), usize> = BTreeMap::new();
     let mut found = Vec::new();

@@ -206,7 +206,10 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 .release(config.release)
                 .watchdog_timeout(scaled(config.watchdog_timeout))
                 .response_timeout(scaled(config.response_timeout))
+                .retry_attempts(config.retry_attempts)
                 .retry_interval(scaled(config.retry_interval))
+                .retry_delay(config.retry_delay.scaled(scale))
+                .jitter_seed(config.jitter_seed)
                 .timer_tick(scaled(config.timer_tick));
             Ok((builder.build().map_err(invalid)?, watchdog_ms))
         })
@@ -409,6 +412,7 @@ pub(crate) fn finish(spec: &SimSpec, recorder: &Shared, slots: &Slots) -> (Histo
             max_latency_ms: crate::world::max_latency_ms(spec),
             max_timer_tick_ms: crate::world::max_timer_tick_ms(spec),
             clients: spec.clients.iter().map(|c| c.name.clone()).collect(),
+            retries: crate::world::retries(spec),
         },
         records,
     };

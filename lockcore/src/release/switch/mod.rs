@@ -89,6 +89,7 @@ switches! {
     RoundSkipsRemovedLock => round_skips_removed_lock,
     QueueClearedOnUnlock => queue_cleared_on_unlock,
     FixedTimerTick => fixed_timer_tick,
+    JitteredRetryDelay => jittered_retry_delay,
     RetryDelayTimerTick => retry_delay_timer_tick,
     NoSyncKeepsRequestId => no_sync_keeps_request_id,
     AtomicRenewalMap => atomic_renewal_map,
