@@ -61,19 +61,20 @@
 //!
 //! The sans-IO core (the machine, releases, [`Value`], the script texts)
 //! depends on no runtime and no server: `--no-default-features` builds it
-//! with bytes, serde, thiserror, tracing and uuid alone. The default
-//! features add `async` (the async wrapper and the RESP transport, on
-//! tokio) and `inprocess` (the in-process transport over fake-redis's
-//! engine). The reply type and the scripts belong to the client;
-//! fake-redis keeps its own copy of the texts it recognises, and a test
-//! checks they agree.
+//! with bytes, rand_chacha (the seeded jitter of 3.48+'s retry pauses),
+//! serde, thiserror, tracing and uuid alone. The default feature `async`
+//! adds the async wrapper and the RESP transport, on tokio. lockcore
+//! depends on nothing of fake-redis or the simulator: the reply type and
+//! the scripts belong to the client; fake-redis keeps its own copy of the
+//! texts it recognises, and a test checks they agree. The in-process
+//! transport over fake-redis's engine lives in `sim` (`sim::InProcessServer`).
 //!
 //! # Transports
 //!
 //! The async wrapper [`RedissonClient`] (with [`RLock`] handles) runs a
-//! [`LockClient`] on tokio over any [`Transport`]: [`InProcessTransport`]
-//! (fake-redis's engine in the same process, for tests) or
-//! [`RespTransport`] (RESP2 over TCP to a real Redis). A locksim client and
+//! [`LockClient`] on tokio over any [`Transport`]: the simulator's
+//! in-process transport (fake-redis's engine in the same process, for
+//! tests) or [`RespTransport`] (RESP2 over TCP to a real Redis). A locksim client and
 //! a Java Redisson client can share a lock: the key layout, script texts
 //! and error texts are Redisson's.
 //!
@@ -97,7 +98,6 @@
 //! - `client`: the async wrapper [`RedissonClient`] and [`RLock`].
 //! - `local_time`: [`LocalTime`], the client's wall clock and timer
 //!   oscillator as the wrapper reads them.
-//! - `inprocess`: [`InProcessServer`] and [`InProcessTransport`].
 //! - `resp`: [`RespTransport`].
 
 mod call;
@@ -106,8 +106,6 @@ mod client;
 mod config;
 mod error;
 mod id;
-#[cfg(feature = "inprocess")]
-mod inprocess;
 #[cfg(feature = "async")]
 mod local_time;
 mod machine;
@@ -125,8 +123,6 @@ pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
-#[cfg(feature = "inprocess")]
-pub use inprocess::{InProcessServer, InProcessTransport};
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
 pub use machine::{Event, LockClient, Output, Purpose};

@@ -1,8 +1,8 @@
 //! The lock's scripts: the exact texts a Java Redisson client sends (the
 //! source documents' Java string concatenations, joined as the JVM joins
 //! them), so Redis, or fake-redis, sees the same bytes from locksim.
-//! fake-redis keeps its own copy of the texts it recognises; a test of the
-//! `inprocess` feature checks the two agree.
+//! fake-redis keeps its own copy of the texts it recognises; a test (with
+//! fake-redis as a dev-dependency only) checks the two agree.
 
 /// A script the lock sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,7 +43,7 @@ pub(crate) enum LockScript {
 
 impl LockScript {
     /// Every known script.
-    #[cfg(all(test, feature = "inprocess"))]
+    #[cfg(test)]
     pub(crate) const ALL: [LockScript; 7] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
@@ -161,3 +161,20 @@ const ACQUIRE_FENCED: &str = concat!(
     "end; ",
     "return {0, redis.call('pttl', KEYS[1])};"
 );
+
+#[cfg(test)]
+mod tests {
+    use super::LockScript;
+
+    /// Every script the lock sends is one fake-redis recognises, byte for
+    /// byte (each crate keeps its own copy of the texts).
+    #[test]
+    fn fake_redis_knows_every_script_the_lock_sends() {
+        for script in LockScript::ALL {
+            assert!(
+                fake_redis::LockScript::from_text(script.text().as_bytes()).is_some(),
+                "{script:?}"
+            );
+        }
+    }
+}

@@ -38,7 +38,7 @@ impl World<'_> {
             }
             Ev::AtClient { msg, .. } => match msg {
                 Down::Reply { request, value } => {
-                    let value: lockcore::Value = value.into();
+                    let value = crate::inprocess::lock_value(value);
                     if let Some(lock) = self.procs[ci].renewals.remove(&request) {
                         let process = self.procs[ci].proc();
                         self.record(RecordKind::RenewReply {

@@ -90,7 +90,7 @@ pub(crate) fn deliver(world: &mut World<'_>, deliveries: Vec<(ConnId, Value)>) {
             world.observe_command(&lock, to, purpose);
             world.send_down(to, to_life, Down::Reply { request, value });
         } else if let Some((channel, payload)) =
-            lockcore::parse_message(&lockcore::Value::from(value))
+            lockcore::parse_message(&crate::inprocess::lock_value(value))
         {
             world.send_down(to, to_life, Down::Message { channel, payload });
         }

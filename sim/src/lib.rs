@@ -144,6 +144,9 @@
 //! - `injection`: faults striking processes and Redis.
 //! - `driver`: feeding one lockcore client and acting on its outputs.
 //! - `execution`: Redis running a client's message.
+//! - `inprocess`: [`InProcessServer`] and [`InProcessTransport`], lockcore's
+//!   async client over fake-redis's engine in the same process, and
+//!   [`lock_value`], a fake-redis reply as the lock reads it.
 //! - `history`, `timeline`: the records and their one-line rendering.
 //! - `check`: one checker per invariant.
 //! - `cut`: threads the horizon cut short ([`CutShort`]).
@@ -173,6 +176,7 @@ mod fault;
 mod history;
 mod hosted;
 mod injection;
+mod inprocess;
 mod network;
 mod observe;
 mod process;
@@ -214,6 +218,7 @@ pub use hosted::{
     BareRun, REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_real,
     run_turmoil, run_turmoil_bare,
 };
+pub use inprocess::{InProcessServer, InProcessTransport, lock_value};
 pub use run::{Run, SimError, run};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};
 pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};

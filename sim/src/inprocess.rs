@@ -12,11 +12,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bytes::Bytes;
 use fake_redis::{ConnId, Engine};
 
-use crate::Value;
+use lockcore::{Incoming, Message, Transport, TransportError, Value, parse_message};
 use tokio::sync::mpsc;
-
-use crate::transport::{Incoming, Message, parse_message};
-use crate::{Transport, TransportError};
 
 struct Server {
     engine: Engine,
@@ -88,7 +85,7 @@ impl Server {
     fn run(&mut self, conn: ConnId, command: Vec<Bytes>) -> Value {
         let response = self.engine.execute(conn, command);
         for (to, value) in response.deliveries {
-            let value = Value::from(value);
+            let value = lock_value(value);
             if let (Some(route), Some(message)) = (self.routes.get(&to), parse_message(&value)) {
                 let _ = route.send(message);
             }
@@ -97,7 +94,7 @@ impl Server {
             .replies
             .into_iter()
             .next()
-            .map_or_else(|| Value::error("ERR no reply"), Value::from)
+            .map_or_else(|| Value::error("ERR no reply"), lock_value)
     }
 }
 
@@ -171,38 +168,21 @@ impl Transport for InProcessTransport {
     }
 }
 /// fake-redis's reply as the lock reads it (the same shapes).
-impl From<fake_redis::Value> for Value {
-    fn from(v: fake_redis::Value) -> Value {
-        use fake_redis::Value as F;
-        match v {
-            F::Simple(s) => Value::Simple(s),
-            F::Error(e) => Value::Error(e),
-            F::Int(n) => Value::Int(n),
-            F::Bulk(b) => Value::Bulk(b),
-            F::Nil | F::NilArray => Value::Nil,
-            F::Array(items) => Value::Array(items.into_iter().map(Value::from).collect()),
-            F::Map(pairs) => Value::Map(
-                pairs
-                    .into_iter()
-                    .map(|(k, v)| (Value::from(k), Value::from(v)))
-                    .collect(),
-            ),
-            F::Push(items) => Value::Push(items.into_iter().map(Value::from).collect()),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// Every script the lock sends is one fake-redis recognises, byte for
-    /// byte (each crate keeps its own copy of the texts).
-    #[test]
-    fn fake_redis_knows_every_script_the_lock_sends() {
-        for script in crate::script::LockScript::ALL {
-            assert!(
-                fake_redis::LockScript::from_text(script.text().as_bytes()).is_some(),
-                "{script:?}"
-            );
-        }
+pub fn lock_value(v: fake_redis::Value) -> Value {
+    use fake_redis::Value as F;
+    match v {
+        F::Simple(s) => Value::Simple(s),
+        F::Error(e) => Value::Error(e),
+        F::Int(n) => Value::Int(n),
+        F::Bulk(b) => Value::Bulk(b),
+        F::Nil | F::NilArray => Value::Nil,
+        F::Array(items) => Value::Array(items.into_iter().map(lock_value).collect()),
+        F::Map(pairs) => Value::Map(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (lock_value(k), lock_value(v)))
+                .collect(),
+        ),
+        F::Push(items) => Value::Push(items.into_iter().map(lock_value).collect()),
     }
 }

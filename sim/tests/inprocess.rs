@@ -13,9 +13,9 @@ use bytes::Bytes;
 use fake_redis::{Clock, Engine};
 use lockcore::Value;
 use lockcore::{
-    Config, Era, Event, FencingToken, InProcessServer, InProcessTransport, LockError, LockName,
-    Millis, RedissonClient, ThreadId,
+    Config, Era, Event, FencingToken, LockError, LockName, Millis, RedissonClient, ThreadId,
 };
+use sim::{InProcessServer, InProcessTransport};
 use tokio::time::{Instant, sleep};
 
 /// fake-redis's clock, read from tokio's (paused) clock.
