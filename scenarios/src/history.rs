@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 18] = [
+const FILES: [(&str, &str); 19] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -36,6 +36,10 @@ const FILES: [(&str, &str); 18] = [
     (
         "renewal-error-stale-entry",
         include_str!("../history/renewal-error-stale-entry.toml"),
+    ),
+    (
+        "renewal-zero-stale-entry",
+        include_str!("../history/renewal-zero-stale-entry.toml"),
     ),
     (
         "interrupted-acquire-renews-forever",

@@ -430,12 +430,16 @@ fn renewals_blocked(
     ))
 }
 
-/// The record at which Redis stopped naming the thread that still
-/// believes it holds `lock` (the violation's first hold): the first
-/// server record after that hold that frees the key or names another
-/// holder, if it freed it or a failover put a replica's older holder in
-/// its place. The last free record before the violation may be someone
-/// else's key expiring in between.
+/// The record at which Redis last stopped naming the thread that still
+/// believes it holds `lock` (the violation's first hold): after that hold,
+/// the first server record that frees the key or names another holder,
+/// unless a later one (before the violation) names the thread again, its
+/// own acquire having made the key anew (then the search goes on from
+/// there: a key deleted, then re-created by the thread's re-entrant
+/// acquire, is not what it lost; 3.16.0's stale entry after a renewal's 0
+/// is). It counts if it freed the key or a failover put a replica's older
+/// holder in its place. The last free record before the violation may be
+/// someone else's key expiring in between.
 fn believer_key_gone<'h>(
     history: &'h History,
     v: &Violation,
@@ -445,23 +449,30 @@ fn believer_key_gone<'h>(
     let RecordKind::Hold { who, .. } = &history.records.get(first)?.kind else {
         return None;
     };
-    history.records[first..]
-        .iter()
-        .find(|r| {
-            matches!(&r.kind, RecordKind::Server { lock: l, holder, .. }
-            if l == lock && holder.as_ref() != Some(who))
-        })
-        .filter(|r| {
-            r.at <= v.at
-                && matches!(
-                    &r.kind,
-                    RecordKind::Server { holder: None, .. }
-                        | RecordKind::Server {
-                            cause: ServerCause::Failover,
-                            ..
-                        }
-                )
-        })
+    let mut gone = None;
+    for r in history.records[first..].iter().take_while(|r| r.at <= v.at) {
+        if let RecordKind::Server {
+            lock: l, holder, ..
+        } = &r.kind
+            && l == lock
+        {
+            match (holder.as_ref() == Some(who), gone) {
+                (true, _) => gone = None,
+                (false, None) => gone = Some(r),
+                (false, Some(_)) => {}
+            }
+        }
+    }
+    gone.filter(|r| {
+        matches!(
+            &r.kind,
+            RecordKind::Server { holder: None, .. }
+                | RecordKind::Server {
+                    cause: ServerCause::Failover,
+                    ..
+                }
+        )
+    })
 }
 
 /// How much of `[start, end]` faults on an involved client or on Redis
