@@ -31,6 +31,8 @@ pub(crate) enum Stream {
     SwarmApi,
     /// The seed of one client's jittered retry pauses (Redisson 3.48+).
     RetryJitter(u32),
+    /// The generator's draw of a thread that holds its lock re-entrantly.
+    SwarmNesting,
 }
 
 impl Stream {
@@ -47,6 +49,7 @@ impl Stream {
             Stream::SwarmLocks => 6,
             Stream::SwarmApi => 7,
             Stream::RetryJitter(c) => (6 << 32) | u64::from(c),
+            Stream::SwarmNesting => 8,
         }
     }
 }

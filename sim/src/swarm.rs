@@ -128,6 +128,9 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
     };
     if workload.kinds != SwarmKinds::Classic {
         take_second_lock(&mut spec);
+        if workload.usage == Usage::Correct {
+            crate::workload::nest_holds(&mut spec);
+        }
         use_async_api(&mut spec);
     }
     match workload.kinds {

@@ -118,6 +118,81 @@ pub(crate) fn after_a_sleep(r: &mut impl Rng, body: Vec<Step>) -> Vec<Step> {
     }
 }
 
+/// The chance that a correct-usage scenario (any kinds but `classic`)
+/// has one thread take its lock re-entrantly: inside its critical
+/// section it locks twice more with the same lease and unlocks twice, all
+/// within the outer hold's work (the paths of #3194 and #5623, which
+/// need a re-entrant hold after a renewal's error or an unlock that only
+/// counts down).
+pub const NESTING_CHANCE: f64 = 0.3;
+
+/// With [`NESTING_CHANCE`], drawn from a stream of its own so that every
+/// other draw of the seed stays as it was, one thread's first critical
+/// section `acquire, work, ...` becomes `acquire, work (10% to 60% of
+/// it), lock, work 5%, lock, work 5%, unlock, work 5%, unlock, work the
+/// rest, ...`: the same total work, the same lease on each hold, each
+/// inner hold in a block of its own so that its failure skips only it.
+pub(crate) fn nest_holds(spec: &mut SimSpec) {
+    let mut r = crate::rng::stream(spec.seed, crate::rng::Stream::SwarmNesting);
+    if !r.random_bool(NESTING_CHANCE) {
+        return;
+    }
+    let c = r.random_range(0..spec.clients.len());
+    let Some(client) = spec.clients.get_mut(c) else {
+        return;
+    };
+    let t = r.random_range(0..client.threads.len());
+    let percent = r.random_range(10..=60);
+    if let Some(thread) = client.threads.get_mut(t) {
+        nest_first(&mut thread.steps, percent);
+    }
+}
+
+/// Nests the first `acquire, work` pair of `steps` (inside a repeat too),
+/// the first inner hold `percent` into the work; whether it found one.
+fn nest_first(steps: &mut Vec<Step>, percent: u64) -> bool {
+    for i in 0..steps.len() {
+        if let Step::Repeat { steps: inner, .. } = &mut steps[i] {
+            if nest_first(inner, percent) {
+                return true;
+            }
+            continue;
+        }
+        let (Some(acquire), Some(Step::Work { ms })) = (steps.get(i), steps.get(i + 1)) else {
+            continue;
+        };
+        if !acquire.is_acquire() {
+            continue;
+        }
+        let lease_ms = acquire.lease_ms();
+        // The first inner hold comes 10% to 60% into the work (after some
+        // renewals, perhaps a failed one), each step after it 5% apart.
+        let first = ms * percent / 100;
+        let step = ms / 20;
+        let rest = ms - first - 3 * step;
+        let work = |ms| Step::Work { ms };
+        // Each inner hold in a repeat of one round: an inner acquire that
+        // fails skips its own round only, and the outer unlock still runs
+        // (a `finally`).
+        let once = |steps| Step::Repeat { times: 1, steps };
+        let innermost = once(vec![Step::Lock { lease_ms }, work(step), Step::Unlock]);
+        let nested = [
+            work(first),
+            once(vec![
+                Step::Lock { lease_ms },
+                work(step),
+                innermost,
+                work(step),
+                Step::Unlock,
+            ]),
+            work(rest),
+        ];
+        steps.splice(i + 1..i + 2, nested);
+        return true;
+    }
+    false
+}
+
 /// The probe's name: a client no fault touches.
 pub const PROBE: &str = "P";
 
@@ -193,6 +268,59 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A thread's critical section held three deep: the first inner hold
+    /// `percent` into the work, the others 5% apart, the same lease on
+    /// each, each inner hold in a block of one round (so a failed inner
+    /// acquire still reaches the outer unlock), the total work unchanged.
+    #[test]
+    fn a_nested_section_keeps_its_work_and_lease() {
+        let lock = Step::Lock {
+            lease_ms: Some(5_000),
+        };
+        let mut steps = vec![
+            lock.clone(),
+            Step::Work { ms: 1_000 },
+            Step::Write,
+            Step::Unlock,
+        ];
+        assert!(nest_first(&mut steps, 20));
+        let once = |steps| Step::Repeat { times: 1, steps };
+        let work = |ms| Step::Work { ms };
+        let expected = vec![
+            lock.clone(),
+            work(200),
+            once(vec![
+                lock.clone(),
+                work(50),
+                once(vec![lock.clone(), work(50), Step::Unlock]),
+                work(50),
+                Step::Unlock,
+            ]),
+            work(650),
+            Step::Write,
+            Step::Unlock,
+        ];
+        assert_eq!(steps, expected);
+        assert!(!nest_first(&mut vec![Step::Write], 20));
+    }
+
+    /// About 30% of correct seeds nest one thread's holds; `--misuse`
+    /// never does.
+    #[test]
+    fn some_correct_seeds_nest_a_threads_holds() {
+        let deep = |w: Workload, seed| {
+            let spec = crate::generate_with(seed, None, w);
+            format!("{:?}", spec.clients).contains("Repeat { times: 1, steps: [Lock")
+        };
+        let misuse = Workload {
+            usage: Usage::Misuse,
+            kinds: SwarmKinds::Swarm,
+        };
+        let nested = (0..300).filter(|s| deep(Workload::default(), *s)).count();
+        assert!((50..=130).contains(&nested), "{nested} of 300 seeds nest");
+        assert!(!(0..300).any(|s| deep(misuse, s)));
+    }
 
     /// The flags name what differs from the default, in replay order.
     #[test]

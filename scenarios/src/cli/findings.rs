@@ -256,7 +256,7 @@ mod tests {
         }
         // The expected loss keeps its cause as it shrinks: the fault the
         // oracle blames is still in the shrunk run.
-        let example = "Example: false-unlock-error, beyond-guarantee: delay-replies";
+        let example = "Example: mutual-exclusion, beyond-guarantee: delay-replies";
         assert!(
             md.contains(example) && html.contains(example),
             "no {example}"
