@@ -84,16 +84,13 @@ impl LockClient {
 
     /// Takes a permit if one is free (true); else queues `thread` (false).
     pub(super) fn latch_acquire(&mut self, channel: &str, thread: ThreadId) -> bool {
-        let Some(subscription) = self.subscriptions.get_mut(channel) else {
-            return false;
-        };
-        if subscription.permits > 0 {
-            subscription.permits -= 1;
-            true
-        } else {
-            subscription.queue.push_back(thread);
-            false
+        if self.latch_take(channel) {
+            return true;
         }
+        if let Some(subscription) = self.subscriptions.get_mut(channel) {
+            subscription.queue.push_back(thread);
+        }
+        false
     }
 
     /// Takes a permit if one is free, queueing no one (an async call's
