@@ -96,7 +96,9 @@ fn finding_defects(file: &str) -> Vec<locksim::Defect> {
 /// renewed for ever after the last unlock). Seed 76079 is its lost
 /// wake-up: the count the holder did not know of kept the key after its
 /// one unlock, the key expired with no unlock message, and a waiter slept
-/// out its whole wait; the path is the holder's, not the waiter's.
+/// out its whole wait; the path is the holder's, not the waiter's. Seed
+/// 89456: a re-entrant acquire times out before its script runs, which
+/// runs later all the same.
 #[test]
 fn a_timed_out_acquire_that_ran_names_redisson_4109() {
     for (file, invariant) in [
@@ -107,6 +109,10 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
         (
             "explored-76079-fenced-lost-wakeup-defect.toml",
             "lost-wakeup",
+        ),
+        (
+            "explored-89456-fenced-lock-left-behind-defect.toml",
+            "lock-left-behind",
         ),
     ] {
         let named: Vec<_> = finding_defects(file)
