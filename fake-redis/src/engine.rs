@@ -151,6 +151,15 @@ impl Engine {
         engine
     }
 
+    /// Caches every script of [`LockScript::ALL`](crate::LockScript::ALL)
+    /// as `SCRIPT LOAD` would: a Redis that Redisson clients have used
+    /// before, where `EVALSHA` of a lock script finds it.
+    pub fn load_lock_scripts(&mut self) {
+        for script in crate::LockScript::ALL {
+            self.state.scripts.register_lock(script);
+        }
+    }
+
     /// Registers a new connection (RESP2, database 0, no subscriptions).
     pub fn connect(&mut self) -> ConnId {
         let id = ConnId(self.next_conn);

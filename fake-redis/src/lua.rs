@@ -471,6 +471,16 @@ mod tests {
         assert_eq!(eval(&mut e, "return 1", &["0"]), Value::Int(1));
     }
 
+    /// The publish command a script is given: Redisson's, in either case,
+    /// or a command Redis does not know.
+    fn publish(pick: &str) -> &'static str {
+        match pick {
+            "ok" => "PUBLISH",
+            "0" => "publish",
+            _ => "nosuchcmd",
+        }
+    }
+
     /// Redisson's scripts have native twins; this proves the twins equal to
     /// the Lua texts: random calls of every known script (good and bad
     /// arguments, two lock keys, a counter, time moving) go to one engine
@@ -507,6 +517,13 @@ mod tests {
                     LockScript::Unlock => (vec![key, "ch"], vec!["0", lease, field]),
                     LockScript::ForceUnlock => (vec![key, "ch"], vec!["0"]),
                     LockScript::AcquireFenced => (vec![key, "ctr"], vec![lease, field]),
+                    LockScript::RenewBatch => (vec![key, "lock2"], vec![lease, field, "a:1"]),
+                    LockScript::UnlockPublishArg => {
+                        (vec![key, "ch"], vec!["0", lease, field, publish(numkeys)])
+                    }
+                    LockScript::ForceUnlockPublishArg => {
+                        (vec![key, "ch"], vec!["0", publish(numkeys)])
+                    }
                     _ => (vec![key], vec![lease, field]),
                 };
                 let n = if numkeys == "ok" {

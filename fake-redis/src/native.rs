@@ -64,6 +64,42 @@ fn lua_reply(v: Value) -> Value {
     }
 }
 
+/// [`LockScript::RenewBatch`], statement by statement: the loop stops at
+/// the first failing call, as the script does.
+fn renew_batch(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<Value, String> {
+    let mut result = Vec::with_capacity(keys.len());
+    for (i, key) in keys.iter().enumerate() {
+        let (key, field) = (Some(key), argv.get(i + 1));
+        if int(&call(ctx, "hexists", &[key, field])?) == Some(1) {
+            call(ctx, "pexpire", &[key, argv.first()])?;
+            result.push(Value::Int(1));
+        } else {
+            result.push(Value::Int(0));
+        }
+    }
+    Ok(Value::Array(result))
+}
+
+/// `redis.call(ARGV[n], channel, message)`: Redisson passes `PUBLISH` (or
+/// `SPUBLISH` in sharded pub/sub, which fake-redis does not serve).
+fn publish_by_name(
+    ctx: &mut Ctx<'_>,
+    name: Arg<'_>,
+    channel: Arg<'_>,
+    message: Arg<'_>,
+) -> Result<Value, String> {
+    // Redis converts every argument before it looks the command up: a
+    // nil anywhere is refused first.
+    let (Some(name), Some(_), Some(_)) = (name, channel, message) else {
+        return Err("ERR Lua redis lib command arguments must be strings or integers".to_owned());
+    };
+    if name.eq_ignore_ascii_case(b"publish") {
+        call(ctx, "publish", &[channel, message])
+    } else {
+        Err("ERR Unknown Redis command called from script".to_owned())
+    }
+}
+
 /// [`LockScript::UnlockLatched`], statement by statement.
 fn unlock_latched(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<Value, String> {
     let (k1, k2, k3) = (keys.first(), keys.get(1), keys.get(2));
@@ -95,17 +131,7 @@ fn unlock_latched(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<V
         return Ok(Value::Int(0));
     }
     call(ctx, "del", &[k1])?;
-    // `redis.call(ARGV[4], ...)`: Redisson passes `publish` (or `spublish`
-    // in sharded pub/sub, which fake-redis does not serve).
-    match a4.map(|a| a.to_ascii_lowercase()) {
-        Some(name) if name == b"publish" => call(ctx, "publish", &[k2, a1])?,
-        Some(_) => return Err("ERR Unknown Redis command called from script".to_owned()),
-        None => {
-            return Err(
-                "ERR Lua redis lib command arguments must be strings or integers".to_owned(),
-            );
-        }
-    };
+    publish_by_name(ctx, a4, k2, a1)?;
     call(
         ctx,
         "set",
@@ -169,7 +195,7 @@ fn run_lua(
             }
             Ok(Value::Int(0))
         }
-        LockScript::Unlock => {
+        LockScript::Unlock | LockScript::UnlockPublishArg => {
             if int(&call(ctx, "hexists", &[k1, a3])?) == Some(0) {
                 return Ok(Value::Nil);
             }
@@ -179,19 +205,28 @@ fn run_lua(
                 Ok(Value::Int(0))
             } else {
                 call(ctx, "del", &[k1])?;
-                call(ctx, "publish", &[k2, a1])?;
+                if script == LockScript::Unlock {
+                    call(ctx, "publish", &[k2, a1])?;
+                } else {
+                    publish_by_name(ctx, argv.get(3), k2, a1)?;
+                }
                 Ok(Value::Int(1))
             }
         }
-        LockScript::ForceUnlock => {
+        LockScript::ForceUnlock | LockScript::ForceUnlockPublishArg => {
             if int(&call(ctx, "del", &[k1])?) == Some(1) {
-                call(ctx, "publish", &[k2, a1])?;
+                if script == LockScript::ForceUnlock {
+                    call(ctx, "publish", &[k2, a1])?;
+                } else {
+                    publish_by_name(ctx, a2, k2, a1)?;
+                }
                 Ok(Value::Int(1))
             } else {
                 Ok(Value::Int(0))
             }
         }
         LockScript::UnlockLatched => unlock_latched(ctx, keys, argv),
+        LockScript::RenewBatch => renew_batch(ctx, keys, argv),
         LockScript::AcquireFenced => {
             if int(&call(ctx, "exists", &[k1])?) == Some(0) {
                 let token = call(ctx, "incr", &[k2])?;

@@ -43,11 +43,23 @@ pub enum LockScript {
     /// its stored result; otherwise as [`Self::Unlock`], storing 0 or 1 in
     /// the latch.
     UnlockLatched,
+    /// The batched renewal round (Redisson 3.44+, `LockTask.renew`, #6303):
+    /// `KEYS[i]` the chunk's locks, `ARGV[1]` lease ms, `ARGV[i + 1]` the
+    /// field renewed for `KEYS[i]`. A list with one entry per key, 1 when
+    /// renewed, else 0.
+    RenewBatch,
+    /// Unlock, Redisson 3.22.0 to 3.23.x (#5047, commit 823c786a1): as
+    /// [`Self::Unlock`], publishing with the command in `ARGV[4]`
+    /// (`PUBLISH`, or `SPUBLISH` on a sharded cluster).
+    UnlockPublishArg,
+    /// Force unlock, Redisson 3.22.0 and later: as [`Self::ForceUnlock`],
+    /// publishing with the command in `ARGV[2]`.
+    ForceUnlockPublishArg,
 }
 
 impl LockScript {
     /// Every known script.
-    pub const ALL: [LockScript; 7] = [
+    pub const ALL: [LockScript; 10] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -55,6 +67,9 @@ impl LockScript {
         LockScript::ForceUnlock,
         LockScript::AcquireFenced,
         LockScript::UnlockLatched,
+        LockScript::RenewBatch,
+        LockScript::UnlockPublishArg,
+        LockScript::ForceUnlockPublishArg,
     ];
 
     /// The script's exact text.
@@ -67,6 +82,9 @@ impl LockScript {
             LockScript::ForceUnlock => FORCE_UNLOCK,
             LockScript::AcquireFenced => ACQUIRE_FENCED,
             LockScript::UnlockLatched => UNLOCK_LATCHED,
+            LockScript::RenewBatch => RENEW_BATCH,
+            LockScript::UnlockPublishArg => UNLOCK_PUBLISH_ARG,
+            LockScript::ForceUnlockPublishArg => FORCE_UNLOCK_PUBLISH_ARG,
         }
     }
 
@@ -108,6 +126,20 @@ const RENEW: &str = concat!(
     "return 0;"
 );
 
+/// Redisson 3.44.0 to 4.7.0 `LockTask.renew`.
+const RENEW_BATCH: &str = concat!(
+    "local result = {} ",
+    "for i = 1, #KEYS, 1 do ",
+    "if (redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1) then ",
+    "redis.call('pexpire', KEYS[i], ARGV[1]); ",
+    "table.insert(result, 1); ",
+    "else ",
+    "table.insert(result, 0); ",
+    "end; ",
+    "end; ",
+    "return result;"
+);
+
 const UNLOCK: &str = concat!(
     "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then ",
     "return nil;",
@@ -144,6 +176,35 @@ const UNLOCK_LATCHED: &str = concat!(
     "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); ",
     "return 1; ",
     "end; "
+);
+
+/// Redisson 3.22.0 to 3.23.x `unlockInnerAsync(threadId)` (commit
+/// 823c786a1, read at tags redisson-3.22.0 and redisson-3.23.5).
+const UNLOCK_PUBLISH_ARG: &str = concat!(
+    "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then ",
+    "return nil;",
+    "end; ",
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ",
+    "if (counter > 0) then ",
+    "redis.call('pexpire', KEYS[1], ARGV[2]); ",
+    "return 0; ",
+    "else ",
+    "redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "return nil;"
+);
+
+/// Redisson 3.22.0 to 4.7.0 `forceUnlockAsync` (commit 823c786a1; the
+/// same text at tags redisson-3.23.4, redisson-3.44.0 and redisson-4.7.0).
+const FORCE_UNLOCK_PUBLISH_ARG: &str = concat!(
+    "if (redis.call('del', KEYS[1]) == 1) then ",
+    "redis.call(ARGV[2], KEYS[2], ARGV[1]); ",
+    "return 1 ",
+    "else ",
+    "return 0 ",
+    "end"
 );
 
 const FORCE_UNLOCK: &str = concat!(
@@ -192,7 +253,7 @@ pub(crate) struct ScriptCache {
     /// index: the simulator EVALs a lock script for every command, and
     /// inserting its SHA1 into `known` each time was a String and a map
     /// insert per command.
-    lock_scripts: u8,
+    lock_scripts: u16,
 }
 
 impl ScriptCache {
@@ -210,7 +271,7 @@ impl ScriptCache {
 
     /// Caches a lock script (as [`Self::register`] its text would).
     pub(crate) fn register_lock(&mut self, script: LockScript) {
-        let bit = 1u8 << script.index();
+        let bit = 1u16 << script.index();
         if self.lock_scripts & bit == 0 {
             self.known.insert(script.sha1(), Some(script));
             self.lock_scripts |= bit;
@@ -297,6 +358,10 @@ mod tests {
         assert_eq!(
             LockScript::AcquireFenced.sha1(),
             "5f268b2544e866a5a70ebc3f667e46ef1d2f78a6"
+        );
+        assert_eq!(
+            LockScript::RenewBatch.sha1(),
+            "6a3d31570dc6f4b0bd32bcdc8e75667747c6f635"
         );
         assert_eq!(
             sha1_hex(b"return 1"),

@@ -62,6 +62,15 @@ pub struct Config {
     /// other randomness; the simulator gives each client its own).
     #[serde(default)]
     pub jitter_seed: u64,
+    /// `lockWatchdogBatchSize` (3.44+): how many locks one EVAL of the
+    /// batched renewal round renews; a round sends its chunks one after
+    /// the other (default 100).
+    #[serde(default = "default_watchdog_batch_size")]
+    pub watchdog_batch_size: u32,
+}
+
+fn default_watchdog_batch_size() -> u32 {
+    100
 }
 
 fn default_slaves_sync_timeout() -> Millis {
@@ -81,6 +90,7 @@ impl Default for Config {
             slaves_sync_timeout: default_slaves_sync_timeout(),
             retry_delay: RetryDelay::Constant,
             jitter_seed: 0,
+            watchdog_batch_size: default_watchdog_batch_size(),
         }
     }
 }
@@ -210,6 +220,13 @@ impl ConfigBuilder {
         self
     }
 
+    /// Sets `lockWatchdogBatchSize`: the locks per EVAL of a batched
+    /// renewal round (at least 1).
+    pub fn watchdog_batch_size(&mut self, n: u32) -> &mut Self {
+        self.config.watchdog_batch_size = n;
+        self
+    }
+
     /// The configuration, or why its settings contradict each other.
     pub fn build(&self) -> Result<Config, LockError> {
         let mut c = self.config.clone();
@@ -232,6 +249,11 @@ impl ConfigBuilder {
         if c.response_timeout.0 == 0 {
             return Err(LockError::InvalidConfig(
                 "response timeout must be positive".to_owned(),
+            ));
+        }
+        if c.watchdog_batch_size == 0 {
+            return Err(LockError::InvalidConfig(
+                "watchdog batch size must be at least 1".to_owned(),
             ));
         }
         if c.timer_tick.0 > MAX_TICK_MS {

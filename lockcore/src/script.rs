@@ -39,12 +39,51 @@ pub(crate) enum LockScript {
     /// its stored result; otherwise as [`Self::Unlock`], storing 0 or 1 in
     /// the latch.
     UnlockLatched,
+    /// The batched renewal round (Redisson 3.44+, `LockTask.renew`, #6303):
+    /// `KEYS[i]` the chunk's locks, `ARGV[1]` lease ms, `ARGV[i + 1]` the
+    /// field renewed for `KEYS[i]`. A list with one entry per key, 1 when
+    /// renewed, else 0.
+    RenewBatch,
+    /// Unlock, Redisson 3.22.0 to 3.23.x (#5047, commit 823c786a1): as
+    /// [`Self::Unlock`], publishing with the command in `ARGV[4]`
+    /// (`PUBLISH`, or `SPUBLISH` on a sharded cluster).
+    UnlockPublishArg,
+    /// Force unlock, Redisson 3.22.0 and later: as [`Self::ForceUnlock`],
+    /// publishing with the command in `ARGV[2]`.
+    ForceUnlockPublishArg,
 }
 
 impl LockScript {
+    /// The SHA1 of the script's text, lowercase hex: what `EVALSHA` names
+    /// it by (3.46+, `script-cache`). Written out, as lockcore hashes
+    /// nothing; a test checks each against fake-redis's hash of the text.
+    pub(crate) fn sha1(self) -> &'static str {
+        match self {
+            LockScript::Acquire => "149c5a8bf18676fd99e9e6e24923bd64d9b62f94",
+            LockScript::AcquireLegacy => "9401052d872adfd0179ef8c8e8c028512707629a",
+            LockScript::Renew => "8e19a1ddbdee9138df9f32a480c57addab4353d1",
+            LockScript::Unlock => "3ffe249c16dee540ac8ab32e39bd408626b9aff7",
+            LockScript::ForceUnlock => "7e9c80b3d786b95d5d4aaf8fd73adb9775fa6fb1",
+            LockScript::AcquireFenced => "5f268b2544e866a5a70ebc3f667e46ef1d2f78a6",
+            LockScript::UnlockLatched => "6866459238a13a701d42f4971f12d9f3a50e2442",
+            LockScript::RenewBatch => "6a3d31570dc6f4b0bd32bcdc8e75667747c6f635",
+            LockScript::UnlockPublishArg => "778cea8aada230ae060b432fc333adaec85f2f4c",
+            LockScript::ForceUnlockPublishArg => "605e338249a7a1d40df83b04f7658354f883b41b",
+        }
+    }
+
+    /// The script named by `sha1` (lowercase hex), if it is one of these.
+    pub(crate) fn from_sha1(sha1: &[u8]) -> Option<LockScript> {
+        Self::ALL.into_iter().find(|s| s.sha1().as_bytes() == sha1)
+    }
+
+    /// The script whose text is exactly `text`, if any.
+    pub(crate) fn from_text(text: &[u8]) -> Option<LockScript> {
+        Self::ALL.into_iter().find(|s| s.text().as_bytes() == text)
+    }
+
     /// Every known script.
-    #[cfg(test)]
-    pub(crate) const ALL: [LockScript; 7] = [
+    pub(crate) const ALL: [LockScript; 10] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -52,6 +91,9 @@ impl LockScript {
         LockScript::ForceUnlock,
         LockScript::AcquireFenced,
         LockScript::UnlockLatched,
+        LockScript::RenewBatch,
+        LockScript::UnlockPublishArg,
+        LockScript::ForceUnlockPublishArg,
     ];
 
     /// The script's exact text.
@@ -64,6 +106,9 @@ impl LockScript {
             LockScript::ForceUnlock => FORCE_UNLOCK,
             LockScript::AcquireFenced => ACQUIRE_FENCED,
             LockScript::UnlockLatched => UNLOCK_LATCHED,
+            LockScript::RenewBatch => RENEW_BATCH,
+            LockScript::UnlockPublishArg => UNLOCK_PUBLISH_ARG,
+            LockScript::ForceUnlockPublishArg => FORCE_UNLOCK_PUBLISH_ARG,
         }
     }
 }
@@ -98,6 +143,21 @@ const RENEW: &str = concat!(
     "return 1; ",
     "end; ",
     "return 0;"
+);
+
+/// Redisson 3.44.0 to 4.7.0 `LockTask.renew` (read at tags redisson-3.44.0
+/// and redisson-4.7.0; unchanged between them).
+const RENEW_BATCH: &str = concat!(
+    "local result = {} ",
+    "for i = 1, #KEYS, 1 do ",
+    "if (redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1) then ",
+    "redis.call('pexpire', KEYS[i], ARGV[1]); ",
+    "table.insert(result, 1); ",
+    "else ",
+    "table.insert(result, 0); ",
+    "end; ",
+    "end; ",
+    "return result;"
 );
 
 const UNLOCK: &str = concat!(
@@ -138,6 +198,35 @@ const UNLOCK_LATCHED: &str = concat!(
     "end; "
 );
 
+/// Redisson 3.22.0 to 3.23.x `unlockInnerAsync(threadId)` (commit
+/// 823c786a1, read at tags redisson-3.22.0 and redisson-3.23.5).
+const UNLOCK_PUBLISH_ARG: &str = concat!(
+    "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then ",
+    "return nil;",
+    "end; ",
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ",
+    "if (counter > 0) then ",
+    "redis.call('pexpire', KEYS[1], ARGV[2]); ",
+    "return 0; ",
+    "else ",
+    "redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "return nil;"
+);
+
+/// Redisson 3.22.0 to 4.7.0 `forceUnlockAsync` (commit 823c786a1; the
+/// same text at tags redisson-3.23.4, redisson-3.44.0 and redisson-4.7.0).
+const FORCE_UNLOCK_PUBLISH_ARG: &str = concat!(
+    "if (redis.call('del', KEYS[1]) == 1) then ",
+    "redis.call(ARGV[2], KEYS[2], ARGV[1]); ",
+    "return 1 ",
+    "else ",
+    "return 0 ",
+    "end"
+);
+
 const FORCE_UNLOCK: &str = concat!(
     "if (redis.call('del', KEYS[1]) == 1) then ",
     "redis.call('publish', KEYS[2], ARGV[1]); ",
@@ -167,13 +256,21 @@ mod tests {
     use super::LockScript;
 
     /// Every script the lock sends is one fake-redis recognises, byte for
-    /// byte (each crate keeps its own copy of the texts).
+    /// byte (each crate keeps its own copy of the texts), and the SHA1
+    /// lockcore names it by is fake-redis's hash of that text.
     #[test]
     fn fake_redis_knows_every_script_the_lock_sends() {
         for script in LockScript::ALL {
-            assert!(
-                fake_redis::LockScript::from_text(script.text().as_bytes()).is_some(),
-                "{script:?}"
+            let known = fake_redis::LockScript::from_text(script.text().as_bytes());
+            assert!(known.is_some(), "{script:?}");
+            assert_eq!(known.map(|k| k.sha1()).as_deref(), Some(script.sha1()));
+            assert_eq!(
+                LockScript::from_sha1(script.sha1().as_bytes()),
+                Some(script)
+            );
+            assert_eq!(
+                LockScript::from_text(script.text().as_bytes()),
+                Some(script)
             );
         }
     }

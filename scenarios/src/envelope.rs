@@ -397,6 +397,7 @@ pub fn probe_spec(
         name: name.to_owned(),
         profile: None,
         watchdog_timeout_ms: None,
+        watchdog_batch_size: None,
         threads: vec![t],
     };
     let b_start = 2 * config.latency.max_ms + 2;

@@ -9,6 +9,7 @@
 //! when no fix removes the defect. A new one is a `const` and a
 //! predicate plus one line in [`KNOWN`].
 
+use lockcore::LockName;
 use serde::Serialize;
 use sim::{History, Outcome, RecordKind, ServerCause, Violation, Who};
 
@@ -101,6 +102,13 @@ fn timed_out_acquire_ran_by(history: &History, v: &Violation, of: impl Fn(&str) 
     // held back on the way (a timeout before the script ran, not after:
     // fenced seed 89456, a re-entrant `lock(lease)`).
     let mut failed: Vec<&Who> = Vec::new();
+    // Such threads that called an acquire again, with the count Redis
+    // showed for them then: two holds more while that one call is out
+    // means the failed acquire ran behind it (fenced seed 24462: a
+    // tryLock times out, the next one is in flight when both scripts run).
+    let mut retrying: Vec<(&Who, i64)> = Vec::new();
+    // The holder Redis names on each lock, and its count.
+    let mut holders: Vec<(&LockName, &Who, i64)> = Vec::new();
     let interrupted = lockcore::LockError::Interrupted.to_string();
     for r in &history.records {
         if r.at > v.at {
@@ -108,17 +116,35 @@ fn timed_out_acquire_ran_by(history: &History, v: &Violation, of: impl Fn(&str) 
         }
         match &r.kind {
             RecordKind::Call { who, call, .. } => {
+                let was_failed = failed.contains(&who);
                 failed.retain(|w| *w != who);
                 if call.is_acquire() && of(&who.client) {
                     calling.push(who);
+                    if was_failed {
+                        retrying.push((who, count_of(&holders, who)));
+                    }
                 }
             }
             RecordKind::Server {
-                holder: Some(who),
-                cause: ServerCause::Command { .. },
+                lock,
+                holder,
+                count,
+                cause,
                 ..
             } => {
-                if failed.contains(&who) {
+                holders.retain(|(l, _, _)| *l != lock);
+                let Some(who) = holder else {
+                    continue;
+                };
+                holders.push((lock, who, *count));
+                if !matches!(cause, ServerCause::Command { .. }) {
+                    continue;
+                }
+                if failed.contains(&who)
+                    || retrying
+                        .iter()
+                        .any(|(w, base)| *w == who && *count >= base + 2)
+                {
                     return true;
                 }
                 if calling.contains(&who) && !ran.contains(&who) {
@@ -141,9 +167,18 @@ fn timed_out_acquire_ran_by(history: &History, v: &Violation, of: impl Fn(&str) 
                 }
                 calling.retain(|w| *w != who);
                 ran.retain(|w| *w != who);
+                retrying.retain(|(w, _)| *w != who);
             }
             _ => {}
         }
     }
     false
+}
+
+/// The count Redis shows for `who` now (0 when it holds nothing).
+fn count_of(holders: &[(&LockName, &Who, i64)], who: &Who) -> i64 {
+    holders
+        .iter()
+        .find(|(_, w, _)| *w == who)
+        .map_or(0, |(_, _, count)| *count)
 }

@@ -20,6 +20,7 @@ fn main() {
         name: name.to_owned(),
         profile: None,
         watchdog_timeout_ms: None,
+        watchdog_batch_size: None,
         threads: vec![ThreadSpec {
             start_ms,
             lock: lock.clone(),

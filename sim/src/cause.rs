@@ -43,6 +43,7 @@ use lockcore::{LockName, Purpose};
 mod chain;
 mod latch;
 mod late_reply;
+mod lost_unlock;
 
 /// Why an invariant broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -120,6 +121,11 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     if v.invariant == Invariant::FalseUnlockError
         && v.own_doing
         && let Some(why) = latch::latch_lost(spec, history, v)
+    {
+        return Cause::BeyondGuarantee { explained_by: why };
+    }
+    if v.invariant == Invariant::LockLeftBehind
+        && let Some(why) = lost_unlock::explains(spec, history, v)
     {
         return Cause::BeyondGuarantee { explained_by: why };
     }

@@ -1,12 +1,12 @@
 //! Driving one client's lockcore machine: its inputs (thread steps,
 //! timers, replies, messages) and its outputs.
 
-use lockcore::{Call, CallOutcome, LockError, Output, Value};
+use lockcore::{Call, CallOutcome, LockError, LockName, Output, RequestId, Value};
 
 use crate::history::{Outcome, RecordKind, ReleaseCause};
 use crate::process::thread_id;
 use crate::script::Instr;
-use crate::world::{Down, Ev, Up, World, is_renewal};
+use crate::world::{Down, Ev, Up, World, is_renewal, renewal_locks, renewal_replies};
 
 impl World<'_> {
     /// Handles an event of a live, running client.
@@ -39,27 +39,17 @@ impl World<'_> {
             Ev::AtClient { msg, .. } => match msg {
                 Down::Reply { request, value } => {
                     let value = crate::inprocess::lock_value(value);
-                    if let Some(lock) = self.procs[ci].renewals.remove(&request) {
-                        let process = self.procs[ci].proc();
-                        self.record(RecordKind::RenewReply {
-                            process,
-                            lock,
-                            request: request.0,
-                            reply: value_text(&value),
-                        });
+                    if let Some(locks) = self.procs[ci].renewals.remove(&request) {
+                        let replies = renewal_replies(&value, locks.len());
+                        self.record_renew_replies(ci, request, locks, replies);
                     }
                     let now = self.local_now(ci);
                     self.procs[ci].machine.on_reply(now, request, Ok(value));
                 }
                 Down::Failed { request, reason } => {
-                    if let Some(lock) = self.procs[ci].renewals.remove(&request) {
-                        let process = self.procs[ci].proc();
-                        self.record(RecordKind::RenewReply {
-                            process,
-                            lock,
-                            request: request.0,
-                            reply: format!("ERROR {reason}"),
-                        });
+                    if let Some(locks) = self.procs[ci].renewals.remove(&request) {
+                        let replies = vec![format!("ERROR {reason}"); locks.len()];
+                        self.record_renew_replies(ci, request, locks, replies);
                     }
                     let now = self.local_now(ci);
                     let error = lockcore::TransportError::Connection(reason);
@@ -85,6 +75,25 @@ impl World<'_> {
         self.pump(ci);
     }
 
+    /// Records the reply each lock of a renewal got.
+    fn record_renew_replies(
+        &mut self,
+        c: usize,
+        request: RequestId,
+        locks: Vec<LockName>,
+        replies: Vec<String>,
+    ) {
+        let process = self.procs[c].proc();
+        for (lock, reply) in locks.into_iter().zip(replies) {
+            self.record(RecordKind::RenewReply {
+                process: process.clone(),
+                lock,
+                request: request.0,
+                reply,
+            });
+        }
+    }
+
     /// Carries out everything the machine asked for, until it is quiet.
     fn pump(&mut self, c: usize) {
         while let Some(out) = self.procs[c].machine.poll() {
@@ -102,15 +111,18 @@ impl World<'_> {
                 attempt,
             } => {
                 if is_renewal(purpose) {
+                    let locks = renewal_locks(&lock, &command);
                     let p = &mut self.procs[c];
-                    p.renewals.insert(request, lock.clone());
+                    p.renewals.insert(request, locks.clone());
                     let process = p.proc();
-                    self.record(RecordKind::RenewSent {
-                        process,
-                        lock: lock.clone(),
-                        request: request.0,
-                        retry: attempt > 0,
-                    });
+                    for lock in locks {
+                        self.record(RecordKind::RenewSent {
+                            process: process.clone(),
+                            lock,
+                            request: request.0,
+                            retry: attempt > 0,
+                        });
+                    }
                 }
                 self.send_up(
                     c as u32,

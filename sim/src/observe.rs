@@ -247,7 +247,12 @@ impl Change {
             }
             None => (None, 0, None),
         };
-        let changed = last.is_none_or(|s| s.holder != holder || s.count != count);
+        // A key never seen and still absent is no change: the first command
+        // on it may leave it so (3.46+'s `EVALSHA` answered `NOSCRIPT`).
+        let changed = match last {
+            None => holder.is_some(),
+            Some(s) => s.holder != holder || s.count != count,
+        };
         let field_moved = last.is_some_and(|s| s.field != field);
         let record = changed.then(|| RecordKind::Server {
             lock: lock.clone(),

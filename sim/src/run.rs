@@ -143,6 +143,7 @@ pub(crate) mod tests {
             name: name.to_owned(),
             profile: None,
             watchdog_timeout_ms: None,
+            watchdog_batch_size: None,
             threads,
         }
     }

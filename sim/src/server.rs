@@ -58,6 +58,9 @@ impl Server {
         let clock = ManualClock::new(EPOCH_MS);
         let mut engine = Engine::new(Arc::new(clock.clone()));
         engine.set_replicas(replicas);
+        // A Redis Redisson has used before: its scripts are cached, so
+        // 3.46+'s `EVALSHA` meets `NOSCRIPT` only after a restart.
+        engine.load_lock_scripts();
         Server {
             clock,
             engine,

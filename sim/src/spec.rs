@@ -100,6 +100,10 @@ pub struct ClientSpec {
     /// Overrides the run's `lockWatchdogTimeout`, in ms.
     #[serde(default)]
     pub watchdog_timeout_ms: Option<u64>,
+    /// Overrides `lockWatchdogBatchSize` (3.44+: the locks one EVAL of
+    /// the batched renewal round renews; Redisson's default, 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watchdog_batch_size: Option<u32>,
     /// The threads, each running its own script.
     pub threads: Vec<ThreadSpec>,
 }

@@ -103,6 +103,7 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
                 name: (*name).to_owned(),
                 profile: None,
                 watchdog_timeout_ms: None,
+                watchdog_batch_size: None,
                 threads: (0..n_threads)
                     .map(|_| ThreadSpec {
                         start_ms: r.random_range(0..=span / 4),

@@ -74,6 +74,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::Query => "query",
                         Purpose::Cleanup => "cleanup",
                         Purpose::Sync => "wait-for-replicas",
+                        Purpose::ScriptLoad => "script-load",
                     };
                     format!("{lock} free ({what} by {by})")
                 }

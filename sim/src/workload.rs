@@ -259,6 +259,7 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec) {
         name: PROBE.to_owned(),
         profile: None,
         watchdog_timeout_ms: None,
+        watchdog_batch_size: None,
         threads,
     });
     let end = start_ms.saturating_add(liveness_window_ms(spec));

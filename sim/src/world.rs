@@ -521,6 +521,9 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
         .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
         .replicas(spec.redis.replicas)
         .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32));
+    if let Some(n) = cs.watchdog_batch_size {
+        builder.watchdog_batch_size(n);
+    }
     let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);
     builder.timer_tick(tick).build().map_err(invalid)
 }
@@ -593,4 +596,44 @@ pub(crate) fn command_name(args: &[Bytes]) -> String {
 /// Whether `purpose` is a renewal (recorded with its reply).
 pub(crate) fn is_renewal(purpose: Purpose) -> bool {
     purpose == Purpose::Renew
+}
+
+/// The locks a renewal renews: its script's keys, one for the per-lock
+/// script, a chunk of them for the batched round of 3.44+ (`lock`, the key
+/// it is routed by, if the command says none).
+pub(crate) fn renewal_locks(lock: &LockName, command: &[Bytes]) -> Vec<LockName> {
+    let keys = command
+        .get(2)
+        .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
+        .unwrap_or(0);
+    let locks: Vec<LockName> = command
+        .iter()
+        .skip(3)
+        .take(keys)
+        .filter_map(|key| LockName::new(String::from_utf8_lossy(key)).ok())
+        .collect();
+    if locks.is_empty() {
+        vec![lock.clone()]
+    } else {
+        locks
+    }
+}
+
+/// What each of `locks` renewal locks was answered: the batched round's
+/// list has one number per lock; any other reply (the per-lock script's
+/// number, an error) stands for all of them.
+pub(crate) fn renewal_replies(reply: &lockcore::Value, locks: usize) -> Vec<String> {
+    match reply {
+        lockcore::Value::Array(items) if locks > 1 || items.len() == locks => {
+            let mut texts: Vec<String> = items
+                .iter()
+                .take(locks)
+                .map(crate::driver::value_text)
+                .collect();
+            // Redisson's decoder takes a missing entry as "not renewed".
+            texts.resize(locks, "0".to_owned());
+            texts
+        }
+        other => vec![crate::driver::value_text(other); locks],
+    }
 }

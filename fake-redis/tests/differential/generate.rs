@@ -97,6 +97,15 @@ pub(crate) const INCREMENTS: &[&str] = &[
 pub(crate) const EXPIRE_FLAGS: &[&str] = &["", "NX", "XX", "GT", "LT", "nx", "foo"];
 pub(crate) const ANY: &[&str] = &["lock", "f", "1", "abc", "ch", "30000", "", "NX", "PX"];
 
+/// The publish command a script is given: mostly Redisson's `PUBLISH`.
+fn publish_word(upper: bool, by_sha: bool) -> String {
+    match (upper, by_sha) {
+        (true, _) => "PUBLISH".into(),
+        (false, false) => "publish".into(),
+        (false, true) => "nosuchcmd".into(),
+    }
+}
+
 pub(crate) fn script_call() -> impl Strategy<Value = Cmd> {
     (
         0..LockScript::ALL.len(),
@@ -123,6 +132,19 @@ pub(crate) fn script_call() -> impl Strategy<Value = Cmd> {
                 LockScript::UnlockLatched => (
                     vec![k1, "ch".into(), k2],
                     vec!["0".into(), lease.clone(), field, "publish".into(), lease],
+                ),
+                // A chunk of two locks; the second key is now and then the
+                // counter (a string: the loop stops at its WRONGTYPE).
+                LockScript::RenewBatch => (vec![k1, k2], vec![lease, field, "b:1".into()]),
+                // The publish command as Redisson sends it, in lower case,
+                // or one Redis does not know.
+                LockScript::UnlockPublishArg => (
+                    vec![k1, "ch".into()],
+                    vec!["0".into(), lease, field, publish_word(upper, by_sha)],
+                ),
+                LockScript::ForceUnlockPublishArg => (
+                    vec![k1, "ch".into()],
+                    vec!["0".into(), publish_word(upper, by_sha)],
                 ),
             };
             let mut rest: Vec<String> = keys.iter().cloned().chain(argv).collect();

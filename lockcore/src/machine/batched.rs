@@ -1,17 +1,24 @@
 //! `redisson-batched`: one renewal chain per client (Redisson 3.44+).
 //!
 //! When the first watchdog lock registers, a single timer T/3 ahead; when it
-//! fires, one renewal per held watchdog lock (in lock-name order) goes out
-//! together; when all have answered (or failed), the next round is set T/3
-//! later if any entry remains. A 0 drops that lock's entry; an error is
-//! logged and the entry kept, so the next round retries it.
+//! fires, the round renews every held watchdog lock (in lock-name order) in
+//! one EVAL per chunk of `lockWatchdogBatchSize` (100) locks, chunk after
+//! chunk; when the last has answered (or one failed), the next round is
+//! set T/3 later if any entry remains. A 0 takes that thread's hold off
+//! that lock's entry; an error is logged and every entry kept, so the next
+//! round retries them.
 
+use std::collections::VecDeque;
+
+use bytes::Bytes;
 use tracing::warn;
 
+use super::command;
+use super::request::Owner;
 use super::step::Continuation;
 use super::watchdog::Chain;
-use super::{Event, LockClient, TimerKind};
-use crate::{LockError, LockName, Millis, Switch, ThreadId};
+use super::{Event, LockClient, Purpose, TimerKind};
+use crate::{LockError, LockName, Millis, Switch, ThreadId, TransportError, Value};
 
 impl LockClient {
     pub(super) fn batched_schedule(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
@@ -41,57 +48,142 @@ impl LockClient {
     }
 
     /// The round looks up the entries of `locks`, the keys it read, and
-    /// renews each entry's first thread. An entry gone since (unlocked
-    /// meanwhile) is skipped from 3.45.1; before, the lookup threw and
-    /// the chain stopped (#6472).
+    /// renews each entry's first thread, one chunk of
+    /// `lockWatchdogBatchSize` locks per EVAL, the next chunk once the
+    /// previous one answered (`LockTask.renew`, 3.44.0 to 4.7.0). An entry
+    /// gone since (unlocked meanwhile) is skipped from 3.45.1; before, the
+    /// lookup threw and the chain stopped (#6472).
     pub(super) fn batched_round(&mut self, now: Millis, locks: Vec<LockName>) {
         if self.watchdog.chain != Chain::Reading {
             // The map emptied while the round was paused: the chain
             // stopped, and a lock taken since started a chain of its own.
             return;
         }
-        let mut targets: Vec<(LockName, ThreadId, bool)> = Vec::with_capacity(locks.len());
-        for lock in locks {
+        self.send_chunk(now, locks.into(), true);
+    }
+
+    /// Builds the next chunk from `keys` and sends it; `first`: the round's
+    /// first chunk, built on the timer's thread, where a throw escapes
+    /// `RenewalTask.run` and nothing sets the next round. A later chunk is
+    /// built in the previous one's callback, where a throw only fails the
+    /// round's future: logged, and the next round is set.
+    fn send_chunk(&mut self, now: Millis, mut keys: VecDeque<LockName>, first: bool) {
+        let size = self.config.watchdog_batch_size.max(1) as usize;
+        let mut chunk: Vec<(LockName, ThreadId, Bytes)> = Vec::new();
+        while chunk.len() < size {
+            let Some(lock) = keys.pop_front() else {
+                break;
+            };
             let Some(entry) = self.watchdog.entries.get(&lock) else {
                 if self.switches.has(Switch::RoundSkipsRemovedLock) {
                     continue;
                 }
-                warn!(lock = %lock, "renewal round threw NullPointerException; no lock of this client is renewed again");
-                self.watchdog.chain = Chain::Broken;
-                // The entries stay in the map, but nothing renews them.
-                let held: Vec<LockName> = self.watchdog.entries.keys().cloned().collect();
-                for lock in held {
-                    self.event(Event::RenewalStopped {
-                        lock,
-                        reason: "round-threw".to_owned(),
-                    });
-                }
+                warn!(lock = %lock, "the renewal round looked up a removed lock");
+                self.round_threw(now, "NullPointerException", first);
                 return;
             };
-            if let Some(thread) = entry.first_thread() {
-                targets.push((lock, thread, entry.holds(thread)));
-            }
-        }
-        if targets.is_empty() {
-            self.watchdog.chain = Chain::Idle;
-            return;
-        }
-        self.watchdog.chain = Chain::Round(targets.len());
-        for (lock, thread, holds) in targets {
-            if holds {
-                self.send_renew(now, lock, thread);
+            let Some(thread) = entry.first_thread() else {
+                continue;
+            };
+            let field = if entry.holds(thread) {
+                self.wire.field(&self.uuid, thread)
             } else {
                 // A stale head (`thread-queue`): `LockEntry.getLockName`
                 // has forgotten it and returns null, which Redisson's
                 // `CommandEncoder` sends as an empty argument (3.45.1).
-                self.send_renew_as(now, lock, thread, bytes::Bytes::new());
+                Bytes::new()
+            };
+            chunk.push((lock, thread, field));
+        }
+        if chunk.is_empty() {
+            // Before 3.46.0 `keys.get(0)` of an empty chunk threw (#6506);
+            // the round read at least one key, or it would not have run.
+            if self.switches.has(Switch::EmptyChunkCompletes) {
+                self.round_done(now);
+            } else {
+                self.round_threw(now, "IndexOutOfBoundsException", first);
             }
+            return;
+        }
+        self.watchdog.chain = Chain::Round(keys.into());
+        let lease = self.wire.number(self.config.watchdog_timeout.0);
+        let words: Vec<(Bytes, Bytes)> = chunk
+            .iter()
+            .map(|(lock, _, field)| (self.wire.lock(lock).key, field.clone()))
+            .collect();
+        let command = command::renew_batch(&words, lease);
+        // Redisson routes the chunk by its first key (`syncedEval(firstName, ...)`).
+        let routed = chunk[0].0.clone();
+        let owner = Owner::RenewChunk(chunk.into_iter().map(|(l, t, _)| (l, t)).collect());
+        self.send(now, routed, Purpose::Renew, command, owner);
+    }
+
+    /// The round threw `exception`: a lookup of a removed entry (3.44.0
+    /// and 3.45.0, #6472) or an empty chunk (to 3.45.x, #6506).
+    fn round_threw(&mut self, now: Millis, exception: &str, first: bool) {
+        if !first {
+            warn!("renewal round threw {exception}; the next round retries");
+            self.round_done(now);
+            return;
+        }
+        warn!("renewal round threw {exception}; no lock of this client is renewed again");
+        self.watchdog.chain = Chain::Broken;
+        // The entries stay in the map, but nothing renews them.
+        let held: Vec<LockName> = self.watchdog.entries.keys().cloned().collect();
+        for lock in held {
+            self.event(Event::RenewalStopped {
+                lock,
+                reason: "round-threw".to_owned(),
+            });
+        }
+    }
+
+    /// The round is over: the next one T/3 later, if any entry remains
+    /// (`RenewalTask.run`'s `whenComplete`; `schedule()` does nothing once
+    /// the map emptied and `stop()` ran).
+    fn round_done(&mut self, now: Millis) {
+        if self.watchdog.entries.is_empty() {
+            self.watchdog.chain = Chain::Idle;
+        } else {
+            self.start_next_round(now);
+        }
+    }
+
+    /// A chunk's reply: each lock renewed or not, then the next chunk. An
+    /// error (or a reply the decoder refuses) is logged and ends the round,
+    /// every entry kept, so the next round retries them.
+    pub(super) fn chunk_renewed(
+        &mut self,
+        now: Millis,
+        chunk: Vec<(LockName, ThreadId)>,
+        reply: Result<Value, TransportError>,
+    ) {
+        let parsed = reply
+            .map_err(LockError::from)
+            .and_then(|value| command::parse_renew_batch(&value, chunk.len()));
+        let renewed = match parsed {
+            Ok(renewed) => renewed,
+            Err(e) => {
+                let locks: Vec<&str> = chunk.iter().map(|(l, _)| l.as_str()).collect();
+                warn!(locks = ?locks, error = %e, "can't update locks expiration; the next round retries");
+                if matches!(self.watchdog.chain, Chain::Round(_)) {
+                    self.round_done(now);
+                }
+                return;
+            }
+        };
+        for ((lock, thread), renewed) in chunk.into_iter().zip(renewed) {
+            self.batched_renewed(now, lock, thread, Ok(renewed));
+        }
+        if let Chain::Round(rest) = &mut self.watchdog.chain {
+            let rest = std::mem::take(rest);
+            self.send_chunk(now, rest.into(), false);
         }
     }
 
     pub(super) fn batched_renewed(
         &mut self,
-        now: Millis,
+        _now: Millis,
         lock: LockName,
         thread: ThreadId,
         parsed: Result<bool, LockError>,
@@ -118,16 +210,6 @@ impl LockClient {
                 warn!(lock = %lock, error = %e, "renewal failed; the next round retries");
             }
         }
-        if let Chain::Round(outstanding) = self.watchdog.chain {
-            let outstanding = outstanding.saturating_sub(1);
-            if outstanding > 0 {
-                self.watchdog.chain = Chain::Round(outstanding);
-            } else if self.watchdog.entries.is_empty() {
-                self.watchdog.chain = Chain::Idle;
-            } else {
-                self.start_next_round(now);
-            }
-        }
     }
 }
 
@@ -141,10 +223,24 @@ mod tests {
         LockName::new(s).unwrap()
     }
 
+    /// Runs to the next round and returns its (first) chunk.
+    fn next_round(h: &mut Harness) -> (crate::RequestId, Vec<String>) {
+        if let Some(at) = h.next_timer_at() {
+            h.advance_to(at);
+        }
+        h.expect_send()
+    }
+
+    fn ints(values: &[i64]) -> Value {
+        Value::Array(values.iter().map(|&n| Value::Int(n)).collect())
+    }
+
     /// Redisson 3.44+: one chain per client. Two watchdog locks get one
-    /// timer; each round renews both in lock-name order; an error on one
-    /// lock keeps its entry and the next round renews it again (where
-    /// `redisson` would have stopped for good).
+    /// timer; each round renews both in one EVAL of `LockTask.renew`'s
+    /// script, keys in lock-name order, `ARGV[1]` the lease and then one
+    /// field per key; an error keeps both entries and the next round
+    /// renews them again (where `redisson` would have stopped for good);
+    /// a 0 for one lock takes only that lock's hold off.
     #[test]
     fn one_chain_renews_all_and_survives_errors() {
         let mut h = Harness::short(Era::RedissonBatched);
@@ -152,24 +248,20 @@ mod tests {
         h.acquire(ThreadId(1), "a");
         assert_eq!(h.timers.len(), 1, "one chain timer: {:?}", h.timers);
         h.advance(1_000);
-        let (ra, ca) = h.expect_send();
-        let (rb, cb) = h.expect_send();
-        assert_eq!(&ca[3..], ["a", "3000", "uuid-a:1"]);
-        assert_eq!(&cb[3..], ["b", "3000", "uuid-a:2"]);
-        h.fail(ra, TransportError::Connection("blip".into()));
-        h.expect_quiet();
+        let (round, command) = h.expect_send();
+        assert_eq!(command[0], "EVAL");
+        assert!(command[1].starts_with("local result = {} for i = 1, #KEYS"));
         assert_eq!(
-            h.timers.len(),
-            1,
-            "only b's response timeout: no round before all answered"
+            &command[2..],
+            ["2", "a", "b", "3000", "uuid-a:1", "uuid-a:2"]
         );
-        h.reply(rb, Value::Int(1));
-        assert_eq!(h.expect_event(), Event::Renewed { lock: name("b") });
+        h.expect_quiet();
+        h.fail(round, TransportError::Connection("blip".into()));
+        h.expect_quiet();
         assert_eq!(h.next_timer_at(), Some(Millis(2_000)));
-        let ra = h.renewal_due();
-        let rb = h.expect(Purpose::Renew);
-        h.reply(ra, Value::Int(1));
-        h.reply(rb, Value::Int(0));
+        let round = h.renewal_due();
+        h.expect_quiet();
+        h.reply(round, ints(&[1, 0]));
         assert_eq!(h.expect_event(), Event::Renewed { lock: name("a") });
         assert_eq!(
             h.expect_event(),
@@ -178,10 +270,76 @@ mod tests {
                 reason: "not-held".into()
             }
         );
-        let ra = h.renewal_due();
+        let (round, command) = next_round(&mut h);
+        assert_eq!(&command[2..], ["1", "a", "3000", "uuid-a:1"]);
+        h.reply(round, ints(&[1]));
+        assert_eq!(h.expect_event(), Event::Renewed { lock: name("a") });
+    }
+
+    /// `lockWatchdogBatchSize` locks per EVAL: with 2, three locks go out
+    /// as two chunks, the second only once the first answered, and the
+    /// next round T/3 after the last chunk answered.
+    #[test]
+    fn a_round_sends_its_chunks_one_after_the_other() {
+        let config = crate::Config::builder()
+            .era(Era::RedissonBatched)
+            .watchdog_timeout(3_000)
+            .watchdog_batch_size(2)
+            .build()
+            .unwrap();
+        let mut h = Harness::with_config(config);
+        for (t, lock) in [(1, "a"), (2, "b"), (3, "c")] {
+            h.acquire(ThreadId(t), lock);
+        }
+        h.advance(1_000);
+        let (first, command) = h.expect_send();
+        assert_eq!(&command[2..5], ["2", "a", "b"]);
         h.expect_quiet();
-        h.reply(ra, Value::Int(1));
-        let _ = h.expect_event();
+        h.advance(50);
+        h.reply(first, ints(&[1, 1]));
+        let _ = (h.expect_event(), h.expect_event());
+        let (second, command) = h.expect_send();
+        assert_eq!(&command[2..], ["1", "c", "3000", "uuid-a:3"]);
+        h.advance(50);
+        h.reply(second, ints(&[1]));
+        assert_eq!(h.expect_event(), Event::Renewed { lock: name("c") });
+        assert_eq!(h.next_timer_at(), Some(Millis(2_100)));
+    }
+
+    /// An error on the first chunk ends the round: the second chunk is not
+    /// sent, and the next round renews all three again from the first.
+    #[test]
+    fn a_failed_chunk_ends_the_round() {
+        let config = crate::Config::builder()
+            .era(Era::RedissonBatched)
+            .watchdog_timeout(3_000)
+            .watchdog_batch_size(2)
+            .build()
+            .unwrap();
+        let mut h = Harness::with_config(config);
+        for (t, lock) in [(1, "a"), (2, "b"), (3, "c")] {
+            h.acquire(ThreadId(t), lock);
+        }
+        h.advance(1_000);
+        let (first, _) = h.expect_send();
+        h.reply(first, Value::Error("ERR boom".into()));
+        h.expect_quiet();
+        let (_, command) = next_round(&mut h);
+        assert_eq!(&command[2..5], ["2", "a", "b"]);
+    }
+
+    /// A reply the decoder refuses (not a list of numbers) fails the
+    /// round as an error does: nothing is cancelled.
+    #[test]
+    fn a_reply_that_is_no_list_keeps_every_entry() {
+        let mut h = Harness::short(Era::RedissonBatched);
+        h.acquire(ThreadId(1), "a");
+        let round = h.renewal_due();
+        h.reply(round, Value::Int(0));
+        h.expect_quiet();
+        let round = h.renewal_due();
+        h.reply(round, ints(&[1]));
+        assert_eq!(h.expect_event(), Event::Renewed { lock: name("a") });
     }
 
     /// Generated seed 39 (sim, `redisson-batched`): a round's renewal times
@@ -224,7 +382,7 @@ mod tests {
         h.advance(50);
         let (resend, purpose, attempt) = h.expect_attempt();
         assert_eq!((purpose, attempt), (Purpose::Renew, 1));
-        h.reply(resend, Value::Int(0));
+        h.reply(resend, ints(&[0]));
         h.expect_quiet();
         assert!(h.timers.is_empty(), "timers left: {:?}", h.timers);
         h.advance(10_000);
@@ -288,11 +446,13 @@ mod tests {
             if let crate::Output::Send {
                 request,
                 purpose: Purpose::Renew,
+                command,
                 ..
             } = output
             {
                 renewals += 1;
-                h.reply(request, Value::Int(1));
+                let keys: usize = std::str::from_utf8(&command[2]).unwrap().parse().unwrap();
+                h.reply(request, ints(&vec![1; keys]));
             }
         }
         renewals

@@ -16,6 +16,10 @@ use crate::{CallOutcome, FencingToken, LockError, Switch};
 /// The Redisson `UNLOCK_MESSAGE` published on the lock's channel.
 pub(super) const UNLOCK_MESSAGE: &str = "0";
 
+/// `getPublishCommand()` on a single Redis (`SPUBLISH` only where a
+/// cluster shards pub/sub): the scripts of 3.22+ publish with it.
+const PUBLISH: &[u8] = b"PUBLISH";
+
 /// `EVAL <script> <numkeys> <keys...> <args...>`.
 fn eval(script: LockScript, keys: &[Bytes], args: &[Bytes]) -> Vec<Bytes> {
     let mut command = Vec::with_capacity(3 + keys.len() + args.len());
@@ -74,6 +78,16 @@ pub(super) fn renew(lock: &LockWords, lease: Bytes, field: Bytes) -> Vec<Bytes> 
     )
 }
 
+/// The batched round's script for one chunk: `(key, field)` per lock,
+/// every key re-armed with `lease` if its field still holds it.
+pub(super) fn renew_batch(chunk: &[(Bytes, Bytes)], lease: Bytes) -> Vec<Bytes> {
+    let keys: Vec<Bytes> = chunk.iter().map(|(key, _)| key.clone()).collect();
+    let mut args = Vec::with_capacity(chunk.len() + 1);
+    args.push(lease);
+    args.extend(chunk.iter().map(|(_, field)| field.clone()));
+    eval(LockScript::RenewBatch, &keys, &args)
+}
+
 /// The 3.24+ unlock script with its latch (`KEYS` lock, channel, latch;
 /// `ARGV` message, lease, field, publish command, latch TTL).
 pub(super) fn unlock_latched(
@@ -94,7 +108,7 @@ pub(super) fn unlock_latched(
             Bytes::from_static(UNLOCK_MESSAGE.as_bytes()),
             lease,
             field,
-            Bytes::from_static(b"publish"),
+            Bytes::from_static(PUBLISH),
             latch_ttl,
         ],
     )
@@ -105,22 +119,35 @@ pub(super) fn del(key: &str) -> Vec<Bytes> {
     vec![Bytes::from_static(b"DEL"), Bytes::from(key.to_owned())]
 }
 
-/// The unlock script (`KEYS` lock, channel; `ARGV` message, lease, field).
-pub(super) fn unlock(lock: &LockWords, lease: Bytes, field: Bytes) -> Vec<Bytes> {
-    eval(
-        LockScript::Unlock,
-        &[lock.key.clone(), lock.channel.clone()],
-        &[Bytes::from_static(UNLOCK_MESSAGE.as_bytes()), lease, field],
-    )
+/// The unlock script (`KEYS` lock, channel; `ARGV` message, lease, field
+/// and, from 3.22.0, the publish command).
+pub(super) fn unlock(
+    switches: &SwitchReads,
+    lock: &LockWords,
+    lease: Bytes,
+    field: Bytes,
+) -> Vec<Bytes> {
+    let keys = [lock.key.clone(), lock.channel.clone()];
+    let message = Bytes::from_static(UNLOCK_MESSAGE.as_bytes());
+    if switches.has(Switch::PublishCommandArgument) {
+        let args = [message, lease, field, Bytes::from_static(PUBLISH)];
+        eval(LockScript::UnlockPublishArg, &keys, &args)
+    } else {
+        eval(LockScript::Unlock, &keys, &[message, lease, field])
+    }
 }
 
-/// The force-unlock script.
-pub(super) fn force_unlock(lock: &LockWords) -> Vec<Bytes> {
-    eval(
-        LockScript::ForceUnlock,
-        &[lock.key.clone(), lock.channel.clone()],
-        &[Bytes::from_static(UNLOCK_MESSAGE.as_bytes())],
-    )
+/// The force-unlock script (`KEYS` lock, channel; `ARGV` message and,
+/// from 3.22.0, the publish command).
+pub(super) fn force_unlock(switches: &SwitchReads, lock: &LockWords) -> Vec<Bytes> {
+    let keys = [lock.key.clone(), lock.channel.clone()];
+    let message = Bytes::from_static(UNLOCK_MESSAGE.as_bytes());
+    if switches.has(Switch::PublishCommandArgument) {
+        let args = [message, Bytes::from_static(PUBLISH)];
+        eval(LockScript::ForceUnlockPublishArg, &keys, &args)
+    } else {
+        eval(LockScript::ForceUnlock, &keys, &[message])
+    }
 }
 
 /// A read-only query.
@@ -175,6 +202,28 @@ pub(super) fn parse_renew(value: &Value) -> Result<bool, LockError> {
         Value::Int(0) => Ok(false),
         _ => Err(unexpected("the renewal script", value)),
     }
+}
+
+/// Reads the batched round's reply for a chunk of `keys` locks: which
+/// were renewed. Redisson's `ContainsDecoder` takes an entry equal to 1 as
+/// renewed and any other number as not; a reply that is no list of
+/// numbers, or a longer one, fails its decoding (the round's future
+/// completes with the error).
+pub(super) fn parse_renew_batch(value: &Value, keys: usize) -> Result<Vec<bool>, LockError> {
+    let Value::Array(items) = value else {
+        return Err(unexpected("the batched renewal script", value));
+    };
+    if items.len() > keys {
+        return Err(unexpected("the batched renewal script", value));
+    }
+    let mut renewed = vec![false; keys];
+    for (slot, item) in renewed.iter_mut().zip(items) {
+        match item {
+            Value::Int(n) => *slot = *n == 1,
+            _ => return Err(unexpected("the batched renewal script", value)),
+        }
+    }
+    Ok(renewed)
 }
 
 /// Reads the unlock script's reply: `None` when not held by the field,
@@ -268,6 +317,7 @@ mod tests {
     #[test]
     fn unlock_command_layout() {
         let c = text(&unlock(
+            &SwitchReads::new("3.21.3".parse::<Release>().unwrap().switches()),
             &words("a"),
             Bytes::from_static(b"10"),
             Bytes::from_static(b"u:7"),

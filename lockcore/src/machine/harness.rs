@@ -417,6 +417,16 @@ impl Harness {
         ));
     }
 
+    /// What Redis answers a renewal of locks each `held` (1) or not (0):
+    /// the per-lock script's number, or the batched round's list (3.44+).
+    pub(crate) fn renewal_value(&self, held: &[i64]) -> Value {
+        if self.m.switches.bookkeeping() == crate::Era::RedissonBatched {
+            Value::Array(held.iter().map(|&n| Value::Int(n)).collect())
+        } else {
+            Value::Int(held.first().copied().unwrap_or(0))
+        }
+    }
+
     fn acquired_value(&self) -> Value {
         if self.m.config().release.has(crate::Switch::Fencing) {
             Value::Array(vec![Value::Int(1), Value::Int(1)])

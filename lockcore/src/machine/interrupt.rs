@@ -76,7 +76,7 @@ impl LockClient {
         let thread = abandoned.thread;
         let cancels = self.switches.has(Switch::InterruptCancelsAcquire)
             && !self.switches.has(Switch::AcquireRetryWrapper);
-        let mine = |owner: &Owner| matches!(owner, Owner::Call(t) if *t == thread);
+        let mine = |owner: &Owner| owner.is_call_of(thread);
         let in_flight: Vec<_> = self
             .requests
             .iter()
@@ -96,7 +96,7 @@ impl LockClient {
                     self.forget_sync(&pending);
                 }
             } else if let Some(pending) = self.requests.get_mut(&request) {
-                pending.owner = Owner::Abandoned(abandoned.clone());
+                pending.owner.abandon(abandoned.clone());
             }
         }
         for timer in resending {
@@ -104,7 +104,7 @@ impl LockClient {
                 self.retrying.remove(&timer);
                 self.cancel_timer(timer);
             } else if let Some(pending) = self.retrying.get_mut(&timer) {
-                pending.owner = Owner::Abandoned(abandoned.clone());
+                pending.owner.abandon(abandoned.clone());
             }
         }
     }

@@ -394,8 +394,23 @@ impl LockClient {
             tracing::debug!("the lock script's batch failed; the script is never answered (#2790)");
             return;
         }
+        if let Some(text) = Self::noscript(&pending, &reply) {
+            self.load_script(now, pending, text);
+            return;
+        }
         let sent_at = pending.sent_at;
-        match pending.owner {
+        self.deliver(now, pending.owner, reply, sent_at);
+    }
+
+    /// Hands a reply to whoever waits for it.
+    fn deliver(
+        &mut self,
+        now: Millis,
+        owner: Owner,
+        reply: Result<Value, TransportError>,
+        sent_at: Millis,
+    ) {
+        match owner {
             Owner::Call(thread) => {
                 let Some(state) = self.calls.get(&thread) else {
                     return;
@@ -414,8 +429,10 @@ impl LockClient {
                 self.on_subscribe_reply(now, &channel, generation, reply)
             }
             Owner::Renew(lock, thread) => self.on_renew_reply(now, lock, thread, reply, sent_at),
+            Owner::RenewChunk(chunk) => self.chunk_renewed(now, chunk, reply),
             Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
             Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
+            Owner::ScriptLoad(reload) => self.on_script_loaded(now, *reload, reply, sent_at),
             Owner::Nobody => {}
         }
     }

@@ -25,6 +25,10 @@ pub enum Purpose {
     /// The `WAIT` for replicas sent right after a lock script (3.16.7+,
     /// with replicas); the script's call answers once it does.
     Sync,
+    /// `SCRIPT LOAD` of a script Redis answered `NOSCRIPT` for (3.46+,
+    /// `script-cache`); the script's `EVALSHA` is sent again once it
+    /// answers.
+    ScriptLoad,
 }
 
 /// Something the lock reports about itself, for logs and observers.

@@ -11,6 +11,7 @@ use bytes::Bytes;
 use tracing::debug;
 
 use super::{LockClient, Output, Purpose, TimerKind};
+use crate::script::LockScript;
 use crate::{LockName, Millis, RequestId, Switch, ThreadId, TimerId, TransportError};
 
 /// What goes on the wire.
@@ -36,6 +37,9 @@ pub(super) enum Owner {
     Subscribe(String, u64),
     /// The watchdog, renewing this lock for this thread.
     Renew(LockName, ThreadId),
+    /// The batched round (3.44+), renewing one chunk: each lock for its
+    /// thread, in the order of the script's keys.
+    RenewChunk(Vec<(LockName, ThreadId)>),
     /// An acquire whose thread was interrupted: its callback still runs.
     Abandoned(super::interrupt::Abandoned),
     /// 3.20.0+: the unlock that rolls back this thread's acquire, which
@@ -43,6 +47,40 @@ pub(super) enum Owner {
     Rollback(ThreadId, TransportError),
     /// Nobody: the reply is dropped (a latch's `DEL`).
     Nobody,
+    /// 3.46+ (`script-cache`): a `SCRIPT LOAD` after `NOSCRIPT`; the
+    /// script's command goes again once it answered.
+    ScriptLoad(Box<Reload>),
+}
+
+impl Owner {
+    /// Whether `thread`'s call waits on it (through a script load too).
+    pub(super) fn is_call_of(&self, thread: ThreadId) -> bool {
+        match self {
+            Owner::Call(t) => *t == thread,
+            Owner::ScriptLoad(reload) => reload.owner.is_call_of(thread),
+            _ => false,
+        }
+    }
+
+    /// The call's reply goes to `abandoned` instead (its thread was
+    /// interrupted and the release lets the callback run).
+    pub(super) fn abandon(&mut self, abandoned: super::interrupt::Abandoned) {
+        match self {
+            Owner::ScriptLoad(reload) => reload.owner.abandon(abandoned),
+            owner => *owner = Owner::Abandoned(abandoned),
+        }
+    }
+}
+
+/// A script command whose `EVALSHA` met `NOSCRIPT`, waiting for its
+/// `SCRIPT LOAD`: sent again as it was, as a new request.
+#[derive(Debug, Clone)]
+pub(super) struct Reload {
+    kind: Kind,
+    lock: LockName,
+    owner: Owner,
+    /// How often it was sent before.
+    sent: u32,
 }
 
 /// A request the machine waits on (or one waiting to be retried).
@@ -51,13 +89,24 @@ pub(super) struct Pending {
     kind: Kind,
     lock: LockName,
     pub(super) owner: Owner,
-    /// How many times it was sent before this attempt.
-    attempt: u32,
+    /// How many times it was sent before this attempt, and how many of
+    /// those were retries after a timeout.
+    tries: Tries,
     /// When this attempt was sent (the `fenced` deadline counts from it).
     pub(super) sent_at: Millis,
     pub(super) timeout: TimerId,
     /// The `WAIT` sent after it, for a lock script with replicas.
     pub(super) sync: Option<super::sync::Sync>,
+}
+
+/// How often a command went out before: `sent`, every earlier send of it
+/// ([`Output::Send`]'s `attempt`); `retried`, the resends after a timeout
+/// among them, which count against `retryAttempts`. A resend after
+/// `NOSCRIPT` is a new command in Redisson, with its retries intact.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Tries {
+    sent: u32,
+    retried: u32,
 }
 
 impl LockClient {
@@ -70,7 +119,8 @@ impl LockClient {
         command: Vec<Bytes>,
         owner: Owner,
     ) -> RequestId {
-        self.transmit(now, Kind::Command { purpose, command }, lock, owner, 0)
+        let kind = Kind::Command { purpose, command };
+        self.transmit(now, kind, lock, owner, Tries::default())
     }
 
     /// Subscribes to `lock`'s channel.
@@ -82,7 +132,13 @@ impl LockClient {
     ) -> RequestId {
         let channel = lock.channel();
         let owner = Owner::Subscribe(channel.clone(), generation);
-        self.transmit(now, Kind::Subscribe { channel }, lock, owner, 0)
+        self.transmit(
+            now,
+            Kind::Subscribe { channel },
+            lock,
+            owner,
+            Tries::default(),
+        )
     }
 
     fn transmit(
@@ -91,17 +147,18 @@ impl LockClient {
         kind: Kind,
         lock: LockName,
         owner: Owner,
-        attempt: u32,
+        tries: Tries,
     ) -> RequestId {
         let request = RequestId(self.next_request);
         self.next_request += 1;
+        let kind = self.by_sha(kind);
         let output = match &kind {
             Kind::Command { purpose, command } => Output::Send {
                 request,
                 purpose: *purpose,
                 lock: lock.clone(),
                 command: command.clone(),
-                attempt,
+                attempt: tries.sent,
             },
             Kind::Subscribe { channel } => Output::Subscribe {
                 request,
@@ -124,13 +181,108 @@ impl LockClient {
                 kind,
                 lock,
                 owner,
-                attempt,
+                tries,
                 sent_at: now,
                 timeout,
                 sync,
             },
         );
         request
+    }
+
+    /// 3.46+ (`script-cache`): a lock script goes as `EVALSHA` of its
+    /// text's SHA1, unless it waits for replicas (Redisson then runs it in
+    /// a batch, which never uses the cache).
+    fn by_sha(&self, kind: Kind) -> Kind {
+        let Kind::Command {
+            purpose,
+            mut command,
+        } = kind
+        else {
+            return kind;
+        };
+        let script = match command.as_slice() {
+            [name, text, ..] if name.as_ref() == b"EVAL" => LockScript::from_text(text),
+            _ => None,
+        };
+        let kind_of = |command| Kind::Command { purpose, command };
+        let Some(script) = script else {
+            return kind_of(command);
+        };
+        if !self.switches.has(Switch::ScriptCache) || self.waits_for_replicas(&kind_of(Vec::new()))
+        {
+            return kind_of(command);
+        }
+        command[0] = Bytes::from_static(b"EVALSHA");
+        command[1] = Bytes::from_static(script.sha1().as_bytes());
+        kind_of(command)
+    }
+
+    /// The text to load when `reply` is `NOSCRIPT` for an `EVALSHA` of a
+    /// lock script.
+    pub(super) fn noscript(
+        pending: &Pending,
+        reply: &Result<Value, TransportError>,
+    ) -> Option<&'static str> {
+        let Err(TransportError::Redis(text)) = reply else {
+            return None;
+        };
+        let Kind::Command { command, .. } = &pending.kind else {
+            return None;
+        };
+        match command.as_slice() {
+            [name, sha, ..] if text.starts_with("NOSCRIPT") && name.as_ref() == b"EVALSHA" => {
+                LockScript::from_sha1(sha).map(LockScript::text)
+            }
+            _ => None,
+        }
+    }
+
+    /// `NOSCRIPT`: `SCRIPT LOAD` the text, then send `pending` again
+    /// (`CommandAsyncService.evalAsync`, 3.46.0 to 4.7.0).
+    pub(super) fn load_script(&mut self, now: Millis, pending: Pending, text: &'static str) {
+        let command = vec![
+            Bytes::from_static(b"SCRIPT"),
+            Bytes::from_static(b"LOAD"),
+            Bytes::from_static(text.as_bytes()),
+        ];
+        let kind = Kind::Command {
+            purpose: Purpose::ScriptLoad,
+            command,
+        };
+        let lock = pending.lock.clone();
+        let reload = Reload {
+            kind: pending.kind,
+            lock: pending.lock,
+            owner: pending.owner,
+            sent: pending.tries.sent,
+        };
+        let owner = Owner::ScriptLoad(Box::new(reload));
+        self.transmit(now, kind, lock, owner, Tries::default());
+    }
+
+    /// The `SCRIPT LOAD` answered: the script's command goes again, or
+    /// its call fails with the load's error.
+    pub(super) fn on_script_loaded(
+        &mut self,
+        now: Millis,
+        reload: Reload,
+        reply: Result<Value, TransportError>,
+        sent_at: Millis,
+    ) {
+        match reply {
+            Ok(_) => {
+                // The same command again: a resend to an observer (a
+                // renewal sent before an unlock may go out after it, as a
+                // timed-out one's resend does), a fresh one to its retries.
+                let tries = Tries {
+                    sent: reload.sent + 1,
+                    retried: 0,
+                };
+                self.transmit(now, reload.kind, reload.lock, reload.owner, tries);
+            }
+            Err(e) => self.deliver(now, reload.owner, Err(e), sent_at),
+        }
     }
 
     pub(super) fn handle_reply(
@@ -177,13 +329,10 @@ impl LockClient {
             return;
         };
         self.forget_sync(&pending);
-        if pending.attempt < self.retries_for(&pending.kind) {
-            debug!(
-                request = request.0,
-                attempt = pending.attempt,
-                "timed out: will retry"
-            );
-            let pause = self.retry_pause(pending.attempt);
+        let retried = pending.tries.retried;
+        if retried < self.retries_for(&pending.kind) {
+            debug!(request = request.0, retried, "timed out: will retry");
+            let pause = self.retry_pause(retried);
             let timer = self.set_timer(now.plus(pause), TimerKind::Retry);
             self.retrying.insert(timer, pending);
         } else {
@@ -228,13 +377,11 @@ impl LockClient {
 
     pub(super) fn on_retry(&mut self, now: Millis, timer: TimerId) {
         if let Some(pending) = self.retrying.remove(&timer) {
-            self.transmit(
-                now,
-                pending.kind,
-                pending.lock,
-                pending.owner,
-                pending.attempt + 1,
-            );
+            let tries = Tries {
+                sent: pending.tries.sent + 1,
+                retried: pending.tries.retried + 1,
+            };
+            self.transmit(now, pending.kind, pending.lock, pending.owner, tries);
         }
     }
 }

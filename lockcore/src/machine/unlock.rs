@@ -64,7 +64,7 @@ impl LockClient {
                 let ttl = self.wire.number(ttl);
                 command::unlock_latched(&words, lease, field, latch, ttl)
             }
-            None => command::unlock(&words, lease, field),
+            None => command::unlock(&self.switches, &words, lease, field),
         };
         (command, latch)
     }
@@ -169,7 +169,7 @@ impl LockClient {
     pub(super) fn start_force_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
         // Redisson's forceUnlockAsync cancels renewal before it sends.
         self.cancel_renewal_all(&lock, "force-unlocked");
-        let command = command::force_unlock(&self.wire.lock(&lock));
+        let command = command::force_unlock(&self.switches, &self.wire.lock(&lock));
         self.calls.insert(
             thread,
             CallState {
@@ -248,7 +248,8 @@ mod tests {
                 "redisson_lock__channel:{l}",
                 "0",
                 "30000",
-                "uuid-a:1"
+                "uuid-a:1",
+                "PUBLISH"
             ]
         );
         h.reply(req, Value::Int(0));
@@ -330,7 +331,8 @@ mod tests {
         h.call(ThreadId(9), "l", Call::ForceUnlock).unwrap();
         assert_eq!(h.expect_event(), stopped("force-unlocked"));
         let (req, command) = h.expect_send();
-        assert_eq!(&command[2..], ["2", "l", "redisson_lock__channel:{l}", "0"]);
+        let args = ["2", "l", "redisson_lock__channel:{l}", "0", "PUBLISH"];
+        assert_eq!(&command[2..], args);
         h.reply(req, Value::Int(1));
         assert_eq!(h.expect_return(ThreadId(9)), Ok(CallOutcome::Bool(true)));
         assert!(h.timers.is_empty());

@@ -105,15 +105,16 @@ pub(super) struct Watchdog {
 }
 
 /// The `redisson-batched` chain's state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) enum Chain {
     /// No round pending.
     #[default]
     Idle,
     /// The next round starts when this timer fires.
     Waiting(TimerId),
-    /// A round is out; this many renewals have not answered yet.
-    Round(usize),
+    /// A chunk of the round is out; these keys, read with the others, are
+    /// looked up for the next chunk once it has answered.
+    Round(Vec<LockName>),
     /// A round has read the renewal map's keys and is paused before it
     /// looks their entries up (a callback step).
     Reading,

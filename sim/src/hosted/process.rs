@@ -210,6 +210,7 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 .retry_interval(scaled(config.retry_interval))
                 .retry_delay(config.retry_delay.scaled(scale))
                 .jitter_seed(config.jitter_seed)
+                .watchdog_batch_size(config.watchdog_batch_size)
                 .timer_tick(scaled(config.timer_tick));
             Ok((builder.build().map_err(invalid)?, watchdog_ms))
         })

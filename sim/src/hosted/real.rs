@@ -237,6 +237,28 @@ fn clock_jump(spec: &SimSpec, ms: i64) -> Vec<Bytes> {
     command
 }
 
+/// What a restart without persistence loses: every key and the script
+/// cache (`SCRIPT FLUSH`: Redisson 3.46+'s next `EVALSHA` meets `NOSCRIPT`,
+/// as on the other engines' fresh Redis).
+async fn lose_everything(control: &RespTransport) {
+    let _ = control.send(words(&["FLUSHALL"])).await;
+    let _ = control.send(words(&["SCRIPT", "FLUSH"])).await;
+}
+
+/// Loads Redisson's lock scripts, as the other engines' Redis starts with
+/// them (a Redis Redisson clients have used before).
+async fn load_lock_scripts(control: &RespTransport) -> Result<(), String> {
+    for script in fake_redis::LockScript::ALL {
+        let load = vec![
+            Bytes::from_static(b"SCRIPT"),
+            Bytes::from_static(b"LOAD"),
+            Bytes::from_static(script.text().as_bytes()),
+        ];
+        control.send(load).await.map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 impl Driver<'_> {
     async fn drive(self) -> Result<(crate::History, Vec<crate::CutShort>), SimError> {
         let target = self.tcp.target();
@@ -260,6 +282,12 @@ impl Driver<'_> {
                 .await?;
             }
         }
+        within(
+            "cannot load the lock scripts on",
+            &target,
+            load_lock_scripts(&control),
+        )
+        .await?;
         let mut monitor = within("cannot monitor", &target, async {
             let stream = self.tcp.open().await.map_err(|e| e.to_string())?;
             let mut framed = Framed::new(stream, Resp2::default());
@@ -483,7 +511,7 @@ impl Driver<'_> {
                     // loses the keys a restart without persistence loses.
                     Fault::RedisRestart(_) => {
                         outage.cut();
-                        let _ = control.send(words(&["FLUSHALL"])).await;
+                        lose_everything(control).await;
                     }
                     Fault::RedisDown(_) if begin => {
                         outage.down.set(outage.down.get() + 1);
@@ -492,7 +520,7 @@ impl Driver<'_> {
                     Fault::RedisDown(d) => {
                         outage.down.set(outage.down.get().saturating_sub(1));
                         if !d.keep_data {
-                            let _ = control.send(words(&["FLUSHALL"])).await;
+                            lose_everything(control).await;
                         }
                     }
                     _ => {}

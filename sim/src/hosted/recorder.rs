@@ -11,13 +11,13 @@ use fake_redis::{ConnId, Engine};
 use lockcore::{Call, CallOutcome, LockError, LockName, Output, Purpose, RequestId, Trace};
 use rand_chacha::ChaCha8Rng;
 
-use crate::driver::{outcome_of, value_text};
+use crate::driver::outcome_of;
 use crate::history::{Proc, Record, RecordKind, ReleaseCause, ServerCause, Who};
 use crate::observe::{Change, Seen, who_of_field};
 use crate::resource::Resources;
 use crate::rng::{self, Stream};
 use crate::server::{EPOCH_MS, KeyView, key_view};
-use crate::world::is_renewal;
+use crate::world::{is_renewal, renewal_locks, renewal_replies};
 use crate::{SimSpec, SimTime};
 
 /// What a thread believes about its lock.
@@ -61,7 +61,7 @@ pub(crate) struct Recorder {
     procs: BTreeMap<String, Proc>,
     /// Why each command was sent (the same words always mean the same).
     purposes: BTreeMap<Vec<Bytes>, Purpose>,
-    renewals: BTreeMap<(usize, u32, RequestId), LockName>,
+    renewals: BTreeMap<(usize, u32, RequestId), Vec<LockName>>,
     seen: BTreeMap<LockName, Seen>,
     /// The virtual ms at which each lock's key expires, as last observed.
     expiries: BTreeMap<LockName, u64>,
@@ -293,29 +293,34 @@ impl Recorder {
             }) => {
                 self.purposes.insert(command.clone(), *purpose);
                 if is_renewal(*purpose) {
-                    self.renewals.insert((c, life, *request), lock.clone());
-                    self.record(RecordKind::RenewSent {
-                        process,
-                        lock: lock.clone(),
-                        request: request.0,
-                        retry: *attempt > 0,
-                    });
+                    let locks = renewal_locks(lock, command);
+                    self.renewals.insert((c, life, *request), locks.clone());
+                    for lock in locks {
+                        self.record(RecordKind::RenewSent {
+                            process: process.clone(),
+                            lock,
+                            request: request.0,
+                            retry: *attempt > 0,
+                        });
+                    }
                 }
             }
             Trace::Output(Output::Event(event)) => self.event(c, process, event),
             Trace::Output(_) => {}
             Trace::Reply { request, reply } => {
-                if let Some(lock) = self.renewals.remove(&(c, life, request)) {
-                    let reply = match reply {
-                        Ok(value) => value_text(value),
-                        Err(e) => format!("ERROR {e}"),
+                if let Some(locks) = self.renewals.remove(&(c, life, request)) {
+                    let replies = match reply {
+                        Ok(value) => renewal_replies(value, locks.len()),
+                        Err(e) => vec![format!("ERROR {e}"); locks.len()],
                     };
-                    self.record(RecordKind::RenewReply {
-                        process,
-                        lock,
-                        request: request.0,
-                        reply,
-                    });
+                    for (lock, reply) in locks.into_iter().zip(replies) {
+                        self.record(RecordKind::RenewReply {
+                            process: process.clone(),
+                            lock,
+                            request: request.0,
+                            reply,
+                        });
+                    }
                 }
             }
             Trace::Message { channel, payload } => self.record(RecordKind::Deliver {

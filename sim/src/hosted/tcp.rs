@@ -144,8 +144,11 @@ fn simulate(
     let recorder: Shared = Arc::new(Mutex::new(Recorder::new(spec)));
     let clock = Arc::new(SimClock::default());
     let hooked = recorder.clone();
+    let mut primary = primary_engine(spec, &clock);
+    // Warm, as the fast engine's (`Server::new`); a restart's is cold.
+    primary.load_lock_scripts();
     let shared = SharedEngine::with_hook(
-        primary_engine(spec, &clock),
+        primary,
         Box::new(move |engine, conn, args| recorder::lock(&hooked).command(engine, conn, args)),
     );
     let redis_gate = Gate::default();

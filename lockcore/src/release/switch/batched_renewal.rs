@@ -42,10 +42,10 @@ mod tests {
         h.acquire(ThreadId(1), "l");
         h.acquire(ThreadId(1), "l");
         let renew = h.renewal_due();
-        h.reply(renew, Value::Int(0));
+        h.reply(renew, Value::Array(vec![Value::Int(0)]));
         h.expect_quiet();
         let renew = h.renewal_due();
-        h.reply(renew, Value::Int(0));
+        h.reply(renew, Value::Array(vec![Value::Int(0)]));
         assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
         assert!(!h.has_timers());
     }

@@ -17,11 +17,8 @@
 //! missing entry does (explore's attribution toggles it on a run whose
 //! timing stays the same).
 //!
-//! 3.46.0's fix of #6506 (commit 9c1bdbf65: an IndexOutOfBoundsException
-//! when every key of a chunk was skipped) changes nothing locksim can
-//! show: its renewals go out one chunk at a time, and a chunk all of
-//! whose keys were skipped means the map emptied, which stopped the
-//! chain anyway.
+//! Skipping the key is not the end of it: a chunk all of whose keys were
+//! skipped still threw until 3.46.0 (`empty-chunk-completes`, #6506).
 
 use super::SwitchInfo;
 use crate::release::Version;

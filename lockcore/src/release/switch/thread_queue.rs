@@ -72,7 +72,8 @@ pub(super) mod tests {
                     let field = String::from_utf8_lossy(&command[command.len() - 1]).into_owned();
                     let held = i64::from(field == "uuid-a:2");
                     fields.push(field);
-                    h.reply(request, Value::Int(held));
+                    let reply = h.renewal_value(&[held]);
+                    h.reply(request, reply);
                 }
             }
         }

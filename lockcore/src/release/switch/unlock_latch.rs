@@ -46,7 +46,7 @@ use crate::script::LockScript;
             first[5].starts_with("redisson_unlock_latch:{l}:"),
             "{first:?}"
         );
-        assert_eq!(&first[6..], ["0", "30000", "uuid-a:1", "publish", "150"]);
+        assert_eq!(&first[6..], ["0", "30000", "uuid-a:1", "PUBLISH", "150"]);
         h.advance(150);
         let (resend, again) = h.expect_send();
         assert_eq!(again, first);
@@ -65,6 +65,6 @@ use crate::script::LockScript;
         let mut h = Harness::retrying("3.23.4");
         h.acquire(ThreadId(1), "l");
         h.call(ThreadId(1), "l", Call::Unlock).unwrap();
-        assert_eq!(h.expect_send().1[1], LockScript::Unlock.text());
+        assert_eq!(h.expect_send().1[1], LockScript::UnlockPublishArg.text());
     }
 }

@@ -1,0 +1,132 @@
+//! `script-cache` (Redisson 3.46.0, #5507, commit b380d911e).
+//!
+//! `useScriptCache` (there since 3.9.0, #1676) became `true` by default in
+//! 3.46.0. With it, `CommandAsyncService.evalAsync` sends a script as
+//! `EVALSHA <sha1 of its text>`; when Redis answers `NOSCRIPT` (a fresh
+//! or restarted Redis, whose script cache is empty), it sends `SCRIPT LOAD
+//! <text>` and, once that answered, the same `EVALSHA` again; a failed
+//! `SCRIPT LOAD` fails the command with its error. It remembers nothing:
+//! every command starts with `EVALSHA` (read at tags redisson-3.46.0,
+//! `CommandAsyncService.java:536-617`, and redisson-4.7.0, `:578-659`).
+//! Every lock script goes this way on a single server; where the client
+//! sees replicas, `syncedEval` runs the script in a batch followed by
+//! `WAIT`, and a batch never uses the cache (`isEvalCacheActive()` is
+//! false), so it sends `EVAL`. A timed-out `EVALSHA` is resent as
+//! `EVALSHA`.
+//!
+//! The effect on the lock is time: after every Redis restart, each lock
+//! command a client sends first costs two more round trips.
+
+use super::SwitchInfo;
+use crate::release::Version;
+
+pub(super) const INFO: SwitchInfo = SwitchInfo {
+    name: "script-cache",
+    since: Some(Version::new(3, 46, 0)),
+    upstream: "#5507",
+    summary: "lock scripts go as EVALSHA; a NOSCRIPT (an empty script cache, after a Redis restart) costs a SCRIPT LOAD and a second EVALSHA",
+    // Not a fix: the wire, and the time a command takes after a restart.
+    fixes: false,
+};
+
+#[cfg(test)]
+mod tests {
+    use crate::Value;
+    use crate::machine::harness::{Harness, release};
+    use crate::script::LockScript;
+    use crate::{Call, CallOutcome, Purpose, ThreadId};
+
+    const T1: ThreadId = ThreadId(1);
+
+    /// 3.45.1 sends the acquire as `EVAL`; 3.46.0 as `EVALSHA` with the
+    /// text's SHA1 and the same keys and arguments.
+    #[test]
+    fn from_3_46_0_scripts_go_by_sha() {
+        let mut h = Harness::short(release("3.45.1"));
+        h.call(T1, "l", Call::Lock { lease: None }).unwrap();
+        let (_, eval) = h.expect_send();
+        assert_eq!(eval[0], "EVAL");
+        assert_eq!(eval[1], LockScript::Acquire.text());
+
+        let mut h = Harness::short(release("3.46.0"));
+        h.call(T1, "l", Call::Lock { lease: None }).unwrap();
+        let (_, evalsha) = h.expect_send();
+        assert_eq!(evalsha[0], "EVALSHA");
+        assert_eq!(evalsha[1], LockScript::Acquire.sha1());
+        assert_eq!(evalsha[2..], eval[2..]);
+    }
+
+    /// `NOSCRIPT`: `SCRIPT LOAD` of the text, then the same `EVALSHA`
+    /// again, whose reply is the call's. A client that gave up at the
+    /// `NOSCRIPT`, or resent `EVAL`, fails the assertions.
+    #[test]
+    fn noscript_loads_the_script_and_sends_it_again() {
+        let mut h = Harness::short(release("4.7.0"));
+        h.call(T1, "l", Call::Lock { lease: None }).unwrap();
+        let (first, evalsha) = h.expect_send();
+        h.reply(first, Value::Error("NOSCRIPT No matching script.".into()));
+        let (load, purpose, command) = h.expect_send_purpose();
+        assert_eq!(purpose, Purpose::ScriptLoad);
+        assert_eq!(command, ["SCRIPT", "LOAD", LockScript::Acquire.text()]);
+        h.expect_quiet();
+        h.reply(load, Value::bulk(LockScript::Acquire.sha1()));
+        let (again, purpose, command) = h.expect_send_purpose();
+        assert_eq!(purpose, Purpose::Acquire);
+        assert_eq!(command, evalsha);
+        h.reply(again, Value::Nil);
+        assert!(matches!(
+            h.expect_return(T1),
+            Ok(CallOutcome::Acquired { .. })
+        ));
+    }
+
+    /// The `EVALSHA` after the load is the same renewal sent again: an
+    /// observer sees attempt 1 (so a renewal sent before an unlock and
+    /// answered `NOSCRIPT` after it is a resend, not the watchdog renewing
+    /// an unlocked lock), and a timeout resends it as attempt 2.
+    #[test]
+    fn the_send_after_the_load_is_a_resend() {
+        let mut h = Harness::retrying("4.7.0");
+        h.acquire(T1, "l");
+        let renew = h.renewal_due();
+        h.reply(renew, Value::Error("NOSCRIPT No matching script.".into()));
+        let load = h.expect(Purpose::ScriptLoad);
+        h.reply(load, Value::bulk(LockScript::RenewBatch.sha1()));
+        let (_, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Renew, 1));
+        h.advance(150);
+        let (_, purpose, attempt) = h.expect_attempt();
+        assert_eq!((purpose, attempt), (Purpose::Renew, 2));
+    }
+
+    /// A `SCRIPT LOAD` that fails fails the call with its error.
+    #[test]
+    fn a_failed_load_fails_the_call() {
+        let mut h = Harness::short(release("4.7.0"));
+        h.call(T1, "l", Call::IsLocked).unwrap();
+        let (query, _) = h.expect_send();
+        h.reply(query, Value::Int(0));
+        let _ = h.expect_return(T1);
+        h.call(T1, "l", Call::ForceUnlock).unwrap();
+        let (first, _) = h.expect_send();
+        h.reply(first, Value::Error("NOSCRIPT No matching script.".into()));
+        let (load, _) = h.expect_send();
+        h.reply(load, Value::Error("ERR boom".into()));
+        assert!(h.expect_return(T1).is_err());
+        h.expect_quiet();
+    }
+
+    /// With replicas the script goes in a batch with `WAIT`, never by SHA.
+    #[test]
+    fn with_replicas_scripts_go_as_eval() {
+        let config = crate::Config::builder()
+            .release(release("4.7.0"))
+            .replicas(1)
+            .build()
+            .unwrap();
+        let mut h = Harness::with_config(config);
+        h.call(T1, "l", Call::Lock { lease: None }).unwrap();
+        let (_, command) = h.expect_send();
+        assert_eq!(command[0], "EVAL");
+    }
+}
