@@ -97,7 +97,9 @@ fn finding_defects(file: &str) -> Vec<locksim::Defect> {
 /// expired with no unlock message, and a waiter slept out its whole wait;
 /// the path is the holder's, not the waiter's. Seed 89456: a re-entrant
 /// acquire times out before its script runs, which runs later all the
-/// same, and the lock is left behind. (Seed 11638, a tryLock that timed
+/// same, and the lock is left behind. Seed 24462: a tryLock times out, the
+/// thread tries again, and both scripts run while the second is out (x1,
+/// x2 at once), so one unlock leaves a count. (Seed 11638, a tryLock that timed
 /// out after its script ran, stopped breaking when 3.46's script cache
 /// came in: after its Redis restart the renewal's `NOSCRIPT` round trip
 /// moves every later step.)
@@ -110,6 +112,10 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
         ),
         (
             "explored-89456-fenced-lock-left-behind-defect.toml",
+            "lock-left-behind",
+        ),
+        (
+            "explored-24462-fenced-lock-left-behind-defect.toml",
             "lock-left-behind",
         ),
     ] {
