@@ -68,6 +68,12 @@ impl LockClient {
     /// built in the previous one's callback, where a throw only fails the
     /// round's future: logged, and the next round is set.
     fn send_chunk(&mut self, now: Millis, mut keys: VecDeque<LockName>, first: bool) {
+        // `renew(iter)` starts with `if (!iter.hasNext())`: every key read
+        // has gone out, and the round is over.
+        if keys.is_empty() {
+            self.round_done(now);
+            return;
+        }
         let size = self.config.watchdog_batch_size.max(1) as usize;
         let mut chunk: Vec<(LockName, ThreadId, Bytes)> = Vec::new();
         while chunk.len() < size {
@@ -96,8 +102,8 @@ impl LockClient {
             chunk.push((lock, thread, field));
         }
         if chunk.is_empty() {
-            // Before 3.46.0 `keys.get(0)` of an empty chunk threw (#6506);
-            // the round read at least one key, or it would not have run.
+            // Keys were left, but none had a thread to renew: before
+            // 3.46.0 `keys.get(0)` of the empty chunk threw (#6506).
             if self.switches.has(Switch::EmptyChunkCompletes) {
                 self.round_done(now);
             } else {
