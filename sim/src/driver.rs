@@ -5,8 +5,9 @@ use lockcore::{Call, CallOutcome, LockError, LockName, Output, RequestId, Value}
 
 use crate::history::{Outcome, RecordKind, ReleaseCause};
 use crate::process::thread_id;
+use crate::renewal::{self, is_renewal, renewal_locks, renewal_replies};
 use crate::script::Instr;
-use crate::world::{Down, Ev, Up, World, is_renewal, renewal_locks, renewal_replies};
+use crate::world::{Down, Ev, Up, World};
 
 impl World<'_> {
     /// Handles an event of a live, running client.
@@ -84,13 +85,8 @@ impl World<'_> {
         replies: Vec<String>,
     ) {
         let process = self.procs[c].proc();
-        for (lock, reply) in locks.into_iter().zip(replies) {
-            self.record(RecordKind::RenewReply {
-                process: process.clone(),
-                lock,
-                request: request.0,
-                reply,
-            });
+        for record in renewal::replied(&process, locks, request, replies) {
+            self.record(record);
         }
     }
 
@@ -113,15 +109,10 @@ impl World<'_> {
                 if is_renewal(purpose) {
                     let locks = renewal_locks(&lock, &command);
                     let p = &mut self.procs[c];
-                    p.renewals.insert(request, locks.clone());
-                    let process = p.proc();
-                    for lock in locks {
-                        self.record(RecordKind::RenewSent {
-                            process: process.clone(),
-                            lock,
-                            request: request.0,
-                            retry: attempt > 0,
-                        });
+                    let records = renewal::sent(&p.proc(), &locks, request, attempt);
+                    p.renewals.insert(request, locks);
+                    for record in records {
+                        self.record(record);
                     }
                 }
                 self.send_up(

@@ -143,6 +143,8 @@
 //!   token below the highest it took (both engines keep theirs so).
 //! - `injection`: faults striking processes and Redis.
 //! - `driver`: feeding one lockcore client and acting on its outputs.
+//! - `renewal`: the locks a renewal command renews (a chunk of them from
+//!   3.44) and their records, the same on every engine.
 //! - `execution`: Redis running a client's message.
 //! - `inprocess`: [`InProcessServer`] and [`InProcessTransport`], lockcore's
 //!   async client over fake-redis's engine in the same process, and
@@ -181,6 +183,7 @@ mod network;
 mod observe;
 mod process;
 mod queue;
+mod renewal;
 mod replication;
 mod resource;
 mod rng;

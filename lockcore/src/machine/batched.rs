@@ -282,11 +282,9 @@ mod tests {
         assert_eq!(h.expect_event(), Event::Renewed { lock: name("a") });
     }
 
-    /// `lockWatchdogBatchSize` locks per EVAL: with 2, three locks go out
-    /// as two chunks, the second only once the first answered, and the
-    /// next round T/3 after the last chunk answered.
-    #[test]
-    fn a_round_sends_its_chunks_one_after_the_other() {
+    /// A batched client with `lockWatchdogBatchSize` 2 whose threads 1 to 3
+    /// hold "a", "b" and "c".
+    fn three_locks_in_chunks_of_two() -> Harness {
         let config = crate::Config::builder()
             .era(Era::RedissonBatched)
             .watchdog_timeout(3_000)
@@ -297,6 +295,15 @@ mod tests {
         for (t, lock) in [(1, "a"), (2, "b"), (3, "c")] {
             h.acquire(ThreadId(t), lock);
         }
+        h
+    }
+
+    /// `lockWatchdogBatchSize` locks per EVAL: with 2, three locks go out
+    /// as two chunks, the second only once the first answered, and the
+    /// next round T/3 after the last chunk answered.
+    #[test]
+    fn a_round_sends_its_chunks_one_after_the_other() {
+        let mut h = three_locks_in_chunks_of_two();
         h.advance(1_000);
         let (first, command) = h.expect_send();
         assert_eq!(&command[2..5], ["2", "a", "b"]);
@@ -316,16 +323,7 @@ mod tests {
     /// sent, and the next round renews all three again from the first.
     #[test]
     fn a_failed_chunk_ends_the_round() {
-        let config = crate::Config::builder()
-            .era(Era::RedissonBatched)
-            .watchdog_timeout(3_000)
-            .watchdog_batch_size(2)
-            .build()
-            .unwrap();
-        let mut h = Harness::with_config(config);
-        for (t, lock) in [(1, "a"), (2, "b"), (3, "c")] {
-            h.acquire(ThreadId(t), lock);
-        }
+        let mut h = three_locks_in_chunks_of_two();
         h.advance(1_000);
         let (first, _) = h.expect_send();
         h.reply(first, Value::Error("ERR boom".into()));

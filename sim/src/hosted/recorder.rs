@@ -14,10 +14,10 @@ use rand_chacha::ChaCha8Rng;
 use crate::driver::outcome_of;
 use crate::history::{Proc, Record, RecordKind, ReleaseCause, ServerCause, Who};
 use crate::observe::{Change, Seen, who_of_field};
+use crate::renewal::{self, is_renewal, renewal_locks, renewal_replies};
 use crate::resource::Resources;
 use crate::rng::{self, Stream};
 use crate::server::{EPOCH_MS, KeyView, key_view};
-use crate::world::{is_renewal, renewal_locks, renewal_replies};
 use crate::{SimSpec, SimTime};
 
 /// What a thread believes about its lock.
@@ -294,14 +294,10 @@ impl Recorder {
                 self.purposes.insert(command.clone(), *purpose);
                 if is_renewal(*purpose) {
                     let locks = renewal_locks(lock, command);
-                    self.renewals.insert((c, life, *request), locks.clone());
-                    for lock in locks {
-                        self.record(RecordKind::RenewSent {
-                            process: process.clone(),
-                            lock,
-                            request: request.0,
-                            retry: *attempt > 0,
-                        });
+                    let records = renewal::sent(&process, &locks, *request, *attempt);
+                    self.renewals.insert((c, life, *request), locks);
+                    for record in records {
+                        self.record(record);
                     }
                 }
             }
@@ -313,13 +309,8 @@ impl Recorder {
                         Ok(value) => renewal_replies(value, locks.len()),
                         Err(e) => vec![format!("ERROR {e}"); locks.len()],
                     };
-                    for (lock, reply) in locks.into_iter().zip(replies) {
-                        self.record(RecordKind::RenewReply {
-                            process: process.clone(),
-                            lock,
-                            request: request.0,
-                            reply,
-                        });
+                    for record in renewal::replied(&process, locks, request, replies) {
+                        self.record(record);
                     }
                 }
             }
