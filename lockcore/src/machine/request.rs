@@ -194,6 +194,9 @@ impl LockClient {
     /// text's SHA1, unless it waits for replicas (Redisson then runs it in
     /// a batch, which never uses the cache).
     fn by_sha(&self, kind: Kind) -> Kind {
+        if !self.switches.has(Switch::ScriptCache) || self.waits_for_replicas(&kind) {
+            return kind;
+        }
         let Kind::Command {
             purpose,
             mut command,
@@ -205,17 +208,11 @@ impl LockClient {
             [name, text, ..] if name.as_ref() == b"EVAL" => LockScript::from_text(text),
             _ => None,
         };
-        let kind_of = |command| Kind::Command { purpose, command };
-        let Some(script) = script else {
-            return kind_of(command);
-        };
-        if !self.switches.has(Switch::ScriptCache) || self.waits_for_replicas(&kind_of(Vec::new()))
-        {
-            return kind_of(command);
+        if let Some(script) = script {
+            command[0] = Bytes::from_static(b"EVALSHA");
+            command[1] = Bytes::from_static(script.sha1().as_bytes());
         }
-        command[0] = Bytes::from_static(b"EVALSHA");
-        command[1] = Bytes::from_static(script.sha1().as_bytes());
-        kind_of(command)
+        Kind::Command { purpose, command }
     }
 
     /// The text to load when `reply` is `NOSCRIPT` for an `EVALSHA` of a
