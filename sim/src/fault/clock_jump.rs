@@ -55,13 +55,17 @@ impl Kind for ClockJump {
 
     fn begin(&self, world: &mut World<'_>, _i: usize) {
         world.redis.server.jump(self.jump_ms);
+        // Every key's expiry instant moved: watch them all afresh, and
+        // record the keys the jump expired before any command touches
+        // them (fenced seed 55127: an unlock queued behind a `WAIT` the
+        // jump timed out found its key expired, and was recorded as what
+        // freed it, so its honest "not locked" looked false).
+        world.observe_all(ServerCause::Expiry);
         // A jump forward can pass a blocked `WAIT`'s deadline: Redis times
         // it out at once, not when its next command or the old deadline
         // comes (explored seed 57594, 4.7.0: the next command was another
         // client's, and the timed-out replies it carried were lost).
         crate::execution::redis_tick(world);
-        // Every key's expiry instant moved: watch them all afresh.
-        world.observe_all(ServerCause::Expiry);
     }
 }
 
