@@ -33,6 +33,8 @@ pub(crate) enum Stream {
     RetryJitter(u32),
     /// The generator's draw of a thread that holds its lock re-entrantly.
     SwarmNesting,
+    /// The generator's draw of a client whose threads hand over.
+    SwarmRelay,
 }
 
 impl Stream {
@@ -50,6 +52,7 @@ impl Stream {
             Stream::SwarmApi => 7,
             Stream::RetryJitter(c) => (6 << 32) | u64::from(c),
             Stream::SwarmNesting => 8,
+            Stream::SwarmRelay => 9,
         }
     }
 }

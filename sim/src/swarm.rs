@@ -148,6 +148,10 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
         SwarmKinds::Swarm => swarm(&mut spec, &names[..n_clients], span),
     }
     if workload.usage == Usage::Correct {
+        // After the plan: a relay may add a fault over its hand-off.
+        if workload.kinds != SwarmKinds::Classic {
+            crate::workload::relay_threads(&mut spec);
+        }
         add_liveness_phase(&mut spec);
     }
     spec

@@ -193,6 +193,96 @@ fn nest_first(steps: &mut Vec<Step>, percent: u64) -> bool {
     false
 }
 
+/// The chance that a generated scenario (any kinds but `classic`) has one
+/// client hand over between its threads: its second thread calls its
+/// first acquire just as its first thread's first critical section ends,
+/// as a pipeline's next stage would. On one lock the second thread joins
+/// the renewal entry the first one's unlock is leaving (#6844's race); on
+/// two, its new lock arrives while the unlock empties the keys a batched
+/// round is reading (#6472, #6506).
+pub const RELAY_CHANCE: f64 = 0.3;
+
+/// With [`RELAY_CHANCE`], drawn from a stream of its own so that every
+/// other draw of the seed stays as it was, one client with two threads
+/// starts its second thread's first acquire within a few round trips of
+/// its first thread's first unlock (its first sleep is dropped). In
+/// [`RELAY_INTERLEAVE_CHANCE`] of them the plan also gets an `interleave`
+/// window on that client over the hand-off, so that its callbacks can
+/// cross there; the window is the application's scheduling, which the
+/// oracle never blames, so it can only bring out defects.
+pub(crate) fn relay_threads(spec: &mut SimSpec) {
+    let mut r = crate::rng::stream(spec.seed, crate::rng::Stream::SwarmRelay);
+    if !r.random_bool(RELAY_CHANCE) {
+        return;
+    }
+    let pairs: Vec<usize> = (0..spec.clients.len())
+        .filter(|&c| spec.clients[c].threads.len() >= 2)
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let c = pairs[r.random_range(0..pairs.len())];
+    let lag = r.random_range(0..=60u64);
+    let horizon_ms = spec.horizon_ms;
+    let threads = &mut spec.clients[c].threads;
+    let Some(until) = first_unlock_ms(&threads[0].steps) else {
+        return;
+    };
+    let start = (threads[0].start_ms + until + lag).saturating_sub(20);
+    if start >= horizon_ms / 2 {
+        return;
+    }
+    let second = &mut threads[1];
+    second.start_ms = start;
+    drop_first_sleep(&mut second.steps);
+    if r.random_bool(RELAY_INTERLEAVE_CHANCE) {
+        let at_ms = start.saturating_sub(r.random_range(0..=2_000));
+        spec.faults
+            .0
+            .push(crate::Fault::Interleave(crate::fault::Interleave {
+                client: spec.clients[c].name.clone(),
+                at_ms,
+                duration_ms: r.random_range(2_000..=6_000),
+                min_delay_ms: 0,
+                max_delay_ms: r.random_range(50..=300),
+            }));
+        if crate::validate::validate_faults(spec).is_err() {
+            spec.faults.0.pop();
+        }
+    }
+}
+
+/// The share of relaying seeds whose plan gets an `interleave` window over
+/// the hand-off (see [`relay_threads`]).
+pub const RELAY_INTERLEAVE_CHANCE: f64 = 0.5;
+
+/// When a script first calls `unlock`, in ms of sleep and work from its
+/// start (the first round of a repeat), if it does.
+fn first_unlock_ms(steps: &[Step]) -> Option<u64> {
+    let mut at = 0u64;
+    for step in steps {
+        match step {
+            Step::Sleep { ms } | Step::Work { ms } => at += ms,
+            Step::Unlock => return Some(at),
+            Step::Repeat { steps, .. } => {
+                if let Some(more) = first_unlock_ms(steps) {
+                    return Some(at + more);
+                }
+                return None;
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Removes the sleep a script opens with.
+fn drop_first_sleep(steps: &mut [Step]) {
+    if let Some(Step::Sleep { ms }) = steps.first_mut() {
+        *ms = 0;
+    }
+}
+
 /// The probe's name: a client no fault touches.
 pub const PROBE: &str = "P";
 
@@ -321,6 +411,83 @@ mod tests {
         let nested = (0..300).filter(|s| deep(Workload::default(), *s)).count();
         assert!((50..=130).contains(&nested), "{nested} of 300 seeds nest");
         assert!(!(0..300).any(|s| deep(misuse, s)));
+    }
+
+    /// A script's first unlock comes after its sleeps and work, inside a
+    /// repeat's first round too.
+    #[test]
+    fn the_first_unlock_is_after_the_sleep_and_work_before_it() {
+        let work = |ms| Step::Work { ms };
+        let section = vec![Step::Lock { lease_ms: None }, work(300), Step::Unlock];
+        let mut steps = vec![Step::Sleep { ms: 50 }];
+        steps.push(Step::Repeat {
+            times: 3,
+            steps: section.clone(),
+        });
+        assert_eq!(first_unlock_ms(&steps), Some(350));
+        assert_eq!(first_unlock_ms(&section), Some(300));
+        assert_eq!(first_unlock_ms(&[Step::Write]), None);
+        drop_first_sleep(&mut steps);
+        assert_eq!(first_unlock_ms(&steps), Some(300));
+    }
+
+    /// About 30% of seeds relay: one client with two threads starts its
+    /// second thread as its first thread first unlocks, with no sleep
+    /// before its first acquire, half of them with an interleave window on
+    /// that client over the hand-off; nothing else of the spec changes.
+    #[test]
+    fn some_seeds_relay_between_a_clients_threads() {
+        let mut relayed = 0;
+        let mut eligible = 0;
+        let mut interleaved = 0;
+        for seed in 0..400 {
+            let spec = crate::generate_with(seed, None, Workload::CLASSIC);
+            let mut after = spec.clone();
+            relay_threads(&mut after);
+            let changed: Vec<usize> = (0..spec.clients.len())
+                .filter(|&c| spec.clients[c] != after.clients[c])
+                .collect();
+            let pairs = spec.clients.iter().any(|c| c.threads.len() == 2);
+            eligible += usize::from(pairs);
+            if changed.is_empty() {
+                continue;
+            }
+            relayed += 1;
+            assert_eq!(changed.len(), 1, "seed {seed}");
+            let (c, t) = (changed[0], &after.clients[changed[0]].threads);
+            let until = t[0].start_ms + first_unlock_ms(&t[0].steps).unwrap();
+            assert!(
+                (until.saturating_sub(20)..=until + 40).contains(&t[1].start_ms),
+                "seed {seed}"
+            );
+            assert!(matches!(t[1].steps.first(), Some(Step::Sleep { ms: 0 })));
+            // At most one fault more: an interleave on that client over
+            // the hand-off.
+            let added = &after.faults.0[spec.faults.0.len()..];
+            assert!(added.len() <= 1, "seed {seed}");
+            if let Some(crate::Fault::Interleave(i)) = added.first() {
+                interleaved += 1;
+                assert_eq!(i.client, after.clients[c].name);
+                assert!(i.at_ms <= t[1].start_ms && t[1].start_ms < i.at_ms + i.duration_ms);
+            } else {
+                assert!(added.is_empty(), "seed {seed}: {added:?}");
+            }
+            let mut back = after.clone();
+            back.faults.0.truncate(spec.faults.0.len());
+            back.clients[c].threads[1].start_ms = spec.clients[c].threads[1].start_ms;
+            back.clients[c].threads[1].steps = spec.clients[c].threads[1].steps.clone();
+            assert_eq!(back, spec, "seed {seed}");
+        }
+        let share = relayed as f64 / eligible as f64;
+        assert!(
+            (0.2..=0.4).contains(&share),
+            "{relayed} of {eligible} seeds relay"
+        );
+        let share = interleaved as f64 / relayed as f64;
+        assert!(
+            (0.3..=0.7).contains(&share),
+            "{interleaved} of {relayed} interleave"
+        );
     }
 
     /// The flags name what differs from the default, in replay order.
