@@ -86,7 +86,7 @@ fn attributed(experiments: &mut Experiments<'_>, run: &Run) -> Vec<Defect> {
                 .violations
                 .iter()
                 .find(|v| v.cause == Cause::Defect && v.invariant == d.invariant)
-                .and_then(|v| open_issue(&run.history, v));
+                .and_then(|v| open_issue(experiments.spec.profile, &run.history, v));
         }
     }
     found
@@ -110,41 +110,44 @@ pub(crate) fn defects_signed(run: &Run) -> Vec<Defect> {
     found
 }
 
-/// The invariant, then the labels of the decisive records.
-fn signature(history: &History, v: &Violation) -> String {
-    let mut labels = Vec::new();
-    if let Some(event) = last_lock_event(history, v) {
-        labels.push(event);
-    }
+/// The invariant, then the labels of the decisive records, in the
+/// history's order: a renewal that stopped before the believer's hold
+/// began (a stale entry it joined, #3194) signs apart from one that
+/// stopped during it (#6303's error that ends the chain).
+pub(crate) fn signature(history: &History, v: &Violation) -> String {
     let mut cited = v.events.clone();
     cited.sort_unstable();
-    labels.extend(
-        cited
-            .iter()
-            .filter_map(|&i| history.records.get(i))
-            .map(|r| label(&r.kind)),
-    );
+    let mut labelled: Vec<(usize, String)> = cited
+        .iter()
+        .filter_map(|&i| Some((i, label(&history.records.get(i)?.kind))))
+        .collect();
+    if let Some(event) = last_lock_event(history, v) {
+        let at = labelled.partition_point(|(i, _)| *i < event.0);
+        labelled.insert(at, event);
+    }
+    let mut labels: Vec<String> = labelled.into_iter().map(|(_, l)| l).collect();
     labels.dedup();
     format!("{}: {}", v.invariant, labels.join(" > "))
 }
 
 /// What the involved clients' lock last reported about its lease before
-/// the violation (a renewal stopped and why, a lease lost).
-fn last_lock_event(history: &History, v: &Violation) -> Option<String> {
+/// the violation (a renewal stopped and why, a lease lost), and where.
+fn last_lock_event(history: &History, v: &Violation) -> Option<(usize, String)> {
     history
         .records
         .iter()
-        .take_while(|r| r.at <= v.at)
-        .filter_map(|r| match &r.kind {
+        .enumerate()
+        .take_while(|(_, r)| r.at <= v.at)
+        .filter_map(|(i, r)| match &r.kind {
             RecordKind::Lock { process, event }
                 if v.clients.iter().any(|c| **c == *process.client) =>
             {
                 match event {
                     lockcore::Event::RenewalStopped { reason, .. } => {
                         let reason = reason.split(':').next().unwrap_or_default();
-                        Some(format!("renewal stopped ({reason})"))
+                        Some((i, format!("renewal stopped ({reason})")))
                     }
-                    lockcore::Event::LeaseLost { .. } => Some("lease lost".to_owned()),
+                    lockcore::Event::LeaseLost { .. } => Some((i, "lease lost".to_owned())),
                     _ => None,
                 }
             }

@@ -1,7 +1,7 @@
-//! Defects that are open upstream with no fix, in any release or pull
-//! request, that attribution could try: recognised by the path the run
-//! took, so a finding can still name the upstream issue a user would
-//! search for.
+//! Defects with no fix, in any release or pull request, that attribution
+//! could try: open upstream, or found by locksim and not reported yet.
+//! Recognised by the path the run took, so a finding can still name the
+//! upstream issue a user would search for, or say what to report.
 //!
 //! Attribution by experiment ([`crate::defect`]) needs a switch that
 //! removes the defect. For an open issue without a fix there is none, so
@@ -9,26 +9,47 @@
 //! when no fix removes the defect. A new one is a `const` and a
 //! predicate plus one line in [`KNOWN`].
 
-use lockcore::LockName;
+use lockcore::{LockName, Release, Switch};
 use serde::Serialize;
 use sim::{History, Outcome, RecordKind, ServerCause, Violation, Who};
 
-/// An upstream issue, open with no fix, whose path a run took.
+/// An upstream issue, open with no fix, whose path a run took; or a
+/// defect no upstream issue reports ([`UNREPORTED`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct OpenIssue {
-    /// The upstream issue (`#4109`).
+    /// The upstream issue (`#4109`), or [`UNREPORTED`].
     pub upstream: &'static str,
     /// What happens on the path, in one line.
     pub path: &'static str,
 }
 
+/// The `upstream` of a defect locksim found that no upstream issue
+/// reports (searched when it was added).
+pub const UNREPORTED: &str = "unreported";
+
+impl OpenIssue {
+    /// Where it stands upstream, in a few words: `open upstream: #4109`
+    /// or `not reported upstream`.
+    pub fn status(&self) -> String {
+        if self.upstream == UNREPORTED {
+            "not reported upstream".to_owned()
+        } else {
+            format!("open upstream: {}", self.upstream)
+        }
+    }
+}
+
 impl std::fmt::Display for OpenIssue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the path of {}, open upstream: {}",
-            self.upstream, self.path
-        )
+        if self.upstream == UNREPORTED {
+            write!(f, "a path not reported upstream: {}", self.path)
+        } else {
+            write!(
+                f,
+                "the path of {}, open upstream: {}",
+                self.upstream, self.path
+            )
+        }
     }
 }
 
@@ -44,18 +65,43 @@ const TIMED_OUT_ACQUIRE_RAN: OpenIssue = OpenIssue {
     path: "an acquire timed out on the client after it ran on Redis, so the thread holds a count it does not know of",
 };
 
-/// Whether the run of a history took a path to a violation.
-type Took = fn(&History, &Violation) -> bool;
+/// Found by locksim (4.7.0 seeds 15828 and 21410), not reported upstream
+/// (searched 2026-11-26). Since 3.20.1 (#4822) `unlockAsync` runs
+/// `unlockAsync0` inside `ServiceManager.execute`, which tries it again
+/// when `WAIT` synced no replica, and `unlockAsync0`'s handler calls
+/// `cancelExpirationRenewal(threadId)` after every attempt (read at tags
+/// redisson-3.52.0 and redisson-4.7.0, `RedissonBaseLock.unlockAsync0`;
+/// `LockEntry.removeThreadId` takes one count per call). So a count-down
+/// unlock of a re-entrant hold that is tried twice takes two counts off
+/// the renewal entry: the entry goes, renewal stops, and the key expires
+/// under a thread that still holds it once. (Since 3.52.0, #6651, the
+/// retry replays the latch and Redis keeps the count; before, it ran the
+/// script again and took the count on Redis too.)
+const RETRIED_COUNT_DOWN_CANCELS: OpenIssue = OpenIssue {
+    upstream: UNREPORTED,
+    path: "a count-down unlock tried again for too few synced replicas cancelled renewal once per attempt, so the watchdog let go of a lock its thread still holds",
+};
 
-/// Each known path and how to recognise it.
-const KNOWN: &[(OpenIssue, Took)] = &[(TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran)];
+/// Whether the run of a history, under a release, took a path to a
+/// violation.
+type Took = fn(Release, &History, &Violation) -> bool;
+
+/// Each known path and how to recognise it, the first that fits winning:
+/// the narrower first. A run can take both: 4.7.0 seed 15828's thread
+/// holds a count it does not know of (#4109's path, which alone would
+/// leave the lock behind), but what lets the other client in is the
+/// renewal its retried count-down unlock stopped.
+const KNOWN: &[(OpenIssue, Took)] = &[
+    (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
+    (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
+];
 
 /// The open issue whose path the run of `history` took to break `v`, if
 /// one is known.
-pub(crate) fn open_issue(history: &History, v: &Violation) -> Option<OpenIssue> {
+pub(crate) fn open_issue(release: Release, history: &History, v: &Violation) -> Option<OpenIssue> {
     KNOWN
         .iter()
-        .find(|(_, took)| took(history, v))
+        .find(|(_, took)| took(release, history, v))
         .map(|(issue, _)| *issue)
 }
 
@@ -66,12 +112,21 @@ pub(crate) fn open_issue(history: &History, v: &Violation) -> Option<OpenIssue> 
 /// thread of the client that held the lock before it went free without
 /// a message (its unknown count kept the key until it expired: fenced
 /// seeds 44624 and 76079).
-fn timed_out_acquire_ran(history: &History, v: &Violation) -> bool {
+fn timed_out_acquire_ran(release: Release, history: &History, v: &Violation) -> bool {
+    // From 3.16.3 (#2714) to 3.20.0 an interrupted acquire's future is
+    // cancelled, so a script that ran anyway is a hold its thread does
+    // not know of, as after a timeout (3.16.6 seed 86100: a lock(lease)
+    // left behind for its lease). Otherwise its late reply's callback
+    // runs: #2714's or #5358's path, not this one.
+    let interrupt_hides =
+        release.has(Switch::InterruptCancelsAcquire) && !release.has(Switch::AcquireRetryWrapper);
     if v.invariant == sim::Invariant::LostWakeup {
-        return last_holder(history, v)
-            .is_some_and(|holder| timed_out_acquire_ran_by(history, v, |c| c == holder));
+        return last_holder(history, v).is_some_and(|holder| {
+            timed_out_acquire_ran_by(history, v, interrupt_hides, |c| c == holder)
+        });
     }
-    timed_out_acquire_ran_by(history, v, |c| v.clients.iter().any(|x| **x == *c))
+    let of = |c: &str| v.clients.iter().any(|x| **x == *c);
+    timed_out_acquire_ran_by(history, v, interrupt_hides, of)
 }
 
 /// The client Redis named holder last before the lock went free (the
@@ -94,7 +149,12 @@ fn last_holder<'h>(history: &'h History, v: &Violation) -> Option<&'h str> {
         })
 }
 
-fn timed_out_acquire_ran_by(history: &History, v: &Violation, of: impl Fn(&str) -> bool) -> bool {
+fn timed_out_acquire_ran_by(
+    history: &History,
+    v: &Violation,
+    interrupt_hides: bool,
+    of: impl Fn(&str) -> bool,
+) -> bool {
     let mut calling: Vec<&Who> = Vec::new();
     let mut ran: Vec<&Who> = Vec::new();
     // Threads whose acquire failed with an error and that called nothing
@@ -102,10 +162,14 @@ fn timed_out_acquire_ran_by(history: &History, v: &Violation, of: impl Fn(&str) 
     // held back on the way (a timeout before the script ran, not after:
     // fenced seed 89456, a re-entrant `lock(lease)`).
     let mut failed: Vec<&Who> = Vec::new();
-    // Such threads that called an acquire again, with the count Redis
-    // showed for them then: two holds more while that one call is out
-    // means the failed acquire ran behind it (fenced seed 24462: a
-    // tryLock times out, the next one is in flight when both scripts run).
+    // Acquires out, with the count Redis showed for their thread when
+    // they were called: two holds more while one call is out means a
+    // script ran twice for it. Either an acquire that failed ran behind
+    // the thread's next one (fenced seed 24462: a tryLock times out, the
+    // next one is in flight when both scripts run), or the call's first
+    // attempt timed out on the client after it ran and Redisson's resend
+    // ran it again (3.8.0 seed 984: a dropped reply; #7367's path in
+    // replicated mode).
     let mut retrying: Vec<(&Who, i64)> = Vec::new();
     // The holder Redis names on each lock, and its count.
     let mut holders: Vec<(&LockName, &Who, i64)> = Vec::new();
@@ -116,13 +180,10 @@ fn timed_out_acquire_ran_by(history: &History, v: &Violation, of: impl Fn(&str) 
         }
         match &r.kind {
             RecordKind::Call { who, call, .. } => {
-                let was_failed = failed.contains(&who);
                 failed.retain(|w| *w != who);
                 if call.is_acquire() && of(&who.client) {
                     calling.push(who);
-                    if was_failed {
-                        retrying.push((who, count_of(&holders, who)));
-                    }
+                    retrying.push((who, count_of(&holders, who)));
                 }
             }
             RecordKind::Server {
@@ -159,9 +220,10 @@ fn timed_out_acquire_ran_by(history: &History, v: &Violation, of: impl Fn(&str) 
                     return true;
                 }
                 // An interrupted acquire that runs later is #5358's path
-                // (the late reply's callback), not this one.
-                let interrupted =
-                    matches!(outcome, Outcome::Error { message } if *message == interrupted);
+                // (the late reply's callback), unless the release drops
+                // that reply.
+                let interrupted = !interrupt_hides
+                    && matches!(outcome, Outcome::Error { message } if *message == interrupted);
                 if error && !interrupted && calling.contains(&who) {
                     failed.push(who);
                 }
@@ -181,4 +243,55 @@ fn count_of(holders: &[(&LockName, &Who, i64)], who: &Who) -> i64 {
         .iter()
         .find(|(_, w, _)| *w == who)
         .map_or(0, |(_, _, count)| *count)
+}
+
+/// Whether renewal of a lock stopped as "unlocked" while a thread of the
+/// violation's clients had an unlock of it out that came back as a count
+/// down, the thread still believing it held the lock up to the violation.
+fn count_down_stopped_renewal(_: Release, history: &History, v: &Violation) -> bool {
+    let of = |c: &str| v.clients.iter().any(|x| **x == *c);
+    // Unlocks out, and those out when their lock's renewal stopped.
+    let mut out: Vec<(&Who, &LockName)> = Vec::new();
+    let mut stopped_under: Vec<(&Who, &LockName)> = Vec::new();
+    // Threads whose count-down unlock stopped renewal, and the lock.
+    let mut suspects: Vec<(&Who, &LockName)> = Vec::new();
+    // Threads that believe they hold a lock (a thread lets go before it
+    // calls its last unlock, so a count-down of that one is #4109's).
+    let mut believing: Vec<(&Who, &LockName)> = Vec::new();
+    for r in &history.records {
+        if r.at > v.at {
+            break;
+        }
+        match &r.kind {
+            RecordKind::Call {
+                who,
+                lock,
+                call: lockcore::Call::Unlock,
+            } if of(&who.client) => out.push((who, lock)),
+            RecordKind::Lock {
+                process,
+                event: lockcore::Event::RenewalStopped { lock, reason },
+            } if reason == "unlocked" => stopped_under.extend(out.iter().filter(|(w, l)| {
+                *l == lock && w.client == process.client && w.life == process.life
+            })),
+            RecordKind::Return {
+                who, lock, outcome, ..
+            } => {
+                let key = (who, lock);
+                let counted_down = matches!(outcome, Outcome::Unlocked { released: false });
+                if counted_down && stopped_under.contains(&key) && believing.contains(&key) {
+                    suspects.push(key);
+                }
+                out.retain(|k| *k != key);
+                stopped_under.retain(|k| *k != key);
+            }
+            RecordKind::Hold { who, lock, .. } => believing.push((who, lock)),
+            RecordKind::Release { who, lock, .. } => {
+                suspects.retain(|k| *k != (who, lock));
+                believing.retain(|k| *k != (who, lock));
+            }
+            _ => {}
+        }
+    }
+    !suspects.is_empty()
 }

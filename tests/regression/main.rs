@@ -127,6 +127,30 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
     }
 }
 
+/// A defect no upstream issue reports is named by its path too. Seed
+/// 15828 under 4.7.0, shrunk: a count-down unlock whose `WAIT` synced no
+/// replica is tried again, and each attempt's handler takes a count off
+/// the renewal entry (`RedissonBaseLock.unlockAsync0` inside
+/// `ServiceManager.execute`), so renewal stops under a thread that still
+/// holds the lock.
+#[test]
+fn a_retried_count_down_unlock_is_named_as_unreported() {
+    let file = "explored-15828-4-7-0-mutual-exclusion-defect.toml";
+    let named: Vec<_> = finding_defects(file)
+        .iter()
+        .map(|d| {
+            let open = d.open_issue.map(|o| (o.upstream, o.status()));
+            (d.invariant.name(), d.fixed_by.is_none(), open)
+        })
+        .collect();
+    let status = "not reported upstream".to_owned();
+    assert_eq!(
+        named,
+        [("mutual-exclusion", true, Some(("unreported", status)))],
+        "{file}"
+    );
+}
+
 /// Seeds 10 and 5 under `redisson` (3.23.4), shrunk: an unlock whose WAIT
 /// counts no replica during a replication stall is retried (3.20.1+),
 /// misses the latch its first attempt would have left, and reports "not
@@ -175,6 +199,11 @@ fn an_unsynced_unlock_retry_names_redisson_6651() {
 /// end of resends, shows it without the latch and not with it. Seed 39485
 /// under 3.27.1, shrunk: an unlock message handled while an async
 /// waiter's callback had not registered its listener yet (#5761, 3.28.0).
+/// Seed 10697 under 3.13.6, shrunk: a renewal's error stopped the chain
+/// but kept the entry, and a sibling's later lock joined it and was never
+/// renewed (#3194, 3.14.0). Seed 80894 under 3.45.1, shrunk: a batched round whose only key was
+/// unlocked while it read the map throws on its empty chunk, and the lock
+/// taken meanwhile is never renewed (#6506, 3.46.0).
 #[test]
 fn a_fix_is_named_where_it_makes_the_difference() {
     for (file, invariant, upstream, release) in [
@@ -201,6 +230,18 @@ fn a_fix_is_named_where_it_makes_the_difference() {
             "lost-wakeup",
             "#5761",
             "3.28.0",
+        ),
+        (
+            "explored-10697-3-13-6-mutual-exclusion-defect.toml",
+            "mutual-exclusion",
+            "#3194",
+            "3.14.0",
+        ),
+        (
+            "explored-80894-3-45-1-mutual-exclusion-defect.toml",
+            "mutual-exclusion",
+            "#6506",
+            "3.46.0",
         ),
     ] {
         let named: Vec<_> = finding_defects(file)

@@ -42,7 +42,8 @@ pub(super) fn profile_label(profile: Option<Release>) -> String {
 
 /// Each broken invariant with its cause: `mutual-exclusion (defect)`, and
 /// a defect's upstream fix: `mutual-exclusion (defect, fixed by #6303)`,
-/// or the open issue whose path it took (`open upstream: #4109`).
+/// or the open issue whose path it took (`open upstream: #4109`, or
+/// `not reported upstream`).
 pub(super) fn names(f: &Finding) -> String {
     let mut names: Vec<String> = f
         .broken
@@ -54,7 +55,7 @@ pub(super) fn names(f: &Finding) -> String {
                 .find(|d| d.invariant == b.invariant && b.cause == sim::Cause::Defect);
             let fix = match defect.map(|d| (d.fixed_by.as_ref(), d.open_issue)) {
                 Some((Some(fix), _)) => format!(", fixed by {}", fix.upstream),
-                Some((None, Some(open))) => format!(", open upstream: {}", open.upstream),
+                Some((None, Some(open))) => format!(", {}", open.status()),
                 _ => String::new(),
             };
             format!("{} ({}{fix})", b.invariant.name(), b.cause.name())
