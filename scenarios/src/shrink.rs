@@ -335,6 +335,30 @@ mod tests {
         );
     }
 
+    /// A defect shrinks with its signature: 3.13.6 seed 10697's renewal
+    /// error (#3194's path) shrank into a renewal's 0 (#3712's) when its
+    /// Redis outage shrank into a restart, which kept the invariant and
+    /// the cause but not the defect.
+    #[test]
+    fn a_defect_keeps_its_signature() {
+        let release: Release = "3.13.6".parse().unwrap();
+        let spec = sim::generate_with(10697, Some(release), sim::Workload::default());
+        let signatures = |spec: &SimSpec| -> Vec<String> {
+            let run = sim::run(spec).unwrap();
+            let defects = run.violations.iter();
+            let defects = defects.filter(|v| v.cause.name() == "defect");
+            defects
+                .map(|v| crate::defect::signature(&run.history, v))
+                .collect()
+        };
+        let before = signatures(&spec);
+        let wanted = "mutual-exclusion: renewal stopped (error) > hold (watchdog)";
+        assert_eq!(before.first().map(String::as_str), Some(wanted));
+        let shrunk = shrink_as(&spec, Invariant::MutualExclusion, Some("defect"), 200);
+        assert!(shrunk.spec.faults.0.len() < spec.faults.0.len());
+        assert!(signatures(&shrunk.spec).iter().any(|s| s == wanted));
+    }
+
     /// A shrunk spec saved as a scenario file reads back and, run, gives
     /// what the file expects.
     #[test]
