@@ -229,6 +229,8 @@ pub(crate) fn relay_threads(spec: &mut SimSpec) {
         return;
     };
     let start = (threads[0].start_ms + until + lag).saturating_sub(20);
+    // The hand-off must leave the relayed section time to run before the
+    // horizon (threads start within the first sixth of it).
     if start >= horizon_ms / 2 {
         return;
     }
@@ -264,19 +266,14 @@ fn first_unlock_ms(steps: &[Step]) -> Option<u64> {
         match step {
             Step::Sleep { ms } | Step::Work { ms } => at += ms,
             Step::Unlock => return Some(at),
-            Step::Repeat { steps, .. } => {
-                if let Some(more) = first_unlock_ms(steps) {
-                    return Some(at + more);
-                }
-                return None;
-            }
+            Step::Repeat { steps, .. } => return first_unlock_ms(steps).map(|more| at + more),
             _ => {}
         }
     }
     None
 }
 
-/// Removes the sleep a script opens with.
+/// Zeroes the sleep a script opens with.
 fn drop_first_sleep(steps: &mut [Step]) {
     if let Some(Step::Sleep { ms }) = steps.first_mut() {
         *ms = 0;
