@@ -2,17 +2,25 @@
 # Throughput and memory of fake-redis against redis-server, on this machine.
 #
 # Not a test: numbers depend on the machine. Each benchmark runs against
-# redis-server and fake-redis alternately (same machine, same moment), so
-# their ratio is what to read. Usage, from the workspace root:
+# redis-server and fake-redis alternately (same machine, same moment),
+# ROUNDS times; the ratio printed is the median of the rounds' ratios,
+# with their minimum and maximum, so one noisy round does not decide it.
+# With two or more cores the servers share the first and redis-benchmark
+# runs on the second (PIN=0 turns that off), so the client never competes
+# with the server it measures. Usage, from the workspace root:
 #
 #   cargo build --release -p fake-redis
-#   bash fake-redis/bench/compare.sh            # throughput and RSS
-#   N=20000 bash fake-redis/bench/compare.sh    # quicker
+#   bash fake-redis/bench/compare.sh                 # throughput and RSS
+#   N=20000 ROUNDS=3 bash fake-redis/bench/compare.sh  # quicker
+#   PIPELINES=1 ROUNDS=9 bash fake-redis/bench/compare.sh  # unpipelined only
 #
 # Needs redis-server and redis-benchmark (apt-get install redis-server).
 set -euo pipefail
 
 N=${N:-100000}
+ROUNDS=${ROUNDS:-5}
+PIPELINES=${PIPELINES:-1 16}
+PIN=${PIN:-1}
 KEYS=${KEYS:-1000000}
 BIN=${BIN:-target/release/fake-redis}
 REAL_PORT=${REAL_PORT:-16379}
@@ -31,10 +39,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The servers on the first core, redis-benchmark on the second.
+SERVER_CPU=() CLIENT_CPU=()
+if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+  SERVER_CPU=(taskset -c 0) CLIENT_CPU=(taskset -c 1)
+fi
+
 start_servers() {
-  redis-server --port "$REAL_PORT" --save "" --appendonly no --bind 127.0.0.1 >/dev/null &
+  "${SERVER_CPU[@]}" redis-server --port "$REAL_PORT" --save "" --appendonly no --bind 127.0.0.1 >/dev/null &
   pids+=($!); REAL_PID=$!
-  "$BIN" --port "$FAKE_PORT" 2>/dev/null &
+  "${SERVER_CPU[@]}" "$BIN" --port "$FAKE_PORT" 2>/dev/null &
   pids+=($!); FAKE_PID=$!
   for port in "$REAL_PORT" "$FAKE_PORT"; do
     for _ in $(seq 50); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
@@ -45,7 +59,7 @@ rss_mib() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 
 rps() { # port, extra args...
   local port=$1; shift
-  redis-benchmark -p "$port" -c 50 -n "$N" -q "$@" 2>/dev/null | tr '\r' '\n' | grep -oE '[0-9.]+ requests per second' | tail -1 | cut -d' ' -f1
+  "${CLIENT_CPU[@]}" redis-benchmark -p "$port" -c 50 -n "$N" -q "$@" 2>/dev/null | tr '\r' '\n' | grep -oE '[0-9.]+ requests per second' | tail -1 | cut -d' ' -f1
 }
 
 start_servers
@@ -58,23 +72,40 @@ for port in "$REAL_PORT" "$FAKE_PORT"; do
   redis-cli -p "$port" HSET lock uuid:1 1 >/dev/null
 done
 
-printf '%-22s %12s %12s %7s\n' test redis-server fake-redis ratio
-for pipeline in 1 16; do
-  for t in ping_mbulk set get hset; do
-    real=$(rps "$REAL_PORT" -t "$t" -P "$pipeline")
-    fake=$(rps "$FAKE_PORT" -t "$t" -P "$pipeline")
-    printf '%-22s %12s %12s %7.2f\n' "$t -P $pipeline" "$real" "$fake" "$(echo "$fake / $real" | bc -l)"
+# Median, minimum and maximum of the numbers on stdin.
+stats() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }'; }
+
+# One test, ROUNDS times each way, alternately: a line of medians and the
+# ratio's median (min-max).
+measure() { # label, redis-benchmark args...
+  local label=$1; shift
+  local reals=() fakes=() ratios=() real fake
+  for _ in $(seq "$ROUNDS"); do
+    real=$(rps "$REAL_PORT" "$@")
+    fake=$(rps "$FAKE_PORT" "$@")
+    reals+=("$real") fakes+=("$fake")
+    ratios+=("$(echo "$fake / $real" | bc -l)")
   done
-  real=$(rps "$REAL_PORT" -P "$pipeline" EVALSHA "$SHA" 1 lock 30000 uuid:1)
-  fake=$(rps "$FAKE_PORT" -P "$pipeline" EVALSHA "$SHA" 1 lock 30000 uuid:1)
-  printf '%-22s %12s %12s %7.2f\n' "evalsha-renew -P $pipeline" "$real" "$fake" "$(echo "$fake / $real" | bc -l)"
+  read -r rm _ _ < <(printf '%s\n' "${reals[@]}" | stats)
+  read -r fm _ _ < <(printf '%s\n' "${fakes[@]}" | stats)
+  read -r med lo hi < <(printf '%s\n' "${ratios[@]}" | stats)
+  printf '%-22s %12.0f %12.0f %7s %s\n' "$label" "$rm" "$fm" "$med" "($lo-$hi)"
+}
+
+echo "ROUNDS=$ROUNDS N=$N; requests per second (medians) and fake/real ratio, median (min-max)"
+printf '%-22s %12s %12s %7s\n' test redis-server fake-redis ratio
+for pipeline in $PIPELINES; do
+  for t in ping_mbulk set get hset; do
+    measure "$t -P $pipeline" -t "$t" -P "$pipeline"
+  done
+  measure "evalsha-renew -P $pipeline" -P "$pipeline" EVALSHA "$SHA" 1 lock 30000 uuid:1
 done
 
 echo
 echo "RSS after redis-benchmark -t set -r $KEYS -n $((KEYS * 2)) -P 16:"
 for port in "$REAL_PORT" "$FAKE_PORT"; do
   redis-cli -p "$port" FLUSHALL >/dev/null
-  redis-benchmark -p "$port" -t set -r "$KEYS" -n $((KEYS * 2)) -P 16 -q >/dev/null 2>&1
+  "${CLIENT_CPU[@]}" redis-benchmark -p "$port" -t set -r "$KEYS" -n $((KEYS * 2)) -P 16 -q >/dev/null 2>&1
 done
 real_keys=$(redis-cli -p "$REAL_PORT" DBSIZE); fake_keys=$(redis-cli -p "$FAKE_PORT" DBSIZE)
 printf 'redis-server: %s keys, %s MiB\n' "$real_keys" "$(rss_mib "$REAL_PID")"

@@ -46,6 +46,24 @@ impl Default for OutputLimits {
     }
 }
 
+/// The instant a batch of commands ran, read from the clock the first
+/// time it is asked for.
+#[derive(Debug, Default)]
+pub(crate) struct Now(Option<Instant>);
+
+impl Now {
+    /// The instant, read now if it was not yet.
+    pub(crate) fn get(&mut self) -> Instant {
+        *self.0.get_or_insert_with(Instant::now)
+    }
+
+    /// An instant already read.
+    #[cfg(test)]
+    pub(crate) fn at(instant: Instant) -> Now {
+        Now(Some(instant))
+    }
+}
+
 /// What the writer should do next.
 #[derive(Debug)]
 pub(crate) enum Take {
@@ -85,12 +103,16 @@ impl Outbox {
 
     /// Applies `limit` at `now` after output was appended, as Redis's
     /// `checkClientOutputBufferLimits`; whether the client must be closed.
-    pub(crate) fn over_limit(&mut self, limit: Limit, now: Instant) -> bool {
+    ///
+    /// `now` is read only when output is over the soft limit: most
+    /// batches never need the clock (`Now` reads it once, on demand).
+    pub(crate) fn over_limit(&mut self, limit: Limit, now: &mut Now) -> bool {
         let pending = self.pending() as u64;
         if limit.hard > 0 && pending >= limit.hard {
             return true;
         }
         if limit.soft > 0 && pending >= limit.soft {
+            let now = now.get();
             let since = *self.over_soft_since.get_or_insert(now);
             return now.duration_since(since) >= Duration::from_secs(limit.soft_seconds);
         }
@@ -155,24 +177,24 @@ mod tests {
             soft_seconds: 60,
         };
         let t0 = Instant::now();
-        assert!(with(100).over_limit(limit, t0));
+        assert!(with(100).over_limit(limit, &mut Now::at(t0)));
         let mut o = with(60);
-        assert!(!o.over_limit(limit, t0));
-        assert!(!o.over_limit(limit, t0 + Duration::from_secs(59)));
-        assert!(o.over_limit(limit, t0 + Duration::from_secs(60)));
+        assert!(!o.over_limit(limit, &mut Now::at(t0)));
+        assert!(!o.over_limit(limit, &mut Now::at(t0 + Duration::from_secs(59))));
+        assert!(o.over_limit(limit, &mut Now::at(t0 + Duration::from_secs(60))));
         let mut o = with(60);
-        assert!(!o.over_limit(limit, t0));
+        assert!(!o.over_limit(limit, &mut Now::at(t0)));
         let Take::Write(chunk) = o.take() else {
             panic!("pending output")
         };
         assert_eq!(chunk.len(), 60);
         assert_eq!(o.pending(), 60, "in flight counts");
         o.written();
-        assert!(!o.over_limit(limit, t0 + Duration::from_secs(30)));
+        assert!(!o.over_limit(limit, &mut Now::at(t0 + Duration::from_secs(30))));
         o.buf().expect("open").extend_from_slice(&[b'x'; 60]);
-        assert!(!o.over_limit(limit, t0 + Duration::from_secs(61)));
+        assert!(!o.over_limit(limit, &mut Now::at(t0 + Duration::from_secs(61))));
         assert!(
-            !with(1 << 20).over_limit(Limit::default(), t0),
+            !with(1 << 20).over_limit(Limit::default(), &mut Now::at(t0)),
             "0 is no limit"
         );
     }

@@ -15,18 +15,17 @@
 //! Buffers obey Redis's `client-output-buffer-limit` ([`crate::Outbox`]
 //! docs): a client over its limit is closed and its output dropped.
 
-use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
 
 use bytes::Bytes;
+use rustc_hash::FxHashMap;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::frame::encode;
-use crate::outbox::{Outbox, Take};
+use crate::outbox::{Now, Outbox, Take};
 use crate::{ConnId, Engine, Value};
 
 /// Wake-ups for one connection's two halves.
@@ -50,7 +49,8 @@ pub type CommandHook = Box<dyn FnMut(&mut Engine, ConnId, &[Bytes]) + Send>;
 
 struct Hub {
     engine: Engine,
-    slots: BTreeMap<ConnId, Slot>,
+    /// Hashed: every command looks its connection up (see `State::clients`).
+    slots: FxHashMap<ConnId, Slot>,
     hook: Option<CommandHook>,
 }
 
@@ -58,7 +58,7 @@ impl Hub {
     /// Appends `values` to `conn`'s output and applies its output limit;
     /// a client over it is closed (as Redis's `freeClientAsync`: its
     /// subscriptions go now, its socket once its tasks see the signal).
-    fn append(&mut self, conn: ConnId, values: &[Value], now: Instant, wake: bool) {
+    fn append(&mut self, conn: ConnId, values: &[Value], now: &mut Now, wake: bool) {
         let protocol = self.engine.protocol(conn);
         let class = if self.engine.is_pubsub_client(conn) {
             self.engine.output_limits().pubsub
@@ -117,7 +117,7 @@ impl SharedEngine {
         Self {
             hub: Arc::new(Mutex::new(Hub {
                 engine,
-                slots: BTreeMap::new(),
+                slots: FxHashMap::default(),
                 hook,
             })),
         }
@@ -143,7 +143,11 @@ impl SharedEngine {
     pub fn drop_connections(&self) {
         let mut hub = self.lock();
         let Hub { engine, slots, .. } = &mut *hub;
-        for (conn, slot) in slots.iter_mut() {
+        // In connection order, as Redis frees its clients list: the order
+        // reaches the engine (subscriptions go one connection at a time).
+        let mut open: Vec<(&ConnId, &mut Slot)> = slots.iter_mut().collect();
+        open.sort_by_key(|(conn, _)| **conn);
+        for (conn, slot) in open {
             engine.disconnect(*conn);
             slot.outbox.kill();
             slot.signals.killed.notify_one();
@@ -205,7 +209,7 @@ impl SharedEngine {
     /// not woken (see [`SharedEngine::flush`]); subscribers' writers are.
     pub(crate) fn execute(&self, conn: ConnId, batch: Vec<Vec<Bytes>>) -> bool {
         let mut hub = self.lock();
-        let now = Instant::now();
+        let mut now = Now::default();
         for args in batch {
             if hub.slots.get(&conn).is_none_or(|s| s.outbox.killed()) {
                 return true;
@@ -221,9 +225,9 @@ impl SharedEngine {
             // Redis writes a message to each subscriber while PUBLISH runs,
             // before the publisher's own reply: same order here.
             for (to, message) in &response.deliveries {
-                hub.append(*to, std::slice::from_ref(message), now, *to != conn);
+                hub.append(*to, std::slice::from_ref(message), &mut now, *to != conn);
             }
-            hub.append(conn, &response.replies, now, false);
+            hub.append(conn, &response.replies, &mut now, false);
             if response.close {
                 return true;
             }
@@ -241,9 +245,9 @@ impl SharedEngine {
             return;
         }
         let response = hub.engine.tick();
-        let now = Instant::now();
+        let mut now = Now::default();
         for (to, message) in &response.deliveries {
-            hub.append(*to, std::slice::from_ref(message), now, true);
+            hub.append(*to, std::slice::from_ref(message), &mut now, true);
         }
     }
 
@@ -257,7 +261,7 @@ impl SharedEngine {
     /// Queues an error reply for `conn` (a protocol error before closing).
     pub(crate) fn send_error(&self, conn: ConnId, text: String) {
         let mut hub = self.lock();
-        hub.append(conn, &[Value::Error(text)], Instant::now(), true);
+        hub.append(conn, &[Value::Error(text)], &mut Now::default(), true);
     }
 
     /// The writer's next step for `conn`.

@@ -99,9 +99,10 @@ pub(crate) fn client(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErro
         _ => {
             let now = ctx.now;
             let state = &*ctx.state;
-            let text: String = state
-                .clients
-                .values()
+            let mut clients: Vec<&Client> = state.clients.values().collect();
+            clients.sort_by_key(|c| c.id);
+            let text: String = clients
+                .into_iter()
                 .map(|c| {
                     let s = state.pubsub.channels_of(c.id).len();
                     let p = state.pubsub.patterns_of(c.id).len();
