@@ -17,6 +17,16 @@ use locksim::{Comparison, builtins};
 ///   the link heals, so the renewals sent during the window run late on
 ///   Redis and keep the key alive, and no one else takes it. Which is
 ///   right depends on whether the connection outlives the window.
+///   Neither is real TCP, which keeps the connection and delivers what it
+///   holds at its first retransmission after the heal, the retransmission
+///   timer doubling from 200 ms since the first segment was lost: in
+///   network-drop-30s a renewal first sent at 10.1 s is retransmitted at
+///   22.7 s and then 35.5 s, after the key's expiry at 30 s (the fast
+///   engine's verdict), while in network-drop one first sent at 20 s lands
+///   at 45.4 s, before the expiry at 60 s (the turmoil engine's). A pool
+///   whose retries go out on other connections, each with its own timer,
+///   moves those instants again. Agreement needs that model in both
+///   engines, with the connection pool, not a choice between these two.
 /// - stw-pause under fenced: when A resumes, its work has ended and its
 ///   watchdog's timers are overdue. Which runs first is a race in a real
 ///   JVM; the fast engine runs them in the order they fell due (A unlocks,
