@@ -224,11 +224,13 @@ fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64) {
         }
     }
     give_replicas(spec, &strikes);
-    // Adding a fault changes only the plan: the setting is checked once.
-    let setting_valid = crate::validate::validate_setting(spec).is_ok();
+    // Adding a fault changes only the plan: the setting and the faults
+    // already there are checked once, then each new fault against them.
+    let valid = crate::validate::validate_setting(spec).is_ok()
+        && crate::validate::validate_faults(spec).is_ok();
     for strike in strikes {
         spec.faults.0.push(strike);
-        if !setting_valid || crate::validate::validate_faults(spec).is_err() {
+        if !valid || crate::validate::validate_last_fault(spec).is_err() {
             spec.faults.0.pop();
         }
     }

@@ -96,11 +96,19 @@ fn lookup(name: &[u8]) -> Option<&'static Spec> {
     // length matches. Every command and every `redis.call` of a script
     // looks its name up; a binary search over the whole table cost a
     // twentieth of a simulated run.
-    let first = name.first()?.to_ascii_lowercase();
+    // The name is lowered once into a buffer (no command name is longer),
+    // so each candidate is one slice comparison, not a byte-by-byte
+    // case-folding one: scripts call commands in lower case, clients in
+    // upper, and a script's `redis.call`s are most of the lookups.
+    let mut lower = [0u8; 32];
+    let lower = lower.get_mut(..name.len())?;
+    lower.copy_from_slice(name);
+    lower.make_ascii_lowercase();
+    let first = *lower.first()?;
     let (start, end) = *letter_ranges().get(usize::from(first.wrapping_sub(b'a')))?;
     COMMANDS[usize::from(start)..usize::from(end)]
         .iter()
-        .find(|c| c.name.len() == name.len() && c.name.as_bytes().eq_ignore_ascii_case(name))
+        .find(|c| c.name.as_bytes() == &*lower)
 }
 
 /// For each letter `a..=z`, the range of [`COMMANDS`] whose names start

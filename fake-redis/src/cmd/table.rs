@@ -185,5 +185,7 @@ mod tests {
                 "{unknown:?}"
             );
         }
+        // Longer than any command's name (and than the lookup's buffer).
+        assert!(super::super::lookup("GET".repeat(20).as_bytes()).is_none());
     }
 }
