@@ -1,11 +1,10 @@
 //! The command engine: one Redis server's state, driven one command at a time.
 
 use std::collections::BTreeMap;
-
-use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use rustc_hash::FxHashMap;
 
 use crate::client::Client;
 use crate::cmd::{self, Ctx};
@@ -68,8 +67,8 @@ pub(crate) struct State {
     pub(crate) scripts: ScriptCache,
     /// Every connected client's own state (protocol, database, name,
     /// transaction, watched keys). Hashed, not ordered: a command looks its
-    /// client up several times, and 50 clients in a B-tree cost a tenth of
-    /// a pipelined PING; `CLIENT LIST` sorts by id, Redis's order.
+    /// client up several times, and 50 clients in a B-tree cost a twentieth
+    /// of a pipelined PING; `CLIENT LIST` sorts by id, Redis's order.
     pub(crate) clients: FxHashMap<ConnId, Client>,
     pub(crate) config: Config,
     pub(crate) stats: Stats,
