@@ -7,7 +7,12 @@
 # with their minimum and maximum, so one noisy round does not decide it.
 # With two or more cores the servers share the first and redis-benchmark
 # runs on the second (PIN=0 turns that off), so the client never competes
-# with the server it measures. Usage, from the workspace root:
+# with the server it measures. Each line also gives each server's CPU time
+# per request (from /proc, user + system): without pipelining neither
+# server keeps its core busy, redis-benchmark's round trips set the pace
+# and the throughput ratio sits near 1.0 within the machine's noise, while
+# the CPU time per request says which server does less work for the same
+# requests. Usage, from the workspace root:
 #
 #   cargo build --release -p fake-redis
 #   bash fake-redis/bench/compare.sh                 # throughput and RSS
@@ -57,9 +62,18 @@ start_servers() {
 
 rss_mib() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 
-rps() { # port, extra args...
-  local port=$1; shift
-  "${CLIENT_CPU[@]}" redis-benchmark -p "$port" -c 50 -n "$N" -q "$@" 2>/dev/null | tr '\r' '\n' | grep -oE '[0-9.]+ requests per second' | tail -1 | cut -d' ' -f1
+HZ=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # user + system
+
+# One redis-benchmark run against the server on port $1 (process $2):
+# requests per second, and the server's CPU time per request in µs.
+run_one() { # port, pid, extra args...
+  local port=$1 pid=$2; shift 2
+  local before after rps
+  before=$(cpu_ticks "$pid")
+  rps=$("${CLIENT_CPU[@]}" redis-benchmark -p "$port" -c 50 -n "$N" -q "$@" 2>/dev/null | tr '\r' '\n' | grep -oE '[0-9.]+ requests per second' | tail -1 | cut -d' ' -f1)
+  after=$(cpu_ticks "$pid")
+  echo "$rps $(echo "($after - $before) * 1000000 / $HZ / $N" | bc -l)"
 }
 
 start_servers
@@ -75,25 +89,28 @@ done
 # Median, minimum and maximum of the numbers on stdin.
 stats() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }'; }
 
-# One test, ROUNDS times each way, alternately: a line of medians and the
-# ratio's median (min-max).
+# One test, ROUNDS times each way, alternately: a line of medians (requests
+# per second, server CPU µs per request) and the ratio's median (min-max).
 measure() { # label, redis-benchmark args...
   local label=$1; shift
-  local reals=() fakes=() ratios=() real fake
+  local reals=() fakes=() ratios=() real_cpu=() fake_cpu=() real fake rc fc
   for _ in $(seq "$ROUNDS"); do
-    real=$(rps "$REAL_PORT" "$@")
-    fake=$(rps "$FAKE_PORT" "$@")
-    reals+=("$real") fakes+=("$fake")
+    read -r real rc < <(run_one "$REAL_PORT" "$REAL_PID" "$@")
+    read -r fake fc < <(run_one "$FAKE_PORT" "$FAKE_PID" "$@")
+    reals+=("$real") fakes+=("$fake") real_cpu+=("$rc") fake_cpu+=("$fc")
     ratios+=("$(echo "$fake / $real" | bc -l)")
   done
   read -r rm _ _ < <(printf '%s\n' "${reals[@]}" | stats)
   read -r fm _ _ < <(printf '%s\n' "${fakes[@]}" | stats)
+  read -r rcm _ _ < <(printf '%s\n' "${real_cpu[@]}" | stats)
+  read -r fcm _ _ < <(printf '%s\n' "${fake_cpu[@]}" | stats)
   read -r med lo hi < <(printf '%s\n' "${ratios[@]}" | stats)
-  printf '%-22s %12.0f %12.0f %7s %s\n' "$label" "$rm" "$fm" "$med" "($lo-$hi)"
+  printf '%-22s %12.0f %12.0f %7s %-12s %5.2f %5.2f\n' "$label" "$rm" "$fm" "$med" "($lo-$hi)" "$rcm" "$fcm"
 }
 
-echo "ROUNDS=$ROUNDS N=$N; requests per second (medians) and fake/real ratio, median (min-max)"
-printf '%-22s %12s %12s %7s\n' test redis-server fake-redis ratio
+echo "ROUNDS=$ROUNDS N=$N; requests per second (medians), fake/real ratio, median (min-max),"
+echo "and each server's CPU time per request in µs (medians; user + system, ${HZ} Hz ticks)"
+printf '%-22s %12s %12s %7s %-12s %5s %5s\n' test redis-server fake-redis ratio '' 'cpu-r' 'cpu-f'
 for pipeline in $PIPELINES; do
   for t in ping_mbulk set get hset; do
     measure "$t -P $pipeline" -t "$t" -P "$pipeline"

@@ -1,9 +1,18 @@
 //! One client connection: requests in, replies and messages out, over any
 //! byte stream (tokio TCP, turmoil TCP, an in-memory duplex).
+//!
+//! One task serves both directions, as Redis's event loop does: it reads,
+//! runs the whole pipeline it read, and writes what that produced at once
+//! (Redis writes its replies before it next waits, in `beforeSleep`). A
+//! second task woken to write would add a wake-up and two locks of the
+//! engine to every unpipelined request. Reading goes on while a write is
+//! pending, so a client that sends a long pipeline before reading a
+//! reply never deadlocks with the server.
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use crate::ConnId;
 use crate::outbox::Take;
 use crate::request::{ProtocolError, Request, RequestReader};
 use crate::server::SharedEngine;
@@ -23,7 +32,7 @@ const MAX_QUERY_BUFFER: usize = 1024 * 1024 * 1024;
 /// protocol error that ends it (after the commands before it ran).
 fn run_requests(
     shared: &SharedEngine,
-    conn: crate::ConnId,
+    conn: ConnId,
     requests: &mut RequestReader,
     buf: &mut BytesMut,
 ) -> Result<bool, ProtocolError> {
@@ -51,71 +60,101 @@ fn run_requests(
     Ok(!batch.is_empty() && shared.execute(conn, batch))
 }
 
+/// The read side of a connection: bytes not yet parsed, the parser's
+/// state, and whether the client is still heard.
+struct Input {
+    buf: BytesMut,
+    requests: RequestReader,
+    open: bool,
+}
+
+impl Input {
+    /// Runs what one read brought. When the connection stops reading (the
+    /// client closed it or sent `QUIT`, a protocol error, the query
+    /// buffer's limit), the engine forgets the client and its output is
+    /// written before the socket closes.
+    fn receive(&mut self, shared: &SharedEngine, conn: ConnId, read: std::io::Result<usize>) {
+        let more = match read {
+            Ok(0) => false,
+            Ok(_) => match run_requests(shared, conn, &mut self.requests, &mut self.buf) {
+                Ok(close) => !close,
+                Err(e) => {
+                    tracing::debug!(?conn, error = %e, "protocol error; closing");
+                    shared.send_error(conn, e.reply_text());
+                    false
+                }
+            },
+            Err(e) => {
+                tracing::debug!(?conn, error = %e, "read failed");
+                false
+            }
+        };
+        if more && self.buf.len() > MAX_QUERY_BUFFER {
+            // Redis's client-query-buffer-limit: drop the client, no reply.
+            tracing::debug!(?conn, "query buffer over limit; closing");
+        } else if more {
+            self.buf.reserve(READ_CHUNK);
+            return;
+        }
+        self.open = false;
+        shared.unregister(conn);
+    }
+}
+
 /// Serves one connection until the client closes it, sends `QUIT`, sends
 /// something that is not RESP (then it gets Redis's `-ERR Protocol error:
-/// ...` first), or passes its output buffer limit. Never panics on input;
-/// other connections are not affected.
+/// ...` first), or passes its output buffer limit (then it is closed at
+/// once, its output dropped). Never panics on input; other connections are
+/// not affected.
 pub async fn serve_connection<S>(shared: SharedEngine, stream: S)
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     let (conn, signals) = shared.register();
     let (mut rd, mut wr) = tokio::io::split(stream);
-    let reader = async {
-        let mut buf = BytesMut::new();
-        let mut requests = RequestReader::new();
-        'conn: loop {
-            match run_requests(&shared, conn, &mut requests, &mut buf) {
-                Ok(true) => break 'conn,
-                Ok(false) => {}
-                Err(e) => {
-                    tracing::debug!(?conn, error = %e, "protocol error; closing");
-                    shared.send_error(conn, e.reply_text());
-                    break 'conn;
-                }
-            }
-            // Everything this read's pipeline produced leaves in one write.
-            shared.flush(conn);
-            if buf.len() > MAX_QUERY_BUFFER {
-                // Redis's client-query-buffer-limit: drop the client, no reply.
-                tracing::debug!(?conn, "query buffer over limit; closing");
-                break;
-            }
-            buf.reserve(READ_CHUNK);
-            // Biased, so a seeded runtime (turmoil) replays it exactly.
-            tokio::select! {
-                biased;
-                read = rd.read_buf(&mut buf) => match read {
-                    Ok(0) => break,
-                    Ok(_) => {}
-                    Err(e) => {
-                        tracing::debug!(?conn, error = %e, "read failed");
-                        break;
-                    }
-                },
-                () = signals.killed.notified() => break,
-            }
-        }
-        shared.unregister(conn);
+    let mut input = Input {
+        buf: BytesMut::with_capacity(READ_CHUNK),
+        requests: RequestReader::new(),
+        open: true,
     };
-    let writer = async {
-        loop {
+    // The chunk being written and how much of it has gone.
+    let mut out: Option<(Bytes, usize)> = None;
+    loop {
+        if out.is_none() {
             match shared.take(conn) {
-                Take::Write(chunk) => {
-                    if wr.write_all(&chunk).await.is_err() {
-                        shared.kill(conn);
-                        break;
-                    }
-                    shared.written(conn);
-                }
-                Take::Wait => signals.writer.notified().await,
+                Take::Write(chunk) => out = Some((chunk, 0)),
+                Take::Wait => {}
                 Take::Done => break,
             }
         }
-        let _ = wr.shutdown().await;
-        shared.remove(conn);
-    };
-    tokio::join!(reader, writer);
+        let pending = out.as_ref().map_or(&[][..], |(chunk, at)| &chunk[*at..]);
+        // Biased, so a seeded runtime (turmoil) replays it exactly; the
+        // write goes first, so a read's replies leave before the next read.
+        tokio::select! {
+            biased;
+            () = signals.killed.notified() => break,
+            wrote = wr.write(pending), if !pending.is_empty() => match wrote {
+                Ok(n) if n > 0 => {
+                    if let Some((chunk, at)) = &mut out {
+                        *at += n;
+                        if *at == chunk.len() {
+                            out = None;
+                        }
+                    }
+                }
+                _ => {
+                    shared.kill(conn);
+                    break;
+                }
+            },
+            read = rd.read_buf(&mut input.buf), if input.open => {
+                input.receive(&shared, conn, read);
+            }
+            () = signals.writer.notified(), if pending.is_empty() => {}
+        }
+    }
+    let _ = wr.shutdown().await;
+    shared.remove(conn);
 }
 
 #[cfg(test)]

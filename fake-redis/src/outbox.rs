@@ -5,7 +5,7 @@
 //! limit, or after staying over the soft limit for the soft time. Without
 //! that, a subscriber that never reads makes the server buffer every
 //! message it is sent. Here the limits apply to everything appended and not
-//! yet written to the socket, including the chunk the writer is writing.
+//! yet written to the socket, including the chunk being written.
 
 use std::time::{Duration, Instant};
 
@@ -64,14 +64,14 @@ impl Now {
     }
 }
 
-/// What the writer should do next.
+/// What a connection's task writes next.
 #[derive(Debug)]
 pub(crate) enum Take {
-    /// Write these bytes, then report [`Outbox::written`].
+    /// Write these bytes, then take again.
     Write(Bytes),
     /// Nothing pending: wait to be woken.
     Wait,
-    /// Nothing more will come (the reader is done), or the connection was
+    /// Nothing more will come (the connection stopped reading), or it was
     /// closed for its limit: close the socket.
     Done,
 }
@@ -80,11 +80,11 @@ pub(crate) enum Take {
 #[derive(Debug, Default)]
 pub(crate) struct Outbox {
     buf: BytesMut,
-    /// Bytes handed to the writer and not yet written.
+    /// Bytes taken for writing and not yet written.
     in_flight: usize,
     /// Since when pending output has been over the soft limit.
     over_soft_since: Option<Instant>,
-    /// The reader has stopped: close once everything is written.
+    /// Reading has stopped: close once everything is written.
     draining: bool,
     /// Closed for its limit: drop output, close now.
     killed: bool,
@@ -120,7 +120,7 @@ impl Outbox {
         false
     }
 
-    /// Drops pending output; the writer will close the socket.
+    /// Drops pending output; the connection's task closes the socket.
     pub(crate) fn kill(&mut self) {
         self.killed = true;
         self.buf = BytesMut::new();
@@ -136,8 +136,10 @@ impl Outbox {
         self.draining = true;
     }
 
-    /// Everything pending, as one chunk for one write.
+    /// Everything pending, as one chunk for one write; the chunk taken
+    /// before, if any, has been written.
     pub(crate) fn take(&mut self) -> Take {
+        self.in_flight = 0;
         if self.killed {
             Take::Done
         } else if !self.buf.is_empty() {
@@ -148,11 +150,6 @@ impl Outbox {
         } else {
             Take::Wait
         }
-    }
-
-    /// The chunk from [`Outbox::take`] has been written.
-    pub(crate) fn written(&mut self) {
-        self.in_flight = 0;
     }
 }
 
@@ -168,7 +165,7 @@ mod tests {
 
     /// The hard limit closes at once, the soft one only after its time, and
     /// dropping back under the soft limit restarts the soft clock, as in
-    /// Redis; a writer's in-flight chunk still counts.
+    /// Redis; a chunk being written still counts.
     #[test]
     fn hard_and_soft_limits() {
         let limit = Limit {
@@ -189,7 +186,8 @@ mod tests {
         };
         assert_eq!(chunk.len(), 60);
         assert_eq!(o.pending(), 60, "in flight counts");
-        o.written();
+        assert!(matches!(o.take(), Take::Wait), "written, nothing new");
+        assert_eq!(o.pending(), 0);
         assert!(!o.over_limit(limit, &mut Now::at(t0 + Duration::from_secs(30))));
         o.buf().expect("open").extend_from_slice(&[b'x'; 60]);
         assert!(!o.over_limit(limit, &mut Now::at(t0 + Duration::from_secs(61))));
@@ -199,7 +197,7 @@ mod tests {
         );
     }
 
-    /// A killed outbox takes no output and tells the writer to close, even
+    /// A killed outbox takes no output and tells the task to close, even
     /// with output pending; a draining one closes only once empty.
     #[test]
     fn kill_and_drain() {
@@ -210,7 +208,6 @@ mod tests {
         let mut o = with(10);
         o.drain();
         assert!(matches!(o.take(), Take::Write(_)));
-        o.written();
         assert!(matches!(o.take(), Take::Done));
         assert!(matches!(Outbox::default().take(), Take::Wait));
     }

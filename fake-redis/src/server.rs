@@ -9,9 +9,9 @@
 //! whatever thread a connection's task runs on, commands take effect in one
 //! global order and each connection's bytes leave in that order.
 //!
-//! Output is written in batches: a connection's writer takes everything
-//! pending in one chunk, and the reader wakes it only once per read (after
-//! the whole pipeline it read has run), so `-P 16` costs one write, not 16.
+//! Output is written in batches: a connection's task runs the whole
+//! pipeline it read, then writes everything pending in one chunk, so
+//! `-P 16` costs one write, not 16.
 //! Buffers obey Redis's `client-output-buffer-limit` ([`crate::Outbox`]
 //! docs): a client over its limit is closed and its output dropped.
 
@@ -28,10 +28,11 @@ use crate::frame::encode;
 use crate::outbox::{Now, Outbox, Take};
 use crate::{ConnId, Engine, Value};
 
-/// Wake-ups for one connection's two halves.
+/// Wake-ups for one connection's task.
 #[derive(Debug, Default)]
 pub(crate) struct Signals {
-    /// Output is pending, or the connection is closing.
+    /// Output is pending (another connection's command sent it a message,
+    /// a blocked command was answered), or the connection is closing.
     pub(crate) writer: Notify,
     /// The connection was closed for its output limit: stop reading.
     pub(crate) killed: Notify,
@@ -173,8 +174,8 @@ impl SharedEngine {
         (conn, signals)
     }
 
-    /// The reader is done: forget the client in the engine; the writer
-    /// closes the socket once its output is written.
+    /// The connection stops reading: forget the client in the engine; its
+    /// task closes the socket once its output is written.
     pub(crate) fn unregister(&self, conn: ConnId) {
         let mut hub = self.lock();
         hub.engine.disconnect(conn);
@@ -184,7 +185,7 @@ impl SharedEngine {
         }
     }
 
-    /// The writer is done: drop the connection's buffer.
+    /// The connection's task is done: drop its buffer.
     pub(crate) fn remove(&self, conn: ConnId) {
         let mut hub = self.lock();
         hub.engine.disconnect(conn);
@@ -205,8 +206,8 @@ impl SharedEngine {
     /// output; whether the connection must close afterwards. One lock for
     /// the batch: each command still runs whole and in the global order
     /// (no other connection's command can run inside one), and a
-    /// pipeline of 16 costs one lock, not 16. The caller's own writer is
-    /// not woken (see [`SharedEngine::flush`]); subscribers' writers are.
+    /// pipeline of 16 costs one lock, not 16. The caller's own task is not
+    /// woken (it writes next); subscribers' tasks are.
     pub(crate) fn execute(&self, conn: ConnId, batch: Vec<Vec<Bytes>>) -> bool {
         let mut hub = self.lock();
         let mut now = Now::default();
@@ -251,31 +252,18 @@ impl SharedEngine {
         }
     }
 
-    /// Wakes `conn`'s writer to write what its commands produced.
-    pub(crate) fn flush(&self, conn: ConnId) {
-        if let Some(slot) = self.lock().slots.get(&conn) {
-            slot.signals.writer.notify_one();
-        }
-    }
-
     /// Queues an error reply for `conn` (a protocol error before closing).
     pub(crate) fn send_error(&self, conn: ConnId, text: String) {
         let mut hub = self.lock();
         hub.append(conn, &[Value::Error(text)], &mut Now::default(), true);
     }
 
-    /// The writer's next step for `conn`.
+    /// What `conn`'s task writes next; the chunk it took before, if any,
+    /// has been written.
     pub(crate) fn take(&self, conn: ConnId) -> Take {
         match self.lock().slots.get_mut(&conn) {
             Some(slot) => slot.outbox.take(),
             None => Take::Done,
-        }
-    }
-
-    /// The chunk last taken for `conn` has been written.
-    pub(crate) fn written(&self, conn: ConnId) {
-        if let Some(slot) = self.lock().slots.get_mut(&conn) {
-            slot.outbox.written();
         }
     }
 }

@@ -158,9 +158,9 @@ fn no_message_after_unsubscribe_reply() {
     );
 }
 
-/// Publishes `total` bytes in 64 KiB messages to `ch`, whose subscriber
-/// never reads; then how many subscribers `ch` has.
-fn flood_slow_subscriber(addr: SocketAddr) -> String {
+/// Publishes 64 MiB in 64 KiB messages to `ch`, whose subscriber never
+/// reads; then how many subscribers `ch` has, and the subscriber.
+fn flood_slow_subscriber(addr: SocketAddr) -> (String, Client) {
     let mut admin = Client::connect(addr);
     assert_eq!(
         admin.call(&[
@@ -179,7 +179,21 @@ fn flood_slow_subscriber(addr: SocketAddr) -> String {
     for _ in 0..1024 {
         admin.call(&[b"PUBLISH", b"ch", &message]);
     }
-    admin.call(&[b"PUBSUB", b"NUMSUB", b"ch"])
+    (admin.call(&[b"PUBSUB", b"NUMSUB", b"ch"]), sub)
+}
+
+/// Reads `client`'s socket to its end; how many bytes came. Fails if the
+/// server keeps it open (the read times out).
+fn read_to_close(client: &mut Client) -> usize {
+    let mut total = client.buf.len();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        match client.stream.read(&mut chunk) {
+            Ok(0) => return total,
+            Ok(n) => total += n,
+            Err(e) => panic!("the socket stays open after {total} bytes: {e}"),
+        }
+    }
 }
 
 /// A subscriber that never reads is closed once its pending output passes
@@ -192,8 +206,10 @@ fn slow_subscriber_is_closed_at_its_output_limit() {
     let real = RealRedis::start_for_test();
     let fake = fake_server();
     for addr in [real.addr(), fake.addr()] {
-        let numsub = flood_slow_subscriber(addr);
+        let (numsub, mut sub) = flood_slow_subscriber(addr);
         assert_eq!(numsub, "*2\r\n$2\r\nch\r\n:0\r\n", "server at {addr}");
+        let received = read_to_close(&mut sub);
+        assert!(received < 16 << 20, "{received} bytes reached {addr}");
         let mut other = Client::connect(addr);
         assert_eq!(other.call(&[b"PING"]), "+PONG\r\n");
     }
