@@ -51,11 +51,19 @@ impl LockName {
     /// `getUnlockLatchName`): `redisson_unlock_latch:{<name>}:<request id>`
     /// (a name that already holds a hash tag is used as it is).
     pub fn unlock_latch(&self, request_id: &str) -> String {
+        const PREFIX: &str = "redisson_unlock_latch:";
+        let mut key = String::with_capacity(PREFIX.len() + self.0.len() + request_id.len() + 3);
+        key.push_str(PREFIX);
         if self.0.contains('{') {
-            format!("redisson_unlock_latch:{}:{request_id}", self.0)
+            key.push_str(&self.0);
         } else {
-            format!("redisson_unlock_latch:{{{}}}:{request_id}", self.0)
+            key.push('{');
+            key.push_str(&self.0);
+            key.push('}');
         }
+        key.push(':');
+        key.push_str(request_id);
+        key
     }
 
     /// The key of the fencing counter used by the `fenced` profile:

@@ -42,9 +42,11 @@ use crate::script::LockScript;
         let (_, first) = h.expect_send();
         assert_eq!(first[1], LockScript::UnlockLatched.text());
         assert_eq!(first[2], "3");
-        assert!(
-            first[5].starts_with("redisson_unlock_latch:{l}:"),
-            "{first:?}"
+        // The id: the uuid's first 16 hex digits ("uuid-a": d, a), padded,
+        // then the unlock's number, as Redisson's 32 hex digits.
+        assert_eq!(
+            first[5],
+            "redisson_unlock_latch:{l}:00000000000000da0000000000000001"
         );
         assert_eq!(&first[6..], ["0", "30000", "uuid-a:1", "PUBLISH", "150"]);
         h.advance(150);
