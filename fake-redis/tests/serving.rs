@@ -1,6 +1,7 @@
 //! The server as Redis serves: one command at a time across connections,
-//! output buffer limits that close slow subscribers, and no stall when a
-//! client with many channels leaves.
+//! output buffer limits that close slow subscribers, no stall when a
+//! client with many channels leaves, and a long pipeline read on while its
+//! replies wait for the client.
 //!
 //! Each test drives fake-redis's TCP server (on its multi-threaded runtime,
 //! where connections' tasks really run in parallel) with plain blocking
@@ -294,4 +295,41 @@ fn blpop_blocks_and_times_out_like_redis() {
             "-ERR timeout is negative\r\n"
         );
     }
+}
+
+/// A client that writes a whole pipeline before it reads a reply (as
+/// redis-rs's pipelines and a blocking `write_all` do) gets every reply:
+/// the server goes on reading while its replies wait for the client, as
+/// Redis does. 2,000,000 `PING`s are 14 MB each way, more than loopback's
+/// socket buffers hold, so a server that stopped reading while a write was
+/// pending would leave both sides blocked (the client's write times out).
+#[test]
+fn a_long_pipeline_written_before_reading_gets_every_reply() {
+    const COUNT: usize = 2_000_000;
+    let server = fake_server();
+    let mut stream = TcpStream::connect(server.addr()).expect("connect");
+    stream
+        .set_write_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let pipeline = b"PING\r\n".repeat(COUNT);
+    stream
+        .write_all(&pipeline)
+        .unwrap_or_else(|e| panic!("the server stopped reading: {e}"));
+    let want = b"+PONG\r\n".len() * COUNT;
+    let mut got = 0;
+    let mut chunk = vec![0u8; 1 << 20];
+    while got < want {
+        match stream.read(&mut chunk) {
+            Ok(0) => panic!("closed after {got} of {want} bytes"),
+            Ok(n) => {
+                assert!(chunk[..n].iter().all(|b| b"+PONG\r\n".contains(b)));
+                got += n;
+            }
+            Err(e) => panic!("no reply after {got} of {want} bytes: {e}"),
+        }
+    }
+    assert_eq!(got, want);
 }
