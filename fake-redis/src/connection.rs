@@ -150,7 +150,7 @@ where
             read = rd.read_buf(&mut input.buf), if input.open => {
                 input.receive(&shared, conn, read);
             }
-            () = signals.writer.notified(), if pending.is_empty() => {}
+            () = signals.output.notified(), if pending.is_empty() => {}
         }
     }
     let _ = wr.shutdown().await;

@@ -33,8 +33,9 @@ use crate::{ConnId, Engine, Value};
 pub(crate) struct Signals {
     /// Output is pending (another connection's command sent it a message,
     /// a blocked command was answered), or the connection is closing.
-    pub(crate) writer: Notify,
-    /// The connection was closed for its output limit: stop reading.
+    pub(crate) output: Notify,
+    /// The connection was closed (its output limit, a failed write, a
+    /// Redis that stops): drop what is pending and close the socket.
     pub(crate) killed: Notify,
 }
 
@@ -83,10 +84,10 @@ impl Hub {
             );
             slot.outbox.kill();
             slot.signals.killed.notify_one();
-            slot.signals.writer.notify_one();
+            slot.signals.output.notify_one();
             self.engine.disconnect(conn);
         } else if wake {
-            slot.signals.writer.notify_one();
+            slot.signals.output.notify_one();
         }
     }
 }
@@ -152,7 +153,7 @@ impl SharedEngine {
             engine.disconnect(*conn);
             slot.outbox.kill();
             slot.signals.killed.notify_one();
-            slot.signals.writer.notify_one();
+            slot.signals.output.notify_one();
         }
         // Their tasks find no slot and end (or were cancelled with the
         // host that ran them).
@@ -181,7 +182,7 @@ impl SharedEngine {
         hub.engine.disconnect(conn);
         if let Some(slot) = hub.slots.get_mut(&conn) {
             slot.outbox.drain();
-            slot.signals.writer.notify_one();
+            slot.signals.output.notify_one();
         }
     }
 

@@ -280,13 +280,7 @@ impl<'s> World<'s> {
                     .max()
                     .unwrap_or(0),
                 clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
-                retries: most_retries(
-                    &self
-                        .procs
-                        .iter()
-                        .map(|p| p.machine.config())
-                        .collect::<Vec<_>>(),
-                ),
+                retries: most_retries(self.procs.iter().map(|p| p.machine.config())),
             },
             records: self.obs.into_records(),
         };
@@ -549,15 +543,15 @@ pub(crate) fn retries(spec: &SimSpec) -> Option<Retries> {
     let configs: Vec<Config> = (0..spec.clients.len())
         .filter_map(|c| client_config(spec, c).ok())
         .collect();
-    most_retries(&configs.iter().collect::<Vec<_>>())
+    most_retries(configs.iter())
 }
 
 /// [`retries`] of clients' configs already built (a run's own: building
 /// them again cost a hundredth of an explored seed).
-fn most_retries(configs: &[&Config]) -> Option<Retries> {
+fn most_retries<'c>(configs: impl Iterator<Item = &'c Config> + Clone) -> Option<Retries> {
     let most = Retries {
-        budget_ms: configs.iter().map(|c| c.command_budget().0).max()?,
-        attempts: configs.iter().map(|c| c.retry_attempts).max()?,
+        budget_ms: configs.clone().map(|c| c.command_budget().0).max()?,
+        attempts: configs.map(|c| c.retry_attempts).max()?,
     };
     (most != Retries::redisson_3()).then_some(most)
 }
