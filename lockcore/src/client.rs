@@ -19,7 +19,7 @@
 //! [`RedissonClient::set_clock`], gives the client a wall clock and timer
 //! oscillator of its own ([`LocalTime`]: set wrong, or running fast).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{broadcast, oneshot};
@@ -32,6 +32,10 @@ use crate::{
     Call, CallOutcome, Config, Event, FencingToken, Incoming, LockClient, LockError, LockName,
     Millis, Output, RequestId, ThreadId, TimerId, Transport, TransportError, Value,
 };
+
+mod freeze;
+
+use freeze::Deferred;
 
 type Reply = oneshot::Sender<Result<CallOutcome, LockError>>;
 
@@ -79,9 +83,6 @@ pub enum Lagged {
 /// due. For fault injection; none by default.
 pub type Lag = Box<dyn FnMut(Lagged) -> std::time::Duration + Send>;
 
-/// An input held back while the client is frozen.
-type Deferred = Box<dyn FnOnce(&mut State, Millis) + Send>;
-
 /// What the mutex guards: the machine and the driver's bookkeeping.
 struct State {
     machine: LockClient,
@@ -92,9 +93,9 @@ struct State {
     /// The client was dropped: calls are refused, timers no longer set.
     closed: bool,
     tracer: Option<Tracer>,
-    /// Inputs that arrived while frozen, in arrival order; `None` when
-    /// the client runs.
-    frozen: Option<Vec<Deferred>>,
+    /// Inputs (and callers' turns) that came while frozen, in arrival
+    /// order; `None` when the client runs.
+    frozen: Option<VecDeque<Deferred>>,
     lag: Option<Lag>,
 }
 
@@ -154,7 +155,7 @@ impl<T: Transport> Shared<T> {
             return;
         }
         if let Some(deferred) = &mut state.frozen {
-            deferred.push(Box::new(apply));
+            deferred.push_back(Deferred::Input(Box::new(apply)));
             return;
         }
         apply(&mut state, self.now());
@@ -368,17 +369,6 @@ impl<T: Transport> RedissonClient<T> {
         self.shared.events.subscribe()
     }
 
-    /// Stops the client's code, as a stop-the-world pause: replies,
-    /// messages and timer firings are held back, in order, until
-    /// [`RedissonClient::thaw`]. Calls made meanwhile still start (the
-    /// caller is the one to stop making them). For fault injection.
-    pub fn freeze(&self) {
-        let mut state = self.shared.lock();
-        if state.frozen.is_none() {
-            state.frozen = Some(Vec::new());
-        }
-    }
-
     /// Makes each timer and each interleaving point run `lag(what)` later
     /// than due (asked as each falls due): a process starved of CPU, or
     /// callbacks spread over several threads. For fault injection.
@@ -408,22 +398,6 @@ impl<T: Transport> RedissonClient<T> {
             .collect();
         for (timer, count_to) in pending {
             self.shared.arm(&mut state, timer, count_to);
-        }
-    }
-
-    /// Ends [`RedissonClient::freeze`]: what was held back is handled now,
-    /// in arrival order, at the current time (timers fire late).
-    pub fn thaw(&self) {
-        let mut state = self.shared.lock();
-        let Some(deferred) = state.frozen.take() else {
-            return;
-        };
-        for apply in deferred {
-            if state.closed {
-                break;
-            }
-            apply(&mut state, self.shared.now());
-            self.shared.drive(&mut state);
         }
     }
 }

@@ -95,7 +95,8 @@
 //! - `value`: [`Value`], a reply as the lock reads it.
 //! - `script`: the exact texts of the scripts the lock sends.
 //! - `transport`: the [`Transport`] trait.
-//! - `client`: the async wrapper [`RedissonClient`] and [`RLock`].
+//! - `client`: the async wrapper [`RedissonClient`] and [`RLock`];
+//!   `client/freeze`: its stop-the-world pause (`freeze`, `thaw`).
 //! - `local_time`: [`LocalTime`], the client's wall clock and timer
 //!   oscillator as the wrapper reads them.
 //! - `resp`: [`RespTransport`].

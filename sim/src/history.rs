@@ -343,6 +343,18 @@ pub enum RecordKind {
         /// What it was (command name, `reply`, `message`).
         what: String,
     },
+    /// A partition held a message: the connection keeps it, and it
+    /// arrives with TCP's first retransmission after the heal.
+    Held {
+        /// The client whose link held it.
+        process: Proc,
+        /// Which way it went.
+        direction: Direction,
+        /// What it was (command name, `reply`, `message`).
+        what: String,
+        /// When it arrives.
+        until: SimTime,
+    },
     /// A fault window opened or closed (crashes are [`RecordKind::Crash`]).
     Fault {
         /// The fault, as planned.

@@ -65,7 +65,10 @@
 //! - `starve`: each timer and wake-up of the client falling in the window
 //!   runs late by a delay drawn from the range.
 //! - `partition`, `drop-rate`, `latency`: per-link windows, evaluated when
-//!   a message is sent, in that order.
+//!   a message is sent. A partition loses no message: the connection
+//!   stays open and what was sent into it arrives at TCP's first
+//!   retransmission after the heal (`retransmission`), behind which the
+//!   link's later messages queue; a drop-rate loses messages outright.
 //! - `redis-restart` without persistence: every key and connection lost;
 //!   commands in flight get no reply (lockcore times them out) and
 //!   subscriptions are gone.
@@ -124,6 +127,8 @@
 //! - `queue`: the event queue.
 //! - `rng`: per-component random streams and uuids.
 //! - `network`: links, latency, drops.
+//! - `retransmission`: TCP's retransmission timer, when what a partition
+//!   held arrives (every engine's).
 //! - `windows`: which fault windows cover an instant, by a sweep.
 //! - `server`: the Redis process around fake-redis's engine.
 //! - `deployment`: Redis as the world owns it: the primary, its replicas,
@@ -186,6 +191,7 @@ mod queue;
 mod renewal;
 mod replication;
 mod resource;
+mod retransmission;
 mod rng;
 mod run;
 mod script;

@@ -132,11 +132,18 @@ fn describe(kind: &RecordKind) -> (String, String) {
             direction,
             what,
         } => {
-            let arrow = match direction {
-                Direction::Up => format!("{process} -> redis"),
-                Direction::Down => format!("redis -> {process}"),
-            };
+            let arrow = arrow(process, *direction);
             ("net".to_owned(), format!("dropped {what} {arrow}"))
+        }
+        RecordKind::Held {
+            process,
+            direction,
+            what,
+            until,
+        } => {
+            let arrow = arrow(process, *direction);
+            let text = format!("held {what} {arrow} until {until} (TCP retransmission)");
+            ("net".to_owned(), text)
         }
         RecordKind::Fault { fault, phase } => {
             let phase = match (phase, fault.end_ms()) {
@@ -212,6 +219,14 @@ fn outcome_text(outcome: &Outcome) -> String {
         Outcome::Unlocked { released: false } => "still held (count down)".to_owned(),
         Outcome::Value { value } => value.clone(),
         Outcome::Error { message } => format!("ERROR {message}"),
+    }
+}
+
+/// Which way a message went on `process`'s link, for the timeline.
+fn arrow(process: &crate::history::Proc, direction: Direction) -> String {
+    match direction {
+        Direction::Up => format!("{process} -> redis"),
+        Direction::Down => format!("redis -> {process}"),
     }
 }
 

@@ -35,6 +35,17 @@ pub(crate) enum Up {
     },
 }
 
+impl Down {
+    /// What it is, for the timeline.
+    fn label(&self) -> &'static str {
+        match self {
+            Down::Reply { .. } | Down::Failed { .. } => "reply",
+            Down::Message { .. } => "message",
+            Down::Closed => "connection close",
+        }
+    }
+}
+
 impl Up {
     /// The command's name (`EVAL`, `SUBSCRIBE`) for the timeline.
     fn label(&self) -> String {
@@ -361,7 +372,17 @@ impl<'s> World<'s> {
             covering,
             &mut self.fault_rngs,
         ) {
-            Verdict::Deliver(at) => {
+            verdict @ (Verdict::Deliver(at) | Verdict::Held(at)) => {
+                if matches!(verdict, Verdict::Held(_)) {
+                    let what = msg.label();
+                    let process = self.procs[c as usize].proc();
+                    self.record(RecordKind::Held {
+                        process,
+                        direction: Direction::Up,
+                        what,
+                        until: at,
+                    });
+                }
                 let generation = self.redis.server.connections;
                 self.queue.push(
                     at,
@@ -397,12 +418,19 @@ impl<'s> World<'s> {
             &mut self.fault_rngs,
         ) {
             Verdict::Deliver(at) => self.queue.push(at, Ev::AtClient { c, life, msg }),
+            Verdict::Held(at) => {
+                let client = self.procs[c as usize].name.clone();
+                let process = crate::history::Proc { client, life };
+                self.record(RecordKind::Held {
+                    process,
+                    direction: Direction::Down,
+                    what: msg.label().to_owned(),
+                    until: at,
+                });
+                self.queue.push(at, Ev::AtClient { c, life, msg });
+            }
             Verdict::Drop(why) => {
-                let what = match &msg {
-                    Down::Reply { .. } | Down::Failed { .. } => "reply",
-                    Down::Message { .. } => "message",
-                    Down::Closed => "connection close",
-                };
+                let what = msg.label();
                 if matches!(msg, Down::Closed) {
                     // The client learns of a close it did not see at its
                     // next connection ping (Redisson's

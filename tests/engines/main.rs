@@ -8,39 +8,20 @@
 use lockcore::Release;
 use locksim::{Comparison, builtins};
 
-/// Scenario and era pairs where the engines disagree, and why. Each is
-/// checked to still disagree, so the list cannot go stale.
+/// Every pair agrees. The last disagreements and what settled them:
 ///
-/// - network-drop, network-drop-30s (under the releases that give up
-///   renewing after an error): the fast engine's partition drops every
-///   message; over TCP the turmoil engine holds them and delivers them when
-///   the link heals, so the renewals sent during the window run late on
-///   Redis and keep the key alive, and no one else takes it. Which is
-///   right depends on whether the connection outlives the window.
-///   Neither is real TCP, which keeps the connection and delivers what it
-///   holds at its first retransmission after the heal, the retransmission
-///   timer doubling from 200 ms since the first segment was lost: in
-///   network-drop-30s a renewal first sent at 10.1 s is retransmitted at
-///   22.7 s and then 35.5 s, after the key's expiry at 30 s (the fast
-///   engine's verdict), while in network-drop one first sent at 20 s lands
-///   at 45.4 s, before the expiry at 60 s (the turmoil engine's). A pool
-///   whose retries go out on other connections, each with its own timer,
-///   moves those instants again. Agreement needs that model in both
-///   engines, with the connection pool, not a choice between these two.
+/// - network-drop and network-drop-30s (5 pairs): the fast engine dropped
+///   what a partition cut off, turmoil delivered it at the heal; a real
+///   kernel delivers it at its first retransmission after the heal, and
+///   every engine now does (`sim`'s `retransmission`): in
+///   network-drop-30s a renewal sent at 10.1 s lands at 35.5 s, after the
+///   expiry; in network-drop one sent at 20.1 s lands at 45.5 s, before it.
 /// - stw-pause under fenced: when A resumes, its work has ended and its
-///   watchdog's timers are overdue. Which runs first is a race in a real
-///   JVM; the fast engine runs them in the order they fell due (A unlocks,
-///   then learns the lease was lost), the turmoil engine runs the lock's
-///   held-back inputs first (A learns the lease was lost, then unlocks).
-const KNOWN_DISAGREEMENTS: &[(&str, Release)] = &[
-    ("network-drop", Release::LEGACY),
-    ("network-drop", Release::REDISSON),
-    ("network-drop-30s", Release::LEGACY),
-    ("network-drop-30s", Release::REDISSON),
-    ("network-drop-30s", Release::BATCHED),
-    ("stw-pause", Release::FENCED),
-];
-
+///   watchdog's timers are overdue. The fast engine runs them in the order
+///   they fell due (A unlocks, then learns the lease was lost); turmoil
+///   ran the lock's held-back inputs first. A thread whose work ends
+///   during a pause now takes its turn among them (lockcore's
+///   `RLock::resume_turn`, `RedissonClient::thaw`).
 #[test]
 fn fast_and_turmoil_agree_on_the_builtins() {
     let mut compared = 0;
@@ -63,16 +44,10 @@ fn fast_and_turmoil_agree_on_the_builtins() {
                 }
             };
             compared += 1;
-            let known = KNOWN_DISAGREEMENTS.contains(&(scenario.name.as_str(), era));
-            if comparison.agrees() == known {
+            if !comparison.agrees() {
                 failures.push(format!(
-                    "{} under {era}: {}\n{}",
+                    "{} under {era}: disagrees\n{}",
                     scenario.name,
-                    if known {
-                        "now agrees; drop it from KNOWN_DISAGREEMENTS"
-                    } else {
-                        "disagrees"
-                    },
                     comparison.render()
                 ));
             }
@@ -179,7 +154,7 @@ const REAL_SCALE: u64 = 5;
 /// A few built-in scenarios against a real `redis-server` started by the
 /// test (time-scaled): the same verdicts as the fast engine's, two of them
 /// with a client's clock set ahead or slowed down, one with Redis's clock
-/// jumping ahead. Fails with an install
+/// jumping ahead, one with a partition. Fails with an install
 /// hint when redis-server is missing.
 #[test]
 fn a_real_redis_gives_the_fast_engines_verdicts() {
@@ -195,6 +170,9 @@ fn a_real_redis_gives_the_fast_engines_verdicts() {
         "clock-skew",
         "clock-drift-slow",
         "clock-jump",
+        // A partition: the proxy forwards the held renewal at the
+        // retransmission's instant, 35.5 s, as the fast engine does.
+        "network-drop-30s",
     ] {
         let scenario = locksim::builtin(name).expect("built-in");
         let comparison = Comparison::run(&scenario, None, None, real.clone())

@@ -1,5 +1,5 @@
 //! Key expiries that a renewal chain (a lock's, or from 3.44 the
-//! client's) stalled on a lost request explains.
+//! client's) stalled on a lost or late request explains.
 
 use lockcore::{Config, LockName, Switch};
 
@@ -10,7 +10,8 @@ use crate::{History, SimSpec, SimTime, Violation};
 /// and from 3.44 (`batched-renewal`, #6303) a client renews all its locks
 /// in one chain whose next round waits for every renewal of the last. A
 /// renewal that a fault lost (a restart that closed the connection under
-/// it, a drop, a partition) answers only at its response timeout (3 s,
+/// it, a drop) or held past that timeout (a partition, whose TCP
+/// retransmission comes late) answers only at its response timeout (3 s,
 /// then its resend), so no hold of that lock (from 3.44: of any lock of
 /// that client) is renewed meanwhile, even one taken after the fault
 /// healed; with a lease shorter than that wait the key expires (3.44.0
@@ -74,7 +75,7 @@ pub(super) fn chain_stalled(
             && (loses_replies || !scripts_answered)
     })?;
     Some(format!(
-        "the client's renewal chain waited on a renewal sent at {} that {} (at {}) lost; no round renewed the key",
+        "the client's renewal chain waited on a renewal sent at {} that {} (at {}) kept unanswered past its timeout (lost, or delivered late); no round came after it",
         SimTime::from_ms(sent),
         lost_by.text(),
         SimTime::from_ms(lost_by.at_ms())

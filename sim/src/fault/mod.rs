@@ -109,8 +109,9 @@ pub(crate) enum LinkRule {
     None,
     /// The latency is drawn from this range instead.
     Latency(LatencyRange),
-    /// The message is lost (the reason is shown in the timeline).
-    Drop(&'static str),
+    /// The link is partitioned until the window ends: the message waits
+    /// for TCP's retransmission after the heal (`crate::retransmission`).
+    Retransmit,
     /// The message is lost with this probability (drawn from the
     /// fault's own stream).
     DropChance(f64),

@@ -20,8 +20,8 @@ pub(crate) enum Action {
 pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
      (the client's timers and wake-ups run late), interleave (its lock's callbacks wait at \
      their interleaving points), crash \
-     (turmoil crash; restart: bounce), partition (turmoil hold: TCP delivers what was sent \
-     once the link heals), latency (the link's maximum latency), delay-replies and \
+     (turmoil crash; restart: bounce), partition (what each connection's end reads in the \
+     window, and behind it, is read at TCP's first retransmission after the heal), latency (the link's maximum latency), delay-replies and \
      delay-requests (what the client, or Redis, reads in the window is read that much later), \
      redis-pause (Redis reads \
      nothing), redis-restart and redis-down (the Redis host crashes, comes back with a \
@@ -37,7 +37,7 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      their interleaving points), crash (its \
      tasks end, its connections close; restart: a new process), partition, latency, \
      delay-replies and delay-requests (in a loopback proxy between the client and Redis: a \
-     partition holds what was sent until the link heals, as TCP delivers it), redis-pause \
+     partition holds what was sent until TCP's first retransmission after the heal), redis-pause \
      (CLIENT PAUSE ALL), redis-restart and redis-down (the proxies close every connection and \
      refuse new ones while Redis is down; FLUSHALL when the keys are lost), interrupt \
      (RLock::interrupt), delete-key (DEL), clock-jump (a script shortens, or lengthens, the \

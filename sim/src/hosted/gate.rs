@@ -53,7 +53,6 @@ impl Gate {
         s.wakers.drain(..).for_each(Waker::wake);
     }
 
-    #[cfg(test)]
     pub(crate) fn is_closed(&self) -> bool {
         self.lock().closed > 0
     }

@@ -373,7 +373,7 @@ impl<C: Connect> ClientHost<C> {
                     if closed {
                         client.freeze();
                     } else {
-                        client.thaw();
+                        client.thaw().await;
                     }
                 }
                 _ = rate.changed(&mut seen_rate) => client.clock_changed(),

@@ -1,6 +1,7 @@
 //! A loopback proxy between one client and a real Redis, through which the
 //! real-Redis engine injects network faults: it holds what each direction
-//! carries during a partition (TCP delivers it once the link heals), and
+//! carries during a partition and forwards it at TCP's first
+//! retransmission after the heal (`crate::retransmission`), and
 //! delays it during a latency or one-way delay window. Order is kept:
 //! each direction forwards its bytes in the order they came.
 
@@ -35,6 +36,9 @@ pub(crate) struct Link {
     pub(crate) up: Rules,
     /// Redis to client.
     pub(crate) down: Rules,
+    /// The run's time scale: TCP's retransmission schedule is in spec
+    /// time.
+    pub(crate) scale: u64,
 }
 
 /// Redis as every client's proxy shows it: up, or stopped for a while.
@@ -132,12 +136,35 @@ impl Relay {
             _ = cut.changed() => {}
             () = self.relay(&mut from, &mut to) => {}
         }
-        // A partitioned client learns of the close once the link heals,
-        // as over TCP.
-        if let Side::Down = self.side {
-            self.link.down.held.opened().await;
+        // A partitioned client learns of the close with TCP's
+        // retransmission after the heal, as of anything else.
+        if let Side::Down = self.side
+            && !self.through(&self.link.down, Instant::now()).await
+        {
+            return;
         }
         let _ = to.shutdown().await;
+    }
+
+    /// Waits while `rules` hold what arrived at `arrived` (the first lost
+    /// segment's send, give or take the loopback): through a partition it
+    /// goes at TCP's first retransmission after the heal, on the spec's
+    /// clock. False when the kernel would give up first (the connection
+    /// is reset).
+    async fn through(&self, rules: &Rules, arrived: Instant) -> bool {
+        if !rules.held.is_closed() {
+            return true;
+        }
+        rules.held.opened().await;
+        let scale = u32::try_from(self.link.scale.max(1)).unwrap_or(u32::MAX);
+        let heal_after = (Instant::now() - arrived).saturating_mul(scale);
+        match crate::retransmission::delivered_after(heal_after) {
+            Some(after) => {
+                tokio::time::sleep_until(arrived + after / scale).await;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Chunk by chunk, each held while the direction is partitioned and
@@ -159,8 +186,8 @@ impl Relay {
                 let ms = self.rng.borrow_mut().random_range(min..=max.max(min));
                 tokio::time::sleep_until(arrived + Duration::from_millis(ms)).await;
             }
-            rules.held.opened().await;
-            if to.write_all(&buf[..n]).await.is_err() {
+            // What comes next waits in the socket behind it.
+            if !self.through(rules, arrived).await || to.write_all(&buf[..n]).await.is_err() {
                 break;
             }
         }

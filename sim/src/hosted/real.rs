@@ -323,7 +323,10 @@ impl Driver<'_> {
         let mut proxies = Vec::new();
         let outage = Rc::new(Outage::default());
         for c in 0..self.spec.clients.len() {
-            let link = Rc::new(Link::default());
+            let link = Rc::new(Link {
+                scale: self.scale,
+                ..Link::default()
+            });
             let stream = crate::rng::stream(self.spec.seed, crate::rng::Stream::Link(c as u32));
             let proxy = Proxy::start(target.clone(), link.clone(), outage.clone(), stream)
                 .await

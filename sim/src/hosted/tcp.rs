@@ -344,8 +344,20 @@ impl Loop<'_, '_> {
                 let delay = self.slots[self.client(fault)].borrow().requests.clone();
                 one_way(&delay, i, d.delay_ms, begin);
             }
-            Fault::Partition(_) if begin => self.sim.hold(host().as_str(), REDIS),
-            Fault::Partition(_) => self.sim.release(host().as_str(), REDIS),
+            Fault::Partition(p) => {
+                // Turmoil's own hold would deliver at the heal; TCP
+                // delivers at its next retransmission, which each
+                // connection's reading end times (`DelayedStream`).
+                let slot = self.slots[self.client(fault)].borrow();
+                for delay in [&slot.replies, &slot.requests] {
+                    if begin {
+                        let heal = BOOT_MS + p.at_ms.saturating_add(p.duration_ms);
+                        delay.partition(i, Duration::from_millis(heal));
+                    } else {
+                        delay.heal(i);
+                    }
+                }
+            }
             Fault::Latency(l) => {
                 let max = if begin {
                     l.max_ms

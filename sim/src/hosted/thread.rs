@@ -60,6 +60,12 @@ pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
                 ctx.thread.borrow_mut().sleeping = true;
                 tokio::time::sleep(Duration::from_millis(ms / ctx.scale)).await;
                 ctx.starve.late().await;
+                // Ended during a pause: it goes on in its turn among the
+                // lock's held-back timers and replies, as on the fast
+                // engine, not after all of them.
+                if let Some(turn) = lock.resume_turn() {
+                    let _ = turn.await;
+                }
                 ctx.gate.opened().await;
                 ctx.thread.borrow_mut().sleeping = false;
             }
