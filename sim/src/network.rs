@@ -1,9 +1,9 @@
 //! The network: one link per client, a latency per message, in order.
 
+use std::time::Duration;
+
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-
-use std::time::Duration;
 
 use crate::fault::LinkRule;
 use crate::history::Direction;

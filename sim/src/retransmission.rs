@@ -35,7 +35,7 @@ const RETRIES: u32 = 15;
 /// arrives, when the link heals `heal_after` after that send: the first
 /// retransmission at or after the heal. `None` when the kernel gives up
 /// first (the connection is reset and what it held is lost).
-pub fn delivered_after(heal_after: Duration) -> Option<Duration> {
+pub(crate) fn delivered_after(heal_after: Duration) -> Option<Duration> {
     let mut at = Duration::ZERO;
     let mut rto = RTO_MIN;
     for _ in 0..RETRIES {

@@ -350,3 +350,44 @@ async fn timers_that_run_late_let_the_key_expire() {
     sleep(Duration::from_millis(6_000)).await;
     assert!(pttl(&server, "kept") > 0, "the watchdog did not keep it");
 }
+
+/// A stop-the-world pause (frozen from 5 s to 20 s) during which the
+/// thread's work ends (9.9 s) before the watchdog's renewal falls due
+/// (10 s): on thaw the thread, waiting its turn
+/// among the held-back inputs (`resume_turn`), unlocks first, so the
+/// renewal finds the key gone and never renews it, as on the fast engine
+/// (stw-pause). Handed the timer first, as `thaw` once did, the client
+/// renewed the key and then unlocked.
+#[tokio::test(start_paused = true)]
+async fn a_thaw_runs_overdue_work_in_the_order_it_fell_due() {
+    let server = server();
+    let a = client(&server, "uuid-a", Config::default());
+    let mut events = a.events();
+    let la = a.lock("l").unwrap();
+    let start = Instant::now();
+    la.lock(T1).await.unwrap();
+    sleep(Duration::from_secs(5)).await;
+    a.freeze();
+    let thread = {
+        let la = la.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep_until(start + Duration::from_millis(9_900)).await;
+            let turn = la.resume_turn().expect("the client is frozen");
+            turn.await.expect("thaw gives the turn");
+            la.unlock(T1).await
+        })
+    };
+    tokio::time::sleep_until(start + Duration::from_secs(20)).await;
+    assert!(!thread.is_finished(), "the thread ran during the freeze");
+    a.thaw().await;
+    assert_eq!(thread.await.unwrap(), Ok(true));
+    assert_eq!(pttl(&server, "l"), -2);
+    let mut seen = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        seen.push(event);
+    }
+    assert!(
+        !seen.iter().any(|e| matches!(e, Event::Renewed { .. })),
+        "renewed before the thread's unlock: {seen:?}"
+    );
+}
