@@ -112,7 +112,7 @@ impl Network {
             let stall = Stall::held(link.stalls[slot], now_d, heal);
             link.stalls[slot] = Some(stall);
             let Some(until) = stall.until else {
-                return Verdict::Drop("partition: connection reset");
+                return Verdict::Drop("partition outlasting TCP's retries");
             };
             let until = SimTime(u64::try_from(until.as_micros()).unwrap_or(u64::MAX));
             earliest = earliest.max(until.plus_us(latency_us));
@@ -192,6 +192,31 @@ mod tests {
                 Verdict::Held(at) => panic!("held without a fault, until {at:?}"),
                 Verdict::Drop(why) => panic!("dropped without a fault: {why}"),
             }
+        }
+    }
+
+    /// A partition longer than TCP's retries (15, ~924.6 s from the
+    /// first held message) loses what is sent into it: the kernel gives
+    /// up and resets the connection.
+    #[test]
+    fn a_partition_outlasting_the_retries_loses_the_message() {
+        let faults = [partition(100, 900_000)];
+        let mut rngs = vec![rng::stream(1, Stream::Fault(0))];
+        let mut net = Network::new(1, LatencyRange::default(), 1);
+        let v = net.send(
+            SimTime::from_ms(100),
+            0,
+            "A",
+            Direction::Up,
+            &faults,
+            &mut rngs,
+        );
+        assert_eq!(v, Verdict::Drop("partition outlasting TCP's retries"));
+        // One sent late in the window still gets through after the heal.
+        let late = SimTime::from_ms(899_000);
+        match net.send(late, 0, "A", Direction::Down, &faults, &mut rngs) {
+            Verdict::Held(at) => assert!(at >= SimTime::from_ms(900_100), "{at:?}"),
+            other => panic!("{other:?}"),
         }
     }
 
