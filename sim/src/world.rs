@@ -364,7 +364,7 @@ impl<'s> World<'s> {
         let p = &self.procs[c as usize];
         let life = p.life;
         let covering = self.windows.covering(c as usize, self.now.as_ms());
-        match self.net.send_covered(
+        let at = match self.net.send_covered(
             self.now,
             c as usize,
             Direction::Up,
@@ -372,27 +372,17 @@ impl<'s> World<'s> {
             covering,
             &mut self.fault_rngs,
         ) {
-            verdict @ (Verdict::Deliver(at) | Verdict::Held(at)) => {
-                if matches!(verdict, Verdict::Held(_)) {
-                    let what = msg.label();
-                    let process = self.procs[c as usize].proc();
-                    self.record(RecordKind::Held {
-                        process,
-                        direction: Direction::Up,
-                        what,
-                        until: at,
-                    });
-                }
-                let generation = self.redis.server.connections;
-                self.queue.push(
-                    at,
-                    Ev::AtServer {
-                        c,
-                        life,
-                        generation,
-                        msg,
-                    },
-                );
+            Verdict::Deliver(at) => at,
+            Verdict::Held(until) => {
+                let (process, what) = (self.procs[c as usize].proc(), msg.label());
+                let direction = Direction::Up;
+                self.record(RecordKind::Held {
+                    process,
+                    direction,
+                    what,
+                    until,
+                });
+                until
             }
             Verdict::Drop(why) => {
                 let what = msg.label();
@@ -402,8 +392,19 @@ impl<'s> World<'s> {
                     direction: Direction::Up,
                     what: format!("{what} ({why})"),
                 });
+                return;
             }
-        }
+        };
+        let generation = self.redis.server.connections;
+        self.queue.push(
+            at,
+            Ev::AtServer {
+                c,
+                life,
+                generation,
+                msg,
+            },
+        );
     }
 
     /// Sends a message from Redis to client life `(c, life)`.
