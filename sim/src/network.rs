@@ -35,7 +35,7 @@ struct Link {
     last: [SimTime; 2],
     /// Per direction, the partition stall under way, if any: what is sent
     /// into it arrives at its retransmission (`crate::retransmission`).
-    stalls: [Option<Stall<Duration>>; 2],
+    stalls: [Option<Stall>; 2],
 }
 
 /// Every client's link.

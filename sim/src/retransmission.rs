@@ -48,38 +48,37 @@ pub(crate) fn delivered_after(heal_after: Duration) -> Option<Duration> {
     None
 }
 
-/// One connection's direction stalled by a partition: when its first lost
-/// segment was sent, and when what it holds arrives.
+/// One connection's direction stalled by a partition, in simulated time
+/// since the run's start: when its first lost segment was sent, and when
+/// what it holds arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stall<T> {
+pub(crate) struct Stall {
     /// When the first lost segment was sent (the timer's origin).
-    pub(crate) since: T,
+    pub(crate) since: Duration,
     /// The retransmission that gets through; `None`: the connection is
     /// reset.
-    pub(crate) until: Option<T>,
+    pub(crate) until: Option<Duration>,
 }
 
-impl<T> Stall<T>
-where
-    T: Copy + Ord + std::ops::Add<Duration, Output = T> + std::ops::Sub<T, Output = Duration>,
-{
+impl Stall {
     /// A segment is sent at `now` while a partition heals at `heal`:
     /// the stall it starts, or the one under way with `heal` taken in.
-    pub(crate) fn held(current: Option<Stall<T>>, now: T, heal: T) -> Stall<T> {
-        let since = match current {
-            Some(s) if s.holds_at(now) => s.since,
-            _ => now,
-        };
-        let until = delivered_after(heal.max(since) - since).map(|d| since + d);
-        let until = match (current, until) {
-            (Some(s), Some(u)) if s.since == since => s.until.map(|old| old.max(u)),
-            _ => until,
-        };
-        Stall { since, until }
+    pub(crate) fn held(current: Option<Stall>, now: Duration, heal: Duration) -> Stall {
+        let arrival = |since: Duration| delivered_after(heal.max(since) - since).map(|d| since + d);
+        match current {
+            Some(s) if s.holds_at(now) => Stall {
+                since: s.since,
+                until: s.until.zip(arrival(s.since)).map(|(a, b)| a.max(b)),
+            },
+            _ => Stall {
+                since: now,
+                until: arrival(now),
+            },
+        }
     }
 
     /// Whether a segment sent at `now` still waits behind this stall.
-    pub(crate) fn holds_at(&self, now: T) -> bool {
+    pub(crate) fn holds_at(&self, now: Duration) -> bool {
         self.until.is_none_or(|u| now < u)
     }
 }

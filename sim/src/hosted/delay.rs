@@ -93,7 +93,7 @@ pub(crate) struct DelayedStream<S> {
     /// with its retransmission, as the data before it.
     ended_at: Option<Instant>,
     /// The partition stall under way (turmoil's elapsed time).
-    stall: Option<Stall<Duration>>,
+    stall: Option<Stall>,
     sleep: Option<Pin<Box<Sleep>>>,
 }
 
