@@ -8,7 +8,7 @@
 
 use bytes::Bytes;
 
-use crate::cmd::{self, Ctx};
+use crate::cmd::{self, Ctx, ScriptCommand};
 use crate::number::{lua_tonumber_int, through_lua};
 use crate::{LockScript, Value};
 
@@ -17,7 +17,7 @@ type Arg<'a> = Option<&'a Bytes>;
 
 /// `redis.call(name, ...)`: the reply, or the error text that aborts the
 /// script. A `nil` argument is refused as Redis's Lua bridge refuses it.
-fn call(ctx: &mut Ctx<'_>, name: &'static str, args: &[Arg<'_>]) -> Result<Value, String> {
+fn call(ctx: &mut Ctx<'_>, command: &ScriptCommand, args: &[Arg<'_>]) -> Result<Value, String> {
     // The words live on the stack: a lock script makes three to five
     // calls per run and none passes more than four arguments, so a `Vec`
     // per call was pure allocation.
@@ -28,7 +28,7 @@ fn call(ctx: &mut Ctx<'_>, name: &'static str, args: &[Arg<'_>]) -> Result<Value
     else {
         return Err("ERR Wrong number of args calling Redis command from script".to_owned());
     };
-    *first = Bytes::from_static(name.as_bytes());
+    *first = Bytes::from_static(command.name().as_bytes());
     for (word, arg) in rest.iter_mut().zip(args) {
         match arg {
             Some(a) => *word = (*a).clone(),
@@ -39,8 +39,21 @@ fn call(ctx: &mut Ctx<'_>, name: &'static str, args: &[Arg<'_>]) -> Result<Value
             }
         }
     }
-    cmd::call(ctx, &words[..=args.len()]).map_err(|e| e.to_string())
+    cmd::call_known(ctx, command, &words[..=args.len()]).map_err(|e| e.to_string())
 }
+
+// The commands the lock scripts call, each looked up once.
+static DEL: ScriptCommand = ScriptCommand::new("del");
+static EXISTS: ScriptCommand = ScriptCommand::new("exists");
+static GET: ScriptCommand = ScriptCommand::new("get");
+static HEXISTS: ScriptCommand = ScriptCommand::new("hexists");
+static HINCRBY: ScriptCommand = ScriptCommand::new("hincrby");
+static HSET: ScriptCommand = ScriptCommand::new("hset");
+static INCR: ScriptCommand = ScriptCommand::new("incr");
+static PEXPIRE: ScriptCommand = ScriptCommand::new("pexpire");
+static PTTL: ScriptCommand = ScriptCommand::new("pttl");
+static PUBLISH: ScriptCommand = ScriptCommand::new("publish");
+static SET: ScriptCommand = ScriptCommand::new("set");
 
 /// The most words (name included) a native script's `redis.call` passes.
 const MAX_WORDS: usize = 6;
@@ -70,8 +83,8 @@ fn renew_batch(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<Valu
     let mut result = Vec::with_capacity(keys.len());
     for (i, key) in keys.iter().enumerate() {
         let (key, field) = (Some(key), argv.get(i + 1));
-        if int(&call(ctx, "hexists", &[key, field])?) == Some(1) {
-            call(ctx, "pexpire", &[key, argv.first()])?;
+        if int(&call(ctx, &HEXISTS, &[key, field])?) == Some(1) {
+            call(ctx, &PEXPIRE, &[key, argv.first()])?;
             result.push(Value::Int(1));
         } else {
             result.push(Value::Int(0));
@@ -94,7 +107,7 @@ fn publish_by_name(
         return Err("ERR Lua redis lib command arguments must be strings or integers".to_owned());
     };
     if name.eq_ignore_ascii_case(b"publish") {
-        call(ctx, "publish", &[channel, message])
+        call(ctx, &PUBLISH, &[channel, message])
     } else {
         Err("ERR Unknown Redis command called from script".to_owned())
     }
@@ -111,30 +124,30 @@ fn unlock_latched(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<V
         argv.get(4),
     );
     let px = Bytes::from_static(b"px");
-    match call(ctx, "get", &[k3])? {
+    match call(ctx, &GET, &[k3])? {
         // `return tonumber(val)`: Lua's number, as Redis replies with it.
         Value::Bulk(val) => return Ok(lua_tonumber_int(&val).map_or(Value::Nil, Value::Int)),
         Value::Nil => {}
         other => return Err(format!("unexpected GET reply {other:?}")),
     }
-    if int(&call(ctx, "hexists", &[k1, a3])?) == Some(0) {
+    if int(&call(ctx, &HEXISTS, &[k1, a3])?) == Some(0) {
         return Ok(Value::Nil);
     }
-    let counter = call(ctx, "hincrby", &[k1, a3, Some(&Bytes::from_static(b"-1"))])?;
+    let counter = call(ctx, &HINCRBY, &[k1, a3, Some(&Bytes::from_static(b"-1"))])?;
     if int(&counter).is_some_and(|c| c > 0) {
-        call(ctx, "pexpire", &[k1, a2])?;
+        call(ctx, &PEXPIRE, &[k1, a2])?;
         call(
             ctx,
-            "set",
+            &SET,
             &[k3, Some(&Bytes::from_static(b"0")), Some(&px), a5],
         )?;
         return Ok(Value::Int(0));
     }
-    call(ctx, "del", &[k1])?;
+    call(ctx, &DEL, &[k1])?;
     publish_by_name(ctx, a4, k2, a1)?;
     call(
         ctx,
-        "set",
+        &SET,
         &[k3, Some(&Bytes::from_static(b"1")), Some(&px), a5],
     )?;
     Ok(Value::Int(1))
@@ -166,47 +179,47 @@ fn run_lua(
     let a3 = argv.get(2);
     match script {
         LockScript::Acquire => {
-            if int(&call(ctx, "exists", &[k1])?) == Some(0)
-                || int(&call(ctx, "hexists", &[k1, a2])?) == Some(1)
+            if int(&call(ctx, &EXISTS, &[k1])?) == Some(0)
+                || int(&call(ctx, &HEXISTS, &[k1, a2])?) == Some(1)
             {
-                call(ctx, "hincrby", &[k1, a2, Some(&one)])?;
-                call(ctx, "pexpire", &[k1, a1])?;
+                call(ctx, &HINCRBY, &[k1, a2, Some(&one)])?;
+                call(ctx, &PEXPIRE, &[k1, a1])?;
                 return Ok(Value::Nil);
             }
-            call(ctx, "pttl", &[k1])
+            call(ctx, &PTTL, &[k1])
         }
         LockScript::AcquireLegacy => {
-            if int(&call(ctx, "exists", &[k1])?) == Some(0) {
-                call(ctx, "hset", &[k1, a2, Some(&one)])?;
-                call(ctx, "pexpire", &[k1, a1])?;
+            if int(&call(ctx, &EXISTS, &[k1])?) == Some(0) {
+                call(ctx, &HSET, &[k1, a2, Some(&one)])?;
+                call(ctx, &PEXPIRE, &[k1, a1])?;
                 return Ok(Value::Nil);
             }
-            if int(&call(ctx, "hexists", &[k1, a2])?) == Some(1) {
-                call(ctx, "hincrby", &[k1, a2, Some(&one)])?;
-                call(ctx, "pexpire", &[k1, a1])?;
+            if int(&call(ctx, &HEXISTS, &[k1, a2])?) == Some(1) {
+                call(ctx, &HINCRBY, &[k1, a2, Some(&one)])?;
+                call(ctx, &PEXPIRE, &[k1, a1])?;
                 return Ok(Value::Nil);
             }
-            call(ctx, "pttl", &[k1])
+            call(ctx, &PTTL, &[k1])
         }
         LockScript::Renew => {
-            if int(&call(ctx, "hexists", &[k1, a2])?) == Some(1) {
-                call(ctx, "pexpire", &[k1, a1])?;
+            if int(&call(ctx, &HEXISTS, &[k1, a2])?) == Some(1) {
+                call(ctx, &PEXPIRE, &[k1, a1])?;
                 return Ok(Value::Int(1));
             }
             Ok(Value::Int(0))
         }
         LockScript::Unlock | LockScript::UnlockPublishArg => {
-            if int(&call(ctx, "hexists", &[k1, a3])?) == Some(0) {
+            if int(&call(ctx, &HEXISTS, &[k1, a3])?) == Some(0) {
                 return Ok(Value::Nil);
             }
-            let counter = call(ctx, "hincrby", &[k1, a3, Some(&minus_one)])?;
+            let counter = call(ctx, &HINCRBY, &[k1, a3, Some(&minus_one)])?;
             if int(&counter).is_some_and(|c| c > 0) {
-                call(ctx, "pexpire", &[k1, a2])?;
+                call(ctx, &PEXPIRE, &[k1, a2])?;
                 Ok(Value::Int(0))
             } else {
-                call(ctx, "del", &[k1])?;
+                call(ctx, &DEL, &[k1])?;
                 if script == LockScript::Unlock {
-                    call(ctx, "publish", &[k2, a1])?;
+                    call(ctx, &PUBLISH, &[k2, a1])?;
                 } else {
                     publish_by_name(ctx, argv.get(3), k2, a1)?;
                 }
@@ -214,9 +227,9 @@ fn run_lua(
             }
         }
         LockScript::ForceUnlock | LockScript::ForceUnlockPublishArg => {
-            if int(&call(ctx, "del", &[k1])?) == Some(1) {
+            if int(&call(ctx, &DEL, &[k1])?) == Some(1) {
                 if script == LockScript::ForceUnlock {
-                    call(ctx, "publish", &[k2, a1])?;
+                    call(ctx, &PUBLISH, &[k2, a1])?;
                 } else {
                     publish_by_name(ctx, a2, k2, a1)?;
                 }
@@ -228,16 +241,16 @@ fn run_lua(
         LockScript::UnlockLatched => unlock_latched(ctx, keys, argv),
         LockScript::RenewBatch => renew_batch(ctx, keys, argv),
         LockScript::AcquireFenced => {
-            if int(&call(ctx, "exists", &[k1])?) == Some(0) {
-                let token = call(ctx, "incr", &[k2])?;
-                call(ctx, "hset", &[k1, a2, Some(&one)])?;
-                call(ctx, "pexpire", &[k1, a1])?;
+            if int(&call(ctx, &EXISTS, &[k1])?) == Some(0) {
+                let token = call(ctx, &INCR, &[k2])?;
+                call(ctx, &HSET, &[k1, a2, Some(&one)])?;
+                call(ctx, &PEXPIRE, &[k1, a1])?;
                 return Ok(Value::Array(vec![Value::Int(1), token]));
             }
-            if int(&call(ctx, "hexists", &[k1, a2])?) == Some(1) {
-                call(ctx, "hincrby", &[k1, a2, Some(&one)])?;
-                call(ctx, "pexpire", &[k1, a1])?;
-                let token = match call(ctx, "get", &[k2])? {
+            if int(&call(ctx, &HEXISTS, &[k1, a2])?) == Some(1) {
+                call(ctx, &HINCRBY, &[k1, a2, Some(&one)])?;
+                call(ctx, &PEXPIRE, &[k1, a1])?;
+                let token = match call(ctx, &GET, &[k2])? {
                     Value::Bulk(b) => lua_tonumber_int(&b),
                     _ => None,
                 };
@@ -246,7 +259,7 @@ fn run_lua(
                 reply.extend(token.map(Value::Int));
                 return Ok(Value::Array(reply));
             }
-            Ok(Value::Array(vec![Value::Int(0), call(ctx, "pttl", &[k1])?]))
+            Ok(Value::Array(vec![Value::Int(0), call(ctx, &PTTL, &[k1])?]))
         }
     }
 }

@@ -21,9 +21,41 @@ impl fmt::Display for ThreadId {
 /// The name of a lock: its Redis key. Shared, not copied: every pending
 /// command, renewal and event of a run names its lock, and a clone is a
 /// reference count where a `String` was an allocation.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct LockName(Arc<str>);
+
+// Names are compared as text, but most comparisons (map lookups by lock,
+// in the client, the simulator and every checker) meet two clones of one
+// name: the shared pointer answers those without reading the text.
+impl PartialEq for LockName {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl Eq for LockName {}
+
+impl Ord for LockName {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return std::cmp::Ordering::Equal;
+        }
+        self.0.cmp(&other.0)
+    }
+}
+
+impl PartialOrd for LockName {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::hash::Hash for LockName {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 impl LockName {
     /// A lock name; empty names are rejected, as Redis keys for a lock must
@@ -44,7 +76,12 @@ impl LockName {
     /// The pub/sub channel Redisson uses for this lock:
     /// `redisson_lock__channel:{<name>}`.
     pub fn channel(&self) -> String {
-        format!("redisson_lock__channel:{{{}}}", self.0)
+        const PREFIX: &str = "redisson_lock__channel:{";
+        let mut channel = String::with_capacity(PREFIX.len() + self.0.len() + 1);
+        channel.push_str(PREFIX);
+        channel.push_str(&self.0);
+        channel.push('}');
+        channel
     }
 
     /// The unlock latch of one unlock call (Redisson 3.24+,
@@ -69,7 +106,11 @@ impl LockName {
     /// The key of the fencing counter used by the `fenced` profile:
     /// `{<name>}:fencing` (same hash slot as the lock).
     pub fn fencing_key(&self) -> String {
-        format!("{{{}}}:fencing", self.0)
+        let mut key = String::with_capacity(self.0.len() + 10);
+        key.push('{');
+        key.push_str(&self.0);
+        key.push_str("}:fencing");
+        key
     }
 }
 
@@ -140,3 +181,25 @@ pub struct TimerId(pub u64);
 /// ([`Output::Step`](crate::Output::Step)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct StepId(pub u64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names built apart compare as their text; clones of one name, by
+    /// the shared pointer, give the same answers.
+    #[test]
+    fn lock_names_compare_as_text() {
+        let a = LockName::new("orders").expect("a name");
+        let same = LockName::new("orders").expect("a name");
+        let b = LockName::new("payments").expect("a name");
+        assert_eq!(a, same);
+        assert_eq!(a, a.clone());
+        assert_ne!(a, b);
+        assert_eq!(a.cmp(&same), std::cmp::Ordering::Equal);
+        assert_eq!(a.cmp(&b), std::cmp::Ordering::Less);
+        assert_eq!(b.cmp(&a.clone()), std::cmp::Ordering::Greater);
+        assert_eq!(a.channel(), "redisson_lock__channel:{orders}");
+        assert_eq!(a.fencing_key(), "{orders}:fencing");
+    }
+}

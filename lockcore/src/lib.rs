@@ -81,6 +81,7 @@
 //! # Layout
 //!
 //! - `id`: ids and times ([`ThreadId`], [`LockName`], [`Millis`], ...).
+//! - `id_map`: [`IdMap`], what is pending by its id (requests, timers).
 //! - `release`: [`Release`], [`Era`], [`Version`], [`Switch`] (one file
 //!   per switch under `release/switch/`).
 //! - `config`: [`Config`] and [`ConfigBuilder`] (Redisson's defaults).
@@ -107,6 +108,7 @@ mod client;
 mod config;
 mod error;
 mod id;
+mod id_map;
 #[cfg(feature = "async")]
 mod local_time;
 mod machine;
@@ -124,6 +126,7 @@ pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
+pub use id_map::IdMap;
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
 pub use machine::{Event, LockClient, Output, Purpose};

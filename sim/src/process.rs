@@ -1,10 +1,9 @@
 //! A client process: one lockcore client, its threads, timers and state.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use lockcore::{Call, LockClient, LockName, Millis, RequestId, ThreadId, TimerId};
+use lockcore::{Call, IdMap, LockClient, LockName, Millis, RequestId, ThreadId, TimerId};
 
 use crate::clock::LocalClock;
 use crate::history::{Proc, Who};
@@ -70,13 +69,13 @@ pub(crate) struct Process {
     pub(crate) threads: Vec<Thread>,
     /// Timers set and not yet fired or cancelled, with their deadlines
     /// on the process's clock.
-    pub(crate) timers: BTreeMap<TimerId, Millis>,
+    pub(crate) timers: IdMap<TimerId, Millis>,
     /// Its wall clock (true time unless a clock fault moves it); it
     /// survives a crash, as the machine's clock does.
     pub(crate) clock: LocalClock,
     /// Renewals sent and not answered, by request: their replies are
     /// recorded, late ones included.
-    pub(crate) renewals: BTreeMap<RequestId, Vec<LockName>>,
+    pub(crate) renewals: IdMap<RequestId, Vec<LockName>>,
     /// Open stop-the-world pauses (they may overlap).
     pub(crate) paused: u32,
     /// Events that fell due during a pause, in their original order.

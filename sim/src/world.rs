@@ -1,11 +1,10 @@
 //! The world: every process, the network and the event loop.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use bytes::Bytes;
 use fake_redis::Value;
-use lockcore::{Config, LockClient, LockName, Purpose, RequestId, SwitchSet, TimerId};
+use lockcore::{Config, IdMap, LockClient, LockName, Purpose, RequestId, SwitchSet, TimerId};
 use rand_chacha::ChaCha8Rng;
 
 use crate::fault::LinkRule;
@@ -224,7 +223,7 @@ impl<'s> World<'s> {
                 threads,
                 timers: Default::default(),
                 clock: crate::clock::LocalClock::new(crate::clock::epoch_of(spec, &cs.name)),
-                renewals: BTreeMap::new(),
+                renewals: IdMap::new(),
                 paused: 0,
                 deferred: Vec::new(),
                 interleave: None,

@@ -241,10 +241,55 @@ pub(crate) fn run_queued(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
     }
 }
 
+/// A command a native script calls by a fixed name, looked up on its
+/// first call: a lock script makes three to five calls per run, and the
+/// lookup (lowering the name, hashing it) was a fiftieth of a simulated
+/// run.
+pub(crate) struct ScriptCommand {
+    name: &'static str,
+    spec: std::sync::OnceLock<Option<&'static Spec>>,
+}
+
+impl ScriptCommand {
+    /// The command `name` (lower case, as the scripts write it).
+    pub(crate) const fn new(name: &'static str) -> ScriptCommand {
+        ScriptCommand {
+            name,
+            spec: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Its name, as the script passes it.
+    pub(crate) fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn spec(&self) -> Option<&'static Spec> {
+        *self.spec.get_or_init(|| lookup(self.name.as_bytes()))
+    }
+}
+
 /// Runs a command on behalf of a script (`redis.call`): no pub/sub state
 /// check, and the error comes back to the script instead of the client.
 pub(crate) fn call(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    let Some(spec) = args.first().and_then(|n| lookup(n)) else {
+    run_for_script(ctx, args.first().and_then(|n| lookup(n)), args)
+}
+
+/// [`call`] of `command`, whose name is `args[0]`.
+pub(crate) fn call_known(
+    ctx: &mut Ctx<'_>,
+    command: &ScriptCommand,
+    args: &[Bytes],
+) -> Result<Value, CmdError> {
+    run_for_script(ctx, command.spec(), args)
+}
+
+fn run_for_script(
+    ctx: &mut Ctx<'_>,
+    spec: Option<&'static Spec>,
+    args: &[Bytes],
+) -> Result<Value, CmdError> {
+    let Some(spec) = spec else {
         return Err(CmdError::other(
             "ERR Unknown Redis command called from script",
         ));

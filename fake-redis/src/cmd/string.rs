@@ -139,7 +139,11 @@ fn incr_by(ctx: &mut Ctx<'_>, key: &Bytes, by: i64, overflow: CmdError) -> Resul
         None => 0,
     };
     let next = current.checked_add(by).ok_or(overflow)?;
-    store_keeping_ttl(ctx, key, Bytes::from(next.to_string()));
+    store_keeping_ttl(
+        ctx,
+        key,
+        Bytes::from(itoa::Buffer::new().format(next).as_bytes().to_vec()),
+    );
     Ok(Value::Int(next))
 }
 

@@ -41,7 +41,7 @@ pub use output::{Event, Output, Purpose};
 
 use crate::release::SwitchReads;
 use crate::{
-    Call, CallOutcome, Config, FencingToken, LockError, LockName, Millis, RequestId, StepId,
+    Call, CallOutcome, Config, FencingToken, IdMap, LockError, LockName, Millis, RequestId, StepId,
     SwitchSet, ThreadId, TimerId, TransportError,
 };
 use acquire::{Acquiring, Wait};
@@ -128,14 +128,14 @@ pub struct LockClient {
     outputs: VecDeque<Output>,
     next_request: u64,
     next_timer: u64,
-    timers: BTreeMap<TimerId, TimerKind>,
-    requests: BTreeMap<RequestId, Pending>,
+    timers: IdMap<TimerId, TimerKind>,
+    requests: IdMap<RequestId, Pending>,
     /// Each `WAIT` in flight, and the lock script it follows.
-    syncs: BTreeMap<RequestId, RequestId>,
+    syncs: IdMap<RequestId, RequestId>,
     /// How often each thread's current call was tried again for too few
     /// synced replicas (3.20.1+).
     no_sync_tries: BTreeMap<ThreadId, u32>,
-    retrying: BTreeMap<TimerId, Pending>,
+    retrying: IdMap<TimerId, Pending>,
     calls: BTreeMap<ThreadId, CallState>,
     holds: BTreeMap<(LockName, ThreadId), Hold>,
     subscriptions: BTreeMap<String, Subscription>,
@@ -147,7 +147,7 @@ pub struct LockClient {
     /// Command words built once (keys, fields, leases).
     wire: wire::Wire,
     /// Callbacks paused for the driver ([`Output::Step`]).
-    steps: BTreeMap<StepId, step::Continuation>,
+    steps: IdMap<StepId, step::Continuation>,
     next_step: u64,
     /// Each lock's `RLock` instance: the lease of its last `lock(lease)`
     /// (`internalLockLeaseTime`; see [`instance`]).
@@ -168,11 +168,11 @@ impl LockClient {
             outputs: VecDeque::new(),
             next_request: 0,
             next_timer: 0,
-            timers: BTreeMap::new(),
-            requests: BTreeMap::new(),
-            syncs: BTreeMap::new(),
+            timers: IdMap::new(),
+            requests: IdMap::new(),
+            syncs: IdMap::new(),
             no_sync_tries: BTreeMap::new(),
-            retrying: BTreeMap::new(),
+            retrying: IdMap::new(),
             calls: BTreeMap::new(),
             holds: BTreeMap::new(),
             subscriptions: BTreeMap::new(),
@@ -181,7 +181,7 @@ impl LockClient {
             watchdog: Watchdog::default(),
             fences: BTreeMap::new(),
             wire: wire::Wire::default(),
-            steps: BTreeMap::new(),
+            steps: IdMap::new(),
             next_step: 0,
             instance_leases: BTreeMap::new(),
             interleaving: false,
