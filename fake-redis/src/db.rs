@@ -10,8 +10,12 @@ use crate::error::CmdError;
 
 /// A hash's fields in insertion order, as a small Redis hash (a listpack)
 /// keeps them: updating a field keeps its place, deleting and re-adding it
-/// moves it to the end.
-pub(crate) type Hash = IndexMap<Bytes, Bytes>;
+/// moves it to the end. Fields are found by FxHash, not SipHash: the
+/// order is the map's own, never the hash's, and a field lookup (every
+/// lock script makes several) cost a tenth of the script with SipHash.
+/// fake-redis serves tests, so resistance to crafted collisions (what
+/// SipHash buys) is not worth that.
+pub(crate) type Hash = IndexMap<Bytes, Bytes, rustc_hash::FxBuildHasher>;
 
 /// A key, or a string value, as the keyspace stores it: up to 16 bytes
 /// inside the entry itself, longer ones on the heap. Most keys and values
@@ -117,7 +121,11 @@ impl Db {
 
     /// Notes `key` for the replicas (when recording).
     fn note_written(&mut self, key: &[u8]) {
-        if let Some(t) = &mut self.written {
+        // A command touches its key more than once (read for writing,
+        // then written): copied only the first time.
+        if let Some(t) = &mut self.written
+            && !t.keys.contains(key)
+        {
             t.keys.insert(Bytes::copy_from_slice(key));
         }
     }

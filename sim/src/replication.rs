@@ -7,6 +7,7 @@
 //! history is what it was before replication existed.
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use fake_redis::{Engine, Write};
 use rand_chacha::ChaCha8Rng;
@@ -26,8 +27,9 @@ pub(crate) struct Replicas {
     lag: LatencyRange,
     rng: ChaCha8Rng,
     /// Per replica, the writes on their way, in order, each with when it
-    /// arrives.
-    in_flight: Vec<VecDeque<(SimTime, Write)>>,
+    /// arrives: one write shared by every replica (a copy per replica
+    /// cloned the key's whole value, a fiftieth of a run).
+    in_flight: Vec<VecDeque<(SimTime, Rc<Write>)>>,
     /// Per replica, when its last write arrives (a write never overtakes
     /// an earlier one).
     last_at: Vec<SimTime>,
@@ -79,6 +81,7 @@ impl Replicas {
             self.held.extend(writes);
             return arrivals;
         }
+        let writes: Vec<Rc<Write>> = writes.into_iter().map(Rc::new).collect();
         for r in 0..self.engines.len() {
             for w in &writes {
                 let lag = rng::between(&mut self.rng, self.lag.min_ms, self.lag.max_ms);
