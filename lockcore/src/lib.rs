@@ -81,7 +81,8 @@
 //! # Layout
 //!
 //! - `id`: ids and times ([`ThreadId`], [`LockName`], [`Millis`], ...).
-//! - `id_map`: [`IdMap`], what is pending by its id (requests, timers).
+//! - `vec_map`: [`VecMap`], a few entries by key in a sorted vector
+//!   (requests, timers, calls).
 //! - `release`: [`Release`], [`Era`], [`Version`], [`Switch`] (one file
 //!   per switch under `release/switch/`).
 //! - `config`: [`Config`] and [`ConfigBuilder`] (Redisson's defaults).
@@ -108,7 +109,6 @@ mod client;
 mod config;
 mod error;
 mod id;
-mod id_map;
 #[cfg(feature = "async")]
 mod local_time;
 mod machine;
@@ -119,6 +119,7 @@ mod retry_delay;
 mod script;
 mod transport;
 mod value;
+mod vec_map;
 
 pub use call::{Call, CallOutcome};
 #[cfg(feature = "async")]
@@ -126,7 +127,6 @@ pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
-pub use id_map::IdMap;
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
 pub use machine::{Event, LockClient, Output, Purpose};
@@ -139,3 +139,4 @@ pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};
 pub use retry_delay::RetryDelay;
 pub use transport::{Incoming, Message, Transport, parse_message};
 pub use value::Value;
+pub use vec_map::VecMap;

@@ -3,7 +3,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use lockcore::{Call, IdMap, LockClient, LockName, Millis, RequestId, ThreadId, TimerId};
+use lockcore::{Call, LockClient, LockName, Millis, RequestId, ThreadId, TimerId, VecMap};
 
 use crate::clock::LocalClock;
 use crate::history::{Proc, Who};
@@ -69,13 +69,13 @@ pub(crate) struct Process {
     pub(crate) threads: Vec<Thread>,
     /// Timers set and not yet fired or cancelled, with their deadlines
     /// on the process's clock.
-    pub(crate) timers: IdMap<TimerId, Millis>,
+    pub(crate) timers: VecMap<TimerId, Millis>,
     /// Its wall clock (true time unless a clock fault moves it); it
     /// survives a crash, as the machine's clock does.
     pub(crate) clock: LocalClock,
     /// Renewals sent and not answered, by request: their replies are
     /// recorded, late ones included.
-    pub(crate) renewals: IdMap<RequestId, Vec<LockName>>,
+    pub(crate) renewals: VecMap<RequestId, Vec<LockName>>,
     /// Open stop-the-world pauses (they may overlap).
     pub(crate) paused: u32,
     /// Events that fell due during a pause, in their original order.

@@ -59,6 +59,7 @@ impl<E> EventQueue<E> {
     }
 
     /// When the earliest event is due.
+    #[cfg(test)]
     pub(crate) fn peek_time(&self) -> Option<SimTime> {
         self.heap.peek().map(|Reverse((at, _, _))| *at)
     }

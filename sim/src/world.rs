@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use bytes::Bytes;
 use fake_redis::Value;
-use lockcore::{Config, IdMap, LockClient, LockName, Purpose, RequestId, SwitchSet, TimerId};
+use lockcore::{Config, LockClient, LockName, Purpose, RequestId, SwitchSet, TimerId, VecMap};
 use rand_chacha::ChaCha8Rng;
 
 use crate::fault::LinkRule;
@@ -223,7 +223,7 @@ impl<'s> World<'s> {
                 threads,
                 timers: Default::default(),
                 clock: crate::clock::LocalClock::new(crate::clock::epoch_of(spec, &cs.name)),
-                renewals: IdMap::new(),
+                renewals: VecMap::new(),
                 paused: 0,
                 deferred: Vec::new(),
                 interleave: None,
@@ -263,13 +263,12 @@ impl<'s> World<'s> {
     /// threads the horizon cut short.
     pub(crate) fn run(mut self) -> Ended {
         let horizon = SimTime::from_ms(self.spec.horizon_ms);
-        while let Some(at) = self.queue.peek_time() {
+        // The first event past the horizon ends the run (it and the rest
+        // are dropped with the queue).
+        while let Some((at, ev)) = self.queue.pop() {
             if at > horizon {
                 break;
             }
-            let Some((at, ev)) = self.queue.pop() else {
-                break;
-            };
             self.now = at;
             self.events += 1;
             self.handle(ev);

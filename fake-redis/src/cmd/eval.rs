@@ -66,16 +66,25 @@ pub(crate) fn evalsha(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
         return Err(no_script());
     }
     let (keys, argv) = keys_and_args(args)?;
-    let sha = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
-    match ctx.state.scripts.get(&sha) {
+    // Clients send the SHA in lower case (Redisson, redis-cli): read in
+    // place; another case is lowered into a copy.
+    let lowered;
+    let sha: &str = match std::str::from_utf8(&args[1]) {
+        Ok(s) if !s.bytes().any(|b| b.is_ascii_uppercase()) => s,
+        _ => {
+            lowered = String::from_utf8_lossy(&args[1]).to_ascii_lowercase();
+            &lowered
+        }
+    };
+    match ctx.state.scripts.get(sha) {
         None => Err(no_script()),
-        Some(Some(script)) if !ctx.state.lock_scripts_in_lua => run(ctx, script, &sha, keys, argv),
+        Some(Some(script)) if !ctx.state.lock_scripts_in_lua => run(ctx, script, sha, keys, argv),
         Some(script) => {
             let text = match script {
                 Some(s) => bytes::Bytes::from_static(s.text().as_bytes()),
-                None => ctx.state.scripts.text(&sha).unwrap_or_default(),
+                None => ctx.state.scripts.text(sha).unwrap_or_default(),
             };
-            crate::lua::run(ctx, &text, &sha, keys, argv)
+            crate::lua::run(ctx, &text, sha, keys, argv)
         }
     }
 }

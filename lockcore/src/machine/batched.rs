@@ -25,8 +25,7 @@ impl LockClient {
         let queueing = self.queueing();
         self.watchdog
             .entries
-            .entry(lock.clone())
-            .or_default()
+            .get_or_default(lock.clone())
             .add(thread, queueing);
         if self.watchdog.chain == Chain::Idle {
             self.start_next_round(now);

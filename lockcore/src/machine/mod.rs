@@ -41,8 +41,8 @@ pub use output::{Event, Output, Purpose};
 
 use crate::release::SwitchReads;
 use crate::{
-    Call, CallOutcome, Config, FencingToken, IdMap, LockError, LockName, Millis, RequestId, StepId,
-    SwitchSet, ThreadId, TimerId, TransportError,
+    Call, CallOutcome, Config, FencingToken, LockError, LockName, Millis, RequestId, StepId,
+    SwitchSet, ThreadId, TimerId, TransportError, VecMap,
 };
 use acquire::{Acquiring, Wait};
 use fence::Fence;
@@ -128,30 +128,30 @@ pub struct LockClient {
     outputs: VecDeque<Output>,
     next_request: u64,
     next_timer: u64,
-    timers: IdMap<TimerId, TimerKind>,
-    requests: IdMap<RequestId, Pending>,
+    timers: VecMap<TimerId, TimerKind>,
+    requests: VecMap<RequestId, Pending>,
     /// Each `WAIT` in flight, and the lock script it follows.
-    syncs: IdMap<RequestId, RequestId>,
+    syncs: VecMap<RequestId, RequestId>,
     /// How often each thread's current call was tried again for too few
     /// synced replicas (3.20.1+).
     no_sync_tries: BTreeMap<ThreadId, u32>,
-    retrying: IdMap<TimerId, Pending>,
-    calls: BTreeMap<ThreadId, CallState>,
+    retrying: VecMap<TimerId, Pending>,
+    calls: VecMap<ThreadId, CallState>,
     holds: BTreeMap<(LockName, ThreadId), Hold>,
     subscriptions: BTreeMap<String, Subscription>,
     next_generation: u64,
     /// Draws jittered retry pauses (3.48+), seeded by the config.
     jitter: ChaCha8Rng,
     watchdog: Watchdog,
-    fences: BTreeMap<LockName, Fence>,
+    fences: VecMap<LockName, Fence>,
     /// Command words built once (keys, fields, leases).
     wire: wire::Wire,
     /// Callbacks paused for the driver ([`Output::Step`]).
-    steps: IdMap<StepId, step::Continuation>,
+    steps: VecMap<StepId, step::Continuation>,
     next_step: u64,
     /// Each lock's `RLock` instance: the lease of its last `lock(lease)`
     /// (`internalLockLeaseTime`; see [`instance`]).
-    instance_leases: BTreeMap<LockName, Millis>,
+    instance_leases: VecMap<LockName, Millis>,
     /// Whether callbacks pause where Redisson's can interleave.
     interleaving: bool,
 }
@@ -168,22 +168,22 @@ impl LockClient {
             outputs: VecDeque::new(),
             next_request: 0,
             next_timer: 0,
-            timers: IdMap::new(),
-            requests: IdMap::new(),
-            syncs: IdMap::new(),
+            timers: VecMap::new(),
+            requests: VecMap::new(),
+            syncs: VecMap::new(),
             no_sync_tries: BTreeMap::new(),
-            retrying: IdMap::new(),
-            calls: BTreeMap::new(),
+            retrying: VecMap::new(),
+            calls: VecMap::new(),
             holds: BTreeMap::new(),
             subscriptions: BTreeMap::new(),
             next_generation: 0,
             jitter,
             watchdog: Watchdog::default(),
-            fences: BTreeMap::new(),
+            fences: VecMap::new(),
             wire: wire::Wire::default(),
-            steps: IdMap::new(),
+            steps: VecMap::new(),
             next_step: 0,
-            instance_leases: BTreeMap::new(),
+            instance_leases: VecMap::new(),
             interleaving: false,
         }
     }

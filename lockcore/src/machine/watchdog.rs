@@ -7,14 +7,12 @@
 //! `redisson-batched` in `batched.rs`, and `fenced` reuses this profile's
 //! timers with its own reply handling in `fence.rs`.
 
-use std::collections::BTreeMap;
-
 use crate::Value;
 use tracing::error;
 
 use super::request::Owner;
 use super::{Event, LockClient, Purpose, TimerKind, command};
-use crate::{Era, LockError, LockName, Millis, Switch, ThreadId, TimerId, TransportError};
+use crate::{Era, LockError, LockName, Millis, Switch, ThreadId, TimerId, TransportError, VecMap};
 
 /// Redisson's `ExpirationEntry` (`LockEntry` from 3.44): the client's
 /// threads holding one lock with the watchdog, with their hold counts, in
@@ -99,7 +97,7 @@ impl RenewalEntry {
 /// to this client).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Watchdog {
-    pub(super) entries: BTreeMap<LockName, RenewalEntry>,
+    pub(super) entries: VecMap<LockName, RenewalEntry>,
     /// `redisson-batched`: the single chain.
     pub(super) chain: Chain,
 }

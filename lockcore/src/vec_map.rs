@@ -1,4 +1,4 @@
-//! [`IdMap`]: what is pending, by the id a counter handed out.
+//! [`VecMap`]: an ordered map of a few entries, in a sorted vector.
 //!
 //! A client's requests in flight, its timers and its paused steps are
 //! keyed by ids that only grow, a handful at a time, and every one is
@@ -6,24 +6,27 @@
 //! an insert and a remove. A `BTreeMap` spent 100 to 170 instructions on
 //! each remove (rebalancing nodes it had just made), about a twentieth of
 //! a simulated run (callgrind, `explore`); a sorted vector inserts at its
-//! end and removes near it. Order is the ids' order, as a `BTreeMap`'s.
+//! end and removes near it. Its calls, fences and renewal entries (a few
+//! threads and locks, looked up on every reply) are kept the same way.
+//! Order is the keys' order, as a `BTreeMap`'s; a map of many entries
+//! (thousands of threads) would want a `BTreeMap` back.
 
-/// An ordered map from ids to values, for few entries that come and go.
+/// An ordered map for few entries that come and go.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IdMap<K, V> {
+pub struct VecMap<K, V> {
     /// Sorted by key, keys unique.
     entries: Vec<(K, V)>,
 }
 
-impl<K, V> Default for IdMap<K, V> {
+impl<K, V> Default for VecMap<K, V> {
     fn default() -> Self {
-        IdMap {
+        VecMap {
             entries: Vec::new(),
         }
     }
 }
 
-impl<K: Ord + Copy, V> IdMap<K, V> {
+impl<K: Ord, V> VecMap<K, V> {
     /// An empty map.
     pub fn new() -> Self {
         Self::default()
@@ -47,6 +50,21 @@ impl<K: Ord + Copy, V> IdMap<K, V> {
                 None
             }
         }
+    }
+
+    /// `key`'s value, made with `V::default()` when it has none.
+    pub fn get_or_default(&mut self, key: K) -> &mut V
+    where
+        V: Default,
+    {
+        let i = match self.find(&key) {
+            Ok(i) => i,
+            Err(i) => {
+                self.entries.insert(i, (key, V::default()));
+                i
+            }
+        };
+        &mut self.entries[i].1
     }
 
     /// Takes `key`'s value out.
@@ -75,6 +93,11 @@ impl<K: Ord + Copy, V> IdMap<K, V> {
     /// The entries, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
+        self.entries.iter().map(|(k, _)| k)
     }
 
     /// The values, in key order.
@@ -111,6 +134,7 @@ mod tests {
         Insert(u8, u32),
         Remove(u8),
         Get(u8),
+        Bump(u8),
         Clear,
     }
 
@@ -119,6 +143,7 @@ mod tests {
             6 => (any::<u8>(), any::<u32>()).prop_map(|(k, v)| Op::Insert(k, v)),
             6 => any::<u8>().prop_map(Op::Remove),
             3 => any::<u8>().prop_map(Op::Get),
+            2 => any::<u8>().prop_map(Op::Bump),
             1 => Just(Op::Clear),
         ]
     }
@@ -128,7 +153,7 @@ mod tests {
         /// `BTreeMap` gives, and iterates in the same order.
         #[test]
         fn behaves_as_a_btree_map(ops in proptest::collection::vec(op(), 0..200)) {
-            let mut map = IdMap::new();
+            let mut map = VecMap::new();
             let mut model = BTreeMap::new();
             for op in ops {
                 match op {
@@ -142,6 +167,10 @@ mod tests {
                             *model.get_mut(&k).expect("present in both") += 1;
                         }
                     }
+                    Op::Bump(k) => {
+                        *map.get_or_default(k) += 1;
+                        *model.entry(k).or_default() += 1;
+                    }
                     Op::Clear => {
                         map.clear();
                         model.clear();
@@ -151,6 +180,7 @@ mod tests {
                 prop_assert_eq!(map.is_empty(), model.is_empty());
                 prop_assert!(map.iter().eq(model.iter()));
                 prop_assert!(map.values().eq(model.values()));
+                prop_assert!(map.keys().eq(model.keys()));
             }
         }
     }
@@ -159,7 +189,7 @@ mod tests {
     /// id still lands in order.
     #[test]
     fn keeps_id_order() {
-        let mut map = IdMap::new();
+        let mut map = VecMap::new();
         for k in [1, 2, 5, 3, 9, 4] {
             map.insert(k, k * 10);
         }
