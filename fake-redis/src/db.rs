@@ -11,10 +11,9 @@ use crate::error::CmdError;
 /// A hash's fields in insertion order, as a small Redis hash (a listpack)
 /// keeps them: updating a field keeps its place, deleting and re-adding it
 /// moves it to the end. Fields are found by FxHash, not SipHash: the
-/// order is the map's own, never the hash's, and a field lookup (every
-/// lock script makes several) cost a tenth of the script with SipHash.
-/// fake-redis serves tests, so resistance to crafted collisions (what
-/// SipHash buys) is not worth that.
+/// order is the map's own, never the hash's, and every lock script looks
+/// fields up several times. fake-redis serves tests, so resistance to
+/// crafted collisions (what SipHash buys) is not worth the cost.
 pub(crate) type Hash = IndexMap<Bytes, Bytes, rustc_hash::FxBuildHasher>;
 
 /// A key, or a string value, as the keyspace stores it: up to 16 bytes

@@ -1,5 +1,10 @@
 //! Number parsing exactly as Redis and its Lua interpreter parse numbers.
 
+/// `n` as Redis stores an integer it computed (`INCR`, `HINCRBY`).
+pub(crate) fn int_text(n: i64) -> bytes::Bytes {
+    bytes::Bytes::copy_from_slice(itoa::Buffer::new().format(n).as_bytes())
+}
+
 /// Redis's `string2ll`: a canonical decimal 64-bit integer. No sign `+`, no
 /// leading zeros, no spaces, no `-0`.
 pub(crate) fn parse_i64(s: &[u8]) -> Option<i64> {

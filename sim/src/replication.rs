@@ -28,7 +28,7 @@ pub(crate) struct Replicas {
     rng: ChaCha8Rng,
     /// Per replica, the writes on their way, in order, each with when it
     /// arrives: one write shared by every replica (a copy per replica
-    /// cloned the key's whole value, a fiftieth of a run).
+    /// cloned the key's whole value).
     in_flight: Vec<VecDeque<(SimTime, Rc<Write>)>>,
     /// Per replica, when its last write arrives (a write never overtakes
     /// an earlier one).

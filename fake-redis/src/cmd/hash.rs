@@ -142,8 +142,7 @@ pub(crate) fn hincrby(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
     let next = current.and_then(|c| c.checked_add(by).ok_or(CmdError::Overflow));
     match next {
         Ok(next) => {
-            let text = itoa::Buffer::new().format(next).as_bytes().to_vec();
-            hash.insert(args[2].clone(), Bytes::from(text));
+            hash.insert(args[2].clone(), crate::number::int_text(next));
             ctx.db.touch(key);
             Ok(Value::Int(next))
         }

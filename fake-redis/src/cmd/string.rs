@@ -139,11 +139,7 @@ fn incr_by(ctx: &mut Ctx<'_>, key: &Bytes, by: i64, overflow: CmdError) -> Resul
         None => 0,
     };
     let next = current.checked_add(by).ok_or(overflow)?;
-    store_keeping_ttl(
-        ctx,
-        key,
-        Bytes::from(itoa::Buffer::new().format(next).as_bytes().to_vec()),
-    );
+    store_keeping_ttl(ctx, key, crate::number::int_text(next));
     Ok(Value::Int(next))
 }
 
