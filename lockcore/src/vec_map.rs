@@ -34,7 +34,8 @@ impl<K: Ord, V> VecMap<K, V> {
 
     /// Where `key` is, or where it would go.
     fn find(&self, key: &K) -> Result<usize, usize> {
-        // A new id is the largest yet: looked at first, it needs no search.
+        // A new id is the largest yet (ids only grow): looked at first, it
+        // needs no search.
         match self.entries.last() {
             Some((last, _)) if last < key => Err(self.entries.len()),
             _ => self.entries.binary_search_by(|(k, _)| k.cmp(key)),
