@@ -2,6 +2,7 @@
 //! milliseconds, and who watches which key (`WATCH`).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use indexmap::IndexMap;
@@ -28,9 +29,13 @@ pub(crate) type Small = smallvec::SmallVec<[u8; 16]>;
 pub(crate) enum Data {
     /// A string.
     Str(Small),
-    /// A hash (boxed: most keys are strings, and an unboxed hash would make
-    /// every entry of the keyspace much bigger than a string needs).
-    Hash(Box<Hash>),
+    /// A hash (behind a pointer: most keys are strings, and an unboxed
+    /// hash would make every entry of the keyspace much bigger than a
+    /// string needs). Shared, copied on write: every write a primary
+    /// streams carries the key's value to each replica, which copied the
+    /// whole hash (its table and entries) once for the stream and once
+    /// per replica.
+    Hash(Arc<Hash>),
     /// A list (never empty: Redis deletes a list with its last element).
     List(VecDeque<Bytes>),
 }
@@ -331,11 +336,11 @@ impl Db {
             .entries
             .entry(Small::from_slice(key))
             .or_insert_with(|| Entry {
-                data: Data::Hash(Box::default()),
+                data: Data::Hash(Arc::default()),
                 expires_at: None,
             });
         match &mut entry.data {
-            Data::Hash(h) => Ok(h),
+            Data::Hash(h) => Ok(Arc::make_mut(h)),
             _ => Err(CmdError::WrongType),
         }
     }

@@ -210,14 +210,15 @@ impl Engine {
     /// that was never connected behaves as a fresh RESP2 connection. A
     /// command that blocks (`BLPOP`, `WAIT`) gives no reply now; it comes
     /// as a delivery (see [`Engine::tick`]).
-    pub fn execute(&mut self, conn: ConnId, args: Vec<Bytes>) -> Response {
+    pub fn execute(&mut self, conn: ConnId, args: impl AsRef<[Bytes]>) -> Response {
+        let args = args.as_ref();
         let mut out = Response::default();
         if args.is_empty() {
             return out;
         }
         self.state.stats.commands += 1;
         let now = self.now();
-        out.replies = crate::blocking::run(self, conn, &args, now, &mut out);
+        out.replies = crate::blocking::run(self, conn, args, now, &mut out);
         out
     }
 

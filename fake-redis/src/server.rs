@@ -418,7 +418,7 @@ mod tests {
         shared.with_engine(|e| {
             let conn = e.connect();
             let set = ["SET", "k", "v"].map(|w| bytes::Bytes::from(w.to_owned()));
-            e.execute(conn, set.to_vec());
+            e.execute(conn, set);
             e.disconnect(conn);
         });
 
@@ -430,7 +430,7 @@ mod tests {
             let conn = e.connect();
             let run = |e: &mut Engine, words: &[&str]| {
                 let words = words.iter().map(|w| bytes::Bytes::from(w.to_string()));
-                e.execute(conn, words.collect()).replies
+                e.execute(conn, words.collect::<Vec<_>>()).replies
             };
             (run(e, &["PUBLISH", "ch", "0"]), run(e, &["GET", "k"]))
         });

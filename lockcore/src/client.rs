@@ -183,7 +183,7 @@ impl<T: Transport> Shared<T> {
                 Output::Send {
                     request, command, ..
                 } => {
-                    let reply = self.transport.send(command);
+                    let reply = self.transport.send(&command);
                     let shared = Arc::clone(self);
                     tokio::spawn(async move {
                         let reply = reply.await;

@@ -21,9 +21,17 @@ impl fmt::Display for ThreadId {
 /// The name of a lock: its Redis key. Shared, not copied: every pending
 /// command, renewal and event of a run names its lock, and a clone is a
 /// reference count where a `String` was an allocation.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+///
+/// The shared text is the lock's pub/sub channel,
+/// `redisson_lock__channel:{<name>}`, with the name inside it: a waiting
+/// client asks for the channel on every reply and timer (about 40 times
+/// an explored seed), which built a `String` each time.
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct LockName(Arc<str>);
+
+/// What comes before the name in its channel.
+const CHANNEL_PREFIX: &str = "redisson_lock__channel:{";
 
 // Names are compared as text, but most comparisons (map lookups by lock,
 // in the client, the simulator and every checker) meet two clones of one
@@ -34,6 +42,12 @@ impl PartialEq for LockName {
     }
 }
 
+impl fmt::Debug for LockName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("LockName").field(&self.as_str()).finish()
+    }
+}
+
 impl Eq for LockName {}
 
 impl Ord for LockName {
@@ -41,7 +55,8 @@ impl Ord for LockName {
         if Arc::ptr_eq(&self.0, &other.0) {
             return std::cmp::Ordering::Equal;
         }
-        self.0.cmp(&other.0)
+        // By the name, not the channel: `}` sorts after most characters.
+        self.as_str().cmp(other.as_str())
     }
 }
 
@@ -53,7 +68,7 @@ impl PartialOrd for LockName {
 
 impl std::hash::Hash for LockName {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
+        self.as_str().hash(state);
     }
 }
 
@@ -65,23 +80,22 @@ impl LockName {
         if name.is_empty() {
             return Err(LockError::EmptyLockName);
         }
-        Ok(Self(name.into()))
+        let mut channel = String::with_capacity(CHANNEL_PREFIX.len() + name.len() + 1);
+        channel.push_str(CHANNEL_PREFIX);
+        channel.push_str(&name);
+        channel.push('}');
+        Ok(Self(channel.into()))
     }
 
     /// The key, as text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.0[CHANNEL_PREFIX.len()..self.0.len() - 1]
     }
 
     /// The pub/sub channel Redisson uses for this lock:
     /// `redisson_lock__channel:{<name>}`.
-    pub fn channel(&self) -> String {
-        const PREFIX: &str = "redisson_lock__channel:{";
-        let mut channel = String::with_capacity(PREFIX.len() + self.0.len() + 1);
-        channel.push_str(PREFIX);
-        channel.push_str(&self.0);
-        channel.push('}');
-        channel
+    pub fn channel(&self) -> &str {
+        &self.0
     }
 
     /// The unlock latch of one unlock call (Redisson 3.24+,
@@ -89,13 +103,14 @@ impl LockName {
     /// (a name that already holds a hash tag is used as it is).
     pub fn unlock_latch(&self, request_id: &str) -> String {
         const PREFIX: &str = "redisson_unlock_latch:";
-        let mut key = String::with_capacity(PREFIX.len() + self.0.len() + request_id.len() + 3);
+        let name = self.as_str();
+        let mut key = String::with_capacity(PREFIX.len() + name.len() + request_id.len() + 3);
         key.push_str(PREFIX);
-        if self.0.contains('{') {
-            key.push_str(&self.0);
+        if name.contains('{') {
+            key.push_str(name);
         } else {
             key.push('{');
-            key.push_str(&self.0);
+            key.push_str(name);
             key.push('}');
         }
         key.push(':');
@@ -106,9 +121,10 @@ impl LockName {
     /// The key of the fencing counter used by the `fenced` profile:
     /// `{<name>}:fencing` (same hash slot as the lock).
     pub fn fencing_key(&self) -> String {
-        let mut key = String::with_capacity(self.0.len() + 10);
+        let name = self.as_str();
+        let mut key = String::with_capacity(name.len() + 10);
         key.push('{');
-        key.push_str(&self.0);
+        key.push_str(name);
         key.push_str("}:fencing");
         key
     }
@@ -123,13 +139,13 @@ impl TryFrom<String> for LockName {
 
 impl From<LockName> for String {
     fn from(value: LockName) -> Self {
-        value.0.to_string()
+        value.as_str().to_owned()
     }
 }
 
 impl fmt::Display for LockName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
@@ -201,5 +217,12 @@ mod tests {
         assert_eq!(b.cmp(&a.clone()), std::cmp::Ordering::Greater);
         assert_eq!(a.channel(), "redisson_lock__channel:{orders}");
         assert_eq!(a.fencing_key(), "{orders}:fencing");
+        // The name's order, not its channel's (`}` sorts after `0`).
+        let short = LockName::new("a").expect("a name");
+        let long = LockName::new("a0").expect("a name");
+        assert!(short < long);
+        assert_eq!(short.as_str(), "a");
+        assert_eq!(format!("{short:?} {short}"), "LockName(\"a\") a");
+        assert_eq!(String::from(long), "a0");
     }
 }

@@ -129,7 +129,7 @@ pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
-pub use machine::{Event, LockClient, Output, Purpose};
+pub use machine::{Command, Event, LockClient, Output, Purpose};
 pub use release::{
     Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, TIMER_TICK_SWITCHES, Version,
     timer_tick,

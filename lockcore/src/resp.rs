@@ -78,8 +78,8 @@ fn address(url: &str) -> Result<String, TransportError> {
     Ok(rest.to_owned())
 }
 
-fn frame(parts: Vec<Bytes>) -> BytesFrame {
-    BytesFrame::Array(parts.into_iter().map(BytesFrame::BulkString).collect())
+fn frame(parts: &[Bytes]) -> BytesFrame {
+    BytesFrame::Array(parts.iter().cloned().map(BytesFrame::BulkString).collect())
 }
 
 fn value(frame: BytesFrame) -> Value {
@@ -160,7 +160,7 @@ async fn open<C: Connect>(connect: &C) -> Result<Framed<C::Stream, Resp2>, Trans
             TransportError::Connection(format!("CLIENT SETNAME on {}: {why}", connect.target()))
         };
         framed
-            .send(frame(words.to_vec()))
+            .send(frame(&words))
             .await
             .map_err(|e| failed(e.to_string()))?;
         match framed.next().await {
@@ -351,7 +351,7 @@ async fn serve_pubsub<S: AsyncRead + AsyncWrite + Unpin>(
                     }
                     Some(PubSubRequest::Unsubscribe(channel)) => ("UNSUBSCRIBE", channel),
                 };
-                let command = frame(vec![Bytes::from_static(verb.as_bytes()), Bytes::from(channel)]);
+                let command = frame(&[Bytes::from_static(verb.as_bytes()), Bytes::from(channel)]);
                 if let Err(e) = sink.send(command).await {
                     debug!(error = %e, "pub/sub connection: write failed");
                     break true;
@@ -395,7 +395,7 @@ fn confirmation(value: &Value) -> Option<String> {
 impl Transport for RespTransport {
     fn send(
         &self,
-        command: Vec<Bytes>,
+        command: &[Bytes],
     ) -> impl Future<Output = Result<Value, TransportError>> + Send + 'static {
         let (tx, rx) = oneshot::channel();
         let queued = self.commands.send((frame(command), tx)).is_ok();

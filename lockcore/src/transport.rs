@@ -41,7 +41,7 @@ pub trait Transport: Send + Sync + 'static {
     /// resolves to its reply. Redis error replies are `Ok(Value::Error)`.
     fn send(
         &self,
-        command: Vec<Bytes>,
+        command: &[Bytes],
     ) -> impl Future<Output = Result<Value, TransportError>> + Send + 'static;
 
     /// Issues `SUBSCRIBE channel` on the pub/sub connection; the future

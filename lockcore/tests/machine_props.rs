@@ -151,7 +151,7 @@ fn run(profile: Era, steps: &[Step]) -> Vec<String> {
             }
             Step::Message { lock, unlock } => {
                 let payload: &[u8] = if *unlock { b"0" } else { b"1" };
-                m.on_message(now, &locks[*lock as usize].channel(), payload);
+                m.on_message(now, locks[*lock as usize].channel(), payload);
             }
             Step::Advance { ms } => now = now.plus(Millis(*ms)),
         }

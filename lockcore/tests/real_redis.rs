@@ -40,20 +40,20 @@ async fn key_layout_matches_redisson() {
     let lock = a.lock("orders").unwrap();
     lock.lock(T1).await.unwrap();
     assert_eq!(
-        raw.send(cmd(&["HGETALL", "orders"])).await,
+        raw.send(&cmd(&["HGETALL", "orders"])).await,
         Ok(Value::Array(vec![
             Value::bulk("6f1c7a4e-uuid:1"),
             Value::bulk("1")
         ]))
     );
-    let Ok(Value::Int(ttl)) = raw.send(cmd(&["PTTL", "orders"])).await else {
+    let Ok(Value::Int(ttl)) = raw.send(&cmd(&["PTTL", "orders"])).await else {
         panic!("PTTL failed")
     };
     assert!(ttl > 25_000 && ttl <= 30_000, "ttl {ttl}");
     assert_eq!(lock.hold_count(T1).await, Ok(1));
     assert_eq!(lock.unlock(T1).await, Ok(true));
     assert_eq!(
-        raw.send(cmd(&["EXISTS", "orders"])).await,
+        raw.send(&cmd(&["EXISTS", "orders"])).await,
         Ok(Value::Int(0))
     );
 }
@@ -128,7 +128,7 @@ async fn watchdog_keeps_the_lock_past_its_timeout() {
     let lock = a.lock("w").unwrap();
     lock.lock(T1).await.unwrap();
     sleep(Duration::from_millis(2_500)).await;
-    let Ok(Value::Int(ttl)) = raw.send(cmd(&["PTTL", "w"])).await else {
+    let Ok(Value::Int(ttl)) = raw.send(&cmd(&["PTTL", "w"])).await else {
         panic!("PTTL failed")
     };
     assert!(ttl > 0 && ttl <= 1_000, "ttl {ttl}");

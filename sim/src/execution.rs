@@ -29,7 +29,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 world
                     .redis
                     .server
-                    .execute_on(world.now, (c, life), ConnKind::Command, args);
+                    .execute_on(world.now, (c, life), ConnKind::Command, &args);
             match resp.replies.into_iter().next() {
                 Some(value) => {
                     world.observe_command(&lock, c, purpose);
@@ -50,11 +50,11 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
             schedule_redis_tick(world);
         }
         Up::Subscribe { request, channel } => {
-            let args = vec![Bytes::from_static(b"SUBSCRIBE"), Bytes::from(channel)];
+            let args = [Bytes::from_static(b"SUBSCRIBE"), Bytes::from(channel)];
             let resp = world
                 .redis
                 .server
-                .execute(world.now, (c, life), ConnKind::PubSub, args);
+                .execute(world.now, (c, life), ConnKind::PubSub, &args);
             let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
             world.send_down(c, life, Down::Reply { request, value });
             // Redis timed out blocked clients before it ran the command:
@@ -62,11 +62,11 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
             deliver(world, resp.deliveries);
         }
         Up::Unsubscribe { channel } => {
-            let args = vec![Bytes::from_static(b"UNSUBSCRIBE"), Bytes::from(channel)];
+            let args = [Bytes::from_static(b"UNSUBSCRIBE"), Bytes::from(channel)];
             let resp = world
                 .redis
                 .server
-                .execute(world.now, (c, life), ConnKind::PubSub, args);
+                .execute(world.now, (c, life), ConnKind::PubSub, &args);
             deliver(world, resp.deliveries);
         }
     }

@@ -56,10 +56,10 @@ impl InProcessServer {
     }
 
     /// Runs one command as a separate connection would (for tests).
-    pub fn execute(&self, command: Vec<Bytes>) -> Value {
+    pub fn execute(&self, command: impl AsRef<[Bytes]>) -> Value {
         let mut server = self.lock();
         let conn = server.engine.connect();
-        let reply = server.run(conn, command);
+        let reply = server.run(conn, command.as_ref());
         server.engine.disconnect(conn);
         reply
     }
@@ -82,7 +82,7 @@ impl InProcessServer {
 
 impl Server {
     /// Executes on `conn`, routes deliveries, returns the first reply.
-    fn run(&mut self, conn: ConnId, command: Vec<Bytes>) -> Value {
+    fn run(&mut self, conn: ConnId, command: &[Bytes]) -> Value {
         let response = self.engine.execute(conn, command);
         for (to, value) in response.deliveries {
             let value = lock_value(value);
@@ -131,7 +131,7 @@ fn subscribe_command(verb: &'static str, channel: String) -> Vec<Bytes> {
 impl Transport for InProcessTransport {
     fn send(
         &self,
-        command: Vec<Bytes>,
+        command: &[Bytes],
     ) -> impl Future<Output = Result<Value, TransportError>> + Send + 'static {
         let reply = self.server.lock().run(self.commands, command);
         ready(Ok(reply))
@@ -144,7 +144,7 @@ impl Transport for InProcessTransport {
         let reply = self
             .server
             .lock()
-            .run(self.pubsub, subscribe_command("SUBSCRIBE", channel));
+            .run(self.pubsub, &subscribe_command("SUBSCRIBE", channel));
         ready(match reply {
             Value::Error(text) => Err(TransportError::Redis(text)),
             _ => Ok(()),
@@ -154,7 +154,7 @@ impl Transport for InProcessTransport {
     fn unsubscribe(&self, channel: String) {
         self.server
             .lock()
-            .run(self.pubsub, subscribe_command("UNSUBSCRIBE", channel));
+            .run(self.pubsub, &subscribe_command("UNSUBSCRIBE", channel));
     }
 
     async fn next_incoming(&self) -> Option<Incoming> {

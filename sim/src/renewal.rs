@@ -20,6 +20,14 @@ pub(crate) fn renewal_locks(lock: &LockName, command: &[Bytes]) -> Vec<LockName>
         .get(2)
         .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
         .unwrap_or(0);
+    // The per-lock script renews the call's own lock: its name is at hand.
+    if keys == 1
+        && command
+            .get(3)
+            .is_some_and(|k| k.as_ref() == lock.as_str().as_bytes())
+    {
+        return vec![lock.clone()];
+    }
     let locks: Vec<LockName> = command
         .iter()
         .skip(3)

@@ -270,7 +270,7 @@ mod tests {
         primary.set_replicas(2);
         let conn = primary.connect();
         for v in ["1", "2", "3"] {
-            primary.execute(conn, ["SET", "k", v].map(bytes::Bytes::from).to_vec());
+            primary.execute(conn, ["SET", "k", v].map(bytes::Bytes::from));
         }
         let arrivals = reps.send(SimTime::from_ms(100), primary.take_writes());
         assert_eq!(
@@ -316,7 +316,7 @@ mod tests {
         let mut primary = server.new_engine();
         primary.set_replicas(1);
         let conn = primary.connect();
-        primary.execute(conn, ["SET", "k", "v"].map(bytes::Bytes::from).to_vec());
+        primary.execute(conn, ["SET", "k", "v"].map(bytes::Bytes::from));
         assert!(reps.stall(SimTime::ZERO, true).is_empty());
         assert!(reps.send(SimTime::ZERO, primary.take_writes()).is_empty());
         assert_eq!(reps.held.len(), 1);

@@ -97,7 +97,7 @@ impl Server {
         now: SimTime,
         client: (u32, u32),
         kind: ConnKind,
-        args: Vec<Bytes>,
+        args: &[Bytes],
     ) -> Response {
         self.execute_on(now, client, kind, args).1
     }
@@ -108,7 +108,7 @@ impl Server {
         now: SimTime,
         client: (u32, u32),
         kind: ConnKind,
-        args: Vec<Bytes>,
+        args: &[Bytes],
     ) -> (ConnId, Response) {
         self.set_time(now);
         let key = (client.0, client.1, kind);
@@ -149,7 +149,7 @@ impl Server {
             Bytes::from_static(b"DEL"),
             Bytes::copy_from_slice(key.as_bytes()),
         ];
-        self.execute(now, (u32::MAX, 0), ConnKind::Command, args)
+        self.execute(now, (u32::MAX, 0), ConnKind::Command, &args)
     }
 
     /// The client (index, life) that owns `conn`.

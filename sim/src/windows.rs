@@ -19,13 +19,16 @@ pub(crate) struct Windows {
     found: Vec<usize>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Sweep {
     /// (start ms, end ms, fault index), by start then plan order.
     pending: Vec<(u64, u64, usize)>,
     next: usize,
     /// The windows that have started and not yet ended, by plan index.
     active: BTreeSet<(usize, u64)>,
+    /// The earliest end among `active` (`u64::MAX` when none): most
+    /// queries fall where no window starts or ends, and skip the sweep.
+    first_end: u64,
     /// The last instant asked about.
     now_ms: u64,
 }
@@ -33,7 +36,16 @@ struct Sweep {
 impl Windows {
     /// Indexes the windowed faults of `faults` that hit one of `clients`.
     pub(crate) fn new(faults: &[Fault], clients: &[String]) -> Windows {
-        let mut sweeps: Vec<Sweep> = clients.iter().map(|_| Sweep::default()).collect();
+        let mut sweeps: Vec<Sweep> = clients
+            .iter()
+            .map(|_| Sweep {
+                pending: Vec::new(),
+                next: 0,
+                active: BTreeSet::new(),
+                first_end: u64::MAX,
+                now_ms: 0,
+            })
+            .collect();
         for (i, f) in faults.iter().enumerate() {
             let (Some(name), Some(end)) = (f.client(), f.end_ms()) else {
                 continue;
@@ -69,11 +81,21 @@ impl Windows {
                 break;
             }
             s.active.insert((i, end));
+            s.first_end = s.first_end.min(end);
             s.next += 1;
             self.visits += 1;
         }
+        if s.first_end <= now_ms {
+            self.visits += s.active.len() as u64;
+            s.active.retain(|&(_, end)| end > now_ms);
+            s.first_end = s
+                .active
+                .iter()
+                .map(|&(_, end)| end)
+                .min()
+                .unwrap_or(u64::MAX);
+        }
         self.visits += s.active.len() as u64;
-        s.active.retain(|&(_, end)| end > now_ms);
         self.found.extend(s.active.iter().map(|&(i, _)| i));
         &self.found
     }

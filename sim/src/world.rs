@@ -23,7 +23,7 @@ pub(crate) enum Up {
         request: RequestId,
         purpose: Purpose,
         lock: LockName,
-        args: Vec<Bytes>,
+        args: lockcore::Command,
     },
     Subscribe {
         request: RequestId,

@@ -225,7 +225,7 @@ impl LockClient {
             _ => {}
         }
         if acquiring.subscribed {
-            self.leave(thread, &lock.channel());
+            self.leave(thread, lock.channel());
         }
     }
 }

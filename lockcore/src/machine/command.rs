@@ -8,6 +8,7 @@ use crate::Value;
 use crate::script::LockScript;
 use bytes::Bytes;
 
+use super::Command;
 use super::query::Query;
 use super::wire::LockWords;
 use crate::release::SwitchReads;
@@ -20,15 +21,22 @@ pub(super) const UNLOCK_MESSAGE: &str = "0";
 /// cluster shards pub/sub): the scripts of 3.22+ publish with it.
 const PUBLISH: &[u8] = b"PUBLISH";
 
-/// `EVAL <script> <numkeys> <keys...> <args...>`.
-fn eval(script: LockScript, keys: &[Bytes], args: &[Bytes]) -> Vec<Bytes> {
-    let mut command = Vec::with_capacity(3 + keys.len() + args.len());
-    command.push(Bytes::from_static(b"EVAL"));
-    command.push(Bytes::from_static(script.text().as_bytes()));
-    command.push(numkeys(keys.len()));
-    command.extend_from_slice(keys);
-    command.extend_from_slice(args);
-    command
+/// `EVAL <script> <numkeys> <keys...> <args...>`, its words moved into
+/// the shared command (one allocation: the iterator's length is known).
+fn eval<const K: usize, const A: usize>(
+    script: LockScript,
+    keys: [Bytes; K],
+    args: [Bytes; A],
+) -> Command {
+    [
+        Bytes::from_static(b"EVAL"),
+        Bytes::from_static(script.text().as_bytes()),
+        numkeys(K),
+    ]
+    .into_iter()
+    .chain(keys)
+    .chain(args)
+    .collect()
 }
 
 /// A script's key count (one to three), without formatting it.
@@ -47,45 +55,42 @@ pub(super) fn acquire(
     lock: &LockWords,
     lease: Bytes,
     field: Bytes,
-) -> Vec<Bytes> {
+) -> Command {
     if switches.has(Switch::Fencing) {
         eval(
             LockScript::AcquireFenced,
-            &[lock.key.clone(), lock.fencing.clone()],
-            &[lease, field],
+            [lock.key.clone(), lock.fencing.clone()],
+            [lease, field],
         )
     } else if switches.has(Switch::CombinedAcquireScript) {
-        eval(
-            LockScript::Acquire,
-            std::slice::from_ref(&lock.key),
-            &[lease, field],
-        )
+        eval(LockScript::Acquire, [lock.key.clone()], [lease, field])
     } else {
         eval(
             LockScript::AcquireLegacy,
-            std::slice::from_ref(&lock.key),
-            &[lease, field],
+            [lock.key.clone()],
+            [lease, field],
         )
     }
 }
 
 /// The renewal script: re-arm `lease` if `field` still holds the lock.
-pub(super) fn renew(lock: &LockWords, lease: Bytes, field: Bytes) -> Vec<Bytes> {
-    eval(
-        LockScript::Renew,
-        std::slice::from_ref(&lock.key),
-        &[lease, field],
-    )
+pub(super) fn renew(lock: &LockWords, lease: Bytes, field: Bytes) -> Command {
+    eval(LockScript::Renew, [lock.key.clone()], [lease, field])
 }
 
 /// The batched round's script for one chunk: `(key, field)` per lock,
 /// every key re-armed with `lease` if its field still holds it.
-pub(super) fn renew_batch(chunk: &[(Bytes, Bytes)], lease: Bytes) -> Vec<Bytes> {
-    let keys: Vec<Bytes> = chunk.iter().map(|(key, _)| key.clone()).collect();
-    let mut args = Vec::with_capacity(chunk.len() + 1);
-    args.push(lease);
-    args.extend(chunk.iter().map(|(_, field)| field.clone()));
-    eval(LockScript::RenewBatch, &keys, &args)
+pub(super) fn renew_batch(chunk: &[(Bytes, Bytes)], lease: Bytes) -> Command {
+    [
+        Bytes::from_static(b"EVAL"),
+        Bytes::from_static(LockScript::RenewBatch.text().as_bytes()),
+        numkeys(chunk.len()),
+    ]
+    .into_iter()
+    .chain(chunk.iter().map(|(key, _)| key.clone()))
+    .chain(std::iter::once(lease))
+    .chain(chunk.iter().map(|(_, field)| field.clone()))
+    .collect()
 }
 
 /// The 3.24+ unlock script with its latch (`KEYS` lock, channel, latch;
@@ -96,15 +101,15 @@ pub(super) fn unlock_latched(
     field: Bytes,
     latch: &str,
     latch_ttl: Bytes,
-) -> Vec<Bytes> {
+) -> Command {
     eval(
         LockScript::UnlockLatched,
-        &[
+        [
             lock.key.clone(),
             lock.channel.clone(),
             Bytes::copy_from_slice(latch.as_bytes()),
         ],
-        &[
+        [
             Bytes::from_static(UNLOCK_MESSAGE.as_bytes()),
             lease,
             field,
@@ -115,8 +120,8 @@ pub(super) fn unlock_latched(
 }
 
 /// `DEL <key>`.
-pub(super) fn del(key: &str) -> Vec<Bytes> {
-    vec![Bytes::from_static(b"DEL"), Bytes::from(key.to_owned())]
+pub(super) fn del(key: &str) -> Command {
+    Command::from([Bytes::from_static(b"DEL"), Bytes::from(key.to_owned())])
 }
 
 /// The unlock script (`KEYS` lock, channel; `ARGV` message, lease, field
@@ -126,38 +131,38 @@ pub(super) fn unlock(
     lock: &LockWords,
     lease: Bytes,
     field: Bytes,
-) -> Vec<Bytes> {
+) -> Command {
     let keys = [lock.key.clone(), lock.channel.clone()];
     let message = Bytes::from_static(UNLOCK_MESSAGE.as_bytes());
     if switches.has(Switch::PublishCommandArgument) {
         let args = [message, lease, field, Bytes::from_static(PUBLISH)];
-        eval(LockScript::UnlockPublishArg, &keys, &args)
+        eval(LockScript::UnlockPublishArg, keys, args)
     } else {
-        eval(LockScript::Unlock, &keys, &[message, lease, field])
+        eval(LockScript::Unlock, keys, [message, lease, field])
     }
 }
 
 /// The force-unlock script (`KEYS` lock, channel; `ARGV` message and,
 /// from 3.22.0, the publish command).
-pub(super) fn force_unlock(switches: &SwitchReads, lock: &LockWords) -> Vec<Bytes> {
+pub(super) fn force_unlock(switches: &SwitchReads, lock: &LockWords) -> Command {
     let keys = [lock.key.clone(), lock.channel.clone()];
     let message = Bytes::from_static(UNLOCK_MESSAGE.as_bytes());
     if switches.has(Switch::PublishCommandArgument) {
         let args = [message, Bytes::from_static(PUBLISH)];
-        eval(LockScript::ForceUnlockPublishArg, &keys, &args)
+        eval(LockScript::ForceUnlockPublishArg, keys, args)
     } else {
-        eval(LockScript::ForceUnlock, &keys, &[message])
+        eval(LockScript::ForceUnlock, keys, [message])
     }
 }
 
 /// A read-only query.
-pub(super) fn query(query: Query, lock: &LockWords, field: Bytes) -> Vec<Bytes> {
+pub(super) fn query(query: Query, lock: &LockWords, field: Bytes) -> Command {
     let key = lock.key.clone();
     match query {
-        Query::IsLocked => vec![Bytes::from_static(b"EXISTS"), key],
-        Query::IsHeldByThread => vec![Bytes::from_static(b"HEXISTS"), key, field],
-        Query::HoldCount => vec![Bytes::from_static(b"HGET"), key, field],
-        Query::RemainTtl => vec![Bytes::from_static(b"PTTL"), key],
+        Query::IsLocked => Command::from([Bytes::from_static(b"EXISTS"), key]),
+        Query::IsHeldByThread => Command::from([Bytes::from_static(b"HEXISTS"), key, field]),
+        Query::HoldCount => Command::from([Bytes::from_static(b"HGET"), key, field]),
+        Query::RemainTtl => Command::from([Bytes::from_static(b"PTTL"), key]),
     }
 }
 

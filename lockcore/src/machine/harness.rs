@@ -295,7 +295,7 @@ impl Harness {
     }
 
     pub(crate) fn message(&mut self, lock: &str, payload: &str) {
-        let channel = LockName::new(lock).unwrap().channel();
+        let channel = LockName::new(lock).unwrap().channel().to_owned();
         self.m.on_message(self.now, &channel, payload.as_bytes());
         self.pump();
     }

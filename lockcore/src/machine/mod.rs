@@ -37,7 +37,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::Value;
 
-pub use output::{Event, Output, Purpose};
+pub use output::{Command, Event, Output, Purpose};
 
 use crate::release::SwitchReads;
 use crate::{

@@ -5,6 +5,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::{CallOutcome, LockError, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 
+/// A command's words, name first (`EVAL <script> ...`). Shared: the
+/// machine keeps it to send again after a timeout and hands the same words
+/// to its driver, so a send counts a reference where it copied every word.
+pub type Command = std::sync::Arc<[Bytes]>;
+
 /// Why a command was sent: lets an observer tell renewals from acquires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -75,7 +80,7 @@ pub enum Output {
         /// The lock it concerns.
         lock: LockName,
         /// The command's arguments, name first (`EVAL <script> ...`).
-        command: Vec<Bytes>,
+        command: Command,
         /// 0 for a command's first send; `n` for its `n`-th resend after the
         /// previous attempt timed out unanswered (Redisson's `retryAttempts`,
         /// at most [`Config::retry_attempts`](crate::Config::retry_attempts)).

@@ -10,7 +10,7 @@ use crate::Value;
 use bytes::Bytes;
 use tracing::debug;
 
-use super::{LockClient, Output, Purpose, TimerKind};
+use super::{Command, LockClient, Output, Purpose, TimerKind};
 use crate::script::LockScript;
 use crate::{LockName, Millis, RequestId, Switch, ThreadId, TimerId, TransportError};
 
@@ -18,10 +18,7 @@ use crate::{LockName, Millis, RequestId, Switch, ThreadId, TimerId, TransportErr
 #[derive(Debug, Clone)]
 pub(super) enum Kind {
     /// A command on the command connection.
-    Command {
-        purpose: Purpose,
-        command: Vec<Bytes>,
-    },
+    Command { purpose: Purpose, command: Command },
     /// A subscription on the pub/sub connection.
     Subscribe { channel: String },
 }
@@ -116,10 +113,10 @@ impl LockClient {
         now: Millis,
         lock: LockName,
         purpose: Purpose,
-        command: Vec<Bytes>,
+        command: Command,
         owner: Owner,
     ) -> RequestId {
-        let kind = Kind::Command { purpose, command };
+        let kind = self.by_sha(Kind::Command { purpose, command });
         self.transmit(now, kind, lock, owner, Tries::default())
     }
 
@@ -130,7 +127,7 @@ impl LockClient {
         lock: LockName,
         generation: u64,
     ) -> RequestId {
-        let channel = lock.channel();
+        let channel = lock.channel().to_owned();
         let owner = Owner::Subscribe(channel.clone(), generation);
         self.transmit(
             now,
@@ -151,7 +148,6 @@ impl LockClient {
     ) -> RequestId {
         let request = RequestId(self.next_request);
         self.next_request += 1;
-        let kind = self.by_sha(kind);
         let output = match &kind {
             Kind::Command { purpose, command } => Output::Send {
                 request,
@@ -192,26 +188,30 @@ impl LockClient {
 
     /// 3.46+ (`script-cache`): a lock script goes as `EVALSHA` of its
     /// text's SHA1, unless it waits for replicas (Redisson then runs it in
-    /// a batch, which never uses the cache).
+    /// a batch, which never uses the cache). Done once, at the first send:
+    /// a resend, and the resend after `NOSCRIPT`, send the same words.
     fn by_sha(&self, kind: Kind) -> Kind {
         if !self.switches.has(Switch::ScriptCache) || self.waits_for_replicas(&kind) {
             return kind;
         }
-        let Kind::Command {
-            purpose,
-            mut command,
-        } = kind
-        else {
+        let Kind::Command { purpose, command } = kind else {
             return kind;
         };
-        let script = match command.as_slice() {
-            [name, text, ..] if name.as_ref() == b"EVAL" => LockScript::from_text(text),
-            _ => None,
+        let command = match &*command {
+            [name, text, rest @ ..] if name.as_ref() == b"EVAL" => {
+                match LockScript::from_text(text) {
+                    Some(script) => [
+                        Bytes::from_static(b"EVALSHA"),
+                        Bytes::from_static(script.sha1().as_bytes()),
+                    ]
+                    .into_iter()
+                    .chain(rest.iter().cloned())
+                    .collect(),
+                    None => command,
+                }
+            }
+            _ => command,
         };
-        if let Some(script) = script {
-            command[0] = Bytes::from_static(b"EVALSHA");
-            command[1] = Bytes::from_static(script.sha1().as_bytes());
-        }
         Kind::Command { purpose, command }
     }
 
@@ -227,7 +227,7 @@ impl LockClient {
         let Kind::Command { command, .. } = &pending.kind else {
             return None;
         };
-        match command.as_slice() {
+        match &**command {
             [name, sha, ..] if text.starts_with("NOSCRIPT") && name.as_ref() == b"EVALSHA" => {
                 LockScript::from_sha1(sha).map(LockScript::text)
             }
@@ -238,11 +238,11 @@ impl LockClient {
     /// `NOSCRIPT`: `SCRIPT LOAD` the text, then send `pending` again
     /// (`CommandAsyncService.evalAsync`, 3.46.0 to 4.7.0).
     pub(super) fn load_script(&mut self, now: Millis, pending: Pending, text: &'static str) {
-        let command = vec![
+        let command = Command::from([
             Bytes::from_static(b"SCRIPT"),
             Bytes::from_static(b"LOAD"),
             Bytes::from_static(text.as_bytes()),
-        ];
+        ]);
         let kind = Kind::Command {
             purpose: Purpose::ScriptLoad,
             command,

@@ -44,14 +44,14 @@ impl LockClient {
     /// first; returns whether the subscription is already confirmed.
     pub(super) fn join(&mut self, now: Millis, lock: &LockName) -> bool {
         let channel = lock.channel();
-        if let Some(subscription) = self.subscriptions.get_mut(&channel) {
+        if let Some(subscription) = self.subscriptions.get_mut(channel) {
             subscription.refs += 1;
             return subscription.confirmed;
         }
         let generation = self.next_generation;
         self.next_generation += 1;
         self.subscriptions.insert(
-            channel,
+            channel.to_owned(),
             Subscription {
                 refs: 1,
                 confirmed: false,
@@ -196,10 +196,10 @@ impl LockClient {
         let channel = lock.channel();
         if self
             .subscriptions
-            .get(&channel)
+            .get(channel)
             .is_some_and(|s| !s.confirmed)
         {
-            self.resubscribe(now, &channel);
+            self.resubscribe(now, channel);
         }
     }
 

@@ -61,11 +61,11 @@ impl LockClient {
     pub(super) fn send_wait(&mut self, script: RequestId, lock: LockName) -> Sync {
         let wait = RequestId(self.next_request);
         self.next_request += 1;
-        let command = vec![
+        let command = super::Command::from([
             Bytes::from_static(b"WAIT"),
             Bytes::from(self.config.replicas.to_string()),
             Bytes::from(self.config.slaves_sync_timeout.0.to_string()),
-        ];
+        ]);
         self.push(Output::Send {
             request: wait,
             purpose: Purpose::Sync,

@@ -35,7 +35,7 @@ impl LockClient {
         thread: ThreadId,
         lock: &LockName,
         latch: Option<String>,
-    ) -> (Vec<bytes::Bytes>, Option<String>) {
+    ) -> (super::Command, Option<String>) {
         let pending = match self.calls.get(&thread) {
             Some(CallState {
                 lock: l,

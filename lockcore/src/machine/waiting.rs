@@ -47,7 +47,7 @@ impl LockClient {
         };
         let channel = lock.channel();
         if listens {
-            if self.latch_take(&channel) {
+            if self.latch_take(channel) {
                 self.attempt(now, thread);
             } else if let Some((_, acquiring)) = self.acquiring(thread) {
                 acquiring.phase = Phase::Registering;
@@ -56,7 +56,7 @@ impl LockClient {
             }
             return;
         }
-        if self.latch_acquire(&channel, thread) {
+        if self.latch_acquire(channel, thread) {
             // A permit was waiting: the latch returns at once.
             self.attempt(now, thread);
             return;
@@ -85,11 +85,12 @@ impl LockClient {
         if acquiring.phase != Phase::Registering {
             return;
         }
+        let lock = lock.clone();
         let channel = lock.channel();
-        self.add_listener(&channel, thread);
+        self.add_listener(channel, thread);
         self.wait_on_latch(now, thread, wait_for);
-        if self.switches.has(Switch::ListenerRechecksLatch) && self.latch_take(&channel) {
-            self.run_listener(now, &channel);
+        if self.switches.has(Switch::ListenerRechecksLatch) && self.latch_take(channel) {
+            self.run_listener(now, channel);
         }
     }
 
@@ -102,9 +103,9 @@ impl LockClient {
         match acquiring.phase {
             Phase::Subscribing { .. } => self.finish(thread, Ok(CallOutcome::NotAcquired)),
             Phase::Latch { .. } => {
-                let channel = lock.channel();
+                let lock = lock.clone();
                 acquiring.phase = Phase::Attempting;
-                self.latch_forget(&channel, thread);
+                self.latch_forget(lock.channel(), thread);
                 self.retry_if_time_left(now, thread);
             }
             Phase::Attempting

@@ -32,7 +32,7 @@ impl LockWords {
     pub(super) fn new(lock: &LockName) -> LockWords {
         LockWords {
             key: Bytes::copy_from_slice(lock.as_str().as_bytes()),
-            channel: Bytes::from(lock.channel()),
+            channel: Bytes::copy_from_slice(lock.channel().as_bytes()),
             fencing: Bytes::from(lock.fencing_key()),
         }
     }

@@ -133,8 +133,7 @@ impl Release {
             set = set.with(Switch::Fencing);
             set = set.with(Switch::InterruptedAcquireUnlocks);
         }
-        let set = self.with.iter().fold(set, SwitchSet::with);
-        self.without.iter().fold(set, SwitchSet::without)
+        set.union(self.with).difference(self.without)
     }
 
     /// Whether `switch` is in force.

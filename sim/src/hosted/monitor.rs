@@ -177,7 +177,7 @@ impl Shadow {
         let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
         if WRITES.contains(&name.as_str()) {
             self.clock.set(at_us / 1_000);
-            let _ = self.engine.execute(self.conn, args.to_vec());
+            let _ = self.engine.execute(self.conn, args);
         }
     }
 

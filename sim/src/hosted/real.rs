@@ -241,8 +241,8 @@ fn clock_jump(spec: &SimSpec, ms: i64) -> Vec<Bytes> {
 /// cache (`SCRIPT FLUSH`: Redisson 3.46+'s next `EVALSHA` meets `NOSCRIPT`,
 /// as on the other engines' fresh Redis).
 async fn lose_everything(control: &RespTransport) {
-    let _ = control.send(words(&["FLUSHALL"])).await;
-    let _ = control.send(words(&["SCRIPT", "FLUSH"])).await;
+    let _ = control.send(&words(&["FLUSHALL"])).await;
+    let _ = control.send(&words(&["SCRIPT", "FLUSH"])).await;
 }
 
 /// Loads Redisson's lock scripts, as the other engines' Redis starts with
@@ -254,7 +254,7 @@ async fn load_lock_scripts(control: &RespTransport) -> Result<(), String> {
             Bytes::from_static(b"LOAD"),
             Bytes::from_static(script.text().as_bytes()),
         ];
-        control.send(load).await.map_err(|e| e.to_string())?;
+        control.send(&load).await.map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -277,7 +277,7 @@ impl Driver<'_> {
             for t in &lock.threads {
                 let del = words(&["DEL", t.lock.as_str()]);
                 within("cannot reset the lock on", &target, async {
-                    control.send(del).await.map_err(|e| e.to_string())
+                    control.send(&del).await.map_err(|e| e.to_string())
                 })
                 .await?;
             }
@@ -386,7 +386,7 @@ impl Driver<'_> {
             let asked = Instant::now();
             let time = within("cannot read TIME on", target, async {
                 control
-                    .send(words(&["TIME"]))
+                    .send(&words(&["TIME"]))
                     .await
                     .map_err(|e| e.to_string())
             })
@@ -499,14 +499,14 @@ impl Driver<'_> {
                     // wait behind it.
                     Fault::RedisPause(p) if begin => {
                         let ms = (p.duration_ms / self.scale).max(1).to_string();
-                        let _ = control.send(words(&["CLIENT", "PAUSE", &ms, "ALL"])).await;
+                        let _ = control.send(&words(&["CLIENT", "PAUSE", &ms, "ALL"])).await;
                     }
                     Fault::DeleteKey(d) if begin => {
-                        let _ = control.send(words(&["DEL", d.lock.as_str()])).await;
+                        let _ = control.send(&words(&["DEL", d.lock.as_str()])).await;
                     }
                     Fault::ClockJump(j) => {
                         let jump = j.jump_ms / i64::try_from(self.scale).unwrap_or(1);
-                        let _ = control.send(clock_jump(self.spec, jump)).await;
+                        let _ = control.send(&clock_jump(self.spec, jump)).await;
                     }
                     // A real Redis is not stopped (it may not be ours):
                     // the proxies close every client's connections and

@@ -60,7 +60,7 @@ pub(crate) struct Recorder {
     /// The process each connection name (`A`, `A~1`) stands for.
     procs: BTreeMap<String, Proc>,
     /// Why each command was sent (the same words always mean the same).
-    purposes: BTreeMap<Vec<Bytes>, Purpose>,
+    purposes: BTreeMap<lockcore::Command, Purpose>,
     renewals: BTreeMap<(usize, u32, RequestId), Vec<LockName>>,
     seen: BTreeMap<LockName, Seen>,
     /// The virtual ms at which each lock's key expires, as last observed.
