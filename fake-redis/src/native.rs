@@ -18,28 +18,42 @@ type Arg<'a> = Option<&'a Bytes>;
 /// `redis.call(name, ...)`: the reply, or the error text that aborts the
 /// script. A `nil` argument is refused as Redis's Lua bridge refuses it.
 fn call(ctx: &mut Ctx<'_>, command: &ScriptCommand, args: &[Arg<'_>]) -> Result<Value, String> {
-    // The words live on the stack: a lock script makes three to five
-    // calls per run and none passes more than four arguments, so a `Vec`
-    // per call was pure allocation.
-    let mut words: [Bytes; MAX_WORDS] = Default::default();
-    let Some((first, rest)) = words
-        .get_mut(..=args.len())
-        .and_then(|w| w.split_first_mut())
-    else {
-        return Err("ERR Wrong number of args calling Redis command from script".to_owned());
-    };
-    *first = Bytes::from_static(command.name().as_bytes());
-    for (word, arg) in rest.iter_mut().zip(args) {
-        match arg {
-            Some(a) => *word = (*a).clone(),
-            None => {
-                return Err(
-                    "ERR Lua redis lib command arguments must be strings or integers".to_owned(),
-                );
-            }
-        }
+    // The words live on the stack, exactly as many as the call passes: a
+    // lock script makes three to five calls per run, and a `Vec` per call
+    // (or a fixed array of empty words made and dropped) was pure work.
+    let name = || Bytes::from_static(command.name().as_bytes());
+    match *args {
+        [] => run_words(ctx, command, [name()]),
+        [a] => run_words(ctx, command, [name(), word(a)?]),
+        [a, b] => run_words(ctx, command, [name(), word(a)?, word(b)?]),
+        [a, b, c] => run_words(ctx, command, [name(), word(a)?, word(b)?, word(c)?]),
+        [a, b, c, d] => run_words(
+            ctx,
+            command,
+            [name(), word(a)?, word(b)?, word(c)?, word(d)?],
+        ),
+        [a, b, c, d, e] => run_words(
+            ctx,
+            command,
+            [name(), word(a)?, word(b)?, word(c)?, word(d)?, word(e)?],
+        ),
+        _ => Err("ERR Wrong number of args calling Redis command from script".to_owned()),
     }
-    cmd::call_known(ctx, command, &words[..=args.len()]).map_err(|e| e.to_string())
+}
+
+/// Runs `command` with `words` (its name first).
+fn run_words<const N: usize>(
+    ctx: &mut Ctx<'_>,
+    command: &ScriptCommand,
+    words: [Bytes; N],
+) -> Result<Value, String> {
+    cmd::call_known(ctx, command, &words).map_err(|e| e.to_string())
+}
+
+/// A script argument as a command word; `nil` is refused.
+fn word(arg: Arg<'_>) -> Result<Bytes, String> {
+    arg.cloned()
+        .ok_or_else(|| "ERR Lua redis lib command arguments must be strings or integers".to_owned())
 }
 
 // The commands the lock scripts call, each looked up once.
@@ -54,9 +68,6 @@ static PEXPIRE: ScriptCommand = ScriptCommand::new("pexpire");
 static PTTL: ScriptCommand = ScriptCommand::new("pttl");
 static PUBLISH: ScriptCommand = ScriptCommand::new("publish");
 static SET: ScriptCommand = ScriptCommand::new("set");
-
-/// The most words (name included) a native script's `redis.call` passes.
-const MAX_WORDS: usize = 6;
 
 /// The reply as a Lua number, for `== 0` style tests (a non-integer never
 /// compares equal).
