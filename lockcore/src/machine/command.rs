@@ -28,15 +28,20 @@ fn eval<const K: usize, const A: usize>(
     keys: [Bytes; K],
     args: [Bytes; A],
 ) -> Command {
+    eval_head(script, K)
+        .into_iter()
+        .chain(keys)
+        .chain(args)
+        .collect()
+}
+
+/// `EVAL <script> <numkeys>`, the words before a script's keys.
+fn eval_head(script: LockScript, keys: usize) -> [Bytes; 3] {
     [
         Bytes::from_static(b"EVAL"),
         Bytes::from_static(script.text().as_bytes()),
-        numkeys(K),
+        numkeys(keys),
     ]
-    .into_iter()
-    .chain(keys)
-    .chain(args)
-    .collect()
 }
 
 /// A script's key count (one to three), without formatting it.
@@ -81,16 +86,12 @@ pub(super) fn renew(lock: &LockWords, lease: Bytes, field: Bytes) -> Command {
 /// The batched round's script for one chunk: `(key, field)` per lock,
 /// every key re-armed with `lease` if its field still holds it.
 pub(super) fn renew_batch(chunk: &[(Bytes, Bytes)], lease: Bytes) -> Command {
-    [
-        Bytes::from_static(b"EVAL"),
-        Bytes::from_static(LockScript::RenewBatch.text().as_bytes()),
-        numkeys(chunk.len()),
-    ]
-    .into_iter()
-    .chain(chunk.iter().map(|(key, _)| key.clone()))
-    .chain(std::iter::once(lease))
-    .chain(chunk.iter().map(|(_, field)| field.clone()))
-    .collect()
+    eval_head(LockScript::RenewBatch, chunk.len())
+        .into_iter()
+        .chain(chunk.iter().map(|(key, _)| key.clone()))
+        .chain(std::iter::once(lease))
+        .chain(chunk.iter().map(|(_, field)| field.clone()))
+        .collect()
 }
 
 /// The 3.24+ unlock script with its latch (`KEYS` lock, channel, latch;
