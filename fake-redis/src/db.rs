@@ -115,6 +115,14 @@ impl Db {
         self.written = on.then(Touched::default);
     }
 
+    /// Whether a command wrote anything since the last
+    /// [`Db::take_written`] (false when not recording).
+    pub(crate) fn has_written(&self) -> bool {
+        self.written
+            .as_ref()
+            .is_some_and(|t| t.flushed || !t.keys.is_empty())
+    }
+
     /// The keys written since the last call (empty when not recording).
     pub(crate) fn take_written(&mut self) -> Touched {
         match &mut self.written {

@@ -162,6 +162,12 @@ impl Engine {
     /// Moves the keys the last command wrote to the outbox, each with its
     /// state now.
     pub(crate) fn record_touched(&mut self) {
+        // Most commands write nothing (and none records without
+        // replicas): taking and dropping an empty set cost about 1% of an
+        // explored seed.
+        if !self.dbs[0].has_written() {
+            return;
+        }
         let touched = self.dbs[0].take_written();
         if touched.flushed {
             let r = &mut self.state.replication;
@@ -172,9 +178,8 @@ impl Engine {
             });
         }
         if touched.keys.is_empty() {
-            // Most commands write nothing to record (and none does without
-            // replicas): read the clock, as dear as a small command on the
-            // wall clock, only for those that do.
+            // A flush alone: no key to read the clock for (as dear as a
+            // small command on the wall clock).
             return;
         }
         let now = self.now();

@@ -128,6 +128,7 @@ impl SharedEngine {
     fn lock(&self) -> MutexGuard<'_, Hub> {
         // A panic elsewhere must not take the server down: the engine's
         // state is still consistent (commands mutate it only on success).
+        // (A release build aborts on a panic, for speed: see Cargo.toml.)
         self.hub.lock().unwrap_or_else(|p| p.into_inner())
     }
 
