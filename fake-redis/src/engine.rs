@@ -344,10 +344,23 @@ impl Engine {
     /// expired or not a hash: [`Engine::hash_snapshot`] without copying
     /// every field, for an observer that looks after every command.
     pub fn hash_head(&self, key: &[u8]) -> Option<HashHead> {
+        self.with_hash_head(key, |first, expires| {
+            (first.map(|(f, v)| (f.clone(), v.clone())), expires)
+        })
+    }
+
+    /// [`Engine::hash_head`] lent to `read` instead of copied: an observer
+    /// that keeps only part of it (the field, the value parsed) takes no
+    /// reference it drops at once.
+    pub fn with_hash_head<R>(
+        &self,
+        key: &[u8],
+        read: impl FnOnce(Option<(&Bytes, &Bytes)>, Option<u64>) -> R,
+    ) -> Option<R> {
         let entry = self.dbs[0].peek(key, self.now())?;
         match &entry.data {
-            Data::Hash(h) => Some((
-                h.first().map(|(f, v)| (f.clone(), v.clone())),
+            Data::Hash(h) => Some(read(
+                h.first(),
                 entry.expires_at.map(|t| u64::try_from(t).unwrap_or(0)),
             )),
             _ => None,

@@ -250,7 +250,7 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
             let finding = Finding {
                 seed,
                 profile,
-                broken: crate::Outcome::of(&run).broken,
+                broken: crate::Outcome::broken_of(&run),
                 history_len: run.history.len(),
                 workload,
                 defects: crate::defect::defects_signed(&run),

@@ -88,7 +88,7 @@ mod tests {
         for seed in 0..40 {
             let spec = crate::explored_spec_with(seed, Some(Release::REDISSON), Default::default());
             let run = sim::run(&spec).unwrap();
-            let broken: Vec<crate::Broken> = crate::Outcome::of(&run).broken;
+            let broken: Vec<crate::Broken> = crate::Outcome::broken_of(&run);
             if broken.iter().any(|b| b.cause != Cause::Defect) {
                 runs_with_losses += 1;
             }

@@ -127,15 +127,14 @@ impl World<'_> {
             pttl,
             expires_ms,
         } = self.redis.server.view(self.now, lock.as_str());
-        let same = Change {
-            first: first.clone(),
+        let change = Change {
+            first,
             pttl,
             command,
             deletes,
-        }
-        .same_as(self.obs.seen.get(lock));
-        if !same {
-            self.record_change(lock, first, pttl, command, deletes, cause);
+        };
+        if !change.same_as(self.obs.seen.get(lock)) {
+            self.record_change(lock, change, cause);
         }
         self.watch_expiry(lock, expires_ms);
     }
@@ -145,20 +144,11 @@ impl World<'_> {
     fn record_change(
         &mut self,
         lock: &LockName,
-        first: Option<(Bytes, i64)>,
-        pttl: i64,
-        command: bool,
-        deletes: bool,
+        change: Change,
         cause: impl FnOnce(&Self) -> ServerCause,
     ) {
         let cause = cause(self);
         let obs = &mut self.obs;
-        let change = Change {
-            first,
-            pttl,
-            command,
-            deletes,
-        };
         let uuids = &obs.uuids;
         if let Some(kind) = change.apply(&mut obs.seen, lock, |f| who_of_field(uuids, f), cause) {
             obs.record(self.now, kind);

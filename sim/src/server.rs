@@ -233,29 +233,81 @@ impl Server {
     }
 }
 
+/// A lock hash's count: the value as a decimal integer, 0 when it is
+/// not one. `HINCRBY` writes plain digits, read here without building a
+/// `str` (an observation follows every command); anything else is
+/// parsed as before.
+fn count_of(v: &[u8]) -> i64 {
+    let digits = v.strip_prefix(b"-").unwrap_or(v);
+    if (1..=18).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
+        let n = digits
+            .iter()
+            .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+        return if digits.len() < v.len() { -n } else { n };
+    }
+    std::str::from_utf8(v)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
 /// The lock key `key` as `engine` holds it when its clock reads `now_ms`
 /// (Unix ms), with virtual time zero at `base_ms`; read without side
 /// effects. Both engines observe Redis through it.
 pub(crate) fn key_view(engine: &Engine, key: &str, base_ms: u64, now_ms: u64) -> KeyView {
-    let Some((first, expires_at)) = engine.hash_head(key.as_bytes()) else {
+    let head = engine.with_hash_head(key.as_bytes(), |first, expires_at| {
+        (first.map(|(f, v)| (f.clone(), count_of(v))), expires_at)
+    });
+    let Some((first, expires_at)) = head else {
         return KeyView {
             first: None,
             pttl: -2,
             expires_ms: None,
         };
     };
-    let first = first.map(|(f, v)| {
-        let count = std::str::from_utf8(&v)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        (f, count)
-    });
     let pttl = expires_at.map_or(-1, |e| e.saturating_sub(now_ms) as i64);
     KeyView {
         first,
         pttl,
         // Virtual ms at which the key is gone (Redis: live while now < expiry).
         expires_ms: expires_at.map(|e| e.saturating_sub(base_ms)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_of;
+
+    /// The digits fast path reads a count exactly as parsing the text as
+    /// an `i64` does, and falls back to it for everything else.
+    #[test]
+    fn counts_read_as_parsed_text() {
+        let parsed = |v: &[u8]| {
+            std::str::from_utf8(v)
+                .ok()
+                .and_then(|s| s.parse::<i64>().ok())
+                .unwrap_or(0)
+        };
+        let cases: [&[u8]; 16] = [
+            b"0",
+            b"1",
+            b"-1",
+            b"42",
+            b"-",
+            b"",
+            b"+5",
+            b"007",
+            b"-0",
+            b"999999999999999999",
+            b"-999999999999999999",
+            b"9223372036854775807",
+            b"9223372036854775808",
+            b"-9223372036854775808",
+            b"1 ",
+            b"\xff1",
+        ];
+        for v in cases {
+            assert_eq!(count_of(v), parsed(v), "{:?}", String::from_utf8_lossy(v));
+        }
     }
 }
