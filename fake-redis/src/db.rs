@@ -102,14 +102,6 @@ fn live(entry: &Entry, now: i64) -> bool {
 }
 
 impl Db {
-    /// Whether this is exactly a new database (no keys, watchers or notes).
-    pub(crate) fn is_pristine(&self) -> bool {
-        self.entries.is_empty()
-            && self.watchers.is_empty()
-            && self.touched.is_empty()
-            && self.written.is_none()
-    }
-
     /// Starts (or stops) noting which keys commands write.
     pub(crate) fn record_writes(&mut self, on: bool) {
         self.written = on.then(Touched::default);

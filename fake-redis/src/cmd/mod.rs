@@ -42,8 +42,8 @@ pub(crate) struct Ctx<'a> {
     /// The injected clock's reading for this command (Unix ms).
     pub(crate) now: i64,
     pub(crate) out: &'a mut Response,
-    /// Every database (the selected one is `db`, and empty here).
-    pub(crate) others: &'a mut [Db],
+    /// The databases before the selected one (`db`), and those after it.
+    pub(crate) others: (&'a mut [Db], &'a mut [Db]),
     /// The selected database's number.
     pub(crate) db_index: usize,
 }
@@ -56,10 +56,10 @@ impl Ctx<'_> {
 
     /// Database `i`, whether selected or not.
     pub(crate) fn db_at(&mut self, i: usize) -> &mut Db {
-        if i == self.db_index {
-            self.db
-        } else {
-            &mut self.others[i]
+        match i.cmp(&self.db_index) {
+            std::cmp::Ordering::Equal => self.db,
+            std::cmp::Ordering::Less => &mut self.others.0[i],
+            std::cmp::Ordering::Greater => &mut self.others.1[i - self.db_index - 1],
         }
     }
 }
