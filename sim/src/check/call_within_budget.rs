@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use lockcore::Call;
 
 use crate::check::fault_index::FaultIndex;
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::RecordKind;
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -18,7 +18,7 @@ const SLACK_MS: u64 = 5;
 /// long) plus a round trip. A call whose client, or Redis, suffered a
 /// fault while it was out is not judged (a stop-the-world pause delays
 /// the return legitimately), nor is one cut short by the horizon.
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let faults = FaultIndex::build(history, work);
     // The wait's bound and each timeout and retry of the last attempt fire
     // up to a tick of Redisson's timer late.
@@ -87,6 +87,7 @@ fn bounded_wait(call: &Call) -> Option<u64> {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, try_wait, who};
+    use crate::check::work::Work;
     use crate::history::Outcome;
 
     /// A tryLock(5000) that returns after 5 s passes; one that returns

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use lockcore::{Call, LockName, Purpose};
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{Outcome, RecordKind, ServerCause, Who};
 use crate::{History, Invariant, Violation};
 
@@ -23,7 +23,7 @@ struct Pending {
 /// down for it: a reply lost and the resend answered "not locked", as
 /// before Redisson 3.24's unlock latch, #4871), or when Redis still names
 /// the caller as holder when the error returns. One pass: O(n log n).
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // Keyed by (client, life, lock, thread): an unlock run by a process
     // finds its threads' pending unlocks of that lock with one range.
     let mut pending: BTreeMap<(&str, u32, &LockName, u64), Pending> = BTreeMap::new();
@@ -118,6 +118,7 @@ fn key<'h>(who: &'h Who, lock: &'h LockName) -> (&'h str, u32, &'h LockName, u64
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, lock, who};
+    use crate::check::work::Work;
 
     fn unlock_ran(s: Sample, ms: u64) -> Sample {
         unlock_by(s, ms, "A")

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{Phase, RecordKind};
 use crate::{Fault, History, SimTime};
 
@@ -15,17 +15,21 @@ pub(crate) struct FaultIndex<'h> {
 
 impl<'h> FaultIndex<'h> {
     /// One pass over the history's fault records.
-    pub(crate) fn build(history: &'h History, work: &Work) -> FaultIndex<'h> {
+    pub(crate) fn build(history: &'h History, work: &impl Count) -> FaultIndex<'h> {
         Self::of(history, work, |_| true)
     }
 
     /// Only the faults that excuse a loss: not the application's own
     /// scheduling (`interleave`, `interrupt`).
-    pub(crate) fn excusing(history: &'h History, work: &Work) -> FaultIndex<'h> {
+    pub(crate) fn excusing(history: &'h History, work: &impl Count) -> FaultIndex<'h> {
         Self::of(history, work, |f| f.kind().excuses())
     }
 
-    fn of(history: &'h History, work: &Work, keep: impl Fn(&Fault) -> bool) -> FaultIndex<'h> {
+    fn of(
+        history: &'h History,
+        work: &impl Count,
+        keep: impl Fn(&Fault) -> bool,
+    ) -> FaultIndex<'h> {
         let mut windows: BTreeMap<Option<&'h str>, Windows> = BTreeMap::new();
         for (_, r) in work.records(history) {
             if let RecordKind::Fault {
@@ -52,7 +56,7 @@ impl<'h> FaultIndex<'h> {
         client: &str,
         start: SimTime,
         until: SimTime,
-        work: &Work,
+        work: &impl Count,
     ) -> bool {
         [Some(client), None].into_iter().any(|k| {
             self.windows
@@ -88,7 +92,7 @@ impl Windows {
             .collect();
     }
 
-    fn overlaps(&self, start: SimTime, until: SimTime, work: &Work) -> bool {
+    fn overlaps(&self, start: SimTime, until: SimTime, work: &impl Count) -> bool {
         work.search(self.windows.len());
         let n = self.windows.partition_point(|&(begin, _)| begin <= until);
         n > 0 && self.max_end[n - 1] >= start

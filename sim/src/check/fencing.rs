@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use lockcore::LockName;
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{RecordKind, Who};
 use crate::{History, Invariant, Violation};
 
@@ -17,7 +17,7 @@ use crate::{History, Invariant, Violation};
 /// fresh one. Writes without a token are all accepted and not judged: only
 /// mutual-exclusion can catch those overlaps. The checker reads the
 /// history rather than trusting the resource's own verdicts.
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let mut highest: BTreeMap<&LockName, (u64, usize, &Who)> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
@@ -58,6 +58,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, who};
+    use crate::check::work::Work;
 
     /// A stale holder (A, lease expired, still believing) writes without a
     /// token after the new holder B wrote: the resource takes it, but

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lockcore::{Call, LockName};
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{Phase, RecordKind, Who};
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -32,7 +32,7 @@ pub(crate) const GRACE_MS: u64 = 10_000;
 /// Only the part of a
 /// stretch after heal counts; a stretch still open at the end counts to
 /// the horizon. O(n log n): one pass with ordered maps per lock.
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let (heal, bound) = heal_and_bound(history, work);
     let mut locks: BTreeMap<&LockName, LockState<'_>> = BTreeMap::new();
     let mut waits: BTreeMap<&Who, &LockName> = BTreeMap::new();
@@ -95,7 +95,7 @@ fn waits_for_it(call: &Call) -> bool {
 }
 
 /// The heal instant and the bound, in ms.
-fn heal_and_bound(history: &History, work: &Work) -> (SimTime, u64) {
+fn heal_and_bound(history: &History, work: &impl Count) -> (SimTime, u64) {
     let (mut heal, mut lease, mut delays) = (SimTime::ZERO, 0, 0u64);
     for (_, r) in work.records(history) {
         match &r.kind {
@@ -237,6 +237,7 @@ impl<'h> LockState<'h> {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, lock_call, who};
+    use crate::check::work::Work;
     use crate::history::{Outcome, ReleaseCause};
 
     /// A key kept alive for a thread that unlocked (Redisson #7272: a

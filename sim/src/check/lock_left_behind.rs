@@ -6,14 +6,14 @@ use std::collections::BTreeMap;
 
 use lockcore::LockName;
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{RecordKind, Who};
 use crate::{History, Invariant, Violation};
 
 /// At the end of the history, for every lock: if Redis still holds it for a
 /// thread that recorded [`RecordKind::Done`], or a thread that is done
 /// still believes it holds it, that is one violation per (thread, lock).
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let mut done: BTreeMap<&Who, usize> = BTreeMap::new();
     let mut beliefs: BTreeMap<(&Who, &LockName), usize> = BTreeMap::new();
     let mut server: BTreeMap<&LockName, (Option<&Who>, usize)> = BTreeMap::new();
@@ -80,6 +80,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, who};
+    use crate::check::work::Work;
     use crate::history::ReleaseCause;
 
     /// Experiment 1 of the documents: lock, work, never unlock; the

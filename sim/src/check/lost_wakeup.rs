@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use lockcore::LockName;
 
 use crate::check::fault_index::FaultIndex;
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{Phase, RecordKind, Who};
 use crate::{Fault, History, Invariant, SimTime, Violation};
 
@@ -27,7 +27,7 @@ const SLACK_MS: u64 = 5;
 /// One pass collects the waits, the stretches each lock was free and the
 /// fault windows; each wait is then judged with two binary searches, so
 /// the cost is O(n log n) in the history however many threads wait.
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // A waiter sleeping on the TTL wakes when its timer fires: up to a
     // tick of Redisson's timer late; one of its callbacks may be held at
     // an interleaving point.
@@ -88,7 +88,7 @@ struct Index<'h> {
 }
 
 impl<'h> Index<'h> {
-    fn build(history: &'h History, work: &Work, bound: u64) -> Index<'h> {
+    fn build(history: &'h History, work: &impl Count, bound: u64) -> Index<'h> {
         // Keyed by (client, life, thread), so a crash closes its process's
         // waits with one range.
         let mut open: BTreeMap<(&'h str, u32, u64), (usize, &'h LockName, &'h Who)> =
@@ -241,7 +241,12 @@ impl FreeSpans {
     /// began for the waiter. Only the first and the last stretches in the
     /// window are clipped, so past the first one only the next long
     /// stretch can qualify.
-    fn too_long(&self, start: SimTime, until: SimTime, work: &Work) -> Option<(usize, SimTime)> {
+    fn too_long(
+        &self,
+        start: SimTime,
+        until: SimTime,
+        work: &impl Count,
+    ) -> Option<(usize, SimTime)> {
         work.search(self.spans.len());
         let a = self.spans.partition_point(|s| s.end <= start);
         let clipped = |k: usize| {
@@ -266,6 +271,7 @@ mod tests {
     use super::*;
     use crate::Fault;
     use crate::check::sample::{Sample, lock_call, try_wait, who};
+    use crate::check::work::Work;
     use crate::history::{Outcome, Phase};
 
     /// B waits in lock(); A unlocks at 1 s, B acquires 6 ms later (the

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::{History, SimTime};
-use work::Work;
+use work::{Count, Uncounted, Work};
 
 pub(crate) mod call_within_budget;
 mod false_unlock_error;
@@ -91,10 +91,10 @@ impl Invariant {
 
     /// Runs this invariant's checker over `history`; violations by time.
     pub fn check(self, history: &History) -> Vec<Violation> {
-        self.check_counted(history, &Work::default())
+        self.check_counted(history, &Uncounted)
     }
 
-    fn check_counted(self, history: &History, work: &Work) -> Vec<Violation> {
+    fn check_counted(self, history: &History, work: &impl Count) -> Vec<Violation> {
         let mut found = match self {
             Invariant::MutualExclusion => mutual_exclusion::check(history, work),
             Invariant::Fencing => fencing::check(history, work),
@@ -188,7 +188,7 @@ impl fmt::Display for Violation {
 
 /// Runs every checker over `history`, in the order of [`Invariant::ALL`].
 pub fn check_all(history: &History) -> Vec<Violation> {
-    check_all_counted(history).0
+    checked(history, &Uncounted)
 }
 
 /// [`check_all`], with the work the checkers did: elementary steps (a
@@ -196,9 +196,13 @@ pub fn check_all(history: &History) -> Vec<Violation> {
 /// is O(n log n) in the history; a test holds them to it by this count.
 pub fn check_all_counted(history: &History) -> (Vec<Violation>, u64) {
     let work = Work::default();
-    let found = Invariant::ALL
-        .into_iter()
-        .flat_map(|inv| inv.check_counted(history, &work))
-        .collect();
+    let found = checked(history, &work);
     (found, work.total())
+}
+
+fn checked(history: &History, work: &impl Count) -> Vec<Violation> {
+    Invariant::ALL
+        .into_iter()
+        .flat_map(|inv| inv.check_counted(history, work))
+        .collect()
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use lockcore::LockName;
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{RecordKind, Who};
 use crate::{History, Invariant, Violation};
 
@@ -12,7 +12,7 @@ use crate::{History, Invariant, Violation};
 /// lease-lost signal ([`RecordKind::Hold`] to [`RecordKind::Release`]).
 /// Each acquisition that starts while another thread's belief is open is
 /// one violation.
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let mut holders: BTreeMap<&LockName, BTreeMap<&Who, usize>> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
@@ -45,6 +45,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, who};
+    use crate::check::work::Work;
     use crate::history::ReleaseCause;
 
     /// Two holds in turn (A unlocks before B acquires) pass.

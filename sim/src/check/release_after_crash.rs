@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lockcore::{Call, LockName};
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{Outcome, Phase, Proc, RecordKind, Who};
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -25,7 +25,7 @@ type ProcKey<'h> = (&'h str, u32);
 /// One pass keeps, per process and lock, what the crash needs; the Redis
 /// pauses that push a deadline are a prefix of them in time order, found
 /// by one search: O(n log n) in the history.
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // Without a crash nothing is pending, so nothing is judged: most runs
     // have none, and the pass below (maps keyed by client names) was a
     // fifth of the checkers' time.
@@ -300,7 +300,7 @@ impl Refresh {
         crash: SimTime,
         delay: u64,
         watchdog: Option<u64>,
-        work: &Work,
+        work: &impl Count,
     ) -> Option<(SimTime, u64, usize)> {
         let after_crash = crash.plus_ms(delay);
         let flight = self
@@ -348,7 +348,7 @@ struct Pending<'h> {
 }
 
 impl Pending<'_> {
-    fn judge(self, history: &History, pauses: &Pauses, work: &Work) -> Option<Violation> {
+    fn judge(self, history: &History, pauses: &Pauses, work: &impl Count) -> Option<Violation> {
         let max_lat = history.meta.max_latency_ms;
         let lease_ms = self.lease_ms;
         let base = self.base.plus_ms(lease_ms.saturating_add(2 * max_lat + 2));
@@ -418,7 +418,7 @@ impl Pauses {
     /// clock jump back at the crash, after the key's expiry on Redis but
     /// before Redis purged it, brings the key back for the jump's length
     /// (property-test seed 8751: a 69 ms lease, then a 10.9 s jump back).
-    fn extend(&self, base: SimTime, crash_at: SimTime, work: &Work) -> SimTime {
+    fn extend(&self, base: SimTime, crash_at: SimTime, work: &impl Count) -> SimTime {
         work.search(self.need.len());
         let by_base = self.need.partition_point(|&need| need <= base);
         let by_crash = self.starts.partition_point(|&start| start <= crash_at);
@@ -434,6 +434,7 @@ impl Pauses {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, lock_call, proc, who};
+    use crate::check::work::Work;
     use crate::history::ReleaseCause;
 
     /// A holds with the watchdog (30 s), crashes at 5 s; Redis frees the

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use lockcore::{Call, LockName};
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{Proc, RecordKind};
 use crate::{History, Invariant, Violation};
 
@@ -31,7 +31,7 @@ struct State {
 /// (lockcore resending a renewal that timed out, first sent while the lock
 /// was held) are the transport's doing, not the watchdog's, and are not
 /// judged.
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let mut state: BTreeMap<(Proc, &LockName), State> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
@@ -93,6 +93,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, who};
+    use crate::check::work::Work;
     use crate::history::{Outcome, ReleaseCause};
 
     fn unlocked(s: Sample, ms: u64) -> Sample {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use lockcore::{Call, TransportError};
 
-use crate::check::work::Work;
+use crate::check::work::Count;
 use crate::history::{Outcome, Phase, RecordKind};
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -18,7 +18,7 @@ use crate::{History, Invariant, SimTime, Violation};
 /// callbacks) is not judged: its first attempt may have failed late.
 /// A first attempt that times out still throws in every release, and is
 /// not judged either.
-pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let timed_out = format!("{}", lockcore::LockError::from(TransportError::Timeout));
     // The first attempt goes out as the call starts and fails by its own
     // timers, whatever the latency: its budget, each of its timeouts and
@@ -79,7 +79,7 @@ pub(crate) fn check(history: &History, work: &Work) -> Vec<Violation> {
 /// all), begin, effect end.
 fn timing_windows<'h>(
     history: &'h History,
-    work: &Work,
+    work: &impl Count,
 ) -> Vec<(Option<&'h str>, SimTime, SimTime)> {
     work.records(history)
         .filter_map(|(_, r)| match &r.kind {
@@ -112,6 +112,7 @@ fn moves_timers(fault: &crate::Fault) -> bool {
 mod tests {
     use super::*;
     use crate::check::sample::{Sample, try_wait, who};
+    use crate::check::work::Work;
 
     fn timed_out() -> Outcome {
         Outcome::Error {

@@ -7,20 +7,17 @@ use std::cell::Cell;
 use crate::History;
 use crate::history::Record;
 
-/// A counter of elementary steps: a record visited, or one probe of a
-/// binary search. Checkers tick it as they go; [`crate::check_all_counted`]
-/// reports the total.
-#[derive(Debug, Default)]
-pub(crate) struct Work(Cell<u64>);
-
-impl Work {
+/// What the checkers tick as they go: a record visited, or one probe of
+/// a binary search. Generic, so that [`crate::check_all`] (every explored
+/// run) counts nothing at no cost, and [`crate::check_all_counted`] counts
+/// with [`Work`]: ticking a shared counter on every visit was a hundredth
+/// of an explored seed.
+pub(crate) trait Count {
     /// Counts `n` steps.
-    pub(crate) fn tick(&self, n: u64) {
-        self.0.set(self.0.get().saturating_add(n));
-    }
+    fn tick(&self, n: u64);
 
     /// The history's records with their indexes, each visit counted.
-    pub(crate) fn records<'w, 'h: 'w>(
+    fn records<'w, 'h: 'w>(
         &'w self,
         history: &'h History,
     ) -> impl Iterator<Item = (usize, &'h Record)> + 'w {
@@ -28,14 +25,35 @@ impl Work {
     }
 
     /// Counts one binary search over `len` items (its probes).
-    pub(crate) fn search(&self, len: usize) {
+    fn search(&self, len: usize) {
         self.tick(u64::from(usize::BITS - len.leading_zeros()) + 1);
     }
+}
 
+/// A counter of elementary steps; [`crate::check_all_counted`] reports
+/// the total.
+#[derive(Debug, Default)]
+pub(crate) struct Work(Cell<u64>);
+
+impl Count for Work {
+    fn tick(&self, n: u64) {
+        self.0.set(self.0.get().saturating_add(n));
+    }
+}
+
+impl Work {
     /// The steps counted so far.
     pub(crate) fn total(&self) -> u64 {
         self.0.get()
     }
+}
+
+/// No counting: what every run's checkers use.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Uncounted;
+
+impl Count for Uncounted {
+    fn tick(&self, _: u64) {}
 }
 
 #[cfg(test)]
