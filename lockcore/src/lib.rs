@@ -131,8 +131,8 @@ pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerI
 pub use local_time::LocalTime;
 pub use machine::{Command, Event, LockClient, Output, Purpose};
 pub use release::{
-    Era, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, TIMER_TICK_SWITCHES, Version,
-    timer_tick,
+    Era, MAX_TIMER_TICK, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, TIMER_TICK_SWITCHES,
+    Version, timer_tick,
 };
 #[cfg(feature = "async")]
 pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};

@@ -33,7 +33,7 @@ pub use era::Era;
 pub(crate) use reads::SwitchReads;
 pub use switch::{Switch, SwitchInfo, SwitchSet};
 pub(crate) use tick::on_wheel;
-pub use tick::{TIMER_TICK_SWITCHES, timer_tick};
+pub use tick::{MAX_TIMER_TICK, TIMER_TICK_SWITCHES, timer_tick};
 pub use version::Version;
 
 /// Why a release, version or switch name was refused.

@@ -24,6 +24,11 @@ pub const TIMER_TICK_SWITCHES: SwitchSet = SwitchSet::EMPTY
     .with(Switch::RetryDelayTimerTick)
     .with(Switch::FixedTimerTick);
 
+/// The longest tick [`timer_tick`] gives (its rule's largest case): a
+/// bound on how late any client's timer fires, for a caller that need not
+/// work out each client's tick to compare with it.
+pub const MAX_TIMER_TICK: Millis = Millis(100);
+
 /// The timer tick of a client of `release` with `response_timeout` and
 /// `retry_interval`. `jitter` (0 to 500, clamped) is the random part of
 /// the first retry delay for 3.49+; the caller draws it (lockcore draws no
@@ -87,6 +92,25 @@ mod tests {
             1,
             "0 becomes Netty's 1 ms"
         );
+    }
+
+    /// No release, setting or jitter gives a tick over [`MAX_TIMER_TICK`].
+    #[test]
+    fn no_tick_exceeds_the_bound() {
+        for r in ["3.8.0", "3.23.4", "3.48.0", "3.49.0", "4.7.0"] {
+            for timeout in (0..=2_000).step_by(7).chain([3_000, 10_000, u64::MAX]) {
+                for interval in [0, 1, 99, 100, 150, 1_500, 1_530, u64::MAX] {
+                    for jitter in [0, 1, 49, 250, 500, 501, u64::MAX] {
+                        let tick =
+                            timer_tick(release(r), Millis(timeout), Millis(interval), jitter);
+                        assert!(
+                            tick <= MAX_TIMER_TICK,
+                            "{r} {timeout} {interval} {jitter}: {tick:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// A deadline inside a tick fires at its end; one on a boundary a whole
