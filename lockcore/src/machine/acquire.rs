@@ -113,9 +113,9 @@ impl LockClient {
         let asked = acquiring.lease;
         let lock = lock.clone();
         let lease = asked.unwrap_or_else(|| self.watchdog_lease(&lock));
-        let (words, lease) = (self.wire.lock(&lock), self.wire.number(lease.0));
+        let lease = self.wire.number(lease.0);
         let field = self.wire.field(&self.uuid, thread);
-        let command = command::acquire(&self.switches, &words, lease, field);
+        let command = command::acquire(&self.switches, &self.wire.lock(&lock), lease, field);
         self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
     }
 

@@ -114,7 +114,7 @@ impl LockClient {
         let lease = self.wire.number(self.config.watchdog_timeout.0);
         let words: Vec<(Bytes, Bytes)> = chunk
             .iter()
-            .map(|(lock, _, field)| (self.wire.lock(lock).key, field.clone()))
+            .map(|(lock, _, field)| (self.wire.lock(lock).key.clone(), field.clone()))
             .collect();
         let command = command::renew_batch(&words, lease);
         // Redisson routes the chunk by its first key (`syncedEval(firstName, ...)`).

@@ -40,8 +40,8 @@ impl LockClient {
         lock: LockName,
         query: Query,
     ) {
-        let words = self.wire.lock(&lock);
-        let command = command::query(query, &words, self.wire.field(&self.uuid, thread));
+        let field = self.wire.field(&self.uuid, thread);
+        let command = command::query(query, &self.wire.lock(&lock), field);
         self.calls.insert(
             thread,
             CallState {

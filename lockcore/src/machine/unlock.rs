@@ -56,15 +56,14 @@ impl LockClient {
                 lock.unlock_latch(&self.latch_id())
             })
         });
-        let (words, lease) = (self.wire.lock(lock), self.wire.number(lease.0));
+        let lease = self.wire.number(lease.0);
         let field = self.wire.field(&self.uuid, thread);
-        let command = match &latch {
-            Some(latch) => {
-                let ttl = self.latch_ttl().0;
-                let ttl = self.wire.number(ttl);
-                command::unlock_latched(&words, lease, field, latch, ttl)
-            }
-            None => command::unlock(&self.switches, &words, lease, field),
+        let ttl = latch.as_ref().map(|_| self.latch_ttl().0);
+        let ttl = ttl.map(|ttl| self.wire.number(ttl));
+        let words = self.wire.lock(lock);
+        let command = match (&latch, ttl) {
+            (Some(latch), Some(ttl)) => command::unlock_latched(&words, lease, field, latch, ttl),
+            _ => command::unlock(&self.switches, &words, lease, field),
         };
         (command, latch)
     }

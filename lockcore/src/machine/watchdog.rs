@@ -196,9 +196,8 @@ impl LockClient {
         thread: ThreadId,
         field: bytes::Bytes,
     ) {
-        let words = self.wire.lock(&lock);
         let lease = self.wire.number(self.watchdog_lease(&lock).0);
-        let command = command::renew(&words, lease, field);
+        let command = command::renew(&self.wire.lock(&lock), lease, field);
         let owner = Owner::Renew(lock.clone(), thread);
         self.send(now, lock, Purpose::Renew, command, owner);
     }

@@ -6,6 +6,7 @@
 //! when the command was dropped); kept here as [`Bytes`], a word costs a
 //! reference count per use.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
@@ -52,23 +53,34 @@ impl Wire {
         if let Some(f) = self.fields.get(&thread) {
             return f.clone();
         }
-        let f = Bytes::from(format!("{uuid}:{}", thread.0));
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(thread.0);
+        let mut f = Vec::with_capacity(uuid.len() + 1 + digits.len());
+        f.extend_from_slice(uuid.as_bytes());
+        f.push(b':');
+        f.extend_from_slice(digits.as_bytes());
+        let f = Bytes::from(f);
         if self.fields.len() < BOUND {
             self.fields.insert(thread, f.clone());
         }
         f
     }
 
-    /// The key words of `lock`.
-    pub(super) fn lock(&mut self, lock: &LockName) -> LockWords {
-        if let Some(w) = self.locks.get(lock) {
-            return w.clone();
+    /// The key words of `lock`, lent: a command takes only the words it
+    /// sends (cloning all three and dropping the rest was about 1% of an
+    /// explored seed).
+    pub(super) fn lock(&mut self, lock: &LockName) -> Cow<'_, LockWords> {
+        if !self.locks.contains_key(lock) {
+            let w = LockWords::new(lock);
+            if self.locks.len() >= BOUND {
+                return Cow::Owned(w);
+            }
+            self.locks.insert(lock.clone(), w);
         }
-        let w = LockWords::new(lock);
-        if self.locks.len() < BOUND {
-            self.locks.insert(lock.clone(), w.clone());
+        match self.locks.get(lock) {
+            Some(w) => Cow::Borrowed(w),
+            None => Cow::Owned(LockWords::new(lock)),
         }
-        w
     }
 
     /// `n` in decimal (a lease, a TTL).
@@ -76,7 +88,7 @@ impl Wire {
         if let Some(b) = self.numbers.get(&n) {
             return b.clone();
         }
-        let b = Bytes::from(n.to_string());
+        let b = Bytes::copy_from_slice(itoa::Buffer::new().format(n).as_bytes());
         if self.numbers.len() < BOUND {
             self.numbers.insert(n, b.clone());
         }
