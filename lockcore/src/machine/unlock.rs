@@ -58,12 +58,17 @@ impl LockClient {
         });
         let lease = self.wire.number(lease.0);
         let field = self.wire.field(&self.uuid, thread);
-        let ttl = latch.as_ref().map(|_| self.latch_ttl().0);
-        let ttl = ttl.map(|ttl| self.wire.number(ttl));
+        let latched = match &latch {
+            Some(latch) => {
+                let ttl = self.latch_ttl().0;
+                Some((latch, self.wire.number(ttl)))
+            }
+            None => None,
+        };
         let words = self.wire.lock(lock);
-        let command = match (&latch, ttl) {
-            (Some(latch), Some(ttl)) => command::unlock_latched(&words, lease, field, latch, ttl),
-            _ => command::unlock(&self.switches, &words, lease, field),
+        let command = match latched {
+            Some((latch, ttl)) => command::unlock_latched(&words, lease, field, latch, ttl),
+            None => command::unlock(&self.switches, &words, lease, field),
         };
         (command, latch)
     }
