@@ -49,10 +49,6 @@ pub struct Response {
 /// A hash's `(field, value)` pairs in Redis's order.
 pub type HashFields = Vec<(Bytes, Bytes)>;
 
-/// A hash's first `(field, value)` pair (if any) and its absolute expiry
-/// (Unix ms, if any): see [`Engine::hash_head`].
-pub type HashHead = (Option<(Bytes, Bytes)>, Option<u64>);
-
 /// Counters `INFO stats` reports.
 #[derive(Debug, Default)]
 pub(crate) struct Stats {
@@ -335,19 +331,12 @@ impl Engine {
         }
     }
 
-    /// A hash key's first field and its value (in Redis's order) and its
-    /// absolute expiry (Unix ms), or `None` when the key is missing,
-    /// expired or not a hash: [`Engine::hash_snapshot`] without copying
-    /// every field, for an observer that looks after every command.
-    pub fn hash_head(&self, key: &[u8]) -> Option<HashHead> {
-        self.with_hash_head(key, |first, expires| {
-            (first.map(|(f, v)| (f.clone(), v.clone())), expires)
-        })
-    }
-
-    /// [`Engine::hash_head`] lent to `read` instead of copied: an observer
-    /// that keeps only part of it (the field, the value parsed) takes no
-    /// reference it drops at once.
+    /// `read` of a hash key's first field and its value (in Redis's
+    /// order) and its absolute expiry (Unix ms), or `None` when the key is
+    /// missing, expired or not a hash: [`Engine::hash_snapshot`] without
+    /// copying every field, for an observer that looks after every
+    /// command. Lent, not copied: the observer keeps only what it needs
+    /// (the field, the value parsed).
     pub fn with_hash_head<R>(
         &self,
         key: &[u8],

@@ -210,7 +210,7 @@ mod value;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection::serve_connection;
-pub use engine::{ConnId, Engine, HashFields, HashHead, Protocol, Response};
+pub use engine::{ConnId, Engine, HashFields, Protocol, Response};
 pub use error::CmdError;
 pub use frame::{encode, encode_to_vec};
 pub use outbox::{Limit, OutputLimits};
