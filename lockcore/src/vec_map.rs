@@ -120,6 +120,26 @@ impl<K: Ord, V> VecMap<K, V> {
     pub fn clear(&mut self) {
         self.entries.clear();
     }
+
+    /// The values, in key order, to change.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    /// The entries, in key order, values to change.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
+    /// The values, in key order, taken.
+    pub fn into_values(self) -> impl Iterator<Item = V> {
+        self.entries.into_iter().map(|(_, v)| v)
+    }
+
+    /// Keeps the entries `keep` says to keep.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +156,7 @@ mod tests {
         Remove(u8),
         Get(u8),
         Bump(u8),
+        Retain(u8),
         Clear,
     }
 
@@ -145,6 +166,7 @@ mod tests {
             6 => any::<u8>().prop_map(Op::Remove),
             3 => any::<u8>().prop_map(Op::Get),
             2 => any::<u8>().prop_map(Op::Bump),
+            1 => any::<u8>().prop_map(Op::Retain),
             1 => Just(Op::Clear),
         ]
     }
@@ -172,17 +194,34 @@ mod tests {
                         *map.get_or_default(k) += 1;
                         *model.entry(k).or_default() += 1;
                     }
+                    Op::Retain(m) => {
+                        // Keeps keys below `m`, and bumps what it keeps.
+                        let keep = |k: &u8, v: &mut u32| {
+                            *v = v.wrapping_add(1);
+                            *k < m
+                        };
+                        map.retain(keep);
+                        model.retain(keep);
+                    }
                     Op::Clear => {
                         map.clear();
                         model.clear();
                     }
+                }
+                for v in map.values_mut() {
+                    *v = v.wrapping_mul(3);
+                }
+                for (_, v) in model.iter_mut() {
+                    *v = v.wrapping_mul(3);
                 }
                 prop_assert_eq!(map.len(), model.len());
                 prop_assert_eq!(map.is_empty(), model.is_empty());
                 prop_assert!(map.iter().eq(model.iter()));
                 prop_assert!(map.values().eq(model.values()));
                 prop_assert!(map.keys().eq(model.keys()));
+                prop_assert!(map.iter_mut().map(|(k, v)| (*k, *v)).eq(model.iter().map(|(k, v)| (*k, *v))));
             }
+            prop_assert!(map.into_values().eq(model.into_values()));
         }
     }
 

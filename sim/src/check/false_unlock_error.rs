@@ -1,9 +1,7 @@
 //! No false unlock errors: an unlock that reports failure did not, in
 //! fact, release the lock (or leave its thread holding it).
 
-use std::collections::BTreeMap;
-
-use lockcore::{Call, LockName, Purpose};
+use lockcore::{Call, LockName, Purpose, VecMap};
 
 use crate::check::work::Count;
 use crate::history::{Outcome, RecordKind, ServerCause, Who};
@@ -25,9 +23,12 @@ struct Pending {
 /// the caller as holder when the error returns. One pass: O(n log n).
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // Keyed by (client, life, lock, thread): an unlock run by a process
-    // finds its threads' pending unlocks of that lock with one range.
-    let mut pending: BTreeMap<(&str, u32, &LockName, u64), Pending> = BTreeMap::new();
-    let mut holder: BTreeMap<&LockName, (Option<&Who>, usize)> = BTreeMap::new();
+    // finds its threads' pending unlocks of that lock in one stretch. Few
+    // unlocks are pending at once and few locks are named, so both maps
+    // are sorted vectors (a `BTreeMap` made and dropped a node for each
+    // unlock).
+    let mut pending: VecMap<(&str, u32, &LockName, u64), Pending> = VecMap::new();
+    let mut holder: VecMap<&LockName, (Option<&Who>, usize)> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
@@ -60,8 +61,9 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                         _ => (0, u64::MAX),
                     };
                     work.search(pending.len());
-                    for (_, p) in pending.range_mut((c, life, lock, first)..=(c, life, lock, last))
-                    {
+                    let from = (c, life, lock, first);
+                    let to = (c, life, lock, last);
+                    for (_, p) in pending.iter_mut().filter(|(k, _)| (from..=to).contains(*k)) {
                         work.tick(1);
                         p.ran.get_or_insert(i);
                     }
@@ -80,7 +82,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     continue;
                 };
                 let still = holder
-                    .get(lock)
+                    .get(&lock)
                     .filter(|(h, _)| h.is_some_and(|h| h == who))
                     .map(|(_, at)| *at);
                 let (why, evidence) = match (p.ran, still) {

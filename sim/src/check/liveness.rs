@@ -9,9 +9,9 @@
 //! thread unlocked, or a waiter whose wake-up was lost for good, breaks
 //! this even when the fault that started it is long over.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use lockcore::{Call, LockName};
+use lockcore::{Call, LockName, VecMap};
 
 use crate::check::work::Count;
 use crate::history::{Phase, RecordKind, Who};
@@ -35,16 +35,16 @@ pub(crate) const GRACE_MS: u64 = 10_000;
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let (heal, bound) = heal_and_bound(history, work);
     let mut locks: BTreeMap<&LockName, LockState<'_>> = BTreeMap::new();
-    let mut waits: BTreeMap<&Who, &LockName> = BTreeMap::new();
+    let mut waits: VecMap<&Who, &LockName> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         let lock = match &r.kind {
             RecordKind::Hold { who, lock, .. } => {
-                locks.entry(lock).or_default().holding.insert(who);
+                locks.entry(lock).or_default().holding.insert(who, ());
                 lock
             }
             RecordKind::Release { who, lock, .. } => {
-                locks.entry(lock).or_default().holding.remove(who);
+                locks.entry(lock).or_default().holding.remove(&who);
                 lock
             }
             RecordKind::Server { lock, holder, .. } => {
@@ -53,12 +53,12 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
             }
             RecordKind::Call { who, lock, call } if waits_for_it(call) => {
                 waits.insert(who, lock);
-                locks.entry(lock).or_default().waiting.insert(who);
+                locks.entry(lock).or_default().waiting.insert(who, ());
                 lock
             }
             RecordKind::Return { who, lock, .. } => {
-                waits.remove(who);
-                locks.entry(lock).or_default().waiting.remove(who);
+                waits.remove(&who);
+                locks.entry(lock).or_default().waiting.remove(&who);
                 lock
             }
             RecordKind::Crash { process } => {
@@ -68,10 +68,10 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     .copied()
                     .collect();
                 for who in dead {
-                    if let Some(lock) = waits.remove(who)
+                    if let Some(lock) = waits.remove(&who)
                         && let Some(state) = locks.get_mut(lock)
                     {
-                        state.waiting.remove(who);
+                        state.waiting.remove(&who);
                         state.update(i, r.at, lock, (heal, bound), &mut found);
                     }
                 }
@@ -132,9 +132,9 @@ struct LockState<'h> {
     /// Who Redis says holds it.
     server: Option<&'h Who>,
     /// The threads that believe they hold it.
-    holding: BTreeSet<&'h Who>,
+    holding: VecMap<&'h Who, ()>,
     /// The threads waiting for it.
-    waiting: BTreeSet<&'h Who>,
+    waiting: VecMap<&'h Who, ()>,
     /// The unavailable stretch under way: its first record, its start and
     /// what makes it unavailable.
     stuck: Option<(usize, SimTime, Why<'h>)>,
@@ -175,9 +175,9 @@ impl<'h> LockState<'h> {
     /// Why no one can have the lock now, if no one can.
     fn unavailable(&self) -> Option<Why<'h>> {
         match self.server {
-            Some(holder) if !self.holding.contains(holder) => Some(Why::KeptFor(holder)),
+            Some(holder) if !self.holding.contains_key(&holder) => Some(Why::KeptFor(holder)),
             None if !self.waiting.is_empty() => {
-                Some(Why::FreeWhile(self.waiting.iter().copied().collect()))
+                Some(Why::FreeWhile(self.waiting.keys().copied().collect()))
             }
             _ => None,
         }
@@ -219,7 +219,7 @@ impl<'h> LockState<'h> {
         let clients = self
             .server
             .into_iter()
-            .chain(self.waiting.iter().copied())
+            .chain(self.waiting.keys().copied())
             .map(|w| w.client.clone());
         found.push(Violation::new(
             Invariant::Liveness,

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use lockcore::LockName;
+use lockcore::{LockName, VecMap};
 
 use crate::check::work::Count;
 use crate::history::{RecordKind, Who};
@@ -14,9 +14,11 @@ use crate::{History, Invariant, Violation};
 /// thread that recorded [`RecordKind::Done`], or a thread that is done
 /// still believes it holds it, that is one violation per (thread, lock).
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
-    let mut done: BTreeMap<&Who, usize> = BTreeMap::new();
-    let mut beliefs: BTreeMap<(&Who, &LockName), usize> = BTreeMap::new();
-    let mut server: BTreeMap<&LockName, (Option<&Who>, usize)> = BTreeMap::new();
+    // Few threads and locks, each written over and over: sorted vectors
+    // (a `BTreeMap` made and dropped a node for each belief).
+    let mut done: VecMap<&Who, usize> = VecMap::new();
+    let mut beliefs: VecMap<(&Who, &LockName), usize> = VecMap::new();
+    let mut server: VecMap<&LockName, (Option<&Who>, usize)> = VecMap::new();
     for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Done { who } => {
@@ -35,14 +37,14 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         }
     }
     let mut left: BTreeMap<(&Who, &LockName), (Vec<usize>, bool, bool)> = BTreeMap::new();
-    for ((who, lock), &i) in &beliefs {
+    for ((who, lock), &i) in beliefs.iter() {
         if let Some(&d) = done.get(who) {
             let e = left.entry((*who, *lock)).or_default();
             e.0.extend([i, d]);
             e.1 = true;
         }
     }
-    for (lock, (holder, i)) in &server {
+    for (lock, (holder, i)) in server.iter() {
         if let Some(who) = holder
             && let Some(&d) = done.get(who)
         {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lockcore::LockName;
+use lockcore::{LockName, VecMap};
 
 use crate::check::fault_index::FaultIndex;
 use crate::check::work::Count;
@@ -89,10 +89,9 @@ struct Index<'h> {
 
 impl<'h> Index<'h> {
     fn build(history: &'h History, work: &impl Count, bound: u64) -> Index<'h> {
-        // Keyed by (client, life, thread), so a crash closes its process's
-        // waits with one range.
-        let mut open: BTreeMap<(&'h str, u32, u64), (usize, &'h LockName, &'h Who)> =
-            BTreeMap::new();
+        // Keyed by (client, life, thread), in a map of the few waits open
+        // at once (a `BTreeMap` made and dropped a node for each).
+        let mut open: VecMap<(&'h str, u32, u64), (usize, &'h LockName, &'h Who)> = VecMap::new();
         let mut waits = Vec::new();
         let mut free: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
         for (i, r) in work.records(history) {
@@ -113,8 +112,9 @@ impl<'h> Index<'h> {
                 RecordKind::Crash { process } => {
                     let (c, l) = (&*process.client, process.life);
                     let dead: Vec<_> = open
-                        .range((c, l, 0)..=(c, l, u64::MAX))
-                        .map(|(k, _)| *k)
+                        .keys()
+                        .filter(|(kc, kl, _)| *kc == c && *kl == l)
+                        .copied()
                         .collect();
                     work.search(open.len());
                     for k in dead {

@@ -191,6 +191,16 @@ pub fn check_all(history: &History) -> Vec<Violation> {
     checked(history, &Uncounted)
 }
 
+/// Runs the checkers of `invariants` alone over `history`, in the order
+/// of [`Invariant::ALL`].
+pub(crate) fn check_only(history: &History, invariants: &[Invariant]) -> Vec<Violation> {
+    Invariant::ALL
+        .into_iter()
+        .filter(|inv| invariants.contains(inv))
+        .flat_map(|inv| inv.check_counted(history, &Uncounted))
+        .collect()
+}
+
 /// [`check_all`], with the work the checkers did: elementary steps (a
 /// record visited, a probe of a binary search), not time. Every checker
 /// is O(n log n) in the history; a test holds them to it by this count.

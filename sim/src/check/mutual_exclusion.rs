@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lockcore::LockName;
+use lockcore::{LockName, VecMap};
 
 use crate::check::work::Count;
 use crate::history::{RecordKind, Who};
@@ -13,7 +13,9 @@ use crate::{History, Invariant, Violation};
 /// Each acquisition that starts while another thread's belief is open is
 /// one violation.
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
-    let mut holders: BTreeMap<&LockName, BTreeMap<&Who, usize>> = BTreeMap::new();
+    // Per lock, its few open beliefs (a `BTreeMap` made and dropped a
+    // node for each belief).
+    let mut holders: BTreeMap<&LockName, VecMap<&Who, usize>> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
@@ -32,7 +34,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
             }
             RecordKind::Release { who, lock, .. } => {
                 if let Some(open) = holders.get_mut(lock) {
-                    open.remove(who);
+                    open.remove(&who);
                 }
             }
             _ => {}

@@ -1,12 +1,10 @@
 //! No renewal after unlock: the watchdog stops once its client's last
 //! holder of a lock has unlocked.
 
-use std::collections::BTreeMap;
-
-use lockcore::{Call, LockName};
+use lockcore::{Call, LockName, VecMap};
 
 use crate::check::work::Count;
-use crate::history::{Proc, RecordKind};
+use crate::history::RecordKind;
 use crate::{History, Invariant, Violation};
 
 #[derive(Default)]
@@ -32,17 +30,19 @@ struct State {
 /// was held) are the transport's doing, not the watchdog's, and are not
 /// judged.
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
-    let mut state: BTreeMap<(Proc, &LockName), State> = BTreeMap::new();
+    // Keyed by (client, life, lock): the process's name is borrowed, not
+    // shared anew for every record.
+    let mut state: VecMap<(&str, u32, &LockName), State> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Hold { who, lock, .. } => {
-                let s = state.entry((who.process(), lock)).or_default();
+                let s = state.get_or_default((&who.client, who.life, lock));
                 s.holders += 1;
                 s.unlocked = None;
             }
             RecordKind::Release { who, lock, .. } => {
-                let s = state.entry((who.process(), lock)).or_default();
+                let s = state.get_or_default((&who.client, who.life, lock));
                 s.holders = s.holders.saturating_sub(1);
             }
             RecordKind::Call {
@@ -50,7 +50,9 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 lock,
                 call: Call::Unlock | Call::ForceUnlock,
             } => {
-                state.entry((who.process(), lock)).or_default().unlocking += 1;
+                state
+                    .get_or_default((&who.client, who.life, lock))
+                    .unlocking += 1;
             }
             RecordKind::Return {
                 who,
@@ -58,7 +60,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 call: Call::Unlock | Call::ForceUnlock,
                 ..
             } => {
-                let s = state.entry((who.process(), lock)).or_default();
+                let s = state.get_or_default((&who.client, who.life, lock));
                 s.unlocking = s.unlocking.saturating_sub(1);
                 if s.holders == 0 && s.unlocking == 0 {
                     s.unlocked = Some(i);
@@ -70,7 +72,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 retry: false,
                 ..
             } => {
-                if let Some(s) = state.get_mut(&(process.clone(), lock))
+                if let Some(s) = state.get_mut(&(&process.client, process.life, lock))
                     && s.holders == 0
                     && let Some(u) = s.unlocked.take()
                 {
