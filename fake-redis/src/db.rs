@@ -93,8 +93,11 @@ pub(crate) struct Db {
 pub(crate) struct Touched {
     /// Every key was deleted (before the keys below were written).
     pub(crate) flushed: bool,
-    /// Keys written, deleted or expired (a key read for writing counts).
-    pub(crate) keys: std::collections::BTreeSet<Bytes>,
+    /// Keys written, deleted or expired (a key read for writing counts),
+    /// sorted, each once. A command writes one or two: a sorted vector
+    /// the engine hands back ([`Db::give_back_written`]) allocates nothing
+    /// per command, where a set made a node for each.
+    pub(crate) keys: Vec<Bytes>,
 }
 
 fn live(entry: &Entry, now: i64) -> bool {
@@ -123,14 +126,26 @@ impl Db {
         }
     }
 
+    /// Hands back what [`Db::take_written`] took, emptied, for its room.
+    pub(crate) fn give_back_written(&mut self, mut touched: Touched) {
+        if let Some(t) = &mut self.written
+            && !t.flushed
+            && t.keys.is_empty()
+        {
+            touched.flushed = false;
+            touched.keys.clear();
+            *t = touched;
+        }
+    }
+
     /// Notes `key` for the replicas (when recording).
     fn note_written(&mut self, key: &[u8]) {
         // A command touches its key more than once (read for writing,
         // then written): copied only the first time.
         if let Some(t) = &mut self.written
-            && !t.keys.contains(key)
+            && let Err(i) = t.keys.binary_search_by(|k| k.as_ref().cmp(key))
         {
-            t.keys.insert(Bytes::copy_from_slice(key));
+            t.keys.insert(i, Bytes::copy_from_slice(key));
         }
     }
 

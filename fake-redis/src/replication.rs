@@ -117,8 +117,15 @@ impl Engine {
 
     /// The writes made since the last call, in order.
     pub fn take_writes(&mut self) -> Vec<Write> {
+        self.drain_writes().collect()
+    }
+
+    /// [`Engine::take_writes`], drained out of the engine's outbox, which
+    /// keeps its room for the next command's writes (a caller that
+    /// replicates after every command allocates nothing for them).
+    pub fn drain_writes(&mut self) -> std::vec::Drain<'_, Write> {
         self.record_touched();
-        std::mem::take(&mut self.state.replication.outbox)
+        self.state.replication.outbox.drain(..)
     }
 
     /// A full resync: a flush, then every live key as it is now, all at
@@ -168,7 +175,7 @@ impl Engine {
         if !self.dbs[0].has_written() {
             return;
         }
-        let touched = self.dbs[0].take_written();
+        let mut touched = self.dbs[0].take_written();
         if touched.flushed {
             let r = &mut self.state.replication;
             r.offset += 1;
@@ -177,21 +184,21 @@ impl Engine {
                 change: Change::Flush,
             });
         }
-        if touched.keys.is_empty() {
-            // A flush alone: no key to read the clock for (as dear as a
-            // small command on the wall clock).
-            return;
+        // A flush alone has no key to read the clock for (as dear as a
+        // small command on the wall clock).
+        if !touched.keys.is_empty() {
+            let now = self.now();
+            let r = &mut self.state.replication;
+            for key in touched.keys.drain(..) {
+                let entry = self.dbs[0].peek(&key, now).cloned();
+                r.offset += 1;
+                r.outbox.push(Write {
+                    offset: r.offset,
+                    change: Change::Key(key, entry),
+                });
+            }
         }
-        let now = self.now();
-        let r = &mut self.state.replication;
-        for key in touched.keys {
-            let entry = self.dbs[0].peek(&key, now).cloned();
-            r.offset += 1;
-            r.outbox.push(Write {
-                offset: r.offset,
-                change: Change::Key(key, entry),
-            });
-        }
+        self.dbs[0].give_back_written(touched);
     }
 
     /// Notes `conn`'s last write, after one of its commands.

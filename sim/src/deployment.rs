@@ -2,8 +2,6 @@
 //! engine inside [`Server`]), its replicas, and the fault state that
 //! stands between the clients and it (paused, down).
 
-use std::collections::{BTreeMap, VecDeque};
-
 use fake_redis::ConnId;
 use lockcore::{LockName, Purpose, RequestId};
 
@@ -36,10 +34,12 @@ pub(crate) struct Deployment {
     /// Commands that reached Redis while it was paused, in order: each
     /// client, life, connection generation and message.
     pub(crate) waiting: Vec<(u32, u32, u32, Up)>,
-    /// Per command connection (under the server's connection epoch, as a
-    /// fresh engine numbers its connections anew), the replies owed, in
-    /// the order the commands came.
-    owed: BTreeMap<(u32, ConnId), VecDeque<Owed>>,
+    /// The replies owed, each under its command connection (and the
+    /// server's connection epoch, as a fresh engine numbers its connections
+    /// anew), in the order the commands came. One list, not a queue per
+    /// connection: a run owes a few replies at a time, and a map of queues
+    /// made and dropped a node and a queue for each (1% of a seed).
+    owed: Vec<((u32, ConnId), Owed)>,
     /// When Redis is next woken for a blocked client's timeout.
     pub(crate) tick_at: Option<crate::SimTime>,
 }
@@ -54,7 +54,7 @@ impl Deployment {
             paused: 0,
             down: 0,
             waiting: Vec::new(),
-            owed: BTreeMap::new(),
+            owed: Vec::new(),
             tick_at: None,
         }
     }
@@ -63,27 +63,23 @@ impl Deployment {
     pub(crate) fn owe(&mut self, conn: ConnId, owed: Owed) {
         let epoch = self.server.connections;
         // Connections of an older epoch are gone, and their replies with them.
-        self.owed.retain(|(e, _), _| *e == epoch);
-        self.owed.entry((epoch, conn)).or_default().push_back(owed);
+        self.owed.retain(|((e, _), _)| *e == epoch);
+        self.owed.push(((epoch, conn), owed));
     }
 
     /// Every reply still owed, oldest connection first: the connections
     /// are closing, so they will never be given.
     pub(crate) fn forfeit(&mut self) -> Vec<Owed> {
-        std::mem::take(&mut self.owed)
-            .into_values()
-            .flatten()
-            .collect()
+        let mut owed = std::mem::take(&mut self.owed);
+        // Stable: a connection's replies stay in the order they came.
+        owed.sort_by_key(|(key, _)| *key);
+        owed.into_iter().map(|(_, o)| o).collect()
     }
 
     /// The oldest reply owed to `conn`, now given.
     pub(crate) fn pay(&mut self, conn: ConnId) -> Option<Owed> {
         let key = (self.server.connections, conn);
-        let queue = self.owed.get_mut(&key)?;
-        let owed = queue.pop_front();
-        if queue.is_empty() {
-            self.owed.remove(&key);
-        }
-        owed
+        let i = self.owed.iter().position(|(k, _)| *k == key)?;
+        Some(self.owed.remove(i).1)
     }
 }

@@ -63,7 +63,10 @@ impl World<'_> {
 
     /// A fault window opens or closes.
     pub(crate) fn fault(&mut self, i: usize, phase: Phase) {
-        let fault = self.spec.faults.0[i].clone();
+        // The spec outlives the world: its fault is borrowed, and cloned
+        // only into the record.
+        let spec = self.spec;
+        let fault = &spec.faults.0[i];
         self.record(RecordKind::Fault {
             fault: fault.clone(),
             phase,

@@ -13,6 +13,7 @@ use fake_redis::{Engine, Write};
 use rand_chacha::ChaCha8Rng;
 
 use crate::history::ServerCause;
+use crate::queue::EventQueue;
 use crate::rng::{self, Stream};
 use crate::world::{Ev, World};
 use crate::{LatencyRange, SimSpec, SimTime};
@@ -37,6 +38,12 @@ pub(crate) struct Replicas {
     stalled: u32,
     /// Writes held back while replication stalls.
     held: Vec<Write>,
+    /// The writes of the send under way, shared by every replica.
+    batch: Vec<Rc<Write>>,
+    /// When each write of the last send arrives, and where: refilled by
+    /// every send, so a run allocates it once (a list per write command
+    /// was a fifth of replication's cost).
+    arrivals: Vec<(SimTime, u32)>,
     /// Bumped when the primary fails: writes still on their way from it
     /// are lost.
     pub(crate) epoch: u32,
@@ -61,6 +68,8 @@ impl Replicas {
             last_at: vec![SimTime::ZERO; n],
             stalled: 0,
             held: Vec::new(),
+            batch: Vec::new(),
+            arrivals: Vec::new(),
             epoch: 0,
         }
     }
@@ -72,26 +81,33 @@ impl Replicas {
 
     /// Sends `writes` to every replica, or holds them while replication
     /// stalls: when each arrives, and where.
-    pub(crate) fn send(&mut self, now: SimTime, writes: Vec<Write>) -> Vec<(SimTime, u32)> {
-        let mut arrivals = Vec::new();
-        if writes.is_empty() || self.engines.is_empty() {
-            return arrivals;
+    pub(crate) fn send(
+        &mut self,
+        now: SimTime,
+        writes: impl IntoIterator<Item = Write>,
+    ) -> &[(SimTime, u32)] {
+        self.arrivals.clear();
+        if self.engines.is_empty() {
+            return &self.arrivals;
         }
         if self.stalled > 0 {
             self.held.extend(writes);
-            return arrivals;
+            return &self.arrivals;
         }
-        let writes: Vec<Rc<Write>> = writes.into_iter().map(Rc::new).collect();
+        // Every write is in hand before the first lag is drawn: the draws
+        // go replica by replica, each replica's writes in order.
+        self.batch.extend(writes.into_iter().map(Rc::new));
         for r in 0..self.engines.len() {
-            for w in &writes {
+            for w in &self.batch {
                 let lag = rng::between(&mut self.rng, self.lag.min_ms, self.lag.max_ms);
                 let at = now.plus_ms(lag).max(self.last_at[r]);
                 self.last_at[r] = at;
                 self.in_flight[r].push_back((at, w.clone()));
-                arrivals.push((at, r as u32));
+                self.arrivals.push((at, r as u32));
             }
         }
-        arrivals
+        self.batch.clear();
+        &self.arrivals
     }
 
     /// Replica `r`'s next write arrives: it applies it; the offset to
@@ -115,14 +131,14 @@ impl Replicas {
     }
 
     /// Replication stalls (`stall`) or resumes: what it held back, sent.
-    pub(crate) fn stall(&mut self, now: SimTime, stall: bool) -> Vec<(SimTime, u32)> {
+    pub(crate) fn stall(&mut self, now: SimTime, stall: bool) -> &[(SimTime, u32)] {
         if stall {
             self.stalled += 1;
-            return Vec::new();
+            return &[];
         }
         self.stalled = self.stalled.saturating_sub(1);
         if self.stalled > 0 {
-            return Vec::new();
+            return &[];
         }
         let held = std::mem::take(&mut self.held);
         self.send(now, held)
@@ -177,20 +193,22 @@ impl Replicas {
     }
 }
 
-impl World<'_> {
-    /// Schedules each arrival of replicated writes.
-    fn schedule(&mut self, arrivals: Vec<(SimTime, u32)>) {
-        let epoch = self.redis.replicas.epoch;
-        for (at, replica) in arrivals {
-            self.queue.push(at, Ev::Replicate { replica, epoch });
-        }
+/// Schedules each arrival of replicated writes (sent under `epoch`).
+fn schedule(queue: &mut EventQueue<Ev>, epoch: u32, arrivals: &[(SimTime, u32)]) {
+    for &(at, replica) in arrivals {
+        queue.push(at, Ev::Replicate { replica, epoch });
     }
+}
 
+impl World<'_> {
     /// Streams the primary's latest writes to its replicas.
     pub(crate) fn replicate(&mut self) {
-        let writes = self.redis.server.take_writes();
+        let epoch = self.redis.replicas.epoch;
+        let Some(writes) = self.redis.server.drain_writes() else {
+            return;
+        };
         let arrivals = self.redis.replicas.send(self.now, writes);
-        self.schedule(arrivals);
+        schedule(&mut self.queue, epoch, arrivals);
     }
 
     /// The primary's replicas resync from it (after it restarted empty).
@@ -198,9 +216,10 @@ impl World<'_> {
         if self.redis.replicas.len() == 0 {
             return;
         }
+        let epoch = self.redis.replicas.epoch;
         let sync = self.redis.server.full_sync(self.now);
         let arrivals = self.redis.replicas.send(self.now, sync);
-        self.schedule(arrivals);
+        schedule(&mut self.queue, epoch, arrivals);
     }
 
     /// A write reaches replica `r`.
@@ -217,8 +236,9 @@ impl World<'_> {
 
     /// Replication stalls (`begin`) or resumes, sending what it held back.
     pub(crate) fn stall_replication(&mut self, stall: bool) {
+        let epoch = self.redis.replicas.epoch;
         let arrivals = self.redis.replicas.stall(self.now, stall);
-        self.schedule(arrivals);
+        schedule(&mut self.queue, epoch, arrivals);
     }
 
     /// The primary fails: what it had not yet sent, or had on its way to a
@@ -272,7 +292,9 @@ mod tests {
         for v in ["1", "2", "3"] {
             primary.execute(conn, ["SET", "k", v].map(bytes::Bytes::from));
         }
-        let arrivals = reps.send(SimTime::from_ms(100), primary.take_writes());
+        let arrivals = reps
+            .send(SimTime::from_ms(100), primary.take_writes())
+            .to_vec();
         assert_eq!(
             reps.in_flight[0]
                 .iter()
@@ -320,7 +342,7 @@ mod tests {
         assert!(reps.stall(SimTime::ZERO, true).is_empty());
         assert!(reps.send(SimTime::ZERO, primary.take_writes()).is_empty());
         assert_eq!(reps.held.len(), 1);
-        let sent = reps.stall(SimTime::from_ms(9), false);
+        let sent = reps.stall(SimTime::from_ms(9), false).to_vec();
         assert!(
             sent.len() == 1 && sent[0].0 >= SimTime::from_ms(10),
             "{sent:?}"

@@ -200,12 +200,10 @@ impl Server {
         std::mem::replace(&mut self.engine, engine)
     }
 
-    /// The primary's writes since the last call, for its replicas.
-    pub(crate) fn take_writes(&mut self) -> Vec<fake_redis::Write> {
-        if self.replicas == 0 {
-            return Vec::new();
-        }
-        self.engine.take_writes()
+    /// The primary's writes since the last call, for its replicas (`None`
+    /// without replicas: nothing is recorded for them).
+    pub(crate) fn drain_writes(&mut self) -> Option<std::vec::Drain<'_, fake_redis::Write>> {
+        (self.replicas > 0).then(|| self.engine.drain_writes())
     }
 
     /// The primary's state as a full resync sends it, at `now`.
