@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::world::World;
-use crate::{CutShort, History, SimSpec, Violation, check_all};
+use crate::{CutShort, History, Invariant, SimSpec, Violation, check_all};
 
 /// Why a spec cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -94,20 +94,33 @@ impl Ended {
 /// The same spec (seed included) always gives the same history, byte for
 /// byte. A spec that cannot be simulated is refused before anything runs.
 pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
+    run_judged_on(spec, &Invariant::ALL)
+}
+
+/// [`run`], judged on `invariants` alone (see [`crate::Engine::run_judged_on`]).
+pub(crate) fn run_judged_on(spec: &SimSpec, invariants: &[Invariant]) -> Result<Run, SimError> {
     crate::validate::validate_spec(spec)?;
-    Ok(judged(spec, World::new(spec)?.run()))
+    Ok(judged_on(spec, World::new(spec)?.run(), invariants))
 }
 
 /// A finished history of `spec`, checked and each violation classified:
 /// every engine's run ends here.
 pub(crate) fn judged(spec: &SimSpec, ended: Ended) -> Run {
+    judged_on(spec, ended, &Invariant::ALL)
+}
+
+/// [`judged`] by the checkers of `invariants` alone.
+fn judged_on(spec: &SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
     let Ended {
         history,
         cut_short,
         events,
         switches_read,
     } = ended;
-    let mut violations = check_all(&history);
+    let mut violations = match invariants.len() == Invariant::ALL.len() {
+        true => check_all(&history),
+        false => crate::check::check_only(&history, invariants),
+    };
     for v in &mut violations {
         v.cause = crate::classify(spec, &history, v);
     }
