@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::world::World;
-use crate::{CutShort, History, Invariant, SimSpec, Violation, check_all};
+use crate::{CutShort, History, Invariant, SimSpec, Violation};
 
 /// Why a spec cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -117,10 +117,7 @@ fn judged_on(spec: &SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         events,
         switches_read,
     } = ended;
-    let mut violations = match invariants.len() == Invariant::ALL.len() {
-        true => check_all(&history),
-        false => crate::check::check_only(&history, invariants),
-    };
+    let mut violations = crate::check::check_only(&history, invariants);
     for v in &mut violations {
         v.cause = crate::classify(spec, &history, v);
     }

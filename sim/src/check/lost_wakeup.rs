@@ -116,9 +116,9 @@ impl<'h> Index<'h> {
                         .filter(|(kc, kl, _)| *kc == c && *kl == l)
                         .copied()
                         .collect();
-                    work.search(open.len());
+                    // A scan of the open waits (at most one a thread).
+                    work.tick(open.len() as u64);
                     for k in dead {
-                        work.tick(1);
                         if let Some((call, lock, who)) = open.remove(&k) {
                             waits.push(Wait {
                                 who,
