@@ -64,10 +64,17 @@ impl LocalClock {
 
     /// The local reading at true instant `now`, in µs.
     fn local_us(&self, now: SimTime) -> u64 {
-        let elapsed = u128::from(now.0.saturating_sub(self.anchor.0));
-        let local = elapsed * self.rate_ppm() / PPM;
-        self.anchor_local_us
-            .saturating_add(u64::try_from(local).unwrap_or(u64::MAX))
+        let elapsed = now.0.saturating_sub(self.anchor.0);
+        // Most clocks never drift: their reading needs no 128-bit
+        // division (a library call, read on every event of a client).
+        let local = match self.drift_ppm {
+            0 => elapsed,
+            _ => {
+                let local = u128::from(elapsed) * self.rate_ppm() / PPM;
+                u64::try_from(local).unwrap_or(u64::MAX)
+            }
+        };
+        self.anchor_local_us.saturating_add(local)
     }
 
     /// What the client's clock reads at `now`, in whole ms.
@@ -94,9 +101,12 @@ impl LocalClock {
         if target <= local {
             return now;
         }
-        let ahead = u128::from(target - local);
+        let ahead = target - local;
+        if self.drift_ppm == 0 {
+            return now.plus_us(ahead);
+        }
         // Round up: the timer must not fire before the clock reads its deadline.
-        let true_us = (ahead * PPM).div_ceil(self.rate_ppm());
+        let true_us = (u128::from(ahead) * PPM).div_ceil(self.rate_ppm());
         now.plus_us(u64::try_from(true_us).unwrap_or(u64::MAX))
     }
 
