@@ -7,7 +7,8 @@
 //! each remove (rebalancing nodes it had just made), about a twentieth of
 //! a simulated run (callgrind, `explore`); a sorted vector inserts at its
 //! end and removes near it. Its calls, fences and renewal entries (a few
-//! threads and locks, looked up on every reply) are kept the same way.
+//! threads and locks, looked up on every reply) are kept the same way,
+//! and so are the simulator's checkers' open calls, waits and beliefs.
 //! Order is the keys' order, as a `BTreeMap`'s; a map of many entries
 //! (thousands of threads) would want a `BTreeMap` back.
 
