@@ -418,18 +418,20 @@ struct Known {
 
 impl Known {
     fn of(switches: SwitchSet, run: &Run) -> Known {
-        let defects = run
-            .violations
-            .iter()
-            .filter(|v| v.cause == Cause::Defect)
-            .map(|v| v.invariant)
-            .collect();
         Known {
             switches,
             read: run.switches_read,
-            defects: Some(defects),
+            defects: Some(defect_invariants(run).collect()),
         }
     }
+}
+
+/// The invariants `run` broke as defects (one per violation).
+fn defect_invariants(run: &Run) -> impl Iterator<Item = Invariant> + '_ {
+    run.violations
+        .iter()
+        .filter(|v| v.cause == Cause::Defect)
+        .map(|v| v.invariant)
 }
 
 impl<'a> Experiments<'a> {
@@ -442,7 +444,7 @@ impl<'a> Experiments<'a> {
             true => vec![Known::of(spec.profile.switches(), run)],
             false => Vec::new(),
         };
-        let mut asked: Vec<Invariant> = defects_signed(run).iter().map(|d| d.invariant).collect();
+        let mut asked: Vec<Invariant> = defect_invariants(run).collect();
         asked.sort_unstable();
         asked.dedup();
         Experiments {

@@ -188,17 +188,13 @@ impl fmt::Display for Violation {
 
 /// Runs every checker over `history`, in the order of [`Invariant::ALL`].
 pub fn check_all(history: &History) -> Vec<Violation> {
-    checked(history, &Uncounted)
+    checked(history, &Uncounted, &Invariant::ALL)
 }
 
 /// Runs the checkers of `invariants` alone over `history`, in the order
 /// of [`Invariant::ALL`].
 pub(crate) fn check_only(history: &History, invariants: &[Invariant]) -> Vec<Violation> {
-    Invariant::ALL
-        .into_iter()
-        .filter(|inv| invariants.contains(inv))
-        .flat_map(|inv| inv.check_counted(history, &Uncounted))
-        .collect()
+    checked(history, &Uncounted, invariants)
 }
 
 /// [`check_all`], with the work the checkers did: elementary steps (a
@@ -206,13 +202,14 @@ pub(crate) fn check_only(history: &History, invariants: &[Invariant]) -> Vec<Vio
 /// is O(n log n) in the history; a test holds them to it by this count.
 pub fn check_all_counted(history: &History) -> (Vec<Violation>, u64) {
     let work = Work::default();
-    let found = checked(history, &work);
+    let found = checked(history, &work, &Invariant::ALL);
     (found, work.total())
 }
 
-fn checked(history: &History, work: &impl Count) -> Vec<Violation> {
+fn checked(history: &History, work: &impl Count, invariants: &[Invariant]) -> Vec<Violation> {
     Invariant::ALL
         .into_iter()
+        .filter(|inv| invariants.contains(inv))
         .flat_map(|inv| inv.check_counted(history, work))
         .collect()
 }
