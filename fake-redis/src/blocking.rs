@@ -126,38 +126,49 @@ pub(crate) fn serve(engine: &mut Engine, now: i64, out: &mut Response, mut limit
     if engine.state.blocked_order.is_empty() {
         return;
     }
+    let mut order = std::mem::take(&mut engine.state.serve_order);
     while limit > 0 {
-        let order: Vec<(u64, ConnId)> = engine
-            .state
-            .blocked_order
-            .iter()
-            .map(|(s, c)| (*s, *c))
-            .collect();
-        let mut served = false;
-        for (seq, conn) in order {
-            let Some(b) = engine
-                .state
-                .clients
-                .get(&conn)
-                .and_then(|c| c.blocked.clone())
-            else {
-                continue;
-            };
-            if let Some(reply) = ready(engine, &b.on, now) {
-                unblock(engine, seq, conn);
-                out.deliveries.push((conn, reply));
-                run_pending(engine, conn, now, out);
-                served = true;
-                limit -= 1;
-                if limit == 0 {
-                    return;
-                }
-            }
-        }
-        if !served {
-            return;
+        order.clear();
+        order.extend(engine.state.blocked_order.iter().map(|(s, c)| (*s, *c)));
+        let served = serve_pass(engine, &order, now, out, &mut limit);
+        if !served || limit == 0 {
+            break;
         }
     }
+    engine.state.serve_order = order;
+}
+
+/// One pass of [`serve`] over the clients blocked at its start, in
+/// `order`: whether it served any.
+fn serve_pass(
+    engine: &mut Engine,
+    order: &[(u64, ConnId)],
+    now: i64,
+    out: &mut Response,
+    limit: &mut usize,
+) -> bool {
+    let mut served = false;
+    for &(seq, conn) in order {
+        let Some(b) = engine
+            .state
+            .clients
+            .get(&conn)
+            .and_then(|c| c.blocked.clone())
+        else {
+            continue;
+        };
+        if let Some(reply) = ready(engine, &b.on, now) {
+            unblock(engine, seq, conn);
+            out.deliveries.push((conn, reply));
+            run_pending(engine, conn, now, out);
+            served = true;
+            *limit -= 1;
+            if *limit == 0 {
+                break;
+            }
+        }
+    }
+    served
 }
 
 /// What `on` answers now, if it can: a popped element (the key it came

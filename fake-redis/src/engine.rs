@@ -72,6 +72,9 @@ pub(crate) struct State {
     pub(crate) started_ms: i64,
     /// Clients blocked in BLPOP/BRPOP or WAIT, in the order they blocked.
     pub(crate) blocked_order: BTreeMap<u64, ConnId>,
+    /// Room for a pass over `blocked_order` (kept between passes: a
+    /// blocked `WAIT` has every command after it check the queue).
+    pub(crate) serve_order: Vec<(u64, ConnId)>,
     pub(crate) next_block_seq: u64,
     /// Scripts' `math.random` state (Redis's `rand48`, shared by every
     /// script run, as in Redis).

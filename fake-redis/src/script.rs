@@ -245,55 +245,58 @@ pub fn sha1_hex(text: &[u8]) -> String {
 /// as its text, for `EVALSHA` to run in Lua.
 #[derive(Debug, Default)]
 pub(crate) struct ScriptCache {
-    known: std::collections::BTreeMap<String, Option<LockScript>>,
-    /// The text of every cached script that is not a lock script (those
-    /// run in Lua).
-    texts: std::collections::BTreeMap<String, bytes::Bytes>,
-    /// Which lock scripts `known` holds, one bit per [`LockScript::ALL`]
-    /// index: the simulator EVALs a lock script for every command, and
-    /// inserting its SHA1 into `known` each time was a String and a map
-    /// insert per command.
+    /// Which lock scripts are cached, one bit per [`LockScript::ALL`]
+    /// index: their SHA1s are known to the process, so caching one is a
+    /// bit, not a String and a map insert (every simulated server caches
+    /// the scripts its clients send, a twentieth of a short run).
     lock_scripts: u16,
+    /// The text of every cached script that is not a lock script (those
+    /// run in Lua), by SHA1.
+    texts: std::collections::BTreeMap<String, bytes::Bytes>,
 }
 
 impl ScriptCache {
     /// Caches `text`; its SHA1 and the native script it is, if any.
     pub(crate) fn register(&mut self, text: &[u8]) -> (String, Option<LockScript>) {
-        let script = LockScript::from_text(text);
-        let sha = script.map_or_else(|| sha1_hex(text), LockScript::sha1);
-        self.known.insert(sha.clone(), script);
-        if script.is_none() {
-            self.texts
-                .insert(sha.clone(), bytes::Bytes::copy_from_slice(text));
+        match LockScript::from_text(text) {
+            Some(script) => {
+                self.register_lock(script);
+                (script.sha1(), Some(script))
+            }
+            None => {
+                let sha = sha1_hex(text);
+                self.texts
+                    .insert(sha.clone(), bytes::Bytes::copy_from_slice(text));
+                (sha, None)
+            }
         }
-        (sha, script)
     }
 
     /// Caches a lock script (as [`Self::register`] its text would).
     pub(crate) fn register_lock(&mut self, script: LockScript) {
-        let bit = 1u16 << script.index();
-        if self.lock_scripts & bit == 0 {
-            self.known.insert(script.sha1(), Some(script));
-            self.lock_scripts |= bit;
-        }
+        self.lock_scripts |= 1u16 << script.index();
     }
 
     /// Looks a lowercase SHA1 up: `None` when never seen, `Some(None)` for
     /// a cached script fake-redis cannot run.
     pub(crate) fn get(&self, sha: &str) -> Option<Option<LockScript>> {
-        self.known.get(sha).copied()
+        match LockScript::from_sha1(sha) {
+            Some(script) if self.lock_scripts & (1u16 << script.index()) != 0 => Some(Some(script)),
+            // A lock script's text never lands in `texts`: not cached.
+            Some(_) => None,
+            None => self.texts.contains_key(sha).then_some(None),
+        }
     }
 
-    /// Forgets every script (`SCRIPT FLUSH`).
     /// The text of a cached script that runs in Lua.
     pub(crate) fn text(&self, sha: &str) -> Option<bytes::Bytes> {
         self.texts.get(sha).cloned()
     }
 
+    /// Forgets every script (`SCRIPT FLUSH`).
     pub(crate) fn clear(&mut self) {
         self.lock_scripts = 0;
         self.texts.clear();
-        self.known.clear();
     }
 }
 
@@ -315,6 +318,11 @@ impl LockScript {
                 .collect()
         });
         &shas[self.index()]
+    }
+
+    /// The lock script whose SHA1 (lowercase hex) is `sha`, if any.
+    pub(crate) fn from_sha1(sha: &str) -> Option<LockScript> {
+        LockScript::ALL.into_iter().find(|s| s.sha1_str() == sha)
     }
 
     /// The script's index in [`LockScript::ALL`].
@@ -366,6 +374,51 @@ mod tests {
         assert_eq!(
             sha1_hex(b"return 1"),
             "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"
+        );
+    }
+
+    /// The cache answers `EVALSHA` as Redis does: a lock script once it
+    /// was run or loaded (and not after `SCRIPT FLUSH`), any other script
+    /// by its text, and nothing for a SHA1 never seen.
+    #[test]
+    fn cache_knows_what_was_registered_until_flushed() {
+        let mut cache = ScriptCache::default();
+        let renew = LockScript::Renew.sha1();
+        assert_eq!(cache.get(&renew), None);
+        cache.register_lock(LockScript::Renew);
+        assert_eq!(cache.get(&renew), Some(Some(LockScript::Renew)));
+        assert_eq!(cache.get(&LockScript::Unlock.sha1()), None);
+        assert_eq!(
+            cache.register(LockScript::Unlock.text().as_bytes()),
+            (LockScript::Unlock.sha1(), Some(LockScript::Unlock))
+        );
+        assert_eq!(
+            cache.get(&LockScript::Unlock.sha1()),
+            Some(Some(LockScript::Unlock))
+        );
+        let (sha, script) = cache.register(b"return 1");
+        assert_eq!(
+            (sha.as_str(), script),
+            ("e0e1f9fabfc9d4800c877a703b823ac0578ff8db", None)
+        );
+        assert_eq!(cache.get(&sha), Some(None));
+        assert_eq!(cache.text(&sha).as_deref(), Some(&b"return 1"[..]));
+        assert_eq!(cache.text(&renew), None);
+        cache.clear();
+        for sha in [renew, LockScript::Unlock.sha1(), sha] {
+            assert_eq!(cache.get(&sha), None, "{sha}");
+        }
+    }
+
+    /// Every lock script is found by its own SHA1, and no other SHA1.
+    #[test]
+    fn lock_scripts_are_found_by_sha1() {
+        for script in LockScript::ALL {
+            assert_eq!(LockScript::from_sha1(script.sha1_str()), Some(script));
+        }
+        assert_eq!(
+            LockScript::from_sha1("e0e1f9fabfc9d4800c877a703b823ac0578ff8db"),
+            None
         );
     }
 }

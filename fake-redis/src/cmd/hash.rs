@@ -135,14 +135,23 @@ pub(crate) fn hincrby(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
     let by = int_arg(&args[3])?;
     let key = &args[1];
     let hash = ctx.db.hash_or_create(key, ctx.now)?;
-    let current = match hash.get(&args[2]) {
+    // The field is found once and its value replaced in place: every lock
+    // acquire and unlock counts here.
+    let field = hash.get_mut(&args[2]);
+    let current = match field.as_deref() {
         Some(v) => parse_i64(v).ok_or(CmdError::HashValueNotInteger),
         None => Ok(0),
     };
     let next = current.and_then(|c| c.checked_add(by).ok_or(CmdError::Overflow));
     match next {
         Ok(next) => {
-            hash.insert(args[2].clone(), crate::number::int_text(next));
+            let text = crate::number::int_text(next);
+            match field {
+                Some(value) => *value = text,
+                None => {
+                    hash.insert(args[2].clone(), text);
+                }
+            }
             ctx.db.touch(key);
             Ok(Value::Int(next))
         }
