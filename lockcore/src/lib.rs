@@ -138,5 +138,5 @@ pub use release::{
 pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};
 pub use retry_delay::RetryDelay;
 pub use transport::{Incoming, Message, Transport, parse_message};
-pub use value::Value;
+pub use value::{Value, lossy_text};
 pub use vec_map::VecMap;

@@ -75,7 +75,7 @@ pub fn parse_message(value: &Value) -> Option<Message> {
             Value::Bulk(channel),
             Value::Bulk(payload),
         ] if kind.as_ref() == b"message" => Some((
-            String::from_utf8_lossy(channel).into_owned(),
+            crate::value::lossy_text(channel).into_owned(),
             payload.clone(),
         )),
         _ => None,

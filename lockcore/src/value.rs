@@ -4,7 +4,22 @@
 //! server nor a wire codec: a driver converts what its transport decoded
 //! (RESP frames, or fake-redis's in-process replies) into this.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
+
+/// `bytes` as text, invalid UTF-8 replaced (as [`String::from_utf8_lossy`]).
+///
+/// Names, fields and payloads are ASCII: checked first with
+/// [`std::str::from_utf8`], which reads a word at a time, where the lossy
+/// scan reads a byte at a time (it was a two-hundredth of an explored
+/// seed, reading every holder's field and channel).
+pub fn lossy_text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
 
 /// A reply as Redis 7 builds it, before it is encoded as RESP2 or RESP3.
 ///
@@ -55,5 +70,32 @@ impl Value {
     /// Whether this reply is an error.
     pub fn is_error(&self) -> bool {
         matches!(self, Value::Error(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Valid text is borrowed as it is; invalid bytes are replaced exactly
+    /// as `String::from_utf8_lossy` replaces them.
+    #[test]
+    fn lossy_text_reads_as_from_utf8_lossy() {
+        let field = b"8743c9c0-0795-4907-87fd-6c719a6b4586:1";
+        assert!(matches!(lossy_text(field), Cow::Borrowed(t) if t.as_bytes() == field));
+        for bytes in [
+            &b"caf\xc3\xa9"[..],
+            b"a\xffb",
+            b"\xc3",
+            b"",
+            b"\xf0\x9f\x92\x96!",
+        ] {
+            assert_eq!(
+                lossy_text(bytes),
+                String::from_utf8_lossy(bytes),
+                "{bytes:?}"
+            );
+        }
+        assert_eq!(lossy_text(b"a\xffb"), "a\u{fffd}b");
     }
 }

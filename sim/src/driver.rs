@@ -1,11 +1,11 @@
 //! Driving one client's lockcore machine: its inputs (thread steps,
 //! timers, replies, messages) and its outputs.
 
-use lockcore::{Call, CallOutcome, LockError, LockName, Output, RequestId, Value};
+use lockcore::{Call, CallOutcome, LockError, Output, RequestId, Value};
 
 use crate::history::{Outcome, RecordKind, ReleaseCause};
 use crate::process::thread_id;
-use crate::renewal::{self, is_renewal, renewal_locks, renewal_replies};
+use crate::renewal::{self, Locks, Replies, is_renewal, renewal_locks, renewal_replies};
 use crate::script::Instr;
 use crate::world::{Down, Ev, Up, World};
 
@@ -49,7 +49,7 @@ impl World<'_> {
                 }
                 Down::Failed { request, reason } => {
                     if let Some(locks) = self.procs[ci].renewals.remove(&request) {
-                        let replies = vec![format!("ERROR {reason}"); locks.len()];
+                        let replies = renewal::renewal_failed(&reason, locks.len());
                         self.record_renew_replies(ci, request, locks, replies);
                     }
                     let now = self.local_now(ci);
@@ -61,7 +61,7 @@ impl World<'_> {
                     self.record(RecordKind::Deliver {
                         process,
                         channel: channel.clone(),
-                        payload: String::from_utf8_lossy(&payload).into_owned(),
+                        payload: lockcore::lossy_text(&payload).into_owned(),
                     });
                     let now = self.local_now(ci);
                     self.procs[ci].machine.on_message(now, &channel, &payload);
@@ -81,8 +81,8 @@ impl World<'_> {
         &mut self,
         c: usize,
         request: RequestId,
-        locks: Vec<LockName>,
-        replies: Vec<String>,
+        locks: Locks,
+        replies: Replies,
     ) {
         let process = self.procs[c].proc();
         for record in renewal::replied(&process, locks, request, replies) {
@@ -108,12 +108,11 @@ impl World<'_> {
             } => {
                 if is_renewal(purpose) {
                     let locks = renewal_locks(&lock, &command);
-                    let p = &mut self.procs[c];
-                    let records = renewal::sent(&p.proc(), &locks, request, attempt);
-                    p.renewals.insert(request, locks);
-                    for record in records {
+                    let process = self.procs[c].proc();
+                    for record in renewal::sent(&process, &locks, request, attempt) {
                         self.record(record);
                     }
+                    self.procs[c].renewals.insert(request, locks);
                 }
                 self.send_up(
                     c as u32,
@@ -375,7 +374,7 @@ pub(crate) fn value_text(v: &Value) -> String {
         Value::Nil => "nil".to_owned(),
         Value::Simple(s) => s.clone(),
         Value::Error(e) => format!("error: {e}"),
-        Value::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Bulk(b) => lockcore::lossy_text(b).into_owned(),
         Value::Array(items) | Value::Push(items) => {
             let parts: Vec<String> = items.iter().map(value_text).collect();
             format!("[{}]", parts.join(","))

@@ -231,7 +231,7 @@ impl Change {
                         field: Some(f),
                         ..
                     }) if *f == field => who.clone(),
-                    _ => who_of(&String::from_utf8_lossy(&field)),
+                    _ => who_of(&lockcore::lossy_text(&field)),
                 };
                 (Some(holder), count, Some(field))
             }

@@ -75,7 +75,7 @@ pub(crate) struct Process {
     pub(crate) clock: LocalClock,
     /// Renewals sent and not answered, by request: their replies are
     /// recorded, late ones included.
-    pub(crate) renewals: VecMap<RequestId, Vec<LockName>>,
+    pub(crate) renewals: VecMap<RequestId, crate::renewal::Locks>,
     /// Open stop-the-world pauses (they may overlap).
     pub(crate) paused: u32,
     /// Events that fell due during a pause, in their original order.

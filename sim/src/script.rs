@@ -82,8 +82,11 @@ pub(crate) struct Program(pub(crate) Vec<Instr>);
 
 impl Program {
     pub(crate) fn compile(steps: &[Step]) -> Program {
-        let mut out = Vec::new();
+        // Sized once: every thread of every run compiles its steps.
+        let size = instructions(steps);
+        let mut out = Vec::with_capacity(size);
         emit(steps, &mut out);
+        debug_assert_eq!(out.len(), size, "instructions() counts what emit() makes");
         let end = out.len();
         patch(&mut out, 0, end, end);
         Program(out)
@@ -92,6 +95,18 @@ impl Program {
 
 /// Placeholder for jump targets, patched once the block's end is known.
 const UNPATCHED: usize = usize::MAX;
+
+/// How many instructions [`emit`] makes of `steps`: one per step, and
+/// a loop's two around its body.
+fn instructions(steps: &[Step]) -> usize {
+    steps
+        .iter()
+        .map(|step| match step {
+            Step::Repeat { steps, .. } => 2 + instructions(steps),
+            _ => 1,
+        })
+        .sum()
+}
 
 fn emit(steps: &[Step], out: &mut Vec<Instr>) {
     for step in steps {

@@ -622,6 +622,6 @@ pub(crate) fn max_latency_ms(spec: &SimSpec) -> u64 {
 /// The command's name (`EVAL`, `PUBLISH`) for the timeline.
 pub(crate) fn command_name(args: &[Bytes]) -> String {
     args.first()
-        .map(|a| String::from_utf8_lossy(a).to_uppercase())
+        .map(|a| lockcore::lossy_text(a).to_uppercase())
         .unwrap_or_default()
 }

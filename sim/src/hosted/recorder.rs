@@ -61,7 +61,7 @@ pub(crate) struct Recorder {
     procs: BTreeMap<String, Proc>,
     /// Why each command was sent (the same words always mean the same).
     purposes: BTreeMap<lockcore::Command, Purpose>,
-    renewals: BTreeMap<(usize, u32, RequestId), Vec<LockName>>,
+    renewals: BTreeMap<(usize, u32, RequestId), renewal::Locks>,
     seen: BTreeMap<LockName, Seen>,
     /// The virtual ms at which each lock's key expires, as last observed.
     expiries: BTreeMap<LockName, u64>,
@@ -294,11 +294,10 @@ impl Recorder {
                 self.purposes.insert(command.clone(), *purpose);
                 if is_renewal(*purpose) {
                     let locks = renewal_locks(lock, command);
-                    let records = renewal::sent(&process, &locks, *request, *attempt);
-                    self.renewals.insert((c, life, *request), locks);
-                    for record in records {
+                    for record in renewal::sent(&process, &locks, *request, *attempt) {
                         self.record(record);
                     }
+                    self.renewals.insert((c, life, *request), locks);
                 }
             }
             Trace::Output(Output::Event(event)) => self.event(c, process, event),
@@ -307,7 +306,7 @@ impl Recorder {
                 if let Some(locks) = self.renewals.remove(&(c, life, request)) {
                     let replies = match reply {
                         Ok(value) => renewal_replies(value, locks.len()),
-                        Err(e) => vec![format!("ERROR {e}"); locks.len()],
+                        Err(e) => renewal::renewal_failed(e, locks.len()),
                     };
                     for record in renewal::replied(&process, locks, request, replies) {
                         self.record(record);
