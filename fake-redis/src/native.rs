@@ -52,20 +52,54 @@ fn run_words<const N: usize>(
 
 /// A script argument as a command word; `nil` is refused.
 fn word(arg: Arg<'_>) -> Result<Bytes, String> {
-    arg.cloned()
-        .ok_or_else(|| "ERR Lua redis lib command arguments must be strings or integers".to_owned())
+    word_ref(arg).cloned()
+}
+
+/// A script argument as a borrowed word, for the reads below; `nil` is
+/// refused as [`word`] refuses it.
+fn word_ref(arg: Arg<'_>) -> Result<&Bytes, String> {
+    arg.ok_or_else(|| "ERR Lua redis lib command arguments must be strings or integers".to_owned())
+}
+
+// The calls the lock scripts make on every run (`exists`, `hexists`,
+// `pttl`, `pexpire`, `hincrby`): their words are lent to the command's
+// own code, not copied into a command of their own (a reference count
+// taken and dropped, and an indirect call each way, for every word).
+
+/// `redis.call('exists', key)`.
+fn exists(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
+    let key = word_ref(key)?;
+    Ok(cmd::exists_of(ctx, [key.as_ref()]))
+}
+
+/// `redis.call('hexists', key, field)`.
+fn hexists(ctx: &mut Ctx<'_>, key: Arg<'_>, field: Arg<'_>) -> Result<Value, String> {
+    let (key, field) = (word_ref(key)?, word_ref(field)?);
+    cmd::hexists_of(ctx, key, field).map_err(|e| e.to_string())
+}
+
+/// `redis.call('pttl', key)`.
+fn pttl(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
+    Ok(cmd::pttl_of(ctx, word_ref(key)?))
+}
+
+/// `redis.call('pexpire', key, ms)`.
+fn pexpire(ctx: &mut Ctx<'_>, key: Arg<'_>, ms: Arg<'_>) -> Result<Value, String> {
+    let (key, ms) = (word_ref(key)?, word_ref(ms)?);
+    cmd::pexpire_of(ctx, key, ms).map_err(|e| e.to_string())
+}
+
+/// `redis.call('hincrby', key, field, increment)`.
+fn hincrby(ctx: &mut Ctx<'_>, key: Arg<'_>, field: Arg<'_>, by: Arg<'_>) -> Result<Value, String> {
+    let (key, field, by) = (word_ref(key)?, word_ref(field)?, word_ref(by)?);
+    cmd::hincrby_of(ctx, key, field, by).map_err(|e| e.to_string())
 }
 
 // The commands the lock scripts call, each looked up once.
 static DEL: ScriptCommand = ScriptCommand::new("del");
-static EXISTS: ScriptCommand = ScriptCommand::new("exists");
 static GET: ScriptCommand = ScriptCommand::new("get");
-static HEXISTS: ScriptCommand = ScriptCommand::new("hexists");
-static HINCRBY: ScriptCommand = ScriptCommand::new("hincrby");
 static HSET: ScriptCommand = ScriptCommand::new("hset");
 static INCR: ScriptCommand = ScriptCommand::new("incr");
-static PEXPIRE: ScriptCommand = ScriptCommand::new("pexpire");
-static PTTL: ScriptCommand = ScriptCommand::new("pttl");
 static PUBLISH: ScriptCommand = ScriptCommand::new("publish");
 static SET: ScriptCommand = ScriptCommand::new("set");
 
@@ -94,8 +128,8 @@ fn renew_batch(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<Valu
     let mut result = Vec::with_capacity(keys.len());
     for (i, key) in keys.iter().enumerate() {
         let (key, field) = (Some(key), argv.get(i + 1));
-        if int(&call(ctx, &HEXISTS, &[key, field])?) == Some(1) {
-            call(ctx, &PEXPIRE, &[key, argv.first()])?;
+        if int(&hexists(ctx, key, field)?) == Some(1) {
+            pexpire(ctx, key, argv.first())?;
             result.push(Value::Int(1));
         } else {
             result.push(Value::Int(0));
@@ -141,12 +175,12 @@ fn unlock_latched(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<V
         Value::Nil => {}
         other => return Err(format!("unexpected GET reply {other:?}")),
     }
-    if int(&call(ctx, &HEXISTS, &[k1, a3])?) == Some(0) {
+    if int(&hexists(ctx, k1, a3)?) == Some(0) {
         return Ok(Value::Nil);
     }
-    let counter = call(ctx, &HINCRBY, &[k1, a3, Some(&Bytes::from_static(b"-1"))])?;
+    let counter = hincrby(ctx, k1, a3, Some(&Bytes::from_static(b"-1")))?;
     if int(&counter).is_some_and(|c| c > 0) {
-        call(ctx, &PEXPIRE, &[k1, a2])?;
+        pexpire(ctx, k1, a2)?;
         call(
             ctx,
             &SET,
@@ -190,42 +224,40 @@ fn run_lua(
     let a3 = argv.get(2);
     match script {
         LockScript::Acquire => {
-            if int(&call(ctx, &EXISTS, &[k1])?) == Some(0)
-                || int(&call(ctx, &HEXISTS, &[k1, a2])?) == Some(1)
-            {
-                call(ctx, &HINCRBY, &[k1, a2, Some(&one)])?;
-                call(ctx, &PEXPIRE, &[k1, a1])?;
+            if int(&exists(ctx, k1)?) == Some(0) || int(&hexists(ctx, k1, a2)?) == Some(1) {
+                hincrby(ctx, k1, a2, Some(&one))?;
+                pexpire(ctx, k1, a1)?;
                 return Ok(Value::Nil);
             }
-            call(ctx, &PTTL, &[k1])
+            pttl(ctx, k1)
         }
         LockScript::AcquireLegacy => {
-            if int(&call(ctx, &EXISTS, &[k1])?) == Some(0) {
+            if int(&exists(ctx, k1)?) == Some(0) {
                 call(ctx, &HSET, &[k1, a2, Some(&one)])?;
-                call(ctx, &PEXPIRE, &[k1, a1])?;
+                pexpire(ctx, k1, a1)?;
                 return Ok(Value::Nil);
             }
-            if int(&call(ctx, &HEXISTS, &[k1, a2])?) == Some(1) {
-                call(ctx, &HINCRBY, &[k1, a2, Some(&one)])?;
-                call(ctx, &PEXPIRE, &[k1, a1])?;
+            if int(&hexists(ctx, k1, a2)?) == Some(1) {
+                hincrby(ctx, k1, a2, Some(&one))?;
+                pexpire(ctx, k1, a1)?;
                 return Ok(Value::Nil);
             }
-            call(ctx, &PTTL, &[k1])
+            pttl(ctx, k1)
         }
         LockScript::Renew => {
-            if int(&call(ctx, &HEXISTS, &[k1, a2])?) == Some(1) {
-                call(ctx, &PEXPIRE, &[k1, a1])?;
+            if int(&hexists(ctx, k1, a2)?) == Some(1) {
+                pexpire(ctx, k1, a1)?;
                 return Ok(Value::Int(1));
             }
             Ok(Value::Int(0))
         }
         LockScript::Unlock | LockScript::UnlockPublishArg => {
-            if int(&call(ctx, &HEXISTS, &[k1, a3])?) == Some(0) {
+            if int(&hexists(ctx, k1, a3)?) == Some(0) {
                 return Ok(Value::Nil);
             }
-            let counter = call(ctx, &HINCRBY, &[k1, a3, Some(&minus_one)])?;
+            let counter = hincrby(ctx, k1, a3, Some(&minus_one))?;
             if int(&counter).is_some_and(|c| c > 0) {
-                call(ctx, &PEXPIRE, &[k1, a2])?;
+                pexpire(ctx, k1, a2)?;
                 Ok(Value::Int(0))
             } else {
                 call(ctx, &DEL, &[k1])?;
@@ -252,15 +284,15 @@ fn run_lua(
         LockScript::UnlockLatched => unlock_latched(ctx, keys, argv),
         LockScript::RenewBatch => renew_batch(ctx, keys, argv),
         LockScript::AcquireFenced => {
-            if int(&call(ctx, &EXISTS, &[k1])?) == Some(0) {
+            if int(&exists(ctx, k1)?) == Some(0) {
                 let token = call(ctx, &INCR, &[k2])?;
                 call(ctx, &HSET, &[k1, a2, Some(&one)])?;
-                call(ctx, &PEXPIRE, &[k1, a1])?;
+                pexpire(ctx, k1, a1)?;
                 return Ok(Value::Array(vec![Value::Int(1), token]));
             }
-            if int(&call(ctx, &HEXISTS, &[k1, a2])?) == Some(1) {
-                call(ctx, &HINCRBY, &[k1, a2, Some(&one)])?;
-                call(ctx, &PEXPIRE, &[k1, a1])?;
+            if int(&hexists(ctx, k1, a2)?) == Some(1) {
+                hincrby(ctx, k1, a2, Some(&one))?;
+                pexpire(ctx, k1, a1)?;
                 let token = match call(ctx, &GET, &[k2])? {
                     Value::Bulk(b) => lua_tonumber_int(&b),
                     _ => None,
@@ -270,7 +302,7 @@ fn run_lua(
                 reply.extend(token.map(Value::Int));
                 return Ok(Value::Array(reply));
             }
-            Ok(Value::Array(vec![Value::Int(0), call(ctx, &PTTL, &[k1])?]))
+            Ok(Value::Array(vec![Value::Int(0), pttl(ctx, k1)?]))
         }
     }
 }

@@ -122,9 +122,15 @@ pub(crate) fn hget(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
 /// # Format
 /// `HEXISTS key field`: 1 when the field exists, else 0.
 pub(crate) fn hexists(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    let hash = ctx.db.get_hash(&args[1], ctx.now)?;
+    hexists_of(ctx, &args[1], &args[2])
+}
+
+/// [`hexists`] of borrowed words: a lock script's `redis.call` (every
+/// acquire, renewal and unlock asks), without copying them into a command.
+pub(crate) fn hexists_of(ctx: &mut Ctx<'_>, key: &[u8], field: &[u8]) -> Result<Value, CmdError> {
+    let hash = ctx.db.get_hash(key, ctx.now)?;
     Ok(Value::Int(i64::from(
-        hash.is_some_and(|h| h.contains_key(&args[2])),
+        hash.is_some_and(|h| h.contains_key(field)),
     )))
 }
 
@@ -132,12 +138,22 @@ pub(crate) fn hexists(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
 /// `HINCRBY key field increment`: the field's new value; a missing key or
 /// field counts as 0.
 pub(crate) fn hincrby(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    let by = int_arg(&args[3])?;
-    let key = &args[1];
+    hincrby_of(ctx, &args[1], &args[2], &args[3])
+}
+
+/// [`hincrby`] of borrowed words (a lock script's `redis.call`): the
+/// field is copied only when it is new.
+pub(crate) fn hincrby_of(
+    ctx: &mut Ctx<'_>,
+    key: &[u8],
+    field_name: &Bytes,
+    increment: &[u8],
+) -> Result<Value, CmdError> {
+    let by = int_arg(increment)?;
     let hash = ctx.db.hash_or_create(key, ctx.now)?;
     // The field is found once and its value replaced in place: every lock
     // acquire and unlock counts here.
-    let field = hash.get_mut(&args[2]);
+    let field = hash.get_mut(field_name.as_ref());
     let current = match field.as_deref() {
         Some(v) => parse_i64(v).ok_or(CmdError::HashValueNotInteger),
         None => Ok(0),
@@ -149,7 +165,7 @@ pub(crate) fn hincrby(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
             match field {
                 Some(value) => *value = text,
                 None => {
-                    hash.insert(args[2].clone(), text);
+                    hash.insert(field_name.clone(), text);
                 }
             }
             ctx.db.touch(key);

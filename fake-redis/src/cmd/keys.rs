@@ -21,11 +21,17 @@ pub(crate) fn del(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> 
 /// `EXISTS key [key ...]`: how many of the keys exist (a repeated key counts
 /// each time).
 pub(crate) fn exists(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    let n = args[1..]
-        .iter()
+    Ok(exists_of(ctx, args[1..].iter().map(|k| k.as_ref())))
+}
+
+/// [`exists`] of borrowed keys: a lock script's `redis.call`, without
+/// copying them into a command.
+pub(crate) fn exists_of<'k>(ctx: &mut Ctx<'_>, keys: impl IntoIterator<Item = &'k [u8]>) -> Value {
+    let n = keys
+        .into_iter()
         .filter(|k| ctx.db.get(k, ctx.now).is_some())
         .count();
-    Ok(Value::Int(n as i64))
+    Value::Int(n as i64)
 }
 
 #[derive(Default)]
@@ -74,7 +80,20 @@ fn expire_generic(
     name: &'static str,
 ) -> Result<Value, CmdError> {
     let flags = parse_expire_flags(args)?;
-    let mut when = int_arg(&args[2])?;
+    expire_key(ctx, &args[1], &args[2], flags, seconds, name)
+}
+
+/// [`expire_generic`] once the options are read: `key` to expire in
+/// `time` (seconds or ms).
+fn expire_key(
+    ctx: &mut Ctx<'_>,
+    key: &[u8],
+    time: &[u8],
+    flags: ExpireFlags,
+    seconds: bool,
+    name: &'static str,
+) -> Result<Value, CmdError> {
+    let mut when = int_arg(time)?;
     if seconds {
         if !(i64::MIN / 1000..=i64::MAX / 1000).contains(&when) {
             return Err(CmdError::InvalidExpire(name));
@@ -85,7 +104,6 @@ fn expire_generic(
         return Err(CmdError::InvalidExpire(name));
     }
     when += ctx.now;
-    let key = &args[1];
     let Some(entry) = ctx.db.get_mut(key, ctx.now) else {
         return Ok(Value::Int(0));
     };
@@ -114,6 +132,12 @@ pub(crate) fn pexpire(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
     expire_generic(ctx, args, false, "pexpire")
 }
 
+/// [`pexpire`] of borrowed words, without options (a lock script's
+/// `redis.call`).
+pub(crate) fn pexpire_of(ctx: &mut Ctx<'_>, key: &[u8], ms: &[u8]) -> Result<Value, CmdError> {
+    expire_key(ctx, key, ms, ExpireFlags::default(), false, "pexpire")
+}
+
 /// # Format
 /// `EXPIRE key seconds [NX | XX | GT | LT]`: as `PEXPIRE`, in seconds.
 pub(crate) fn expire(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
@@ -131,7 +155,12 @@ fn remaining_ms(ctx: &mut Ctx<'_>, key: &[u8]) -> Option<i64> {
 /// # Format
 /// `PTTL key`: milliseconds left, -1 without expiry, -2 when missing.
 pub(crate) fn pttl(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    Ok(Value::Int(remaining_ms(ctx, &args[1]).unwrap_or(-2)))
+    Ok(pttl_of(ctx, &args[1]))
+}
+
+/// [`pttl`] of a borrowed key (a lock script's `redis.call`).
+pub(crate) fn pttl_of(ctx: &mut Ctx<'_>, key: &[u8]) -> Value {
+    Value::Int(remaining_ms(ctx, key).unwrap_or(-2))
 }
 
 /// # Format

@@ -32,6 +32,8 @@ use crate::{ConnId, Protocol, Response, Value};
 use table::COMMANDS;
 
 pub(crate) use blocking::pop_ready;
+pub(crate) use hash::{hexists_of, hincrby_of};
+pub(crate) use keys::{exists_of, pexpire_of, pttl_of};
 
 /// Everything a command may touch while it runs.
 pub(crate) struct Ctx<'a> {
