@@ -306,9 +306,10 @@ fn steps(list: &[Step], path: Path<'_>) -> Result<(), SimError> {
 
 fn fault(f: &Fault, path: Path<'_>, spec: &SimSpec) -> Result<(), SimError> {
     let horizon_ms = spec.horizon_ms;
-    // A scan of the few clients: the generator checks every fault it
-    // adds, and a set of the names made for each was a hundredth of a
-    // generated spec.
+    // A scan of the clients: the generator checks every fault it adds,
+    // and a set of the names made for each was a hundredth of a generated
+    // spec. A spec at the limits (10,000 faults, 1,000 clients) compares
+    // names ten million times, far less than running it would cost.
     if let Some(client) = f.client()
         && !spec.clients.iter().any(|c| c.name == client)
     {
