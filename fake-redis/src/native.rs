@@ -55,7 +55,7 @@ fn word(arg: Arg<'_>) -> Result<Bytes, String> {
     word_ref(arg).cloned()
 }
 
-/// A script argument as a borrowed word, for the reads below; `nil` is
+/// A script argument as a borrowed word, for the calls below; `nil` is
 /// refused as [`word`] refuses it.
 fn word_ref(arg: Arg<'_>) -> Result<&Bytes, String> {
     arg.ok_or_else(|| "ERR Lua redis lib command arguments must be strings or integers".to_owned())
