@@ -75,7 +75,7 @@ pub fn generate(seed: u64, profile: Option<Release>) -> SimSpec {
 
 /// A random scenario drawn from `seed` for `workload`: its scripts use the
 /// lock as [`Usage`] says and its fault plan is drawn from its kinds; a
-/// correct workload ends with a liveness phase (see [`crate::workload`]).
+/// correct workload ends with a liveness phase (see [`Usage::Correct`]).
 /// Workloads of the same usage have the same clients and scripts.
 pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) -> SimSpec {
     let mut r = rng::stream(seed, Stream::Swarm);
