@@ -1,12 +1,13 @@
 //! The keyspace: strings, hashes and lists with per-key expiry in
 //! milliseconds, and who watches which key (`WATCH`).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque, btree_map};
 use std::sync::Arc;
 
 use bytes::Bytes;
 use indexmap::IndexMap;
 
+use crate::change_log::{ChangeLog, Touched};
 use crate::error::CmdError;
 
 /// A hash's fields in insertion order, as a small Redis hash (a listpack)
@@ -22,7 +23,10 @@ pub(crate) type Hash = IndexMap<Bytes, Bytes, rustc_hash::FxBuildHasher>;
 /// are short (`redisson:lock`, a counter), and a separate allocation for
 /// each would cost more than the bytes it holds (Redis's embedded strings
 /// make the same trade).
-pub(crate) type Small = smallvec::SmallVec<[u8; 16]>;
+pub(crate) type Small = smallvec::SmallVec<[u8; SMALL_INLINE]>;
+
+/// How many bytes a [`Small`] holds inline.
+const SMALL_INLINE: usize = 16;
 
 /// What a key holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,31 +77,13 @@ pub(crate) struct Entry {
 /// model wants "lease of L ms from t0 ends at t0 + L", so fake-redis drops
 /// the key at `t`. A real client cannot observe the 1 ms difference.)
 ///
-/// Modifications of watched keys are logged (`touched`) for the engine to
-/// mark their watchers' transactions as failed; with no watchers nothing is
-/// logged. Writes through [`Db::insert`] and [`Db::remove`] and expiry log
-/// themselves; a command that changes an entry in place calls
-/// [`Db::touch`].
+/// Changes are logged ([`ChangeLog`]): writes through [`Db::insert`] and
+/// [`Db::remove`] and expiry log themselves; a command that changes an
+/// entry in place calls [`Db::touch`].
 #[derive(Debug, Default)]
 pub(crate) struct Db {
     entries: BTreeMap<Small, Entry>,
-    watchers: BTreeMap<Bytes, BTreeSet<crate::ConnId>>,
-    touched: Vec<Bytes>,
-    /// Keys written since the last [`Db::take_written`], when a primary
-    /// records its writes for its replicas (`None`: not recording).
-    written: Option<Touched>,
-}
-
-/// What a command may have changed: a flush, then keys.
-#[derive(Debug, Default)]
-pub(crate) struct Touched {
-    /// Every key was deleted (before the keys below were written).
-    pub(crate) flushed: bool,
-    /// Keys written, deleted or expired (a key read for writing counts),
-    /// sorted, each once. A command writes one or two: a sorted vector
-    /// the engine hands back ([`Db::give_back_written`]) allocates nothing
-    /// per command, where a set made a node for each.
-    pub(crate) keys: Vec<Bytes>,
+    log: ChangeLog,
 }
 
 fn live(entry: &Entry, now: i64) -> bool {
@@ -107,89 +93,87 @@ fn live(entry: &Entry, now: i64) -> bool {
 impl Db {
     /// Starts (or stops) noting which keys commands write.
     pub(crate) fn record_writes(&mut self, on: bool) {
-        self.written = on.then(Touched::default);
+        self.log.record_writes(on);
     }
 
     /// Whether a command wrote anything since the last
     /// [`Db::take_written`] (false when not recording).
     pub(crate) fn has_written(&self) -> bool {
-        self.written
-            .as_ref()
-            .is_some_and(|t| t.flushed || !t.keys.is_empty())
+        self.log.has_written()
     }
 
     /// The keys written since the last call (empty when not recording).
     pub(crate) fn take_written(&mut self) -> Touched {
-        match &mut self.written {
-            Some(t) => std::mem::take(t),
-            None => Touched::default(),
-        }
+        self.log.take_written()
     }
 
     /// Hands back what [`Db::take_written`] took, emptied, for its room.
-    pub(crate) fn give_back_written(&mut self, mut touched: Touched) {
-        if let Some(t) = &mut self.written
-            && !t.flushed
-            && t.keys.is_empty()
-        {
-            touched.flushed = false;
-            touched.keys.clear();
-            *t = touched;
-        }
+    pub(crate) fn give_back_written(&mut self, touched: Touched) {
+        self.log.give_back_written(touched);
     }
 
-    /// Notes `key` for the replicas (when recording).
-    fn note_written(&mut self, key: &[u8]) {
-        // A command touches its key more than once (read for writing,
-        // then written): copied only the first time.
-        if let Some(t) = &mut self.written
-            && let Err(i) = t.keys.binary_search_by(|k| k.as_ref().cmp(key))
-        {
-            t.keys.insert(i, Bytes::copy_from_slice(key));
-        }
+    /// See [`ChangeLog::version`].
+    pub(crate) fn version(&self) -> u64 {
+        self.log.version()
     }
 
     /// Drops `key` if it has expired by `now`.
     fn purge(&mut self, key: &[u8], now: i64) {
         if self.entries.get(key).is_some_and(|e| !live(e, now)) {
             self.entries.remove(key);
-            self.touch(key);
+            self.log.touch(key);
+        }
+    }
+
+    /// The live entry at `key` in `entries`, an expired one dropped (and
+    /// logged in `log`) on the way: one search of the keyspace, where
+    /// dropping first and then finding made two. Every `redis.call` of a
+    /// lock script reads its key so, several times a script. A key longer
+    /// than a [`Small`] holds inline is searched twice instead (the one
+    /// search wants the key as the map stores it: a copy on the heap).
+    fn live_in<'e>(
+        entries: &'e mut BTreeMap<Small, Entry>,
+        log: &mut ChangeLog,
+        key: &[u8],
+        now: i64,
+    ) -> Option<&'e mut Entry> {
+        if key.len() > SMALL_INLINE {
+            if entries.get(key).is_some_and(|e| !live(e, now)) {
+                entries.remove(key);
+                log.touch(key);
+            }
+            return entries.get_mut(key);
+        }
+        match entries.entry(Small::from_slice(key)) {
+            btree_map::Entry::Occupied(o) if live(o.get(), now) => Some(o.into_mut()),
+            btree_map::Entry::Occupied(o) => {
+                o.remove();
+                log.touch(key);
+                None
+            }
+            btree_map::Entry::Vacant(_) => None,
         }
     }
 
     /// Logs a modification of `key` for its watchers and the replicas.
     pub(crate) fn touch(&mut self, key: &[u8]) {
-        self.note_written(key);
-        if self.watchers.contains_key(key) {
-            self.touched.push(Bytes::copy_from_slice(key));
-        }
+        self.log.touch(key);
     }
 
     /// Takes the log of watched keys modified since the last call, with
     /// each key's watchers.
     pub(crate) fn take_touched(&mut self) -> Vec<crate::ConnId> {
-        let mut out = Vec::new();
-        for key in std::mem::take(&mut self.touched) {
-            if let Some(w) = self.watchers.get(&key) {
-                out.extend(w.iter().copied());
-            }
-        }
-        out
+        self.log.take_touched()
     }
 
     /// `conn` watches `key`.
     pub(crate) fn watch(&mut self, key: &Bytes, conn: crate::ConnId) {
-        self.watchers.entry(key.clone()).or_default().insert(conn);
+        self.log.watch(key, conn);
     }
 
     /// `conn` no longer watches `key`.
     pub(crate) fn unwatch(&mut self, key: &[u8], conn: crate::ConnId) {
-        if let Some(w) = self.watchers.get_mut(key) {
-            w.remove(&conn);
-            if w.is_empty() {
-                self.watchers.remove(key);
-            }
-        }
+        self.log.unwatch(key, conn);
     }
 
     /// Live keys in order, for `KEYS` and `SCAN`.
@@ -227,15 +211,14 @@ impl Db {
 
     /// The live entry at `key`.
     pub(crate) fn get(&mut self, key: &[u8], now: i64) -> Option<&Entry> {
-        self.purge(key, now);
-        self.entries.get(key)
+        Self::live_in(&mut self.entries, &mut self.log, key, now).map(|e| &*e)
     }
 
     /// The live entry at `key`, mutable.
     pub(crate) fn get_mut(&mut self, key: &[u8], now: i64) -> Option<&mut Entry> {
-        self.purge(key, now);
-        self.touch(key);
-        self.entries.get_mut(key)
+        let entry = Self::live_in(&mut self.entries, &mut self.log, key, now);
+        self.log.touch(key);
+        entry
     }
 
     /// The live entry at `key` without purging (for observers).
@@ -252,7 +235,7 @@ impl Db {
     /// Deletes `key`; whether a live key was there.
     pub(crate) fn remove(&mut self, key: &[u8], now: i64) -> bool {
         self.purge(key, now);
-        self.note_written(key);
+        self.log.note_written(key);
         let existed = self.entries.remove(key).is_some();
         if existed {
             self.touch(key);
@@ -277,18 +260,9 @@ impl Db {
 
     /// Deletes every key.
     pub(crate) fn clear(&mut self) {
-        let watched: Vec<Bytes> = self
-            .watchers
-            .keys()
-            .filter(|k| self.entries.contains_key(k.as_ref()))
-            .cloned()
-            .collect();
-        self.touched.extend(watched);
+        let entries = &self.entries;
+        self.log.flushed(|k| entries.contains_key(k));
         self.entries.clear();
-        if let Some(t) = &mut self.written {
-            t.flushed = true;
-            t.keys.clear();
-        }
     }
 
     /// The string at `key`; `WRONGTYPE` for a hash.
@@ -327,6 +301,7 @@ impl Db {
             && l.is_empty()
         {
             self.entries.remove(key);
+            self.log.bump();
         }
     }
 
@@ -345,15 +320,23 @@ impl Db {
     /// The hash at `key`, created empty (without expiry) when missing;
     /// `WRONGTYPE` for a string. The caller must not leave it empty.
     pub(crate) fn hash_or_create(&mut self, key: &[u8], now: i64) -> Result<&mut Hash, CmdError> {
-        self.purge(key, now);
-        self.touch(key);
-        let entry = self
-            .entries
-            .entry(Small::from_slice(key))
-            .or_insert_with(|| Entry {
-                data: Data::Hash(Arc::default()),
-                expires_at: None,
-            });
+        // One search: an expired entry is dropped by taking its place.
+        let fresh = || Entry {
+            data: Data::Hash(Arc::default()),
+            expires_at: None,
+        };
+        let entry = match self.entries.entry(Small::from_slice(key)) {
+            btree_map::Entry::Occupied(o) => {
+                let entry = o.into_mut();
+                if !live(entry, now) {
+                    *entry = fresh();
+                    self.log.touch(key);
+                }
+                entry
+            }
+            btree_map::Entry::Vacant(v) => v.insert(fresh()),
+        };
+        self.log.touch(key);
         match &mut entry.data {
             Data::Hash(h) => Ok(Arc::make_mut(h)),
             _ => Err(CmdError::WrongType),
@@ -371,6 +354,7 @@ impl Db {
     /// Sets `key` to `entry`, or deletes it, as a replica applying its
     /// primary's write (no expiry check: the primary decided).
     pub(crate) fn replace(&mut self, key: Bytes, entry: Option<Entry>) {
+        self.log.bump();
         match entry {
             Some(e) => self.entries.insert(Small::from_slice(&key), e),
             None => self.entries.remove(key.as_ref()),
@@ -386,6 +370,7 @@ impl Db {
             && h.is_empty()
         {
             self.entries.remove(key);
+            self.log.bump();
         }
     }
 }
@@ -435,6 +420,58 @@ mod tests {
         assert_eq!(db.len(1000), 0);
         assert!(db.get(b"k", 1000).is_none());
         assert!(!db.remove(b"k", 1000));
+    }
+
+    /// Every read drops an expired key and logs it (for its watchers, the
+    /// replicas and the version), for keys held inline and longer ones
+    /// (found by different searches); a live key read is not logged, and
+    /// a hash made where an expired key was starts empty, without expiry.
+    #[test]
+    fn reads_drop_expired_keys_and_log_them() {
+        let short: &[u8] = b"redisson:lock";
+        let long: &[u8] = b"redisson_lock__channel:{redisson:lock}";
+        type Read = fn(&mut Db, &[u8], i64) -> bool;
+        let reads: [(&str, Read); 4] = [
+            ("get", |db, k, now| db.get(k, now).is_some()),
+            ("get_mut", |db, k, now| db.get_mut(k, now).is_some()),
+            ("get_hash", |db, k, now| {
+                matches!(db.get_hash(k, now), Ok(Some(_)))
+            }),
+            ("hash_or_create", |db, k, now| {
+                db.hash_or_create(k, now).is_ok_and(|h| h.is_empty())
+            }),
+        ];
+        for key in [short, long] {
+            for (name, read) in reads {
+                let mut db = Db::default();
+                db.record_writes(true);
+                let hash = Entry {
+                    data: Data::Hash(Arc::new(Hash::from_iter([(
+                        Bytes::from_static(b"a:1"),
+                        Bytes::from_static(b"1"),
+                    )]))),
+                    expires_at: Some(1000),
+                };
+                db.insert(Bytes::copy_from_slice(key), hash);
+                db.watch(&Bytes::copy_from_slice(key), crate::ConnId(7));
+                db.take_written();
+                db.take_touched();
+                let before = db.version();
+                if name != "get_mut" && name != "hash_or_create" {
+                    assert!(read(&mut db, key, 999), "{name}: live");
+                    assert_eq!(db.version(), before, "{name}: a live read logs nothing");
+                    assert!(db.take_touched().is_empty(), "{name}");
+                }
+                let created = read(&mut db, key, 1000);
+                assert_eq!(created, name == "hash_or_create", "{name}: expired");
+                assert_ne!(db.version(), before, "{name}");
+                assert_eq!(db.take_touched().first(), Some(&crate::ConnId(7)), "{name}");
+                assert_eq!(db.take_written().keys, [key], "{name}");
+                let left = db.peek(key, 1000).map(|e| e.expires_at);
+                let expect = (name == "hash_or_create").then_some(None);
+                assert_eq!(left, expect, "{name}: what is left");
+            }
+        }
     }
 
     /// Creating a hash over an expired string must succeed: the expired key

@@ -334,6 +334,16 @@ impl Engine {
         }
     }
 
+    /// A number that changes whenever a key of database 0 may have
+    /// changed: written, deleted, dropped on expiry, flushed. Two equal
+    /// numbers mean the same keys, values and expiries, so an observer
+    /// that read a key under one need not read it again until the number
+    /// changes or the key's expiry is reached (time alone drops no key
+    /// here; a key past its expiry reads as gone either way).
+    pub fn keyspace_version(&self) -> u64 {
+        self.dbs[0].version()
+    }
+
     /// `read` of a hash key's first field and its value (in Redis's
     /// order) and its absolute expiry (Unix ms), or `None` when the key is
     /// missing, expired or not a hash: [`Engine::hash_snapshot`] without
@@ -412,6 +422,35 @@ mod tests {
         let r = e.execute(c, args(words));
         assert_eq!(r.replies.len(), 1, "{words:?} -> {r:?}");
         r.replies.into_iter().next().unwrap_or(Value::Nil)
+    }
+
+    /// The keyspace version moves with every write, deletion, expired key
+    /// dropped and flush; reads and the clock passing an expiry leave it
+    /// (the simulator's observer skips re-reading a lock key on it).
+    #[test]
+    fn keyspace_version_moves_with_every_change_and_only_then() {
+        let (mut e, clock, c) = setup();
+        let mut last = e.keyspace_version();
+        let mut step = |e: &mut Engine, words: &[&str], changes: bool| {
+            run(e, c, words);
+            let now = e.keyspace_version();
+            assert_eq!(now != last, changes, "{words:?}");
+            last = now;
+        };
+        step(&mut e, &["HINCRBY", "lock", "a:1", "1"], true);
+        step(&mut e, &["HEXISTS", "lock", "a:1"], false);
+        step(&mut e, &["PTTL", "lock"], false);
+        step(&mut e, &["PEXPIRE", "lock", "100"], true);
+        step(&mut e, &["EXISTS", "lock", "other"], false);
+        step(&mut e, &["SET", "s", "v"], true);
+        step(&mut e, &["GET", "s"], false);
+        clock.set(5_100);
+        step(&mut e, &["PING"], false);
+        step(&mut e, &["HEXISTS", "lock", "a:1"], true);
+        step(&mut e, &["HEXISTS", "lock", "a:1"], false);
+        step(&mut e, &["DEL", "s"], true);
+        step(&mut e, &["SET", "t", "v"], true);
+        step(&mut e, &["FLUSHALL"], true);
     }
 
     /// `SET k v PX 100` at t=5000 expires at 5100: every read path sees the

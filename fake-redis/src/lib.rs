@@ -153,7 +153,9 @@
 //! - `blocking`: clients blocked in BLPOP/BRPOP or WAIT (served in order, timed
 //!   out by [`Engine::tick`] on the injected clock).
 //! - `config`: CONFIG GET/SET parameters.
-//! - `db`: the keyspace, per-key expiry, watchers.
+//! - `db`: the keyspace, per-key expiry.
+//! - `change_log`: what a database logs of its changes (for watchers,
+//!   replicas and observers).
 //! - `glob`: Redis's glob patterns (KEYS, SCAN, PSUBSCRIBE, CONFIG GET).
 //! - `outbox`: a connection's output buffer and its limits.
 //! - `cmd`: the command table and dispatcher (name, arity, subcommands,
@@ -183,6 +185,7 @@
 //! - [`testing`]: [`testing::RealRedis`], a real `redis-server` for tests.
 
 mod blocking;
+mod change_log;
 mod client;
 mod clock;
 mod cmd;
