@@ -33,6 +33,14 @@ pub(crate) struct KeyView {
     pub(crate) expires_ms: Option<u64>,
 }
 
+/// See [`Server::stamp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ViewStamp {
+    generation: u32,
+    version: u64,
+    offset_ms: i64,
+}
+
 /// The Redis server. Connections are opened on first use, so clients
 /// reconnect by themselves after a restart.
 pub(crate) struct Server {
@@ -215,6 +223,18 @@ impl Server {
     /// The primary's engine (to promote a replica in its place).
     pub(crate) fn primary_mut(&mut self) -> &mut Engine {
         &mut self.engine
+    }
+
+    /// What a view of a key depends on besides the time: the engine (its
+    /// generation), its keyspace's version and how far clock jumps moved
+    /// Redis's clock. Under an equal stamp, before the key's expiry, a
+    /// key reads as it read before.
+    pub(crate) fn stamp(&self) -> ViewStamp {
+        ViewStamp {
+            generation: self.generation,
+            version: self.engine.keyspace_version(),
+            offset_ms: self.offset_ms,
+        }
     }
 
     /// The lock key as Redis holds it at `now`, read without side effects

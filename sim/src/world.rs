@@ -262,17 +262,7 @@ impl<'s> World<'s> {
     /// Runs every event up to the horizon and returns the history and the
     /// threads the horizon cut short.
     pub(crate) fn run(mut self) -> Ended {
-        let horizon = SimTime::from_ms(self.spec.horizon_ms);
-        // The first event past the horizon ends the run (it and the rest
-        // are dropped with the queue).
-        while let Some((at, ev)) = self.queue.pop() {
-            if at > horizon {
-                break;
-            }
-            self.now = at;
-            self.events += 1;
-            self.handle(ev);
-        }
+        let horizon = self.run_events();
         self.now = horizon;
         self.record(RecordKind::End);
         let max_latency_ms = max_latency_ms(self.spec);
@@ -302,6 +292,22 @@ impl<'s> World<'s> {
             events: self.events,
             switches_read,
         }
+    }
+
+    /// Handles every event up to the horizon, which it returns.
+    pub(crate) fn run_events(&mut self) -> SimTime {
+        let horizon = SimTime::from_ms(self.spec.horizon_ms);
+        // The first event past the horizon ends the run (it and the rest
+        // are dropped with the queue).
+        while let Some((at, ev)) = self.queue.pop() {
+            if at > horizon {
+                break;
+            }
+            self.now = at;
+            self.events += 1;
+            self.handle(ev);
+        }
+        horizon
     }
 
     pub(crate) fn handle(&mut self, ev: Ev) {
