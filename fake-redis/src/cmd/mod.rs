@@ -228,7 +228,10 @@ fn check_inner(state: &mut State, conn: ConnId, args: &[Bytes]) -> Result<&'stat
     if needs_auth && !spec.no_auth {
         return Err(Value::error("NOAUTH Authentication required."));
     }
-    if !spec.pubsub_ok && state.protocol(conn) == Protocol::Resp2 && state.pubsub.count(conn) > 0 {
+    // Subscriptions first: a command connection has none (nearly every
+    // command ends the test there), and its protocol is a search of the
+    // clients.
+    if !spec.pubsub_ok && state.pubsub.count(conn) > 0 && state.protocol(conn) == Protocol::Resp2 {
         let full_name = match sub {
             Some(sub) => format!("{}|{sub}", spec.name),
             None => spec.name.to_owned(),
