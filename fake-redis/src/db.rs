@@ -119,9 +119,14 @@ impl Db {
 
     /// Drops `key` if it has expired by `now`.
     fn purge(&mut self, key: &[u8], now: i64) {
-        if self.entries.get(key).is_some_and(|e| !live(e, now)) {
-            self.entries.remove(key);
-            self.log.touch(key);
+        Self::purge_in(&mut self.entries, &mut self.log, key, now);
+    }
+
+    /// [`Db::purge`] of `entries`, logged in `log`.
+    fn purge_in(entries: &mut BTreeMap<Small, Entry>, log: &mut ChangeLog, key: &[u8], now: i64) {
+        if entries.get(key).is_some_and(|e| !live(e, now)) {
+            entries.remove(key);
+            log.touch(key);
         }
     }
 
@@ -138,10 +143,7 @@ impl Db {
         now: i64,
     ) -> Option<&'e mut Entry> {
         if key.len() > SMALL_INLINE {
-            if entries.get(key).is_some_and(|e| !live(e, now)) {
-                entries.remove(key);
-                log.touch(key);
-            }
+            Self::purge_in(entries, log, key, now);
             return entries.get_mut(key);
         }
         match entries.entry(Small::from_slice(key)) {

@@ -10,7 +10,7 @@ use crate::SimTime;
 /// depends on the heap's internal layout.
 ///
 /// The heap holds small keys (time, sequence, slot); the events themselves
-/// wait in a slab whose slots are reused, so sifting moves 24 bytes rather
+/// wait in a slab whose slots are reused, so sifting moves 32 bytes rather
 /// than whole events, and a run allocates slots only up to its peak.
 #[derive(Debug)]
 pub(crate) struct EventQueue<E> {
@@ -24,7 +24,7 @@ pub(crate) struct EventQueue<E> {
 /// 128-bit number (compared in two instructions, without the branch per
 /// field that comparing them in turn takes: every push and pop compares
 /// a few times per level of the heap), and its slot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 struct Due {
     order: u128,
     slot: u32,
@@ -50,6 +50,15 @@ impl Ord for Due {
         other.order.cmp(&self.order)
     }
 }
+
+impl PartialEq for Due {
+    /// As [`Ord`] has it: by the order alone.
+    fn eq(&self, other: &Self) -> bool {
+        self.order == other.order
+    }
+}
+
+impl Eq for Due {}
 
 impl PartialOrd for Due {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
