@@ -151,7 +151,11 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Refiles every key against a new, lower `last`.
+    /// Refiles every key against a new, lower `last`. Kept out of line:
+    /// the world never calls for it, and its code would only crowd the
+    /// instruction cache around every push.
+    #[cold]
+    #[inline(never)]
     fn rebase(&mut self, last: u128) {
         let mut pending = Vec::new();
         for i in 0..BUCKETS {
