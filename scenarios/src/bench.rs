@@ -230,6 +230,16 @@ fn seeds_per_second(
     Ok(rates[rates.len() / 2])
 }
 
+/// How the measuring binary was built: the figures of a profile-guided
+/// build (`.ci/pgo` sets `LOCKSIM_PGO` for its final build) and of a plain
+/// one differ by more than this machine's noise, so the file says which.
+fn build() -> &'static str {
+    match option_env!("LOCKSIM_PGO") {
+        Some(_) => "profile-guided (`bash .ci/pgo`)",
+        None => "`cargo build --release` (a profile-guided build, `bash .ci/pgo`, runs faster)",
+    }
+}
+
 impl BenchReport {
     /// `reports/PERFORMANCE.md`: figures only, no date, no machine.
     pub fn markdown(&self) -> String {
@@ -238,7 +248,8 @@ impl BenchReport {
             s,
             "# locksim performance\n\nWritten by `cargo run --release -- bench`. Each figure is the \
              median of several timed batches on the machine that ran it; a rerun on an unchanged \
-             tree changes only the figures.\n"
+             tree changes only the figures.\n\nBuild: {}.\n",
+            build()
         );
         let _ = writeln!(
             s,
@@ -323,6 +334,8 @@ mod tests {
             assert!(md.contains(&format!("| {} |", s.name)), "{}", s.name);
         }
         assert!(md.contains("seeds per second"));
+        // Test builds are never profile-guided: the file says so.
+        assert!(md.contains("Build: `cargo build --release`"), "{md}");
         // Every measured workload has its row, the goal judged on one.
         assert_eq!(r.explore.len(), EXPLORED.len());
         for (command, _, _) in EXPLORED {
