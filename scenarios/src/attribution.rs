@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lockcore::Release;
 use rayon::prelude::*;
-use sim::{Run, SimSpec};
+use sim::Run;
 
 use crate::open_issue::OpenIssue;
 use crate::{Finding, Fix};
@@ -22,9 +22,9 @@ use crate::{Finding, Fix};
 /// stays flat over any sweep.
 const MAX_KNOWN: usize = 100_000;
 
-/// A finding of a batch, with the spec and run it came from while it
-/// may still need attributing.
-pub(crate) type Pending = (Finding, Option<(SimSpec, Run)>);
+/// A finding of a batch, with the run it came from (its spec in it)
+/// while it may still need attributing.
+pub(crate) type Pending = (Finding, Option<Run>);
 
 /// The attributions a sweep has made, by release and signature.
 #[derive(Default)]
@@ -69,8 +69,8 @@ impl Attributions {
                 .into_par_iter()
                 .zip(need)
                 .map(|((mut f, kept), need)| {
-                    if let (true, Some((spec, run))) = (need, kept) {
-                        f.defects = crate::defects_attributed(&spec, &run, engine);
+                    if let (true, Some(run)) = (need, kept) {
+                        f.defects = crate::defects_attributed(&run.spec, &run, engine);
                     }
                     f
                 })

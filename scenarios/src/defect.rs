@@ -493,7 +493,7 @@ impl<'a> Experiments<'a> {
         for c in &mut spec.clients {
             c.profile = c.profile.map(|_| release);
         }
-        match self.engine.run_judged_on(&spec, &self.asked) {
+        match self.engine.run_judged_on(spec, &self.asked) {
             Ok(run) => Known::of(release.switches(), &run),
             Err(_) => Known {
                 switches: release.switches(),

@@ -245,7 +245,7 @@ type RunResult = Result<Option<Finding>, Unrun>;
 /// [`Attributions::settle`] when it has any.
 fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) -> Probed {
     let spec = explored_spec_on(seed, Some(profile), workload, engine);
-    match engine.run(&spec) {
+    match engine.run_owned(spec) {
         Ok(run) if !run.violations.is_empty() => {
             let finding = Finding {
                 seed,
@@ -256,7 +256,7 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
                 defects: crate::defect::defects_signed(&run),
                 engine: engine.clone(),
             };
-            let kept = (!finding.defects.is_empty()).then_some((spec, run));
+            let kept = (!finding.defects.is_empty()).then_some(run);
             Ok(Some((finding, kept)))
         }
         Ok(_) => Ok(None),

@@ -39,16 +39,25 @@ impl Engine {
         }
     }
 
+    /// [`Engine::run`] of a spec the caller gives up (the run keeps it:
+    /// see [`crate::run_owned`]).
+    pub fn run_owned(&self, spec: SimSpec) -> Result<Run, SimError> {
+        match self {
+            Engine::Fast => crate::run_owned(spec),
+            _ => self.run(&spec),
+        }
+    }
+
     /// [`Engine::run`], its violations those of `invariants` alone: a
     /// caller that asks about some invariants (attribution asks whether a
     /// release shows the defects its run showed) spares the fast engine
     /// the other checkers. The other engines run every checker and keep
     /// the asked ones' findings.
-    pub fn run_judged_on(&self, spec: &SimSpec, invariants: &[Invariant]) -> Result<Run, SimError> {
+    pub fn run_judged_on(&self, spec: SimSpec, invariants: &[Invariant]) -> Result<Run, SimError> {
         match self {
             Engine::Fast => crate::run::run_judged_on(spec, invariants),
             _ => {
-                let mut run = self.run(spec)?;
+                let mut run = self.run(&spec)?;
                 run.violations.retain(|v| invariants.contains(&v.invariant));
                 Ok(run)
             }
@@ -161,7 +170,7 @@ mod tests {
             let (first, rest) = broken.split_at(broken.len().min(1));
             for asked in [first, rest, &[]] {
                 let part = Engine::Fast
-                    .run_judged_on(&spec, asked)
+                    .run_judged_on(spec.clone(), asked)
                     .expect("it ran whole");
                 let kept: Vec<_> = whole
                     .violations

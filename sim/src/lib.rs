@@ -228,7 +228,7 @@ pub use hosted::{
     run_turmoil, run_turmoil_bare,
 };
 pub use inprocess::{InProcessServer, InProcessTransport, lock_value};
-pub use run::{Run, SimError, run};
+pub use run::{Run, SimError, run, run_owned};
 pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};
 pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use time::{ClientId, SimTime};

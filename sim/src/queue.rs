@@ -6,62 +6,63 @@ use crate::SimTime;
 /// the same instant pop in the order they were pushed, so a run never
 /// depends on the queue's internal layout.
 ///
-/// A radix heap: virtual time never runs backwards, so every key pushed is
-/// at least the last one taken, and a key's bucket is the highest bit in
-/// which it differs from that last key. A push links its slot into a
-/// bucket (no sifting); a pop takes the lowest non-empty bucket (one bit
-/// search of a mask) and, when that bucket holds more than one key,
-/// spreads it over the buckets below, each key moving down only as the
-/// clock nears it. A binary heap paid a sift of several levels on every
-/// push and pop. Keys are unique (time, then sequence number, in one
-/// 128-bit number), so the order is exactly the sorted order, whatever
-/// the buckets' layout.
+/// A radix heap on time: virtual time never runs backwards, so every time
+/// pushed is at least the last one taken, and a time's bucket is the
+/// highest bit in which it differs from that last time. A push appends
+/// its slot to a bucket (no sifting); a pop takes the lowest non-empty
+/// bucket (one bit search of a mask) and, when that bucket holds more than
+/// one event at different times, spreads it over the buckets below, each
+/// event moving down only as the clock nears it. A binary heap paid a
+/// sift of several levels on every push and pop.
+///
+/// Ties need no sequence number in the key: a bucket is a first-in,
+/// first-out list, and events due at one instant always share a bucket
+/// (they differ from any `last` in the same bits), so they are appended,
+/// spread and taken in push order. Keys of one 64-bit word, where a
+/// (time, sequence) key took two, halve the arithmetic of every push
+/// and pop; the order is exactly the sorted order, whatever the buckets'
+/// layout.
 ///
 /// The events wait in a slab whose slots are reused, and a bucket is a
 /// list linked through its slots: filing and spreading move no event and
 /// allocate nothing, and a run allocates slots only up to its peak.
 #[derive(Debug)]
 pub(crate) struct EventQueue<E> {
-    /// The first slot of each bucket's list: `heads[i]` holds the keys
-    /// whose highest bit differing from `last` is bit `i - 1`, `heads[0]`
-    /// the key equal to `last` (at most one).
+    /// The first slot of each bucket's list: `heads[i]` holds the events
+    /// whose time's highest bit differing from `last` is bit `i - 1`,
+    /// `heads[0]` those due at `last` itself.
     heads: [u32; BUCKETS],
-    /// Bit `i` set when bucket `i` is not empty.
-    filled: [u64; 3],
-    /// The last key taken (popped, or the minimum of a spread bucket): no
-    /// pending key is below it.
-    last: u128,
+    /// The last slot of each non-empty bucket's list, where a push goes.
+    tails: [u32; BUCKETS],
+    /// Bit `i % 64` of word `i / 64` set when bucket `i` is not empty
+    /// (two words: a shift of a 128-bit mask by a variable amount costs a
+    /// dozen instructions).
+    filled: [u64; 2],
+    /// The last time taken (popped, or the earliest of a spread bucket):
+    /// no pending event is due before it.
+    last: u64,
     slots: Vec<Slot<E>>,
     free: Vec<u32>,
-    next_seq: u64,
 }
 
-/// 128 bits of key, plus bucket 0 for the key equal to `last`.
-const BUCKETS: usize = 129;
+/// 64 bits of time, plus bucket 0 for the events due at `last`.
+const BUCKETS: usize = 65;
 
 /// The end of a bucket's list.
 const NONE: u32 = u32::MAX;
 
-/// A pending event, its place in line (its time, then its sequence
-/// number, as one 128-bit number) and the next slot of its bucket.
+/// A pending event, when it is due (µs) and the next slot of its bucket.
 #[derive(Debug)]
 struct Slot<E> {
-    order: u128,
+    at: u64,
     next: u32,
     event: Option<E>,
 }
 
-fn order_of(at: SimTime, seq: u64) -> u128 {
-    (u128::from(at.0) << 64) | u128::from(seq)
-}
-
-fn time_of(order: u128) -> SimTime {
-    SimTime((order >> 64) as u64)
-}
-
-/// The bucket of `key` when the last key taken is `last` (`key >= last`).
-fn bucket_of(key: u128, last: u128) -> usize {
-    (128 - (key ^ last).leading_zeros()) as usize
+/// The bucket of time `at` when the last time taken is `last` (`at >=
+/// last`).
+fn bucket_of(at: u64, last: u64) -> usize {
+    (64 - (at ^ last).leading_zeros()) as usize
 }
 
 impl<E> EventQueue<E> {
@@ -69,20 +70,18 @@ impl<E> EventQueue<E> {
     pub(crate) fn new() -> Self {
         EventQueue {
             heads: [NONE; BUCKETS],
-            filled: [0; 3],
+            tails: [NONE; BUCKETS],
+            filled: [0; 2],
             last: 0,
             slots: Vec::with_capacity(64),
             free: Vec::new(),
-            next_seq: 0,
         }
     }
 
     /// Schedules `event` at `at`.
     pub(crate) fn push(&mut self, at: SimTime, event: E) {
-        let order = order_of(at, self.next_seq);
-        self.next_seq += 1;
         let slot = Slot {
-            order,
+            at: at.0,
             next: NONE,
             event: Some(event),
         };
@@ -98,46 +97,53 @@ impl<E> EventQueue<E> {
                 u32::try_from(self.slots.len() - 1).unwrap_or(NONE)
             }
         };
-        if order < self.last {
+        if at.0 < self.last {
             // Scheduled before the last event taken: the world never does
             // this (time only moves forward), but the order stays exact if
             // it did.
-            self.rebase(order);
+            self.rebase(at.0);
         }
-        self.file(slot);
+        self.append(slot);
     }
 
     /// The earliest event, if any; ties go to the one pushed first.
     pub(crate) fn pop(&mut self) -> Option<(SimTime, E)> {
-        let mut i = self.lowest_filled()?;
-        let mut head = self.heads[i];
-        if i > 0 && self.slots.get(head as usize)?.next != NONE {
+        let mut i = match self.filled {
+            [0, 0] => return None,
+            [0, high] => 64 + high.trailing_zeros() as usize,
+            [low, _] => low.trailing_zeros() as usize,
+        };
+        if i > 0 && self.slots.get(self.heads[i] as usize)?.next != NONE {
             self.spread(i);
             i = 0;
-            head = self.heads[0];
         }
-        // The lowest bucket holds one key, the minimum. Taking it from a
-        // bucket above 0 moves `last` there without refiling the rest:
-        // every other key differs from it in a higher bit than `i`, as it
-        // did from the old `last`.
+        // The lowest bucket's head is the earliest event: bucket 0 holds
+        // only events due at `last`, in push order, and a bucket above 0
+        // that reaches here holds one event. Taking that one moves `last`
+        // to it without refiling the rest: every other time differs from
+        // it in a higher bit than `i`, as it did from the old `last`.
+        let head = self.heads[i];
         let slot = self.slots.get_mut(head as usize)?;
-        self.heads[i] = NONE;
-        self.filled[i / 64] &= !(1 << (i % 64));
-        self.last = slot.order;
-        let at = time_of(slot.order);
+        self.heads[i] = slot.next;
+        if slot.next == NONE {
+            self.filled[i / 64] &= !(1 << (i % 64));
+        }
+        self.last = slot.at;
+        let at = SimTime(slot.at);
         let event = slot.event.take()?;
         self.free.push(head);
         Some((at, event))
     }
 
-    /// Spreads bucket `i` (more than one key) over the buckets below it:
-    /// `last` becomes its minimum, which lands alone in bucket 0.
+    /// Spreads bucket `i` (more than one event) over the buckets below
+    /// it: `last` becomes its earliest time, whose events land in bucket
+    /// 0 in the order they were pushed.
     fn spread(&mut self, i: usize) {
         let head = self.heads[i];
-        let mut min = u128::MAX;
+        let mut min = u64::MAX;
         let mut at = head;
         while let Some(slot) = self.slots.get(at as usize) {
-            min = min.min(slot.order);
+            min = min.min(slot.at);
             at = slot.next;
         }
         self.last = min;
@@ -146,17 +152,19 @@ impl<E> EventQueue<E> {
         let mut at = head;
         while let Some(slot) = self.slots.get(at as usize) {
             let next = slot.next;
-            self.file(at);
+            self.append(at);
             at = next;
         }
     }
 
-    /// Refiles every key against a new, lower `last`. Kept out of line:
-    /// the world never calls for it, and its code would only crowd the
-    /// instruction cache around every push.
+    /// Refiles every event against a new, earlier `last`, bucket by bucket
+    /// and each list in order (events due at one instant share a bucket,
+    /// so they keep their order). Kept out of line: the world never calls
+    /// for it, and its code would only crowd the instruction cache around
+    /// every push.
     #[cold]
     #[inline(never)]
-    fn rebase(&mut self, last: u128) {
+    fn rebase(&mut self, last: u64) {
         let mut pending = Vec::new();
         for i in 0..BUCKETS {
             let mut at = self.heads[i];
@@ -166,40 +174,41 @@ impl<E> EventQueue<E> {
             }
             self.heads[i] = NONE;
         }
-        self.filled = [0; 3];
+        self.filled = [0; 2];
         self.last = last;
         for at in pending {
-            self.file(at);
+            self.append(at);
         }
     }
 
-    /// Links `slot` into the bucket its key belongs to.
-    fn file(&mut self, slot: u32) {
+    /// Appends `slot` to the bucket its time belongs to.
+    fn append(&mut self, slot: u32) {
         let Some(s) = self.slots.get_mut(slot as usize) else {
             return;
         };
-        let i = bucket_of(s.order, self.last);
-        s.next = self.heads[i];
-        self.heads[i] = slot;
-        self.filled[i / 64] |= 1 << (i % 64);
-    }
-
-    fn lowest_filled(&self) -> Option<usize> {
-        self.filled
-            .iter()
-            .enumerate()
-            .find(|(_, word)| **word != 0)
-            .map(|(w, word)| w * 64 + word.trailing_zeros() as usize)
+        s.next = NONE;
+        let i = bucket_of(s.at, self.last);
+        if self.heads[i] == NONE {
+            self.heads[i] = slot;
+            self.filled[i / 64] |= 1 << (i % 64);
+        } else if let Some(tail) = self.slots.get_mut(self.tails[i] as usize) {
+            tail.next = slot;
+        }
+        self.tails[i] = slot;
     }
 
     /// The keys pending, bucket by bucket.
     #[cfg(test)]
-    fn keys(&self) -> Vec<u128> {
+    fn keys(&self) -> Vec<u64> {
         let mut keys = Vec::new();
-        for &head in &self.heads {
-            let mut at = head;
+        for (i, &head) in self.heads.iter().enumerate() {
+            let mut at = if self.filled[i / 64] & (1 << (i % 64)) != 0 {
+                head
+            } else {
+                NONE
+            };
             while let Some(slot) = self.slots.get(at as usize) {
-                keys.push(slot.order);
+                keys.push(slot.at);
                 at = slot.next;
             }
         }
@@ -209,7 +218,7 @@ impl<E> EventQueue<E> {
     /// When the earliest event is due.
     #[cfg(test)]
     pub(crate) fn peek_time(&self) -> Option<SimTime> {
-        self.keys().into_iter().min().map(time_of)
+        self.keys().into_iter().min().map(SimTime)
     }
 
     /// How many events are pending.

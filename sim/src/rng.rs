@@ -57,7 +57,11 @@ impl Stream {
     }
 }
 
-/// The generator of `stream` for a run seeded with `seed`.
+/// The generator of `stream` for a run seeded with `seed`. Inlined: a
+/// generator is over 300 bytes, and built in the caller's place it is
+/// not copied out of this function on the way (about 0.4% of an explored
+/// seed).
+#[inline(always)]
 pub(crate) fn stream(seed: u64, stream: Stream) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(stream.number());

@@ -94,23 +94,33 @@ impl Ended {
 /// The same spec (seed included) always gives the same history, byte for
 /// byte. A spec that cannot be simulated is refused before anything runs.
 pub fn run(spec: &SimSpec) -> Result<Run, SimError> {
+    run_owned(spec.clone())
+}
+
+/// [`run`] of a spec the caller gives up: the run keeps it as it is. A
+/// sweep makes a spec for each seed and wants it back only with the
+/// run, so copying it into the run was work for nothing (a clone of
+/// every client, thread script and fault, for each run).
+pub fn run_owned(spec: SimSpec) -> Result<Run, SimError> {
     run_judged_on(spec, &Invariant::ALL)
 }
 
-/// [`run`], judged on `invariants` alone (see [`crate::Engine::run_judged_on`]).
-pub(crate) fn run_judged_on(spec: &SimSpec, invariants: &[Invariant]) -> Result<Run, SimError> {
-    crate::validate::validate_spec(spec)?;
-    Ok(judged_on(spec, World::new(spec)?.run(), invariants))
+/// [`run_owned`], judged on `invariants` alone (see
+/// [`crate::Engine::run_judged_on`]).
+pub(crate) fn run_judged_on(spec: SimSpec, invariants: &[Invariant]) -> Result<Run, SimError> {
+    crate::validate::validate_spec(&spec)?;
+    let ended = World::new(&spec)?.run();
+    Ok(judged_on(spec, ended, invariants))
 }
 
 /// A finished history of `spec`, checked and each violation classified:
 /// every engine's run ends here.
 pub(crate) fn judged(spec: &SimSpec, ended: Ended) -> Run {
-    judged_on(spec, ended, &Invariant::ALL)
+    judged_on(spec.clone(), ended, &Invariant::ALL)
 }
 
 /// [`judged`] by the checkers of `invariants` alone.
-fn judged_on(spec: &SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
+fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
     let Ended {
         history,
         cut_short,
@@ -119,10 +129,10 @@ fn judged_on(spec: &SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
     } = ended;
     let mut violations = crate::check::check_only(&history, invariants);
     for v in &mut violations {
-        v.cause = crate::classify(spec, &history, v);
+        v.cause = crate::classify(&spec, &history, v);
     }
     Run {
-        spec: spec.clone(),
+        spec,
         history,
         violations,
         cut_short,
