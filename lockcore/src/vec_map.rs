@@ -12,6 +12,8 @@
 //! Order is the keys' order, as a `BTreeMap`'s; a map of many entries
 //! (thousands of threads) would want a `BTreeMap` back.
 
+use std::cmp::Ordering;
+
 /// An ordered map for few entries that come and go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VecMap<K, V> {
@@ -35,10 +37,12 @@ impl<K: Ord, V> VecMap<K, V> {
 
     /// Where `key` is, or where it would go.
     fn find(&self, key: &K) -> Result<usize, usize> {
-        // A new id is the largest yet (ids only grow): looked at first, it
-        // needs no search.
-        match self.entries.last() {
-            Some((last, _)) if last < key => Err(self.entries.len()),
+        // A new id is the largest yet (ids only grow), and the entry most
+        // often looked up is the newest: the last key is compared first,
+        // and either needs no search.
+        match self.entries.last().map(|(last, _)| last.cmp(key)) {
+            Some(Ordering::Less) => Err(self.entries.len()),
+            Some(Ordering::Equal) => Ok(self.entries.len() - 1),
             _ => self.entries.binary_search_by(|(k, _)| k.cmp(key)),
         }
     }
