@@ -17,7 +17,7 @@ impl World<'_> {
             Ev::ThreadStart { late, .. } | Ev::Wake { late, .. } | Ev::Timer { late, .. } => *late,
             _ => return Some(ev),
         };
-        if late {
+        if late || !self.windows.delays_timers(c as usize) {
             return Some(ev);
         }
         let covering = self.windows.covering(c as usize, self.now.as_ms());

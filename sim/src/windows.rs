@@ -31,6 +31,8 @@ struct Sweep {
     first_end: u64,
     /// The last instant asked about.
     now_ms: u64,
+    /// Whether any of its windows makes timers late (a starvation).
+    delays_timers: bool,
 }
 
 impl Windows {
@@ -44,6 +46,7 @@ impl Windows {
                 active: BTreeSet::new(),
                 first_end: u64::MAX,
                 now_ms: 0,
+                delays_timers: false,
             })
             .collect();
         for (i, f) in faults.iter().enumerate() {
@@ -55,6 +58,7 @@ impl Windows {
             }
             if let Some(c) = clients.iter().position(|n| n == name) {
                 sweeps[c].pending.push((f.at_ms(), end, i));
+                sweeps[c].delays_timers |= f.kind().timer_delay().is_some();
             }
         }
         for s in &mut sweeps {
@@ -65,6 +69,14 @@ impl Windows {
             visits: 0,
             found: Vec::new(),
         }
+    }
+
+    /// Whether any window of client `c` makes its timers late: most
+    /// clients have none, and their timers and wake-ups need not ask
+    /// which windows cover them (skipping a query changes no later
+    /// answer: the sweep catches up on the next).
+    pub(crate) fn delays_timers(&self, c: usize) -> bool {
+        self.clients.get(c).is_some_and(|s| s.delays_timers)
     }
 
     /// The indexes of client `c`'s windows covering `now_ms` (`at <= now
@@ -123,6 +135,24 @@ mod tests {
             let _ = w.covering(0, q);
         }
         assert!(w.visits <= 2 * n + queries, "{} visits", w.visits);
+    }
+
+    /// Only a client with a starvation window has its timers asked
+    /// about: a pause, another client's starvation or no fault at all
+    /// leaves them alone.
+    #[test]
+    fn only_starvation_delays_timers() {
+        let starve = Fault::Starve(crate::fault::Starve {
+            client: "B".into(),
+            at_ms: 10,
+            duration_ms: 5,
+            min_delay_ms: 1,
+            max_delay_ms: 2,
+        });
+        let clients = ["A".to_owned(), "B".to_owned(), "C".to_owned()];
+        let w = Windows::new(&[pause("A", 0, 5), starve], &clients);
+        let delays: Vec<bool> = (0..4).map(|c| w.delays_timers(c)).collect();
+        assert_eq!(delays, vec![false, true, false, false]);
     }
 
     fn pause(client: &str, at_ms: u64, duration_ms: u64) -> Fault {
