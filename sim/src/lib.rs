@@ -9,7 +9,7 @@
 //! # The model
 //!
 //! - **Virtual time** in microseconds ([`SimTime`]). Pending events sit in
-//!   a queue ordered by (time, sequence number); the clock jumps from one
+//!   a queue ordered by (time, order scheduled); the clock jumps from one
 //!   event to the next, so a 40-second scenario with a few dozen events
 //!   costs microseconds of wall time. Ties run in the order they were
 //!   scheduled.

@@ -2,7 +2,7 @@
 
 use crate::SimTime;
 
-/// Pending events ordered by `(time, sequence number)`: two events due at
+/// Pending events ordered by `(time, order pushed)`: two events due at
 /// the same instant pop in the order they were pushed, so a run never
 /// depends on the queue's internal layout.
 ///
@@ -247,7 +247,7 @@ mod tests {
         );
     }
 
-    /// Ties at one instant keep push order (the sequence number), which is
+    /// Ties at one instant keep push order, which is
     /// what makes two runs of one seed identical.
     #[test]
     fn ties_keep_push_order() {
