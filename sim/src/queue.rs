@@ -201,12 +201,8 @@ impl<E> EventQueue<E> {
     #[cfg(test)]
     fn keys(&self) -> Vec<u64> {
         let mut keys = Vec::new();
-        for (i, &head) in self.heads.iter().enumerate() {
-            let mut at = if self.filled[i / 64] & (1 << (i % 64)) != 0 {
-                head
-            } else {
-                NONE
-            };
+        for &head in &self.heads {
+            let mut at = head;
             while let Some(slot) = self.slots.get(at as usize) {
                 keys.push(slot.at);
                 at = slot.next;
