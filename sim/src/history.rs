@@ -1,12 +1,15 @@
 //! The history: everything an all-seeing observer saw, in virtual-time order.
 
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use lockcore::{Call, LockName, Purpose};
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
+use crate::name::cmp_name;
 use crate::{Fault, SimTime};
 
 /// What the observer recorded. `Display` renders the timeline, one line per
@@ -81,8 +84,8 @@ pub struct Record {
 }
 
 /// A thread of one life of a client process: `A/t1` (life 0) or `A~1/t1`
-/// after one restart.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// after one restart. Ordered by client name, life, then thread.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Who {
     /// The client's name (shared: a run's records name their threads
     /// thousands of times).
@@ -114,7 +117,8 @@ impl fmt::Display for Who {
 }
 
 /// One life of a client process: `A`, or `A~1` after one restart.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// Ordered by client name, then life.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Proc {
     /// The client's name.
     pub client: Arc<str>,
@@ -130,6 +134,73 @@ impl fmt::Display for Proc {
             write!(f, "{}~{}", self.client, self.life)
         }
     }
+}
+
+// The checkers key their maps by threads and processes: their names are
+// compared by `cmp_name` (the shared text by address), the order a
+// derived one would give.
+impl PartialEq for Who {
+    fn eq(&self, other: &Self) -> bool {
+        self.thread == other.thread
+            && self.life == other.life
+            && same_name(&self.client, &other.client)
+    }
+}
+
+impl Eq for Who {}
+
+impl PartialOrd for Who {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Who {
+    fn cmp(&self, other: &Self) -> Ordering {
+        cmp_name(&self.client, &other.client)
+            .then(self.life.cmp(&other.life))
+            .then(self.thread.cmp(&other.thread))
+    }
+}
+
+impl Hash for Who {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.client.hash(state);
+        self.life.hash(state);
+        self.thread.hash(state);
+    }
+}
+
+impl PartialEq for Proc {
+    fn eq(&self, other: &Self) -> bool {
+        self.life == other.life && same_name(&self.client, &other.client)
+    }
+}
+
+impl Eq for Proc {}
+
+impl PartialOrd for Proc {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Proc {
+    fn cmp(&self, other: &Self) -> Ordering {
+        cmp_name(&self.client, &other.client).then(self.life.cmp(&other.life))
+    }
+}
+
+impl Hash for Proc {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.client.hash(state);
+        self.life.hash(state);
+    }
+}
+
+/// Two names are the same text (the same shared text first).
+fn same_name(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 /// What a call returned, as the thread saw it.

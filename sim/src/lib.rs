@@ -155,6 +155,7 @@
 //!   async client over fake-redis's engine in the same process, and
 //!   [`lock_value`], a fake-redis reply as the lock reads it.
 //! - `history`, `timeline`: the records and their one-line rendering.
+//! - `name`: client names compared by their shared text first.
 //! - `check`: one checker per invariant.
 //! - `cut`: threads the horizon cut short ([`CutShort`]).
 //! - `run`: [`run`], [`Run`], [`SimError`].
@@ -184,6 +185,7 @@ mod history;
 mod hosted;
 mod injection;
 mod inprocess;
+mod name;
 mod network;
 mod observe;
 mod process;

@@ -6,6 +6,7 @@ use lockcore::{Call, VecMap};
 use crate::check::fault_index::FaultIndex;
 use crate::check::work::Count;
 use crate::history::RecordKind;
+use crate::name::Name;
 use crate::{History, Invariant, SimTime, Violation};
 
 /// Slack for timers rounded to whole milliseconds.
@@ -31,13 +32,13 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         + SLACK_MS;
     // The few calls open at once (a `BTreeMap` made and dropped a node
     // for each).
-    let mut open: VecMap<(&str, u32, u64), (usize, u64)> = VecMap::new();
+    let mut open: VecMap<(Name<'_>, u32, u64), (usize, u64)> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Call { who, call, .. } => {
                 if let Some(wait) = bounded_wait(call) {
-                    open.insert((&who.client, who.life, who.thread), (i, wait));
+                    open.insert((Name(&who.client), who.life, who.thread), (i, wait));
                 }
             }
             RecordKind::Return {
@@ -46,7 +47,8 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 if bounded_wait(call).is_none() {
                     continue;
                 }
-                let Some((c, wait)) = open.remove(&(&*who.client, who.life, who.thread)) else {
+                let Some((c, wait)) = open.remove(&(Name(&who.client), who.life, who.thread))
+                else {
                     continue;
                 };
                 let start = history.records[c].at;

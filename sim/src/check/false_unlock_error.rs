@@ -5,6 +5,7 @@ use lockcore::{Call, LockName, Purpose, VecMap};
 
 use crate::check::work::Count;
 use crate::history::{Outcome, RecordKind, ServerCause, Who};
+use crate::name::Name;
 use crate::{History, Invariant, Violation};
 
 /// A thread's unlock of one lock, from its call to its return.
@@ -27,7 +28,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // unlocks are pending at once and few locks are named, so both maps
     // are sorted vectors (a `BTreeMap` made and dropped a node for each
     // unlock).
-    let mut pending: VecMap<(&str, u32, &LockName, u64), Pending> = VecMap::new();
+    let mut pending: VecMap<(Name<'_>, u32, &LockName, u64), Pending> = VecMap::new();
     let mut holder: VecMap<&LockName, (Option<&Who>, usize)> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
@@ -51,13 +52,13 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     purpose: Purpose::Unlock,
                 } = cause
                 {
-                    let (c, life) = (&*by.client, by.life);
+                    let (c, life) = (Name(&by.client), by.life);
                     // The script counts down only its caller's hold: when
                     // Redis named a thread of this process holder just
                     // before, the unlock was that thread's (another thread
                     // of the process may be unlocking too).
                     let (first, last) = match before {
-                        Some(w) if *w.client == *c && w.life == life => (w.thread, w.thread),
+                        Some(w) if Name(&w.client) == c && w.life == life => (w.thread, w.thread),
                         _ => (0, u64::MAX),
                     };
                     // A scan of the pending unlocks (at most one a thread).
@@ -112,8 +113,8 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     found
 }
 
-fn key<'h>(who: &'h Who, lock: &'h LockName) -> (&'h str, u32, &'h LockName, u64) {
-    (&*who.client, who.life, lock, who.thread)
+fn key<'h>(who: &'h Who, lock: &'h LockName) -> (Name<'h>, u32, &'h LockName, u64) {
+    (Name(&who.client), who.life, lock, who.thread)
 }
 
 #[cfg(test)]

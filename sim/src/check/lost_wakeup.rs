@@ -7,6 +7,7 @@ use lockcore::{LockName, VecMap};
 use crate::check::fault_index::FaultIndex;
 use crate::check::work::Count;
 use crate::history::{Phase, RecordKind, Who};
+use crate::name::Name;
 use crate::{Fault, History, Invariant, SimTime, Violation};
 
 /// Slack for timers rounded to whole milliseconds.
@@ -91,7 +92,7 @@ impl<'h> Index<'h> {
     fn build(history: &'h History, work: &impl Count, bound: u64) -> Index<'h> {
         // Keyed by (client, life, thread), in a map of the few waits open
         // at once (a `BTreeMap` made and dropped a node for each).
-        let mut open: VecMap<(&'h str, u32, u64), (usize, &'h LockName, &'h Who)> = VecMap::new();
+        let mut open: VecMap<(Name<'h>, u32, u64), (usize, &'h LockName, &'h Who)> = VecMap::new();
         let mut waits = Vec::new();
         let mut free: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
         for (i, r) in work.records(history) {
@@ -110,7 +111,7 @@ impl<'h> Index<'h> {
                     }
                 }
                 RecordKind::Crash { process } => {
-                    let (c, l) = (&*process.client, process.life);
+                    let (c, l) = (Name(&process.client), process.life);
                     let dead: Vec<_> = open
                         .keys()
                         .filter(|(kc, kl, _)| *kc == c && *kl == l)
@@ -173,8 +174,8 @@ fn longest_pause_ms(history: &History) -> u64 {
         .unwrap_or(0)
 }
 
-fn key(who: &Who) -> (&str, u32, u64) {
-    (&*who.client, who.life, who.thread)
+fn key(who: &Who) -> (Name<'_>, u32, u64) {
+    (Name(&who.client), who.life, who.thread)
 }
 
 /// The stretches one lock was free on Redis, in order: a stretch opens at

@@ -7,10 +7,11 @@ use lockcore::{Call, LockName};
 
 use crate::check::work::Count;
 use crate::history::{Outcome, Phase, Proc, RecordKind, Who};
+use crate::name::Name;
 use crate::{History, Invariant, SimTime, Violation};
 
 /// A process, as a map key: (client, life).
-type ProcKey<'h> = (&'h str, u32);
+type ProcKey<'h> = (Name<'h>, u32);
 
 /// For each crash of a process that Redis names as a lock's holder: the
 /// key's expiry in force is the one the process's last refresh set (see
@@ -43,7 +44,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Server { lock, holder, .. } => {
-                let by = holder.as_ref().map(|h| (&*h.client, h.life));
+                let by = holder.as_ref().map(|h| (Name(&h.client), h.life));
                 if let Some(open) = waiting_on.get_mut(lock) {
                     open.retain(|&p| {
                         work.tick(1);
@@ -58,7 +59,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 state.server(lock, by, i);
             }
             RecordKind::Crash { process } => {
-                let key = (&*process.client, process.life);
+                let key = (Name(&process.client), process.life);
                 let crash = r.at;
                 for (lock, held_at) in state.held_by(key) {
                     let Some(refresh) = state.refresh.get(&(key, lock)) else {
@@ -144,7 +145,7 @@ impl<'h> State<'h> {
     }
 
     fn entry(&mut self, who: &'h Who, lock: &'h LockName) -> &mut Refresh {
-        let key = ((&*who.client, who.life), lock);
+        let key = ((Name(&who.client), who.life), lock);
         self.refresh.entry(key).or_default()
     }
 
@@ -157,7 +158,8 @@ impl<'h> State<'h> {
                 watchdog: true,
                 ..
             } => {
-                self.watchdog.insert((&*who.client, who.life), *lease_ms);
+                self.watchdog
+                    .insert((Name(&who.client), who.life), *lease_ms);
             }
             RecordKind::Call { who, lock, call } => self.entry(who, lock).call(who.thread, call, i),
             RecordKind::Return {
@@ -195,7 +197,7 @@ impl<'h> State<'h> {
     }
 
     fn refresh_of(&mut self, process: &'h Proc, lock: &'h LockName) -> &mut Refresh {
-        let key = ((&*process.client, process.life), lock);
+        let key = ((Name(&process.client), process.life), lock);
         self.refresh.entry(key).or_default()
     }
 }

@@ -5,6 +5,7 @@ use lockcore::{Call, LockName, VecMap};
 
 use crate::check::work::Count;
 use crate::history::RecordKind;
+use crate::name::Name;
 use crate::{History, Invariant, Violation};
 
 #[derive(Default)]
@@ -32,17 +33,17 @@ struct State {
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // Keyed by (client, life, lock): the process's name is borrowed, not
     // shared anew for every record.
-    let mut state: VecMap<(&str, u32, &LockName), State> = VecMap::new();
+    let mut state: VecMap<(Name<'_>, u32, &LockName), State> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Hold { who, lock, .. } => {
-                let s = state.get_or_default((&who.client, who.life, lock));
+                let s = state.get_or_default((Name(&who.client), who.life, lock));
                 s.holders += 1;
                 s.unlocked = None;
             }
             RecordKind::Release { who, lock, .. } => {
-                let s = state.get_or_default((&who.client, who.life, lock));
+                let s = state.get_or_default((Name(&who.client), who.life, lock));
                 s.holders = s.holders.saturating_sub(1);
             }
             RecordKind::Call {
@@ -51,7 +52,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 call: Call::Unlock | Call::ForceUnlock,
             } => {
                 state
-                    .get_or_default((&who.client, who.life, lock))
+                    .get_or_default((Name(&who.client), who.life, lock))
                     .unlocking += 1;
             }
             RecordKind::Return {
@@ -60,7 +61,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 call: Call::Unlock | Call::ForceUnlock,
                 ..
             } => {
-                let s = state.get_or_default((&who.client, who.life, lock));
+                let s = state.get_or_default((Name(&who.client), who.life, lock));
                 s.unlocking = s.unlocking.saturating_sub(1);
                 if s.holders == 0 && s.unlocking == 0 {
                     s.unlocked = Some(i);
@@ -72,7 +73,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 retry: false,
                 ..
             } => {
-                if let Some(s) = state.get_mut(&(&process.client, process.life, lock))
+                if let Some(s) = state.get_mut(&(Name(&process.client), process.life, lock))
                     && s.holders == 0
                     && let Some(u) = s.unlocked.take()
                 {

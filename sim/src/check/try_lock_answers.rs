@@ -8,6 +8,7 @@ use lockcore::{Call, TransportError};
 
 use crate::check::work::Count;
 use crate::history::{Outcome, Phase, RecordKind};
+use crate::name::Name;
 use crate::{History, Invariant, SimTime, Violation};
 
 /// A `tryLock(wait)` that fails with a response timeout later than its
@@ -27,7 +28,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let timers = 2 * u64::from(retries.attempts) + 1;
     let first_attempt = retries.budget_ms + timers * history.meta.max_timer_tick_ms + 5;
     let timing = timing_windows(history, work);
-    let mut open: BTreeMap<(&str, u32, u64), usize> = BTreeMap::new();
+    let mut open: BTreeMap<(Name<'_>, u32, u64), usize> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
@@ -36,7 +37,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 call: Call::TryLock { wait: Some(_), .. },
                 ..
             } => {
-                open.insert((&who.client, who.life, who.thread), i);
+                open.insert((Name(&who.client), who.life, who.thread), i);
             }
             RecordKind::Return {
                 who,
@@ -44,7 +45,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 lock,
                 outcome: Outcome::Error { message },
             } if *message == timed_out => {
-                let Some(c) = open.remove(&(&*who.client, who.life, who.thread)) else {
+                let Some(c) = open.remove(&(Name(&who.client), who.life, who.thread)) else {
                     continue;
                 };
                 let start = history.records[c].at;
