@@ -43,7 +43,10 @@ impl LockWords {
 #[derive(Debug, Default)]
 pub(super) struct Wire {
     fields: BTreeMap<ThreadId, Bytes>,
-    locks: BTreeMap<LockName, LockWords>,
+    /// A client sends to one or two locks: a list, searched once by name
+    /// (the shared name compares by address), where a map searched to
+    /// test and again to lend was 250 instructions a command.
+    locks: Vec<(LockName, LockWords)>,
     numbers: BTreeMap<u64, Bytes>,
 }
 
@@ -70,15 +73,16 @@ impl Wire {
     /// sends (cloning all three and dropping the rest was about 1% of an
     /// explored seed).
     pub(super) fn lock(&mut self, lock: &LockName) -> Cow<'_, LockWords> {
-        if !self.locks.contains_key(lock) {
-            let w = LockWords::new(lock);
-            if self.locks.len() >= BOUND {
-                return Cow::Owned(w);
+        let i = match self.locks.iter().position(|(l, _)| l == lock) {
+            Some(i) => i,
+            None if self.locks.len() >= BOUND => return Cow::Owned(LockWords::new(lock)),
+            None => {
+                self.locks.push((lock.clone(), LockWords::new(lock)));
+                self.locks.len() - 1
             }
-            self.locks.insert(lock.clone(), w);
-        }
-        match self.locks.get(lock) {
-            Some(w) => Cow::Borrowed(w),
+        };
+        match self.locks.get(i) {
+            Some((_, w)) => Cow::Borrowed(w),
             None => Cow::Owned(LockWords::new(lock)),
         }
     }
@@ -127,5 +131,12 @@ mod tests {
             assert_eq!(w.number(n), Bytes::from(n.to_string()));
         }
         assert_eq!(w.numbers.len(), BOUND);
+        for n in 0..(BOUND * 2) {
+            let lock = LockName::new(format!("l{n}")).unwrap();
+            for _ in 0..2 {
+                assert_eq!(w.lock(&lock).key, Bytes::from(format!("l{n}")));
+            }
+        }
+        assert_eq!(w.locks.len(), BOUND);
     }
 }
