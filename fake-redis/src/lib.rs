@@ -182,8 +182,12 @@
 //! - `server`: [`SharedEngine`], [`serve`], [`spawn_local_server`],
 //!   [`BackgroundServer`].
 //! - `clock`: [`Clock`], [`SystemClock`], [`ManualClock`].
+//! - `allocator`: [`Allocator`], mimalloc as the global allocator of the
+//!   binaries (`fake-redis` and `locksim`), through its plain calls where the
+//!   alignment allows (the one module where `unsafe` is allowed).
 //! - [`testing`]: [`testing::RealRedis`], a real `redis-server` for tests.
 
+mod allocator;
 mod blocking;
 mod change_log;
 mod client;
@@ -211,6 +215,7 @@ mod server;
 pub mod testing;
 mod value;
 
+pub use allocator::Allocator;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection::serve_connection;
 pub use engine::{ConnId, Engine, HashFields, Protocol, Response};

@@ -34,7 +34,7 @@ struct Args {
 /// faster than with glibc's malloc (RSS with 864,000 keys: 109.5 MiB,
 /// redis-server 106.5).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: fake_redis::Allocator = fake_redis::Allocator;
 
 /// One thread, as Redis: every command runs under the engine's one lock
 /// anyway, so more worker threads only add contention and cross-thread
