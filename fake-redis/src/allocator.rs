@@ -34,25 +34,13 @@ unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: see the impl.
-        unsafe {
-            if layout.align() <= WORD {
-                ffi::mi_malloc(layout.size()).cast()
-            } else {
-                ffi::mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { block(layout, ffi::mi_malloc, ffi::mi_malloc_aligned) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: see the impl.
-        unsafe {
-            if layout.align() <= WORD {
-                ffi::mi_zalloc(layout.size()).cast()
-            } else {
-                ffi::mi_zalloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { block(layout, ffi::mi_zalloc, ffi::mi_zalloc_aligned) }
     }
 
     #[inline]
@@ -70,6 +58,28 @@ unsafe impl GlobalAlloc for Allocator {
             } else {
                 ffi::mi_realloc_aligned(ptr.cast::<c_void>(), new_size, layout.align()).cast()
             }
+        }
+    }
+}
+
+/// A new block for `layout`: from `plain` when its alignment is one every
+/// block has, else from `aligned` (either zeroing it or not).
+///
+/// # Safety
+///
+/// `layout` has a non-zero size; `plain` and `aligned` are mimalloc's.
+#[inline(always)]
+unsafe fn block(
+    layout: Layout,
+    plain: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    // SAFETY: mimalloc's calls, for a non-zero size.
+    unsafe {
+        if layout.align() <= WORD {
+            plain(layout.size()).cast()
+        } else {
+            aligned(layout.size(), layout.align()).cast()
         }
     }
 }
