@@ -9,7 +9,7 @@ use lockcore::{Call, LockName, Purpose};
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
-use crate::name::cmp_name;
+use crate::name::{cmp_name, same_name};
 use crate::{Fault, SimTime};
 
 /// What the observer recorded. `Display` renders the timeline, one line per
@@ -196,11 +196,6 @@ impl Hash for Proc {
         self.client.hash(state);
         self.life.hash(state);
     }
-}
-
-/// Two names are the same text (the same shared text first).
-fn same_name(a: &str, b: &str) -> bool {
-    std::ptr::eq(a, b) || a == b
 }
 
 /// What a call returned, as the thread saw it.
