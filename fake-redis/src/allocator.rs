@@ -3,11 +3,12 @@
 //!
 //! The `mimalloc` crate's global allocator asks for every block through
 //! `mi_malloc_aligned`, even with the word alignment nearly every Rust
-//! value has. mimalloc 3 serves such a request from its free list only
-//! when the block size is a power of two: a 24- or 48-byte value whose
-//! free list ran dry goes down the over-allocating path (a 48-byte value
-//! in a 64-byte block, about 190 instructions), 62,000 times over an
-//! explored 1,000 seeds. Every mimalloc block is aligned to at least a
+//! value has. mimalloc 3 takes such a request from the free list of its
+//! size while the list lasts, but once the list has run dry it goes the
+//! plain way only for a power-of-two block size: a 24- or 48-byte value
+//! goes down the over-allocating path instead (a 48-byte value in a
+//! 64-byte block, about 190 instructions), 62,000 times over an explored
+//! 1,000 seeds. Every mimalloc block is aligned to at least a
 //! word (its sizes are multiples of 8 and a page's first block is
 //! 16-aligned), so a request for at most that takes `mi_malloc`, as the
 //! system allocator takes `malloc` below `malloc`'s own alignment.
