@@ -15,7 +15,7 @@ use std::time::Instant;
 use lockcore::Release;
 use sim::{Usage, Workload};
 
-use crate::{InputError, SeedRange, Trial};
+use crate::{InputError, SeedBudget, SeedRange, Trial};
 
 /// How long each measurement takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +86,8 @@ pub struct BenchReport {
     pub explore_seeds: u64,
     /// Sweeps per figure (the median is kept).
     pub sweeps: u32,
+    /// A seed of the default workload, part by part.
+    pub budget: SeedBudget,
 }
 
 /// `explore`'s speed on one workload, on one thread and on every core.
@@ -161,6 +163,7 @@ pub fn bench(config: &BenchConfig) -> Result<BenchReport, InputError> {
         threads,
         explore_seeds: config.explore_seeds,
         sweeps: config.batches.max(1),
+        budget: crate::bench_budget::seed_budget(config)?,
     })
 }
 
@@ -299,6 +302,9 @@ impl BenchReport {
                 goal
             );
         }
+        if let Some(default) = self.explore.first() {
+            s.push_str(&self.budget.markdown(default.one_thread, self.sweeps));
+        }
         let _ = writeln!(
             s,
             "\nThe turmoil engine's figures, against a bare turmoil program: \
@@ -342,5 +348,7 @@ mod tests {
             assert!(md.contains(&format!("| `{command}` |")), "{command}");
         }
         assert!(md.contains("not met") || md.contains("| met |"));
+        // The default workload's seed, part by part.
+        assert!(md.contains("## Where a seed's time goes"), "{md}");
     }
 }

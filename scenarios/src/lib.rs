@@ -66,6 +66,8 @@
 //! - `explore`: random exploration over seeds, streamed to a sink.
 //! - `shrink`: shrinking a violating fault plan.
 //! - `bench`: `locksim bench`, the simulator's speed.
+//! - `bench_budget`: where an explored seed's time goes, part by part,
+//!   against issue 13's budget ([`SeedBudget`]).
 //! - `bench_turmoil`: `locksim bench --engine turmoil`, the turmoil engine
 //!   against a bare turmoil program with the same hosts and simulated time.
 //! - `envelope`: the safety envelope of a configuration ([`envelope`]).
@@ -79,6 +81,7 @@
 
 mod attribution;
 mod bench;
+mod bench_budget;
 mod bench_turmoil;
 mod builtin;
 mod chart;
@@ -109,6 +112,7 @@ mod shrink;
 mod trial;
 
 pub use bench::{BenchConfig, BenchReport, ScenarioSpeed, bench};
+pub use bench_budget::{SEED_BUDGET_US, SeedBudget};
 pub use bench_turmoil::{
     EngineSpeed, Spread, TURMOIL_GOAL, TURMOIL_HEADING, TurmoilBench, bench_turmoil, section_of,
     with_section,

@@ -59,6 +59,12 @@ pub struct Run {
     /// faults): the run's work, which benchmarks divide time by.
     #[serde(default)]
     pub events: u64,
+    /// How many commands Redis ran for the clients (their scripts, `WAIT`s
+    /// and subscriptions, and a fault's `DEL`): what `locksim bench`
+    /// multiplies fake-redis's cost per command by. Zero from the hosted
+    /// engines, which do not count them, and in a run read back from JSON.
+    #[serde(skip)]
+    pub commands: u64,
     /// The behaviour switches the run's clients asked about (their
     /// [`lockcore::LockClient::switches_read`], and the timer tick's):
     /// run again under a release that differs only in other switches, the
@@ -73,6 +79,7 @@ pub(crate) struct Ended {
     pub(crate) history: History,
     pub(crate) cut_short: Vec<CutShort>,
     pub(crate) events: u64,
+    pub(crate) commands: u64,
     pub(crate) switches_read: SwitchSet,
 }
 
@@ -84,6 +91,7 @@ impl Ended {
             history,
             cut_short,
             events,
+            commands: 0,
             switches_read: SwitchSet::all(),
         }
     }
@@ -125,6 +133,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         history,
         cut_short,
         events,
+        commands,
         switches_read,
     } = ended;
     let mut violations = crate::check::check_only(&history, invariants);
@@ -137,6 +146,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         violations,
         cut_short,
         events,
+        commands,
         switches_read,
     }
 }
@@ -201,6 +211,25 @@ pub(crate) mod tests {
         let r = run(&s).expect("valid spec");
         println!("{}", r.history);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
+    }
+
+    /// A run counts the commands Redis ran for its clients: a lone client
+    /// working 15 s under a 30 s watchdog sends its acquire, one renewal
+    /// (at 10 s) and its unlock; a second client that must wait adds six:
+    /// an acquire that finds the lock held, its subscription, the acquire
+    /// after subscribing (still held), the one the unlock message wakes,
+    /// its unsubscription and its unlock.
+    #[test]
+    fn a_run_counts_the_commands_redis_ran() {
+        let alone = run(&spec(vec![client("A", vec![thread(0, critical(15_000))])])).unwrap();
+        assert_eq!(renewals(&alone.history).len(), 1);
+        assert_eq!(alone.commands, 3);
+        let two = run(&spec(vec![
+            client("A", vec![thread(0, critical(15_000))]),
+            client("B", vec![thread(100, critical(1_000))]),
+        ]))
+        .unwrap();
+        assert_eq!(two.commands, 9, "{}", two.history);
     }
 
     /// A run notes the switches its clients asked about: two clients

@@ -1,6 +1,5 @@
 //! The Redis process: a fake-redis [`Engine`] on a clock set to virtual time.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -57,8 +56,13 @@ pub(crate) struct Server {
     pub(crate) connections: u32,
     /// How far clock jumps have moved Redis's clock, in ms.
     offset_ms: i64,
-    conns: BTreeMap<(u32, u32, ConnKind), ConnId>,
-    owners: BTreeMap<ConnId, (u32, u32)>,
+    /// Commands run for the clients (and a fault's `DEL`) so far, on
+    /// whichever engine was the primary.
+    pub(crate) commands: u64,
+    /// The open connections, by (client, life, kind) in order: a handful
+    /// (two per client life), so a scan of one list beats the two ordered
+    /// maps it replaces (one search per command, and one per reply owed).
+    conns: Vec<((u32, u32, ConnKind), ConnId)>,
 }
 
 impl Server {
@@ -76,8 +80,8 @@ impl Server {
             generation: 0,
             connections: 0,
             offset_ms: 0,
-            conns: BTreeMap::new(),
-            owners: BTreeMap::new(),
+            commands: 0,
+            conns: Vec::new(),
         }
     }
 
@@ -119,13 +123,14 @@ impl Server {
         args: &[Bytes],
     ) -> (ConnId, Response) {
         self.set_time(now);
+        self.commands += 1;
         let key = (client.0, client.1, kind);
-        let conn = match self.conns.get(&key) {
-            Some(c) => *c,
+        let conn = match self.conns.iter().find(|(k, _)| *k == key) {
+            Some((_, c)) => *c,
             None => {
                 let c = self.engine.connect();
-                self.conns.insert(key, c);
-                self.owners.insert(c, client);
+                let at = self.conns.partition_point(|(k, _)| *k < key);
+                self.conns.insert(at, (key, c));
                 c
             }
         };
@@ -162,14 +167,18 @@ impl Server {
 
     /// The client (index, life) that owns `conn`.
     pub(crate) fn owner(&self, conn: ConnId) -> Option<(u32, u32)> {
-        self.owners.get(&conn).copied()
+        self.conns
+            .iter()
+            .find(|(_, c)| *c == conn)
+            .map(|((client, life, _), _)| (*client, *life))
     }
 
     /// Closes both connections of one client life (its process died).
     pub(crate) fn disconnect(&mut self, client: (u32, u32)) {
         for kind in [ConnKind::Command, ConnKind::PubSub] {
-            if let Some(conn) = self.conns.remove(&(client.0, client.1, kind)) {
-                self.owners.remove(&conn);
+            let key = (client.0, client.1, kind);
+            if let Some(at) = self.conns.iter().position(|(k, _)| *k == key) {
+                let (_, conn) = self.conns.remove(at);
                 self.engine.disconnect(conn);
             }
         }
@@ -178,10 +187,9 @@ impl Server {
     /// Every connection closes (the server went away) but the keys stay:
     /// subscriptions are gone and messages in flight find no connection.
     pub(crate) fn drop_connections(&mut self) {
-        for conn in std::mem::take(&mut self.conns).into_values() {
+        for (_, conn) in std::mem::take(&mut self.conns) {
             self.engine.disconnect(conn);
         }
-        self.owners.clear();
         self.connections += 1;
     }
 
@@ -204,7 +212,6 @@ impl Server {
         self.generation += 1;
         self.connections += 1;
         self.conns.clear();
-        self.owners.clear();
         std::mem::replace(&mut self.engine, engine)
     }
 

@@ -290,6 +290,7 @@ impl<'s> World<'s> {
             history,
             cut_short: cut,
             events: self.events,
+            commands: self.redis.server.commands,
             switches_read,
         }
     }
