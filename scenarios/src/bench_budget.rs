@@ -2,14 +2,19 @@
 //! of the default workload, each timed alone, against issue 13's budget
 //! of 50 µs a seed (20,000 seeds per second per core).
 //!
-//! Over the same seeds: generating their specs (`explored_spec_with`), running them (judged, as
-//! `explore` runs them), the checkers alone over their histories, and
-//! fake-redis alone running the lock's own commands (an acquire, a
-//! renewal, an unlock, by `EVALSHA`) in a loop of its own. That last
-//! cost, times the commands a seed sends, is a floor for fake-redis's
-//! share of a seed: in a run its code and data start colder, between
-//! lockcore's and the simulator's. Like the rest of the benchmark, wall
-//! time is read between calls, never inside a run.
+//! Over the same seeds: generating their specs (`explored_spec_with`),
+//! running them (judged, as `explore` runs them), and the checkers alone
+//! over their histories. Then each side of a lock command alone, in a
+//! loop of its own: fake-redis running an acquire, a renewal and an
+//! unlock by `EVALSHA` ([`LockCycle`]), and lockcore taking, renewing and
+//! releasing a lock with every reply given at once ([`ClientCycle`]).
+//! Those costs, times the commands a seed sends, are floors for the two
+//! sides' shares of a seed: in a run their code and data start colder,
+//! between each other's and the simulator's. The four parts at their
+//! best against the budget say how far off the goal is before the
+//! simulator itself (network, event queue, observer, history) costs
+//! anything. Like the rest of the benchmark, wall time is read between
+//! calls, never inside a run.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -43,12 +48,26 @@ pub struct SeedBudget {
     pub check_us: f64,
     /// One lock command on fake-redis alone, ns.
     pub command_ns: f64,
+    /// One lock command's round trip through lockcore alone (its call or
+    /// timer, the command built, the reply read), ns.
+    pub client_ns: f64,
 }
 
 impl SeedBudget {
     /// fake-redis's commands of a seed at their bare speed, µs.
     pub fn redis_floor_us(&self) -> f64 {
         self.commands_per_seed * self.command_ns / 1_000.0
+    }
+
+    /// lockcore's side of a seed's commands at its bare speed, µs.
+    pub fn client_floor_us(&self) -> f64 {
+        self.commands_per_seed * self.client_ns / 1_000.0
+    }
+
+    /// The parts timed alone that a seed cannot do without: its spec, its
+    /// checkers, and its commands on both sides at their bare speed, µs.
+    pub fn floor_us(&self) -> f64 {
+        self.generate_us + self.check_us + self.redis_floor_us() + self.client_floor_us()
     }
 
     /// The markdown section, given `explore`'s own figure (seeds per
@@ -87,6 +106,18 @@ impl SeedBudget {
                 ),
                 self.redis_floor_us(),
             ),
+            (
+                format!(
+                    "of which lockcore at its bare speed ({:.1} commands × {:.0} ns)",
+                    self.commands_per_seed, self.client_ns
+                ),
+                self.client_floor_us(),
+            ),
+            (
+                "the four parts timed alone at their best: spec, checkers, fake-redis, lockcore"
+                    .to_owned(),
+                self.floor_us(),
+            ),
             ("`explore` on one thread, all told".to_owned(), explore_us),
         ];
         for (part, us) in rows {
@@ -98,9 +129,12 @@ impl SeedBudget {
         }
         let _ = writeln!(
             s,
-            "\nA run and its judgement take {:.0} ns an event. fake-redis's bare speed is a \
-             loop of an acquire, a renewal and an unlock by `EVALSHA` on one connection, \
-             warm; in a run its code starts colder, so its true share is larger.",
+            "\nA run and its judgement take {:.0} ns an event. The bare speeds are loops of \
+             their own, warm: fake-redis running an acquire, a renewal and an unlock by \
+             `EVALSHA` on one connection; lockcore taking, renewing and releasing a lock \
+             with each reply given at once. In a run their code starts colder, between the \
+             simulator's, so their true shares are larger; the rest of a run is the \
+             simulator's own (the network, the event queue, the observer, the history).",
             self.run_us * 1_000.0 / self.events_per_seed.max(1e-9)
         );
         s
@@ -168,19 +202,26 @@ pub fn seed_budget(config: &BenchConfig) -> Result<SeedBudget, InputError> {
         generate_us,
         run_us: run_us[run_us.len() / 2],
         check_us,
-        command_ns: command_ns(config),
+        command_ns: per_command_ns(config, LockCycle::new()),
+        client_ns: per_command_ns(config, ClientCycle::new()?),
     })
 }
 
-/// One lock command on fake-redis alone, in ns: the median over
-/// `config.batches` batches of [`LockCycle::run`], a third of a cycle.
-fn command_ns(config: &BenchConfig) -> f64 {
-    let mut cycle = LockCycle::new();
-    let calls = calls_for(config, timed(|| cycle.run()).1);
+/// Three lock commands (an acquire, a renewal, an unlock), run over and
+/// over on one side alone.
+trait Cycle {
+    /// One round; what it gives is kept from the optimizer.
+    fn round(&mut self) -> usize;
+}
+
+/// One lock command of `cycle`, in ns: the median over `config.batches`
+/// batches of a third of a round.
+fn per_command_ns(config: &BenchConfig, mut cycle: impl Cycle) -> f64 {
+    let calls = calls_for(config, timed(|| cycle.round()).1);
     let mut ns: Vec<f64> = (0..config.batches.max(1))
         .map(|_| {
             batch_us(calls, || {
-                std::hint::black_box(cycle.run());
+                std::hint::black_box(cycle.round());
             }) * 1_000.0
                 / 3.0
         })
@@ -248,6 +289,95 @@ impl LockCycle {
     }
 }
 
+impl Cycle for LockCycle {
+    fn round(&mut self) -> usize {
+        self.run().len()
+    }
+}
+
+/// A lock taken, renewed once by its watchdog and released by a lockcore
+/// client of Redisson's current release alone, every reply given at once
+/// as Redis gives it (nil to the acquire, 1 to the renewal and the
+/// unlock), every output drained as the simulator drains it.
+struct ClientCycle {
+    machine: lockcore::LockClient,
+    lock: lockcore::LockName,
+    now: lockcore::Millis,
+    /// Timers set and not cancelled: the renewal's, between the acquire
+    /// and the unlock.
+    timers: Vec<(lockcore::TimerId, lockcore::Millis)>,
+    /// Commands sent in the last round.
+    sent: usize,
+}
+
+impl ClientCycle {
+    fn new() -> Result<ClientCycle, InputError> {
+        let invalid = |e: lockcore::LockError| InputError::Invalid {
+            origin: "bench".to_owned(),
+            location: None,
+            message: e.to_string(),
+        };
+        let config = lockcore::Config::builder()
+            .release(Release::REDISSON)
+            .build()
+            .map_err(invalid)?;
+        Ok(ClientCycle {
+            machine: lockcore::LockClient::new("b7f1c0de-0000-4000-8000-000000000001", config),
+            lock: lockcore::LockName::new("lock").map_err(invalid)?,
+            now: lockcore::Millis(0),
+            timers: Vec::new(),
+            sent: 0,
+        })
+    }
+
+    /// Drains the machine's outputs, answering every command at once,
+    /// until it has nothing more to say.
+    fn drain(&mut self) {
+        use lockcore::{Output, Purpose, Value};
+        while let Some(out) = self.machine.poll() {
+            match out {
+                Output::Send {
+                    request, purpose, ..
+                } => {
+                    self.sent += 1;
+                    let reply = match purpose {
+                        Purpose::Acquire => Value::Nil,
+                        _ => Value::Int(1),
+                    };
+                    self.machine.on_reply(self.now, request, Ok(reply));
+                }
+                Output::SetTimer { timer, at } => self.timers.push((timer, at)),
+                Output::CancelTimer { timer } => self.timers.retain(|(t, _)| *t != timer),
+                Output::Step { step } => self.machine.resume(self.now, step),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Cycle for ClientCycle {
+    fn round(&mut self) -> usize {
+        let thread = lockcore::ThreadId(1);
+        self.sent = 0;
+        let lock = lockcore::Call::Lock { lease: None };
+        let _ = self.machine.call(self.now, thread, self.lock.clone(), lock);
+        self.drain();
+        // The watchdog's renewal: the one timer left once the acquire's
+        // response timeout was cancelled.
+        if let Some((timer, at)) = self.timers.pop() {
+            self.now = at;
+            self.machine.on_timer(at, timer);
+            self.drain();
+        }
+        let unlock = lockcore::Call::Unlock;
+        let _ = self
+            .machine
+            .call(self.now, thread, self.lock.clone(), unlock);
+        self.drain();
+        self.sent
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +397,26 @@ mod tests {
         }
     }
 
+    /// lockcore's loop does what the simulator's client does, every time
+    /// round: three commands sent (an acquire, a renewal, an unlock), the
+    /// renewal timer fired and none left behind, so a long benchmark
+    /// holds no more timers or requests than a short one.
+    #[test]
+    fn the_client_cycle_sends_three_commands_and_leaves_no_timer() {
+        let mut cycle = ClientCycle::new().unwrap();
+        let mut at = Vec::new();
+        for _ in 0..3 {
+            assert_eq!(cycle.round(), 3);
+            assert!(cycle.timers.is_empty(), "{:?}", cycle.timers);
+            assert!(!cycle.machine.is_busy(lockcore::ThreadId(1)));
+            at.push(cycle.now);
+        }
+        // Each round's renewal comes a third of the watchdog timeout
+        // (30 s) after the round before's.
+        assert_eq!(at[1].0 - at[0].0, 10_000, "{at:?}");
+        assert_eq!(at[2].0 - at[1].0, 10_000, "{at:?}");
+    }
+
     /// Every part is measured over real runs: the seeds send commands and
     /// handle events, and each time is positive. No time is asserted
     /// beyond that.
@@ -283,7 +433,13 @@ mod tests {
             b.events_per_seed > 0.0 && b.commands_per_seed > 0.0,
             "{b:?}"
         );
-        for us in [b.generate_us, b.run_us, b.check_us, b.command_ns] {
+        for us in [
+            b.generate_us,
+            b.run_us,
+            b.check_us,
+            b.command_ns,
+            b.client_ns,
+        ] {
             assert!(us > 0.0, "{b:?}");
         }
         let md = b.markdown(1_000.0, 1);
