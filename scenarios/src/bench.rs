@@ -15,7 +15,7 @@ use std::time::Instant;
 use lockcore::Release;
 use sim::{Usage, Workload};
 
-use crate::{InputError, SeedBudget, SeedRange, Trial};
+use crate::{InputError, SeedBudget, SeedRange, Spread, Trial};
 
 /// How long each measurement takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,13 +169,12 @@ pub fn bench(config: &BenchConfig) -> Result<BenchReport, InputError> {
 
 /// The median over `config.batches` of the time per call of `f`, in µs,
 /// each batch calling it as often as fits in about `config.batch_ms`.
-fn median_us(config: &BenchConfig, mut f: impl FnMut()) -> f64 {
+pub(crate) fn median_us(config: &BenchConfig, mut f: impl FnMut()) -> f64 {
     let calls = calls_per_batch(config, &mut f);
-    let mut per_call: Vec<f64> = (0..config.batches.max(1))
+    let per_call = (0..config.batches.max(1))
         .map(|_| batch_us(calls, &mut f))
         .collect();
-    per_call.sort_by(f64::total_cmp);
-    per_call[per_call.len() / 2]
+    Spread::of(per_call).median
 }
 
 /// How many calls of `f` fill about `config.batch_ms`, from one timed
@@ -220,7 +219,7 @@ fn seeds_per_second(
         .map_err(|e| InputError::Threads(e.to_string()))?;
     let range = SeedRange::new(0, config.explore_seeds.max(1))?;
     let engine = (workload, &sim::Engine::Fast);
-    let mut rates: Vec<f64> = (0..config.batches.max(1))
+    let rates = (0..config.batches.max(1))
         .map(|_| {
             let stop = AtomicBool::new(false);
             let ((), secs) = timed(|| {
@@ -229,8 +228,7 @@ fn seeds_per_second(
             range.count() as f64 / secs.max(1e-9)
         })
         .collect();
-    rates.sort_by(f64::total_cmp);
-    Ok(rates[rates.len() / 2])
+    Ok(Spread::of(rates).median)
 }
 
 /// How the measuring binary was built: the figures of a profile-guided

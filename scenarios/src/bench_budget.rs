@@ -24,8 +24,8 @@ use fake_redis::{ConnId, Engine, LockScript, ManualClock, Value};
 use lockcore::Release;
 use sim::{Usage, Workload};
 
-use crate::InputError;
-use crate::bench::{BenchConfig, batch_us, calls_for, timed};
+use crate::bench::{BenchConfig, median_us, timed};
+use crate::{InputError, Spread};
 
 /// Issue 13's budget for one explored seed, in µs (20,000 a second).
 pub const SEED_BUDGET_US: f64 = 1e6 / 20_000.0;
@@ -168,17 +168,16 @@ pub fn seed_budget(config: &BenchConfig) -> Result<SeedBudget, InputError> {
     let per_seed = |total: u64| total as f64 / seeds as f64;
     let batches = config.batches.max(1);
     let median_per_seed = |f: &mut dyn FnMut()| {
-        let mut us: Vec<f64> = (0..batches)
+        let us = (0..batches)
             .map(|_| timed(&mut *f).1 * 1e6 / seeds as f64)
             .collect();
-        us.sort_by(f64::total_cmp);
-        us[us.len() / 2]
+        Spread::of(us).median
     };
     let generate_us = median_per_seed(&mut || {
         std::hint::black_box(generate());
     });
     let mut pending: Vec<sim::SimSpec> = Vec::new();
-    let mut run_us: Vec<f64> = (0..batches)
+    let run_us = (0..batches)
         .map(|_| {
             pending.clone_from(&specs);
             let (_, secs) = timed(|| {
@@ -189,7 +188,7 @@ pub fn seed_budget(config: &BenchConfig) -> Result<SeedBudget, InputError> {
             secs * 1e6 / seeds as f64
         })
         .collect();
-    run_us.sort_by(f64::total_cmp);
+    let run_us = Spread::of(run_us).median;
     let check_us = median_per_seed(&mut || {
         for run in &runs {
             std::hint::black_box(sim::check_all(&run.history));
@@ -200,7 +199,7 @@ pub fn seed_budget(config: &BenchConfig) -> Result<SeedBudget, InputError> {
         events_per_seed: per_seed(runs.iter().map(|r| r.events).sum()),
         commands_per_seed: per_seed(runs.iter().map(|r| r.commands).sum()),
         generate_us,
-        run_us: run_us[run_us.len() / 2],
+        run_us,
         check_us,
         command_ns: per_command_ns(config, LockCycle::new()),
         client_ns: per_command_ns(config, ClientCycle::new()?),
@@ -214,20 +213,12 @@ trait Cycle {
     fn round(&mut self) -> usize;
 }
 
-/// One lock command of `cycle`, in ns: the median over `config.batches`
-/// batches of a third of a round.
+/// One lock command of `cycle`, in ns: a third of a round's median time.
 fn per_command_ns(config: &BenchConfig, mut cycle: impl Cycle) -> f64 {
-    let calls = calls_for(config, timed(|| cycle.round()).1);
-    let mut ns: Vec<f64> = (0..config.batches.max(1))
-        .map(|_| {
-            batch_us(calls, || {
-                std::hint::black_box(cycle.round());
-            }) * 1_000.0
-                / 3.0
-        })
-        .collect();
-    ns.sort_by(f64::total_cmp);
-    ns[ns.len() / 2]
+    median_us(config, || {
+        std::hint::black_box(cycle.round());
+    }) * 1_000.0
+        / 3.0
 }
 
 /// A lock taken, renewed and released on a fake-redis of its own, by the

@@ -35,7 +35,8 @@ pub struct Spread {
 }
 
 impl Spread {
-    fn of(mut values: Vec<f64>) -> Spread {
+    /// The spread of `values` (zeros when there are none).
+    pub(crate) fn of(mut values: Vec<f64>) -> Spread {
         values.sort_by(f64::total_cmp);
         Spread {
             min: values.first().copied().unwrap_or_default(),
