@@ -223,7 +223,10 @@ fn per_command_ns(config: &BenchConfig, mut cycle: impl Cycle) -> f64 {
 
 /// A lock taken, renewed and released on a fake-redis of its own, by the
 /// scripts' SHA1s as Redisson 3.46+ sends them (the simulator's Redis has
-/// them loaded, as this one does).
+/// them loaded, as this one does). The unlock is 3.22's, without the
+/// 3.24+ latch: each latched unlock leaves a latch key of its own behind
+/// until it expires, and this Redis's clock never moves, so a loop of
+/// them would grow its keyspace round by round.
 struct LockCycle {
     engine: Engine,
     conn: ConnId,
