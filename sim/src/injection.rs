@@ -67,21 +67,17 @@ impl World<'_> {
         // only into the record.
         let spec = self.spec;
         let fault = &spec.faults.0[i];
-        self.record(RecordKind::Fault {
-            fault: fault.clone(),
-            phase,
-        });
-        match phase {
-            Phase::Begin => fault.kind().begin(self, i),
-            Phase::End => fault.kind().end(self, i),
+        if fault.kind().recorded() {
+            self.record(RecordKind::Fault {
+                fault: fault.clone(),
+                phase,
+            });
         }
+        crate::fault::effect::act(spec, i, phase == Phase::Begin, self);
     }
 
     /// A client process dies: beliefs end, timers and connections go.
-    pub(crate) fn crash(&mut self, i: usize) {
-        let Some(c) = self.fault_client(i) else {
-            return;
-        };
+    pub(crate) fn crash_client(&mut self, c: usize) {
         if !self.procs[c].alive {
             return;
         }
@@ -99,10 +95,7 @@ impl World<'_> {
     }
 
     /// A crashed process comes back as a new client and starts its scripts again.
-    pub(crate) fn restart(&mut self, i: usize) {
-        let Some(c) = self.fault_client(i) else {
-            return;
-        };
+    pub(crate) fn restart_client(&mut self, c: usize) {
         if self.procs[c].alive {
             return;
         }
@@ -116,13 +109,6 @@ impl World<'_> {
         p.machine.interleave(p.interleave.is_some());
         p.threads = p.threads.iter().map(Thread::restarted).collect();
         self.start_process(c as u32, uuid);
-    }
-
-    /// The index of the client fault `i` hits, if it hits one.
-    fn fault_client(&self, i: usize) -> Option<usize> {
-        self.spec.faults.0[i]
-            .client()
-            .and_then(|n| self.client_index(n))
     }
 }
 

@@ -178,6 +178,7 @@ mod clock;
 mod cut;
 mod deployment;
 mod driver;
+mod effects;
 mod engine;
 mod execution;
 mod fault;
@@ -213,14 +214,8 @@ pub use cut::CutShort;
 pub use engine::{DEFAULT_TIME_SCALE, Engine};
 pub use fault::{Fault, FaultPlan};
 
-/// The data of each fault kind, one struct per kind ([`Fault`]'s variants).
-pub mod faults {
-    pub use crate::fault::{
-        ClockDrift, ClockJump, ClockSkew, Crash, DelayReplies, DelayRequests, DeleteKey, DropRate,
-        Failover, Latency, Partition, Pause, RedisDown, RedisPause, RedisRestart, ReplicationDrop,
-        Starve,
-    };
-}
+pub use fault::kinds as faults;
+pub use fault::{Verb, verbs};
 pub use history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
     ServerCause, UnlockError, Who,

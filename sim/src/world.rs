@@ -120,8 +120,6 @@ pub(crate) enum Ev {
         replica: u32,
         epoch: u32,
     },
-    Crash(usize),
-    Restart(usize),
     Observe {
         lock: LockName,
         generation: u32,
@@ -197,7 +195,12 @@ impl<'s> World<'s> {
             switches_read: lockcore::TIMER_TICK_SWITCHES,
         };
         for (i, f) in spec.faults.0.iter().enumerate() {
-            f.kind().schedule(i, &mut world.queue);
+            world
+                .queue
+                .push(SimTime::from_ms(f.at_ms()), Ev::FaultBegin(i));
+            if let Some(end) = f.end_ms() {
+                world.queue.push(SimTime::from_ms(end), Ev::FaultEnd(i));
+            }
         }
         for (c, cs) in spec.clients.iter().enumerate() {
             let watchdog_ms = cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms);
@@ -341,8 +344,6 @@ impl<'s> World<'s> {
             Ev::FaultEnd(i) => self.fault(i, Phase::End),
             Ev::Replicate { replica, epoch } => self.replica_receives(replica, epoch),
             Ev::RedisTick => crate::execution::redis_tick(self),
-            Ev::Crash(i) => self.crash(i),
-            Ev::Restart(i) => self.restart(i),
             Ev::Observe { lock, generation } => {
                 if generation == self.redis.server.generation
                     && self.obs.expiry_due(&lock, self.now)
@@ -358,10 +359,6 @@ impl<'s> World<'s> {
         let life = self.procs[c].life;
         let (c, t) = (c as u32, t as u32);
         self.handle(Ev::Interrupt { c, life, t });
-    }
-
-    pub(crate) fn client_index(&self, name: &str) -> Option<usize> {
-        self.procs.iter().position(|p| *p.name == *name)
     }
 
     /// Sends a message on `c`'s link.

@@ -5,8 +5,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind};
-use crate::world::World;
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 
 /// The slowest drift: the clock at a tenth of true speed.
 const MIN_DRIFT_PPM: i64 = -900_000;
@@ -61,20 +60,12 @@ impl Kind for ClockDrift {
         )
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        drift(world, &self.client, self.drift_ppm);
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.drift_clock(s, self.drift_ppm);
     }
 
-    fn end(&self, world: &mut World<'_>, _i: usize) {
-        drift(world, &self.client, -self.drift_ppm);
-    }
-}
-
-/// Changes `client`'s rate now and re-arms its timers at the new rate.
-fn drift(world: &mut World<'_>, client: &str, ppm: i64) {
-    if let Some(c) = world.client_index(client) {
-        world.procs[c].clock.drift(world.now, ppm);
-        world.rearm_timers(c);
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.drift_clock(s, -self.drift_ppm);
     }
 }
 

@@ -5,9 +5,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind};
-use crate::history::ServerCause;
-use crate::world::World;
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 
 /// Redis's clock moves by `jump_ms` at once (negative: back). Redis
 /// expires keys by its own clock, so a jump forward makes every key expire
@@ -53,19 +51,8 @@ impl Kind for ClockJump {
         format!("redis clock jumps {:+}ms", self.jump_ms)
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.redis.server.jump(self.jump_ms);
-        // Every key's expiry instant moved: watch them all afresh, and
-        // record the keys the jump expired before any command touches
-        // them (fenced seed 55127: an unlock queued behind a `WAIT` the
-        // jump timed out found its key expired, and was recorded as what
-        // freed it, so its honest "not locked" looked false).
-        world.observe_all(ServerCause::Expiry);
-        // A jump forward can pass a blocked `WAIT`'s deadline: Redis times
-        // it out at once, not when its next command or the old deadline
-        // comes (explored seed 57594, 4.7.0: the next command was another
-        // client's, and the timed-out replies it carried were lost).
-        crate::execution::redis_tick(world);
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.jump_redis_clock(s, self.jump_ms);
     }
 }
 

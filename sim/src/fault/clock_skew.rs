@@ -6,8 +6,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind};
-use crate::world::World;
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 
 /// Client `client`'s wall clock is stepped by `skew_ms` when the window
 /// opens and stepped back when it closes. The lock reads its `now` from
@@ -56,16 +55,12 @@ impl Kind for ClockSkew {
         )
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        if let Some(c) = world.client_index(&self.client) {
-            world.procs[c].clock.step(world.now, self.skew_ms);
-        }
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.step_clock(s, self.skew_ms);
     }
 
-    fn end(&self, world: &mut World<'_>, _i: usize) {
-        if let Some(c) = world.client_index(&self.client) {
-            world.procs[c].clock.step(world.now, -self.skew_ms);
-        }
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.step_clock(s, -self.skew_ms);
     }
 }
 

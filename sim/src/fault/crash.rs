@@ -4,10 +4,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind};
-use crate::SimTime;
-use crate::queue::EventQueue;
-use crate::world::Ev;
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 
 /// The process dies: its threads, timers and connections are gone. With
 /// `restart_after_ms` it comes back as a new client (new uuid, nothing
@@ -59,12 +56,16 @@ impl Kind for Crash {
 
     /// A crash is an instant and a restart another; neither opens a
     /// window (the world records a `Crash` record, not a fault window).
-    fn schedule(&self, i: usize, queue: &mut EventQueue<Ev>) {
-        let at = SimTime::from_ms(self.at_ms);
-        queue.push(at, Ev::Crash(i));
-        if let Some(r) = self.restart_after_ms {
-            queue.push(at.plus_ms(r), Ev::Restart(i));
-        }
+    fn recorded(&self) -> bool {
+        false
+    }
+
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.crash(s);
+    }
+
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.restart(s);
     }
 }
 

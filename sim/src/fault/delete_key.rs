@@ -4,9 +4,7 @@ use lockcore::LockName;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind};
-use crate::history::ServerCause;
-use crate::world::World;
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 
 /// The lock's key is deleted by another Redis client (a `DEL`, a
 /// `FLUSHDB`, an eviction under `maxmemory`): no unlock message is
@@ -49,12 +47,8 @@ impl Kind for DeleteKey {
         format!("delete key {}", self.lock)
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        let resp = world.redis.server.delete(world.now, self.lock.as_str());
-        // Any command lets Redis time out its blocked clients first.
-        crate::execution::deliver(world, resp.deliveries);
-        world.replicate();
-        world.observe(&self.lock, ServerCause::Deleted);
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.delete_key(s, &self.lock);
     }
 }
 

@@ -4,9 +4,8 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind};
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 use crate::SimSpec;
-use crate::world::World;
 
 /// At `at_ms` the primary fails: its connections close and every command
 /// or subscription fails fast, as against a stopped server; writes it had
@@ -69,16 +68,12 @@ impl Kind for Failover {
         format!("failover {}ms (promote {who})", self.duration_ms)
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.redis.down += 1;
-        world.close_connections();
-        world.redis.server.drop_connections();
-        world.primary_fails();
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.fail_over(s, true, None);
     }
 
-    fn end(&self, world: &mut World<'_>, _i: usize) {
-        world.redis.down = world.redis.down.saturating_sub(1);
-        world.promote(self.replica.map(|r| r as usize));
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.fail_over(s, false, self.replica);
     }
 }
 

@@ -4,8 +4,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind, range};
-use crate::world::World;
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike, range};
 
 /// While the window lasts, a callback of the client that reaches a point
 /// where Redisson's callbacks can interleave (lockcore's `Output::Step`)
@@ -56,20 +55,12 @@ impl Kind for Interleave {
         )
     }
 
-    fn begin(&self, world: &mut World<'_>, i: usize) {
-        if let Some(c) = world.client_index(&self.client) {
-            world.procs[c].interleave = Some((i, self.min_delay_ms, self.max_delay_ms));
-            world.procs[c].machine.interleave(true);
-        }
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.interleave(s, Some((self.min_delay_ms, self.max_delay_ms)));
     }
 
-    fn end(&self, world: &mut World<'_>, i: usize) {
-        if let Some(c) = world.client_index(&self.client)
-            && world.procs[c].interleave.is_some_and(|(j, ..)| j == i)
-        {
-            world.procs[c].interleave = None;
-            world.procs[c].machine.interleave(false);
-        }
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.interleave(s, None);
     }
 }
 

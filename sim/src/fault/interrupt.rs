@@ -6,9 +6,8 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind};
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 use crate::SimSpec;
-use crate::world::World;
 
 /// Thread `thread` (1-based, as timelines write `A/t1`) of `client` is
 /// interrupted at `at_ms`, or, with `after_call_ms`, that long after the
@@ -87,15 +86,8 @@ impl Kind for Interrupt {
         false
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        let Some(c) = world.client_index(&self.client) else {
-            return;
-        };
-        let t = self.thread as usize - 1;
-        match self.after_call_ms {
-            Some(after) => world.procs[c].threads[t].interrupt_after = Some(after),
-            None => world.interrupt(c, t),
-        }
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.interrupt(s, self.thread as usize - 1, self.after_call_ms);
     }
 }
 

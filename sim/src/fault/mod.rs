@@ -47,14 +47,17 @@ mod crash;
 mod delay;
 /// The generator of `delay-replies` (the registration names one module per kind).
 mod delay_replies {
+    pub use super::delay::DelayReplies;
     pub(crate) use super::delay::generate_replies as generate;
 }
 /// The generator of `delay-requests`.
 mod delay_requests {
+    pub use super::delay::DelayRequests;
     pub(crate) use super::delay::generate_requests as generate;
 }
 mod delete_key;
 mod drop_rate;
+pub(crate) mod effect;
 pub(crate) mod failover;
 mod interleave;
 mod interrupt;
@@ -70,9 +73,7 @@ mod starve;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::queue::EventQueue;
-use crate::world::{Ev, World};
-use crate::{LatencyRange, SimSpec, SimTime};
+use crate::{LatencyRange, SimSpec};
 
 pub use clock_drift::ClockDrift;
 pub use clock_jump::ClockJump;
@@ -81,6 +82,8 @@ pub use crash::Crash;
 pub use delay::{DelayReplies, DelayRequests};
 pub use delete_key::DeleteKey;
 pub use drop_rate::DropRate;
+pub(crate) use effect::{Effects, Strike};
+pub use effect::{Verb, verbs};
 pub use failover::Failover;
 pub use interleave::Interleave;
 pub use interrupt::Interrupt;
@@ -205,19 +208,17 @@ pub(crate) trait Kind {
         false
     }
 
-    /// Puts its events on the queue: by default the window's begin and end.
-    fn schedule(&self, i: usize, queue: &mut EventQueue<Ev>) {
-        queue.push(SimTime::from_ms(self.at_ms()), Ev::FaultBegin(i));
-        if let Some(end) = self.end_ms() {
-            queue.push(SimTime::from_ms(end), Ev::FaultEnd(i));
-        }
+    /// Whether the timeline shows its window's edges as fault records (a
+    /// crash shows as the process's own records instead).
+    fn recorded(&self) -> bool {
+        true
     }
 
-    /// Its effect when its window opens.
-    fn begin(&self, _world: &mut World<'_>, _i: usize) {}
+    /// Its effect when its window opens (or it strikes), in verbs.
+    fn begin(&self, _fx: &mut dyn Effects, _s: &Strike) {}
 
-    /// Its effect when its window closes.
-    fn end(&self, _world: &mut World<'_>, _i: usize) {}
+    /// Its effect when its window closes, in verbs.
+    fn end(&self, _fx: &mut dyn Effects, _s: &Strike) {}
 }
 
 /// Declares the kinds: the `Fault` enum (serde tag `fault`, kebab-case
@@ -246,6 +247,12 @@ macro_rules! faults {
         /// after it.
         pub(crate) const GENERATORS: &[(&str, Generator)] =
             &[$((stringify!($variant), $module::generate),)*];
+
+        /// The data of each fault kind, one struct per kind ([`Fault`]'s
+        /// variants), as `sim::faults` exports them.
+        pub mod kinds {
+            $(pub use super::$module::$ty;)*
+        }
     };
 }
 

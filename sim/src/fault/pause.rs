@@ -3,8 +3,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Kind};
-use crate::world::World;
+use super::{Draw, Effects, Fault, Kind, Strike};
 
 /// A stop-the-world pause: none of the client's code runs; its timers
 /// fire late and replies wait until it resumes.
@@ -26,26 +25,12 @@ impl Kind for Pause {
         format!("pause {} {}ms", self.client, self.duration_ms)
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        if let Some(c) = world.client_index(&self.client) {
-            world.procs[c].paused += 1;
-        }
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.pause_client(s, true);
     }
 
-    fn end(&self, world: &mut World<'_>, _i: usize) {
-        let Some(c) = world.client_index(&self.client) else {
-            return;
-        };
-        let p = &mut world.procs[c];
-        p.paused = p.paused.saturating_sub(1);
-        if p.paused == 0 {
-            // Everything that fell due during the pause runs now, in its
-            // original order.
-            let deferred = std::mem::take(&mut p.deferred);
-            for ev in deferred {
-                world.handle(ev);
-            }
-        }
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.pause_client(s, false);
     }
 }
 

@@ -5,8 +5,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Kind};
-use crate::world::World;
+use super::{Draw, Effects, Fault, Kind, Strike};
 
 /// Redis is down: every connection closes when the window opens, and
 /// every command or subscription sent while it lasts fails fast with a
@@ -38,17 +37,12 @@ impl Kind for RedisDown {
         format!("redis down {}ms (back {data})", self.duration_ms)
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.redis.down += 1;
-        world.close_connections();
-        world.redis.server.drop_connections();
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.redis_down(s, true, self.keep_data);
     }
 
-    fn end(&self, world: &mut World<'_>, _i: usize) {
-        world.redis.down = world.redis.down.saturating_sub(1);
-        if world.redis.down == 0 && !self.keep_data {
-            world.restart_redis();
-        }
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.redis_down(s, false, self.keep_data);
     }
 }
 

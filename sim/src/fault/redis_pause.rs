@@ -3,8 +3,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Kind};
-use crate::world::World;
+use super::{Draw, Effects, Fault, Kind, Strike};
 
 /// Redis stops executing commands (as `CLIENT PAUSE`); they wait, and run
 /// in arrival order when it ends.
@@ -28,18 +27,12 @@ impl Kind for RedisPause {
         Some(self.duration_ms)
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.redis.paused += 1;
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.pause_redis(s, true, self.duration_ms);
     }
 
-    fn end(&self, world: &mut World<'_>, _i: usize) {
-        world.redis.paused = world.redis.paused.saturating_sub(1);
-        if world.redis.paused == 0 {
-            let waiting = std::mem::take(&mut world.redis.waiting);
-            for (c, life, generation, msg) in waiting {
-                world.at_server(c, life, generation, msg);
-            }
-        }
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.pause_redis(s, false, self.duration_ms);
     }
 }
 

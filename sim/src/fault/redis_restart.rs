@@ -3,8 +3,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Kind};
-use crate::world::World;
+use super::{Draw, Effects, Fault, Kind, Strike};
 
 /// Redis restarts without persistence: every key and connection is lost;
 /// commands in flight get no reply and subscriptions are gone.
@@ -28,9 +27,8 @@ impl Kind for RedisRestart {
         "redis restart".to_owned()
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.close_connections();
-        world.restart_redis();
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.restart_redis(s);
     }
 }
 

@@ -5,9 +5,8 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Draw, Fault, Invalid, Kind};
+use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 use crate::SimSpec;
-use crate::world::World;
 
 /// While the window lasts no write reaches any replica; when it ends the
 /// replicas catch up (a partial resync from the primary's backlog) and
@@ -50,12 +49,12 @@ impl Kind for ReplicationDrop {
         format!("replication stalls {}ms", self.duration_ms)
     }
 
-    fn begin(&self, world: &mut World<'_>, _i: usize) {
-        world.stall_replication(true);
+    fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.stall_replication(s, true);
     }
 
-    fn end(&self, world: &mut World<'_>, _i: usize) {
-        world.stall_replication(false);
+    fn end(&self, fx: &mut dyn Effects, s: &Strike) {
+        fx.stall_replication(s, false);
     }
 }
 

@@ -1,6 +1,8 @@
-//! A fault plan as the turmoil engine carries it out: what it does at
-//! which ms, and which kinds it refuses.
+//! A fault plan as the hosted engines carry it out: what they do at which
+//! ms, and which faults they refuse (those with a verb the engine cannot
+//! carry out: see `fault::effect`).
 
+use crate::fault::{Verb, effect};
 use crate::{Fault, SimError, SimSpec};
 
 /// What the engine's loop does at an instant.
@@ -10,10 +12,6 @@ pub(crate) enum Action {
     Begin(usize),
     /// Fault `i`'s window closes.
     End(usize),
-    /// Fault `i` crashes its client's host.
-    Crash(usize),
-    /// Fault `i` brings its client back as a new process.
-    Restart(usize),
 }
 
 /// The kinds turmoil carries out, and how, for messages and the README.
@@ -44,30 +42,6 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      remaining TTL of the locks' keys and unlock latches by the jump), and clock-skew and \
      clock-drift (the client's wall clock and timer oscillator, as on the fast engine)";
 
-/// The kinds both hosted engines take, by their scenario-file names.
-const HOSTED_KINDS: &[&str] = &[
-    "crash",
-    "pause",
-    "starve",
-    "interleave",
-    "partition",
-    "latency",
-    "delay-replies",
-    "delay-requests",
-    "redis-pause",
-    "redis-restart",
-    "redis-down",
-    "interrupt",
-    "delete-key",
-    "clock-skew",
-    "clock-drift",
-    "clock-jump",
-];
-
-/// The kinds only the turmoil engine takes: its Redis is fake-redis, whose
-/// replicas the loop streams writes to; a real Redis runs alone.
-const TURMOIL_ONLY_KINDS: &[&str] = &["failover", "replication-drop"];
-
 /// Which engine's kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kinds {
@@ -76,14 +50,19 @@ pub(crate) enum Kinds {
 }
 
 impl Kinds {
-    /// Whether the engine takes the kind named `name` (its scenario-file
-    /// name).
-    fn has(self, name: &str) -> bool {
-        HOSTED_KINDS.contains(&name)
-            || (self == Kinds::Turmoil && TURMOIL_ONLY_KINDS.contains(&name))
+    /// Whether the engine carries out `verb`. Neither drops messages at
+    /// random (TCP does not lose a message and go on); a real Redis runs
+    /// alone, with no replicas to stall or promote.
+    pub(crate) fn supports(self, verb: Verb) -> bool {
+        match verb {
+            Verb::DropMessages => false,
+            Verb::FailOver | Verb::StallReplication => self == Kinds::Turmoil,
+            _ => true,
+        }
     }
 
     /// What the engine carries out, and how, in words.
+    #[cfg(test)]
     fn words(self) -> &'static str {
         match self {
             Kinds::Turmoil => TURMOIL_FAULTS,
@@ -102,46 +81,23 @@ impl Kinds {
 
 /// Whether the engine of `kinds` carries out `fault`.
 pub(crate) fn takes(kinds: Kinds, fault: &Fault) -> bool {
-    kinds.has(&kind_name(fault))
-}
-
-/// A fault's scenario-file name (`redis-pause`).
-fn kind_name(fault: &Fault) -> String {
-    serde_json::to_value(fault)
-        .ok()
-        .and_then(|v| v.get("fault").and_then(|k| k.as_str()).map(str::to_owned))
-        .unwrap_or_default()
+    effect::verbs(fault).into_iter().all(|v| kinds.supports(v))
 }
 
 /// The plan's actions in time order (ties in plan order), or the first
-/// fault whose kind the engine of `kinds` cannot carry out.
+/// fault with a verb the engine of `kinds` cannot carry out.
 pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, SimError> {
+    if let Some(what) = effect::refusal(spec, kinds.engine(), |v| kinds.supports(v)) {
+        return Err(SimError::Unsupported {
+            engine: kinds.engine().to_owned(),
+            what,
+        });
+    }
     let mut actions = Vec::new();
     for (i, fault) in spec.faults.0.iter().enumerate() {
-        if !takes(kinds, fault) {
-            return Err(SimError::Unsupported {
-                engine: kinds.engine().to_owned(),
-                what: format!(
-                    "faults[{i}] ({}): it carries out only {}; run it on the fast engine",
-                    fault.kind().text(),
-                    kinds.words()
-                ),
-            });
-        }
-        let kind = fault.kind();
-        match fault {
-            Fault::Crash(c) => {
-                actions.push((c.at_ms, Action::Crash(i)));
-                if let Some(r) = c.restart_after_ms {
-                    actions.push((c.at_ms.saturating_add(r), Action::Restart(i)));
-                }
-            }
-            _ => {
-                actions.push((kind.at_ms(), Action::Begin(i)));
-                if let Some(end) = kind.end_ms() {
-                    actions.push((end, Action::End(i)));
-                }
-            }
+        actions.push((fault.at_ms(), Action::Begin(i)));
+        if let Some(end) = fault.end_ms() {
+            actions.push((end, Action::End(i)));
         }
     }
     // Stable: actions at one instant keep the plan's order.
@@ -205,7 +161,7 @@ mod tests {
         assert!(!takes(Kinds::Redis, &failover));
     }
 
-    /// Windows give a begin and an end, crashes a crash and a restart,
+    /// Windows give a begin and an end, a crash its crash and its restart,
     /// all in time order.
     #[test]
     fn actions_in_time_order() {
@@ -226,10 +182,49 @@ mod tests {
             plan(&s, Kinds::Turmoil).unwrap(),
             vec![
                 (10, Action::Begin(1)),
-                (50, Action::Crash(0)),
+                (50, Action::Begin(0)),
                 (55, Action::End(1)),
-                (60, Action::Restart(0)),
+                (60, Action::End(0)),
             ]
         );
+    }
+
+    /// Every registered kind does something, and each hosted engine
+    /// either carries it out, naming it in its words (the report and the
+    /// docs print them), or refuses it by its place and text before
+    /// anything runs. A kind whose verbs an engine lacks cannot be
+    /// skipped: `Effects` has no default verbs.
+    #[test]
+    fn every_kind_is_carried_out_or_refused_by_name() {
+        use rand::SeedableRng;
+        for (variant, generate) in crate::fault::GENERATORS {
+            let draw = crate::fault::Draw {
+                client: "A".into(),
+                threads: 1,
+                at_ms: 10,
+                duration_ms: 5,
+            };
+            let fault = generate(&mut rand_chacha::ChaCha8Rng::seed_from_u64(1), draw);
+            assert!(!effect::verbs(&fault).is_empty(), "{variant} does nothing");
+            let json = serde_json::to_value(&fault).expect("serde data");
+            let name = json["fault"].as_str().expect("tagged").to_owned();
+            for kinds in [Kinds::Turmoil, Kinds::Redis] {
+                let named = kinds
+                    .words()
+                    .split(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+                    .any(|w| w == name);
+                let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+                s.redis.replicas = 1;
+                s.faults = FaultPlan(vec![fault.clone()]);
+                if takes(kinds, &fault) {
+                    assert!(named, "{:?}'s words miss {name}", kinds);
+                } else {
+                    assert!(!named, "{:?}'s words name {name}, which it refuses", kinds);
+                    let error = plan(&s, kinds).unwrap_err().to_string();
+                    let place = format!("faults[0] ({})", fault.text());
+                    assert!(error.contains(&place), "{error}");
+                }
+            }
+        }
     }
 }

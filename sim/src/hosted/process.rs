@@ -18,7 +18,7 @@ use super::thread;
 use crate::history::{Meta, RecordKind};
 use crate::process::Thread;
 use crate::script::Program;
-use crate::{CutShort, Fault, History, SimError, SimSpec, SimTime};
+use crate::{CutShort, History, SimError, SimSpec, SimTime};
 
 /// The engine's view of one client.
 pub(crate) struct Slot {
@@ -52,98 +52,82 @@ pub(crate) struct Slot {
 
 pub(crate) type Slots = Rc<Vec<RefCell<Slot>>>;
 
-/// The index of the client `fault` hits (validation made sure it names
-/// one).
-pub(crate) fn client_of(spec: &SimSpec, fault: &crate::Fault) -> usize {
-    let name = fault.client().unwrap_or_default();
-    spec.clients
-        .iter()
-        .position(|c| c.name == name)
-        .unwrap_or_default()
-}
-
-/// Carries out fault `i` (`fault`) on client `c`'s process if it is one
-/// both hosted engines carry out alike, opening its window (`begin`) or
-/// closing it; whether it was one.
-pub(crate) fn client_fault(slots: &Slots, c: usize, i: usize, fault: &Fault, begin: bool) -> bool {
-    let slot = slots[c].borrow();
-    match fault {
-        Fault::Pause(_) if begin => slot.gate.close(),
-        Fault::Pause(_) => slot.gate.open(),
-        // As the fast engine draws them: starvation in µs, interleaving in ms.
-        Fault::Starve(s) if begin => {
-            let range = (s.min_delay_ms * 1_000, s.max_delay_ms * 1_000);
-            slot.starve.open(i, range, 1)
+/// The verbs both hosted engines carry out alike, on the client's process.
+impl Slot {
+    /// A stop-the-world pause begins (`on`) or ends: the process's tasks
+    /// wait at the gate.
+    pub(crate) fn pause(&self, on: bool) {
+        if on {
+            self.gate.close()
+        } else {
+            self.gate.open()
         }
-        Fault::Interleave(s) if begin => {
-            slot.interleave
-                .open(i, (s.min_delay_ms, s.max_delay_ms), 1_000);
-            if let Some(lock) = slot.locks.first() {
-                lock.set_interleaving(true);
-            }
-        }
-        Fault::Starve(_) => slot.starve.close(i),
-        Fault::Interleave(_) => {
-            slot.interleave.close(i);
-            if let Some(lock) = slot.locks.first().filter(|_| !slot.interleave.is_open()) {
-                lock.set_interleaving(false);
-            }
-        }
-        Fault::Interrupt(f) => interrupt(&slot, f),
-        Fault::ClockSkew(s) => {
-            let ms = if begin { s.skew_ms } else { -s.skew_ms };
-            let now = fault_instant(fault, begin);
-            if let Some(clock) = &slot.clock {
-                lock_clock(clock).step(now, ms);
-            }
-        }
-        Fault::ClockDrift(d) => {
-            let ppm = if begin { d.drift_ppm } else { -d.drift_ppm };
-            let now = fault_instant(fault, begin);
-            if let Some(clock) = &slot.clock {
-                lock_clock(clock).drift(now, ppm);
-            }
-            // Timers armed at the old rate fire at the new one.
-            slot.rate.bump();
-        }
-        _ => return false,
     }
-    true
-}
 
-/// When fault `fault`'s window opens (`begin`) or closes, in the spec's
-/// time: the instant the fast engine moves the clock at.
-fn fault_instant(fault: &Fault, begin: bool) -> SimTime {
-    let kind = fault.kind();
-    let at = if begin {
-        kind.at_ms()
-    } else {
-        kind.end_ms().unwrap_or(kind.at_ms())
-    };
-    SimTime::from_ms(at)
+    /// Starvation window `i` opens with `range_ms` (drawn in µs, as the
+    /// fast engine draws it), or closes.
+    pub(crate) fn starve(&self, i: usize, range_ms: Option<(u64, u64)>) {
+        match range_ms {
+            Some((min, max)) => self.starve.open(i, (min * 1_000, max * 1_000), 1),
+            None => self.starve.close(i),
+        }
+    }
+
+    /// Interleaving window `i` opens with `range_ms` (drawn in ms), or
+    /// closes; the lock interleaves while any is open.
+    pub(crate) fn interleave(&self, i: usize, range_ms: Option<(u64, u64)>) {
+        match range_ms {
+            Some(range) => {
+                self.interleave.open(i, range, 1_000);
+                if let Some(lock) = self.locks.first() {
+                    lock.set_interleaving(true);
+                }
+            }
+            None => {
+                self.interleave.close(i);
+                if let Some(lock) = self.locks.first().filter(|_| !self.interleave.is_open()) {
+                    lock.set_interleaving(false);
+                }
+            }
+        }
+    }
+
+    /// Thread `t` is interrupted now, or (with `after_call_ms`) that long
+    /// into its next acquiring call (see `thread::call_step`).
+    pub(crate) fn interrupt(&self, t: usize, after_call_ms: Option<u64>) {
+        match after_call_ms {
+            Some(after) => {
+                if let Some(thread) = self.threads.get(t) {
+                    thread.borrow_mut().interrupt_after = Some(after);
+                }
+            }
+            None => {
+                if let Some(lock) = self.locks.get(t) {
+                    lock.interrupt(crate::process::thread_id(t));
+                }
+            }
+        }
+    }
+
+    /// The wall clock steps by `ms` at `now` (the spec's time).
+    pub(crate) fn step_clock(&self, now: SimTime, ms: i64) {
+        if let Some(clock) = &self.clock {
+            lock_clock(clock).step(now, ms);
+        }
+    }
+
+    /// The clock's rate changes by `ppm` at `now`.
+    pub(crate) fn drift_clock(&self, now: SimTime, ppm: i64) {
+        if let Some(clock) = &self.clock {
+            lock_clock(clock).drift(now, ppm);
+        }
+        // Timers armed at the old rate fire at the new one.
+        self.rate.bump();
+    }
 }
 
 fn lock_clock(clock: &SharedClock) -> std::sync::MutexGuard<'_, crate::clock::LocalClock> {
     clock.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// An `interrupt` fault strikes: the thread is interrupted now, or (with
-/// `after_call_ms`) that long into its next acquiring call (see
-/// `thread::call_step`).
-fn interrupt(slot: &Slot, fault: &crate::fault::Interrupt) {
-    let t = fault.thread as usize - 1;
-    match fault.after_call_ms {
-        Some(after) => {
-            if let Some(thread) = slot.threads.get(t) {
-                thread.borrow_mut().interrupt_after = Some(after);
-            }
-        }
-        None => {
-            if let Some(lock) = slot.locks.get(t) {
-                lock.interrupt(crate::process::thread_id(t));
-            }
-        }
-    }
 }
 
 /// A client's host name.

@@ -29,8 +29,11 @@ use super::monitor::{self, Shadow};
 use super::process::{self, ClientHost, Slots};
 use super::proxy::{Link, Outage, Proxy};
 use super::recorder::{self, Recorder, Shared, TimeSource};
+use crate::fault::effect;
 use crate::history::{Phase, RecordKind};
-use crate::{Fault, Run, SimError, SimSpec, SimTime};
+use crate::{Run, SimError, SimSpec, SimTime};
+
+mod effects;
 
 /// The longest wait for a connection to Redis.
 const CONNECT_WITHIN: Duration = Duration::from_secs(5);
@@ -238,11 +241,9 @@ fn clock_jump(spec: &SimSpec, ms: i64) -> Vec<Bytes> {
 }
 
 /// What a restart without persistence loses: every key and the script
-/// cache (`SCRIPT FLUSH`: Redisson 3.46+'s next `EVALSHA` meets `NOSCRIPT`,
-/// as on the other engines' fresh Redis).
-async fn lose_everything(control: &RespTransport) {
-    let _ = control.send(&words(&["FLUSHALL"])).await;
-    let _ = control.send(&words(&["SCRIPT", "FLUSH"])).await;
+/// cache.
+fn lose_everything() -> [Vec<Bytes>; 2] {
+    [words(&["FLUSHALL"]), words(&["SCRIPT", "FLUSH"])]
 }
 
 /// Loads Redisson's lock scripts, as the other engines' Redis starts with
@@ -446,110 +447,38 @@ impl Driver<'_> {
         slots: &Slots,
         hosts: &[ClientHost<Named>],
     ) {
-        let Faults {
-            control,
-            links,
-            outage,
-        } = *faults;
-        let client = |i: usize| process::client_of(self.spec, &self.spec.faults.0[i]);
-        match action {
-            Action::Begin(i) | Action::End(i) => {
-                let begin = matches!(action, Action::Begin(_));
-                let fault = &self.spec.faults.0[i];
-                let phase = if begin { Phase::Begin } else { Phase::End };
-                let kind = RecordKind::Fault {
-                    fault: fault.clone(),
-                    phase,
-                };
-                let at = fault.kind().at_ms();
-                let at = if begin {
-                    Some(at)
-                } else {
-                    fault.kind().end_ms()
-                };
-                recorder::lock(recorder).record_at(SimTime::from_ms(at.unwrap_or(0)), kind);
-                let scaled = |ms: u64| ms / self.scale;
-                match fault {
-                    Fault::Partition(_) => {
-                        let link = &links[client(i)];
-                        for rules in [&link.up, &link.down] {
-                            if begin {
-                                rules.held.close()
-                            } else {
-                                rules.held.open()
-                            }
-                        }
-                    }
-                    Fault::Latency(l) => {
-                        let link = &links[client(i)];
-                        let delay = begin.then(|| (scaled(l.min_ms), scaled(l.max_ms)));
-                        *link.up.delay.borrow_mut() = delay;
-                        *link.down.delay.borrow_mut() = delay;
-                    }
-                    Fault::DelayReplies(d) => {
-                        let delay = begin.then(|| (scaled(d.delay_ms), scaled(d.delay_ms)));
-                        *links[client(i)].down.delay.borrow_mut() = delay;
-                    }
-                    Fault::DelayRequests(d) => {
-                        let delay = begin.then(|| (scaled(d.delay_ms), scaled(d.delay_ms)));
-                        *links[client(i)].up.delay.borrow_mut() = delay;
-                    }
-                    _ if process::client_fault(slots, client(i), i, fault, begin) => {}
-                    // Redis ends the pause by itself: CLIENT UNPAUSE would
-                    // wait behind it.
-                    Fault::RedisPause(p) if begin => {
-                        let ms = (p.duration_ms / self.scale).max(1).to_string();
-                        let _ = control.send(&words(&["CLIENT", "PAUSE", &ms, "ALL"])).await;
-                    }
-                    Fault::DeleteKey(d) if begin => {
-                        let _ = control.send(&words(&["DEL", d.lock.as_str()])).await;
-                    }
-                    Fault::ClockJump(j) => {
-                        let jump = j.jump_ms / i64::try_from(self.scale).unwrap_or(1);
-                        let _ = control.send(&clock_jump(self.spec, jump)).await;
-                    }
-                    // A real Redis is not stopped (it may not be ours):
-                    // the proxies close every client's connections and
-                    // refuse new ones while it is "down", and FLUSHALL
-                    // loses the keys a restart without persistence loses.
-                    Fault::RedisRestart(_) => {
-                        outage.cut();
-                        lose_everything(control).await;
-                    }
-                    Fault::RedisDown(_) if begin => {
-                        outage.down.set(outage.down.get() + 1);
-                        outage.cut();
-                    }
-                    Fault::RedisDown(d) => {
-                        outage.down.set(outage.down.get().saturating_sub(1));
-                        if !d.keep_data {
-                            lose_everything(control).await;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Action::Crash(i) => {
-                let c = client(i);
-                let mut slot = slots[c].borrow_mut();
-                if slot.alive {
-                    slot.alive = false;
-                    slot.tasks.drain(..).for_each(|t| t.abort());
-                    recorder::lock(recorder).crash(c);
-                }
-            }
-            Action::Restart(i) => {
-                let c = client(i);
-                {
-                    let mut slot = slots[c].borrow_mut();
-                    if slot.alive {
-                        return;
-                    }
-                    slot.alive = true;
-                    slot.life += 1;
-                }
-                start(&hosts[c], slots);
-            }
+        let (i, begin) = match action {
+            Action::Begin(i) => (i, true),
+            Action::End(i) => (i, false),
+        };
+        let fault = &self.spec.faults.0[i];
+        if fault.kind().recorded() {
+            let phase = if begin { Phase::Begin } else { Phase::End };
+            let at = if begin {
+                Some(fault.at_ms())
+            } else {
+                fault.end_ms()
+            };
+            let kind = RecordKind::Fault {
+                fault: fault.clone(),
+                phase,
+            };
+            recorder::lock(recorder).record_at(SimTime::from_ms(at.unwrap_or(0)), kind);
+        }
+        let mut fx = effects::RealEffects {
+            spec: self.spec,
+            scale: self.scale,
+            faults,
+            recorder,
+            slots,
+            hosts,
+            commands: Vec::new(),
+        };
+        effect::act(self.spec, i, begin, &mut fx);
+        // In the order the verbs asked: a restart's FLUSHALL goes after
+        // the proxies cut every connection.
+        for command in fx.commands {
+            let _ = faults.control.send(&command).await;
         }
     }
 }

@@ -20,8 +20,9 @@
 //! are `biased`; nothing reads the wall clock (the Redis engine's clock
 //! is the simulated one). The same spec gives the same history.
 //!
-//! Faults: see [`TURMOIL_FAULTS`]; any other kind is refused with
-//! [`SimError::Unsupported`] before anything runs.
+//! Faults: each fault's verbs (`fault::effect`) as `effects` carries them
+//! out (see [`TURMOIL_FAULTS`]); a fault with a verb turmoil cannot carry
+//! out is refused with [`SimError::Unsupported`] before anything runs.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -29,7 +30,6 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::Bytes;
 use fake_redis::{Clock, Engine, SharedEngine};
 use lockcore::Connect;
 
@@ -38,10 +38,13 @@ use super::delay::{Delay, DelayedStream};
 use super::gate::Gate;
 use super::process::{self, ClientHost, Slots};
 use super::recorder::{self, Recorder, Shared};
+use crate::fault::effect;
 use crate::history::{Phase, RecordKind, ServerCause};
 use crate::replication::Replicas;
 use crate::server::EPOCH_MS;
-use crate::{CutShort, Fault, History, Run, SimError, SimSpec, SimTime};
+use crate::{CutShort, History, Run, SimError, SimSpec, SimTime};
+
+mod effects;
 
 /// The Redis host's name.
 pub(crate) const REDIS: &str = "redis";
@@ -286,135 +289,21 @@ impl Loop<'_, '_> {
         SimTime::from_ms(self.clock.loop_ms.load(Ordering::SeqCst))
     }
 
-    fn client(&self, fault: &Fault) -> usize {
-        process::client_of(self.spec, fault)
-    }
-
     fn act(&mut self, action: Action) -> Result<(), SimError> {
-        match action {
-            Action::Begin(i) | Action::End(i) => {
-                let phase = match action {
-                    Action::Begin(_) => Phase::Begin,
-                    _ => Phase::End,
-                };
-                let fault = self.spec.faults.0[i].clone();
-                recorder::lock(self.recorder).record(RecordKind::Fault {
-                    fault: fault.clone(),
-                    phase,
-                });
-                self.window(i, &fault, phase == Phase::Begin);
-            }
-            Action::Crash(i) => {
-                let c = self.client(&self.spec.faults.0[i]);
-                let mut slot = self.slots[c].borrow_mut();
-                if slot.alive {
-                    slot.alive = false;
-                    recorder::lock(self.recorder).crash(c);
-                    self.sim.crash(slot.host.as_str());
-                }
-            }
-            Action::Restart(i) => {
-                let c = self.client(&self.spec.faults.0[i]);
-                let mut slot = self.slots[c].borrow_mut();
-                if !slot.alive {
-                    slot.alive = true;
-                    slot.life += 1;
-                    let host = slot.host.clone();
-                    drop(slot);
-                    self.sim.bounce(host.as_str());
-                }
-            }
+        let (i, phase) = match action {
+            Action::Begin(i) => (i, Phase::Begin),
+            Action::End(i) => (i, Phase::End),
+        };
+        let spec = self.spec;
+        let fault = &spec.faults.0[i];
+        if fault.kind().recorded() {
+            recorder::lock(self.recorder).record(RecordKind::Fault {
+                fault: fault.clone(),
+                phase,
+            });
         }
+        effect::act(spec, i, phase == Phase::Begin, self);
         Ok(())
-    }
-
-    /// A window opens (`begin`) or closes.
-    fn window(&mut self, i: usize, fault: &Fault, begin: bool) {
-        let host = || self.slots[self.client(fault)].borrow().host.clone();
-        if process::client_fault(self.slots, self.client(fault), i, fault, begin) {
-            return;
-        }
-        match fault {
-            Fault::ClockJump(j) => self.redis_clock_jumps(j.jump_ms),
-            Fault::DelayReplies(d) => {
-                let delay = self.slots[self.client(fault)].borrow().replies.clone();
-                one_way(&delay, i, d.delay_ms, begin);
-            }
-            Fault::DelayRequests(d) => {
-                let delay = self.slots[self.client(fault)].borrow().requests.clone();
-                one_way(&delay, i, d.delay_ms, begin);
-            }
-            Fault::Partition(p) => {
-                // Turmoil's own hold would deliver at the heal; TCP
-                // delivers at its next retransmission, which each
-                // connection's reading end times (`DelayedStream`).
-                let slot = self.slots[self.client(fault)].borrow();
-                for delay in [&slot.replies, &slot.requests] {
-                    if begin {
-                        let heal = BOOT_MS + p.at_ms.saturating_add(p.duration_ms);
-                        delay.partition(i, Duration::from_millis(heal));
-                    } else {
-                        delay.heal(i);
-                    }
-                }
-            }
-            Fault::Latency(l) => {
-                let max = if begin {
-                    l.max_ms
-                } else {
-                    self.spec.latency.max_ms
-                };
-                let max = Duration::from_millis(max);
-                self.sim
-                    .set_link_max_message_latency(host().as_str(), REDIS, max);
-            }
-            Fault::RedisRestart(_) => {
-                self.redis_stops();
-                self.redis_starts(false);
-            }
-            Fault::RedisDown(_) if begin => {
-                self.redis_down += 1;
-                self.redis_stops();
-            }
-            Fault::RedisDown(d) => {
-                self.redis_down = self.redis_down.saturating_sub(1);
-                self.redis_starts(d.keep_data);
-            }
-            Fault::Failover(_) if begin => self.primary_fails(),
-            Fault::Failover(f) => self.promote(f.replica),
-            Fault::ReplicationDrop(_) => {
-                self.replicas.stall(self.now(), begin);
-            }
-            Fault::RedisPause(_) if begin => self.redis_gate.close(),
-            Fault::RedisPause(_) => self.redis_gate.open(),
-            Fault::DeleteKey(d) if begin => {
-                let recorder = self.recorder;
-                self.shared.with_engine(|engine| {
-                    let conn = engine.connect();
-                    let del = vec![
-                        Bytes::from_static(b"DEL"),
-                        Bytes::copy_from_slice(d.lock.as_str().as_bytes()),
-                    ];
-                    let _ = engine.execute(conn, del);
-                    engine.disconnect(conn);
-                    let mut rec = recorder::lock(recorder);
-                    let view =
-                        recorder::turmoil_view(engine, &d.lock, rec.now(), rec.redis_offset_ms);
-                    rec.observe(&d.lock, view, false, false, ServerCause::Deleted, None);
-                });
-            }
-            // `action::plan` refused every other kind.
-            _ => {}
-        }
-    }
-}
-
-/// A one-way delay window of `delay_ms` opens (`begin`) or closes.
-fn one_way(delay: &Delay, i: usize, delay_ms: u64, begin: bool) {
-    if begin {
-        delay.open(i, Duration::from_millis(delay_ms));
-    } else {
-        delay.close(i);
     }
 }
 
@@ -521,6 +410,7 @@ fn observe_all(recorder: &Shared, engine: &Engine, cause: ServerCause) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Fault;
     use crate::run::tests::{client, critical, spec, thread};
 
     /// Two clients take turns on one lock with the watchdog, over turmoil:
