@@ -78,8 +78,12 @@ impl Engine {
     pub fn takes(&self, fault: &crate::Fault) -> bool {
         match self {
             Engine::Fast => true,
-            Engine::Turmoil => crate::hosted::takes(crate::hosted::Kinds::Turmoil, fault),
-            Engine::Redis(_) => crate::hosted::takes(crate::hosted::Kinds::Redis, fault),
+            Engine::Turmoil => {
+                crate::engines::hosted::takes(crate::engines::hosted::Kinds::Turmoil, fault)
+            }
+            Engine::Redis(_) => {
+                crate::engines::hosted::takes(crate::engines::hosted::Kinds::Redis, fault)
+            }
         }
     }
 
@@ -89,8 +93,10 @@ impl Engine {
     pub fn refuses(&self, spec: &SimSpec) -> Option<SimError> {
         match self {
             Engine::Fast => None,
-            Engine::Turmoil => crate::hosted::plan(spec, crate::hosted::Kinds::Turmoil).err(),
-            Engine::Redis(_) => crate::hosted::plan_real(spec).err(),
+            Engine::Turmoil => {
+                crate::engines::hosted::plan(spec, crate::engines::hosted::Kinds::Turmoil).err()
+            }
+            Engine::Redis(_) => crate::engines::hosted::plan_real(spec).err(),
         }
     }
 

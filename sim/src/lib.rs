@@ -111,60 +111,44 @@
 //!   10.009036s  A        renew -> 1
 //! ```
 //!
-//! # Layout
+//! # Layout: three layers, imports point down
 //!
-//! - `spec`: what to simulate ([`SimSpec`], [`ClientSpec`], [`Step`]).
-//! - `fault`: the fault plan; one module per kind (`fault/<kind>.rs`)
-//!   owning its data, validation, scheduling, effect, timeline text and
-//!   generator.
-//! - `validate`: refusing specs that cannot run.
-//! - `swarm`: random scenarios from a seed ([`generate`]).
-//! - `workload`: what generated scripts do ([`Usage`], [`Workload`]) and
-//!   the liveness phase.
-//! - `cause`: the oracle ([`classify`]): misuse, beyond the guarantee, or
-//!   a defect.
-//! - `time`: [`SimTime`], [`ClientId`].
-//! - `queue`: the event queue.
-//! - `rng`: per-component random streams and uuids.
-//! - `network`: links, latency, drops.
-//! - `retransmission`: TCP's retransmission timer, when what a partition
-//!   held arrives (every engine's).
-//! - `windows`: which fault windows cover an instant, by a sweep.
-//! - `server`: the Redis process around fake-redis's engine.
-//! - `deployment`: Redis as the world owns it: the primary, its replicas,
-//!   paused or down.
-//! - `replication`: the primary's replicas, the lagging stream of writes
-//!   to them, and promoting one (failover); the fast and turmoil engines
-//!   share it.
-//! - `process`: a client process and its threads.
-//! - `clock`: a client's own clock (skewed, drifting), read by its machine.
-//! - `script`: thread scripts flattened into instructions.
-//! - `world`: the event loop, over the world's owned parts: the processes,
-//!   Redis (`deployment`), the network, the recorder (`observe`) and the
-//!   protected resources (`resource`).
-//! - `observe`: the fast engine's recorder (`Observer`: the records so
-//!   far) and Redis's view of each lock, recorded when it changes.
-//! - `resource`: the resource behind each lock, which refuses a fencing
-//!   token below the highest it took (both engines keep theirs so).
-//! - `injection`: faults striking processes and Redis.
-//! - `driver`: feeding one lockcore client and acting on its outputs.
-//! - `renewal`: the locks a renewal command renews (a chunk of them from
-//!   3.44) and their records, the same on every engine.
-//! - `execution`: Redis running a client's message.
-//! - `inprocess`: [`InProcessServer`] and [`InProcessTransport`], lockcore's
-//!   async client over fake-redis's engine in the same process, and
-//!   [`lock_value`], a fake-redis reply as the lock reads it.
-//! - `history`, `timeline`: the records and their one-line rendering.
-//! - `name`: client names compared by their shared text first.
-//! - `check`: one checker per invariant.
-//! - `cut`: threads the horizon cut short ([`CutShort`]).
-//! - `run`: [`run`], [`Run`], [`SimError`].
-//! - `engine`: [`Engine`], which engine runs a spec.
-//! - `hosted`: the same spec run by lockcore's async client over RESP:
-//!   [`run_turmoil`] on turmoil's simulated TCP against fake-redis's RESP
-//!   server, [`run_real`] against a real `redis-server` (see its module
-//!   docs for what each maps and refuses); [`run_turmoil_bare`], the
-//!   floor the turmoil engine is benchmarked against.
+//! - **`model`**: what to simulate and what happened, as data, with no
+//!   engine type in sight. `spec` ([`SimSpec`], [`ClientSpec`], [`Step`]);
+//!   `fault`, one file per kind (`fault/<kind>.rs`: its serde data,
+//!   validation, timeline text, generator, link rule or timer delay, and
+//!   what its window's edges do, written once in the verbs of
+//!   `fault::effect`); `history` and `timeline` (the records and their
+//!   one-line rendering); `validate`; `script` (thread scripts flattened
+//!   into instructions); `rng` (per-component streams); `config` (each
+//!   client's lock config and the bounds every engine shares);
+//!   `retransmission` (when what a partition held arrives); `time`,
+//!   `name`, `cut` ([`CutShort`]), `ended` (what an engine hands the
+//!   judge), `error` ([`SimError`]).
+//! - **`judge`**: reads the model alone. `check`, one checker per
+//!   invariant ([`check_all`]); `cause`, the oracle ([`classify`]): misuse,
+//!   beyond the guarantee, or a defect.
+//! - **`engines`**: turn a spec into a history. `fast`, the discrete-event
+//!   world (`world` and its event loop, `queue`, `network`, `windows`,
+//!   `process`, `driver`, `clock`, `server`, `deployment`, `replication`,
+//!   `execution`, `observe`, `resource`, `renewal`, `injection`, and
+//!   `effects`, the fault verbs on the world; `inprocess`:
+//!   [`InProcessServer`], [`InProcessTransport`], [`lock_value`]): the
+//!   only folder whose modules import each other in a circle. `hosted`,
+//!   lockcore's async client over RESP: on turmoil's simulated TCP against
+//!   fake-redis's RESP server, or against a real `redis-server` (each with
+//!   its `effects`, the same verbs); [`run_turmoil_bare`], the floor the
+//!   turmoil engine is benchmarked against.
+//! - On top: `run` ([`run`], [`run_turmoil`], [`run_real`], [`Run`]: an
+//!   engine's history judged), `engine` ([`Engine`], which engine runs a
+//!   spec), `swarm` ([`generate`]) and `workload` ([`Usage`],
+//!   [`Workload`]: what generated scripts do, and the liveness phase).
+//!
+//! A new fault kind is its own file in `model/fault/` plus one line in
+//! the `faults!` registration; every engine carries it out through the
+//! verbs it uses, or refuses it by name. A new verb is one method of
+//! `Effects`, which every engine must then implement (the trait has no
+//! defaults).
 //!
 //! Examples (`cargo run -p sim --example <name>`): `timeline <seed>` prints
 //! a generated seed's spec, timeline and violations; `violations [n]`
@@ -172,66 +156,40 @@
 //! `fenced_pause` replays the documents' stop-the-world pause under the
 //! `fenced` profile.
 
-mod cause;
-mod check;
-mod clock;
-mod cut;
-mod deployment;
-mod driver;
-mod effects;
 mod engine;
-mod execution;
-mod fault;
-mod history;
-mod hosted;
-mod injection;
-mod inprocess;
-mod name;
-mod network;
-mod observe;
-mod process;
-mod queue;
-mod renewal;
-mod replication;
-mod resource;
-mod retransmission;
-mod rng;
+mod engines;
+mod judge;
+mod model;
 mod run;
-mod script;
-mod server;
-mod spec;
 mod swarm;
-mod time;
-mod timeline;
-mod validate;
-mod windows;
 mod workload;
-mod world;
 
-pub use cause::{Cause, classify};
-pub use check::{Invariant, Violation, check_all, check_all_counted};
-pub use cut::CutShort;
 pub use engine::{DEFAULT_TIME_SCALE, Engine};
-pub use fault::{Fault, FaultPlan};
+pub use judge::cause::{Cause, classify};
+pub use judge::check::{Invariant, Violation, check_all, check_all_counted};
+pub use model::cut::CutShort;
+pub use model::fault::{Fault, FaultPlan};
 
-pub use fault::kinds as faults;
-pub use fault::{Verb, verbs};
-pub use history::{
+pub use engines::fast::inprocess::{InProcessServer, InProcessTransport, lock_value};
+pub use engines::hosted::{
+    BareRun, REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_turmoil_bare,
+};
+pub use model::config::client_timer_tick_ms;
+pub use model::error::SimError;
+pub use model::fault::kinds as faults;
+pub use model::fault::{Verb, verbs};
+pub use model::history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
     ServerCause, UnlockError, Who,
 };
-pub use hosted::{
-    BareRun, REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_real,
-    run_turmoil, run_turmoil_bare,
+pub use model::spec::{
+    ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec,
 };
-pub use inprocess::{InProcessServer, InProcessTransport, lock_value};
-pub use run::{Run, SimError, run, run_owned};
-pub use spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec};
-pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
-pub use time::{ClientId, SimTime};
-pub use validate::{
+pub use model::time::{ClientId, SimTime};
+pub use model::validate::{
     MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,
     NAME_RULE, is_identifier, validate_spec,
 };
+pub use run::{Run, run, run_owned, run_real, run_turmoil};
+pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use workload::{PROBE, Usage, Workload};
-pub use world::client_timer_tick_ms;

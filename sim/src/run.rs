@@ -2,45 +2,10 @@
 
 use lockcore::SwitchSet;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
-use crate::world::World;
-use crate::{CutShort, History, Invariant, SimSpec, Violation};
-
-/// Why a spec cannot run.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum SimError {
-    /// A field of the spec is out of range, names nothing, or asks for
-    /// something that would never happen; `field` is its path in the spec
-    /// (`faults[2].at_ms`).
-    #[error("invalid spec: `{field}`: {reason}")]
-    Invalid {
-        /// The field's path (`clients[0].threads[1].start_ms`).
-        field: String,
-        /// What is wrong, with the accepted range or rule.
-        reason: String,
-    },
-    /// Settings that cannot be simulated (the message says which and why).
-    #[error("invalid spec: {0}")]
-    InvalidSpec(String),
-    /// A valid spec that the chosen engine cannot run (a fault it cannot
-    /// inject); `what` names it and what the engine can do instead.
-    #[error("the {engine} engine cannot run this spec: {what}")]
-    Unsupported {
-        /// The engine (`turmoil`).
-        engine: String,
-        /// What it cannot do, and what it can.
-        what: String,
-    },
-    /// The engine itself failed (a simulated host's software errored).
-    #[error("the {engine} engine failed: {reason}")]
-    Engine {
-        /// The engine.
-        engine: String,
-        /// What went wrong.
-        reason: String,
-    },
-}
+use crate::engines::fast::world::World;
+use crate::model::ended::Ended;
+use crate::{CutShort, History, Invariant, RealRedis, SimError, SimSpec, Violation};
 
 /// The result of one run: the history and what the checkers found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,29 +39,6 @@ pub struct Run {
     pub switches_read: SwitchSet,
 }
 
-/// What an engine hands over when a run ends, to be judged.
-pub(crate) struct Ended {
-    pub(crate) history: History,
-    pub(crate) cut_short: Vec<CutShort>,
-    pub(crate) events: u64,
-    pub(crate) commands: u64,
-    pub(crate) switches_read: SwitchSet,
-}
-
-impl Ended {
-    /// A run of an engine that cannot tell which switches its clients
-    /// read (the hosted engines): every switch counts as read.
-    pub(crate) fn hosted(history: History, cut_short: Vec<CutShort>, events: u64) -> Ended {
-        Ended {
-            history,
-            cut_short,
-            events,
-            commands: 0,
-            switches_read: SwitchSet::all(),
-        }
-    }
-}
-
 /// Runs `spec` deterministically to its horizon and checks the history.
 ///
 /// The same spec (seed included) always gives the same history, byte for
@@ -116,9 +58,22 @@ pub fn run_owned(spec: SimSpec) -> Result<Run, SimError> {
 /// [`run_owned`], judged on `invariants` alone (see
 /// [`crate::Engine::run_judged_on`]).
 pub(crate) fn run_judged_on(spec: SimSpec, invariants: &[Invariant]) -> Result<Run, SimError> {
-    crate::validate::validate_spec(&spec)?;
+    crate::model::validate::validate_spec(&spec)?;
     let ended = World::new(&spec)?.run();
     Ok(judged_on(spec, ended, invariants))
+}
+
+/// Runs `spec` on the turmoil engine and checks the history, as [`run`]
+/// does on the fast one.
+pub fn run_turmoil(spec: &SimSpec) -> Result<Run, SimError> {
+    let ended = crate::engines::hosted::play_turmoil(spec)?;
+    Ok(judged(spec, ended))
+}
+
+/// Runs `spec` against a real Redis and checks the history.
+pub fn run_real(spec: &SimSpec, opts: &RealRedis) -> Result<Run, SimError> {
+    let ended = crate::engines::hosted::play_real(spec, opts)?;
+    Ok(judged(spec, ended))
 }
 
 /// A finished history of `spec`, checked and each violation classified:
@@ -136,7 +91,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         commands,
         switches_read,
     } = ended;
-    let mut violations = crate::check::check_only(&history, invariants);
+    let mut violations = crate::judge::check::check_only(&history, invariants);
     for v in &mut violations {
         v.cause = crate::classify(&spec, &history, v);
     }
@@ -154,7 +109,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::history::RecordKind;
+    use crate::model::history::RecordKind;
     use crate::{
         ClientSpec, DEFAULT_LOCK, Fault, FaultPlan, LatencyRange, SimTime, Step, ThreadSpec,
     };
@@ -357,7 +312,7 @@ pub(crate) mod tests {
             other => panic!("expected Invalid({field}: {needle}), got {other:?}"),
         };
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::Pause(crate::fault::Pause {
+        s.faults = FaultPlan(vec![Fault::Pause(crate::model::fault::Pause {
             client: "Z".into(),
             at_ms: 0,
             duration_ms: 1,
@@ -370,7 +325,7 @@ pub(crate) mod tests {
         };
         invalid(s, "latency", "min 9 ms is greater than max 1 ms");
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::DropRate(crate::fault::DropRate {
+        s.faults = FaultPlan(vec![Fault::DropRate(crate::model::fault::DropRate {
             client: "A".into(),
             at_ms: 0,
             duration_ms: 1,
@@ -406,9 +361,11 @@ pub(crate) mod tests {
             other => panic!("expected Invalid, got {other:?}"),
         };
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::RedisRestart(crate::fault::RedisRestart {
-            at_ms: s.horizon_ms,
-        })]);
+        s.faults = FaultPlan(vec![Fault::RedisRestart(
+            crate::model::fault::RedisRestart {
+                at_ms: s.horizon_ms,
+            },
+        )]);
         assert_eq!(field(s), "faults[0].at_ms");
         let mut s = ok();
         s.horizon_ms = 0;
@@ -417,14 +374,14 @@ pub(crate) mod tests {
         s.clients[0].threads[0].start_ms = s.horizon_ms;
         assert_eq!(field(s), "clients[0].threads[0].start_ms");
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::Crash(crate::fault::Crash {
+        s.faults = FaultPlan(vec![Fault::Crash(crate::model::fault::Crash {
             client: "A".into(),
             at_ms: 10,
             restart_after_ms: Some(s.horizon_ms),
         })]);
         assert_eq!(field(s), "faults[0].restart_after_ms");
         let mut s = ok();
-        s.faults = FaultPlan(vec![Fault::Pause(crate::fault::Pause {
+        s.faults = FaultPlan(vec![Fault::Pause(crate::model::fault::Pause {
             client: "A".into(),
             at_ms: 10,
             duration_ms: 0,
@@ -539,64 +496,64 @@ pub(crate) mod tests {
             .prop_map(|(client, at_ms, d, lo, extra, probability, kind)| {
                 let hi = lo.wrapping_add(extra);
                 match kind {
-                    0 => Fault::Crash(crate::fault::Crash {
+                    0 => Fault::Crash(crate::model::fault::Crash {
                         client,
                         at_ms,
                         restart_after_ms: Some(d),
                     }),
-                    1 => Fault::Pause(crate::fault::Pause {
+                    1 => Fault::Pause(crate::model::fault::Pause {
                         client,
                         at_ms,
                         duration_ms: d,
                     }),
-                    2 => Fault::Starve(crate::fault::Starve {
+                    2 => Fault::Starve(crate::model::fault::Starve {
                         client,
                         at_ms,
                         duration_ms: d,
                         min_delay_ms: lo,
                         max_delay_ms: hi,
                     }),
-                    3 => Fault::Partition(crate::fault::Partition {
+                    3 => Fault::Partition(crate::model::fault::Partition {
                         client,
                         at_ms,
                         duration_ms: d,
                     }),
-                    4 => Fault::DropRate(crate::fault::DropRate {
+                    4 => Fault::DropRate(crate::model::fault::DropRate {
                         client,
                         at_ms,
                         duration_ms: d,
                         probability,
                     }),
-                    5 => Fault::Latency(crate::fault::Latency {
+                    5 => Fault::Latency(crate::model::fault::Latency {
                         client,
                         at_ms,
                         duration_ms: d,
                         min_ms: lo,
                         max_ms: hi,
                     }),
-                    6 => Fault::RedisRestart(crate::fault::RedisRestart { at_ms }),
-                    8 => Fault::ClockSkew(crate::fault::ClockSkew {
+                    6 => Fault::RedisRestart(crate::model::fault::RedisRestart { at_ms }),
+                    8 => Fault::ClockSkew(crate::model::fault::ClockSkew {
                         client,
                         at_ms,
                         duration_ms: d,
                         skew_ms: (lo as i64).wrapping_sub(hi as i64),
                     }),
-                    10 => Fault::Failover(crate::fault::Failover {
+                    10 => Fault::Failover(crate::model::fault::Failover {
                         at_ms,
                         duration_ms: d,
                         replica: (lo % 4 == 0).then_some(hi as u32),
                     }),
-                    11 => Fault::ReplicationDrop(crate::fault::ReplicationDrop {
+                    11 => Fault::ReplicationDrop(crate::model::fault::ReplicationDrop {
                         at_ms,
                         duration_ms: d,
                     }),
-                    9 => Fault::ClockDrift(crate::fault::ClockDrift {
+                    9 => Fault::ClockDrift(crate::model::fault::ClockDrift {
                         client,
                         at_ms,
                         duration_ms: d,
                         drift_ppm: (lo as i64).wrapping_mul(1_000).wrapping_sub(hi as i64),
                     }),
-                    _ => Fault::RedisPause(crate::fault::RedisPause {
+                    _ => Fault::RedisPause(crate::model::fault::RedisPause {
                         at_ms,
                         duration_ms: d,
                     }),

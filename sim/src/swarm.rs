@@ -5,8 +5,8 @@ use lockcore::{LockName, Release};
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use crate::fault::{Draw, GENERATORS, Generator};
-use crate::rng::{self, Stream, between};
+use crate::model::fault::{Draw, GENERATORS, Generator};
+use crate::model::rng::{self, Stream, between};
 use crate::workload::{
     CORRECT_WATCHDOGS_MS, Usage, Workload, add_liveness_phase, after_a_sleep, correct_script,
 };
@@ -226,11 +226,11 @@ fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64) {
     give_replicas(spec, &strikes);
     // Adding a fault changes only the plan: the setting and the faults
     // already there are checked once, then each new fault against them.
-    let valid = crate::validate::validate_setting(spec).is_ok()
-        && crate::validate::validate_faults(spec).is_ok();
+    let valid = crate::model::validate::validate_setting(spec).is_ok()
+        && crate::model::validate::validate_faults(spec).is_ok();
     for strike in strikes {
         spec.faults.0.push(strike);
-        if !valid || crate::validate::validate_last_fault(spec).is_err() {
+        if !valid || crate::model::validate::validate_last_fault(spec).is_err() {
             spec.faults.0.pop();
         }
     }
@@ -298,7 +298,7 @@ fn script(r: &mut impl Rng, watchdog_ms: u64) -> Vec<Step> {
 fn fault(r: &mut ChaCha8Rng, client: &str, span: u64) -> Fault {
     let at_ms = r.random_range(0..=span);
     let duration_ms = between(r, 100, 15_000);
-    let kinds = &GENERATORS[..crate::fault::SWARM_KINDS];
+    let kinds = &GENERATORS[..crate::model::fault::SWARM_KINDS];
     let (_, generate) = kinds[r.random_range(0..kinds.len())];
     generate(
         r,
@@ -351,7 +351,11 @@ mod tests {
             assert!((2..=4).contains(&a.clients.len()));
             assert!(a.faults.0.len() <= 4);
             assert!((60_000..=120_000).contains(&a.horizon_ms));
-            assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");
+            assert_eq!(
+                crate::model::validate::validate_spec(&a),
+                Ok(()),
+                "seed {seed}"
+            );
         }
         assert_ne!(generate(1, None), generate(2, None));
         assert_eq!(generate(3, Some(Release::FENCED)).profile, Release::FENCED);
@@ -373,7 +377,11 @@ mod tests {
         for seed in 0..300 {
             let a = generate_with(seed, None, Workload::default());
             assert_eq!(a, generate_with(seed, None, Workload::default()));
-            assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");
+            assert_eq!(
+                crate::model::validate::validate_spec(&a),
+                Ok(()),
+                "seed {seed}"
+            );
             assert!(a.watchdog_timeout_ms >= 1_000);
             let probe = a.clients.last().unwrap();
             assert_eq!(probe.name, crate::PROBE);
@@ -512,7 +520,11 @@ mod tests {
                 to_blocking(&mut t.steps);
             }
             assert_eq!(one_lock, generate(seed, None).clients);
-            assert_eq!(crate::validate::validate_spec(&a), Ok(()), "seed {seed}");
+            assert_eq!(
+                crate::model::validate::validate_spec(&a),
+                Ok(()),
+                "seed {seed}"
+            );
             for f in &a.faults.0 {
                 drawn.insert(kind_name(f));
                 assert!(!f.kind().needs_replicas() || a.redis.replicas > 0);

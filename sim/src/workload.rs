@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use lockcore::LockName;
 use rand::{Rng, RngExt};
 
-use crate::rng::between;
+use crate::model::rng::between;
 use crate::{ClientSpec, MAX_HORIZON_MS, SimSpec, Step, SwarmKinds, ThreadSpec};
 
 /// How generated scripts use the lock.
@@ -133,7 +133,7 @@ pub const NESTING_CHANCE: f64 = 0.3;
 /// rest, ...`: the same total work, the same lease on each hold, each
 /// inner hold in a block of its own so that its failure skips only it.
 pub(crate) fn nest_holds(spec: &mut SimSpec) {
-    let mut r = crate::rng::stream(spec.seed, crate::rng::Stream::SwarmNesting);
+    let mut r = crate::model::rng::stream(spec.seed, crate::model::rng::Stream::SwarmNesting);
     if !r.random_bool(NESTING_CHANCE) {
         return;
     }
@@ -211,7 +211,7 @@ pub const RELAY_CHANCE: f64 = 0.3;
 /// cross there; the window is the application's scheduling, which the
 /// oracle never blames, so it can only bring out defects.
 pub(crate) fn relay_threads(spec: &mut SimSpec) {
-    let mut r = crate::rng::stream(spec.seed, crate::rng::Stream::SwarmRelay);
+    let mut r = crate::model::rng::stream(spec.seed, crate::model::rng::Stream::SwarmRelay);
     if !r.random_bool(RELAY_CHANCE) {
         return;
     }
@@ -241,14 +241,14 @@ pub(crate) fn relay_threads(spec: &mut SimSpec) {
         let at_ms = start.saturating_sub(r.random_range(0..=2_000));
         spec.faults
             .0
-            .push(crate::Fault::Interleave(crate::fault::Interleave {
+            .push(crate::Fault::Interleave(crate::model::fault::Interleave {
                 client: spec.clients[c].name.clone(),
                 at_ms,
                 duration_ms: r.random_range(2_000..=6_000),
                 min_delay_ms: 0,
                 max_delay_ms: r.random_range(50..=300),
             }));
-        if crate::validate::validate_faults(spec).is_err() {
+        if crate::model::validate::validate_faults(spec).is_err() {
             spec.faults.0.pop();
         }
     }
@@ -295,7 +295,7 @@ fn liveness_window_ms(spec: &SimSpec) -> u64 {
         .chain([spec.watchdog_timeout_ms])
         .max()
         .unwrap_or(spec.watchdog_timeout_ms);
-    2 * (lease + crate::check::liveness::GRACE_MS)
+    2 * (lease + crate::judge::check::liveness::GRACE_MS)
 }
 
 /// Every explicit lease in `steps`.

@@ -1,0 +1,146 @@
+//! The fault verbs as the fast engine carries them out, on its world.
+//!
+//! Link rules and timer delays are read from the plan when a message is
+//! sent or a timer falls due (`windows`, `network`), so their verbs do
+//! nothing here: the window's edges change nothing the world keeps.
+
+use lockcore::LockName;
+
+use crate::engines::fast::world::World;
+use crate::model::fault::{Effects, LinkRule, Strike};
+use crate::model::history::ServerCause;
+
+impl Effects for World<'_> {
+    fn pause_client(&mut self, s: &Strike, on: bool) {
+        let p = &mut self.procs[s.client];
+        if on {
+            p.paused += 1;
+            return;
+        }
+        p.paused = p.paused.saturating_sub(1);
+        if p.paused == 0 {
+            // Everything that fell due during the pause runs now, in its
+            // original order.
+            let deferred = std::mem::take(&mut p.deferred);
+            for ev in deferred {
+                self.handle(ev);
+            }
+        }
+    }
+
+    fn starve(&mut self, _s: &Strike, _range_ms: Option<(u64, u64)>) {}
+
+    fn interleave(&mut self, s: &Strike, range_ms: Option<(u64, u64)>) {
+        let p = &mut self.procs[s.client];
+        match range_ms {
+            Some((min, max)) => {
+                p.interleave = Some((s.i, min, max));
+                p.machine.interleave(true);
+            }
+            None if p.interleave.is_some_and(|(j, ..)| j == s.i) => {
+                p.interleave = None;
+                p.machine.interleave(false);
+            }
+            None => {}
+        }
+    }
+
+    fn interrupt(&mut self, s: &Strike, thread: usize, after_call_ms: Option<u64>) {
+        match after_call_ms {
+            Some(after) => self.procs[s.client].threads[thread].interrupt_after = Some(after),
+            None => World::interrupt(self, s.client, thread),
+        }
+    }
+
+    fn crash(&mut self, s: &Strike) {
+        self.crash_client(s.client);
+    }
+
+    fn restart(&mut self, s: &Strike) {
+        self.restart_client(s.client);
+    }
+
+    fn link(&mut self, _s: &Strike, _rule: LinkRule, _on: bool) {}
+
+    fn step_clock(&mut self, s: &Strike, ms: i64) {
+        let now = self.now;
+        self.procs[s.client].clock.step(now, ms);
+    }
+
+    fn drift_clock(&mut self, s: &Strike, ppm: i64) {
+        let now = self.now;
+        self.procs[s.client].clock.drift(now, ppm);
+        self.rearm_timers(s.client);
+    }
+
+    fn jump_redis_clock(&mut self, _s: &Strike, ms: i64) {
+        self.redis.server.jump(ms);
+        // Every key's expiry instant moved: watch them all afresh, and
+        // record the keys the jump expired before any command touches
+        // them (fenced seed 55127: an unlock queued behind a `WAIT` the
+        // jump timed out found its key expired, and was recorded as what
+        // freed it, so its honest "not locked" looked false).
+        self.observe_all(ServerCause::Expiry);
+        // A jump forward can pass a blocked `WAIT`'s deadline: Redis times
+        // it out at once, not when its next command or the old deadline
+        // comes (explored seed 57594, 4.7.0: the next command was another
+        // client's, and the timed-out replies it carried were lost).
+        crate::engines::fast::execution::redis_tick(self);
+    }
+
+    fn delete_key(&mut self, _s: &Strike, lock: &LockName) {
+        let resp = self.redis.server.delete(self.now, lock.as_str());
+        // Any command lets Redis time out its blocked clients first.
+        crate::engines::fast::execution::deliver(self, resp.deliveries);
+        self.replicate();
+        self.observe(lock, ServerCause::Deleted);
+    }
+
+    fn pause_redis(&mut self, _s: &Strike, on: bool, _duration_ms: u64) {
+        if on {
+            self.redis.paused += 1;
+            return;
+        }
+        self.redis.paused = self.redis.paused.saturating_sub(1);
+        if self.redis.paused == 0 {
+            let waiting = std::mem::take(&mut self.redis.waiting);
+            for (c, life, generation, msg) in waiting {
+                self.at_server(c, life, generation, msg);
+            }
+        }
+    }
+
+    fn restart_redis(&mut self, _s: &Strike) {
+        self.close_connections();
+        World::restart_redis(self);
+    }
+
+    fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {
+        if on {
+            self.redis.down += 1;
+            self.close_connections();
+            self.redis.server.drop_connections();
+            return;
+        }
+        self.redis.down = self.redis.down.saturating_sub(1);
+        if self.redis.down == 0 && !keep_data {
+            World::restart_redis(self);
+        }
+    }
+
+    fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+        if on {
+            self.redis.down += 1;
+            self.close_connections();
+            self.redis.server.drop_connections();
+            self.primary_fails();
+        } else {
+            self.redis.down = self.redis.down.saturating_sub(1);
+            self.promote(replica.map(|r| r as usize));
+        }
+    }
+
+    fn stall_replication(&mut self, _s: &Strike, on: bool) {
+        World::stall_replication(self, on);
+    }
+}

@@ -1,0 +1,351 @@
+//! Redis's replicas: the primary's writes reach each replica after a lag,
+//! in order, unless replication stalls (`replication-drop`) or the
+//! primary fails first (`failover`), in which case the writes the replica
+//! had not received are lost when it is promoted.
+//!
+//! A run without replicas never touches this module's state, so its
+//! history is what it was before replication existed.
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use fake_redis::{Engine, Write};
+use rand_chacha::ChaCha8Rng;
+
+use crate::engines::fast::queue::EventQueue;
+use crate::engines::fast::world::{Ev, World};
+use crate::model::history::ServerCause;
+use crate::model::rng::{self, Stream};
+use crate::{LatencyRange, SimSpec, SimTime};
+
+/// The replicas and the stream of writes to them, as either engine
+/// carries it: the fast engine schedules an event per arrival
+/// ([`Replicas::send`]'s answer) and applies one write per event
+/// ([`Replicas::receive`]); the turmoil engine applies whatever is due
+/// between its steps ([`Replicas::receive_due`]).
+pub(crate) struct Replicas {
+    engines: Vec<Engine>,
+    lag: LatencyRange,
+    rng: ChaCha8Rng,
+    /// Per replica, the writes on their way, in order, each with when it
+    /// arrives: one write shared by every replica (a copy per replica
+    /// cloned the key's whole value).
+    in_flight: Vec<VecDeque<(SimTime, Rc<Write>)>>,
+    /// Per replica, when its last write arrives (a write never overtakes
+    /// an earlier one).
+    last_at: Vec<SimTime>,
+    /// Open `replication-drop` windows.
+    stalled: u32,
+    /// Writes held back while replication stalls.
+    held: Vec<Write>,
+    /// The writes of the send under way, shared by every replica.
+    batch: Vec<Rc<Write>>,
+    /// When each write of the last send arrives, and where: refilled by
+    /// every send, so a run allocates it once (a list per write command
+    /// was a fifth of replication's cost).
+    arrivals: Vec<(SimTime, u32)>,
+    /// Bumped when the primary fails: writes still on their way from it
+    /// are lost.
+    pub(crate) epoch: u32,
+}
+
+impl Replicas {
+    /// `spec`'s replicas, each a fresh engine from `new_engine`.
+    pub(crate) fn new(spec: &SimSpec, new_engine: impl Fn() -> Engine) -> Replicas {
+        let n = spec.redis.replicas as usize;
+        let engines = (0..n)
+            .map(|_| {
+                let mut e = new_engine();
+                e.set_replica();
+                e
+            })
+            .collect();
+        Replicas {
+            engines,
+            lag: spec.redis.replication_lag,
+            rng: rng::stream(spec.seed, Stream::Replication),
+            in_flight: vec![VecDeque::new(); n],
+            last_at: vec![SimTime::ZERO; n],
+            stalled: 0,
+            held: Vec::new(),
+            batch: Vec::new(),
+            arrivals: Vec::new(),
+            epoch: 0,
+        }
+    }
+
+    /// How many there are.
+    pub(crate) fn len(&self) -> usize {
+        self.engines.len()
+    }
+
+    /// Sends `writes` to every replica, or holds them while replication
+    /// stalls: when each arrives, and where.
+    pub(crate) fn send(
+        &mut self,
+        now: SimTime,
+        writes: impl IntoIterator<Item = Write>,
+    ) -> &[(SimTime, u32)] {
+        self.arrivals.clear();
+        if self.engines.is_empty() {
+            return &self.arrivals;
+        }
+        if self.stalled > 0 {
+            self.held.extend(writes);
+            return &self.arrivals;
+        }
+        // Every write is in hand before the first lag is drawn: the draws
+        // go replica by replica, each replica's writes in order.
+        self.batch.extend(writes.into_iter().map(Rc::new));
+        for r in 0..self.engines.len() {
+            for w in &self.batch {
+                let lag = rng::between(&mut self.rng, self.lag.min_ms, self.lag.max_ms);
+                let at = now.plus_ms(lag).max(self.last_at[r]);
+                self.last_at[r] = at;
+                self.in_flight[r].push_back((at, w.clone()));
+                self.arrivals.push((at, r as u32));
+            }
+        }
+        self.batch.clear();
+        &self.arrivals
+    }
+
+    /// Replica `r`'s next write arrives: it applies it; the offset to
+    /// acknowledge.
+    pub(crate) fn receive(&mut self, r: usize) -> Option<u64> {
+        let (_, w) = self.in_flight.get_mut(r)?.pop_front()?;
+        self.engines[r].apply(&w);
+        Some(w.offset())
+    }
+
+    /// Every write due by `now` arrives: each replica and offset to
+    /// acknowledge.
+    pub(crate) fn receive_due(&mut self, now: SimTime) -> Vec<(usize, u64)> {
+        let mut acks = Vec::new();
+        for r in 0..self.engines.len() {
+            while self.in_flight[r].front().is_some_and(|(at, _)| *at <= now) {
+                acks.extend(self.receive(r).map(|offset| (r, offset)));
+            }
+        }
+        acks
+    }
+
+    /// Replication stalls (`stall`) or resumes: what it held back, sent.
+    pub(crate) fn stall(&mut self, now: SimTime, stall: bool) -> &[(SimTime, u32)] {
+        if stall {
+            self.stalled += 1;
+            return &[];
+        }
+        self.stalled = self.stalled.saturating_sub(1);
+        if self.stalled > 0 {
+            return &[];
+        }
+        let held = std::mem::take(&mut self.held);
+        self.send(now, held)
+    }
+
+    /// The primary failed: what it had not yet sent, or had on its way to
+    /// a replica, is lost.
+    pub(crate) fn primary_failed(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        self.held.clear();
+        for q in &mut self.in_flight {
+            q.clear();
+        }
+    }
+
+    /// Takes out replica `k` (by default the most up to date, as Sentinel
+    /// picks), to be the primary of the others, leaving `fresh` in its
+    /// place until [`Replicas::rejoin`]: its place and engine.
+    pub(crate) fn promote(&mut self, k: Option<usize>, fresh: Engine) -> Option<(usize, Engine)> {
+        if self.engines.is_empty() {
+            return None;
+        }
+        let k = k
+            .filter(|&k| k < self.engines.len())
+            .unwrap_or_else(|| self.most_up_to_date());
+        let mut promoted = std::mem::replace(&mut self.engines[k], fresh);
+        promoted.set_replicas(self.engines.len());
+        Some((k, promoted))
+    }
+
+    /// The old primary rejoins in place `k`, and every replica resyncs
+    /// from the new primary's `sync`.
+    pub(crate) fn rejoin(&mut self, k: usize, old_primary: Engine, sync: &[Write]) {
+        self.engines[k] = old_primary;
+        for e in &mut self.engines {
+            e.set_replica();
+            for w in sync {
+                e.apply(w);
+            }
+        }
+    }
+
+    /// The replica that has applied the most (the first of equals).
+    fn most_up_to_date(&self) -> usize {
+        let mut best = 0;
+        for (i, e) in self.engines.iter().enumerate() {
+            if e.repl_offset() > self.engines[best].repl_offset() {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+/// Schedules each arrival of replicated writes (sent under `epoch`).
+fn schedule(queue: &mut EventQueue<Ev>, epoch: u32, arrivals: &[(SimTime, u32)]) {
+    for &(at, replica) in arrivals {
+        queue.push(at, Ev::Replicate { replica, epoch });
+    }
+}
+
+impl World<'_> {
+    /// Streams the primary's latest writes to its replicas.
+    pub(crate) fn replicate(&mut self) {
+        let epoch = self.redis.replicas.epoch;
+        let Some(writes) = self.redis.server.drain_writes() else {
+            return;
+        };
+        let arrivals = self.redis.replicas.send(self.now, writes);
+        schedule(&mut self.queue, epoch, arrivals);
+    }
+
+    /// The primary's replicas resync from it (after it restarted empty).
+    pub(crate) fn resync_replicas(&mut self) {
+        if self.redis.replicas.len() == 0 {
+            return;
+        }
+        let epoch = self.redis.replicas.epoch;
+        let sync = self.redis.server.full_sync(self.now);
+        let arrivals = self.redis.replicas.send(self.now, sync);
+        schedule(&mut self.queue, epoch, arrivals);
+    }
+
+    /// A write reaches replica `r`.
+    pub(crate) fn replica_receives(&mut self, r: u32, epoch: u32) {
+        if epoch != self.redis.replicas.epoch {
+            return;
+        }
+        if let Some(offset) = self.redis.replicas.receive(r as usize) {
+            self.redis.server.primary_mut().ack(r as usize, offset);
+            // A WAIT this acknowledgement satisfies answers now.
+            crate::engines::fast::execution::redis_tick(self);
+        }
+    }
+
+    /// Replication stalls (`begin`) or resumes, sending what it held back.
+    pub(crate) fn stall_replication(&mut self, stall: bool) {
+        let epoch = self.redis.replicas.epoch;
+        let arrivals = self.redis.replicas.stall(self.now, stall);
+        schedule(&mut self.queue, epoch, arrivals);
+    }
+
+    /// The primary fails: what it had not yet sent, or had on its way to a
+    /// replica, is lost.
+    pub(crate) fn primary_fails(&mut self) {
+        self.replicate();
+        self.redis.replicas.primary_failed();
+    }
+
+    /// Replica `k` (by default the most up to date) becomes the primary,
+    /// with what it had received; the old primary rejoins as a replica and
+    /// every replica resyncs from the new one. Clients reconnect to it.
+    pub(crate) fn promote(&mut self, k: Option<usize>) {
+        let Some((k, promoted)) = self
+            .redis
+            .replicas
+            .promote(k, self.redis.server.new_engine())
+        else {
+            return;
+        };
+        let old = self.redis.server.replace(promoted);
+        let sync = self.redis.server.full_sync(self.now);
+        self.redis.replicas.rejoin(k, old, &sync);
+        self.redis.waiting.clear();
+        self.observe_all(ServerCause::Failover);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::fast::server::Server;
+    use crate::run::tests::{client, spec, thread};
+    use crate::{Step, run};
+
+    /// Writes reach a replica in order, each after its drawn lag, never
+    /// overtaking one another.
+    #[test]
+    fn writes_arrive_in_order_after_their_lag() {
+        let mut s = spec(vec![client("A", vec![thread(0, vec![Step::Write])])]);
+        s.redis.replicas = 2;
+        s.redis.replication_lag = LatencyRange {
+            min_ms: 5,
+            max_ms: 50,
+        };
+        let server = Server::new(2);
+        let mut reps = Replicas::new(&s, || server.new_engine());
+        let mut primary = server.new_engine();
+        primary.set_replicas(2);
+        let conn = primary.connect();
+        for v in ["1", "2", "3"] {
+            primary.execute(conn, ["SET", "k", v].map(bytes::Bytes::from));
+        }
+        let arrivals = reps
+            .send(SimTime::from_ms(100), primary.take_writes())
+            .to_vec();
+        assert_eq!(
+            reps.in_flight[0]
+                .iter()
+                .map(|(_, w)| w.offset())
+                .collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+        // Every write arrives within its lag, none before an earlier one,
+        // and each replica ends as the primary is.
+        assert_eq!(arrivals.len(), 6);
+        for r in 0..2 {
+            let times: Vec<SimTime> = arrivals
+                .iter()
+                .filter(|(_, x)| *x == r)
+                .map(|(at, _)| *at)
+                .collect();
+            assert!(times.is_sorted(), "{times:?}");
+            assert!(
+                times
+                    .iter()
+                    .all(|at| (SimTime::from_ms(105)..=SimTime::from_ms(150)).contains(at))
+            );
+        }
+        assert!(reps.receive_due(SimTime::from_ms(104)).is_empty());
+        assert_eq!(reps.receive_due(SimTime::from_ms(150)).len(), 6);
+        for e in &reps.engines {
+            assert_eq!(e.string_snapshot(b"k"), primary.string_snapshot(b"k"));
+            assert_eq!(e.repl_offset(), 3);
+        }
+        let _ = run(&s).expect("a spec with replicas runs");
+    }
+
+    /// While replication stalls nothing is sent; what was held goes out
+    /// when it resumes.
+    #[test]
+    fn a_stall_holds_writes_back() {
+        let mut s = spec(vec![client("A", vec![thread(0, vec![Step::Write])])]);
+        s.redis.replicas = 1;
+        let server = Server::new(1);
+        let mut reps = Replicas::new(&s, || server.new_engine());
+        let mut primary = server.new_engine();
+        primary.set_replicas(1);
+        let conn = primary.connect();
+        primary.execute(conn, ["SET", "k", "v"].map(bytes::Bytes::from));
+        assert!(reps.stall(SimTime::ZERO, true).is_empty());
+        assert!(reps.send(SimTime::ZERO, primary.take_writes()).is_empty());
+        assert_eq!(reps.held.len(), 1);
+        let sent = reps.stall(SimTime::from_ms(9), false).to_vec();
+        assert!(
+            sent.len() == 1 && sent[0].0 >= SimTime::from_ms(10),
+            "{sent:?}"
+        );
+    }
+}

@@ -1,0 +1,230 @@
+//! A fault plan as the hosted engines carry it out: what they do at which
+//! ms, and which faults they refuse (those with a verb the engine cannot
+//! carry out: see `fault::effect`).
+
+use crate::model::fault::{Verb, effect};
+use crate::{Fault, SimError, SimSpec};
+
+/// What the engine's loop does at an instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// Fault `i`'s window opens (or, for an instant, it strikes).
+    Begin(usize),
+    /// Fault `i`'s window closes.
+    End(usize),
+}
+
+/// The kinds turmoil carries out, and how, for messages and the README.
+pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
+     (the client's timers and wake-ups run late), interleave (its lock's callbacks wait at \
+     their interleaving points), crash \
+     (turmoil crash; restart: bounce), partition (what each connection's end reads in the \
+     window, and behind it, is read at TCP's first retransmission after the heal), latency (the link's maximum latency), delay-replies and \
+     delay-requests (what the client, or Redis, reads in the window is read that much later), \
+     redis-pause (Redis reads \
+     nothing), redis-restart and redis-down (the Redis host crashes, comes back with a \
+     fresh engine or its keys; clients reconnect), clock-jump (Redis's clock), interrupt \
+     (RLock::interrupt), delete-key, clock-skew and clock-drift (the client's wall clock \
+     and timer oscillator, as on the fast engine), and failover and replication-drop (Redis's \
+     replicas, as on the fast engine: the primary's host crashes and a replica's engine \
+     serves in its place)";
+
+/// The kinds the real-Redis engine carries out, and how.
+pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
+     (the client's timers and wake-ups run late), interleave (its lock's callbacks wait at \
+     their interleaving points), crash (its \
+     tasks end, its connections close; restart: a new process), partition, latency, \
+     delay-replies and delay-requests (in a loopback proxy between the client and Redis: a \
+     partition holds what was sent until TCP's first retransmission after the heal), redis-pause \
+     (CLIENT PAUSE ALL), redis-restart and redis-down (the proxies close every connection and \
+     refuse new ones while Redis is down; FLUSHALL when the keys are lost), interrupt \
+     (RLock::interrupt), delete-key (DEL), clock-jump (a script shortens, or lengthens, the \
+     remaining TTL of the locks' keys and unlock latches by the jump), and clock-skew and \
+     clock-drift (the client's wall clock and timer oscillator, as on the fast engine)";
+
+/// Which engine's kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kinds {
+    Turmoil,
+    Redis,
+}
+
+impl Kinds {
+    /// Whether the engine carries out `verb`. Neither drops messages at
+    /// random (TCP does not lose a message and go on); a real Redis runs
+    /// alone, with no replicas to stall or promote.
+    pub(crate) fn supports(self, verb: Verb) -> bool {
+        match verb {
+            Verb::DropMessages => false,
+            Verb::FailOver | Verb::StallReplication => self == Kinds::Turmoil,
+            _ => true,
+        }
+    }
+
+    /// What the engine carries out, and how, in words.
+    #[cfg(test)]
+    fn words(self) -> &'static str {
+        match self {
+            Kinds::Turmoil => TURMOIL_FAULTS,
+            Kinds::Redis => REDIS_FAULTS,
+        }
+    }
+
+    /// The engine's name.
+    fn engine(self) -> &'static str {
+        match self {
+            Kinds::Turmoil => "turmoil",
+            Kinds::Redis => "redis",
+        }
+    }
+}
+
+/// Whether the engine of `kinds` carries out `fault`.
+pub(crate) fn takes(kinds: Kinds, fault: &Fault) -> bool {
+    effect::verbs(fault).into_iter().all(|v| kinds.supports(v))
+}
+
+/// The plan's actions in time order (ties in plan order), or the first
+/// fault with a verb the engine of `kinds` cannot carry out.
+pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, SimError> {
+    if let Some(what) = effect::refusal(spec, kinds.engine(), |v| kinds.supports(v)) {
+        return Err(SimError::Unsupported {
+            engine: kinds.engine().to_owned(),
+            what,
+        });
+    }
+    let mut actions = Vec::new();
+    for (i, fault) in spec.faults.0.iter().enumerate() {
+        actions.push((fault.at_ms(), Action::Begin(i)));
+        if let Some(end) = fault.end_ms() {
+            actions.push((end, Action::End(i)));
+        }
+    }
+    // Stable: actions at one instant keep the plan's order.
+    actions.sort_by_key(|(at, _)| *at);
+    Ok(actions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::tests::{client, critical, spec, thread};
+    use crate::{FaultPlan, faults};
+
+    /// A kind turmoil cannot express is refused with its place and name,
+    /// before anything runs.
+    #[test]
+    fn unsupported_kinds_are_refused_by_name() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        s.faults = FaultPlan(vec![
+            Fault::Pause(faults::Pause {
+                client: "A".into(),
+                at_ms: 10,
+                duration_ms: 5,
+            }),
+            Fault::DropRate(faults::DropRate {
+                client: "A".into(),
+                at_ms: 10,
+                duration_ms: 5,
+                probability: 0.5,
+            }),
+        ]);
+        let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
+        assert!(error.contains("faults[1] (drop"), "{error}");
+        assert!(error.contains("fast engine"), "{error}");
+    }
+
+    /// Both engines jump Redis's clock: turmoil moves its own Redis's, a
+    /// real Redis's keys have their remaining TTLs moved.
+    #[test]
+    fn both_engines_jump_redis_clock() {
+        let jump = Fault::ClockJump(faults::ClockJump {
+            at_ms: 10,
+            jump_ms: 5,
+        });
+        assert!(takes(Kinds::Turmoil, &jump));
+        assert!(takes(Kinds::Redis, &jump));
+        let restart = Fault::RedisRestart(faults::RedisRestart { at_ms: 10 });
+        assert!(takes(Kinds::Turmoil, &restart) && takes(Kinds::Redis, &restart));
+    }
+
+    /// A failover needs replicas: turmoil's fake-redis has them, a real
+    /// Redis run by the engine does not.
+    #[test]
+    fn only_turmoil_fails_over() {
+        let failover = Fault::Failover(faults::Failover {
+            at_ms: 10,
+            duration_ms: 5,
+            replica: None,
+        });
+        assert!(takes(Kinds::Turmoil, &failover));
+        assert!(!takes(Kinds::Redis, &failover));
+    }
+
+    /// Windows give a begin and an end, a crash its crash and its restart,
+    /// all in time order.
+    #[test]
+    fn actions_in_time_order() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        s.faults = FaultPlan(vec![
+            Fault::Crash(faults::Crash {
+                client: "A".into(),
+                at_ms: 50,
+                restart_after_ms: Some(10),
+            }),
+            Fault::Pause(faults::Pause {
+                client: "A".into(),
+                at_ms: 10,
+                duration_ms: 45,
+            }),
+        ]);
+        assert_eq!(
+            plan(&s, Kinds::Turmoil).unwrap(),
+            vec![
+                (10, Action::Begin(1)),
+                (50, Action::Begin(0)),
+                (55, Action::End(1)),
+                (60, Action::End(0)),
+            ]
+        );
+    }
+
+    /// Every registered kind does something, and each hosted engine
+    /// either carries it out, naming it in its words (the report and the
+    /// docs print them), or refuses it by its place and text before
+    /// anything runs. A kind whose verbs an engine lacks cannot be
+    /// skipped: `Effects` has no default verbs.
+    #[test]
+    fn every_kind_is_carried_out_or_refused_by_name() {
+        use rand::SeedableRng;
+        for (variant, generate) in crate::model::fault::GENERATORS {
+            let draw = crate::model::fault::Draw {
+                client: "A".into(),
+                threads: 1,
+                at_ms: 10,
+                duration_ms: 5,
+            };
+            let fault = generate(&mut rand_chacha::ChaCha8Rng::seed_from_u64(1), draw);
+            assert!(!effect::verbs(&fault).is_empty(), "{variant} does nothing");
+            let json = serde_json::to_value(&fault).expect("serde data");
+            let name = json["fault"].as_str().expect("tagged").to_owned();
+            for kinds in [Kinds::Turmoil, Kinds::Redis] {
+                let named = kinds
+                    .words()
+                    .split(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+                    .any(|w| w == name);
+                let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+                s.redis.replicas = 1;
+                s.faults = FaultPlan(vec![fault.clone()]);
+                if takes(kinds, &fault) {
+                    assert!(named, "{:?}'s words miss {name}", kinds);
+                } else {
+                    assert!(!named, "{:?}'s words name {name}, which it refuses", kinds);
+                    let error = plan(&s, kinds).unwrap_err().to_string();
+                    let place = format!("faults[0] ({})", fault.text());
+                    assert!(error.contains(&place), "{error}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Watching a real Redis: its `MONITOR` stream, replayed on a shadow.
+//!
+//! A real `redis-server` has no hook to read a lock key right after each
+//! command. `MONITOR` prints every command it runs, and every command a
+//! script runs (`[0 lua] "hincrby" ...`), in execution order with Redis's
+//! own timestamps. Replaying the writes among them on a fake-redis engine
+//! whose clock is set to each line's time gives Redis's keys at every
+//! instant: after a script (its `lua` lines), the shadow holds what Redis
+//! held, and each key's expiry is where Redis put it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use fake_redis::{ConnId, Engine, ManualClock};
+use lockcore::{LockName, Purpose};
+
+use super::recorder::Recorder;
+use crate::SimTime;
+use crate::engines::fast::server::{KeyView, key_view};
+use crate::model::history::{Proc, ServerCause};
+
+/// One line of `MONITOR` output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// Redis's time, in µs since the Unix epoch.
+    pub(crate) at_us: u64,
+    /// The client's address, or `None` for a command a script ran.
+    pub(crate) client: Option<String>,
+    pub(crate) args: Vec<Bytes>,
+}
+
+/// Parses `1700000000.123456 [0 127.0.0.1:5000] "set" "k" "v"`; `None`
+/// for anything else (the `OK` that starts the stream).
+pub(crate) fn parse(line: &str) -> Option<Line> {
+    let (time, rest) = line.split_once(' ')?;
+    let (secs, micros) = time.split_once('.')?;
+    let at_us = secs.parse::<u64>().ok()? * 1_000_000 + micros.parse::<u64>().ok()?;
+    let rest = rest.strip_prefix('[')?;
+    let (source, rest) = rest.split_once("] ")?;
+    let (_db, client) = source.split_once(' ')?;
+    let client = (client != "lua").then(|| client.to_owned());
+    Some(Line {
+        at_us,
+        client,
+        args: words(rest.as_bytes())?,
+    })
+}
+
+/// The quoted words of a line, as Redis's `sdscatrepr` escapes them.
+fn words(mut s: &[u8]) -> Option<Vec<Bytes>> {
+    let mut out = Vec::new();
+    loop {
+        while let [b' ', tail @ ..] = s {
+            s = tail;
+        }
+        let [b'"', tail @ ..] = s else {
+            return if s.is_empty() { Some(out) } else { None };
+        };
+        s = tail;
+        let mut word = Vec::new();
+        loop {
+            match s {
+                [b'"', tail @ ..] => {
+                    s = tail;
+                    break;
+                }
+                [b'\\', b'x', h, l, tail @ ..] => {
+                    let hex = std::str::from_utf8(&[*h, *l]).ok()?.to_owned();
+                    word.push(u8::from_str_radix(&hex, 16).ok()?);
+                    s = tail;
+                }
+                [b'\\', c, tail @ ..] => {
+                    word.push(match c {
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        b'a' => 7,
+                        b'b' => 8,
+                        other => *other,
+                    });
+                    s = tail;
+                }
+                [c, tail @ ..] => {
+                    word.push(*c);
+                    s = tail;
+                }
+                [] => return None,
+            }
+        }
+        out.push(Bytes::from(word));
+    }
+}
+
+/// The commands whose effect on keys the shadow replays.
+const WRITES: &[&str] = &[
+    "del",
+    "unlink",
+    "set",
+    "setex",
+    "psetex",
+    "getdel",
+    "hset",
+    "hsetnx",
+    "hmset",
+    "hincrby",
+    "hdel",
+    "pexpire",
+    "expire",
+    "pexpireat",
+    "expireat",
+    "persist",
+    "incr",
+    "incrby",
+    "decr",
+    "decrby",
+    "rename",
+    "flushall",
+    "flushdb",
+];
+
+const SCRIPTS: &[&str] = &[
+    "eval",
+    "evalsha",
+    "eval_ro",
+    "evalsha_ro",
+    "fcall",
+    "fcall_ro",
+];
+
+/// A command whose effect on the spec's locks is not recorded yet: a
+/// script's, until its last `lua` line has been replayed.
+struct Pending {
+    at_us: u64,
+    by: Option<Proc>,
+    purpose: Purpose,
+    locks: Vec<LockName>,
+}
+
+/// Redis's keys, replayed from its `MONITOR` stream.
+pub(crate) struct Shadow {
+    engine: Engine,
+    clock: ManualClock,
+    conn: ConnId,
+    /// `CLIENT SETNAME` of each address.
+    names: BTreeMap<String, Bytes>,
+    pending: Option<Pending>,
+    /// Redis's Unix µs at the spec's time zero.
+    zero_unix_us: u64,
+    /// The spec runs this many times faster than written.
+    scale: u64,
+}
+
+impl Shadow {
+    pub(crate) fn new(zero_unix_us: u64, scale: u64) -> Shadow {
+        let clock = ManualClock::new(zero_unix_us / 1_000);
+        let mut engine = Engine::new(Arc::new(clock.clone()));
+        let conn = engine.connect();
+        Shadow {
+            engine,
+            clock,
+            conn,
+            names: BTreeMap::new(),
+            pending: None,
+            zero_unix_us,
+            scale: scale.max(1),
+        }
+    }
+
+    /// The spec's time of Redis's Unix µs `at_us`.
+    fn spec_time(&self, at_us: u64) -> SimTime {
+        let us = at_us.saturating_sub(self.zero_unix_us);
+        SimTime::ZERO.plus_us(us.saturating_mul(self.scale))
+    }
+
+    fn apply(&mut self, at_us: u64, args: &[Bytes]) {
+        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+        if WRITES.contains(&name.as_str()) {
+            self.clock.set(at_us / 1_000);
+            let _ = self.engine.execute(self.conn, args);
+        }
+    }
+
+    /// Handles one line: replays it, records what it changed.
+    pub(crate) fn line(&mut self, rec: &mut Recorder, line: Line) {
+        if line.args.is_empty() {
+            return;
+        }
+        let Some(client) = line.client else {
+            self.apply(line.at_us, &line.args);
+            if let Some(p) = &mut self.pending {
+                p.at_us = line.at_us;
+            }
+            return;
+        };
+        self.flush(rec);
+        // A key that expired before this command is recorded as expired
+        // first, however late the engine's own look for expiries runs.
+        let now = self.spec_time(line.at_us);
+        rec.expire(now, |lock, at| self.view(lock, at));
+        let name = String::from_utf8_lossy(&line.args[0]).to_ascii_lowercase();
+        if name == "client" && line.args.len() == 3 && line.args[1].eq_ignore_ascii_case(b"setname")
+        {
+            self.names.insert(client, line.args[2].clone());
+            return;
+        }
+        let locks = rec.named(&line.args);
+        if !locks.is_empty() {
+            self.pending = Some(Pending {
+                at_us: line.at_us,
+                by: self.names.get(&client).and_then(|n| rec.sender(n)),
+                purpose: rec.purpose(&line.args),
+                locks,
+            });
+        }
+        if !SCRIPTS.contains(&name.as_str()) {
+            self.apply(line.at_us, &line.args);
+            self.flush(rec);
+        }
+        // Only locksim's control connection flushes: a Redis restart or
+        // outage that loses the keys.
+        if name == "flushall" || name == "flushdb" {
+            for lock in rec.seen_locks() {
+                let view = self.view(&lock, now);
+                rec.observe(&lock, view, false, false, ServerCause::Restart, Some(now));
+            }
+        }
+    }
+
+    /// Records the effect of the command last seen, once it is complete.
+    pub(crate) fn flush(&mut self, rec: &mut Recorder) {
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        let at = self.spec_time(p.at_us);
+        let deletes = matches!(p.purpose, Purpose::Unlock | Purpose::ForceUnlock);
+        for lock in p.locks {
+            let view = self.view(&lock, at);
+            let (command, cause) = match &p.by {
+                Some(by) => (
+                    true,
+                    ServerCause::Command {
+                        by: by.clone(),
+                        purpose: p.purpose,
+                    },
+                ),
+                // Someone other than the lock's clients (locksim's
+                // control connection, for a `delete-key` fault).
+                None => (false, ServerCause::Deleted),
+            };
+            rec.observe(&lock, view, command, deletes, cause, Some(at));
+        }
+    }
+
+    /// `lock` as Redis held it at the spec's time `at`, in the spec's
+    /// time units.
+    pub(crate) fn view(&mut self, lock: &LockName, at: SimTime) -> KeyView {
+        let at_ms = (self.zero_unix_us + at.0 / self.scale) / 1_000;
+        self.clock.set(at_ms);
+        let view = key_view(
+            &self.engine,
+            lock.as_str(),
+            self.zero_unix_us / 1_000,
+            at_ms,
+        );
+        KeyView {
+            pttl: if view.pttl > 0 {
+                view.pttl.saturating_mul(self.scale as i64)
+            } else {
+                view.pttl
+            },
+            expires_ms: view.expires_ms.map(|e| e.saturating_mul(self.scale)),
+            first: view.first,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines as Redis 7 prints them: escapes, a script's own commands, a
+    /// client's address.
+    #[test]
+    fn monitor_lines() {
+        let line = parse(r#"1795455304.587881 [0 lua] "hincrby" "lo ck" "u:1 \"q\"" "1" "\x00\n""#)
+            .unwrap();
+        assert_eq!(line.at_us, 1_795_455_304_587_881);
+        assert_eq!(line.client, None);
+        let words: Vec<&[u8]> = line.args.iter().map(|b| b.as_ref()).collect();
+        assert_eq!(
+            words,
+            vec![&b"hincrby"[..], b"lo ck", b"u:1 \"q\"", b"1", b"\x00\n"]
+        );
+        let line = parse(r#"1.000001 [0 127.0.0.1:36362] "client" "setname" "A""#).unwrap();
+        assert_eq!(line.client.as_deref(), Some("127.0.0.1:36362"));
+        assert_eq!(line.at_us, 1_000_001);
+        assert_eq!(parse("OK"), None);
+        assert_eq!(parse(r#"1.5 [0 lua] "unterminated"#), None);
+    }
+}

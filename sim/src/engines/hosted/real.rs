@@ -1,0 +1,570 @@
+//! The real-Redis engine: the spec's clients, as lockcore's async client,
+//! against a real `redis-server`, in real time sped up by a time scale.
+//!
+//! Every duration of the spec (starts, work, leases, waits, fault times,
+//! `lockWatchdogTimeout`, the lock's response timeout and retry interval)
+//! is divided by the time scale, and every time the history shows is
+//! multiplied back, so a 40 s scenario runs in 4 s at scale 10 and reads
+//! as the spec. Each client reaches Redis through a loopback proxy of its
+//! own, which carries out the network faults (see `proxy`). Redis is
+//! observed through `MONITOR` (see `monitor`). The
+//! run is real: its history is not deterministic, and the verdict is the
+//! one to compare with the simulated engines'.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::{SinkExt, StreamExt};
+use lockcore::{Connect, RespTransport, TcpConnect, Transport, Value};
+use redis_protocol::codec::Resp2;
+use redis_protocol::resp2::types::BytesFrame;
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+use tokio_util::codec::Framed;
+
+use super::action::{self, Action};
+use super::monitor::{self, Shadow};
+use super::process::{self, ClientHost, Slots};
+use super::proxy::{Link, Outage, Proxy};
+use super::recorder::{self, Recorder, Shared, TimeSource};
+use crate::model::ended::Ended;
+use crate::model::fault::effect;
+use crate::model::history::{Phase, RecordKind};
+use crate::{SimError, SimSpec, SimTime};
+
+mod effects;
+
+/// The longest wait for a connection to Redis.
+const CONNECT_WITHIN: Duration = Duration::from_secs(5);
+/// Real time the clients get to connect before the spec's time zero.
+const BOOT: Duration = Duration::from_millis(200);
+/// The longest one-way delay, in real ms, the checkers' bounds allow a
+/// message to or from a real Redis on a busy machine (loopback is far
+/// faster; a descheduled process is not).
+pub const REAL_DELAY_MS: u64 = 2;
+
+/// How many `TIME` round trips calibrate Redis's clock against ours.
+const CALIBRATION_SAMPLES: usize = 5;
+/// How often expiries are looked for, in real time.
+const EXPIRY_POLL: Duration = Duration::from_millis(1);
+
+/// Which Redis the engine runs against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedisTarget {
+    /// `redis://HOST:PORT`: an existing server. The spec's lock keys are
+    /// deleted first; use a Redis that holds nothing else you need.
+    Url(String),
+    /// A `redis-server` started on a free loopback port for the run and
+    /// stopped after it.
+    Spawn,
+}
+
+/// How the real-Redis engine runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RealRedis {
+    /// The server.
+    pub target: RedisTarget,
+    /// The spec runs this many times faster than written (1 to 100).
+    pub time_scale: u64,
+}
+
+fn failed(reason: String) -> SimError {
+    SimError::Engine {
+        engine: "redis".to_owned(),
+        reason,
+    }
+}
+
+/// What the engine does to `spec`'s faults, or why it cannot run `spec`.
+pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
+    let actions = action::plan(spec, action::Kinds::Redis)?;
+    if spec.latency != crate::LatencyRange::default() {
+        return Err(SimError::Unsupported {
+            engine: "redis".to_owned(),
+            what: format!(
+                "latency {}-{}ms: a real Redis's latency is the real network's; run it on the fast or turmoil engine",
+                spec.latency.min_ms, spec.latency.max_ms
+            ),
+        });
+    }
+    if spec.redis.replicas > 0 {
+        // Its clients would WAIT for replicas a lone Redis does not have.
+        return Err(SimError::Unsupported {
+            engine: "redis".to_owned(),
+            what: format!(
+                "[sim.redis] replicas = {}: the engine runs one Redis without replicas; run it on the fast or turmoil engine",
+                spec.redis.replicas
+            ),
+        });
+    }
+    Ok(actions)
+}
+
+/// Runs `spec` against a real Redis, for the judge (`crate::run_real`).
+pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> {
+    crate::model::validate::validate_spec(spec)?;
+    if !(1..=100).contains(&opts.time_scale) {
+        return Err(SimError::Invalid {
+            field: "time_scale".to_owned(),
+            reason: format!("must be between 1 and 100, got {}", opts.time_scale),
+        });
+    }
+    let actions = plan(spec)?;
+    let spawned = match &opts.target {
+        RedisTarget::Spawn => Some(super::spawn::SpawnedRedis::start()?),
+        RedisTarget::Url(_) => None,
+    };
+    let url = match (&opts.target, &spawned) {
+        (RedisTarget::Url(url), _) => url.clone(),
+        (_, Some(server)) => server.url(),
+        (_, None) => unreachable!("a spawned target always has a server"),
+    };
+    let tcp = TcpConnect::new(&url).map_err(|e| failed(e.to_string()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| failed(format!("no tokio runtime: {e}")))?;
+    let local = tokio::task::LocalSet::new();
+    let run = Driver {
+        spec,
+        actions: &actions,
+        tcp,
+        scale: opts.time_scale,
+    };
+    let (history, cut) = local.block_on(&runtime, run.drive())?;
+    drop(local);
+    drop(runtime);
+    drop(spawned);
+    Ok(Ended::hosted(history, cut, 0))
+}
+
+/// A connection named after its process, reconnecting as fast as the
+/// time scale asks.
+struct Named {
+    tcp: TcpConnect,
+    name: String,
+    scale: u64,
+}
+
+impl Connect for Named {
+    type Stream = TcpStream;
+
+    fn target(&self) -> String {
+        self.tcp.target()
+    }
+
+    async fn open(&self) -> std::io::Result<TcpStream> {
+        self.tcp.open().await
+    }
+
+    fn client_name(&self) -> Option<String> {
+        Some(self.name.clone())
+    }
+
+    fn reconnect_delay(&self, attempt: u32) -> Duration {
+        lockcore::reconnect_delay(attempt) / self.scale.max(1) as u32
+    }
+}
+
+/// What the driver injects faults through.
+#[derive(Clone, Copy)]
+struct Faults<'a> {
+    /// locksim's own connection to Redis.
+    control: &'a RespTransport,
+    /// Each client's proxy link.
+    links: &'a [Rc<Link>],
+    /// Redis as every proxy shows it.
+    outage: &'a Outage,
+}
+
+struct Driver<'a> {
+    spec: &'a SimSpec,
+    actions: &'a [(u64, Action)],
+    tcp: TcpConnect,
+    scale: u64,
+}
+
+async fn within<T>(
+    what: &str,
+    target: &str,
+    f: impl Future<Output = Result<T, String>>,
+) -> Result<T, SimError> {
+    match tokio::time::timeout(CONNECT_WITHIN, f).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(failed(format!("{what} {target}: {e}"))),
+        Err(_) => Err(failed(format!(
+            "{what} {target}: no answer within {}s",
+            CONNECT_WITHIN.as_secs()
+        ))),
+    }
+}
+
+fn words(w: &[&str]) -> Vec<Bytes> {
+    w.iter().map(|w| Bytes::from(w.to_string())).collect()
+}
+
+/// Moves every key of the spec's locks and every unlock latch `ms` ahead
+/// in time (negative: back), as a jump of Redis's clock would: each one's
+/// remaining TTL shrinks by `ms` (one that would be past its expiry is
+/// left 1 ms, so Redis expires it, and the shadow records an expiry, not a
+/// deletion). A real Redis's clock is not ours to move, but a lock only
+/// ever sets relative expiries (`PEXPIRE`, `SET PX`), so what a jump
+/// changes is exactly the remaining TTL of the keys alive at it.
+const CLOCK_JUMP: &str = "local jump = tonumber(ARGV[1]) \
+    local keys = redis.call('keys', 'redisson_unlock_latch:*') \
+    for _, k in ipairs(KEYS) do table.insert(keys, k) end \
+    for _, k in ipairs(keys) do \
+      local ttl = redis.call('pttl', k) \
+      if ttl > 0 then \
+        local left = ttl - jump \
+        if left < 1 then left = 1 end \
+        redis.call('pexpire', k, left) \
+      end \
+    end \
+    return #keys";
+
+/// The `EVAL` of [`CLOCK_JUMP`] for `spec`'s locks.
+fn clock_jump(spec: &SimSpec, ms: i64) -> Vec<Bytes> {
+    let locks: std::collections::BTreeSet<&str> = spec
+        .clients
+        .iter()
+        .flat_map(|c| c.threads.iter().map(|t| t.lock.as_str()))
+        .collect();
+    let mut command = words(&["EVAL", CLOCK_JUMP, &locks.len().to_string()]);
+    command.extend(locks.iter().map(|l| Bytes::from(l.to_string())));
+    command.push(Bytes::from(ms.to_string()));
+    command
+}
+
+/// What a restart without persistence loses: every key and the script
+/// cache.
+fn lose_everything() -> [Vec<Bytes>; 2] {
+    [words(&["FLUSHALL"]), words(&["SCRIPT", "FLUSH"])]
+}
+
+/// Loads Redisson's lock scripts, as the other engines' Redis starts with
+/// them (a Redis Redisson clients have used before).
+async fn load_lock_scripts(control: &RespTransport) -> Result<(), String> {
+    for script in fake_redis::LockScript::ALL {
+        let load = vec![
+            Bytes::from_static(b"SCRIPT"),
+            Bytes::from_static(b"LOAD"),
+            Bytes::from_static(script.text().as_bytes()),
+        ];
+        control.send(&load).await.map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+impl Driver<'_> {
+    async fn drive(self) -> Result<(crate::History, Vec<crate::CutShort>), SimError> {
+        let target = self.tcp.target();
+        let control = within("cannot connect to", &target, async {
+            let named = Named {
+                tcp: self.tcp.clone(),
+                name: "locksim-control".to_owned(),
+                scale: self.scale,
+            };
+            RespTransport::connect_with(named)
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await?;
+        for lock in &self.spec.clients {
+            for t in &lock.threads {
+                let del = words(&["DEL", t.lock.as_str()]);
+                within("cannot reset the lock on", &target, async {
+                    control.send(&del).await.map_err(|e| e.to_string())
+                })
+                .await?;
+            }
+        }
+        within(
+            "cannot load the lock scripts on",
+            &target,
+            load_lock_scripts(&control),
+        )
+        .await?;
+        let mut monitor = within("cannot monitor", &target, async {
+            let stream = self.tcp.open().await.map_err(|e| e.to_string())?;
+            let mut framed = Framed::new(stream, Resp2::default());
+            let command = BytesFrame::Array(vec![BytesFrame::BulkString("MONITOR".into())]);
+            framed.send(command).await.map_err(|e| e.to_string())?;
+            match framed.next().await {
+                Some(Ok(BytesFrame::SimpleString(_))) => Ok(framed),
+                other => Err(format!("MONITOR answered {other:?}")),
+            }
+        })
+        .await?;
+        let (zero, zero_unix_us) = self.calibrate(&control, &target).await?;
+        let recorder: Shared = std::sync::Arc::new(std::sync::Mutex::new(Recorder::new(self.spec)));
+        recorder::lock(&recorder).time = TimeSource::Real {
+            zero: zero.into_std(),
+            scale: self.scale,
+        };
+        let shadow = Rc::new(RefCell::new(Shadow::new(zero_unix_us, self.scale)));
+        let watched = (recorder.clone(), shadow.clone());
+        tokio::task::spawn_local(async move {
+            while let Some(Ok(BytesFrame::SimpleString(text))) = monitor.next().await {
+                if let Some(line) = monitor::parse(&String::from_utf8_lossy(&text)) {
+                    watched
+                        .1
+                        .borrow_mut()
+                        .line(&mut recorder::lock(&watched.0), line);
+                }
+            }
+        });
+        let slots = process::slots(self.spec, self.scale);
+        let spec = Rc::new(self.spec.clone());
+        let mut links = Vec::new();
+        let mut proxies = Vec::new();
+        let outage = Rc::new(Outage::default());
+        for c in 0..self.spec.clients.len() {
+            let link = Rc::new(Link {
+                scale: self.scale,
+                ..Link::default()
+            });
+            let stream = crate::model::rng::stream(
+                self.spec.seed,
+                crate::model::rng::Stream::Link(c as u32),
+            );
+            let proxy = Proxy::start(target.clone(), link.clone(), outage.clone(), stream)
+                .await
+                .map_err(|e| failed(format!("cannot start the loopback proxy: {e}")))?;
+            let url = format!("redis://{}", proxy.addr);
+            proxies.push(TcpConnect::new(&url).map_err(|e| failed(e.to_string()))?);
+            links.push(link);
+        }
+        let hosts = self.hosts(&spec, &recorder, &slots, &proxies)?;
+        for host in &hosts {
+            start(host, &slots);
+        }
+        let expiring = (recorder.clone(), shadow.clone());
+        tokio::task::spawn_local(async move {
+            loop {
+                tokio::time::sleep(EXPIRY_POLL).await;
+                let mut rec = recorder::lock(&expiring.0);
+                // A script's lines arrive together: the one last seen is
+                // whole by now.
+                expiring.1.borrow_mut().flush(&mut rec);
+                let now = rec.now();
+                rec.expire(now, |lock, at| expiring.1.borrow_mut().view(lock, at));
+            }
+        });
+        for (at, action) in self.actions {
+            tokio::time::sleep_until(zero + Duration::from_millis(at / self.scale)).await;
+            let faults = Faults {
+                control: &control,
+                links: &links,
+                outage: &outage,
+            };
+            self.act(*action, &faults, &recorder, &slots, &hosts).await;
+        }
+        let horizon = zero + Duration::from_millis(self.spec.horizon_ms / self.scale);
+        tokio::time::sleep_until(horizon).await;
+        shadow.borrow_mut().flush(&mut recorder::lock(&recorder));
+        for slot in slots.iter() {
+            slot.borrow().tasks.iter().for_each(|t| t.abort());
+        }
+        let (mut history, cut) = process::finish(self.spec, &recorder, &slots);
+        // Real messages take real time, which the scale magnifies.
+        let real_delay = REAL_DELAY_MS.saturating_mul(self.scale);
+        history.meta.max_latency_ms = history.meta.max_latency_ms.max(real_delay);
+        Ok((history, cut))
+    }
+
+    /// The spec's time zero (after the boot phase) and Redis's Unix µs
+    /// then, read from Redis's own clock (`TIME`), which `MONITOR`'s
+    /// timestamps use: the sample with the shortest round trip of a few.
+    async fn calibrate(
+        &self,
+        control: &RespTransport,
+        target: &str,
+    ) -> Result<(Instant, u64), SimError> {
+        let mut best: Option<(Duration, Instant, u64)> = None;
+        for _ in 0..CALIBRATION_SAMPLES {
+            let asked = Instant::now();
+            let time = within("cannot read TIME on", target, async {
+                control
+                    .send(&words(&["TIME"]))
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+            let answered = Instant::now();
+            let unix_us =
+                redis_time_us(&time).ok_or_else(|| failed(format!("TIME answered {time:?}")))?;
+            let rtt = answered - asked;
+            if best.is_none_or(|(r, ..)| rtt < r) {
+                // Redis read its clock about halfway through the round trip.
+                best = Some((rtt, asked + rtt / 2, unix_us));
+            }
+        }
+        let (_, mid, unix_us) = best.ok_or_else(|| failed("no TIME sample".to_owned()))?;
+        let zero = Instant::now() + BOOT;
+        Ok((zero, unix_us + (zero - mid).as_micros() as u64))
+    }
+
+    fn hosts(
+        &self,
+        spec: &Rc<SimSpec>,
+        recorder: &Shared,
+        slots: &Slots,
+        proxies: &[TcpConnect],
+    ) -> Result<Vec<ClientHost<Named>>, SimError> {
+        let configs = process::configs(self.spec, self.scale)?;
+        let scale = self.scale;
+        Ok(configs
+            .into_iter()
+            .enumerate()
+            .map(|(c, (config, watchdog_ms))| {
+                let tcp = proxies[c].clone();
+                ClientHost {
+                    c,
+                    spec: spec.clone(),
+                    config,
+                    watchdog_ms,
+                    recorder: recorder.clone(),
+                    slots: slots.clone(),
+                    connect: Rc::new(move |name| Named {
+                        tcp: tcp.clone(),
+                        name,
+                        scale,
+                    }),
+                    boot: BOOT,
+                    scale: self.scale,
+                }
+            })
+            .collect())
+    }
+
+    async fn act(
+        &self,
+        action: Action,
+        faults: &Faults<'_>,
+        recorder: &Shared,
+        slots: &Slots,
+        hosts: &[ClientHost<Named>],
+    ) {
+        let (i, begin) = match action {
+            Action::Begin(i) => (i, true),
+            Action::End(i) => (i, false),
+        };
+        let fault = &self.spec.faults.0[i];
+        if fault.kind().recorded() {
+            let phase = if begin { Phase::Begin } else { Phase::End };
+            let at = if begin {
+                Some(fault.at_ms())
+            } else {
+                fault.end_ms()
+            };
+            let kind = RecordKind::Fault {
+                fault: fault.clone(),
+                phase,
+            };
+            recorder::lock(recorder).record_at(SimTime::from_ms(at.unwrap_or(0)), kind);
+        }
+        let mut fx = effects::RealEffects {
+            spec: self.spec,
+            scale: self.scale,
+            faults,
+            recorder,
+            slots,
+            hosts,
+            commands: Vec::new(),
+        };
+        effect::act(self.spec, i, begin, &mut fx);
+        // In the order the verbs asked: a restart's FLUSHALL goes after
+        // the proxies cut every connection.
+        for command in fx.commands {
+            let _ = faults.control.send(&command).await;
+        }
+    }
+}
+
+/// Starts a life of a client: its software task, killed by a crash.
+fn start(host: &ClientHost<Named>, slots: &Slots) {
+    let host = host.clone();
+    let c = host.c;
+    let task = tokio::task::spawn_local(async move {
+        if let Err(e) = host.software().await {
+            tracing::warn!(client = c, error = %e, "client process failed");
+        }
+    });
+    slots[c].borrow_mut().tasks.push(task.abort_handle());
+}
+
+/// `TIME`'s answer in Unix µs.
+fn redis_time_us(time: &Value) -> Option<u64> {
+    let Value::Array(parts) = time else {
+        return None;
+    };
+    let number = |i: usize| match parts.get(i) {
+        Some(Value::Bulk(b)) => std::str::from_utf8(b).ok()?.parse::<u64>().ok(),
+        _ => None,
+    };
+    Some(number(0)? * 1_000_000 + number(1)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::tests::{client, critical, spec, thread};
+    use fake_redis::{Engine, ManualClock, Value};
+
+    fn run(engine: &mut Engine, conn: fake_redis::ConnId, command: Vec<Bytes>) -> Value {
+        let mut replies = engine.execute(conn, command).replies;
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        replies.remove(0)
+    }
+
+    /// The clock-jump script (run here on fake-redis, whose Lua and
+    /// commands are tested against a real Redis) moves the remaining TTL
+    /// of the spec's lock and of unlock latches by the jump, leaves a key
+    /// it would expire 1 ms, lengthens TTLs on a jump back, and touches
+    /// no other key.
+    #[test]
+    fn a_clock_jump_moves_the_remaining_ttls_of_the_lock_keys() {
+        let clock = ManualClock::new(1_000_000);
+        let mut engine = Engine::new(std::sync::Arc::new(clock.clone()));
+        let conn = engine.connect();
+        let s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        let lock = s.clients[0].threads[0].lock.as_str().to_owned();
+        let latch = format!("redisson_unlock_latch:{{{lock}}}:r1");
+        for (key, ms) in [
+            (lock.as_str(), "25000"),
+            (&latch, "5000"),
+            ("other", "5000"),
+        ] {
+            run(&mut engine, conn, words(&["SET", key, "1", "PX", ms]));
+        }
+        assert_eq!(
+            run(&mut engine, conn, clock_jump(&s, 10_000)),
+            Value::Int(2)
+        );
+        let pttl = |engine: &mut Engine, key: &str| run(engine, conn, words(&["PTTL", key]));
+        assert_eq!(pttl(&mut engine, &lock), Value::Int(15_000));
+        assert_eq!(pttl(&mut engine, &latch), Value::Int(1));
+        assert_eq!(pttl(&mut engine, "other"), Value::Int(5_000));
+        run(&mut engine, conn, clock_jump(&s, -2_000));
+        assert_eq!(pttl(&mut engine, &lock), Value::Int(17_000));
+    }
+
+    /// A spec whose Redis has replicas is refused before anything starts:
+    /// its clients (3.16.7+) would WAIT for replicas a lone Redis lacks.
+    #[test]
+    fn replicas_are_refused() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        assert!(plan(&s).is_ok());
+        s.redis.replicas = 1;
+        match plan(&s) {
+            Err(SimError::Unsupported { engine, what }) => {
+                assert_eq!(engine, "redis");
+                assert!(what.starts_with("[sim.redis] replicas = 1"), "{what}");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The fault verbs as the real-Redis engine carries them out: network
+//! verbs in each client's loopback proxy, Redis's through the proxies
+//! (closing connections, refusing new ones) and commands on locksim's
+//! control connection, which are collected here and sent in order once the
+//! verbs have run. Every duration is divided by the time scale.
+
+use bytes::Bytes;
+use lockcore::LockName;
+
+use super::{ClientHost, Faults, Named, clock_jump, lose_everything, start, words};
+use crate::engines::hosted::process::Slots;
+use crate::engines::hosted::recorder::{self, Shared};
+use crate::model::fault::{Effects, LinkRule, Strike};
+use crate::{Direction, SimSpec};
+
+/// One fault's verbs on the real engine, with the commands they leave
+/// for the control connection.
+pub(super) struct RealEffects<'a> {
+    pub(super) spec: &'a SimSpec,
+    pub(super) scale: u64,
+    pub(super) faults: &'a Faults<'a>,
+    pub(super) recorder: &'a Shared,
+    pub(super) slots: &'a Slots,
+    pub(super) hosts: &'a [ClientHost<Named>],
+    /// What to send on the control connection, in order.
+    pub(super) commands: Vec<Vec<Bytes>>,
+}
+
+impl RealEffects<'_> {
+    fn scaled(&self, ms: u64) -> u64 {
+        ms / self.scale
+    }
+}
+
+impl Effects for RealEffects<'_> {
+    fn pause_client(&mut self, s: &Strike, on: bool) {
+        self.slots[s.client].borrow().pause(on);
+    }
+
+    fn starve(&mut self, s: &Strike, range_ms: Option<(u64, u64)>) {
+        self.slots[s.client].borrow().starve(s.i, range_ms);
+    }
+
+    fn interleave(&mut self, s: &Strike, range_ms: Option<(u64, u64)>) {
+        self.slots[s.client].borrow().interleave(s.i, range_ms);
+    }
+
+    fn interrupt(&mut self, s: &Strike, thread: usize, after_call_ms: Option<u64>) {
+        self.slots[s.client]
+            .borrow()
+            .interrupt(thread, after_call_ms);
+    }
+
+    fn crash(&mut self, s: &Strike) {
+        let mut slot = self.slots[s.client].borrow_mut();
+        if slot.alive {
+            slot.alive = false;
+            slot.tasks.drain(..).for_each(|t| t.abort());
+            recorder::lock(self.recorder).crash(s.client);
+        }
+    }
+
+    fn restart(&mut self, s: &Strike) {
+        {
+            let mut slot = self.slots[s.client].borrow_mut();
+            if slot.alive {
+                return;
+            }
+            slot.alive = true;
+            slot.life += 1;
+        }
+        start(&self.hosts[s.client], self.slots);
+    }
+
+    fn link(&mut self, s: &Strike, rule: LinkRule, on: bool) {
+        let link = &self.faults.links[s.client];
+        match rule {
+            LinkRule::Retransmit => {
+                for rules in [&link.up, &link.down] {
+                    if on {
+                        rules.held.close()
+                    } else {
+                        rules.held.open()
+                    }
+                }
+            }
+            LinkRule::Latency(range) => {
+                let delay = on.then(|| (self.scaled(range.min_ms), self.scaled(range.max_ms)));
+                *link.up.delay.borrow_mut() = delay;
+                *link.down.delay.borrow_mut() = delay;
+            }
+            LinkRule::Delay(direction, ms) => {
+                let delay = on.then(|| (self.scaled(ms), self.scaled(ms)));
+                let rules = match direction {
+                    Direction::Down => &link.down,
+                    Direction::Up => &link.up,
+                };
+                *rules.delay.borrow_mut() = delay;
+            }
+            // `action::plan` refused it: TCP loses no message and goes on.
+            LinkRule::DropChance(_) | LinkRule::None => {}
+        }
+    }
+
+    fn step_clock(&mut self, s: &Strike, ms: i64) {
+        self.slots[s.client].borrow().step_clock(s.at, ms);
+    }
+
+    fn drift_clock(&mut self, s: &Strike, ppm: i64) {
+        self.slots[s.client].borrow().drift_clock(s.at, ppm);
+    }
+
+    fn jump_redis_clock(&mut self, _s: &Strike, ms: i64) {
+        let jump = ms / i64::try_from(self.scale).unwrap_or(1);
+        self.commands.push(clock_jump(self.spec, jump));
+    }
+
+    fn delete_key(&mut self, _s: &Strike, lock: &LockName) {
+        self.commands.push(words(&["DEL", lock.as_str()]));
+    }
+
+    // Redis ends the pause by itself: CLIENT UNPAUSE would wait behind it.
+    fn pause_redis(&mut self, _s: &Strike, on: bool, duration_ms: u64) {
+        if on {
+            let ms = self.scaled(duration_ms).max(1).to_string();
+            self.commands.push(words(&["CLIENT", "PAUSE", &ms, "ALL"]));
+        }
+    }
+
+    // A real Redis is not stopped (it may not be ours): the proxies close
+    // every client's connections and refuse new ones while it is "down",
+    // and FLUSHALL loses the keys a restart without persistence loses.
+    fn restart_redis(&mut self, _s: &Strike) {
+        self.faults.outage.cut();
+        self.commands.extend(lose_everything());
+    }
+
+    fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {
+        let outage = self.faults.outage;
+        if on {
+            outage.down.set(outage.down.get() + 1);
+            outage.cut();
+        } else {
+            outage.down.set(outage.down.get().saturating_sub(1));
+            if !keep_data {
+                self.commands.extend(lose_everything());
+            }
+        }
+    }
+
+    // `action::plan` refused both: a real Redis run here has no replicas.
+    fn fail_over(&mut self, _s: &Strike, _on: bool, _replica: Option<u32>) {}
+
+    fn stall_replication(&mut self, _s: &Strike, _on: bool) {}
+}

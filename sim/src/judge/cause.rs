@@ -1,0 +1,526 @@
+//! The oracle: why an invariant broke.
+//!
+//! A watchdog lock promises mutual exclusion only while the holder's code
+//! and timers keep running, its renewals can reach Redis in time, and
+//! Redis keeps the key. Every violation is classified against that
+//! guarantee:
+//!
+//! - [`Cause::Misuse`]: the run's own script asked for it: an explicit
+//!   lease no longer than the work it covers, a thread that takes a lock
+//!   and never unlocks it, a `forceUnlock`, or a `lockWatchdogTimeout`
+//!   whose renewal period (a third of it) is not longer than a round trip
+//!   plus Redisson's 100 ms timer tick.
+//! - [`Cause::BeyondGuarantee`]: a fault no lease-based lock can survive,
+//!   named with its window. For a mutual-exclusion violation the key of
+//!   the thread that still believes it holds the lock must have gone:
+//!   Redis lost it (a restart, a delete, a failover), or it expired while
+//!   faults on the holder's client or on Redis covered at least two thirds
+//!   of the lease before the expiry (two renewal periods: with less, a
+//!   renewal every third of the lease would have kept it), or a Redis
+//!   clock jump fell within the hold's own lease, or every renewal sent
+//!   since the last that succeeded failed under a fault lasting until no
+//!   later renewal could be in time, or a fault held the acquire's reply
+//!   back until the first renewal (a third of the lease after the reply)
+//!   could no longer be in time. A fencing token handed out twice
+//!   after Redis lost its data (the counter with it) is beyond the
+//!   guarantee whenever the loss happened. For the other invariants, any
+//!   fault on an involved client or on Redis from one lease before the
+//!   first event involved to the violation. A fault counts until the last
+//!   message or timer it held back arrives. `liveness` is judged only
+//!   after every fault is over, so no fault explains it.
+//! - [`Cause::Defect`]: nothing in the run explains it.
+//!
+//! The rules are first approximations, written down so a finding can be
+//! argued with; they never look at the lock's code, only at the scenario
+//! and the history.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::history::{RecordKind, ServerCause};
+use crate::{History, Invariant, SimSpec, SimTime, Step, Violation};
+use lockcore::{LockName, Purpose};
+
+mod blocked;
+mod chain;
+mod latch;
+mod late_reply;
+mod lost_unlock;
+
+/// Why an invariant broke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case", tag = "cause")]
+pub enum Cause {
+    /// The run's script asked for it.
+    Misuse {
+        /// What in the script.
+        why: String,
+    },
+    /// A fault no lease-based lock survives.
+    BeyondGuarantee {
+        /// The fault and its window.
+        explained_by: String,
+    },
+    /// Nothing in the run explains it.
+    #[default]
+    Defect,
+}
+
+impl Cause {
+    /// `misuse`, `beyond-guarantee` or `defect`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Cause::Misuse { .. } => "misuse",
+            Cause::BeyondGuarantee { .. } => "beyond-guarantee",
+            Cause::Defect => "defect",
+        }
+    }
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cause::Misuse { why } => write!(f, "misuse: {why}"),
+            Cause::BeyondGuarantee { explained_by } => {
+                write!(f, "beyond the guarantee: {explained_by}")
+            }
+            Cause::Defect => f.write_str("defect: nothing in the run explains it"),
+        }
+    }
+}
+
+/// Classifies `v`, a violation of the run of `spec` that recorded `history`.
+pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
+    if let Some(why) = misuse(spec, v) {
+        return Cause::Misuse { why };
+    }
+    if v.invariant == Invariant::Fencing
+        && let Some((text, at)) = lost_data(spec, v.at.as_ms())
+    {
+        return Cause::BeyondGuarantee {
+            explained_by: format!(
+                "Redis lost its data, the fencing counter with it ({text} at {})",
+                SimTime::from_ms(at)
+            ),
+        };
+    }
+    if v.invariant == Invariant::LostWakeup
+        && let Some(why) = lost_subscription(spec, history, v)
+    {
+        return Cause::BeyondGuarantee { explained_by: why };
+    }
+    // Liveness is judged only after the last fault's effect is over, so
+    // no fault can explain it.
+    if v.invariant == Invariant::Liveness {
+        return Cause::Defect;
+    }
+    let lease = lease_ms(spec);
+    if v.invariant == Invariant::MutualExclusion
+        && let Some(cause) = lost_key(spec, history, v, lease)
+    {
+        return cause;
+    }
+    if v.invariant == Invariant::FalseUnlockError
+        && v.own_doing
+        && let Some(why) = latch::latch_lost(spec, history, v)
+    {
+        return Cause::BeyondGuarantee { explained_by: why };
+    }
+    if v.invariant == Invariant::LockLeftBehind
+        && let Some(why) = lost_unlock::explains(spec, history, v)
+    {
+        return Cause::BeyondGuarantee { explained_by: why };
+    }
+    // An unlock Redis ran but refused as not held is the lock's own doing
+    // whatever delayed the reply (Redisson's unlock latch, #4871, exists
+    // for it); a timeout, or an unlock that never ran, can blame a fault.
+    if v.own_doing {
+        return Cause::Defect;
+    }
+    let first = v
+        .events
+        .iter()
+        .filter_map(|&i| history.records.get(i))
+        .map(|r| r.at)
+        .min()
+        .unwrap_or(v.at);
+    let start = first.as_ms().saturating_sub(lease);
+    match faults_on(spec, v, start, v.at.as_ms()).next() {
+        Some((text, at)) => Cause::BeyondGuarantee {
+            explained_by: format!("{text} at {}", SimTime::from_ms(at)),
+        },
+        None => Cause::Defect,
+    }
+}
+
+/// The first fault before `until` that loses Redis's data (a restart, a
+/// failover, a stop that comes back empty): a fencing counter kept in
+/// Redis goes back with it, whenever it happened.
+fn lost_data(spec: &SimSpec, until: u64) -> Option<(String, u64)> {
+    spec.faults.0.iter().find_map(|f| {
+        let loses = match f {
+            crate::Fault::RedisRestart(_) | crate::Fault::Failover(_) => true,
+            crate::Fault::RedisDown(d) => !d.keep_data,
+            _ => false,
+        };
+        (loses && f.at_ms() <= until).then(|| (f.text(), f.at_ms()))
+    })
+}
+
+/// Redisson's `subscriptionTimeout`: a SUBSCRIBE that got no answer is
+/// given up (and sent again) only this long after it went out.
+const SUBSCRIPTION_TIMEOUT_MS: u64 = 7_500;
+
+/// A waiter's SUBSCRIBE that a fault dropped within a subscription
+/// timeout before the lost wake-up: the waiter was not listening, and a
+/// fault's window can end long before the subscription is made again
+/// (fenced seed 70282: a drop window ended 3.5 s before the wait).
+///
+/// Likewise a connection close a fault hid (Redis restarted during a
+/// partition, fenced seed 57571): the client learns of it only at its next
+/// connection ping, and until then believes it is subscribed.
+fn lost_subscription(spec: &SimSpec, history: &History, v: &Violation) -> Option<String> {
+    let from =
+        v.at.as_ms()
+            .saturating_sub(crate::model::config::PING_INTERVAL_MS);
+    history
+        .records
+        .iter()
+        .take_while(|r| r.at <= v.at)
+        .filter(|r| r.at.as_ms() >= from)
+        .find_map(|r| match &r.kind {
+            RecordKind::Drop { process, what, .. }
+                if v.clients.iter().any(|c| **c == *process.client)
+                    && (what.starts_with("connection close")
+                        || what.starts_with("SUBSCRIBE ")
+                            && r.at.as_ms() + SUBSCRIPTION_TIMEOUT_MS >= v.at.as_ms()) =>
+            {
+                let ms = r.at.as_ms();
+                let fault = excusing(spec).find(|f| {
+                    f.client().is_none_or(|c| *c == *process.client)
+                        && f.at_ms() <= ms
+                        && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
+                })?;
+                let thing = what.split(" (").next().unwrap_or(what);
+                Some(format!(
+                    "{}'s {thing} was dropped at {} ({}), so it was not listening",
+                    process,
+                    r.at,
+                    fault.text()
+                ))
+            }
+            _ => None,
+        })
+}
+
+/// The longest watchdog timeout any client runs with.
+fn lease_ms(spec: &SimSpec) -> u64 {
+    spec.clients
+        .iter()
+        .filter_map(|c| c.watchdog_timeout_ms)
+        .chain([spec.watchdog_timeout_ms])
+        .max()
+        .unwrap_or(spec.watchdog_timeout_ms)
+}
+
+/// The faults on an involved client or on Redis overlapping `[start,
+/// end]`: their text and start.
+fn faults_on<'a>(
+    spec: &'a SimSpec,
+    v: &'a Violation,
+    start: u64,
+    end: u64,
+) -> impl Iterator<Item = (String, u64)> + 'a {
+    excusing(spec).filter_map(move |f| {
+        let on_us = f.client().is_none_or(|c| v.clients.iter().any(|x| x == c));
+        let (at, until) = (f.at_ms(), f.effect_end_ms().unwrap_or(f.at_ms()));
+        (on_us && at <= end && until >= start).then(|| (f.text(), at))
+    })
+}
+
+/// The longest delay an `interleave` window on a client of `v` open
+/// within `start..end` puts on a callback (0 without one).
+fn interleave_delay(spec: &SimSpec, v: &Violation, start: u64, end: u64) -> u64 {
+    spec.faults
+        .0
+        .iter()
+        .filter_map(|f| match f {
+            crate::Fault::Interleave(i)
+                if v.clients.contains(&i.client)
+                    && i.at_ms <= end
+                    && f.effect_end_ms().unwrap_or(i.at_ms) >= start =>
+            {
+                Some(i.max_delay_ms)
+            }
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The plan's faults that can explain a violation (not an interrupt or
+/// interleaved callbacks: the application's own doing, which the lock
+/// must handle).
+fn excusing(spec: &SimSpec) -> impl Iterator<Item = &crate::Fault> {
+    spec.faults.0.iter().filter(|f| f.kind().excuses())
+}
+
+/// Mutual exclusion: how the holder's key went before the other thread
+/// took the lock. `None` when the history does not say.
+fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Option<Cause> {
+    let lock = violated_lock(history, v)?;
+    // The believer's own lease, when it asked for a longer one: a clock
+    // jump anywhere in it moved the expiry.
+    let hold_lease = match v.events.iter().min().and_then(|&i| history.records.get(i)) {
+        Some(crate::model::history::Record {
+            kind: RecordKind::Hold { lease_ms, .. },
+            ..
+        }) => lease.max(*lease_ms),
+        _ => lease,
+    };
+    let freed = believer_key_gone(history, v, &lock).or_else(|| {
+        history.records.iter().rev().find(|r| {
+            r.at <= v.at
+                && matches!(&r.kind, RecordKind::Server { lock: l, holder: None, .. } if *l == lock)
+        })
+    })?;
+    let RecordKind::Server { cause, .. } = &freed.kind else {
+        return None;
+    };
+    let at = freed.at;
+    Some(match cause {
+        ServerCause::Restart => Cause::BeyondGuarantee {
+            explained_by: format!("Redis lost the key (restart) at {at}"),
+        },
+        ServerCause::Deleted => Cause::BeyondGuarantee {
+            explained_by: format!("someone else deleted the key at {at}"),
+        },
+        ServerCause::Failover => Cause::BeyondGuarantee {
+            explained_by: format!("a failover lost the key at {at}"),
+        },
+        ServerCause::Command {
+            purpose: Purpose::ForceUnlock,
+            by,
+        } => Cause::Misuse {
+            why: format!("{by}'s forceUnlock freed it at {at}"),
+        },
+        ServerCause::Command { .. } => return None,
+        ServerCause::Expiry => {
+            let end = at.as_ms();
+            let start = end.saturating_sub(lease);
+            let covered = coverage(spec, v, start, end);
+            // The renewal is due a third of the lease after the refresh,
+            // and fires up to a tick of the client's timer later (and,
+            // under `interleave`, its chain's callback runs up to that
+            // window's delay later: 4.7.0 seed 14453, a pause right after
+            // the held-back renewal was due): faults covering the rest of
+            // the lease leave it no chance.
+            let tick = history.meta.max_timer_tick_ms + interleave_delay(spec, v, start, end);
+            if (covered + tick) * 3 >= (end - start) * 2 {
+                let (text, f_at) = faults_on(spec, v, start, end).next()?;
+                Cause::BeyondGuarantee {
+                    explained_by: format!(
+                        "the key expired at {at} after faults covered {covered} ms of the {} ms before it ({text} at {})",
+                        end - start,
+                        SimTime::from_ms(f_at)
+                    ),
+                }
+            } else if let Some(jump) = spec.faults.0.iter().find(|f| {
+                matches!(f, crate::Fault::ClockJump(_))
+                    && (end.saturating_sub(hold_lease)..=end).contains(&f.at_ms())
+            }) {
+                Cause::BeyondGuarantee {
+                    explained_by: format!(
+                        "the key expired at {at}, its lease cut short by {} at {}",
+                        jump.text(),
+                        SimTime::from_ms(jump.at_ms())
+                    ),
+                }
+            } else if let Some(why) = blocked::renewals_blocked(spec, history, v, (start, end)) {
+                Cause::BeyondGuarantee {
+                    explained_by: format!("the key expired at {at}: {why}"),
+                }
+            } else if let Some(why) = chain::chain_stalled(spec, history, v, (start, end)) {
+                Cause::BeyondGuarantee {
+                    explained_by: format!("the key expired at {at}: {why}"),
+                }
+            } else if let Some(why) = late_reply::late_reply(spec, history, v, end) {
+                Cause::BeyondGuarantee {
+                    explained_by: format!("the key expired at {at}: {why}"),
+                }
+            } else {
+                return Some(Cause::Defect);
+            }
+        }
+    })
+}
+
+/// The record at which Redis last stopped naming the thread that still
+/// believes it holds `lock` (the violation's first hold): after that hold,
+/// the first server record that frees the key or names another holder,
+/// unless a later one (before the violation) names the thread again, its
+/// own acquire having made the key anew (then the search goes on from
+/// there: a key deleted, then re-created by the thread's re-entrant
+/// acquire, is not what it lost; 3.16.0's stale entry after a renewal's 0
+/// is). It counts if it freed the key or a failover put a replica's older
+/// holder in its place. The last free record before the violation may be
+/// someone else's key expiring in between.
+fn believer_key_gone<'h>(
+    history: &'h History,
+    v: &Violation,
+    lock: &LockName,
+) -> Option<&'h crate::model::history::Record> {
+    let first = *v.events.iter().min()?;
+    let RecordKind::Hold { who, .. } = &history.records.get(first)?.kind else {
+        return None;
+    };
+    let mut gone = None;
+    for r in history.records[first..].iter().take_while(|r| r.at <= v.at) {
+        if let RecordKind::Server {
+            lock: l, holder, ..
+        } = &r.kind
+            && l == lock
+        {
+            match (holder.as_ref() == Some(who), gone) {
+                (true, _) => gone = None,
+                (false, None) => gone = Some(r),
+                (false, Some(_)) => {}
+            }
+        }
+    }
+    gone.filter(|r| {
+        matches!(
+            &r.kind,
+            RecordKind::Server { holder: None, .. }
+                | RecordKind::Server {
+                    cause: ServerCause::Failover,
+                    ..
+                }
+        )
+    })
+}
+
+/// How much of `[start, end]` faults on an involved client or on Redis
+/// cover; an instant fault inside it (a clock jump, which moves the
+/// expiry itself) covers all of it.
+fn coverage(spec: &SimSpec, v: &Violation, start: u64, end: u64) -> u64 {
+    let ours =
+        excusing(spec).filter(|f| f.client().is_none_or(|c| v.clients.iter().any(|x| x == c)));
+    let mut spans = Vec::new();
+    for f in ours {
+        match f.effect_end_ms() {
+            Some(e) if e > f.at_ms() => {
+                let (a, b) = (f.at_ms().max(start), e.min(end));
+                if a < b {
+                    spans.push((a, b));
+                }
+            }
+            _ if (start..=end).contains(&f.at_ms()) => return end - start,
+            _ => {}
+        }
+    }
+    spans.sort_unstable();
+    let (mut total, mut reach) = (0, start);
+    for (a, b) in spans {
+        let a = a.max(reach);
+        if b > a {
+            total += b - a;
+            reach = b;
+        }
+    }
+    total
+}
+
+/// The lock the violation's events name.
+fn violated_lock(history: &History, v: &Violation) -> Option<LockName> {
+    v.events
+        .iter()
+        .find_map(|&i| match &history.records.get(i)?.kind {
+            RecordKind::Hold { lock, .. }
+            | RecordKind::Call { lock, .. }
+            | RecordKind::Return { lock, .. }
+            | RecordKind::Release { lock, .. }
+            | RecordKind::Server { lock, .. } => Some(lock.clone()),
+            _ => None,
+        })
+}
+
+/// What in the script asked for the violation, if anything.
+fn misuse(spec: &SimSpec, v: &Violation) -> Option<String> {
+    let renews = spec.watchdog_timeout_ms / 3;
+    let round_trip = 2 * spec.latency.max_ms;
+    // Past the round trip plus the longest possible tick, the clients'
+    // ticks (two ChaCha streams each) need not be worked out.
+    if renews <= round_trip.saturating_add(lockcore::MAX_TIMER_TICK.0) {
+        let rtt = round_trip + crate::model::config::max_timer_tick_ms(spec);
+        if renews <= rtt {
+            return Some(format!(
+                "lockWatchdogTimeout {} ms renews every {renews} ms, not more than a round trip plus the timer tick ({rtt} ms)",
+                spec.watchdog_timeout_ms,
+            ));
+        }
+    }
+    for c in &spec.clients {
+        let involved = v.clients.contains(&c.name);
+        for (t, thread) in c.threads.iter().enumerate() {
+            let steps = flatten(&thread.steps);
+            if steps.iter().any(|s| matches!(s, Step::ForceUnlock)) {
+                return Some(format!("{}/t{} calls forceUnlock", c.name, t + 1));
+            }
+            if !involved {
+                continue;
+            }
+            if let Some(why) = short_lease(&steps) {
+                return Some(format!("{}/t{}: {why}", c.name, t + 1));
+            }
+            let takes = steps.iter().filter(|s| s.is_acquire()).count();
+            let gives = steps.iter().filter(|s| matches!(s, Step::Unlock)).count();
+            if takes > gives {
+                return Some(format!(
+                    "{}/t{} takes the lock {takes} time(s) and unlocks {gives}",
+                    c.name,
+                    t + 1
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// An explicit lease no longer than the work and sleep before the next
+/// unlock.
+fn short_lease(steps: &[&Step]) -> Option<String> {
+    for (i, s) in steps.iter().enumerate() {
+        let Some(lease) = s.lease_ms() else {
+            continue;
+        };
+        let busy: u64 = steps[i + 1..]
+            .iter()
+            .take_while(|s| !matches!(s, Step::Unlock))
+            .map(|s| match s {
+                Step::Work { ms } | Step::Sleep { ms } => *ms,
+                _ => 0,
+            })
+            .sum();
+        if busy >= lease {
+            return Some(format!("a {lease} ms lease covers {busy} ms of work"));
+        }
+    }
+    None
+}
+
+/// The steps with each `repeat` unrolled (bounded by validation).
+fn flatten(steps: &[Step]) -> Vec<&Step> {
+    let mut out = Vec::new();
+    for s in steps {
+        match s {
+            Step::Repeat { times, steps } => {
+                let inner = flatten(steps);
+                for _ in 0..(*times).min(2) {
+                    out.extend(inner.iter().copied());
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}

@@ -1,0 +1,122 @@
+//! Key expiries that faults explain by blocking every renewal the
+//! holder's lease needed.
+
+use crate::model::history::RecordKind;
+use crate::{History, SimSpec, Violation};
+
+use super::{chain, excusing, violated_lock};
+
+/// Whether faults blocked every renewal the involved clients sent in the
+/// lease before an expiry after the last that succeeded: each failed (an
+/// error, a 0, or no reply before the expiry) while a fault on its client
+/// or on Redis was in force. A
+/// renewal goes every third of the lease and the third is due as the key
+/// expires, so two blocked renewals lose the key whatever the fault's
+/// share of the lease.
+pub(super) fn renewals_blocked(
+    spec: &SimSpec,
+    history: &History,
+    v: &Violation,
+    (start, end): (u64, u64),
+) -> Option<String> {
+    let lease = end - start;
+    // The renewal that set the key's last TTL ran a one-way delay after
+    // it was sent, so the window reaches back by a round trip.
+    let rtt = 2 * history.meta.max_latency_ms;
+    let start = start.saturating_sub(rtt);
+    // Another lock's renewals (a client may hold two) say nothing of it.
+    let key = violated_lock(history, v)?;
+    // Request ids start again with each life of a process.
+    let mut sent: Vec<(u64, &str, (u32, u64))> = Vec::new();
+    let mut ok = std::collections::BTreeSet::new();
+    let mut answered = std::collections::BTreeSet::new();
+    let mut other_thread = std::collections::BTreeSet::new();
+    let mut reloaded = std::collections::BTreeSet::new();
+    for r in &history.records {
+        let ms = r.at.as_ms();
+        match &r.kind {
+            RecordKind::RenewSent {
+                process,
+                request,
+                lock,
+                ..
+            } if (start..end).contains(&ms)
+                && *lock == key
+                && v.clients.iter().any(|c| **c == *process.client) =>
+            {
+                sent.push((ms, &*process.client, (process.life, *request)));
+            }
+            RecordKind::RenewReply {
+                process,
+                request,
+                reply,
+                ..
+            } if ms <= end => {
+                answered.insert((&*process.client, (process.life, *request)));
+                match reply.as_str() {
+                    "1" => {
+                        ok.insert((&*process.client, (process.life, *request)));
+                    }
+                    "0" => {
+                        other_thread.insert((&*process.client, (process.life, *request)));
+                    }
+                    // 3.46+ loads the script and sends the renewal again
+                    // (its own record): that resend is the one that had
+                    // to get through (4.7.0 seed 26953, after a restart).
+                    text if text.contains("NOSCRIPT") => {
+                        reloaded.insert((&*process.client, (process.life, *request)));
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    // The key was the believer's all through the window, so a renewal of
+    // it that found no hold renewed another thread of the client (a stale
+    // head of its renewal entry, 3.44.0 seed 26953): not the believer's.
+    sent.retain(|&(_, c, r)| !other_thread.contains(&(c, r)) && !reloaded.contains(&(c, r)));
+    // Only the renewals after the last that succeeded (it set the TTL
+    // that ran out) had to get through.
+    if let Some(last_ok) = sent.iter().rposition(|&(_, c, r)| ok.contains(&(c, r))) {
+        sent.drain(..=last_ok);
+    }
+    if sent.is_empty() {
+        return None;
+    }
+    let mut blamed = None;
+    let mut healed = 0;
+    for &(ms, client, _) in &sent {
+        let on_it = excusing(spec).find(|f| {
+            // A fault that struck while the renewal was on its way to
+            // Redis blocked it too (4.7.0 seed 8923: sent 4 ms before a
+            // Redis pause).
+            f.client().is_none_or(|c| c == client)
+                && f.at_ms() <= ms + history.meta.max_latency_ms
+                && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
+        })?;
+        blamed.get_or_insert_with(|| on_it.text());
+        healed = healed.max(on_it.effect_end_ms().unwrap_or(on_it.at_ms()));
+    }
+    // Every renewal failed under a fault, but the faults ended in time for
+    // the next renewal (a third of the lease later) and none came: the
+    // watchdog gave up on its own (the documents' network drop, #3194).
+    // When the fault lost the last one outright, the next comes only when
+    // the command layer resends it after its response timeout: Redisson
+    // sets the next renewal in the reply's callback (4.7.0 seed 5119: a
+    // dropped reply, a 3 s lease).
+    let next = match sent.last() {
+        Some(&(ms, client, request)) if !answered.contains(&(client, request)) => {
+            (healed + lease / 3).max(ms + chain::resend_after_ms(spec, client))
+        }
+        _ => healed + lease / 3,
+    };
+    if end > next + history.meta.max_timer_tick_ms + rtt {
+        return None;
+    }
+    Some(format!(
+        "all {} renewal(s) sent in the lease before it failed under faults ({})",
+        sent.len(),
+        blamed.unwrap_or_default()
+    ))
+}

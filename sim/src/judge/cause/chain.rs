@@ -1,0 +1,142 @@
+//! Key expiries that a renewal chain (a lock's, or from 3.44 the
+//! client's) stalled on a lost or late request explains.
+
+use lockcore::{Config, LockName, Switch};
+
+use crate::model::history::{Proc, RecordKind};
+use crate::{History, SimSpec, SimTime, Violation};
+
+/// Redisson sets a lock's next renewal in the callback of the last one,
+/// and from 3.44 (`batched-renewal`, #6303) a client renews all its locks
+/// in one chain whose next round waits for every renewal of the last. A
+/// renewal that a fault lost (a restart that closed the connection under
+/// it, a drop) or held past that timeout (a partition, whose TCP
+/// retransmission comes late) answers only at its response timeout (3 s,
+/// then its resend), so no hold of that lock (from 3.44: of any lock of
+/// that client) is renewed meanwhile, even one taken after the fault
+/// healed; with a lease shorter than that wait the key expires (3.44.0
+/// seed 5992: a Redis restart dropped the round's EVAL, and the client's
+/// next hold was never renewed). That is the release's design meeting a
+/// fault, not a defect: it needs the believer's client to have sent its
+/// last round of renewals before the key's last lease began, a renewal of
+/// that round unanswered in time (4.7.0 seed 24176: the other lock's,
+/// dropped and resent) or, with replicas, answered by its script only
+/// (its `WAIT` is not shown), and an excusing fault on that client or on
+/// Redis striking while the round was on its way.
+pub(super) fn chain_stalled(
+    spec: &SimSpec,
+    history: &History,
+    v: &Violation,
+    (start, end): (u64, u64),
+) -> Option<String> {
+    let first = *v.events.iter().min()?;
+    let RecordKind::Hold { who, .. } = &history.records.get(first)?.kind else {
+        return None;
+    };
+    let c = spec.clients.iter().position(|c| *c.name == *who.client)?;
+    let config = crate::model::config::client_config(spec, c).ok()?;
+    let lock = (!config.release.has(Switch::BatchedRenewal))
+        .then(|| super::violated_lock(history, v))
+        .flatten();
+    let process = who.process();
+    let rtt = 2 * history.meta.max_latency_ms;
+    // The last round before the expiry came before the lease began, or
+    // began it (its script refreshed the key, and its `WAIT`'s reply was
+    // lost: 4.7.0 seed 58850): none came after it (resends of its
+    // renewals may have).
+    let (sent, round) = last_round_before(history, &process, lock.as_ref(), end)?;
+    if sent > start {
+        return None;
+    }
+    // A reply after the attempt's timeout is ignored: the chain waits for
+    // the resend (4.7.0 seed 10535: a renewal queued by a Redis pause).
+    // With replicas the renewal is a batch with a `WAIT` whose reply the
+    // history does not show: the script's answer alone does not complete
+    // it (4.7.0 seed 80644: a drop lost the `WAIT`'s reply).
+    let (timeout, _) = resend_delays(&config);
+    let answered = |request: u64| {
+        history.records.iter().any(|r| {
+            matches!(&r.kind, RecordKind::RenewReply { process: p, request: q, .. }
+                if *p == process && *q == request && r.at.as_ms() <= end.min(sent + timeout))
+        })
+    };
+    let scripts_answered = round.iter().all(|&request| answered(request));
+    if scripts_answered && spec.redis.replicas == 0 {
+        return None;
+    }
+    let lost_by = super::excusing(spec).find(|f| {
+        // A replication stall makes a `WAIT` answer (none synced), not go
+        // unanswered: the renewal failed, and what the release does then
+        // is its own (the history scenario replica-lag-stops-renewal).
+        let loses_replies = !matches!(f, crate::Fault::ReplicationDrop(_));
+        f.client().is_none_or(|name| name == &*process.client)
+            && f.at_ms() <= sent + rtt
+            && sent <= f.effect_end_ms().unwrap_or(f.at_ms())
+            && (loses_replies || !scripts_answered)
+    })?;
+    Some(format!(
+        "the client's renewal chain waited on a renewal sent at {} that {} (at {}) kept unanswered past its timeout (lost, or delivered late); no round came after it",
+        SimTime::from_ms(sent),
+        lost_by.text(),
+        SimTime::from_ms(lost_by.at_ms())
+    ))
+}
+
+/// The last round of renewals `process` sent before `until` (of `lock`,
+/// if given; resends of earlier renewals are not rounds): when, and its
+/// requests.
+fn last_round_before(
+    history: &History,
+    process: &Proc,
+    lock: Option<&LockName>,
+    until: u64,
+) -> Option<(u64, Vec<u64>)> {
+    let mut last: Option<(u64, Vec<u64>)> = None;
+    for r in history.records.iter().take_while(|r| r.at.as_ms() < until) {
+        if let RecordKind::RenewSent {
+            process: p,
+            lock: l,
+            request,
+            retry: false,
+        } = &r.kind
+            && p == process
+            && lock.is_none_or(|lock| lock == l)
+        {
+            let at = r.at.as_ms();
+            match &mut last {
+                Some((when, requests)) if *when == at => requests.push(*request),
+                _ => last = Some((at, vec![*request])),
+            }
+        }
+    }
+    last
+}
+
+/// How long after a request of client `client` was sent its command layer
+/// resends it when no reply came: the response timeout (with a `WAIT`
+/// batch's sync timeout when Redis has replicas), then the retry interval.
+/// 0 for an unknown client.
+pub(super) fn resend_after_ms(spec: &SimSpec, client: &str) -> u64 {
+    let Some(c) = spec.clients.iter().position(|c| c.name == client) else {
+        return 0;
+    };
+    crate::model::config::client_config(spec, c).map_or(0, |config| {
+        let (timeout, interval) = resend_delays(&config);
+        timeout + interval
+    })
+}
+
+/// A client's response timeout (with the sync timeout of a `WAIT` batch
+/// when Redis has replicas) and the longest pause before its first resend
+/// (the retry interval; from 3.48 a jittered pause of up to 1 s).
+fn resend_delays(config: &Config) -> (u64, u64) {
+    let sync = if config.replicas > 0 {
+        config.slaves_sync_timeout.0
+    } else {
+        0
+    };
+    (
+        config.response_timeout.0 + sync,
+        config.retry_delay_range(0).1.0,
+    )
+}

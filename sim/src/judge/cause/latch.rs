@@ -1,0 +1,77 @@
+//! Unlock errors that a lost unlock latch explains.
+
+use lockcore::Switch;
+
+use crate::{History, SimSpec, SimTime, Violation};
+
+/// An unlock Redis ran, then refused as not held by a later attempt (a
+/// retry for unsynced replicas), under a release whose unlock leaves a
+/// latch for its later attempts (3.24+, #4871): the latch was gone when
+/// the later attempt came. It goes with Redis's data (a restart, a
+/// failover, a stop that comes back empty; fenced seeds 716 and 1673), or
+/// it expired, `(timeout + retryInterval) x retryAttempts` (from 3.48:
+/// `(timeout + a jittered pause) x retryAttempts`) after the unlock ran, before the attempt came: early, because Redis's clock
+/// jumped forward (fenced seed 1934), or because a fault held the
+/// attempt back (a starved client's retry timers fire late: seed 8135).
+/// A latch that expires with nothing to blame stays a defect.
+pub(super) fn latch_lost(spec: &SimSpec, history: &History, v: &Violation) -> Option<String> {
+    let c = spec
+        .clients
+        .iter()
+        .position(|c| v.clients.iter().any(|n| **n == *c.name))?;
+    let config = crate::model::config::client_config(spec, c).ok()?;
+    if !config.release.has(Switch::UnlockLatch) {
+        return None;
+    }
+    let ran = history.records.get(*v.events.get(1)?)?.at.as_ms();
+    let end = v.at.as_ms();
+    let within = |f: &&crate::Fault| (ran..=end).contains(&f.at_ms());
+    let gone = spec.faults.0.iter().filter(within).find(|f| match f {
+        crate::Fault::RedisRestart(_) | crate::Fault::Failover(_) => true,
+        crate::Fault::RedisDown(d) => !d.keep_data,
+        _ => false,
+    });
+    if let Some(f) = gone {
+        return Some(format!(
+            "Redis lost the unlock's latch between its attempts ({} at {})",
+            f.text(),
+            SimTime::from_ms(f.at_ms())
+        ));
+    }
+    let jumped: i64 = spec
+        .faults
+        .0
+        .iter()
+        .filter(within)
+        .map(forward_jump_ms)
+        .sum();
+    // From 3.48 the TTL is drawn per unlock; the history does not keep it,
+    // so a latch counts as expired once even the shortest it could have
+    // had ran out (and a fault held the attempt back, below).
+    let ttl = config.latch_ttl_range().0.0;
+    if (end - ran).saturating_add(jumped.unsigned_abs()) < ttl {
+        return None;
+    }
+    let jump = spec
+        .faults
+        .0
+        .iter()
+        .filter(within)
+        .find(|f| forward_jump_ms(f) > 0);
+    let (text, at) = match jump {
+        Some(f) => (f.text(), f.at_ms()),
+        None => super::faults_on(spec, v, ran, end).next()?,
+    };
+    Some(format!(
+        "the unlock's latch ({ttl} ms) expired before its later attempt read it ({text} at {})",
+        SimTime::from_ms(at)
+    ))
+}
+
+/// How far a fault moves Redis's clock forward.
+fn forward_jump_ms(f: &crate::Fault) -> i64 {
+    match f {
+        crate::Fault::ClockJump(j) => j.jump_ms.max(0),
+        _ => 0,
+    }
+}

@@ -1,0 +1,66 @@
+//! Holds whose key ran out because the acquire's reply came late.
+
+use crate::model::history::RecordKind;
+use crate::{History, SimSpec, SimTime, Violation};
+
+use super::faults_on;
+
+/// The holder learned of its lock too late to keep it, while a fault held
+/// the acquire's reply back: the key's TTL, set when the acquire ran on
+/// Redis (`end` minus the hold's lease), ran out at `end` with no renewal
+/// in between.
+///
+/// - An explicit lease (no watchdog): the script's lease covers its work
+///   (or the run is misuse), so the holder could have let go in time only
+///   if it ran when the lease ran out and got the reply in time. A fault
+///   on the holder's client or on Redis in force at the expiry, or
+///   between the acquire on Redis and its reply, explains it.
+/// - A watchdog: Redisson schedules the first renewal a third of the
+///   lease after the acquire's future completes, and with replicas that
+///   is after the batch's `WAIT` answered. When the reply came so late
+///   that the first renewal (plus a timer tick and a one-way trip) could
+///   not reach Redis before the expiry, a fault between the acquire on
+///   Redis and its reply explains it (3.44.0 seeds 41612 and 99641: a
+///   replication stall held the acquire's `WAIT` for 560 ms of a 1 s
+///   lease).
+pub(super) fn late_reply(
+    spec: &SimSpec,
+    history: &History,
+    v: &Violation,
+    end: u64,
+) -> Option<String> {
+    let first = *v.events.iter().min()?;
+    let hold = history.records.get(first)?;
+    let RecordKind::Hold {
+        lease_ms, watchdog, ..
+    } = &hold.kind
+    else {
+        return None;
+    };
+    let acquired = end.saturating_sub(*lease_ms);
+    let replied = hold.at.as_ms();
+    if !watchdog {
+        let (text, at) = faults_on(spec, v, end, end)
+            .chain(faults_on(spec, v, acquired, replied))
+            .next()?;
+        return Some(format!(
+            "its {lease_ms} ms lease ran out while {text} (at {}) held the holder back",
+            SimTime::from_ms(at)
+        ));
+    }
+    // A TTL set after the reply was a renewal's: the watchdog ran.
+    if acquired > replied {
+        return None;
+    }
+    let renewal_lands =
+        replied + lease_ms / 3 + history.meta.max_timer_tick_ms + history.meta.max_latency_ms;
+    if renewal_lands < end {
+        return None;
+    }
+    let (text, at) = faults_on(spec, v, acquired, replied).next()?;
+    Some(format!(
+        "the acquire's reply came {} ms into its {lease_ms} ms lease, too late for the first renewal, held back by {text} (at {})",
+        replied - acquired,
+        SimTime::from_ms(at)
+    ))
+}

@@ -1,0 +1,219 @@
+//! No false unlock errors: an unlock that reports failure did not, in
+//! fact, release the lock (or leave its thread holding it).
+
+use lockcore::{Call, LockName, Purpose, VecMap};
+
+use crate::judge::check::work::Count;
+use crate::model::history::{Outcome, RecordKind, ServerCause, Who};
+use crate::model::name::Name;
+use crate::{History, Invariant, Violation};
+
+/// A thread's unlock of one lock, from its call to its return.
+struct Pending {
+    call: usize,
+    /// A server record showing Redis ran an unlock of this process on
+    /// this lock while the call was out.
+    ran: Option<usize>,
+}
+
+/// An unlock that returned an error is false when Redis ran an unlock
+/// script of the caller's process on that lock while the call was out
+/// (the caller was told it failed, yet the lock was released or counted
+/// down for it: a reply lost and the resend answered "not locked", as
+/// before Redisson 3.24's unlock latch, #4871), or when Redis still names
+/// the caller as holder when the error returns. One pass: O(n log n).
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
+    // Keyed by (client, life, lock, thread): an unlock run by a process
+    // finds its threads' pending unlocks of that lock in one stretch. Few
+    // unlocks are pending at once and few locks are named, so both maps
+    // are sorted vectors (a `BTreeMap` made and dropped a node for each
+    // unlock).
+    let mut pending: VecMap<(Name<'_>, u32, &LockName, u64), Pending> = VecMap::new();
+    let mut holder: VecMap<&LockName, (Option<&Who>, usize)> = VecMap::new();
+    let mut found = Vec::new();
+    for (i, r) in work.records(history) {
+        match &r.kind {
+            RecordKind::Call {
+                who,
+                lock,
+                call: Call::Unlock,
+            } => {
+                pending.insert(key(who, lock), Pending { call: i, ran: None });
+            }
+            RecordKind::Server {
+                lock,
+                holder: h,
+                cause,
+                ..
+            } => {
+                let before = holder.insert(lock, (h.as_ref(), i)).and_then(|(w, _)| w);
+                if let ServerCause::Command {
+                    by,
+                    purpose: Purpose::Unlock,
+                } = cause
+                {
+                    let (c, life) = (Name(&by.client), by.life);
+                    // The script counts down only its caller's hold: when
+                    // Redis named a thread of this process holder just
+                    // before, the unlock was that thread's (another thread
+                    // of the process may be unlocking too).
+                    let (first, last) = match before {
+                        Some(w) if Name(&w.client) == c && w.life == life => (w.thread, w.thread),
+                        _ => (0, u64::MAX),
+                    };
+                    // A scan of the pending unlocks (at most one a thread).
+                    work.tick(pending.len() as u64);
+                    let from = (c, life, lock, first);
+                    let to = (c, life, lock, last);
+                    for (_, p) in pending.iter_mut().filter(|(k, _)| (from..=to).contains(*k)) {
+                        p.ran.get_or_insert(i);
+                    }
+                }
+            }
+            RecordKind::Return {
+                who,
+                lock,
+                call: Call::Unlock,
+                outcome,
+            } => {
+                let Some(p) = pending.remove(&key(who, lock)) else {
+                    continue;
+                };
+                let Outcome::Error { message } = outcome else {
+                    continue;
+                };
+                let still = holder
+                    .get(&lock)
+                    .filter(|(h, _)| h.is_some_and(|h| h == who))
+                    .map(|(_, at)| *at);
+                let (why, evidence) = match (p.ran, still) {
+                    (Some(s), _) => ("although Redis ran its unlock", s),
+                    (None, Some(s)) => ("although Redis still names it holder", s),
+                    (None, None) => continue,
+                };
+                let v = Violation::new(
+                    Invariant::FalseUnlockError,
+                    r.at,
+                    [who.client.clone()],
+                    format!("{who}'s unlock of {lock} reported \"{message}\" {why}"),
+                    vec![p.call, evidence, i],
+                );
+                // A timeout says "I do not know"; a refusal of an unlock
+                // Redis ran is a wrong answer (Redisson #4871).
+                let refused = !message.starts_with("transport error");
+                found.push(if p.ran.is_some() && refused {
+                    v.own_doing()
+                } else {
+                    v
+                });
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+fn key<'h>(who: &'h Who, lock: &'h LockName) -> (Name<'h>, u32, &'h LockName, u64) {
+    (Name(&who.client), who.life, lock, who.thread)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::check::sample::{Sample, lock, who};
+    use crate::judge::check::work::Work;
+
+    fn unlock_ran(s: Sample, ms: u64) -> Sample {
+        unlock_by(s, ms, "A")
+    }
+
+    /// Redis ran `client`'s unlock at `ms`: the lock is free.
+    fn unlock_by(s: Sample, ms: u64, client: &str) -> Sample {
+        s.at(
+            ms,
+            RecordKind::Server {
+                lock: lock(),
+                holder: None,
+                count: 0,
+                ttl_ms: -2,
+                cause: ServerCause::Command {
+                    by: crate::judge::check::sample::proc(client),
+                    purpose: Purpose::Unlock,
+                },
+            },
+        )
+    }
+
+    fn not_locked() -> Outcome {
+        Outcome::Error {
+            message: "attempt to unlock lock, not locked by current thread".into(),
+        }
+    }
+
+    /// The unlock ran on Redis (the key is gone), but its reply was late,
+    /// the resend found nothing and the thread was told it failed: a
+    /// false error. The same error with no unlock run on Redis (the key
+    /// had expired and is someone else's) is a true one.
+    #[test]
+    fn error_after_the_unlock_ran_is_false() {
+        let base = || {
+            Sample::new(5)
+                .server(0, Some(who("A", 1)))
+                .call(1_000, who("A", 1), Call::Unlock)
+        };
+        let h = unlock_ran(base(), 1_002)
+            .ret(4_010, who("A", 1), Call::Unlock, not_locked())
+            .build();
+        let v = check(&h, &Work::default());
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(
+            v[0].detail.contains("although Redis ran its unlock"),
+            "{}",
+            v[0].detail
+        );
+        let h = base()
+            .server(1_001, Some(who("B", 1)))
+            .ret(1_004, who("A", 1), Call::Unlock, not_locked())
+            .build();
+        assert!(check(&h, &Work::default()).is_empty());
+    }
+
+    /// An error while Redis still names the caller holder is false too.
+    #[test]
+    fn error_while_still_holding_is_false() {
+        let h = Sample::new(5)
+            .server(0, Some(who("A", 1)))
+            .call(1_000, who("A", 1), Call::Unlock)
+            .ret(
+                4_000,
+                who("A", 1),
+                Call::Unlock,
+                Outcome::Error {
+                    message: "transport error: timed out waiting for a reply".into(),
+                },
+            )
+            .build();
+        let v = check(&h, &Work::default());
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(
+            v[0].detail.contains("still names it holder"),
+            "{}",
+            v[0].detail
+        );
+    }
+
+    /// Two threads of one process unlock at once: Redis runs the one that
+    /// holds it, the other's refusal is true (explored seed 1472 under
+    /// `fenced`: B/t2's unlock ran and B/t1's "not locked" was flagged).
+    #[test]
+    fn another_threads_unlock_does_not_count() {
+        let h = Sample::new(5)
+            .server(10, Some(who("B", 2)))
+            .call(20, who("B", 1), Call::Unlock)
+            .call(21, who("B", 2), Call::Unlock);
+        let h = unlock_by(h, 25, "B")
+            .ret(26, who("B", 1), Call::Unlock, not_locked())
+            .build();
+        assert!(check(&h, &Work::default()).is_empty());
+    }
+}

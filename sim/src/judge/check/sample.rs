@@ -1,0 +1,160 @@
+//! Hand-built histories for the checkers' tests.
+
+use lockcore::{Call, LockName, Millis};
+
+use crate::model::history::{
+    Meta, Outcome, Proc, Record, RecordKind, ReleaseCause, ServerCause, Who,
+};
+use crate::{DEFAULT_LOCK, History, SimTime};
+
+pub(crate) fn who(client: &str, thread: u64) -> Who {
+    Who {
+        client: client.into(),
+        life: 0,
+        thread,
+    }
+}
+
+pub(crate) fn proc(client: &str) -> Proc {
+    Proc {
+        client: client.into(),
+        life: 0,
+    }
+}
+
+pub(crate) fn lock() -> LockName {
+    LockName::new(DEFAULT_LOCK).expect("non-empty")
+}
+
+/// Builds a history one record at a time, times in ms.
+pub(crate) struct Sample {
+    h: History,
+}
+
+impl Sample {
+    pub(crate) fn new(max_latency_ms: u64) -> Sample {
+        Sample {
+            h: History {
+                meta: Meta {
+                    seed: 0,
+                    horizon: SimTime::from_ms(120_000),
+                    max_latency_ms,
+                    max_timer_tick_ms: 0,
+                    clients: vec!["A".into(), "B".into()],
+                    retries: None,
+                },
+                records: Vec::new(),
+            },
+        }
+    }
+
+    pub(crate) fn at(mut self, ms: u64, kind: RecordKind) -> Sample {
+        self.h.records.push(Record {
+            at: SimTime::from_ms(ms),
+            kind,
+        });
+        self
+    }
+
+    pub(crate) fn hold(self, ms: u64, w: Who, lease_ms: u64, token: Option<u64>) -> Sample {
+        self.at(
+            ms,
+            RecordKind::Hold {
+                who: w,
+                lock: lock(),
+                token,
+                lease_ms,
+                watchdog: true,
+            },
+        )
+    }
+
+    pub(crate) fn release(self, ms: u64, w: Who, cause: ReleaseCause) -> Sample {
+        self.at(
+            ms,
+            RecordKind::Release {
+                who: w,
+                lock: lock(),
+                cause,
+            },
+        )
+    }
+
+    pub(crate) fn server(self, ms: u64, holder: Option<Who>) -> Sample {
+        let count = i64::from(holder.is_some());
+        self.at(
+            ms,
+            RecordKind::Server {
+                lock: lock(),
+                holder,
+                count,
+                ttl_ms: 30_000,
+                cause: ServerCause::Expiry,
+            },
+        )
+    }
+
+    pub(crate) fn call(self, ms: u64, w: Who, call: Call) -> Sample {
+        self.at(
+            ms,
+            RecordKind::Call {
+                who: w,
+                lock: lock(),
+                call,
+            },
+        )
+    }
+
+    pub(crate) fn ret(self, ms: u64, w: Who, call: Call, outcome: Outcome) -> Sample {
+        self.at(
+            ms,
+            RecordKind::Return {
+                who: w,
+                lock: lock(),
+                call,
+                outcome,
+            },
+        )
+    }
+
+    pub(crate) fn write(self, ms: u64, w: Who, token: Option<u64>, accepted: bool) -> Sample {
+        self.at(
+            ms,
+            RecordKind::Write {
+                who: w,
+                lock: lock(),
+                token,
+                accepted,
+            },
+        )
+    }
+
+    pub(crate) fn renew(self, ms: u64, client: &str) -> Sample {
+        self.at(
+            ms,
+            RecordKind::RenewSent {
+                process: proc(client),
+                lock: lock(),
+                request: ms,
+                retry: false,
+            },
+        )
+    }
+
+    pub(crate) fn build(self) -> History {
+        self.h
+    }
+}
+
+/// `lock()` with the watchdog.
+pub(crate) fn lock_call() -> Call {
+    Call::Lock { lease: None }
+}
+
+/// `tryLock(wait)`.
+pub(crate) fn try_wait(ms: u64) -> Call {
+    Call::TryLock {
+        wait: Some(Millis(ms)),
+        lease: None,
+    }
+}

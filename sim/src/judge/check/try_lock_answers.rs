@@ -1,0 +1,148 @@
+//! `tryLock(wait)` answers: once the lock was found held and the wait
+//! began, a timed-out attempt inside the wait loop ends it with `false`,
+//! not an exception (Redisson #5019, fixed in 4.7.0).
+
+use std::collections::BTreeMap;
+
+use lockcore::{Call, TransportError};
+
+use crate::judge::check::work::Count;
+use crate::model::history::{Outcome, Phase, RecordKind};
+use crate::model::name::Name;
+use crate::{History, Invariant, SimTime, Violation};
+
+/// A `tryLock(wait)` that fails with a response timeout later than its
+/// first attempt could have (every attempt of one command and its
+/// resends, timed by the client's own timers) failed inside its wait loop: the lock's own answer,
+/// which 4.7.0 makes `false`. A call during which a fault moved its
+/// client's timers (a pause, starvation, a clock fault, interleaved
+/// callbacks) is not judged: its first attempt may have failed late.
+/// A first attempt that times out still throws in every release, and is
+/// not judged either.
+pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
+    let timed_out = format!("{}", lockcore::LockError::from(TransportError::Timeout));
+    // The first attempt goes out as the call starts and fails by its own
+    // timers, whatever the latency: its budget, each of its timeouts and
+    // retry delays up to a tick of Redisson's timer late.
+    let retries = history.meta.retries();
+    let timers = 2 * u64::from(retries.attempts) + 1;
+    let first_attempt = retries.budget_ms + timers * history.meta.max_timer_tick_ms + 5;
+    let timing = timing_windows(history, work);
+    let mut open: BTreeMap<(Name<'_>, u32, u64), usize> = BTreeMap::new();
+    let mut found = Vec::new();
+    for (i, r) in work.records(history) {
+        match &r.kind {
+            RecordKind::Call {
+                who,
+                call: Call::TryLock { wait: Some(_), .. },
+                ..
+            } => {
+                open.insert((Name(&who.client), who.life, who.thread), i);
+            }
+            RecordKind::Return {
+                who,
+                call: call @ Call::TryLock { wait: Some(_), .. },
+                lock,
+                outcome: Outcome::Error { message },
+            } if *message == timed_out => {
+                let Some(c) = open.remove(&(Name(&who.client), who.life, who.thread)) else {
+                    continue;
+                };
+                let start = history.records[c].at;
+                let late = r.at.as_ms() > start.as_ms() + first_attempt;
+                let moved = timing.iter().any(|(client, from, to)| {
+                    client.is_none_or(|n| *n == *who.client) && *from <= r.at && start <= *to
+                });
+                if late && !moved {
+                    let took = SimTime(r.at.0 - start.0);
+                    found.push(
+                        Violation::new(
+                            Invariant::TryLockAnswers,
+                            r.at,
+                            [who.client.clone()],
+                            format!(
+                                "{who}'s {} on {lock} threw \"{message}\" {took} in, inside its wait loop, instead of returning false",
+                                crate::model::timeline::call_text(call)
+                            ),
+                            vec![c, i],
+                        )
+                        .own_doing(),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The windows of faults that move a client's timers: client (`None`:
+/// all), begin, effect end.
+fn timing_windows<'h>(
+    history: &'h History,
+    work: &impl Count,
+) -> Vec<(Option<&'h str>, SimTime, SimTime)> {
+    work.records(history)
+        .filter_map(|(_, r)| match &r.kind {
+            RecordKind::Fault {
+                fault,
+                phase: Phase::Begin,
+            } if moves_timers(fault) => {
+                let end = fault.effect_end_ms().unwrap_or(fault.at_ms());
+                Some((fault.client(), r.at, SimTime::from_ms(end)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn moves_timers(fault: &crate::Fault) -> bool {
+    use crate::Fault as F;
+    matches!(
+        fault,
+        F::Pause(_)
+            | F::Starve(_)
+            | F::ClockDrift(_)
+            | F::ClockSkew(_)
+            | F::ClockJump(_)
+            | F::Interleave(_)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::check::sample::{Sample, try_wait, who};
+    use crate::judge::check::work::Work;
+
+    fn timed_out() -> Outcome {
+        Outcome::Error {
+            message: lockcore::LockError::from(TransportError::Timeout).to_string(),
+        }
+    }
+
+    /// A tryLock(30 s) that throws a timeout 20 s in (past the first
+    /// attempt's 16.5 s) breaks it; one that throws 3 s in (its first
+    /// attempt) or returns false does not.
+    #[test]
+    fn a_timeout_inside_the_wait_loop_must_be_false() {
+        let call = try_wait(30_000);
+        let late = Sample::new(5)
+            .call(0, who("A", 1), call.clone())
+            .ret(20_000, who("A", 1), call.clone(), timed_out())
+            .build();
+        let found = check(&late, &Work::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].own_doing);
+        let first = Sample::new(5)
+            .call(0, who("A", 1), call.clone())
+            .ret(3_000, who("A", 1), call.clone(), timed_out())
+            .build();
+        assert!(check(&first, &Work::default()).is_empty());
+        let answered = Sample::new(5)
+            .call(0, who("A", 1), call.clone())
+            .ret(20_000, who("A", 1), call, Outcome::NotAcquired)
+            .build();
+        assert!(check(&answered, &Work::default()).is_empty());
+    }
+}
