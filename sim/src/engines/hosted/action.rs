@@ -189,15 +189,27 @@ mod tests {
         );
     }
 
+    /// Whether `words` lists the kind `name`: as an item (`name (how)`,
+    /// `name and`, `name,`), not inside another name or a sentence.
+    fn lists(words: &str, name: &str) -> bool {
+        words.match_indices(name).any(|(at, _)| {
+            let before = words[..at].chars().next_back();
+            let after = &words[at + name.len()..];
+            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+                && [" (", " and ", ","].iter().any(|s| after.starts_with(s))
+        })
+    }
+
     /// Every registered kind does something, and each hosted engine
-    /// either carries it out, naming it in its words (the report and the
-    /// docs print them), or refuses it by its place and text before
-    /// anything runs. A kind whose verbs an engine lacks cannot be
-    /// skipped: `Effects` has no default verbs.
+    /// either carries it out, listing it in its words (the report and the
+    /// docs print them; sim's own test kinds are not listed), or refuses
+    /// it by its place and text before anything runs. A kind whose verbs
+    /// an engine lacks cannot be skipped: `Effects` has no default verbs.
     #[test]
     fn every_kind_is_carried_out_or_refused_by_name() {
+        use crate::model::fault::{GENERATORS, TEST_GENERATORS};
         use rand::SeedableRng;
-        for (variant, generate) in crate::model::fault::GENERATORS {
+        for (i, (variant, generate)) in GENERATORS.iter().chain(TEST_GENERATORS).enumerate() {
             let draw = crate::model::fault::Draw {
                 client: "A".into(),
                 threads: 1,
@@ -208,23 +220,23 @@ mod tests {
             assert!(!effect::verbs(&fault).is_empty(), "{variant} does nothing");
             let json = serde_json::to_value(&fault).expect("serde data");
             let name = json["fault"].as_str().expect("tagged").to_owned();
+            let documented = i < GENERATORS.len();
             for kinds in [Kinds::Turmoil, Kinds::Redis] {
-                let named = kinds
-                    .words()
-                    .split(|c: char| !(c.is_ascii_lowercase() || c == '-'))
-                    .any(|w| w == name);
+                let listed = lists(kinds.words(), &name);
                 let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
                 s.redis.replicas = 1;
                 s.faults = FaultPlan(vec![fault.clone()]);
                 if takes(kinds, &fault) {
-                    assert!(named, "{:?}'s words miss {name}", kinds);
+                    assert!(listed || !documented, "{kinds:?}'s words miss {name}");
                 } else {
-                    assert!(!named, "{:?}'s words name {name}, which it refuses", kinds);
+                    assert!(!listed, "{kinds:?}'s words list {name}, which it refuses");
                     let error = plan(&s, kinds).unwrap_err().to_string();
                     let place = format!("faults[0] ({})", fault.text());
                     assert!(error.contains(&place), "{error}");
                 }
             }
         }
+        assert!(lists(TURMOIL_FAULTS, "pause") && !lists(TURMOIL_FAULTS, "freeze"));
+        assert!(!lists(REDIS_FAULTS, "failover") && lists(REDIS_FAULTS, "partition"));
     }
 }

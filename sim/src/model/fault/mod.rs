@@ -58,6 +58,8 @@ mod delay_requests {
 mod delete_key;
 mod drop_rate;
 pub(crate) mod effect;
+#[cfg(test)]
+mod example;
 pub(crate) mod failover;
 mod interleave;
 mod interrupt;
@@ -222,21 +224,28 @@ pub(crate) trait Kind {
 }
 
 /// Declares the kinds: the `Fault` enum (serde tag `fault`, kebab-case
-/// names), its dispatch, and the swarm's table of generators.
+/// names), its dispatch, the swarm's table of generators and
+/// `sim::faults`. Kinds after `@tests` exist in sim's own tests alone
+/// (`example`, the recipe's worked case): never drawn, never exported.
 macro_rules! faults {
-    ($($(#[$doc:meta])* $variant:ident($module:ident::$ty:ident),)*) => {
+    (
+        $($(#[$doc:meta])* $variant:ident($module:ident::$ty:ident),)*
+        @tests $($(#[$tdoc:meta])* $tvariant:ident($tmodule:ident::$tty:ident),)*
+    ) => {
         /// One fault. Clients are named as in their [`crate::ClientSpec`];
         /// times and durations are in virtual ms.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[serde(rename_all = "kebab-case", tag = "fault")]
         pub enum Fault {
             $($(#[$doc])* $variant($ty),)*
+            $(#[cfg(test)] $(#[$tdoc])* $tvariant($tmodule::$tty),)*
         }
 
         impl Fault {
             pub(crate) fn kind(&self) -> &dyn Kind {
                 match self {
                     $(Fault::$variant(k) => k,)*
+                    $(#[cfg(test)] Fault::$tvariant(k) => k,)*
                 }
             }
         }
@@ -247,6 +256,12 @@ macro_rules! faults {
         /// after it.
         pub(crate) const GENERATORS: &[(&str, Generator)] =
             &[$((stringify!($variant), $module::generate),)*];
+
+        /// The kinds of sim's own tests, with their generators: the
+        /// registry's checks cover them too.
+        #[cfg(test)]
+        pub(crate) const TEST_GENERATORS: &[(&str, Generator)] =
+            &[$((stringify!($tvariant), $tmodule::generate),)*];
 
         /// The data of each fault kind, one struct per kind ([`Fault`]'s
         /// variants), as `sim::faults` exports them.
@@ -297,6 +312,10 @@ faults! {
     Interrupt(interrupt::Interrupt),
     /// A client's callbacks run on several threads and can interleave.
     Interleave(interleave::Interleave),
+    @tests
+    /// The extension recipe's worked example: a client and Redis stall
+    /// together (`example.rs`).
+    Freeze(example::Freeze),
 }
 
 impl Fault {
