@@ -181,16 +181,16 @@ pub(crate) fn act(spec: &SimSpec, i: usize, begin: bool, fx: &mut dyn Effects) {
 /// Carries out `fault`, fault `i` hitting client `client`.
 fn strike(fault: &Fault, i: usize, client: usize, begin: bool, fx: &mut dyn Effects) {
     let kind = fault.kind();
-    let at = if begin {
-        kind.at_ms()
-    } else {
-        kind.end_ms().unwrap_or(kind.at_ms())
+    let (at_ms, end_ms) = (kind.at_ms(), kind.end_ms());
+    let at = match (begin, end_ms) {
+        (false, Some(end)) => end,
+        _ => at_ms,
     };
     let strike = Strike {
         i,
         client,
         at: SimTime::from_ms(at),
-        end_ms: kind.end_ms(),
+        end_ms,
     };
     let rule = kind.link();
     if rule.verb().is_some() {
@@ -209,7 +209,9 @@ fn strike(fault: &Fault, i: usize, client: usize, begin: bool, fx: &mut dyn Effe
 /// The index of the client `fault` hits (validation made sure it names
 /// one), or 0.
 pub(crate) fn client_of(spec: &SimSpec, fault: &Fault) -> usize {
-    let name = fault.client().unwrap_or_default();
+    let Some(name) = fault.client() else {
+        return 0;
+    };
     spec.clients
         .iter()
         .position(|c| c.name == name)
