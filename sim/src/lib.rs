@@ -208,7 +208,7 @@ mod workload;
 mod world;
 
 pub use cause::{Cause, classify};
-pub use check::{Invariant, Violation, check_all, check_all_counted};
+pub use check::{Case, Invariant, Violation, check_all, check_all_counted};
 pub use cut::CutShort;
 pub use engine::{DEFAULT_TIME_SCALE, Engine};
 pub use fault::{Fault, FaultPlan};

@@ -2,7 +2,7 @@
 
 use lockcore::Switch;
 
-use crate::{History, SimSpec, SimTime, Violation};
+use crate::{Case, History, SimSpec, SimTime, Violation};
 
 /// An unlock Redis ran, then refused as not held by a later attempt (a
 /// retry for unsynced replicas), under a release whose unlock leaves a
@@ -15,6 +15,10 @@ use crate::{History, SimSpec, SimTime, Violation};
 /// attempt back (a starved client's retry timers fire late: seed 8135).
 /// A latch that expires with nothing to blame stays a defect.
 pub(super) fn latch_lost(spec: &SimSpec, history: &History, v: &Violation) -> Option<String> {
+    // The unlock ran: its record is the violation's second event.
+    if v.case != Case::UnlockRan {
+        return None;
+    }
     let c = spec
         .clients
         .iter()

@@ -138,6 +138,38 @@ pub struct Violation {
     /// refused as "not locked by current thread"): no fault excuses it.
     #[serde(skip)]
     pub(crate) own_doing: bool,
+    /// Which of its invariant's cases it is, for the checkers that tell
+    /// several apart (the oracle matches on it, never on `detail`). Not
+    /// serialized: the detail already says it in words.
+    #[serde(skip)]
+    pub case: Case,
+}
+
+/// Which case of its invariant a violation is, when the checker tells
+/// cases apart; [`Case::Only`] for the invariants that have one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Case {
+    /// The invariant's only case.
+    #[default]
+    Only,
+    /// `false-unlock-error`: Redis ran the caller's unlock script while
+    /// the call was out (the violation's second event is that record).
+    UnlockRan,
+    /// `false-unlock-error`: Redis still names the caller holder when the
+    /// error returns (the second event is the record that named it).
+    StillHolder,
+}
+
+impl Case {
+    /// The words the checker's detail uses for it (empty for
+    /// [`Case::Only`]).
+    pub fn words(self) -> &'static str {
+        match self {
+            Case::Only => "",
+            Case::UnlockRan => "although Redis ran its unlock",
+            Case::StillHolder => "although Redis still names it holder",
+        }
+    }
 }
 
 impl Violation {
@@ -160,7 +192,14 @@ impl Violation {
             events,
             cause: crate::Cause::Defect,
             own_doing: false,
+            case: Case::Only,
         }
+    }
+
+    /// Sets which case of its invariant it is.
+    pub(crate) fn with_case(mut self, case: Case) -> Violation {
+        self.case = case;
+        self
     }
 
     /// Marks it as the lock's own wrong answer (see `own_doing`).
