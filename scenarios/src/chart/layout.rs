@@ -433,7 +433,7 @@ fn cause_label(run: &Run, v: &sim::Violation) -> String {
         sim::Cause::Defect => "DEFECT".to_owned(),
         sim::Cause::Misuse { .. } => "misuse".to_owned(),
         sim::Cause::BeyondGuarantee { .. } => {
-            match crate::explain::explaining_fault(&run.spec, &v.cause, v.at) {
+            match crate::explain::explaining_fault(&run.spec, &v.cause) {
                 Some(f) => format!("beyond guarantee ({})", fault_label(f)),
                 None => "beyond guarantee".to_owned(),
             }
