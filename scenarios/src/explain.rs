@@ -18,11 +18,7 @@ pub(crate) fn explaining_fault<'a>(spec: &'a SimSpec, cause: &Cause) -> Option<&
 
 /// A fault's kind as the scenario format names it: `pause`, `redis-down`.
 pub(crate) fn fault_kind(f: &Fault) -> String {
-    crate::fault_line(f)
-        .split(' ')
-        .next()
-        .unwrap_or("fault")
-        .to_owned()
+    crate::render::fault_fields(f).0
 }
 
 #[cfg(test)]
