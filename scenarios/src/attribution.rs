@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use sim::Run;
 
 use crate::open_issue::OpenIssue;
-use crate::{Finding, Fix};
+use crate::{Finding, Fix, Signature};
 
 /// At most this many signatures are remembered (each a short string):
 /// past it, a run of a new signature is attributed on its own, so memory
@@ -29,7 +29,7 @@ pub(crate) type Pending = (Finding, Option<Run>);
 /// The attributions a sweep has made, by release and signature.
 #[derive(Default)]
 pub(crate) struct Attributions {
-    known: BTreeMap<(Release, String), (Option<Fix>, Option<OpenIssue>)>,
+    known: BTreeMap<(Release, Signature), (Option<Fix>, Option<OpenIssue>)>,
 }
 
 impl Attributions {
@@ -130,7 +130,7 @@ mod tests {
             },
         );
         let engine = sim::Engine::Fast;
-        let mut first: BTreeMap<String, (Option<Fix>, Option<OpenIssue>)> = BTreeMap::new();
+        let mut first: BTreeMap<Signature, (Option<Fix>, Option<OpenIssue>)> = BTreeMap::new();
         let mut later = 0;
         for f in &findings {
             let spec = crate::explored_spec_on(f.seed, Some(f.profile), f.workload, &engine);

@@ -1,25 +1,20 @@
 //! A defect an explored run showed: what identifies it (its signature) and
 //! which upstream fix removes it.
 //!
-//! Two runs show the same defect when the same invariant breaks after the
-//! same decisive records: the kinds of the records the checker cites, and
-//! the last thing the involved clients' lock reported before it (a renewal
-//! stopped, a lease lost). Times, seeds and names are left out, so a
-//! sweep's thousands of defective runs fold into a handful of groups.
+//! Two runs show the same defect when they have the same [`Signature`]:
+//! the same invariant broken after the same decisive records.
 //!
 //! Attribution is by experiment, not by pattern: the run is made again
 //! under its release plus each Redisson fix the release lacks, oldest
 //! first; the first fix under which the defect is gone names the upstream
 //! issue whose path the run took.
 
-use std::fmt::Debug;
-
 use lockcore::{Release, Switch, SwitchSet};
 use serde::Serialize;
-use sim::RecordKind;
-use sim::{Cause, History, Invariant, Run, SimSpec, Violation};
+use sim::{Cause, Invariant, Run, SimSpec};
 
 use crate::open_issue::{OpenIssue, open_issue};
+use crate::signature::Signature;
 
 /// One defect of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -28,7 +23,7 @@ pub struct Defect {
     pub invariant: Invariant,
     /// What identifies it across runs: `mutual-exclusion: lock stopped
     /// renewal (not-held) > return lock acquired`.
-    pub signature: String,
+    pub signature: Signature,
     /// The Redisson fix that removes it, if one does.
     pub fixed_by: Option<Fix>,
     /// When no fix removes it: the open upstream issue whose path the
@@ -102,118 +97,12 @@ pub(crate) fn defects_signed(run: &Run) -> Vec<Defect> {
         }
         found.push(Defect {
             invariant: v.invariant,
-            signature: signature(&run.history, v),
+            signature: Signature::of(&run.history, v),
             fixed_by: None,
             open_issue: None,
         });
     }
     found
-}
-
-/// The invariant, then the labels of the decisive records, in the
-/// history's order: a renewal that stopped before the believer's hold
-/// began (a stale entry it joined, #3194) signs apart from one that
-/// stopped during it (#6303's error that ends the chain).
-pub(crate) fn signature(history: &History, v: &Violation) -> String {
-    let mut cited = v.events.clone();
-    cited.sort_unstable();
-    let mut labelled: Vec<(usize, String)> = cited
-        .iter()
-        .filter_map(|&i| Some((i, label(&history.records.get(i)?.kind))))
-        .collect();
-    if let Some(event) = last_lock_event(history, v) {
-        let at = labelled.partition_point(|(i, _)| *i < event.0);
-        labelled.insert(at, event);
-    }
-    let mut labels: Vec<String> = labelled.into_iter().map(|(_, l)| l).collect();
-    labels.dedup();
-    format!("{}: {}", v.invariant, labels.join(" > "))
-}
-
-/// What the involved clients' lock last reported about its lease before
-/// the violation (a renewal stopped and why, a lease lost), and where.
-fn last_lock_event(history: &History, v: &Violation) -> Option<(usize, String)> {
-    history
-        .records
-        .iter()
-        .enumerate()
-        .take_while(|(_, r)| r.at <= v.at)
-        .filter_map(|(i, r)| match &r.kind {
-            RecordKind::Lock { process, event }
-                if v.clients.iter().any(|c| **c == *process.client) =>
-            {
-                match event {
-                    lockcore::Event::RenewalStopped { reason, .. } => {
-                        let reason = reason.split(':').next().unwrap_or_default();
-                        Some((i, format!("renewal stopped ({reason})")))
-                    }
-                    lockcore::Event::LeaseLost { .. } => Some((i, "lease lost".to_owned())),
-                    _ => None,
-                }
-            }
-            _ => None,
-        })
-        .last()
-}
-
-/// A record's kind in a few words, without times, names or values.
-fn label(kind: &RecordKind) -> String {
-    match kind {
-        RecordKind::Call { call, .. } => format!("call {}", variant(call)),
-        RecordKind::Return { call, outcome, .. } => {
-            format!("return {} {}", variant(call), variant(outcome))
-        }
-        RecordKind::Hold { watchdog, .. } => if *watchdog {
-            "hold (watchdog)"
-        } else {
-            "hold (lease)"
-        }
-        .to_owned(),
-        RecordKind::Release { cause, .. } => format!("release {}", variant(cause)),
-        RecordKind::Server { holder, cause, .. } => format!(
-            "redis {} {}",
-            if holder.is_some() { "held" } else { "free" },
-            variant(cause)
-        ),
-        RecordKind::RenewReply { reply, .. } => format!("renew reply {}", reply_word(reply)),
-        RecordKind::Write { accepted, .. } => if *accepted {
-            "write accepted"
-        } else {
-            "write refused"
-        }
-        .to_owned(),
-        other => variant(other),
-    }
-}
-
-/// `1`, `0`, or `error`.
-fn reply_word(reply: &str) -> &str {
-    match reply {
-        "1" | "0" => reply,
-        _ => "error",
-    }
-}
-
-/// The variant's name of an enum value, in kebab case: `not-acquired`.
-fn variant(value: &impl Debug) -> String {
-    let text = format!("{value:?}");
-    let name = text
-        .split([' ', '{', '('])
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('-');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The Redisson fix the run's release lacks that removes the defect, by
@@ -372,7 +261,7 @@ pub(crate) struct DefectGroup {
     /// The invariant.
     pub(crate) invariant: Invariant,
     /// The signature.
-    pub(crate) signature: String,
+    pub(crate) signature: Signature,
     /// The Redisson fix that removes it, if one does.
     pub(crate) fixed_by: Option<Fix>,
     /// Else the open upstream issue whose path it took, if known.
@@ -541,19 +430,6 @@ mod tests {
         assert!(
             runs_reused < runs_every,
             "reuse saved no run ({runs_reused} of {runs_every})"
-        );
-    }
-
-    /// Variant names come out in kebab case, without their fields.
-    #[test]
-    fn variants_are_kebab_case_words() {
-        assert_eq!(variant(&lockcore::Call::ForceUnlock), "force-unlock");
-        assert_eq!(
-            variant(&lockcore::Call::TryLock {
-                wait: None,
-                lease: None
-            }),
-            "try-lock"
         );
     }
 }

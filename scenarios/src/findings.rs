@@ -113,7 +113,7 @@ impl DefectCase {
         let g = &self.group;
         vec![
             ("invariant", g.invariant.to_string(), true),
-            ("signature", g.signature.clone(), true),
+            ("signature", g.signature.to_string(), true),
             (
                 "fixed by",
                 fixed_by_text(g.fixed_by.as_ref(), g.open_issue),

@@ -92,7 +92,7 @@ fn contents(s: &mut String, defects: &[DefectCase]) {
             n + 1,
             d.group.invariant,
             d.group.model,
-            escape(&d.group.signature),
+            escape(&d.group.signature.to_string()),
             d.group.runs
         );
     }

@@ -35,7 +35,7 @@ impl Losses {
                     let spec = spec.get_or_insert_with(|| {
                         crate::explored_spec_on(f.seed, Some(f.profile), f.workload, &f.engine)
                     });
-                    match explaining_fault(spec, &b.cause, b.at) {
+                    match explaining_fault(spec, &b.cause) {
                         Some(fault) => format!("beyond-guarantee: {}", fault_kind(fault)),
                         None => "beyond-guarantee: (no fault named)".to_owned(),
                     }

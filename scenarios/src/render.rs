@@ -151,26 +151,34 @@ fn settings(spec: &SimSpec) -> String {
 /// `pause client=A at_ms=5000 duration_ms=45000`: the fault's own fields,
 /// read through serde so that every kind sim knows is shown the same way.
 pub fn fault_line(f: &Fault) -> String {
+    let (kind, fields) = fault_fields(f);
+    let mut parts = vec![kind];
+    parts.extend(fields.into_iter().map(|(k, v)| format!("{k}={v}")));
+    parts.join(" ")
+}
+
+/// A fault's kind as the scenario format names it (`pause`, `redis-down`)
+/// and its set fields with their values as [`fault_line`] shows them, read
+/// through serde: the client first, then the start, then the rest by name.
+pub(crate) fn fault_fields(f: &Fault) -> (String, Vec<(String, String)>) {
     let Ok(serde_json::Value::Object(map)) = serde_json::to_value(f) else {
-        return format!("{f:?}");
+        return (format!("{f:?}"), Vec::new());
     };
     let kind = map.get("fault").and_then(|v| v.as_str()).unwrap_or("fault");
-    let mut parts = vec![kind.to_owned()];
     // A fixed order whatever serde_json's map features are: who, when, then
     // the rest by name.
     let mut keys: Vec<&String> = map.keys().filter(|k| *k != "fault").collect();
     keys.sort_by_key(|k| (*k != "client", *k != "at_ms", (*k).clone()));
-    for k in keys {
-        let v = &map[k];
-        if v.is_null() {
-            continue;
-        }
-        match v.as_str() {
-            Some(text) => parts.push(format!("{k}={text}")),
-            None => parts.push(format!("{k}={v}")),
-        }
-    }
-    parts.join(" ")
+    let fields = keys
+        .into_iter()
+        .filter(|k| !map[*k].is_null())
+        .map(|k| {
+            let v = &map[k];
+            let text = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+            (k.clone(), text)
+        })
+        .collect();
+    (kind.to_owned(), fields)
 }
 
 fn wrap(text: &str, width: usize) -> Vec<String> {

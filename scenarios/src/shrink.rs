@@ -15,7 +15,7 @@ use lockcore::Release;
 use serde::Serialize;
 use sim::{Fault, FaultPlan, Invariant, SimSpec};
 
-use crate::{Expectation, Expectations, Scenario, Verdict};
+use crate::{Expectation, Expectations, Scenario, Signature, Verdict};
 
 /// The outcome of shrinking.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,14 +62,14 @@ pub fn shrink_on(
     // another defect on the way (3.13.6 seed 10697: a renewal's error
     // path, #3194, shrank into a renewal's 0, #3712, when the Redis
     // outage that failed it shrank into a restart).
-    let signed = |run: &sim::Run| -> Vec<String> {
+    let signed = |run: &sim::Run| -> Vec<Signature> {
         run.violations
             .iter()
-            .filter(|v| v.invariant == invariant && v.cause.name() == "defect")
-            .map(|v| crate::defect::signature(&run.history, v))
+            .filter(|v| v.invariant == invariant && v.cause == sim::Cause::Defect)
+            .map(|v| Signature::of(&run.history, v))
             .collect()
     };
-    let keep: Option<String> = (cause == Some("defect"))
+    let keep: Option<Signature> = (cause == Some("defect"))
         .then(|| {
             engine
                 .run(spec)
@@ -295,6 +295,7 @@ pub fn plan_json(plan: &FaultPlan) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Step;
 
     /// The stw-pause scenario (000, 002) with two faults that do not matter
     /// added: shrinking keeps only the pause, shortens it while mutual
@@ -343,20 +344,26 @@ mod tests {
     fn a_defect_keeps_its_signature() {
         let release: Release = "3.13.6".parse().unwrap();
         let spec = sim::generate_with(10697, Some(release), sim::Workload::default());
-        let signatures = |spec: &SimSpec| -> Vec<String> {
+        let signatures = |spec: &SimSpec| -> Vec<Signature> {
             let run = sim::run(spec).unwrap();
             let defects = run.violations.iter();
-            let defects = defects.filter(|v| v.cause.name() == "defect");
-            defects
-                .map(|v| crate::defect::signature(&run.history, v))
-                .collect()
+            let defects = defects.filter(|v| v.cause == sim::Cause::Defect);
+            defects.map(|v| Signature::of(&run.history, v)).collect()
         };
         let before = signatures(&spec);
-        let wanted = "mutual-exclusion: renewal stopped (error) > hold (watchdog)";
-        assert_eq!(before.first().map(String::as_str), Some(wanted));
+        let wanted = Signature {
+            invariant: Invariant::MutualExclusion,
+            steps: vec![
+                Step::RenewalStopped {
+                    reason: "error".into(),
+                },
+                Step::Hold { watchdog: true },
+            ],
+        };
+        assert_eq!(before.first(), Some(&wanted));
         let shrunk = shrink_as(&spec, Invariant::MutualExclusion, Some("defect"), 200);
         assert!(shrunk.spec.faults.0.len() < spec.faults.0.len());
-        assert!(signatures(&shrunk.spec).iter().any(|s| s == wanted));
+        assert!(signatures(&shrunk.spec).contains(&wanted));
     }
 
     /// A shrunk spec saved as a scenario file reads back and, run, gives

@@ -115,7 +115,9 @@ impl Trial {
                     cause: b.cause.name().to_owned(),
                     explained_by: match &b.cause {
                         sim::Cause::Misuse { why } => Some(why.clone()),
-                        sim::Cause::BeyondGuarantee { explained_by } => Some(explained_by.clone()),
+                        sim::Cause::BeyondGuarantee { explained_by, .. } => {
+                            Some(explained_by.clone())
+                        }
                         sim::Cause::Defect => None,
                     },
                 })

@@ -1,18 +1,23 @@
-//! Timeline snapshots: every built-in scenario under every profile, with
-//! the scenario's own seed, rendered as `locksim run` prints it (settings,
-//! timeline, verdict) and compared with the reviewed snapshot under
-//! `snapshots/`.
+//! Timelines: every built-in scenario under every profile, and every
+//! history row under its two releases, with the scenario's own seed,
+//! rendered as `locksim run` prints it (settings, timeline, verdict) and
+//! compared with the committed report's file under `reports/timelines/`,
+//! the one golden copy (see [`golden`]).
 //!
-//! A snapshot changes when anything the scenario exercises changes: the
+//! A timeline changes when anything the scenario exercises changes: the
 //! lock's commands and replies, renewal timing, the network's draws, the
-//! checkers' verdicts. Such a change must be reviewed (`cargo insta
-//! review`, or `INSTA_UPDATE=always` and read the diff) before it is
-//! committed; CI never writes snapshots.
+//! checkers' verdicts. A failing test prints the diff; such a change must
+//! be reviewed before it is re-pinned with
+//! `LOCKSIM_REPIN=1 cargo test -p locksim-tests --test timeline` (which
+//! rewrites `reports/`) and committed; CI never re-pins.
+
+mod golden;
 
 use lockcore::Release;
-use locksim::{Rerun, Trial, render_trial};
+use locksim::{Rerun, Trial, render_trial, timeline_path};
 
-/// Renders `scenario` under every profile and snapshots each.
+/// Renders `scenario` under every profile and checks each against its
+/// report file.
 fn snapshot_all_profiles(scenario: &str) {
     let s = locksim::builtin(scenario).unwrap_or_else(|| panic!("no built-in scenario {scenario}"));
     for p in Release::ERAS {
@@ -24,7 +29,7 @@ fn snapshot_all_profiles(scenario: &str) {
             s.source.as_deref(),
             &Rerun::Scenario(s.name.clone()),
         );
-        insta::assert_snapshot!(format!("{scenario}.{p}"), text);
+        golden::assert_pinned(&timeline_path(scenario, p), &text);
     }
 }
 
@@ -38,8 +43,8 @@ macro_rules! timeline_tests {
             }
         )*
 
-        /// Every built-in scenario has a snapshot test here, so a new
-        /// scenario cannot go unsnapshotted.
+        /// Every built-in scenario has a timeline test here, so a new
+        /// scenario cannot go unpinned.
         #[test]
         fn every_builtin_is_snapshotted() {
             let tested = [$($name),*];
@@ -116,15 +121,20 @@ fn every_builtin_is_as_expected() {
 /// The committed `reports/` is what `locksim report` writes today: the
 /// matrix and every timeline and chart, byte for byte, and no stale timeline
 /// of a scenario that no longer exists. Fails after any change to a
-/// scenario or to the simulator until the report is regenerated
-/// (`cargo run --release -- report`) and reviewed.
+/// scenario or to the simulator until the report is re-pinned
+/// (`LOCKSIM_REPIN=1 cargo test -p locksim-tests --test timeline`, or
+/// `cargo run --release -- report`) and reviewed.
 #[test]
 fn committed_report_is_current() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports");
+    let dir = golden::reports_dir();
     let files = locksim::report_files(
         &locksim::run_matrix(&locksim::builtins()).unwrap(),
         &locksim::history_matrix(&locksim::history()).unwrap(),
     );
+    if golden::repinning() {
+        locksim::write_report(&dir, &files).expect("reports/ is writable");
+        return;
+    }
     let mut stale = Vec::new();
     for f in &files {
         let committed = std::fs::read_to_string(dir.join(&f.path)).unwrap_or_default();
@@ -144,13 +154,14 @@ fn committed_report_is_current() {
     }
     assert!(
         stale.is_empty(),
-        "reports/ is out of date; run `cargo run --release -- report` and review:\n{}",
+        "reports/ is out of date; review, then re-pin with `{}`:\n{}",
+        golden::REPIN,
         stale.join("\n")
     );
 }
 
 /// Redisson's lock history: each row's scenario under the last affected
-/// release and under the fixing release.
+/// release and under the fixing release, checked against its report file.
 #[test]
 fn history_rows() {
     for s in locksim::history() {
@@ -164,8 +175,7 @@ fn history_rows() {
                 s.source.as_deref(),
                 &Rerun::Scenario(s.name.clone()),
             );
-            let release = locksim::file_word(release);
-            insta::assert_snapshot!(format!("history-{}.{release}", s.name), text);
+            golden::assert_pinned(&timeline_path(&s.name, release), &text);
         }
     }
 }

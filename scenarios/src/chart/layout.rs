@@ -120,24 +120,22 @@ pub(crate) struct Layout {
 
 /// A fault's one-line label: `pause A 45s`, `redis restart`.
 fn fault_label(fault: &sim::Fault) -> String {
-    let text = crate::fault_line(fault);
-    let mut parts = text.split(' ');
-    let kind = parts.next().unwrap_or("fault").to_owned();
+    let (kind, fields) = crate::render::fault_fields(fault);
     let mut who = String::new();
     let (mut length, mut size) = (String::new(), String::new());
-    for p in parts {
-        match p.split_once('=') {
-            Some(("client", c)) => who = format!(" {c}"),
-            Some(("duration_ms", d)) => length = format!(" {}", seconds(d)),
-            Some(("restart_after_ms", d)) => length = format!(" restart after {}", seconds(d)),
+    for (k, d) in &fields {
+        match (k.as_str(), d.as_str()) {
+            ("client", c) => who = format!(" {c}"),
+            ("duration_ms", d) => length = format!(" {}", seconds(d)),
+            ("restart_after_ms", d) => length = format!(" restart after {}", seconds(d)),
             // How far a clock moves is what a reader weighs against the
             // lease: `clock-jump +26s`.
-            Some(("jump_ms" | "skew_ms", d)) => {
+            ("jump_ms" | "skew_ms", d) => {
                 let (sign, ms) = d.strip_prefix('-').map_or(("+", d), |m| ("-", m));
                 size = format!(" {sign}{}", seconds(ms));
             }
-            Some(("drift_ppm", d)) if d.starts_with('-') => size = format!(" {d}ppm"),
-            Some(("drift_ppm", d)) => size = format!(" +{d}ppm"),
+            ("drift_ppm", d) if d.starts_with('-') => size = format!(" {d}ppm"),
+            ("drift_ppm", d) => size = format!(" +{d}ppm"),
             _ => {}
         }
     }
@@ -433,7 +431,7 @@ fn cause_label(run: &Run, v: &sim::Violation) -> String {
         sim::Cause::Defect => "DEFECT".to_owned(),
         sim::Cause::Misuse { .. } => "misuse".to_owned(),
         sim::Cause::BeyondGuarantee { .. } => {
-            match crate::explain::explaining_fault(&run.spec, &v.cause, v.at) {
+            match crate::explain::explaining_fault(&run.spec, &v.cause) {
                 Some(f) => format!("beyond guarantee ({})", fault_label(f)),
                 None => "beyond guarantee".to_owned(),
             }

@@ -133,7 +133,7 @@ fn example_title(s: &Shrunk, run: &sim::Run) -> String {
         .violations
         .iter()
         .find(|v| v.invariant == s.pick.invariant && v.cause.name() == s.pick.cause)
-        .and_then(|v| explaining_fault(&run.spec, &v.cause, v.at))
+        .and_then(|v| explaining_fault(&run.spec, &v.cause))
         .map(fault_kind);
     match blamed {
         Some(kind) => format!("{}, {}: {kind}", s.pick.invariant, s.pick.cause),

@@ -16,7 +16,7 @@ pub(super) const MAX_GROUPS: usize = 1_000;
 #[derive(Default)]
 pub(super) struct Groups {
     groups: Vec<Group>,
-    index: BTreeMap<(Release, String), usize>,
+    index: BTreeMap<(Release, crate::Signature), usize>,
     /// Defective runs whose signature found no room.
     pub(super) overflow: u64,
 }
@@ -84,7 +84,15 @@ mod tests {
     use crate::Defect;
     use sim::Invariant;
 
-    fn finding(seed: u64, signature: &str) -> Finding {
+    /// A signature of one step, a record of kind `kind`.
+    fn signed(kind: &'static str) -> crate::Signature {
+        crate::Signature {
+            invariant: Invariant::MutualExclusion,
+            steps: vec![crate::Step::Record { kind }],
+        }
+    }
+
+    fn finding(seed: u64, kind: &'static str) -> Finding {
         Finding {
             seed,
             profile: Release::REDISSON,
@@ -93,7 +101,7 @@ mod tests {
             workload: sim::Workload::default(),
             defects: vec![Defect {
                 invariant: Invariant::MutualExclusion,
-                signature: signature.to_owned(),
+                signature: signed(kind),
                 fixed_by: None,
                 open_issue: None,
             }],
@@ -106,15 +114,16 @@ mod tests {
     #[test]
     fn runs_fold_by_signature_in_order_found() {
         let mut g = Groups::default();
-        g.offer(&finding(7, "a"));
-        g.offer(&finding(9, "b"));
-        g.offer(&finding(12, "a"));
-        let got: Vec<(&str, u64, u64)> = g
+        g.offer(&finding(7, "crash"));
+        g.offer(&finding(9, "drop"));
+        g.offer(&finding(12, "crash"));
+        let got: Vec<(String, u64, u64)> = g
             .all()
             .iter()
-            .map(|g| (g.signature.as_str(), g.runs, g.seed))
+            .map(|g| (g.signature.to_string(), g.runs, g.seed))
             .collect();
-        assert_eq!(got, [("a", 2, 7), ("b", 1, 9)]);
+        let line = |kind: &str| format!("mutual-exclusion: {kind}");
+        assert_eq!(got, [(line("crash"), 2, 7), (line("drop"), 1, 9)]);
         assert_eq!(g.all()[0].replay, "locksim replay 7 --profile redisson");
     }
 }

@@ -59,6 +59,12 @@ pub enum Cause {
     BeyondGuarantee {
         /// The fault and its window.
         explained_by: String,
+        /// The fault it blames, by its place in the spec's plan, when it
+        /// names one (a chart labels the violation with it, explore
+        /// counts losses by its kind). Not serialized: `explained_by`
+        /// says it in words.
+        #[serde(skip)]
+        fault: Option<usize>,
     },
     /// Nothing in the run explains it.
     #[default]
@@ -66,6 +72,26 @@ pub enum Cause {
 }
 
 impl Cause {
+    /// Beyond the guarantee, `explained_by`, blaming `fault` (one of
+    /// `spec`'s faults) if given.
+    fn beyond(spec: &SimSpec, explained_by: String, fault: Option<&crate::Fault>) -> Cause {
+        let fault = fault.and_then(|f| spec.faults.0.iter().position(|g| std::ptr::eq(g, f)));
+        Cause::BeyondGuarantee {
+            explained_by,
+            fault,
+        }
+    }
+
+    /// The place in the spec's plan of the fault a cause beyond the
+    /// guarantee blames (`None` for the other causes, or when it blames
+    /// what Redis did rather than a fault).
+    pub fn fault(&self) -> Option<usize> {
+        match self {
+            Cause::BeyondGuarantee { fault, .. } => *fault,
+            _ => None,
+        }
+    }
+
     /// `misuse`, `beyond-guarantee` or `defect`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -80,7 +106,7 @@ impl std::fmt::Display for Cause {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Cause::Misuse { why } => write!(f, "misuse: {why}"),
-            Cause::BeyondGuarantee { explained_by } => {
+            Cause::BeyondGuarantee { explained_by, .. } => {
                 write!(f, "beyond the guarantee: {explained_by}")
             }
             Cause::Defect => f.write_str("defect: nothing in the run explains it"),
@@ -94,19 +120,19 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         return Cause::Misuse { why };
     }
     if v.invariant == Invariant::Fencing
-        && let Some((text, at)) = lost_data(spec, v.at.as_ms())
+        && let Some(f) = lost_data(spec, v.at.as_ms())
     {
-        return Cause::BeyondGuarantee {
-            explained_by: format!(
-                "Redis lost its data, the fencing counter with it ({text} at {})",
-                SimTime::from_ms(at)
-            ),
-        };
+        let why = format!(
+            "Redis lost its data, the fencing counter with it ({} at {})",
+            f.text(),
+            SimTime::from_ms(f.at_ms())
+        );
+        return Cause::beyond(spec, why, Some(f));
     }
     if v.invariant == Invariant::LostWakeup
-        && let Some(why) = lost_subscription(spec, history, v)
+        && let Some((why, f)) = lost_subscription(spec, history, v)
     {
-        return Cause::BeyondGuarantee { explained_by: why };
+        return Cause::beyond(spec, why, Some(f));
     }
     // Liveness is judged only after the last fault's effect is over, so
     // no fault can explain it.
@@ -121,14 +147,14 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     }
     if v.invariant == Invariant::FalseUnlockError
         && v.own_doing
-        && let Some(why) = latch::latch_lost(spec, history, v)
+        && let Some((why, f)) = latch::latch_lost(spec, history, v)
     {
-        return Cause::BeyondGuarantee { explained_by: why };
+        return Cause::beyond(spec, why, Some(f));
     }
     if v.invariant == Invariant::LockLeftBehind
-        && let Some(why) = lost_unlock::explains(spec, history, v)
+        && let Some((why, f)) = lost_unlock::explains(spec, history, v)
     {
-        return Cause::BeyondGuarantee { explained_by: why };
+        return Cause::beyond(spec, why, Some(f));
     }
     // An unlock Redis ran but refused as not held is the lock's own doing
     // whatever delayed the reply (Redisson's unlock latch, #4871, exists
@@ -145,9 +171,10 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         .unwrap_or(v.at);
     let start = first.as_ms().saturating_sub(lease);
     match faults_on(spec, v, start, v.at.as_ms()).next() {
-        Some((text, at)) => Cause::BeyondGuarantee {
-            explained_by: format!("{text} at {}", SimTime::from_ms(at)),
-        },
+        Some(f) => {
+            let why = format!("{} at {}", f.text(), SimTime::from_ms(f.at_ms()));
+            Cause::beyond(spec, why, Some(f))
+        }
         None => Cause::Defect,
     }
 }
@@ -155,14 +182,14 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
 /// The first fault before `until` that loses Redis's data (a restart, a
 /// failover, a stop that comes back empty): a fencing counter kept in
 /// Redis goes back with it, whenever it happened.
-fn lost_data(spec: &SimSpec, until: u64) -> Option<(String, u64)> {
-    spec.faults.0.iter().find_map(|f| {
+fn lost_data(spec: &SimSpec, until: u64) -> Option<&crate::Fault> {
+    spec.faults.0.iter().find(|f| {
         let loses = match f {
             crate::Fault::RedisRestart(_) | crate::Fault::Failover(_) => true,
             crate::Fault::RedisDown(d) => !d.keep_data,
             _ => false,
         };
-        (loses && f.at_ms() <= until).then(|| (f.text(), f.at_ms()))
+        loses && f.at_ms() <= until
     })
 }
 
@@ -178,7 +205,11 @@ const SUBSCRIPTION_TIMEOUT_MS: u64 = 7_500;
 /// Likewise a connection close a fault hid (Redis restarted during a
 /// partition, fenced seed 57571): the client learns of it only at its next
 /// connection ping, and until then believes it is subscribed.
-fn lost_subscription(spec: &SimSpec, history: &History, v: &Violation) -> Option<String> {
+fn lost_subscription<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    v: &Violation,
+) -> Option<(String, &'s crate::Fault)> {
     let from =
         v.at.as_ms()
             .saturating_sub(crate::model::config::PING_INTERVAL_MS);
@@ -201,15 +232,31 @@ fn lost_subscription(spec: &SimSpec, history: &History, v: &Violation) -> Option
                         && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
                 })?;
                 let thing = what.split(" (").next().unwrap_or(what);
-                Some(format!(
+                let why = format!(
                     "{}'s {thing} was dropped at {} ({}), so it was not listening",
                     process,
                     r.at,
                     fault.text()
-                ))
+                );
+                Some((why, fault))
             }
             _ => None,
         })
+}
+
+/// The last fault of `spec` that `kind` accepts at or before the
+/// violation.
+fn last_before<'s>(
+    spec: &'s SimSpec,
+    v: &Violation,
+    kind: impl Fn(&crate::Fault) -> bool,
+) -> Option<&'s crate::Fault> {
+    let at = v.at.as_ms();
+    spec.faults
+        .0
+        .iter()
+        .filter(|f| f.at_ms() <= at && kind(f))
+        .max_by_key(|f| f.at_ms())
 }
 
 /// The longest watchdog timeout any client runs with.
@@ -229,11 +276,11 @@ fn faults_on<'a>(
     v: &'a Violation,
     start: u64,
     end: u64,
-) -> impl Iterator<Item = (String, u64)> + 'a {
-    excusing(spec).filter_map(move |f| {
+) -> impl Iterator<Item = &'a crate::Fault> + 'a {
+    excusing(spec).filter(move |f| {
         let on_us = f.client().is_none_or(|c| v.clients.iter().any(|x| x == c));
         let (at, until) = (f.at_ms(), f.effect_end_ms().unwrap_or(f.at_ms()));
-        (on_us && at <= end && until >= start).then(|| (f.text(), at))
+        on_us && at <= end && until >= start
     })
 }
 
@@ -288,15 +335,28 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
     };
     let at = freed.at;
     Some(match cause {
-        ServerCause::Restart => Cause::BeyondGuarantee {
-            explained_by: format!("Redis lost the key (restart) at {at}"),
-        },
-        ServerCause::Deleted => Cause::BeyondGuarantee {
-            explained_by: format!("someone else deleted the key at {at}"),
-        },
-        ServerCause::Failover => Cause::BeyondGuarantee {
-            explained_by: format!("a failover lost the key at {at}"),
-        },
+        // What Redis did is named in words; the fault blamed is the last
+        // of the kinds that do it before the violation.
+        ServerCause::Restart => Cause::beyond(
+            spec,
+            format!("Redis lost the key (restart) at {at}"),
+            last_before(spec, v, |f| {
+                matches!(
+                    f,
+                    crate::Fault::RedisRestart(_) | crate::Fault::RedisDown(_)
+                )
+            }),
+        ),
+        ServerCause::Deleted => Cause::beyond(
+            spec,
+            format!("someone else deleted the key at {at}"),
+            last_before(spec, v, |f| matches!(f, crate::Fault::DeleteKey(_))),
+        ),
+        ServerCause::Failover => Cause::beyond(
+            spec,
+            format!("a failover lost the key at {at}"),
+            last_before(spec, v, |f| matches!(f, crate::Fault::Failover(_))),
+        ),
         ServerCause::Command {
             purpose: Purpose::ForceUnlock,
             by,
@@ -316,37 +376,31 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
             // the lease leave it no chance.
             let tick = history.meta.max_timer_tick_ms + interleave_delay(spec, v, start, end);
             if (covered + tick) * 3 >= (end - start) * 2 {
-                let (text, f_at) = faults_on(spec, v, start, end).next()?;
-                Cause::BeyondGuarantee {
-                    explained_by: format!(
-                        "the key expired at {at} after faults covered {covered} ms of the {} ms before it ({text} at {})",
-                        end - start,
-                        SimTime::from_ms(f_at)
-                    ),
-                }
+                let f = faults_on(spec, v, start, end).next()?;
+                let why = format!(
+                    "the key expired at {at} after faults covered {covered} ms of the {} ms before it ({} at {})",
+                    end - start,
+                    f.text(),
+                    SimTime::from_ms(f.at_ms())
+                );
+                Cause::beyond(spec, why, Some(f))
             } else if let Some(jump) = spec.faults.0.iter().find(|f| {
                 matches!(f, crate::Fault::ClockJump(_))
                     && (end.saturating_sub(hold_lease)..=end).contains(&f.at_ms())
             }) {
-                Cause::BeyondGuarantee {
-                    explained_by: format!(
-                        "the key expired at {at}, its lease cut short by {} at {}",
-                        jump.text(),
-                        SimTime::from_ms(jump.at_ms())
-                    ),
-                }
-            } else if let Some(why) = blocked::renewals_blocked(spec, history, v, (start, end)) {
-                Cause::BeyondGuarantee {
-                    explained_by: format!("the key expired at {at}: {why}"),
-                }
-            } else if let Some(why) = chain::chain_stalled(spec, history, v, (start, end)) {
-                Cause::BeyondGuarantee {
-                    explained_by: format!("the key expired at {at}: {why}"),
-                }
-            } else if let Some(why) = late_reply::late_reply(spec, history, v, end) {
-                Cause::BeyondGuarantee {
-                    explained_by: format!("the key expired at {at}: {why}"),
-                }
+                let why = format!(
+                    "the key expired at {at}, its lease cut short by {} at {}",
+                    jump.text(),
+                    SimTime::from_ms(jump.at_ms())
+                );
+                Cause::beyond(spec, why, Some(jump))
+            } else if let Some((why, f)) = blocked::renewals_blocked(spec, history, v, (start, end))
+            {
+                Cause::beyond(spec, format!("the key expired at {at}: {why}"), f)
+            } else if let Some((why, f)) = chain::chain_stalled(spec, history, v, (start, end)) {
+                Cause::beyond(spec, format!("the key expired at {at}: {why}"), Some(f))
+            } else if let Some((why, f)) = late_reply::late_reply(spec, history, v, end) {
+                Cause::beyond(spec, format!("the key expired at {at}: {why}"), Some(f))
             } else {
                 return Some(Cause::Defect);
             }

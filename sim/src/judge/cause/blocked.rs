@@ -13,12 +13,12 @@ use super::{chain, excusing, violated_lock};
 /// renewal goes every third of the lease and the third is due as the key
 /// expires, so two blocked renewals lose the key whatever the fault's
 /// share of the lease.
-pub(super) fn renewals_blocked(
-    spec: &SimSpec,
+pub(super) fn renewals_blocked<'s>(
+    spec: &'s SimSpec,
     history: &History,
     v: &Violation,
     (start, end): (u64, u64),
-) -> Option<String> {
+) -> Option<(String, Option<&'s crate::Fault>)> {
     let lease = end - start;
     // The renewal that set the key's last TTL ran a one-way delay after
     // it was sent, so the window reaches back by a round trip.
@@ -95,7 +95,7 @@ pub(super) fn renewals_blocked(
                 && f.at_ms() <= ms + history.meta.max_latency_ms
                 && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
         })?;
-        blamed.get_or_insert_with(|| on_it.text());
+        blamed.get_or_insert(on_it);
         healed = healed.max(on_it.effect_end_ms().unwrap_or(on_it.at_ms()));
     }
     // Every renewal failed under a fault, but the faults ended in time for
@@ -114,9 +114,10 @@ pub(super) fn renewals_blocked(
     if end > next + history.meta.max_timer_tick_ms + rtt {
         return None;
     }
-    Some(format!(
+    let why = format!(
         "all {} renewal(s) sent in the lease before it failed under faults ({})",
         sent.len(),
-        blamed.unwrap_or_default()
-    ))
+        blamed.map(|f| f.text()).unwrap_or_default()
+    );
+    Some((why, blamed))
 }

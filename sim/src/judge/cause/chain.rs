@@ -23,12 +23,12 @@ use crate::{History, SimSpec, SimTime, Violation};
 /// dropped and resent) or, with replicas, answered by its script only
 /// (its `WAIT` is not shown), and an excusing fault on that client or on
 /// Redis striking while the round was on its way.
-pub(super) fn chain_stalled(
-    spec: &SimSpec,
+pub(super) fn chain_stalled<'s>(
+    spec: &'s SimSpec,
     history: &History,
     v: &Violation,
     (start, end): (u64, u64),
-) -> Option<String> {
+) -> Option<(String, &'s crate::Fault)> {
     let first = *v.events.iter().min()?;
     let RecordKind::Hold { who, .. } = &history.records.get(first)?.kind else {
         return None;
@@ -74,12 +74,13 @@ pub(super) fn chain_stalled(
             && sent <= f.effect_end_ms().unwrap_or(f.at_ms())
             && (loses_replies || !scripts_answered)
     })?;
-    Some(format!(
+    let why = format!(
         "the client's renewal chain waited on a renewal sent at {} that {} (at {}) kept unanswered past its timeout (lost, or delivered late); no round came after it",
         SimTime::from_ms(sent),
         lost_by.text(),
         SimTime::from_ms(lost_by.at_ms())
-    ))
+    );
+    Some((why, lost_by))
 }
 
 /// The last round of renewals `process` sent before `until` (of `lock`,

@@ -2,7 +2,7 @@
 
 use lockcore::Switch;
 
-use crate::{History, SimSpec, SimTime, Violation};
+use crate::{Case, History, SimSpec, SimTime, Violation};
 
 /// An unlock Redis ran, then refused as not held by a later attempt (a
 /// retry for unsynced replicas), under a release whose unlock leaves a
@@ -14,7 +14,15 @@ use crate::{History, SimSpec, SimTime, Violation};
 /// jumped forward (fenced seed 1934), or because a fault held the
 /// attempt back (a starved client's retry timers fire late: seed 8135).
 /// A latch that expires with nothing to blame stays a defect.
-pub(super) fn latch_lost(spec: &SimSpec, history: &History, v: &Violation) -> Option<String> {
+pub(super) fn latch_lost<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    v: &'s Violation,
+) -> Option<(String, &'s crate::Fault)> {
+    // The unlock ran: its record is the violation's second event.
+    if v.case != Case::UnlockRan {
+        return None;
+    }
     let c = spec
         .clients
         .iter()
@@ -32,11 +40,12 @@ pub(super) fn latch_lost(spec: &SimSpec, history: &History, v: &Violation) -> Op
         _ => false,
     });
     if let Some(f) = gone {
-        return Some(format!(
+        let why = format!(
             "Redis lost the unlock's latch between its attempts ({} at {})",
             f.text(),
             SimTime::from_ms(f.at_ms())
-        ));
+        );
+        return Some((why, f));
     }
     let jumped: i64 = spec
         .faults
@@ -58,14 +67,16 @@ pub(super) fn latch_lost(spec: &SimSpec, history: &History, v: &Violation) -> Op
         .iter()
         .filter(within)
         .find(|f| forward_jump_ms(f) > 0);
-    let (text, at) = match jump {
-        Some(f) => (f.text(), f.at_ms()),
+    let f = match jump {
+        Some(f) => f,
         None => super::faults_on(spec, v, ran, end).next()?,
     };
-    Some(format!(
-        "the unlock's latch ({ttl} ms) expired before its later attempt read it ({text} at {})",
-        SimTime::from_ms(at)
-    ))
+    let why = format!(
+        "the unlock's latch ({ttl} ms) expired before its later attempt read it ({} at {})",
+        f.text(),
+        SimTime::from_ms(f.at_ms())
+    );
+    Some((why, f))
 }
 
 /// How far a fault moves Redis's clock forward.

@@ -23,12 +23,12 @@ use super::faults_on;
 ///   Redis and its reply explains it (3.44.0 seeds 41612 and 99641: a
 ///   replication stall held the acquire's `WAIT` for 560 ms of a 1 s
 ///   lease).
-pub(super) fn late_reply(
-    spec: &SimSpec,
+pub(super) fn late_reply<'s>(
+    spec: &'s SimSpec,
     history: &History,
-    v: &Violation,
+    v: &'s Violation,
     end: u64,
-) -> Option<String> {
+) -> Option<(String, &'s crate::Fault)> {
     let first = *v.events.iter().min()?;
     let hold = history.records.get(first)?;
     let RecordKind::Hold {
@@ -40,13 +40,15 @@ pub(super) fn late_reply(
     let acquired = end.saturating_sub(*lease_ms);
     let replied = hold.at.as_ms();
     if !watchdog {
-        let (text, at) = faults_on(spec, v, end, end)
+        let f = faults_on(spec, v, end, end)
             .chain(faults_on(spec, v, acquired, replied))
             .next()?;
-        return Some(format!(
-            "its {lease_ms} ms lease ran out while {text} (at {}) held the holder back",
-            SimTime::from_ms(at)
-        ));
+        let why = format!(
+            "its {lease_ms} ms lease ran out while {} (at {}) held the holder back",
+            f.text(),
+            SimTime::from_ms(f.at_ms())
+        );
+        return Some((why, f));
     }
     // A TTL set after the reply was a renewal's: the watchdog ran.
     if acquired > replied {
@@ -57,10 +59,12 @@ pub(super) fn late_reply(
     if renewal_lands < end {
         return None;
     }
-    let (text, at) = faults_on(spec, v, acquired, replied).next()?;
-    Some(format!(
-        "the acquire's reply came {} ms into its {lease_ms} ms lease, too late for the first renewal, held back by {text} (at {})",
+    let f = faults_on(spec, v, acquired, replied).next()?;
+    let why = format!(
+        "the acquire's reply came {} ms into its {lease_ms} ms lease, too late for the first renewal, held back by {} (at {})",
         replied - acquired,
-        SimTime::from_ms(at)
-    ))
+        f.text(),
+        SimTime::from_ms(f.at_ms())
+    );
+    Some((why, f))
 }

@@ -18,7 +18,11 @@ use lockcore::Call;
 
 /// The fault that made a thread of `v`'s clients lose an unlock of the
 /// violated lock before `v`, as the cause's text.
-pub(crate) fn explains(spec: &SimSpec, history: &History, v: &Violation) -> Option<String> {
+pub(crate) fn explains<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    v: &'s Violation,
+) -> Option<(String, &'s crate::Fault)> {
     let lock = super::violated_lock(history, v)?;
     let mut calls: Vec<(&crate::model::history::Who, SimTime)> = Vec::new();
     let mut failed: Option<(SimTime, SimTime)> = None;
@@ -63,9 +67,11 @@ pub(crate) fn explains(spec: &SimSpec, history: &History, v: &Violation) -> Opti
     if renewed_after {
         return None;
     }
-    let (text, at) = super::faults_on(spec, v, sent.as_ms(), failed_at.as_ms()).next()?;
-    Some(format!(
-        "an unlock that failed at {failed_at} ({text} at {}) left its count on the key",
-        SimTime::from_ms(at)
-    ))
+    let f = super::faults_on(spec, v, sent.as_ms(), failed_at.as_ms()).next()?;
+    let why = format!(
+        "an unlock that failed at {failed_at} ({} at {}) left its count on the key",
+        f.text(),
+        SimTime::from_ms(f.at_ms())
+    );
+    Some((why, f))
 }

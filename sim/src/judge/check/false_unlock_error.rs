@@ -3,6 +3,7 @@
 
 use lockcore::{Call, LockName, Purpose, VecMap};
 
+use crate::judge::check::Case;
 use crate::judge::check::work::Count;
 use crate::model::history::{Outcome, RecordKind, ServerCause, Who};
 use crate::model::name::Name;
@@ -86,22 +87,26 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     .get(&lock)
                     .filter(|(h, _)| h.is_some_and(|h| h == who))
                     .map(|(_, at)| *at);
-                let (why, evidence) = match (p.ran, still) {
-                    (Some(s), _) => ("although Redis ran its unlock", s),
-                    (None, Some(s)) => ("although Redis still names it holder", s),
+                let (case, evidence) = match (p.ran, still) {
+                    (Some(s), _) => (Case::UnlockRan, s),
+                    (None, Some(s)) => (Case::StillHolder, s),
                     (None, None) => continue,
                 };
                 let v = Violation::new(
                     Invariant::FalseUnlockError,
                     r.at,
                     [who.client.clone()],
-                    format!("{who}'s unlock of {lock} reported \"{message}\" {why}"),
+                    format!(
+                        "{who}'s unlock of {lock} reported \"{message}\" {}",
+                        case.words()
+                    ),
                     vec![p.call, evidence, i],
-                );
+                )
+                .with_case(case);
                 // A timeout says "I do not know"; a refusal of an unlock
                 // Redis ran is a wrong answer (Redisson #4871).
                 let refused = !message.starts_with("transport error");
-                found.push(if p.ran.is_some() && refused {
+                found.push(if case == Case::UnlockRan && refused {
                     v.own_doing()
                 } else {
                     v
@@ -166,11 +171,8 @@ mod tests {
             .build();
         let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
-        assert!(
-            v[0].detail.contains("although Redis ran its unlock"),
-            "{}",
-            v[0].detail
-        );
+        assert_eq!(v[0].case, Case::UnlockRan, "{}", v[0].detail);
+        assert!(v[0].own_doing, "a refusal of an unlock Redis ran");
         let h = base()
             .server(1_001, Some(who("B", 1)))
             .ret(1_004, who("A", 1), Call::Unlock, not_locked())
@@ -195,11 +197,8 @@ mod tests {
             .build();
         let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
-        assert!(
-            v[0].detail.contains("still names it holder"),
-            "{}",
-            v[0].detail
-        );
+        assert_eq!(v[0].case, Case::StillHolder, "{}", v[0].detail);
+        assert!(!v[0].own_doing, "a timeout says it does not know");
     }
 
     /// Two threads of one process unlock at once: Redis runs the one that

@@ -7,108 +7,88 @@ use serde::{Deserialize, Serialize};
 use crate::{History, SimTime};
 use work::{Count, Uncounted, Work};
 
-pub(crate) mod call_within_budget;
-mod false_unlock_error;
 mod fault_index;
-mod fencing;
-pub(crate) mod liveness;
-mod lock_left_behind;
-mod lost_wakeup;
-mod mutual_exclusion;
-mod release_after_crash;
-mod renewal_after_unlock;
 #[cfg(test)]
 pub(crate) mod sample;
-mod try_lock_answers;
 mod work;
 
-/// A named invariant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Invariant {
+/// Declares the invariants, one line each (its doc, its variant, its
+/// checker's module and its name): the `Invariant` enum (serde: the
+/// name), [`Invariant::ALL`] in registration order, [`Invariant::name`]
+/// and the dispatch to each module's `check(history, work)`. A checker
+/// registered here runs in [`check_all`]; one that is not has no variant
+/// to be named by.
+macro_rules! invariants {
+    ($($(#[$doc:meta])* $variant:ident => $module:ident, $name:literal;)*) => {
+        $(pub(crate) mod $module;)*
+
+        /// A named invariant.
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+        )]
+        pub enum Invariant {
+            $($(#[$doc])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl Invariant {
+            /// Every invariant, in a fixed order (registration's).
+            pub const ALL: [Invariant; [$($name),*].len()] = [$(Invariant::$variant),*];
+
+            /// The invariant's name (`mutual-exclusion`, ...).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Invariant::$variant => $name,)*
+                }
+            }
+
+            fn check_counted(self, history: &History, work: &impl Count) -> Vec<Violation> {
+                let mut found = match self {
+                    $(Invariant::$variant => $module::check(history, work),)*
+                };
+                found.sort_by_key(|v| v.at);
+                found
+            }
+        }
+    };
+}
+
+invariants! {
     /// No two threads believe they hold the same lock at the same instant.
-    MutualExclusion,
+    MutualExclusion => mutual_exclusion, "mutual-exclusion";
     /// The protected resource never accepts a write whose token is lower
     /// than one it already accepted (or that reuses, from another writer,
     /// the highest one). Writes without a token are not judged.
-    Fencing,
+    Fencing => fencing, "fencing";
     /// After the holder crashes, the lock becomes acquirable within its
     /// lease plus network delay.
-    ReleaseAfterCrash,
+    ReleaseAfterCrash => release_after_crash, "release-after-crash";
     /// No renewal is sent for a lock its client no longer holds.
-    RenewalAfterUnlock,
+    RenewalAfterUnlock => renewal_after_unlock, "renewal-after-unlock";
     /// No waiter keeps waiting while the lock has been free for longer than
     /// one message delay plus its retry.
-    LostWakeup,
+    LostWakeup => lost_wakeup, "lost-wakeup";
     /// At the end, no lock is still held whose holder finished its script.
-    LockLeftBehind,
+    LockLeftBehind => lock_left_behind, "lock-left-behind";
     /// No unlock reports failure although Redis released the lock for its
     /// thread (or still names the thread holder).
-    FalseUnlockError,
+    FalseUnlockError => false_unlock_error, "false-unlock-error";
     /// Every `tryLock(wait)` returns within its wait plus one command's
     /// documented overhead (timeouts and retries) and a round trip.
-    CallWithinBudget,
+    CallWithinBudget => call_within_budget, "call-within-budget";
     /// Once every fault is over, the lock becomes acquirable again within
     /// a bound: Redis keeps no key for a thread outside its critical
     /// section, nor leaves the lock free while a thread waits, for longer
     /// than the longest lease plus the faults' hold-ups and a grace.
-    Liveness,
+    Liveness => liveness, "liveness";
     /// A `tryLock(wait)` whose wait loop hit a response timeout returns
     /// false rather than throwing (Redisson #5019).
-    TryLockAnswers,
+    TryLockAnswers => try_lock_answers, "try-lock-answers";
 }
 
 impl Invariant {
-    /// Every invariant, in a fixed order.
-    pub const ALL: [Invariant; 10] = [
-        Invariant::MutualExclusion,
-        Invariant::Fencing,
-        Invariant::ReleaseAfterCrash,
-        Invariant::RenewalAfterUnlock,
-        Invariant::LostWakeup,
-        Invariant::LockLeftBehind,
-        Invariant::FalseUnlockError,
-        Invariant::CallWithinBudget,
-        Invariant::Liveness,
-        Invariant::TryLockAnswers,
-    ];
-
-    /// The invariant's name (`mutual-exclusion`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            Invariant::MutualExclusion => "mutual-exclusion",
-            Invariant::Fencing => "fencing",
-            Invariant::ReleaseAfterCrash => "release-after-crash",
-            Invariant::RenewalAfterUnlock => "renewal-after-unlock",
-            Invariant::LostWakeup => "lost-wakeup",
-            Invariant::LockLeftBehind => "lock-left-behind",
-            Invariant::FalseUnlockError => "false-unlock-error",
-            Invariant::CallWithinBudget => "call-within-budget",
-            Invariant::Liveness => "liveness",
-            Invariant::TryLockAnswers => "try-lock-answers",
-        }
-    }
-
     /// Runs this invariant's checker over `history`; violations by time.
     pub fn check(self, history: &History) -> Vec<Violation> {
         self.check_counted(history, &Uncounted)
-    }
-
-    fn check_counted(self, history: &History, work: &impl Count) -> Vec<Violation> {
-        let mut found = match self {
-            Invariant::MutualExclusion => mutual_exclusion::check(history, work),
-            Invariant::Fencing => fencing::check(history, work),
-            Invariant::ReleaseAfterCrash => release_after_crash::check(history, work),
-            Invariant::RenewalAfterUnlock => renewal_after_unlock::check(history, work),
-            Invariant::LostWakeup => lost_wakeup::check(history, work),
-            Invariant::LockLeftBehind => lock_left_behind::check(history, work),
-            Invariant::FalseUnlockError => false_unlock_error::check(history, work),
-            Invariant::CallWithinBudget => call_within_budget::check(history, work),
-            Invariant::Liveness => liveness::check(history, work),
-            Invariant::TryLockAnswers => try_lock_answers::check(history, work),
-        };
-        found.sort_by_key(|v| v.at);
-        found
     }
 }
 
@@ -138,6 +118,38 @@ pub struct Violation {
     /// refused as "not locked by current thread"): no fault excuses it.
     #[serde(skip)]
     pub(crate) own_doing: bool,
+    /// Which of its invariant's cases it is, for the checkers that tell
+    /// several apart (the oracle matches on it, never on `detail`). Not
+    /// serialized: the detail already says it in words.
+    #[serde(skip)]
+    pub case: Case,
+}
+
+/// Which case of its invariant a violation is, when the checker tells
+/// cases apart; [`Case::Only`] for the invariants that have one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Case {
+    /// The invariant's only case.
+    #[default]
+    Only,
+    /// `false-unlock-error`: Redis ran the caller's unlock script while
+    /// the call was out (the violation's second event is that record).
+    UnlockRan,
+    /// `false-unlock-error`: Redis still names the caller holder when the
+    /// error returns (the second event is the record that named it).
+    StillHolder,
+}
+
+impl Case {
+    /// The words the checker's detail uses for it (empty for
+    /// [`Case::Only`]).
+    pub fn words(self) -> &'static str {
+        match self {
+            Case::Only => "",
+            Case::UnlockRan => "although Redis ran its unlock",
+            Case::StillHolder => "although Redis still names it holder",
+        }
+    }
 }
 
 impl Violation {
@@ -160,7 +172,14 @@ impl Violation {
             events,
             cause: crate::Cause::Defect,
             own_doing: false,
+            case: Case::Only,
         }
+    }
+
+    /// Sets which case of its invariant it is.
+    pub(crate) fn with_case(mut self, case: Case) -> Violation {
+        self.case = case;
+        self
     }
 
     /// Marks it as the lock's own wrong answer (see `own_doing`).
@@ -213,3 +232,6 @@ fn checked(history: &History, work: &impl Count, invariants: &[Invariant]) -> Ve
         .flat_map(|inv| inv.check_counted(history, work))
         .collect()
 }
+
+#[cfg(test)]
+mod registry_tests;
