@@ -13,14 +13,19 @@ pub(crate) mod sample;
 mod work;
 
 /// Declares the invariants, one line each (its doc, its variant, its
-/// checker's module and its name): the `Invariant` enum (serde: the
+/// checker's module and its name; those after `@tests` exist in sim's own
+/// tests alone): the `Invariant` enum (serde: the
 /// name), [`Invariant::ALL`] in registration order, [`Invariant::name`]
 /// and the dispatch to each module's `check(history, work)`. A checker
 /// registered here runs in [`check_all`]; one that is not has no variant
 /// to be named by.
 macro_rules! invariants {
-    ($($(#[$doc:meta])* $variant:ident => $module:ident, $name:literal;)*) => {
+    (
+        $($(#[$doc:meta])* $variant:ident => $module:ident, $name:literal;)*
+        @tests $($(#[$tdoc:meta])* $tvariant:ident => $tmodule:ident, $tname:literal;)*
+    ) => {
         $(pub(crate) mod $module;)*
+        $(#[cfg(test)] pub(crate) mod $tmodule;)*
 
         /// A named invariant.
         #[derive(
@@ -28,22 +33,32 @@ macro_rules! invariants {
         )]
         pub enum Invariant {
             $($(#[$doc])* #[serde(rename = $name)] $variant,)*
+            $(#[cfg(test)] $(#[$tdoc])* #[serde(rename = $tname)] $tvariant,)*
         }
 
         impl Invariant {
             /// Every invariant, in a fixed order (registration's).
             pub const ALL: [Invariant; [$($name),*].len()] = [$(Invariant::$variant),*];
 
+            /// The invariants of sim's own tests (the recipe's worked
+            /// case): never in [`Invariant::ALL`], so no run checks them
+            /// unasked.
+            #[cfg(test)]
+            pub(crate) const TESTS: [Invariant; [$($tname),*].len()] =
+                [$(Invariant::$tvariant),*];
+
             /// The invariant's name (`mutual-exclusion`, ...).
             pub fn name(self) -> &'static str {
                 match self {
                     $(Invariant::$variant => $name,)*
+                    $(#[cfg(test)] Invariant::$tvariant => $tname,)*
                 }
             }
 
             fn check_counted(self, history: &History, work: &impl Count) -> Vec<Violation> {
                 let mut found = match self {
                     $(Invariant::$variant => $module::check(history, work),)*
+                    $(#[cfg(test)] Invariant::$tvariant => $tmodule::check(history, work),)*
                 };
                 found.sort_by_key(|v| v.at);
                 found
@@ -83,6 +98,10 @@ invariants! {
     /// A `tryLock(wait)` whose wait loop hit a response timeout returns
     /// false rather than throwing (Redisson #5019).
     TryLockAnswers => try_lock_answers, "try-lock-answers";
+    @tests
+    /// The extension recipe's worked example (`example.rs`): every
+    /// accepted write comes from a thread that believes it holds the lock.
+    WriteWhileHeld => example, "write-while-held";
 }
 
 impl Invariant {
