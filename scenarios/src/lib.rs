@@ -79,6 +79,12 @@
 //! - `findings_html`: the same as one self-contained page.
 //! - `cli`: the `locksim` command line.
 
+/// The user guide's page on the library (`docs/src/library.md`): its
+/// examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/library.md")]
+pub struct GuideLibraryDoctests;
+
 mod attribution;
 mod bench;
 mod bench_budget;
