@@ -80,6 +80,17 @@
 //! - `findings_html`: the same as one self-contained page.
 //! - `cli`: the `locksim` command line.
 
+/// The README's Rust example, run as a doctest so that it cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
+/// The user guide's page on the library (`docs/src/library.md`): its
+/// examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/library.md")]
+pub struct GuideLibraryDoctests;
+
 mod attribution;
 mod bench;
 mod bench_budget;

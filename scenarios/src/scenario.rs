@@ -497,37 +497,46 @@ steps = [
 }
 
 #[cfg(test)]
-mod readme_tests {
+mod guide_tests {
     use super::*;
 
-    /// The README's `## Scenario files` section.
-    fn section() -> &'static str {
-        let readme = include_str!("../../README.md");
-        let start = readme
-            .find("## Scenario files")
-            .expect("README has a `## Scenario files` section");
-        let rest = &readme[start..];
-        let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
-        &rest[..end]
+    /// The guide's page on scenario files (`docs/src/scenarios.md`).
+    const PAGE: &str = include_str!("../../docs/src/scenarios.md");
+
+    /// The page's full example: its first ```` ```toml ```` block, which
+    /// follows the `## A complete file` heading.
+    fn full_example() -> &'static str {
+        let section = &PAGE[PAGE
+            .find("## A complete file")
+            .expect("the page has a `## A complete file` section")..];
+        let start = section.find("```toml\n").expect("a ```toml block") + "```toml\n".len();
+        let len = section[start..].find("```").expect("the block ends");
+        &section[start..start + len]
     }
 
-    /// The full example in the README parses, and under every profile it
+    /// The full example in the guide parses, and under every profile it
     /// gives exactly what it says it expects, so the documentation cannot
     /// drift from the format or from the simulator.
     #[test]
-    fn readme_example_parses_and_runs_as_expected() {
-        let section = section();
-        let start = section.find("```toml\n").expect("a ```toml block") + "```toml\n".len();
-        let len = section[start..].find("```").expect("the block ends");
-        let scenario = Scenario::parse(&section[start..start + len], "README.md")
-            .unwrap_or_else(|e| panic!("{e}"));
+    fn guide_example_parses_and_runs_as_expected() {
+        let scenario =
+            Scenario::parse(full_example(), "scenarios.md").unwrap_or_else(|e| panic!("{e}"));
         for p in Release::ERAS {
             let t = crate::Trial::run(&scenario, None, Some(p)).unwrap();
             assert!(
                 t.as_expected(),
-                "README example under {p}: {:?}",
+                "guide example under {p}: {:?}",
                 t.mismatches
             );
         }
+    }
+
+    /// The copy of the example that the guide's `locksim run
+    /// pause-then-write.toml` runs (`scenarios.in/`, checked by
+    /// `tests/docs.rs`) is the example the page shows.
+    #[test]
+    fn the_guides_runnable_copy_is_the_example_shown() {
+        let copy = include_str!("../../docs/src/scenarios.in/pause-then-write.toml");
+        assert_eq!(copy, full_example());
     }
 }
