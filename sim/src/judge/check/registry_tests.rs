@@ -1,7 +1,7 @@
 //! The invariant registry is whole: every invariant registered in
 //! `invariants!` is named alike everywhere it is named, runs in
-//! [`check_all`], reads the history it judges, and is in the README's
-//! table of invariants.
+//! [`check_all`], reads the history it judges, and is in the guide's
+//! table of invariants (`docs/src/concepts.md`).
 
 use super::*;
 
@@ -56,14 +56,14 @@ fn check_all_runs_every_registered_checker() {
     }
 }
 
-/// The README's table of invariants has a row for every registered
+/// The guide's table of invariants has a row for every registered
 /// invariant, so the docs cannot miss a new checker.
 #[test]
-fn readme_lists_every_invariant() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
-    let readme = std::fs::read_to_string(path).expect("the README");
+fn the_guide_lists_every_invariant() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/src/concepts.md");
+    let page = std::fs::read_to_string(path).expect("the guide's concepts page");
     for inv in Invariant::ALL {
         let row = format!("| `{}` |", inv.name());
-        assert!(readme.contains(&row), "README.md has no row {row}");
+        assert!(page.contains(&row), "docs/src/concepts.md has no row {row}");
     }
 }
