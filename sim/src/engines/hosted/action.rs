@@ -87,7 +87,7 @@ pub(crate) fn takes(kinds: Kinds, fault: &Fault) -> bool {
 /// The plan's actions in time order (ties in plan order), or the first
 /// fault with a verb the engine of `kinds` cannot carry out.
 pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, SimError> {
-    if let Some(what) = effect::refusal(spec, kinds.engine(), |v| kinds.supports(v)) {
+    if let Some(what) = effect::refusal(spec, |v| kinds.supports(v)) {
         return Err(SimError::Unsupported {
             engine: kinds.engine().to_owned(),
             what,

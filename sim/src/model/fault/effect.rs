@@ -228,19 +228,15 @@ pub fn verbs(fault: &Fault) -> Vec<Verb> {
     probe.0
 }
 
-/// The first fault of `spec` with a verb the engine named `engine` cannot
-/// carry out (`supports` says which it can), as the refusal's words:
-/// `faults[1] (drop A 50% 5ms): the turmoil engine cannot drop messages at
-/// random; run it on the fast engine`.
-pub(crate) fn refusal(
-    spec: &SimSpec,
-    engine: &str,
-    supports: impl Fn(Verb) -> bool,
-) -> Option<String> {
+/// The first fault of `spec` with a verb the engine cannot carry out
+/// (`supports` says which it can), as the refusal's words (the error
+/// names the engine): `faults[1] (drop A 5ms (p=0.5)): it cannot drop
+/// messages at random; run it on the fast engine`.
+pub(crate) fn refusal(spec: &SimSpec, supports: impl Fn(Verb) -> bool) -> Option<String> {
     spec.faults.0.iter().enumerate().find_map(|(i, fault)| {
         let verb = verbs(fault).into_iter().find(|v| !supports(*v))?;
         Some(format!(
-            "faults[{i}] ({}): the {engine} engine cannot {}; run it on the fast engine",
+            "faults[{i}] ({}): it cannot {}; run it on the fast engine",
             fault.text(),
             verb.words()
         ))
