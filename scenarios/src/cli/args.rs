@@ -9,7 +9,7 @@ use crate::InputError;
 
 /// Deterministic simulation of Redisson's RLock and its watchdog.
 #[derive(Debug, Parser, PartialEq)]
-#[command(name = "locksim", version, about)]
+#[command(name = "locksim", version = env!("LOCKSIM_VERSION"), about)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -41,6 +41,17 @@ pub enum Command {
     /// List the Redisson behaviour switches (version, upstream issue, what
     /// changes), or the ones a release has.
     Versions(VersionsArgs),
+    /// Print a shell's completion script for locksim to stdout (e.g.
+    /// `locksim completions bash > ~/.local/share/bash-completion/completions/locksim`).
+    Completions(CompletionsArgs),
+}
+
+/// `locksim completions`.
+#[derive(Debug, Args, PartialEq)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `locksim versions`.

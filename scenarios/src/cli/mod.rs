@@ -5,6 +5,7 @@
 mod args;
 mod bench;
 mod compare;
+mod completions;
 mod envelope;
 mod explore;
 mod findings;
@@ -23,8 +24,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Parser;
 
 pub use args::{
-    BenchArgs, BenchEngine, Cli, Command, CompareArgs, EnvelopeArgs, ExploreArgs, PlanFormat,
-    ReplayArgs, ReportArgs, RunArgs, Toggles, VersionsArgs,
+    BenchArgs, BenchEngine, Cli, Command, CompareArgs, CompletionsArgs, EnvelopeArgs, ExploreArgs,
+    PlanFormat, ReplayArgs, ReportArgs, RunArgs, Toggles, VersionsArgs,
 };
 
 /// The process exit code of a command.
@@ -122,6 +123,7 @@ pub fn execute_with_interrupt(
         Command::Envelope(a) => envelope::envelope(a, out),
         Command::Bench(a) => bench::bench(a, out),
         Command::Versions(a) => versions::versions(a, out),
+        Command::Completions(a) => completions::completions(a, out),
     };
     match result {
         Ok(exit) => exit,
@@ -342,6 +344,28 @@ verdict = "safe"
                 out.contains("\nshrunk seed ") && out.contains("[sim]"),
                 "{out}"
             );
+        }
+    }
+
+    /// `--version` names the package version and, in a git checkout, the
+    /// commit the binary was built from, as `git rev-parse --short HEAD`
+    /// prints it.
+    #[test]
+    fn version_names_the_commit() {
+        let err = Cli::try_parse_from(["locksim", "--version"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::DisplayVersion);
+        let text = err.to_string();
+        let plain = format!("locksim {}", env!("CARGO_PKG_VERSION"));
+        let head = std::process::Command::new("git")
+            .args(["rev-parse", "--short", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        match head {
+            Some(commit) => assert_eq!(text, format!("{plain} ({commit})\n")),
+            None => assert_eq!(text, format!("{plain}\n")),
         }
     }
 
