@@ -7,7 +7,27 @@ use std::io::Write;
 use clap::CommandFactory;
 
 use crate::InputError;
-use crate::cli::{Cli, CompletionsArgs, Exit};
+use clap::Args;
+
+use crate::cli::{Cli, Execute, Exit, Io};
+
+/// Print a shell's completion script for locksim to stdout.
+///
+/// For example `locksim completions bash >
+/// ~/.local/share/bash-completion/completions/locksim`.
+#[derive(Debug, Args, PartialEq)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+
+impl Execute for CompletionsArgs {
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+        completions(self, io.out)
+    }
+}
 
 /// Prints the completion script of `args.shell` to `out`.
 pub(super) fn completions(args: &CompletionsArgs, out: &mut dyn Write) -> Result<Exit, InputError> {

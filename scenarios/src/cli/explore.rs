@@ -21,8 +21,96 @@ use crate::cli::picks::Pick;
 use crate::cli::resume::{resume_command, shell_word};
 use crate::cli::summary::{DefectReport, Report, summary, workload_label};
 use crate::cli::sweep::{Swept, sweep};
-use crate::cli::{Exit, ExploreArgs, PlanFormat};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use lockcore::Release;
+
+use crate::cli::flags::{EngineArgs, Toggles, WorkloadArgs, parse_profile};
+use crate::cli::{Execute, Exit, Io};
 use crate::{InputError, SeedRange, explored_spec_on, plan_json, shrink_on, shrunk_scenario};
+
+/// Run random scenarios and fault plans, one per seed, and shrink what breaks.
+#[derive(Debug, Args, PartialEq)]
+pub struct ExploreArgs {
+    /// How many seeds.
+    #[arg(long, default_value_t = 100)]
+    pub seeds: u64,
+    /// The first seed.
+    #[arg(long, default_value_t = 0)]
+    pub from: u64,
+    /// Only this release: an era name or a Redisson version (`--redisson
+    /// 3.23.4`); default: every era, each seed under each.
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
+    /// How many violations to shrink: the first defect of each invariant
+    /// and profile, then the first violation of each (a defect keeps its
+    /// cause while it shrinks); 0 shrinks none.
+    #[arg(long, default_value_t = DEFAULT_SHRINK)]
+    pub shrink: usize,
+    /// How a shrunk plan is printed.
+    #[arg(long, value_enum, default_value_t = PlanFormat::Toml)]
+    pub format: PlanFormat,
+    /// Also write each shrunk plan as a scenario file into this directory.
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Also write the findings as a report into this directory:
+    /// `index.html` (one self-contained page) and `README.md`, the
+    /// defects first, each with its shrunk scenario, chart, timeline and
+    /// replay command, then the expected losses by cause.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Explore only part K of N of the range (`--shard 2/4`), so N CI jobs
+    /// sweep it between them, each seed once.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(u64, u64)>,
+    /// Threads to run seeds on (0: one per core). The output is the same
+    /// whatever the number.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// What the generated runs do.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// The engine (fast or turmoil; a run the turmoil engine refuses is
+    /// counted, not made; shrinking and fix attribution stay on the fast
+    /// engine's runs).
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Print one JSON object (counts by cause and invariant, the defects
+    /// with their shrunk scenarios) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard must be K/N with 1 <= K <= N (e.g. 2/4), got '{s}'");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let k = k.trim().parse().map_err(|_| bad())?;
+    let n = n.trim().parse().map_err(|_| bad())?;
+    Ok((k, n))
+}
+
+/// How many violations `explore` shrinks unless told.
+pub(crate) const DEFAULT_SHRINK: usize = 4;
+
+/// How a shrunk plan is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormat {
+    /// A whole scenario file: save it and `locksim run` it.
+    Toml,
+    /// The fault plan alone, as JSON.
+    Json,
+}
+
+
+impl Execute for ExploreArgs {
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+        explore(self, io.interrupt, io.out, io.err)
+    }
+}
 
 /// How many runs one shrink may take.
 const SHRINK_BUDGET: usize = 200;
@@ -544,5 +632,51 @@ mod tests {
         let (exit, _, err) = exec(&["explore", "--seeds", "1", "--engine", "redis"], None);
         assert_eq!(exit, Exit::BadInput);
         assert!(err.contains("deterministic engine"), "{err}");
+    }
+
+    /// explore's defaults: 100 seeds from 0, every profile, shrink 4, TOML.
+    #[test]
+    fn explore_defaults() {
+        let cli = crate::cli::parse(&["explore"]).unwrap();
+        assert_eq!(
+            cli.command,
+            crate::cli::Command::Explore(ExploreArgs {
+                seeds: 100,
+                from: 0,
+                profile: None,
+                toggles: Toggles::default(),
+                shrink: 4,
+                format: PlanFormat::Toml,
+                save: None,
+                report: None,
+                shard: None,
+                threads: 0,
+                workload: WorkloadArgs {
+                    misuse: false,
+                    kinds: crate::cli::flags::Kinds::Swarm,
+                },
+                engine: crate::cli::flags::EngineArgs::default(),
+                json: false,
+            })
+        );
+        let cli = crate::cli::parse(&[
+            "explore",
+            "--seeds",
+            "5",
+            "--from",
+            "10",
+            "--profile",
+            "redisson",
+            "--format",
+            "json",
+        ])
+        .unwrap();
+        let crate::cli::Command::Explore(a) = cli.command else {
+            panic!("not explore")
+        };
+        assert_eq!(
+            (a.seeds, a.from, a.profile, a.format),
+            (5, 10, Some(Release::REDISSON), PlanFormat::Json)
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use lockcore::Release;
 
-use crate::cli::ExploreArgs;
+use crate::cli::explore::ExploreArgs;
 use crate::cli::groups::Groups;
 use crate::cli::picks::Pick;
 use crate::cli::resume::{resume_command, shell_word};

@@ -6,8 +6,7 @@ use std::borrow::Cow;
 use lockcore::Release;
 
 use crate::SeedRange;
-use crate::cli::args::DEFAULT_SHRINK;
-use crate::cli::{ExploreArgs, PlanFormat};
+use crate::cli::explore::{DEFAULT_SHRINK, ExploreArgs, PlanFormat};
 
 /// The command that explores `rest` with the same settings as `args`
 /// (settings left at their defaults are left out, as the user likely did).

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lockcore::Release;
 
-use crate::cli::ExploreArgs;
+use crate::cli::explore::ExploreArgs;
 use crate::cli::groups::Groups;
 use crate::cli::picks::Picks;
 use crate::cli::summary::{names, profile_label, profiles, workload_label};
