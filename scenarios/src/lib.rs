@@ -65,6 +65,8 @@
 //! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
 //! - `explore`: random exploration over seeds, streamed to a sink.
 //! - `shrink`: shrinking a violating fault plan.
+//! - `sweep`: `explore` as a library: a sweep with its findings, shrinks,
+//!   summary, resume command and report, driven by [`ExploreOptions`].
 //! - `bench`: `locksim bench`, the simulator's speed.
 //! - `bench_budget`: where an explored seed's time goes, part by part,
 //!   against issue 13's budget ([`SeedBudget`]).
@@ -109,6 +111,7 @@ mod report;
 mod scenario;
 mod seeds;
 mod shrink;
+mod sweep;
 mod trial;
 
 pub use bench::{BenchConfig, BenchReport, ScenarioSpeed, bench};
@@ -145,4 +148,5 @@ pub use report::{
 pub use scenario::Scenario;
 pub use seeds::SeedRange;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrink_as, shrink_on, shrunk_scenario};
+pub use sweep::{DEFAULT_SHRINK, ExploreOptions, PlanFormat, SweepEnd, explore_sweep};
 pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson, engine_flag};

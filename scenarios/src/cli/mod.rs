@@ -14,14 +14,6 @@
 
 mod flags;
 
-// Parts of `explore`, not subcommands.
-mod findings;
-mod groups;
-mod picks;
-mod resume;
-mod summary;
-mod sweep;
-
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
