@@ -49,6 +49,7 @@
 //! # Layout
 //!
 //! - `scenario`: the scenario file format, parsing and validation.
+//! - `schema`: the JSON Schema of scenario files ([`scenario_schema`]).
 //! - `location`: line, column and field path of an error in a file.
 //! - `error`: [`InputError`], everything a user can get wrong.
 //! - `expect`: expectations and how they judge an outcome.
@@ -109,6 +110,7 @@ mod outcome;
 mod render;
 mod report;
 mod scenario;
+mod schema;
 mod seeds;
 mod shrink;
 mod sweep;
@@ -146,6 +148,7 @@ pub use report::{
     report_files, report_files_on, run_matrix, run_matrix_on, timeline_path, write_report,
 };
 pub use scenario::Scenario;
+pub use schema::{REPIN_COMMAND, scenario_schema};
 pub use seeds::SeedRange;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrink_as, shrink_on, shrunk_scenario};
 pub use sweep::{DEFAULT_SHRINK, ExploreOptions, PlanFormat, SweepEnd, explore_sweep};

@@ -84,6 +84,7 @@ commands! {
     Bench(bench::BenchArgs),
     Versions(versions::VersionsArgs),
     Completions(completions::CompletionsArgs),
+    Schema(schema::SchemaArgs),
 }
 
 /// The process exit code of a command.
