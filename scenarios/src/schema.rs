@@ -98,7 +98,7 @@ mod tests {
     /// change one thing in it.
     const BASE: &str = r#"
 name = "base"
-description = "one client locks, works and unlocks while two faults strike"
+description = "one client locks, works and unlocks while three faults strike"
 [sim]
 seed = 1
 horizon_ms = 60000
@@ -118,6 +118,11 @@ client = "A"
 at_ms = 10
 duration_ms = 100
 delay_ms = 50
+[[sim.faults]]
+fault = "interrupt"
+client = "A"
+thread = 1
+at_ms = 20
 [expect.default]
 verdict = "safe"
 "#;
@@ -167,6 +172,7 @@ verdict = "safe"
             ("seed = 1", "seed = -1"),
             ("fault = \"drop-rate\"", "fault = \"drop-rat\""),
             ("step = \"unlock\"", "step = \"unlok\""),
+            ("thread = 1", "thread = 0"),
         ];
         for (from, to) in cases {
             let text = with(from, to);

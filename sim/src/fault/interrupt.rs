@@ -27,6 +27,7 @@ pub struct Interrupt {
     /// The client.
     pub client: String,
     /// The thread, from 1.
+    #[schemars(range(min = 1, max = crate::MAX_THREADS))]
     pub thread: u32,
     /// When (or from when, with `after_call_ms`).
     pub at_ms: u64,
