@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use lockcore::{Era, Release};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sim::{CutShort, Invariant, SimTime};
 
@@ -13,7 +14,7 @@ use crate::{EventKind, Observation, Outcome, Verdict};
 
 /// What one profile must give. Every field is optional; an absent field is
 /// not checked.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expectation {
     /// Safe or violated.
@@ -73,7 +74,7 @@ impl fmt::Display for EventFilter<'_> {
 
 /// `min <= number of matching events <= max`. (Serde's `flatten` would
 /// lose the line numbers of errors, so each check spells out its filter.)
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CountCheck {
     /// The kind of event counted.
@@ -94,7 +95,7 @@ pub struct CountCheck {
 
 /// The first matching event at or after the anchor must exist and come
 /// `min_ms..=max_ms` after it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimingCheck {
     /// The kind of the awaited event.
@@ -118,7 +119,7 @@ pub struct TimingCheck {
 
 /// The event a timing is measured from: its first occurrence, or its last
 /// with `last = true`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Anchor {
     /// The kind of the anchor event.
@@ -372,7 +373,7 @@ fn names(invariants: &[Invariant]) -> String {
 
 /// The expectation of each profile. `default` applies to profiles that have
 /// no table of their own; a profile with neither is expected to be safe.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expectations {
     /// For profiles without their own.

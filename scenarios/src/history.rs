@@ -113,7 +113,7 @@ pub fn history() -> Vec<Scenario> {
 }
 
 /// One row of the history: a switch, and the releases either side of it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryRow {
     /// The switch whose absence is the defect (`locksim versions`).
@@ -124,8 +124,10 @@ pub struct HistoryRow {
     /// under `fixed`.
     pub breaks: Invariant,
     /// The last release with the defect.
+    #[schemars(with = "String")]
     pub affected: Release,
     /// The first release with the fix.
+    #[schemars(with = "String")]
     pub fixed: Release,
 }
 

@@ -49,6 +49,7 @@
 //! # Layout
 //!
 //! - `scenario`: the scenario file format, parsing and validation.
+//! - `schema`: the JSON Schema of scenario files ([`scenario_schema`]).
 //! - `location`: line, column and field path of an error in a file.
 //! - `error`: [`InputError`], everything a user can get wrong.
 //! - `expect`: expectations and how they judge an outcome.
@@ -66,6 +67,8 @@
 //! - `explore`: random exploration over seeds, streamed to a sink.
 //! - `shrink`: shrinking a violating fault plan.
 //! - `signature`: what identifies a defect across runs, as data.
+//! - `sweep`: `explore` as a library: a sweep with its findings, shrinks,
+//!   summary, resume command and report, driven by [`ExploreOptions`].
 //! - `bench`: `locksim bench`, the simulator's speed.
 //! - `bench_budget`: where an explored seed's time goes, part by part,
 //!   against issue 13's budget ([`SeedBudget`]).
@@ -119,9 +122,11 @@ mod outcome;
 mod render;
 mod report;
 mod scenario;
+mod schema;
 mod seeds;
 mod shrink;
 mod signature;
+mod sweep;
 mod trial;
 
 pub use bench::{BenchConfig, BenchReport, ScenarioSpeed, bench};
@@ -156,7 +161,9 @@ pub use report::{
     report_files, report_files_on, run_matrix, run_matrix_on, timeline_path, write_report,
 };
 pub use scenario::Scenario;
+pub use schema::{REPIN_COMMAND, scenario_schema};
 pub use seeds::SeedRange;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrink_as, shrink_on, shrunk_scenario};
 pub use signature::{Signature, Step};
+pub use sweep::{DEFAULT_SHRINK, ExploreOptions, PlanFormat, SweepEnd, explore_sweep};
 pub use trial::{CutShortJson, Trial, TrialJson, ViolationJson, engine_flag};

@@ -4,11 +4,14 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sim::{CutShort, Invariant, Run, SimTime};
 
 /// Safe (no invariant broken) or violated (at least one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Every invariant held.
@@ -36,7 +39,9 @@ impl fmt::Display for Verdict {
 /// The kinds of events an expectation can count or time. The names are the
 /// scenario-file vocabulary; they are mapped from the simulator's history,
 /// so scenario files do not depend on how the history stores them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum EventKind {
     /// A thread's lock call returned success.

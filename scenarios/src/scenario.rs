@@ -12,10 +12,11 @@ use crate::{Expectation, Expectations, HistoryRow, InputError, Location};
 /// A scenario file, as data. The simulation itself is sim's [`SimSpec`]
 /// verbatim under `[sim]`; `--seed` and `--profile` override its `seed`
 /// and `profile`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// A short kebab-case name (`stw-pause`).
+    #[schemars(pattern(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$"))]
     pub name: String,
     /// What is simulated, in a sentence or two.
     pub description: String,

@@ -3,8 +3,44 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::cli::{BenchArgs, BenchEngine, Exit};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::cli::{Execute, Exit, Io};
 use crate::{BenchConfig, InputError, TURMOIL_HEADING, section_of, with_section};
+
+/// Measure the simulator's speed and write reports/PERFORMANCE.md.
+#[derive(Debug, Args, PartialEq)]
+pub struct BenchArgs {
+    /// Where to write the figures.
+    #[arg(long, default_value = "reports/PERFORMANCE.md")]
+    pub out: PathBuf,
+    /// A quick look (fewer, shorter batches) instead of the standard run.
+    #[arg(long)]
+    pub quick: bool,
+    /// What to measure (its own choice, not `run`'s engine: a real Redis
+    /// runs in real time, so there is no simulator speed to measure).
+    #[arg(long, value_enum, default_value_t = BenchEngine::Fast)]
+    pub engine: BenchEngine,
+}
+
+/// `locksim bench --engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchEngine {
+    /// Every built-in scenario on the fast engine, and explore.
+    Fast,
+    /// The turmoil engine against a bare turmoil program with the same
+    /// hosts and simulated time, in its own section of the file.
+    Turmoil,
+}
+
+
+impl Execute for BenchArgs {
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+        bench(self, io.out)
+    }
+}
 
 /// Measures, prints the figures and writes them to `args.out`: the whole
 /// file on the fast engine (keeping the turmoil section), the turmoil
@@ -56,5 +92,36 @@ fn read_existing(path: &Path) -> Result<String, InputError> {
             path: path.display().to_string(),
             reason: e.to_string(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Command, parse};
+
+    /// `bench` stays on the fast engine unless told; `--engine turmoil`
+    /// selects the turmoil benchmark.
+    #[test]
+    fn bench_arguments() {
+        let bench = |args: &[&str]| match parse(args).unwrap().command {
+            Command::Bench(b) => b,
+            other => panic!("{other:?}"),
+        };
+        let plain = bench(&["bench"]);
+        assert_eq!(plain.engine, BenchEngine::Fast);
+        assert!(!plain.quick);
+        let turmoil = bench(&["bench", "--engine", "turmoil", "--quick"]);
+        assert_eq!(
+            turmoil,
+            BenchArgs {
+                out: "reports/PERFORMANCE.md".into(),
+                quick: true,
+                engine: BenchEngine::Turmoil,
+            }
+        );
+        let err = parse(&["bench", "--engine", "redis"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("fast, turmoil"), "{err}");
     }
 }

@@ -2,8 +2,43 @@
 
 use std::io::Write;
 
-use crate::cli::{CompareArgs, Exit};
+use clap::Args;
+use lockcore::Release;
+
+use crate::cli::flags::{EngineArgs, Toggles, parse_profile};
+use crate::cli::{Execute, Exit, Io};
 use crate::{Comparison, InputError};
+
+/// Run one scenario on the fast and turmoil engines and show their
+/// verdicts and key event times side by side (exit 1 if they differ).
+#[derive(Debug, Args, PartialEq)]
+pub struct CompareArgs {
+    /// A built-in scenario's name, or the path of a scenario file.
+    pub scenario: String,
+    /// The seed (default: the scenario's own).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The release: an era name or a Redisson version; default: the
+    /// scenario's own.
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
+    /// The engine compared with the fast one (default: turmoil).
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+
+impl Execute for CompareArgs {
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+        compare(self, io.out)
+    }
+}
 
 /// Runs one scenario on the fast and turmoil engines and prints both
 /// side by side; exit 1 when they disagree.

@@ -1,11 +1,68 @@
 //! `locksim envelope`.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use sim::LatencyRange;
 
-use crate::cli::{EnvelopeArgs, Exit};
+use clap::Args;
+use lockcore::Release;
+
+use crate::cli::flags::{Toggles, parse_profile};
+use crate::cli::{Execute, Exit, Io};
 use crate::{EnvelopeConfig, InputError, render_envelope_chart};
+
+/// The safety envelope of a configuration: the longest pause,
+/// starvation, partition and Redis pause the lock survives, per
+/// lockWatchdogTimeout, and the takeover delay after a crash.
+#[derive(Debug, Args, PartialEq)]
+pub struct EnvelopeArgs {
+    /// The lock's release: an era name or a Redisson version.
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile, default_value = "redisson")]
+    pub profile: Release,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
+    /// The lockWatchdogTimeout values to search, in ms, comma separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1000,2000,5000,10000,20000,30000,60000,120000"
+    )]
+    pub watchdog_ms: Vec<u64>,
+    /// One-way latency between each client and Redis, `MIN-MAX` in ms.
+    #[arg(long, value_parser = parse_latency, default_value = "1-5")]
+    pub latency: (u64, u64),
+    /// How many seeds each point is taken over (the worst counts).
+    #[arg(long, default_value_t = 2)]
+    pub seeds: u64,
+    /// How many phases of one renewal period are tried.
+    #[arg(long, default_value_t = 8)]
+    pub phases: u64,
+    /// Print the envelope as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the chart (SVG) to this file.
+    #[arg(long)]
+    pub chart: Option<PathBuf>,
+}
+
+fn parse_latency(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("latency must be `MIN-MAX` in ms (e.g. 1-5), got '{s}'"))
+    };
+    Ok((num(a)?, num(b)?))
+}
+
+
+impl Execute for EnvelopeArgs {
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+        envelope(self, io.out)
+    }
+}
 
 /// Searches the envelope and prints its table (or JSON); writes the chart
 /// when asked.

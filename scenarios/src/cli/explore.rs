@@ -1,209 +1,117 @@
-//! `locksim explore`.
-//!
-//! Everything goes to stdout, byte for byte the same for a given range (the
-//! progress bar alone is on stderr, and only on a terminal):
-//!
-//! 1. a header with the range and profiles;
-//! 2. each violating run's `locksim replay` line as soon as it is found, in
-//!    seed then profile order, so a sweep stopped at any point has already
-//!    shown everything it found;
-//! 3. the summary: the seeds covered and how many runs broke each invariant;
-//! 4. the shrunk plans of the first violations, or, when Ctrl-C stopped the
-//!    sweep, the command that explores the seeds it did not reach.
+//! `locksim explore`: its flags, parsed into the library's
+//! [`ExploreOptions`] and handed to [`explore_sweep`], which does the
+//! sweep, the shrinking, the summary, the resume command and the report.
 
-use std::io::Write;
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
 
-use crate::cli::findings::{Shrunk, write_findings};
-use crate::cli::groups::Groups;
-use crate::cli::picks::Pick;
-use crate::cli::resume::{resume_command, shell_word};
-use crate::cli::summary::{DefectReport, Report, summary, workload_label};
-use crate::cli::sweep::{Swept, sweep};
-use crate::cli::{Exit, ExploreArgs, PlanFormat};
-use crate::{InputError, SeedRange, explored_spec_on, plan_json, shrink_on, shrunk_scenario};
+use clap::Args;
+use lockcore::Release;
 
-/// How many runs one shrink may take.
-const SHRINK_BUDGET: usize = 200;
+use crate::cli::flags::{EngineArgs, Toggles, WorkloadArgs, parse_profile};
+use crate::cli::{Execute, Exit, Io};
+use crate::{DEFAULT_SHRINK, ExploreOptions, InputError, PlanFormat, SweepEnd, explore_sweep};
 
-/// Explores the seeds, streaming each violation's replay command, then
-/// prints the summary, the defects grouped by signature, and shrinks
-/// every defect group's first run and the first expected losses; or,
-/// when `interrupt` is set, prints the summary so far and how to resume.
-/// With `--json`, prints one object instead (see [`Report`]).
-pub(super) fn explore(
-    args: &ExploreArgs,
-    interrupt: &AtomicBool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<Exit, InputError> {
-    let profile = args.toggles.apply(args.profile)?;
-    let mut range = SeedRange::new(args.from, args.seeds)?;
-    if let Some((k, n)) = args.shard {
-        range = range.shard(k, n)?;
-    }
-    // Made now, so a bad path is refused before a sweep of hours.
-    for dir in args.save.iter().chain(&args.report) {
-        std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, &e))?;
-    }
-    let mut quiet = std::io::sink();
-    let (text, json): (&mut dyn Write, Option<&mut dyn Write>) = if args.json {
-        (&mut quiet, Some(out))
-    } else {
-        (out, None)
-    };
-    let swept = sweep(args, profile, range, interrupt, text, err)?;
-    let Some(Swept {
-        found,
-        picks,
-        groups,
-        losses,
-    }) = swept
-    else {
-        return Ok(Exit::Interrupted);
-    };
-    let report = |shrunk: &[Shrunk], text: &mut dyn Write| match &args.report {
-        Some(dir) => write_findings(dir, args, profile, (&found, &groups, &losses), shrunk, text),
-        None => Ok(()),
-    };
-    let workload = args.workload.workload();
-    if json.is_none() {
-        summary(&found, profile, &workload_label(workload), text);
-        groups.print(text);
-    }
-    if let Some(rest) = found.rest() {
-        if json.is_none() {
-            if !picks.is_empty() || !groups.all().is_empty() {
-                let _ = writeln!(text, "shrinking skipped: the sweep was interrupted");
-            }
-            let _ = writeln!(text, "resume with: {}", resume_command(args, profile, rest));
-        }
-        report(&[], text)?;
-        if let Some(out) = json {
-            print_json(
-                out,
-                Report::new(&found, profile, workload, reports(&groups)),
-            );
-        }
-        return Ok(Exit::Interrupted);
-    }
-    let mut shrunk = Vec::new();
-    let defect_picks = groups.all().iter().map(|g| Pick {
-        seed: g.seed,
-        profile: g.model,
-        invariant: g.invariant,
-        cause: "defect",
-    });
-    let engine = crate::cli::sweep::explore_engine(args)?;
-    let picked: Vec<Pick> = if args.shrink == 0 {
-        Vec::new()
-    } else {
-        defect_picks.chain(picks.in_order()).collect()
-    };
-    for (i, pick) in picked.iter().enumerate() {
-        if interrupt.load(Ordering::SeqCst) {
-            let left = picked.len() - i;
-            let _ = writeln!(text, "\ninterrupted: {left} shrink(s) skipped");
-            report(&shrunk, text)?;
-            return Ok(Exit::Interrupted);
-        }
-        shrunk.push(shrink_one(pick, args, &engine, text)?);
-    }
-    report(&shrunk, text)?;
-    if let Some(out) = json {
-        let mut defects = reports(&groups);
-        for (d, s) in defects.iter_mut().zip(&shrunk) {
-            d.shrunk = Some(s.scenario.to_toml());
-        }
-        print_json(out, Report::new(&found, profile, workload, defects));
-    }
-    Ok(
-        if found.violating == 0 && found.failed == 0 && found.refused == 0 {
-            Exit::AsExpected
-        } else {
-            Exit::Unexpected
-        },
-    )
+/// Run random scenarios and fault plans, one per seed, and shrink what breaks.
+#[derive(Debug, Args, PartialEq)]
+pub struct ExploreArgs {
+    /// How many seeds.
+    #[arg(long, default_value_t = 100)]
+    pub seeds: u64,
+    /// The first seed.
+    #[arg(long, default_value_t = 0)]
+    pub from: u64,
+    /// Only this release: an era name or a Redisson version (`--redisson
+    /// 3.23.4`); default: every era, each seed under each.
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
+    /// How many violations to shrink: the first defect of each invariant
+    /// and profile, then the first violation of each (a defect keeps its
+    /// cause while it shrinks); 0 shrinks none.
+    #[arg(long, default_value_t = DEFAULT_SHRINK)]
+    pub shrink: usize,
+    /// How a shrunk plan is printed.
+    #[arg(long, value_enum, default_value_t = PlanFormat::Toml)]
+    pub format: PlanFormat,
+    /// Also write each shrunk plan as a scenario file into this directory.
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Also write the findings as a report into this directory:
+    /// `index.html` (one self-contained page) and `README.md`, the
+    /// defects first, each with its shrunk scenario, chart, timeline and
+    /// replay command, then the expected losses by cause.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Explore only part K of N of the range (`--shard 2/4`), so N CI jobs
+    /// sweep it between them, each seed once.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(u64, u64)>,
+    /// Threads to run seeds on (0: one per core). The output is the same
+    /// whatever the number.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// What the generated runs do.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// The engine (fast or turmoil; a run the turmoil engine refuses is
+    /// counted, not made; shrinking and fix attribution stay on the fast
+    /// engine's runs).
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Print one JSON object (counts by cause and invariant, the defects
+    /// with their shrunk scenarios) instead of the text.
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// The defect groups for `--json`, not yet shrunk.
-fn reports(groups: &Groups) -> Vec<DefectReport<'_>> {
-    groups
-        .all()
-        .iter()
-        .map(|group| DefectReport {
-            group,
-            shrunk: None,
+
+impl ExploreArgs {
+    /// The library's options these flags ask for (the toggles applied to
+    /// the release, the engine flags resolved), or why they cannot be.
+    pub fn options(&self) -> Result<ExploreOptions, InputError> {
+        Ok(ExploreOptions {
+            from: self.from,
+            seeds: self.seeds,
+            shard: self.shard,
+            profile: self.toggles.apply(self.profile)?,
+            workload: self.workload.workload(),
+            engine: self.engine.engine_or(sim::Engine::Fast)?,
+            threads: self.threads,
+            shrink: self.shrink,
+            format: self.format,
+            save: self.save.clone(),
+            report: self.report.clone(),
+            json: self.json,
         })
-        .collect()
-}
-
-fn print_json(out: &mut dyn Write, report: Report<'_>) {
-    let _ = writeln!(
-        out,
-        "{}",
-        serde_json::to_string(&report).unwrap_or_default()
-    );
-}
-
-/// Shrinks one violation, prints the plan and saves it if asked; returns
-/// the shrunk scenario.
-fn shrink_one(
-    pick: &Pick,
-    args: &ExploreArgs,
-    engine: &sim::Engine,
-    out: &mut dyn Write,
-) -> Result<Shrunk, InputError> {
-    let (inv, profile) = (pick.invariant, pick.profile);
-    let spec = explored_spec_on(pick.seed, Some(profile), args.workload.workload(), engine);
-    let shrunk = shrink_on(&spec, inv, Some(pick.cause), SHRINK_BUDGET, engine);
-    let _ = writeln!(
-        out,
-        "\nshrunk seed {} under {profile} ({inv}, {}): {} -> {} fault(s) in {} runs",
-        pick.seed,
-        if pick.defect() {
-            "a defect"
-        } else {
-            pick.cause
-        },
-        spec.faults.0.len(),
-        shrunk.spec.faults.0.len(),
-        shrunk.runs
-    );
-    let scenario = shrunk_scenario(&shrunk.spec, inv, profile, pick.defect());
-    let text = match args.format {
-        PlanFormat::Toml => scenario.to_toml(),
-        PlanFormat::Json => plan_json(&shrunk.spec.faults),
-    };
-    let _ = writeln!(out, "{}", text.trim_end());
-    if let Some(dir) = &args.save {
-        let path = dir.join(format!("{}.toml", scenario.name));
-        std::fs::write(&path, scenario.to_toml()).map_err(|e| unwritable(&path, &e))?;
-        let _ = writeln!(
-            out,
-            "saved {} (run it: locksim run {}{})",
-            path.display(),
-            shell_word(&path.display().to_string()),
-            crate::engine_flag(engine)
-        );
     }
-    Ok(Shrunk {
-        pick: *pick,
-        scenario,
-        faults: (spec.faults.0.len(), shrunk.spec.faults.0.len()),
-    })
 }
 
-fn unwritable(path: &Path, e: &std::io::Error) -> InputError {
-    InputError::Unwritable {
-        path: path.display().to_string(),
-        reason: e.to_string(),
+impl Execute for ExploreArgs {
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+        let end = explore_sweep(&self.options()?, io.interrupt, io.out, io.err)?;
+        Ok(match end {
+            SweepEnd::Clean => Exit::AsExpected,
+            SweepEnd::Found => Exit::Unexpected,
+            SweepEnd::Interrupted => Exit::Interrupted,
+        })
     }
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard must be K/N with 1 <= K <= N (e.g. 2/4), got '{s}'");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let k = k.trim().parse().map_err(|_| bad())?;
+    let n = n.trim().parse().map_err(|_| bad())?;
+    Ok((k, n))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
     use super::*;
     use crate::cli::{Cli, execute_with_interrupt};
     use clap::Parser;
@@ -544,5 +452,51 @@ mod tests {
         let (exit, _, err) = exec(&["explore", "--seeds", "1", "--engine", "redis"], None);
         assert_eq!(exit, Exit::BadInput);
         assert!(err.contains("deterministic engine"), "{err}");
+    }
+
+    /// explore's defaults: 100 seeds from 0, every profile, shrink 4, TOML.
+    #[test]
+    fn explore_defaults() {
+        let cli = crate::cli::parse(&["explore"]).unwrap();
+        assert_eq!(
+            cli.command,
+            crate::cli::Command::Explore(ExploreArgs {
+                seeds: 100,
+                from: 0,
+                profile: None,
+                toggles: Toggles::default(),
+                shrink: 4,
+                format: PlanFormat::Toml,
+                save: None,
+                report: None,
+                shard: None,
+                threads: 0,
+                workload: WorkloadArgs {
+                    misuse: false,
+                    kinds: crate::cli::flags::Kinds::Swarm,
+                },
+                engine: crate::cli::flags::EngineArgs::default(),
+                json: false,
+            })
+        );
+        let cli = crate::cli::parse(&[
+            "explore",
+            "--seeds",
+            "5",
+            "--from",
+            "10",
+            "--profile",
+            "redisson",
+            "--format",
+            "json",
+        ])
+        .unwrap();
+        let crate::cli::Command::Explore(a) = cli.command else {
+            panic!("not explore")
+        };
+        assert_eq!(
+            (a.seeds, a.from, a.profile, a.format),
+            (5, 10, Some(Release::REDISSON), PlanFormat::Json)
+        );
     }
 }

@@ -1,31 +1,91 @@
-//! The `locksim` command line: argument parsing and one module per command.
-//! Each command writes to the given output and returns an [`Exit`] code, so
-//! tests drive it without a process.
+//! The `locksim` command line: one module per subcommand, each owning its
+//! clap arguments and what it does with them, and a [`Command`] enum that
+//! only dispatches. Each command writes to the given output and returns an
+//! [`Exit`] code, so tests drive it without a process.
+//!
+//! # Adding a subcommand
+//!
+//! Write `cli/NAME.rs` with a documented `#[derive(clap::Args)]` struct
+//! (its doc comment is the subcommand's help) that implements [`Execute`],
+//! then add one line `Name(NAME::NameArgs),` to the [`commands!`] list
+//! below. The module, the enum variant and its dispatch are generated from
+//! that line; help and the shell completions follow from clap, and
+//! `every_subcommand_is_listed_everywhere` checks they do.
 
-mod args;
-mod bench;
-mod compare;
-mod envelope;
-mod explore;
-mod findings;
-mod groups;
-mod picks;
-mod report;
-mod resume;
-mod run;
-mod summary;
-mod sweep;
-mod versions;
+mod flags;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
-pub use args::{
-    BenchArgs, BenchEngine, Cli, Command, CompareArgs, EnvelopeArgs, ExploreArgs, PlanFormat,
-    ReplayArgs, ReportArgs, RunArgs, Toggles, VersionsArgs,
-};
+use crate::InputError;
+
+/// Deterministic simulation of Redisson's RLock and its watchdog.
+#[derive(Debug, Parser, PartialEq)]
+#[command(name = "locksim", version = env!("LOCKSIM_VERSION"), about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What a subcommand's arguments do when run.
+pub trait Execute {
+    /// Runs the subcommand, printing results to `io.out` and problems to
+    /// `io.err`; an error is bad input (exit 2), printed by the caller.
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError>;
+}
+
+/// Where a subcommand writes, and the flag a long one polls for Ctrl-C.
+pub struct Io<'a> {
+    /// Results.
+    pub out: &'a mut dyn Write,
+    /// Problems and progress.
+    pub err: &'a mut dyn Write,
+    /// Set by Ctrl-C; a sweep stops at the next seed boundary.
+    pub interrupt: &'a AtomicBool,
+}
+
+/// Declares the subcommands: one line each, `Variant(module::Args)`. It
+/// declares the module, the [`Command`] variant (whose help is the args
+/// struct's doc comment) and the variant's dispatch to [`Execute`].
+macro_rules! commands {
+    ($($variant:ident($module:ident::$args:ident),)*) => {
+        $(pub mod $module;)*
+
+        /// The subcommands.
+        #[derive(Debug, Subcommand, PartialEq)]
+        pub enum Command {
+            $(
+                #[allow(missing_docs)]
+                $variant($module::$args),
+            )*
+        }
+
+        impl Command {
+            fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+                match self {
+                    $(Command::$variant(args) => args.execute(io),)*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    Scenarios(scenarios::ScenariosArgs),
+    Run(run::RunArgs),
+    Compare(compare::CompareArgs),
+    Explore(explore::ExploreArgs),
+    Replay(replay::ReplayArgs),
+    Report(report::ReportArgs),
+    Envelope(envelope::EnvelopeArgs),
+    Bench(bench::BenchArgs),
+    Versions(versions::VersionsArgs),
+    Completions(completions::CompletionsArgs),
+    Schema(schema::SchemaArgs),
+}
 
 /// The process exit code of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,20 +169,13 @@ pub fn execute_with_interrupt(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Exit {
-    let result = match &cli.command {
-        Command::Scenarios => {
-            list(out);
-            Ok(Exit::AsExpected)
-        }
-        Command::Run(a) => run::run(a, out),
-        Command::Replay(a) => run::replay(a, out),
-        Command::Compare(a) => compare::compare(a, out),
-        Command::Explore(a) => explore::explore(a, interrupt, out, err),
-        Command::Report(a) => report::report(a, out),
-        Command::Envelope(a) => envelope::envelope(a, out),
-        Command::Bench(a) => bench::bench(a, out),
-        Command::Versions(a) => versions::versions(a, out),
+    let mut io = Io {
+        out,
+        err,
+        interrupt,
     };
+    let result = cli.command.execute(&mut io);
+    let err = io.err;
     match result {
         Ok(exit) => exit,
         Err(e) => {
@@ -132,19 +185,10 @@ pub fn execute_with_interrupt(
     }
 }
 
-/// `locksim scenarios`.
-fn list(out: &mut dyn Write) {
-    let all = crate::builtins();
-    let width = all.iter().map(|s| s.name.len()).max().unwrap_or(0);
-    for s in all {
-        let first = s
-            .description
-            .split(". ")
-            .next()
-            .unwrap_or("")
-            .trim_end_matches('.');
-        let _ = writeln!(out, "{:<width$}  {first}.", s.name);
-    }
+/// Parses `args` as the command line after `locksim`.
+#[cfg(test)]
+pub(crate) fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+    Cli::try_parse_from(std::iter::once("locksim").chain(args.iter().copied()))
 }
 
 #[cfg(test)]
@@ -342,6 +386,66 @@ verdict = "safe"
                 out.contains("\nshrunk seed ") && out.contains("[sim]"),
                 "{out}"
             );
+        }
+    }
+
+    /// Every registered subcommand has help text of its own (its args
+    /// struct's doc comment, not a flattened group's) and is listed by
+    /// `locksim --help` with it and by the guide's command-line page
+    /// (`docs/src/cli.md`) as `locksim NAME`. (The shell
+    /// completions are checked in `completions`.) A subcommand registered
+    /// without a doc comment, hidden from help, or missing from the page
+    /// fails here.
+    #[test]
+    fn every_subcommand_is_listed_everywhere() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        let help = cli.render_help().to_string();
+        let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/cli.md");
+        let page = std::fs::read_to_string(page).expect("the guide's command-line page");
+        let names: Vec<_> = cli.get_subcommands().map(|c| c.get_name()).collect();
+        assert!(names.contains(&"explore") && names.len() >= 10, "{names:?}");
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let first = about.lines().next().unwrap_or_default();
+            assert!(!first.is_empty(), "`{name}` has no help text");
+            assert!(
+                !first.contains("--with NAME"),
+                "`{name}` shows a flag group's doc: {first}"
+            );
+            let line = format!("  {name} ");
+            assert!(
+                help.lines()
+                    .any(|l| l.starts_with(&line) && l.contains(first.trim_end_matches('.'))),
+                "`locksim --help` does not list `{name}` with its help:\n{help}"
+            );
+            assert!(
+                page.contains(&format!("locksim {name}")),
+                "docs/src/cli.md does not mention `locksim {name}`"
+            );
+        }
+    }
+
+    /// `--version` names the package version and, in a git checkout, the
+    /// commit the binary was built from, as `git rev-parse --short HEAD`
+    /// prints it.
+    #[test]
+    fn version_names_the_commit() {
+        let err = Cli::try_parse_from(["locksim", "--version"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::DisplayVersion);
+        let text = err.to_string();
+        let plain = format!("locksim {}", env!("CARGO_PKG_VERSION"));
+        let head = std::process::Command::new("git")
+            .args(["rev-parse", "--short", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        match head {
+            Some(commit) => assert_eq!(text, format!("{plain} ({commit})\n")),
+            None => assert_eq!(text, format!("{plain}\n")),
         }
     }
 

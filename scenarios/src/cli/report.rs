@@ -3,8 +3,31 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Exit, ReportArgs};
+use clap::Args;
+
+use crate::cli::flags::EngineArgs;
+use crate::cli::{Execute, Exit, Io};
 use crate::{InputError, history_matrix_on, report_files_on, run_matrix_on, write_report};
+
+/// Run every built-in scenario under every profile and write reports/.
+#[derive(Debug, Args, PartialEq)]
+pub struct ReportArgs {
+    /// Where to write the report (default `reports`, or `reports/ENGINE`
+    /// on another engine, so the committed report stays the fast
+    /// engine's).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The engine.
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+
+impl Execute for ReportArgs {
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+        report(self, io.out)
+    }
+}
 
 /// Runs the matrix, writes the report, and prints the matrix's summary.
 pub(super) fn report(args: &ReportArgs, out: &mut dyn Write) -> Result<Exit, InputError> {

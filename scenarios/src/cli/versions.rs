@@ -5,7 +5,30 @@ use std::io::Write;
 use lockcore::{Era, Release, Switch, Version};
 
 use crate::InputError;
-use crate::cli::{Exit, VersionsArgs};
+use clap::Args;
+
+use crate::cli::flags::{Toggles, parse_profile};
+use crate::cli::{Execute, Exit, Io};
+
+/// List the Redisson behaviour switches (version, upstream issue, what
+/// changes), or the ones a release has.
+#[derive(Debug, Args, PartialEq)]
+pub struct VersionsArgs {
+    /// Mark the switches in force for this release (an era name or a
+    /// Redisson version).
+    #[arg(long, visible_alias = "redisson", value_parser = parse_profile)]
+    pub profile: Option<Release>,
+    /// Switches toggled on the release.
+    #[command(flatten)]
+    pub toggles: Toggles,
+}
+
+
+impl Execute for VersionsArgs {
+    fn execute(&self, io: &mut Io<'_>) -> Result<Exit, InputError> {
+        versions(self, io.out)
+    }
+}
 
 /// Prints every switch with its release and upstream issue; with a
 /// release, marks those in force and names its bookkeeping.

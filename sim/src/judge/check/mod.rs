@@ -29,7 +29,17 @@ macro_rules! invariants {
 
         /// A named invariant.
         #[derive(
-            Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            PartialOrd,
+            Ord,
+            Hash,
+            Serialize,
+            Deserialize,
+            schemars::JsonSchema,
         )]
         pub enum Invariant {
             $($(#[$doc])* #[serde(rename = $name)] $variant,)*

@@ -19,7 +19,7 @@ const MAX_DRIFT_PPM: i64 = 9_000_000;
 /// renewals late, while Redis expires the key by its own clock (a slow
 /// enough clock renews after the key is gone). The time gained or lost
 /// stays when the window ends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClockDrift {
     /// The client.
@@ -27,9 +27,11 @@ pub struct ClockDrift {
     /// When the drift starts.
     pub at_ms: u64,
     /// How long it lasts.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// Parts per million of true speed gained (negative: lost):
     /// 1,000,000 is twice as fast, -500,000 half as fast.
+    #[schemars(range(min = MIN_DRIFT_PPM, max = MAX_DRIFT_PPM))]
     pub drift_ppm: i64,
 }
 

@@ -10,12 +10,13 @@ use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 /// Redis's clock moves by `jump_ms` at once (negative: back). Redis
 /// expires keys by its own clock, so a jump forward makes every key expire
 /// that much earlier in real time, and a jump back later.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClockJump {
     /// When.
     pub at_ms: u64,
     /// By how much, in ms (negative: back).
+    #[schemars(range(min = -(crate::MAX_HORIZON_MS as i64), max = crate::MAX_HORIZON_MS as i64))]
     pub jump_ms: i64,
 }
 

@@ -14,7 +14,7 @@ use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 /// (forward: it gives up early, even as the lock frees; back: it waits
 /// longer). Timers are durations on the client's oscillator, so a step
 /// does not move them (see `clock-drift` for a clock that runs fast).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClockSkew {
     /// The client.
@@ -22,8 +22,10 @@ pub struct ClockSkew {
     /// When its clock is set wrong.
     pub at_ms: u64,
     /// How long until it is set right.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// By how much it is wrong, in ms (negative: behind).
+    #[schemars(range(min = -(crate::MAX_HORIZON_MS as i64), max = crate::MAX_HORIZON_MS as i64))]
     pub skew_ms: i64,
 }
 

@@ -9,7 +9,7 @@ use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 /// The process dies: its threads, timers and connections are gone. With
 /// `restart_after_ms` it comes back as a new client (new uuid, nothing
 /// remembered) and runs its scripts again from the start.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Crash {
     /// The client.
@@ -18,6 +18,7 @@ pub struct Crash {
     pub at_ms: u64,
     /// Restart after this long, if set.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub restart_after_ms: Option<u64>,
 }
 

@@ -12,7 +12,7 @@ use crate::Direction;
 
 /// Redis's replies (and pub/sub messages) to the client arrive `delay_ms`
 /// later than the link's latency while the window lasts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DelayReplies {
     /// The client.
@@ -20,14 +20,16 @@ pub struct DelayReplies {
     /// When.
     pub at_ms: u64,
     /// For how long.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// The extra one-way delay of each reply sent in the window.
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub delay_ms: u64,
 }
 
 /// The client's requests reach Redis `delay_ms` later than the link's
 /// latency while the window lasts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DelayRequests {
     /// The client.
@@ -35,8 +37,10 @@ pub struct DelayRequests {
     /// When.
     pub at_ms: u64,
     /// For how long.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// The extra one-way delay of each request sent in the window.
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub delay_ms: u64,
 }
 

@@ -9,13 +9,14 @@ use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 /// The lock's key is deleted by another Redis client (a `DEL`, a
 /// `FLUSHDB`, an eviction under `maxmemory`): no unlock message is
 /// published, so waiters sleep on the TTL they last read.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteKey {
     /// When.
     pub at_ms: u64,
     /// The lock whose key goes.
     #[serde(default = "default_lock")]
+    #[schemars(with = "String", length(min = 1))]
     pub lock: LockName,
 }
 

@@ -8,7 +8,7 @@ use super::{Draw, Fault, Invalid, Kind, LinkRule};
 
 /// Each message between the client and Redis is dropped with this
 /// probability (drawn from the fault's own random stream).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DropRate {
     /// The client.
@@ -16,8 +16,10 @@ pub struct DropRate {
     /// When.
     pub at_ms: u64,
     /// For how long.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// Between 0 and 1.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub probability: f64,
 }
 

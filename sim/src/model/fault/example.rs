@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Draw, Effects, Fault, Kind, Strike};
 
 /// Client `client` and Redis stop from `at_ms` for `duration_ms`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Freeze {
     /// The client.

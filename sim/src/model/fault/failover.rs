@@ -15,12 +15,13 @@ use crate::SimSpec;
 /// whose acquire had not reached the replica is free on the new primary
 /// although its holder still believes it holds it. The old primary
 /// rejoins as a replica of the new one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Failover {
     /// When the primary fails.
     pub at_ms: u64,
     /// How long until a replica is promoted.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// Which replica (from 0); by default the most up to date.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,7 +15,7 @@ use super::{Draw, Effects, Fault, Invalid, Kind, Strike, range};
 /// interrupted acquire can come after the thread's unlock (#7272). Outside
 /// such windows callbacks run in Redisson's usual order. The application's
 /// scheduling, not a failure: the oracle never blames it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Interleave {
     /// The client.
@@ -23,11 +23,14 @@ pub struct Interleave {
     /// When the window opens.
     pub at_ms: u64,
     /// How long it lasts.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// The shortest a paused callback waits.
     #[serde(default)]
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub min_delay_ms: u64,
     /// The longest a paused callback waits.
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub max_delay_ms: u64,
 }
 

@@ -20,17 +20,19 @@ use crate::SimSpec;
 /// `interrupt-cancels-acquire`). A thread working, sleeping or between
 /// calls is not affected: locksim does not keep Java's interrupt flag for
 /// a later call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Interrupt {
     /// The client.
     pub client: String,
     /// The thread, from 1.
+    #[schemars(range(min = 1, max = crate::MAX_THREADS))]
     pub thread: u32,
     /// When (or from when, with `after_call_ms`).
     pub at_ms: u64,
     /// Interrupt this long into the thread's next acquiring call instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub after_call_ms: Option<u64>,
 }
 

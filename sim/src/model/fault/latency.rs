@@ -9,7 +9,7 @@ use crate::LatencyRange;
 
 /// The client's link draws each message's one-way latency from this range
 /// while the window lasts (the last covering window in plan order wins).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Latency {
     /// The client.
@@ -17,10 +17,13 @@ pub struct Latency {
     /// When.
     pub at_ms: u64,
     /// For how long.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// The shortest one-way latency.
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub min_ms: u64,
     /// The longest one-way latency.
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub max_ms: u64,
 }
 

@@ -99,9 +99,9 @@ pub use replication_drop::ReplicationDrop;
 pub use starve::Starve;
 
 /// A list of timed faults. Order does not matter; times do.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
-pub struct FaultPlan(pub Vec<Fault>);
+pub struct FaultPlan(#[schemars(length(max = crate::MAX_FAULTS))] pub Vec<Fault>);
 
 /// A field a kind refuses, and why (with the accepted range).
 pub(crate) type Invalid = (&'static str, String);
@@ -234,7 +234,7 @@ macro_rules! faults {
     ) => {
         /// One fault. Clients are named as in their [`crate::ClientSpec`];
         /// times and durations are in virtual ms.
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
         #[serde(rename_all = "kebab-case", tag = "fault")]
         pub enum Fault {
             $($(#[$doc])* $variant($ty),)*

@@ -9,7 +9,7 @@ use super::{Draw, Fault, Kind, LinkRule};
 /// the window lasts; the connections stay open, so what was sent arrives
 /// at TCP's first retransmission after the heal (`crate::model::retransmission`),
 /// or is lost with the connection if the kernel gives up first (~924.6 s).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Partition {
     /// The client.
@@ -17,6 +17,7 @@ pub struct Partition {
     /// When.
     pub at_ms: u64,
     /// For how long.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
 }
 

@@ -7,7 +7,7 @@ use super::{Draw, Effects, Fault, Kind, Strike};
 
 /// A stop-the-world pause: none of the client's code runs; its timers
 /// fire late and replies wait until it resumes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pause {
     /// The client.
@@ -15,6 +15,7 @@ pub struct Pause {
     /// When.
     pub at_ms: u64,
     /// For how long.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
 }
 

@@ -13,12 +13,13 @@ use super::{Draw, Effects, Fault, Kind, Strike};
 /// refused), rather than timing out. When the window ends Redis is back,
 /// empty or, with `keep_data`, with its keys (as after a restart from a
 /// snapshot taken at the stop). Subscriptions are gone either way.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedisDown {
     /// When it stops.
     pub at_ms: u64,
     /// How long it stays down.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// Whether it comes back with its keys.
     #[serde(default)]

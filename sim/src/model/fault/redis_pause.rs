@@ -7,12 +7,13 @@ use super::{Draw, Effects, Fault, Kind, Strike};
 
 /// Redis stops executing commands (as `CLIENT PAUSE`); they wait, and run
 /// in arrival order when it ends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedisPause {
     /// When.
     pub at_ms: u64,
     /// For how long.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
 }
 

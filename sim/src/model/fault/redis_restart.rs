@@ -7,7 +7,7 @@ use super::{Draw, Effects, Fault, Kind, Strike};
 
 /// Redis restarts without persistence: every key and connection is lost;
 /// commands in flight get no reply and subscriptions are gone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedisRestart {
     /// When.

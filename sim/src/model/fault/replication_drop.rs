@@ -11,12 +11,13 @@ use crate::SimSpec;
 /// While the window lasts no write reaches any replica; when it ends the
 /// replicas catch up (a partial resync from the primary's backlog) and
 /// the held writes arrive, each after its lag. Clients are not affected.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplicationDrop {
     /// When replication stops.
     pub at_ms: u64,
     /// How long.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
 }
 

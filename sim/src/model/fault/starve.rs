@@ -9,7 +9,7 @@ use super::{Draw, Fault, Invalid, Kind, range};
 /// CPU starvation: during the window each of the client's timers and task
 /// wake-ups runs late by a delay drawn from the range (from the fault's
 /// own random stream).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Starve {
     /// The client.
@@ -17,10 +17,13 @@ pub struct Starve {
     /// When the window opens.
     pub at_ms: u64,
     /// How long it lasts.
+    #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
     /// The shortest extra delay.
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub min_delay_ms: u64,
     /// The longest extra delay.
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
     pub max_delay_ms: u64,
 }
 

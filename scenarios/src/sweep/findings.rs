@@ -6,13 +6,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use lockcore::Release;
-
-use crate::cli::ExploreArgs;
-use crate::cli::groups::Groups;
-use crate::cli::picks::Pick;
-use crate::cli::resume::{resume_command, shell_word};
-use crate::cli::summary::{profile_label, profiles, summary, workload_label};
+use super::ExploreOptions;
+use super::groups::Groups;
+use super::picks::Pick;
+use super::resume::{resume_command, shell_word};
+use super::summary::{profile_label, profiles, summary, workload_label};
 use crate::explain::{explaining_fault, fault_kind};
 use crate::findings::{Case, DefectCase, Findings};
 use crate::losses::Losses;
@@ -31,20 +29,19 @@ pub(super) struct Shrunk {
 /// in group order, then the expected losses'.
 pub(super) fn write_findings(
     dir: &Path,
-    args: &ExploreArgs,
-    profile: Option<Release>,
+    o: &ExploreOptions,
+    engine: &sim::Engine,
     (found, groups, losses): (&Exploration, &Groups, &Losses),
     shrunk: &[Shrunk],
     out: &mut dyn Write,
 ) -> Result<(), InputError> {
-    let workload = args.workload.workload();
-    let engine = crate::cli::sweep::explore_engine(args)?;
-    let defects = defect_cases(dir, groups, shrunk, (workload, &engine))?;
+    let (profile, workload) = (o.profile, o.workload);
+    let defects = defect_cases(dir, groups, shrunk, (workload, engine))?;
     let examples = shrunk
         .iter()
         .filter(|s| !s.pick.defect())
         .map(|s| {
-            let c = case(dir, s.scenario.clone(), Some(s.faults), &engine)?;
+            let c = case(dir, s.scenario.clone(), Some(s.faults), engine)?;
             Ok((example_title(s, &c.trial.run), c))
         })
         .collect::<Result<Vec<_>, InputError>>()?;
@@ -58,7 +55,7 @@ pub(super) fn write_findings(
             profile_label(profile),
             workload_label(workload)
         ),
-        command: resume_command(args, profile, found.range),
+        command: resume_command(o, found.range),
         runs: found.runs,
         violating: found.violating,
         interrupted: found.interrupted(),

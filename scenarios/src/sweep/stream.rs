@@ -7,12 +7,11 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lockcore::Release;
 
-use crate::cli::ExploreArgs;
-use crate::cli::groups::Groups;
-use crate::cli::picks::Picks;
-use crate::cli::summary::{names, profile_label, profiles, workload_label};
+use super::ExploreOptions;
+use super::groups::Groups;
+use super::picks::Picks;
+use super::summary::{names, profile_label, profiles, workload_label};
 use crate::losses::Losses;
 use crate::{Exploration, InputError, SeedRange, SweepEvent};
 
@@ -28,16 +27,15 @@ pub(super) struct Swept {
 /// The sweep itself: the header, each violating run's line as it is
 /// found, the progress bar.
 pub(super) fn sweep(
-    args: &ExploreArgs,
-    profile: Option<Release>,
+    o: &ExploreOptions,
+    engine: &sim::Engine,
     range: SeedRange,
     interrupt: &AtomicBool,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Option<Swept>, InputError> {
+    let (profile, workload) = (o.profile, o.workload);
     let runs = u128::from(range.count()) * profiles(profile).len() as u128;
-    let workload = args.workload.workload();
-    let engine = explore_engine(args)?;
     let on = match engine {
         sim::Engine::Fast => String::new(),
         ref other => format!(" on the {other} engine"),
@@ -49,20 +47,20 @@ pub(super) fn sweep(
         workload_label(workload)
     );
     let bar = progress_bar(range.count());
-    let (mut picks, mut groups) = (Picks::new(args.shrink), Groups::default());
+    let (mut picks, mut groups) = (Picks::new(o.shrink), Groups::default());
     // Only a report shows the losses by fault kind, which costs a spec
     // generated again per violating run.
-    let mut losses = args.report.as_ref().map(|_| Losses::default());
+    let mut losses = o.report.as_ref().map(|_| Losses::default());
     let mut closed = None;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
+        .num_threads(o.threads)
         .build()
         .map_err(|e| InputError::Threads(e.to_string()))?;
     let found = crate::explore_workload_on(
         &pool,
         range,
         profile,
-        (workload, &engine),
+        (workload, engine),
         interrupt,
         |event| match event {
             SweepEvent::Found(f) => {
@@ -105,17 +103,6 @@ pub(super) fn sweep(
         groups,
         losses: losses.unwrap_or_default(),
     }))
-}
-
-/// The engine `explore` runs on: a deterministic one.
-pub(super) fn explore_engine(args: &ExploreArgs) -> Result<sim::Engine, InputError> {
-    let engine = args.engine.engine_or(sim::Engine::Fast)?;
-    if !engine.is_deterministic() {
-        return Err(InputError::EngineFlags(format!(
-            "explore runs a deterministic engine (fast or turmoil), not {engine}: a seed must replay"
-        )));
-    }
-    Ok(engine)
 }
 
 fn progress_bar(seeds: u64) -> ProgressBar {

@@ -3,38 +3,29 @@
 
 use std::borrow::Cow;
 
-use lockcore::Release;
-
+use super::{DEFAULT_SHRINK, ExploreOptions, PlanFormat};
 use crate::SeedRange;
-use crate::cli::args::DEFAULT_SHRINK;
-use crate::cli::{ExploreArgs, PlanFormat};
 
-/// The command that explores `rest` with the same settings as `args`
+/// The command that explores `rest` with the same settings as `o`
 /// (settings left at their defaults are left out, as the user likely did).
-pub(super) fn resume_command(
-    args: &ExploreArgs,
-    profile: Option<Release>,
-    rest: SeedRange,
-) -> String {
+pub(super) fn resume_command(o: &ExploreOptions, rest: SeedRange) -> String {
     let mut cmd = format!(
         "locksim explore --from {} --seeds {}",
         rest.from(),
         rest.count()
     );
-    if let Some(p) = profile {
+    if let Some(p) = o.profile {
         cmd.push_str(&format!(" {}", p.flags()));
     }
-    if args.shrink != DEFAULT_SHRINK {
-        cmd.push_str(&format!(" --shrink {}", args.shrink));
+    if o.shrink != DEFAULT_SHRINK {
+        cmd.push_str(&format!(" --shrink {}", o.shrink));
     }
-    if args.format == PlanFormat::Json {
+    if o.format == PlanFormat::Json {
         cmd.push_str(" --format json");
     }
-    cmd.push_str(&args.workload.workload().flags());
-    if let Ok(engine) = args.engine.engine_or(sim::Engine::Fast) {
-        cmd.push_str(&crate::engine_flag(&engine));
-    }
-    for (flag, dir) in [("--save", &args.save), ("--report", &args.report)] {
+    cmd.push_str(&o.workload.flags());
+    cmd.push_str(&crate::engine_flag(&o.engine));
+    for (flag, dir) in [("--save", &o.save), ("--report", &o.report)] {
         if let Some(dir) = dir {
             cmd.push_str(&format!(
                 " {flag} {}",
@@ -87,7 +78,7 @@ mod tests {
             panic!("not explore")
         };
         assert_eq!(
-            resume_command(&args, args.profile, SeedRange::new(20, 30).unwrap()),
+            resume_command(&args.options().unwrap(), SeedRange::new(20, 30).unwrap()),
             r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --kinds all --save 'my plans/it'\''s'"
         );
     }

@@ -7,7 +7,7 @@ use std::io::Write;
 use lockcore::Release;
 use serde::Serialize;
 
-use crate::cli::groups::Group;
+use super::groups::Group;
 use crate::{Exploration, Finding};
 
 /// What the runs do, for the header and summary: ` with correct usage and
