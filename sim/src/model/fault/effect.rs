@@ -173,12 +173,14 @@ impl LinkRule {
 /// Carries out fault `i` of `spec` on `fx` as its window opens
 /// (`begin`) or closes: its link rule and timer delay first, then its own
 /// verbs.
+#[inline]
 pub(crate) fn act(spec: &SimSpec, i: usize, begin: bool, fx: &mut dyn Effects) {
     let fault = &spec.faults.0[i];
     strike(fault, i, client_of(spec, fault), begin, fx);
 }
 
 /// Carries out `fault`, fault `i` hitting client `client`.
+#[inline]
 fn strike(fault: &Fault, i: usize, client: usize, begin: bool, fx: &mut dyn Effects) {
     let kind = fault.kind();
     let (at_ms, end_ms) = (kind.at_ms(), kind.end_ms());
