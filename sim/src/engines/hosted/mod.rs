@@ -30,6 +30,38 @@
 //! - `proxy`: the loopback proxy that injects network faults against a
 //!   real Redis.
 
+/// The verbs both hosted engines carry out alike, on the client's
+/// process (its `Slot`, in `self.slots`), inside an `impl Effects`.
+macro_rules! slot_verbs {
+    () => {
+        fn pause_client(&mut self, s: &Strike, on: bool) {
+            self.slots[s.client].borrow().pause(on);
+        }
+
+        fn starve(&mut self, s: &Strike, range_ms: Option<(u64, u64)>) {
+            self.slots[s.client].borrow().starve(s.i, range_ms);
+        }
+
+        fn interleave(&mut self, s: &Strike, range_ms: Option<(u64, u64)>) {
+            self.slots[s.client].borrow().interleave(s.i, range_ms);
+        }
+
+        fn interrupt(&mut self, s: &Strike, thread: usize, after_call_ms: Option<u64>) {
+            self.slots[s.client]
+                .borrow()
+                .interrupt(thread, after_call_ms);
+        }
+
+        fn step_clock(&mut self, s: &Strike, ms: i64) {
+            self.slots[s.client].borrow().step_clock(s.at, ms);
+        }
+
+        fn drift_clock(&mut self, s: &Strike, ppm: i64) {
+            self.slots[s.client].borrow().drift_clock(s.at, ppm);
+        }
+    };
+}
+
 mod action;
 mod bare;
 mod delay;

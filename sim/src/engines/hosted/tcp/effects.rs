@@ -15,23 +15,7 @@ use crate::model::fault::{Effects, LinkRule, Strike};
 use crate::model::history::ServerCause;
 
 impl Effects for Loop<'_, '_> {
-    fn pause_client(&mut self, s: &Strike, on: bool) {
-        self.slots[s.client].borrow().pause(on);
-    }
-
-    fn starve(&mut self, s: &Strike, range_ms: Option<(u64, u64)>) {
-        self.slots[s.client].borrow().starve(s.i, range_ms);
-    }
-
-    fn interleave(&mut self, s: &Strike, range_ms: Option<(u64, u64)>) {
-        self.slots[s.client].borrow().interleave(s.i, range_ms);
-    }
-
-    fn interrupt(&mut self, s: &Strike, thread: usize, after_call_ms: Option<u64>) {
-        self.slots[s.client]
-            .borrow()
-            .interrupt(thread, after_call_ms);
-    }
+    slot_verbs!();
 
     fn crash(&mut self, s: &Strike) {
         let mut slot = self.slots[s.client].borrow_mut();
@@ -91,14 +75,6 @@ impl Effects for Loop<'_, '_> {
             // `action::plan` refused it: TCP loses no message and goes on.
             LinkRule::DropChance(_) | LinkRule::None => {}
         }
-    }
-
-    fn step_clock(&mut self, s: &Strike, ms: i64) {
-        self.slots[s.client].borrow().step_clock(s.at, ms);
-    }
-
-    fn drift_clock(&mut self, s: &Strike, ppm: i64) {
-        self.slots[s.client].borrow().drift_clock(s.at, ppm);
     }
 
     fn jump_redis_clock(&mut self, _s: &Strike, ms: i64) {
