@@ -42,6 +42,7 @@ use sim::Invariant;
 #[cfg(test)]
 use crate::render_envelope_chart;
 use crate::{Expectation, Expectations, InputError, Scenario};
+use sim::steps;
 
 /// What the envelope is computed for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -387,10 +388,10 @@ pub fn probe_spec(
     };
     let critical = |work| {
         vec![
-            Step::Lock { lease_ms: None },
-            Step::Work { ms: work },
-            Step::Write,
-            Step::Unlock,
+            Step::Lock(steps::Lock { lease_ms: None }),
+            Step::Work(steps::Work { ms: work }),
+            Step::Write(steps::Write {}),
+            Step::Unlock(steps::Unlock {}),
         ]
     };
     let client = |name: &str, t| ClientSpec {

@@ -4,16 +4,17 @@
 //!
 //! `cargo run -p sim --example fenced_pause`
 use lockcore::{LockName, Release};
+use sim::steps;
 use sim::{ClientSpec, Fault, FaultPlan, LatencyRange, SimSpec, Step, ThreadSpec};
 
 fn main() {
     let lock = LockName::new(sim::DEFAULT_LOCK).unwrap_or_else(|e| panic!("{e}"));
     let critical = |work_ms| {
         vec![
-            Step::Lock { lease_ms: None },
-            Step::Work { ms: work_ms },
-            Step::Write,
-            Step::Unlock,
+            Step::Lock(steps::Lock { lease_ms: None }),
+            Step::Work(steps::Work { ms: work_ms }),
+            Step::Write(steps::Write {}),
+            Step::Unlock(steps::Unlock {}),
         ]
     };
     let client = |name: &str, start_ms, work_ms| ClientSpec {

@@ -114,13 +114,14 @@
 //! # Layout: three layers, imports point down
 //!
 //! - **`model`**: what to simulate and what happened, as data, with no
-//!   engine type in sight. `spec` ([`SimSpec`], [`ClientSpec`], [`Step`]);
-//!   `fault`, one file per kind (`fault/<kind>.rs`: its serde data,
+//!   engine type in sight. `spec` ([`SimSpec`], [`ClientSpec`]); `step`,
+//!   one file per kind of [`Step`] (`step/<kind>.rs`: its serde data, its
+//!   rules, and the lock call or instructions it runs); `fault`, one file per kind (`fault/<kind>.rs`: its serde data,
 //!   validation, timeline text, generator, link rule or timer delay, and
 //!   what its window's edges do, written once in the verbs of
 //!   `fault::effect`); `history` and `timeline` (the records and their
 //!   one-line rendering); `validate`; `script` (thread scripts flattened
-//!   into instructions); `rng` (per-component streams); `config` (each
+//!   into the instructions every engine runs); `rng` (per-component streams); `config` (each
 //!   client's lock config and the bounds every engine shares);
 //!   `retransmission` (when what a partition held arrives); `time`,
 //!   `name`, `cut` ([`CutShort`]), `ended` (what an engine hands the
@@ -182,9 +183,9 @@ pub use model::history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
     ServerCause, UnlockError, Who,
 };
-pub use model::spec::{
-    ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, Step, ThreadSpec,
-};
+pub use model::spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, ThreadSpec};
+pub use model::step::Step;
+pub use model::step::kinds as steps;
 pub use model::time::{ClientId, SimTime};
 pub use model::validate::{
     MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,

@@ -110,6 +110,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
 pub(crate) mod tests {
     use super::*;
     use crate::model::history::RecordKind;
+    use crate::steps;
     use crate::{
         ClientSpec, DEFAULT_LOCK, Fault, FaultPlan, LatencyRange, SimTime, Step, ThreadSpec,
     };
@@ -148,10 +149,10 @@ pub(crate) mod tests {
 
     pub(crate) fn critical(work_ms: u64) -> Vec<Step> {
         vec![
-            Step::Lock { lease_ms: None },
-            Step::Work { ms: work_ms },
-            Step::Write,
-            Step::Unlock,
+            Step::Lock(steps::Lock { lease_ms: None }),
+            Step::Work(steps::Work { ms: work_ms }),
+            Step::Write(steps::Write {}),
+            Step::Unlock(steps::Unlock {}),
         ]
     }
 
@@ -231,7 +232,10 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn never_unlock() -> Vec<Step> {
-        vec![Step::Lock { lease_ms: None }, Step::Work { ms: 100_000 }]
+        vec![
+            Step::Lock(steps::Lock { lease_ms: None }),
+            Step::Work(steps::Work { ms: 100_000 }),
+        ]
     }
 
     /// The documents' experiment 1: lock() and never unlock; the thread
@@ -240,7 +244,13 @@ pub(crate) mod tests {
     fn never_unlocking_leaves_the_lock_behind() {
         let mut s = spec(vec![client(
             "A",
-            vec![thread(0, vec![Step::Lock { lease_ms: None }, Step::Write])],
+            vec![thread(
+                0,
+                vec![
+                    Step::Lock(steps::Lock { lease_ms: None }),
+                    Step::Write(steps::Write {}),
+                ],
+            )],
         )]);
         s.horizon_ms = 40_000;
         let r = run(&s).expect("valid");
@@ -261,9 +271,9 @@ pub(crate) mod tests {
     #[test]
     fn short_lease_breaks_mutual_exclusion() {
         let lease = |steps: &mut Vec<Step>| {
-            steps[0] = Step::Lock {
+            steps[0] = Step::Lock(steps::Lock {
                 lease_ms: Some(1_000),
-            }
+            })
         };
         let mut a = critical(3_000);
         lease(&mut a);
@@ -342,10 +352,10 @@ pub(crate) mod tests {
         s.watchdog_timeout_ms = 2;
         invalid(s, "watchdog_timeout_ms", "between 3 and");
         let mut s = ok();
-        s.clients[0].threads[0].steps = vec![Step::Repeat {
+        s.clients[0].threads[0].steps = vec![Step::Repeat(steps::Repeat {
             times: u32::MAX,
-            steps: vec![Step::Write],
-        }];
+            steps: vec![Step::Write(steps::Write {})],
+        })];
         invalid(s, "clients", "at most 1000000");
     }
 
@@ -388,10 +398,10 @@ pub(crate) mod tests {
         })]);
         assert_eq!(field(s), "faults[0].duration_ms");
         let mut s = ok();
-        s.clients[0].threads[0].steps = vec![Step::Repeat {
+        s.clients[0].threads[0].steps = vec![Step::Repeat(steps::Repeat {
             times: 0,
-            steps: vec![Step::Write],
-        }];
+            steps: vec![Step::Write(steps::Write {})],
+        })];
         assert_eq!(field(s), "clients[0].threads[0].steps[0].times");
     }
 
@@ -404,7 +414,10 @@ pub(crate) mod tests {
         let with_lease = |ms: u64| {
             let mut s = spec(vec![client(
                 "A",
-                vec![thread(0, vec![Step::Lock { lease_ms: Some(ms) }])],
+                vec![thread(
+                    0,
+                    vec![Step::Lock(steps::Lock { lease_ms: Some(ms) })],
+                )],
             )]);
             s.horizon_ms = 1_000;
             s
@@ -463,20 +476,23 @@ pub(crate) mod tests {
         use proptest::prelude::*;
         let opt = || proptest::option::of(any_u64());
         let leaf = prop_oneof![
-            opt().prop_map(|lease_ms| Step::Lock { lease_ms }),
-            (opt(), opt()).prop_map(|(wait_ms, lease_ms)| Step::TryLock { wait_ms, lease_ms }),
-            any_u64().prop_map(|ms| Step::Work { ms }),
-            Just(Step::Write),
-            Just(Step::Unlock),
-            Just(Step::ForceUnlock),
-            any_u64().prop_map(|ms| Step::Sleep { ms }),
+            opt().prop_map(|lease_ms| Step::Lock(steps::Lock { lease_ms })),
+            (opt(), opt()).prop_map(|(wait_ms, lease_ms)| Step::TryLock(steps::TryLock {
+                wait_ms,
+                lease_ms
+            })),
+            any_u64().prop_map(|ms| Step::Work(steps::Work { ms })),
+            Just(Step::Write(steps::Write {})),
+            Just(Step::Unlock(steps::Unlock {})),
+            Just(Step::ForceUnlock(steps::ForceUnlock {})),
+            any_u64().prop_map(|ms| Step::Sleep(steps::Sleep { ms })),
         ];
         leaf.prop_recursive(2, 12, 4, |inner| {
             (
                 prop_oneof![9 => 0u32..4, 1 => any::<u32>()],
                 proptest::collection::vec(inner, 0..4),
             )
-                .prop_map(|(times, steps)| Step::Repeat { times, steps })
+                .prop_map(|(times, steps)| Step::Repeat(steps::Repeat { times, steps }))
         })
     }
 

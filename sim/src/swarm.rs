@@ -7,6 +7,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::model::fault::{Draw, GENERATORS, Generator};
 use crate::model::rng::{self, Stream, between};
+use crate::steps;
 use crate::workload::{
     CORRECT_WATCHDOGS_MS, Usage, Workload, add_liveness_phase, after_a_sleep, correct_script,
 };
@@ -187,13 +188,15 @@ fn use_async_api(spec: &mut SimSpec) {
 /// `steps` with `lock` and `try-lock` as `lock-async` and `try-lock-async`.
 fn to_async(steps: &mut [Step]) {
     replace_steps(steps, &|step| match step {
-        Step::Lock { lease_ms } => Some(Step::LockAsync {
+        Step::Lock(steps::Lock { lease_ms }) => Some(Step::LockAsync(steps::LockAsync {
             lease_ms: *lease_ms,
-        }),
-        Step::TryLock { wait_ms, lease_ms } => Some(Step::TryLockAsync {
-            wait_ms: *wait_ms,
-            lease_ms: *lease_ms,
-        }),
+        })),
+        Step::TryLock(steps::TryLock { wait_ms, lease_ms }) => {
+            Some(Step::TryLockAsync(steps::TryLockAsync {
+                wait_ms: *wait_ms,
+                lease_ms: *lease_ms,
+            }))
+        }
         _ => None,
     });
 }
@@ -201,8 +204,8 @@ fn to_async(steps: &mut [Step]) {
 /// Replaces each step (inside repeats too) for which `with` gives one.
 fn replace_steps(steps: &mut [Step], with: &impl Fn(&Step) -> Option<Step>) {
     for step in steps {
-        if let Step::Repeat { steps, .. } = step {
-            replace_steps(steps, with);
+        if let Some(body) = step.kind_mut().body_mut() {
+            replace_steps(body, with);
         } else if let Some(new) = with(step) {
             *step = new;
         }
@@ -270,25 +273,25 @@ fn script(r: &mut impl Rng, watchdog_ms: u64) -> Vec<Step> {
         .random_bool(0.3)
         .then(|| between(r, 50, 2 * watchdog_ms.min(10_000)));
     let acquire = if r.random_bool(0.5) {
-        Step::Lock { lease_ms }
+        Step::Lock(steps::Lock { lease_ms })
     } else {
-        Step::TryLock {
+        Step::TryLock(steps::TryLock {
             wait_ms: r.random_bool(0.8).then(|| r.random_range(100..=20_000)),
             lease_ms,
-        }
+        })
     };
     let mut body = vec![
         acquire,
-        Step::Work {
+        Step::Work(steps::Work {
             ms: between(r, 10, 3 * watchdog_ms.min(10_000)),
-        },
-        Step::Write,
+        }),
+        Step::Write(steps::Write {}),
     ];
     // Mostly unlock; sometimes forget (experiment 1) or force-unlock.
     match r.random_range(0..10) {
         0 => {}
-        1 => body.push(Step::ForceUnlock),
-        _ => body.push(Step::Unlock),
+        1 => body.push(Step::ForceUnlock(steps::ForceUnlock {})),
+        _ => body.push(Step::Unlock(steps::Unlock {})),
     }
     after_a_sleep(r, body)
 }
@@ -395,11 +398,16 @@ mod tests {
             assert!(a.horizon_ms >= probe.threads[0].start_ms + 2 * a.watchdog_timeout_ms);
             for c in &a.clients {
                 for t in &c.threads {
-                    let text = format!("{:?}", t.steps);
-                    assert!(!text.contains("ForceUnlock"), "seed {seed}");
+                    let count = |f: &dyn Fn(&Step) -> bool| count_steps(&t.steps, f);
                     assert_eq!(
-                        text.matches("Lock {").count() + text.matches("LockAsync {").count(),
-                        text.matches("Unlock").count()
+                        count(&|s| matches!(s, Step::ForceUnlock(_))),
+                        0,
+                        "seed {seed}"
+                    );
+                    assert_eq!(
+                        count(&|s| s.is_acquire()),
+                        count(&|s| matches!(s, Step::Unlock(_))),
+                        "seed {seed}"
                     );
                 }
             }
@@ -473,16 +481,26 @@ mod tests {
         );
     }
 
+    /// How many of `steps` (inside repeats too, once each) satisfy `f`.
+    fn count_steps(steps: &[Step], f: &dyn Fn(&Step) -> bool) -> usize {
+        steps
+            .iter()
+            .map(|s| usize::from(f(s)) + count_steps(s.body(), f))
+            .sum()
+    }
+
     /// `steps` with the async acquires as their blocking forms.
     fn to_blocking(steps: &mut [Step]) {
         replace_steps(steps, &|step| match step {
-            Step::LockAsync { lease_ms } => Some(Step::Lock {
+            Step::LockAsync(steps::LockAsync { lease_ms }) => Some(Step::Lock(steps::Lock {
                 lease_ms: *lease_ms,
-            }),
-            Step::TryLockAsync { wait_ms, lease_ms } => Some(Step::TryLock {
-                wait_ms: *wait_ms,
-                lease_ms: *lease_ms,
-            }),
+            })),
+            Step::TryLockAsync(steps::TryLockAsync { wait_ms, lease_ms }) => {
+                Some(Step::TryLock(steps::TryLock {
+                    wait_ms: *wait_ms,
+                    lease_ms: *lease_ms,
+                }))
+            }
             _ => None,
         });
     }

@@ -22,6 +22,7 @@ use lockcore::LockName;
 use rand::{Rng, RngExt};
 
 use crate::model::rng::between;
+use crate::steps;
 use crate::{ClientSpec, MAX_HORIZON_MS, SimSpec, Step, SwarmKinds, ThreadSpec};
 
 /// How generated scripts use the lock.
@@ -81,18 +82,18 @@ pub(crate) fn correct_script(r: &mut impl Rng, watchdog_ms: u64) -> Vec<Step> {
         .random_bool(0.3)
         .then(|| 2 * work_ms + between(r, 1_000, 10_000));
     let acquire = if r.random_bool(0.5) {
-        Step::Lock { lease_ms }
+        Step::Lock(steps::Lock { lease_ms })
     } else {
-        Step::TryLock {
+        Step::TryLock(steps::TryLock {
             wait_ms: Some(r.random_range(100..=20_000)),
             lease_ms,
-        }
+        })
     };
     let body = vec![
         acquire,
-        Step::Work { ms: work_ms },
-        Step::Write,
-        Step::Unlock,
+        Step::Work(steps::Work { ms: work_ms }),
+        Step::Write(steps::Write {}),
+        Step::Unlock(steps::Unlock {}),
     ];
     after_a_sleep(r, body)
 }
@@ -100,16 +101,16 @@ pub(crate) fn correct_script(r: &mut impl Rng, watchdog_ms: u64) -> Vec<Step> {
 /// A critical section `body` after a sleep of up to 2 s, repeated two to
 /// four times in 40% of scripts (both generators draw it so).
 pub(crate) fn after_a_sleep(r: &mut impl Rng, body: Vec<Step>) -> Vec<Step> {
-    let sleep = Step::Sleep {
+    let sleep = Step::Sleep(steps::Sleep {
         ms: r.random_range(0..=2_000),
-    };
+    });
     if r.random_bool(0.4) {
         vec![
             sleep,
-            Step::Repeat {
+            Step::Repeat(steps::Repeat {
                 times: r.random_range(2..=4),
                 steps: body,
-            },
+            }),
         ]
     } else {
         let mut steps = vec![sleep];
@@ -152,13 +153,15 @@ pub(crate) fn nest_holds(spec: &mut SimSpec) {
 /// the first inner hold `percent` into the work; whether it found one.
 fn nest_first(steps: &mut Vec<Step>, percent: u64) -> bool {
     for i in 0..steps.len() {
-        if let Step::Repeat { steps: inner, .. } = &mut steps[i] {
+        if let Step::Repeat(steps::Repeat { steps: inner, .. }) = &mut steps[i] {
             if nest_first(inner, percent) {
                 return true;
             }
             continue;
         }
-        let (Some(acquire), Some(Step::Work { ms })) = (steps.get(i), steps.get(i + 1)) else {
+        let (Some(acquire), Some(Step::Work(steps::Work { ms }))) =
+            (steps.get(i), steps.get(i + 1))
+        else {
             continue;
         };
         if !acquire.is_acquire() {
@@ -170,20 +173,24 @@ fn nest_first(steps: &mut Vec<Step>, percent: u64) -> bool {
         let first = ms * percent / 100;
         let step = ms / 20;
         let rest = ms - first - 3 * step;
-        let work = |ms| Step::Work { ms };
+        let work = |ms| Step::Work(steps::Work { ms });
         // Each inner hold in a repeat of one round: an inner acquire that
         // fails skips its own round only, and the outer unlock still runs
         // (a `finally`).
-        let once = |steps| Step::Repeat { times: 1, steps };
-        let innermost = once(vec![Step::Lock { lease_ms }, work(step), Step::Unlock]);
+        let once = |steps| Step::Repeat(steps::Repeat { times: 1, steps });
+        let innermost = once(vec![
+            Step::Lock(steps::Lock { lease_ms }),
+            work(step),
+            Step::Unlock(steps::Unlock {}),
+        ]);
         let nested = [
             work(first),
             once(vec![
-                Step::Lock { lease_ms },
+                Step::Lock(steps::Lock { lease_ms }),
                 work(step),
                 innermost,
                 work(step),
-                Step::Unlock,
+                Step::Unlock(steps::Unlock {}),
             ]),
             work(rest),
         ];
@@ -264,9 +271,11 @@ fn first_unlock_ms(steps: &[Step]) -> Option<u64> {
     let mut at = 0u64;
     for step in steps {
         match step {
-            Step::Sleep { ms } | Step::Work { ms } => at += ms,
-            Step::Unlock => return Some(at),
-            Step::Repeat { steps, .. } => return first_unlock_ms(steps).map(|more| at + more),
+            Step::Sleep(steps::Sleep { ms }) | Step::Work(steps::Work { ms }) => at += ms,
+            Step::Unlock(steps::Unlock {}) => return Some(at),
+            Step::Repeat(steps::Repeat { steps, .. }) => {
+                return first_unlock_ms(steps).map(|more| at + more);
+            }
             _ => {}
         }
     }
@@ -275,7 +284,7 @@ fn first_unlock_ms(steps: &[Step]) -> Option<u64> {
 
 /// Zeroes the sleep a script opens with.
 fn drop_first_sleep(steps: &mut [Step]) {
-    if let Some(Step::Sleep { ms }) = steps.first_mut() {
+    if let Some(Step::Sleep(steps::Sleep { ms })) = steps.first_mut() {
         *ms = 0;
     }
 }
@@ -303,7 +312,7 @@ fn leases(steps: &[Step]) -> Vec<u64> {
     steps
         .iter()
         .flat_map(|s| match s {
-            Step::Repeat { steps, .. } => leases(steps),
+            Step::Repeat(steps::Repeat { steps, .. }) => leases(steps),
             s if s.is_acquire() => s.lease_ms().into_iter().collect(),
             _ => Vec::new(),
         })
@@ -335,10 +344,10 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec) {
             start_ms,
             lock: lock.clone(),
             steps: vec![
-                Step::Lock { lease_ms: None },
-                Step::Work { ms: 100 },
-                Step::Write,
-                Step::Unlock,
+                Step::Lock(steps::Lock { lease_ms: None }),
+                Step::Work(steps::Work { ms: 100 }),
+                Step::Write(steps::Write {}),
+                Step::Unlock(steps::Unlock {}),
             ],
         })
         .collect();
@@ -363,34 +372,46 @@ mod tests {
     /// acquire still reaches the outer unlock), the total work unchanged.
     #[test]
     fn a_nested_section_keeps_its_work_and_lease() {
-        let lock = Step::Lock {
+        let lock = Step::Lock(steps::Lock {
             lease_ms: Some(5_000),
-        };
+        });
         let mut steps = vec![
             lock.clone(),
-            Step::Work { ms: 1_000 },
-            Step::Write,
-            Step::Unlock,
+            Step::Work(steps::Work { ms: 1_000 }),
+            Step::Write(steps::Write {}),
+            Step::Unlock(steps::Unlock {}),
         ];
         assert!(nest_first(&mut steps, 20));
-        let once = |steps| Step::Repeat { times: 1, steps };
-        let work = |ms| Step::Work { ms };
+        let once = |steps| Step::Repeat(steps::Repeat { times: 1, steps });
+        let work = |ms| Step::Work(steps::Work { ms });
         let expected = vec![
             lock.clone(),
             work(200),
             once(vec![
                 lock.clone(),
                 work(50),
-                once(vec![lock.clone(), work(50), Step::Unlock]),
+                once(vec![lock.clone(), work(50), Step::Unlock(steps::Unlock {})]),
                 work(50),
-                Step::Unlock,
+                Step::Unlock(steps::Unlock {}),
             ]),
             work(650),
-            Step::Write,
-            Step::Unlock,
+            Step::Write(steps::Write {}),
+            Step::Unlock(steps::Unlock {}),
         ];
         assert_eq!(steps, expected);
-        assert!(!nest_first(&mut vec![Step::Write], 20));
+        assert!(!nest_first(&mut vec![Step::Write(steps::Write {})], 20));
+    }
+
+    /// Whether `steps` hold a repeat of one round that starts with a
+    /// `lock` (of any form): a nested hold.
+    fn nests(steps: &[Step]) -> bool {
+        steps.iter().any(|s| {
+            let nested = matches!(s, Step::Repeat(r) if r.times == 1 && matches!(
+                r.steps.first(),
+                Some(Step::Lock(_) | Step::LockInterruptibly(_) | Step::LockAsync(_))
+            ));
+            nested || nests(s.body())
+        })
     }
 
     /// About 30% of correct seeds nest one thread's holds; `--misuse`
@@ -399,7 +420,8 @@ mod tests {
     fn some_correct_seeds_nest_a_threads_holds() {
         let deep = |w: Workload, seed| {
             let spec = crate::generate_with(seed, None, w);
-            format!("{:?}", spec.clients).contains("Repeat { times: 1, steps: [Lock")
+            let threads = spec.clients.iter().flat_map(|c| &c.threads);
+            threads.into_iter().any(|t| nests(&t.steps))
         };
         let misuse = Workload {
             usage: Usage::Misuse,
@@ -414,16 +436,20 @@ mod tests {
     /// repeat's first round too.
     #[test]
     fn the_first_unlock_is_after_the_sleep_and_work_before_it() {
-        let work = |ms| Step::Work { ms };
-        let section = vec![Step::Lock { lease_ms: None }, work(300), Step::Unlock];
-        let mut steps = vec![Step::Sleep { ms: 50 }];
-        steps.push(Step::Repeat {
+        let work = |ms| Step::Work(steps::Work { ms });
+        let section = vec![
+            Step::Lock(steps::Lock { lease_ms: None }),
+            work(300),
+            Step::Unlock(steps::Unlock {}),
+        ];
+        let mut steps = vec![Step::Sleep(steps::Sleep { ms: 50 })];
+        steps.push(Step::Repeat(steps::Repeat {
             times: 3,
             steps: section.clone(),
-        });
+        }));
         assert_eq!(first_unlock_ms(&steps), Some(350));
         assert_eq!(first_unlock_ms(&section), Some(300));
-        assert_eq!(first_unlock_ms(&[Step::Write]), None);
+        assert_eq!(first_unlock_ms(&[Step::Write(steps::Write {})]), None);
         drop_first_sleep(&mut steps);
         assert_eq!(first_unlock_ms(&steps), Some(300));
     }
@@ -457,7 +483,10 @@ mod tests {
                 (until.saturating_sub(20)..=until + 40).contains(&t[1].start_ms),
                 "seed {seed}"
             );
-            assert!(matches!(t[1].steps.first(), Some(Step::Sleep { ms: 0 })));
+            assert!(matches!(
+                t[1].steps.first(),
+                Some(Step::Sleep(steps::Sleep { ms: 0 }))
+            ));
             // At most one fault more: an interleave on that client over
             // the hand-off.
             let added = &after.faults.0[spec.faults.0.len()..];

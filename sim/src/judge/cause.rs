@@ -37,6 +37,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::history::{RecordKind, ServerCause};
+use crate::steps;
 use crate::{History, Invariant, SimSpec, SimTime, Step, Violation};
 use lockcore::{LockName, Purpose};
 
@@ -517,7 +518,7 @@ fn misuse(spec: &SimSpec, v: &Violation) -> Option<String> {
         let involved = v.clients.contains(&c.name);
         for (t, thread) in c.threads.iter().enumerate() {
             let steps = flatten(&thread.steps);
-            if steps.iter().any(|s| matches!(s, Step::ForceUnlock)) {
+            if steps.iter().any(|s| matches!(s, Step::ForceUnlock(_))) {
                 return Some(format!("{}/t{} calls forceUnlock", c.name, t + 1));
             }
             if !involved {
@@ -527,7 +528,10 @@ fn misuse(spec: &SimSpec, v: &Violation) -> Option<String> {
                 return Some(format!("{}/t{}: {why}", c.name, t + 1));
             }
             let takes = steps.iter().filter(|s| s.is_acquire()).count();
-            let gives = steps.iter().filter(|s| matches!(s, Step::Unlock)).count();
+            let gives = steps
+                .iter()
+                .filter(|s| matches!(s, Step::Unlock(_)))
+                .count();
             if takes > gives {
                 return Some(format!(
                     "{}/t{} takes the lock {takes} time(s) and unlocks {gives}",
@@ -549,9 +553,9 @@ fn short_lease(steps: &[&Step]) -> Option<String> {
         };
         let busy: u64 = steps[i + 1..]
             .iter()
-            .take_while(|s| !matches!(s, Step::Unlock))
+            .take_while(|s| !matches!(s, Step::Unlock(_)))
             .map(|s| match s {
-                Step::Work { ms } | Step::Sleep { ms } => *ms,
+                Step::Work(steps::Work { ms }) | Step::Sleep(steps::Sleep { ms }) => *ms,
                 _ => 0,
             })
             .sum();
@@ -567,7 +571,7 @@ fn flatten(steps: &[Step]) -> Vec<&Step> {
     let mut out = Vec::new();
     for s in steps {
         match s {
-            Step::Repeat { times, steps } => {
+            Step::Repeat(steps::Repeat { times, steps }) => {
                 let inner = flatten(steps);
                 for _ in 0..(*times).min(2) {
                     out.extend(inner.iter().copied());

@@ -1,7 +1,7 @@
 //! The model: what to simulate and what happened, as data. Specs, fault
 //! kinds (their data, validation, timeline text, generators and, in verbs,
 //! their effects), the history's records and their timeline, validation,
-//! thread scripts, the random streams and the rules every engine shares
+//! step kinds and the thread scripts they compile to, the random streams and the rules every engine shares
 //! (a client's config, TCP's retransmission). Nothing here knows an
 //! engine: the judge reads the model alone, and every engine writes it.
 
@@ -16,6 +16,7 @@ pub(crate) mod retransmission;
 pub(crate) mod rng;
 pub(crate) mod script;
 pub(crate) mod spec;
+pub(crate) mod step;
 pub(crate) mod time;
 pub(crate) mod timeline;
 pub(crate) mod validate;

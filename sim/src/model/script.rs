@@ -1,37 +1,22 @@
-//! A thread's script, flattened into instructions with jumps.
+//! A thread's script, flattened into instructions with jumps. Each step
+//! kind says what it runs ([`crate::model::step`]); the engines run the
+//! instructions and never see a step.
 
-use lockcore::Millis;
+use lockcore::Call;
 
 use crate::Step;
 
 /// One instruction of a flattened script.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Instr {
-    /// `lock(lease)` (or `lockInterruptibly`, `lockAsync`).
-    Lock {
-        lease: Option<Millis>,
-        skip_to: usize,
-        interruptibly: bool,
-        asynchronous: bool,
-    },
-    /// `tryLock(wait, lease)` (or `tryLockAsync`); on failure jump to
-    /// `skip_to` (the end of the enclosing block).
-    TryLock {
-        wait: Option<Millis>,
-        lease: Option<Millis>,
-        skip_to: usize,
-        asynchronous: bool,
-    },
-    /// Busy work for this long.
-    Work(u64),
+    /// A call of the lock API. An acquire that fails or errs jumps to
+    /// `skip_to`, the end of its block, as `if (res) { ... }` or the
+    /// exception would.
+    Call { call: Call, skip_to: usize },
+    /// Work or a sleep: the thread is busy this many ms.
+    Busy(u64),
     /// A write to the protected resource.
     Write,
-    /// `unlock()`.
-    Unlock,
-    /// `forceUnlock()`.
-    ForceUnlock,
-    /// `Thread.sleep`.
-    Sleep(u64),
     /// Start of a repeat: `times` rounds; `end` is its `EndLoop`.
     Loop { times: u32, end: usize },
     /// End of a round: back to `start + 1` while rounds remain.
@@ -39,134 +24,103 @@ pub(crate) enum Instr {
 }
 
 impl Instr {
-    /// An acquiring instruction's call, and where a failure skips to.
-    pub(crate) fn acquire(self) -> Option<(lockcore::Call, usize)> {
-        use lockcore::Call;
-        match self {
-            Instr::Lock {
-                lease,
-                skip_to,
-                interruptibly,
-                asynchronous,
-            } => {
-                let call = if interruptibly {
-                    Call::LockInterruptibly { lease }
-                } else if asynchronous {
-                    Call::LockAsync { lease }
-                } else {
-                    Call::Lock { lease }
-                };
-                Some((call, skip_to))
-            }
-            Instr::TryLock {
-                wait,
-                lease,
-                skip_to,
-                asynchronous: false,
-            } => Some((Call::TryLock { wait, lease }, skip_to)),
-            Instr::TryLock {
-                wait,
-                lease,
-                skip_to,
-                asynchronous: true,
-            } => Some((Call::TryLockAsync { wait, lease }, skip_to)),
-            _ => None,
+    /// The instruction that makes `call`, its skip not yet known.
+    pub(crate) fn call(call: Call) -> Instr {
+        Instr::Call {
+            call,
+            skip_to: UNPATCHED,
         }
     }
 }
 
-/// A flattened script. A failed try-lock jumps to the `EndLoop` of its
+/// A flattened script: its instructions and, for each, the name of the
+/// step it came from. A failed try-lock jumps to the `EndLoop` of its
 /// round (which starts the next round) or to the end of the script.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Program(pub(crate) Vec<Instr>);
+pub(crate) struct Program(Vec<(Instr, &'static str)>);
 
 impl Program {
     pub(crate) fn compile(steps: &[Step]) -> Program {
         // Sized once: every thread of every run compiles its steps.
         let size = instructions(steps);
-        let mut out = Vec::with_capacity(size);
-        emit(steps, &mut out);
-        debug_assert_eq!(out.len(), size, "instructions() counts what emit() makes");
-        let end = out.len();
-        patch(&mut out, 0, end, end);
-        Program(out)
+        let mut out = Emit {
+            program: Program(Vec::with_capacity(size)),
+            step: "",
+        };
+        out.steps(steps);
+        let mut program = out.program;
+        debug_assert_eq!(program.0.len(), size, "each kind counts what it emits");
+        let end = program.0.len();
+        patch(&mut program.0, 0, end, end);
+        program
+    }
+
+    /// How many instructions it has.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The name of the step instruction `pc` came from.
+    pub(crate) fn step_at(&self, pc: usize) -> &'static str {
+        self.0.get(pc).map_or("its script", |(_, step)| step)
+    }
+}
+
+/// A program being compiled, with the step whose instructions it takes.
+pub(crate) struct Emit {
+    program: Program,
+    step: &'static str,
+}
+
+impl Emit {
+    /// Appends `instr`, made for the current step.
+    pub(crate) fn push(&mut self, instr: Instr) {
+        self.program.0.push((instr, self.step));
+    }
+
+    /// Appends `steps`, each kind's instructions in turn.
+    fn steps(&mut self, steps: &[Step]) {
+        let outer = self.step;
+        for step in steps {
+            self.step = step.name();
+            step.kind().emit(self);
+        }
+        self.step = outer;
+    }
+
+    /// Appends a loop of `times` rounds of `steps`; a failed acquire in a
+    /// round skips to the round's end.
+    pub(crate) fn repeat(&mut self, times: u32, steps: &[Step]) {
+        let start = self.program.0.len();
+        self.push(Instr::Loop {
+            times,
+            end: UNPATCHED,
+        });
+        self.steps(steps);
+        let end = self.program.0.len();
+        self.push(Instr::EndLoop { start });
+        let instrs = &mut self.program.0;
+        instrs[start].0 = Instr::Loop { times, end };
+        patch(instrs, start + 1, end, end);
     }
 }
 
 /// Placeholder for jump targets, patched once the block's end is known.
 const UNPATCHED: usize = usize::MAX;
 
-/// How many instructions [`emit`] makes of `steps`: one per step, and
-/// a loop's two around its body.
-fn instructions(steps: &[Step]) -> usize {
-    steps
-        .iter()
-        .map(|step| match step {
-            Step::Repeat { steps, .. } => 2 + instructions(steps),
-            _ => 1,
-        })
-        .sum()
-}
-
-fn emit(steps: &[Step], out: &mut Vec<Instr>) {
-    for step in steps {
-        match step {
-            Step::Lock { lease_ms } => out.push(lock(*lease_ms, false, false)),
-            Step::LockInterruptibly { lease_ms } => out.push(lock(*lease_ms, true, false)),
-            Step::LockAsync { lease_ms } => out.push(lock(*lease_ms, false, true)),
-            Step::TryLock { wait_ms, lease_ms } => out.push(try_lock(*wait_ms, *lease_ms, false)),
-            Step::TryLockAsync { wait_ms, lease_ms } => {
-                out.push(try_lock(*wait_ms, *lease_ms, true))
-            }
-            Step::Work { ms } => out.push(Instr::Work(*ms)),
-            Step::Write => out.push(Instr::Write),
-            Step::Unlock => out.push(Instr::Unlock),
-            Step::ForceUnlock => out.push(Instr::ForceUnlock),
-            Step::Sleep { ms } => out.push(Instr::Sleep(*ms)),
-            Step::Repeat { times, steps } => {
-                let start = out.len();
-                out.push(Instr::Loop {
-                    times: *times,
-                    end: UNPATCHED,
-                });
-                emit(steps, out);
-                let end = out.len();
-                out.push(Instr::EndLoop { start });
-                out[start] = Instr::Loop { times: *times, end };
-                patch(out, start + 1, end, end);
-            }
-        }
-    }
-}
-
-fn lock(lease_ms: Option<u64>, interruptibly: bool, asynchronous: bool) -> Instr {
-    Instr::Lock {
-        lease: lease_ms.map(Millis),
-        skip_to: UNPATCHED,
-        interruptibly,
-        asynchronous,
-    }
-}
-
-fn try_lock(wait_ms: Option<u64>, lease_ms: Option<u64>, asynchronous: bool) -> Instr {
-    Instr::TryLock {
-        wait: wait_ms.map(Millis),
-        lease: lease_ms.map(Millis),
-        skip_to: UNPATCHED,
-        asynchronous,
-    }
+/// How many instructions `steps` compile to.
+pub(crate) fn instructions(steps: &[Step]) -> usize {
+    steps.iter().map(|step| step.kind().instructions()).sum()
 }
 
 /// Points the still-unpatched skips in `from..to` at `target`.
-fn patch(out: &mut [Instr], from: usize, to: usize, target: usize) {
-    for instr in &mut out[from..to] {
-        match instr {
-            Instr::Lock { skip_to, .. } | Instr::TryLock { skip_to, .. }
-                if *skip_to == UNPATCHED =>
-            {
-                *skip_to = target;
-            }
-            _ => {}
+fn patch(out: &mut [(Instr, &'static str)], from: usize, to: usize, target: usize) {
+    for (instr, _) in &mut out[from..to] {
+        if let Instr::Call { skip_to, .. } = instr
+            && *skip_to == UNPATCHED
+        {
+            *skip_to = target;
         }
     }
 }
@@ -174,15 +128,9 @@ fn patch(out: &mut [Instr], from: usize, to: usize, target: usize) {
 /// How many instructions a script executes at most (repeats expanded),
 /// saturating: bounds the work of a zero-time loop.
 pub(crate) fn expanded_len(steps: &[Step]) -> u64 {
-    steps.iter().fold(0u64, |acc, s| {
-        let n = match s {
-            Step::Repeat { times, steps } => {
-                u64::from(*times).saturating_mul(expanded_len(steps).saturating_add(1))
-            }
-            _ => 1,
-        };
-        acc.saturating_add(n)
-    })
+    steps
+        .iter()
+        .fold(0u64, |acc, s| acc.saturating_add(s.kind().expanded_len()))
 }
 
 /// Where a thread is in its program.
@@ -196,10 +144,10 @@ pub(crate) struct Cursor {
 impl Cursor {
     /// The next instruction that does something, handling loop bookkeeping;
     /// `None` when the script is over.
-    pub(crate) fn next(&mut self, program: &Program) -> Option<Instr> {
+    pub(crate) fn next<'p>(&mut self, program: &'p Program) -> Option<&'p Instr> {
         loop {
-            let instr = *program.0.get(self.pc)?;
-            match instr {
+            let (instr, _) = program.0.get(self.pc)?;
+            match *instr {
                 Instr::Loop { times, end } => {
                     if times == 0 {
                         self.pc = end + 1;
@@ -220,9 +168,9 @@ impl Cursor {
                         self.pc += 1;
                     }
                 }
-                other => {
+                _ => {
                     self.pc += 1;
-                    return Some(other);
+                    return Some(instr);
                 }
             }
         }
@@ -237,17 +185,21 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps;
 
     fn run_all(program: &Program, fail_try: bool) -> Vec<Instr> {
         let mut c = Cursor::default();
         let mut seen = Vec::new();
         while let Some(i) = c.next(program) {
-            seen.push(i);
-            if let Instr::TryLock { skip_to, .. } = i
+            if let Instr::Call {
+                call: Call::TryLock { .. },
+                skip_to,
+            } = i
                 && fail_try
             {
-                c.skip_to(skip_to);
+                c.skip_to(*skip_to);
             }
+            seen.push(i.clone());
         }
         seen
     }
@@ -258,18 +210,18 @@ mod tests {
     #[test]
     fn failed_try_lock_skips_the_rest_of_the_round() {
         let steps = vec![
-            Step::Repeat {
+            Step::Repeat(steps::Repeat {
                 times: 2,
                 steps: vec![
-                    Step::TryLock {
+                    Step::TryLock(steps::TryLock {
                         wait_ms: None,
                         lease_ms: None,
-                    },
-                    Step::Write,
-                    Step::Unlock,
+                    }),
+                    Step::Write(steps::Write {}),
+                    Step::Unlock(steps::Unlock {}),
                 ],
-            },
-            Step::Sleep { ms: 5 },
+            }),
+            Step::Sleep(steps::Sleep { ms: 5 }),
         ];
         let p = Program::compile(&steps);
         let failing = run_all(&p, true);
@@ -278,7 +230,7 @@ mod tests {
             3,
             "two failed tries then the sleep: {failing:?}"
         );
-        assert_eq!(failing[2], Instr::Sleep(5));
+        assert_eq!(failing[2], Instr::Busy(5));
         let passing = run_all(&p, false);
         assert_eq!(passing.len(), 7);
         assert_eq!(expanded_len(&steps), 2 * 4 + 1);
@@ -288,11 +240,11 @@ mod tests {
     #[test]
     fn failed_try_lock_at_top_level_ends_the_script() {
         let steps = vec![
-            Step::TryLock {
+            Step::TryLock(steps::TryLock {
                 wait_ms: Some(10),
                 lease_ms: None,
-            },
-            Step::Write,
+            }),
+            Step::Write(steps::Write {}),
         ];
         assert_eq!(run_all(&Program::compile(&steps), true).len(), 1);
     }
@@ -301,15 +253,18 @@ mod tests {
     #[test]
     fn zero_rounds_run_nothing() {
         let steps = vec![
-            Step::Repeat {
+            Step::Repeat(steps::Repeat {
                 times: 0,
-                steps: vec![Step::Write],
-            },
-            Step::Unlock,
+                steps: vec![Step::Write(steps::Write {})],
+            }),
+            Step::Unlock(steps::Unlock {}),
         ];
         assert_eq!(
             run_all(&Program::compile(&steps), false),
-            vec![Instr::Unlock]
+            vec![Instr::Call {
+                call: Call::Unlock,
+                skip_to: 4
+            }]
         );
     }
 }

@@ -267,38 +267,11 @@ fn client(c: &ClientSpec, path: Path<'_>, horizon_ms: u64) -> Result<u64, SimErr
 fn steps(list: &[Step], path: Path<'_>) -> Result<(), SimError> {
     for (i, step) in list.iter().enumerate() {
         let here = path.index(i);
-        if let Some(l) = step.lease_ms() {
-            lease_range(here.field("lease_ms"), l, 1)?;
+        if let Err((field, reason)) = step.kind().check() {
+            return invalid(here.field(field), reason);
         }
-        match step {
-            Step::TryLock {
-                wait_ms: Some(w), ..
-            }
-            | Step::TryLockAsync {
-                wait_ms: Some(w), ..
-            } => lease_range(here.field("wait_ms"), *w, 1)?,
-            Step::Work { ms } | Step::Sleep { ms } if *ms > MAX_HORIZON_MS => {
-                return invalid(
-                    here.field("ms"),
-                    format!("must be at most {MAX_HORIZON_MS} ms (a day), got {ms}"),
-                );
-            }
-            Step::Repeat {
-                times,
-                steps: inner,
-            } => {
-                if *times == 0 {
-                    return invalid(
-                        here.field("times"),
-                        "a repeat of 0 times runs nothing; remove it or give at least 1".to_owned(),
-                    );
-                }
-                if inner.is_empty() {
-                    return invalid(here.field("steps"), "the repeat has no steps".to_owned());
-                }
-                steps(inner, here.field("steps"))?;
-            }
-            _ => {}
+        if !step.body().is_empty() {
+            steps(step.body(), here.field("steps"))?;
         }
     }
     Ok(())
@@ -360,15 +333,19 @@ fn duration(f: &Fault) -> Option<u64> {
 }
 
 fn lease_range(field: Path<'_>, ms: u64, min: u64) -> Result<(), SimError> {
-    if ms < min || ms > MAX_LEASE_MS {
-        return invalid(
-            field,
-            format!(
-                "must be between {min} and {MAX_LEASE_MS} ms (Redis refuses an expiry past a 64-bit ms timestamp), got {ms}"
-            ),
-        );
+    match lease_out_of_range(ms, min) {
+        Some(reason) => invalid(field, reason),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Why a wait or lease of `ms` is refused, if it is.
+pub(crate) fn lease_out_of_range(ms: u64, min: u64) -> Option<String> {
+    (ms < min || ms > MAX_LEASE_MS).then(|| {
+        format!(
+            "must be between {min} and {MAX_LEASE_MS} ms (Redis refuses an expiry past a 64-bit ms timestamp), got {ms}"
+        )
+    })
 }
 
 fn invalid<T>(field: impl std::fmt::Display, reason: String) -> Result<T, SimError> {

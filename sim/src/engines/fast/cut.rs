@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 use crate::CutShort;
 use crate::engines::fast::process::{Process, Thread};
 use crate::model::history::Who;
-use crate::model::script::Instr;
 use crate::model::timeline::call_text;
 
 /// Every thread of a live process that has not finished its script.
@@ -29,7 +28,8 @@ pub(crate) fn of_thread(who: Who, thread: &Thread) -> CutShort {
     let doing = match &thread.pending {
         Some((call, _)) => {
             steps += 1;
-            kinds.insert(call_kind(call));
+            // The cursor stays past a call until it returns.
+            kinds.insert(thread.program.step_at(thread.cursor.pc.wrapping_sub(1)));
             call_text(call)
         }
         None if thread.sleeping => {
@@ -41,46 +41,14 @@ pub(crate) fn of_thread(who: Who, thread: &Thread) -> CutShort {
     // The rest of the script, as the thread would run it if every call
     // succeeded: bounded by validation's limit on steps.
     let mut cursor = thread.cursor.clone();
-    while let Some(instr) = cursor.next(&thread.program) {
+    while cursor.next(&thread.program).is_some() {
         steps += 1;
-        kinds.insert(instr_kind(instr));
+        kinds.insert(thread.program.step_at(cursor.pc - 1));
     }
     CutShort {
         who,
         doing,
         steps_not_run: steps,
         kinds_not_run: kinds.into_iter().map(str::to_owned).collect(),
-    }
-}
-
-fn call_kind(call: &lockcore::Call) -> &'static str {
-    match call {
-        lockcore::Call::Lock { .. } | lockcore::Call::LockInterruptibly { .. } => "lock",
-        lockcore::Call::TryLock { .. } => "try-lock",
-        lockcore::Call::LockAsync { .. } => "lock-async",
-        lockcore::Call::TryLockAsync { .. } => "try-lock-async",
-        lockcore::Call::Unlock => "unlock",
-        lockcore::Call::ForceUnlock => "force-unlock",
-        _ => "query",
-    }
-}
-
-/// The scenario-file name of an instruction's step.
-fn instr_kind(instr: Instr) -> &'static str {
-    match instr {
-        Instr::Lock {
-            asynchronous: true, ..
-        } => "lock-async",
-        Instr::Lock { .. } => "lock",
-        Instr::TryLock {
-            asynchronous: true, ..
-        } => "try-lock-async",
-        Instr::TryLock { .. } => "try-lock",
-        Instr::Work(_) => "work",
-        Instr::Write => "write",
-        Instr::Unlock => "unlock",
-        Instr::ForceUnlock => "force-unlock",
-        Instr::Sleep(_) => "sleep",
-        Instr::Loop { .. } | Instr::EndLoop { .. } => "repeat",
     }
 }

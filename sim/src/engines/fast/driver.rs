@@ -263,28 +263,12 @@ impl World<'_> {
                 self.record(RecordKind::Done { who });
                 return;
             };
-            if let Some((call, skip_to)) = instr.acquire() {
-                self.call(c, t, call, skip_to);
-                continue;
-            }
             match instr {
-                Instr::Lock { .. } | Instr::TryLock { .. } => {}
-                Instr::Unlock => {
-                    let th = &mut self.procs[c].threads[t];
-                    if th.holds > 1 {
-                        th.holds -= 1;
-                    } else {
-                        th.token = None;
-                        self.release_belief(c, t, ReleaseCause::Unlock);
-                    }
-                    self.call(c, t, Call::Unlock, 0);
+                Instr::Call { call, skip_to } => {
+                    self.believe_released(c, t, call);
+                    self.call(c, t, call.clone(), *skip_to);
                 }
-                Instr::ForceUnlock => {
-                    self.procs[c].threads[t].token = None;
-                    self.release_belief(c, t, ReleaseCause::Unlock);
-                    self.call(c, t, Call::ForceUnlock, 0);
-                }
-                Instr::Work(ms) | Instr::Sleep(ms) => {
+                &Instr::Busy(ms) => {
                     let p = &mut self.procs[c];
                     p.threads[t].sleeping = true;
                     let life = p.life;
@@ -301,6 +285,21 @@ impl World<'_> {
                 Instr::Write => self.write(c, t),
                 Instr::Loop { .. } | Instr::EndLoop { .. } => {}
             }
+        }
+    }
+
+    /// A thread that calls `unlock` believes it has one hold less (none
+    /// from its last), and one that calls `forceUnlock` none, before
+    /// Redis answers.
+    fn believe_released(&mut self, c: usize, t: usize, call: &Call) {
+        let th = &mut self.procs[c].threads[t];
+        match call {
+            Call::Unlock if th.holds > 1 => th.holds -= 1,
+            Call::Unlock | Call::ForceUnlock => {
+                th.token = None;
+                self.release_belief(c, t, ReleaseCause::Unlock);
+            }
+            _ => {}
         }
     }
 

@@ -272,13 +272,17 @@ mod tests {
     use super::*;
     use crate::engines::fast::server::Server;
     use crate::run::tests::{client, spec, thread};
+    use crate::steps;
     use crate::{Step, run};
 
     /// Writes reach a replica in order, each after its drawn lag, never
     /// overtaking one another.
     #[test]
     fn writes_arrive_in_order_after_their_lag() {
-        let mut s = spec(vec![client("A", vec![thread(0, vec![Step::Write])])]);
+        let mut s = spec(vec![client(
+            "A",
+            vec![thread(0, vec![Step::Write(steps::Write {})])],
+        )]);
         s.redis.replicas = 2;
         s.redis.replication_lag = LatencyRange {
             min_ms: 5,
@@ -331,7 +335,10 @@ mod tests {
     /// when it resumes.
     #[test]
     fn a_stall_holds_writes_back() {
-        let mut s = spec(vec![client("A", vec![thread(0, vec![Step::Write])])]);
+        let mut s = spec(vec![client(
+            "A",
+            vec![thread(0, vec![Step::Write(steps::Write {})])],
+        )]);
         s.redis.replicas = 1;
         let server = Server::new(1);
         let mut reps = Replicas::new(&s, || server.new_engine());

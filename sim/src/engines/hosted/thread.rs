@@ -39,7 +39,7 @@ pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
         let next = {
             let mut th = ctx.thread.borrow_mut();
             let program = th.program.clone();
-            th.cursor.next(&program)
+            th.cursor.next(&program).cloned()
         };
         let Some(instr) = next else {
             ctx.thread.borrow_mut().done = true;
@@ -48,15 +48,9 @@ pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
             rec.record(crate::model::history::RecordKind::Done { who });
             return;
         };
-        if let Some((call, skip_to)) = instr.acquire() {
-            call_step(&ctx, &lock, call, skip_to).await;
-            continue;
-        }
         match instr {
-            Instr::Lock { .. } | Instr::TryLock { .. } => {}
-            Instr::Unlock => call_step(&ctx, &lock, Call::Unlock, 0).await,
-            Instr::ForceUnlock => call_step(&ctx, &lock, Call::ForceUnlock, 0).await,
-            Instr::Work(ms) | Instr::Sleep(ms) => {
+            Instr::Call { call, skip_to } => call_step(&ctx, &lock, call, skip_to).await,
+            Instr::Busy(ms) => {
                 ctx.thread.borrow_mut().sleeping = true;
                 tokio::time::sleep(Duration::from_millis(ms / ctx.scale)).await;
                 ctx.starve.late().await;

@@ -45,6 +45,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
 
 #[cfg(test)]
 mod tests {
+    use crate::steps;
     use crate::run::tests::{client, critical, spec, thread};
     use crate::{Invariant, RealRedis, RedisTarget, Run, Step};
 
@@ -53,7 +54,7 @@ mod tests {
     #[test]
     fn one_checker_judges_every_engine() {
         let s = spec(vec![
-            client("A", vec![thread(0, vec![Step::Write])]),
+            client("A", vec![thread(0, vec![Step::Write(steps::Write {})])]),
             client("B", vec![thread(100, critical(1_000))]),
         ]);
         let real = RealRedis {

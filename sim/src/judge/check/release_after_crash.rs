@@ -435,6 +435,7 @@ impl Pauses {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps;
     use crate::judge::check::sample::{Sample, lock_call, proc, who};
     use crate::judge::check::work::Work;
     use crate::model::history::ReleaseCause;
@@ -502,9 +503,9 @@ mod tests {
     fn a_reentrant_unlock_re_arms_the_key() {
         use crate::run::tests::{client, spec, thread};
         use crate::{Fault, FaultPlan, Step, run};
-        let lease = || Step::Lock {
+        let lease = || Step::Lock(steps::Lock {
             lease_ms: Some(10_000),
-        };
+        });
         let mut s = spec(vec![client(
             "A",
             vec![thread(
@@ -512,9 +513,9 @@ mod tests {
                 vec![
                     lease(),
                     lease(),
-                    Step::Work { ms: 8_000 },
-                    Step::Unlock,
-                    Step::Work { ms: 30_000 },
+                    Step::Work(steps::Work { ms: 8_000 }),
+                    Step::Unlock(steps::Unlock {}),
+                    Step::Work(steps::Work { ms: 30_000 }),
                 ],
             )],
         )]);

@@ -58,6 +58,7 @@ impl Count for Uncounted {
 
 #[cfg(test)]
 mod tests {
+    use crate::steps;
     use proptest::prelude::*;
 
     use crate::{SimSpec, Step, check_all_counted, generate};
@@ -69,7 +70,7 @@ mod tests {
         for c in &mut spec.clients {
             for t in &mut c.threads {
                 let steps = std::mem::take(&mut t.steps);
-                t.steps = vec![Step::Repeat { times: k, steps }];
+                t.steps = vec![Step::Repeat(steps::Repeat { times: k, steps })];
             }
         }
         spec.horizon_ms *= u64::from(k);

@@ -92,6 +92,7 @@ mod tests {
     use crate::{FaultPlan, Invariant, SimTime, Step, run};
 
     use super::*;
+    use crate::steps;
 
     fn drifting(drift_ppm: i64, at_ms: u64, steps: Vec<Step>) -> crate::Run {
         let mut s = spec(vec![client("A", vec![thread(0, steps)])]);
@@ -158,7 +159,10 @@ mod tests {
                 "B",
                 vec![thread(
                     1_000,
-                    vec![Step::Lock { lease_ms: None }, Step::Unlock],
+                    vec![
+                        Step::Lock(steps::Lock { lease_ms: None }),
+                        Step::Unlock(steps::Unlock {}),
+                    ],
                 )],
             ),
         ]);

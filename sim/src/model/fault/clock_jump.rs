@@ -76,6 +76,7 @@ mod tests {
     use crate::{Fault, FaultPlan, SimTime, run};
 
     use super::*;
+    use crate::steps;
 
     fn jumped(jump_ms: i64) -> crate::Run {
         let mut s = spec(vec![client(
@@ -83,10 +84,10 @@ mod tests {
             vec![thread(
                 0,
                 vec![
-                    crate::Step::Lock {
+                    crate::Step::Lock(steps::Lock {
                         lease_ms: Some(10_000),
-                    },
-                    crate::Step::Work { ms: 30_000 },
+                    }),
+                    crate::Step::Work(steps::Work { ms: 30_000 }),
                 ],
             )],
         )]);

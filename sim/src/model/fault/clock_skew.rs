@@ -87,6 +87,7 @@ mod tests {
     use crate::{FaultPlan, SimTime, Step, run};
 
     use super::*;
+    use crate::steps;
 
     /// A holds the lock for 10 s; B calls `tryLock(wait = 20 s)` at 1 s.
     /// With B's clock stepped 15 s ahead at 3 s, B counts the step as time
@@ -100,9 +101,9 @@ mod tests {
                 vec![thread(
                     0,
                     vec![
-                        Step::Lock { lease_ms: None },
-                        Step::Work { ms: 10_000 },
-                        Step::Unlock,
+                        Step::Lock(steps::Lock { lease_ms: None }),
+                        Step::Work(steps::Work { ms: 10_000 }),
+                        Step::Unlock(steps::Unlock {}),
                     ],
                 )],
             ),
@@ -111,11 +112,11 @@ mod tests {
                 vec![thread(
                     1_000,
                     vec![
-                        Step::TryLock {
+                        Step::TryLock(steps::TryLock {
                             wait_ms: Some(20_000),
                             lease_ms: None,
-                        },
-                        Step::Unlock,
+                        }),
+                        Step::Unlock(steps::Unlock {}),
                     ],
                 )],
             ),

@@ -90,7 +90,7 @@ pub(crate) fn generate(_r: &mut ChaCha8Rng, d: Draw) -> Fault {
 pub(crate) mod tests {
     use crate::model::history::{RecordKind, ServerCause};
     use crate::run::tests::{client, never_unlock, spec, thread};
-    use crate::{FaultPlan, Invariant, SimError, Step, run};
+    use crate::{FaultPlan, Invariant, SimError, Step, run, steps};
 
     use super::*;
 
@@ -109,7 +109,10 @@ pub(crate) mod tests {
                 "B",
                 vec![thread(
                     3_500,
-                    vec![Step::Lock { lease_ms: None }, Step::Unlock],
+                    vec![
+                        Step::Lock(steps::Lock { lease_ms: None }),
+                        Step::Unlock(steps::Unlock {}),
+                    ],
                 )],
             ),
         ]);

@@ -85,6 +85,7 @@ pub(crate) fn generate(r: &mut ChaCha8Rng, d: Draw) -> Fault {
 mod tests {
     use super::*;
     use crate::run::tests::{client, spec, thread};
+    use crate::steps;
     use crate::{FaultPlan, Invariant, Step, run};
 
     /// Redisson #6844: A/t1 holds the lock; A/t2 waits for it. t1's unlock
@@ -100,18 +101,18 @@ mod tests {
                     thread(
                         0,
                         vec![
-                            Step::Lock { lease_ms: None },
-                            Step::Work { ms: 500 },
-                            Step::Unlock,
+                            Step::Lock(steps::Lock { lease_ms: None }),
+                            Step::Work(steps::Work { ms: 500 }),
+                            Step::Unlock(steps::Unlock {}),
                         ],
                     ),
                     thread(
                         100,
                         vec![
-                            Step::Lock { lease_ms: None },
-                            Step::Work { ms: 20_000 },
-                            Step::Write,
-                            Step::Unlock,
+                            Step::Lock(steps::Lock { lease_ms: None }),
+                            Step::Work(steps::Work { ms: 20_000 }),
+                            Step::Write(steps::Write {}),
+                            Step::Unlock(steps::Unlock {}),
                         ],
                     ),
                 ],
@@ -120,7 +121,11 @@ mod tests {
                 "B",
                 vec![thread(
                     1_000,
-                    vec![Step::Lock { lease_ms: None }, Step::Write, Step::Unlock],
+                    vec![
+                        Step::Lock(steps::Lock { lease_ms: None }),
+                        Step::Write(steps::Write {}),
+                        Step::Unlock(steps::Unlock {}),
+                    ],
                 )],
             ),
         ]);

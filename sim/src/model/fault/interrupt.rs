@@ -106,6 +106,7 @@ pub(crate) fn generate(r: &mut ChaCha8Rng, d: Draw) -> Fault {
 mod tests {
     use super::*;
     use crate::run::tests::{client, spec, thread};
+    use crate::steps;
     use crate::{FaultPlan, Invariant, Step, run};
 
     /// A's `lockInterruptibly()` is interrupted 1 ms after it sends its
@@ -133,9 +134,9 @@ mod tests {
                 vec![thread(
                     start_ms,
                     vec![
-                        Step::LockInterruptibly { lease_ms: None },
-                        Step::Work { ms: 100 },
-                        Step::Unlock,
+                        Step::LockInterruptibly(steps::LockInterruptibly { lease_ms: None }),
+                        Step::Work(steps::Work { ms: 100 }),
+                        Step::Unlock(steps::Unlock {}),
                     ],
                 )],
             ),
@@ -143,7 +144,10 @@ mod tests {
                 "B",
                 vec![thread(
                     2_000,
-                    vec![Step::Lock { lease_ms: None }, Step::Unlock],
+                    vec![
+                        Step::Lock(steps::Lock { lease_ms: None }),
+                        Step::Unlock(steps::Unlock {}),
+                    ],
                 )],
             ),
         ]);

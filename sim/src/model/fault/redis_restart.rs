@@ -41,6 +41,7 @@ mod tests {
     use super::*;
     use crate::model::history::RecordKind;
     use crate::run::tests::{client, spec, thread};
+    use crate::steps;
     use crate::{FaultPlan, Invariant, Step, run};
 
     /// Fenced seed 57571: Redis restarted while A's link lost what it
@@ -54,15 +55,18 @@ mod tests {
     fn a_close_the_link_lost_is_learned_at_the_next_ping() {
         let holder = |start, ms| {
             let steps = vec![
-                Step::Lock { lease_ms: None },
-                Step::Work { ms },
-                Step::Unlock,
+                Step::Lock(steps::Lock { lease_ms: None }),
+                Step::Work(steps::Work { ms }),
+                Step::Unlock(steps::Unlock {}),
             ];
             vec![thread(start, steps)]
         };
         let waiter = vec![thread(
             1_000,
-            vec![Step::Lock { lease_ms: None }, Step::Unlock],
+            vec![
+                Step::Lock(steps::Lock { lease_ms: None }),
+                Step::Unlock(steps::Unlock {}),
+            ],
         )];
         // B holds until the restart; C takes the lock after it and keeps
         // A waiting past A's next ping.
