@@ -1,4 +1,4 @@
-//! The keyspace: strings, hashes and lists with per-key expiry in
+//! The keyspace: strings, hashes, lists and sorted sets with per-key expiry in
 //! milliseconds, and who watches which key (`WATCH`).
 
 use std::collections::{BTreeMap, VecDeque, btree_map};
@@ -9,6 +9,7 @@ use indexmap::IndexMap;
 
 use crate::change_log::{ChangeLog, Touched};
 use crate::error::CmdError;
+use crate::zset::Zset;
 
 /// A hash's fields in insertion order, as a small Redis hash (a listpack)
 /// keeps them: updating a field keeps its place, deleting and re-adding it
@@ -42,6 +43,9 @@ pub(crate) enum Data {
     Hash(Arc<Hash>),
     /// A list (never empty: Redis deletes a list with its last element).
     List(VecDeque<Bytes>),
+    /// A sorted set (never empty), behind a shared pointer for the
+    /// reasons a hash is.
+    Zset(Arc<Zset>),
 }
 
 impl Data {
@@ -58,6 +62,18 @@ impl Data {
             Data::Str(_) => "string",
             Data::Hash(_) => "hash",
             Data::List(_) => "list",
+            Data::Zset(_) => "zset",
+        }
+    }
+
+    /// Whether this is a hash, list or sorted set with nothing in it
+    /// (Redis never keeps one).
+    fn is_empty_collection(&self) -> bool {
+        match self {
+            Data::Str(_) => false,
+            Data::Hash(h) => h.is_empty(),
+            Data::List(l) => l.is_empty(),
+            Data::Zset(z) => z.is_empty(),
         }
     }
 }
@@ -294,29 +310,50 @@ impl Db {
         }
     }
 
-    /// Removes `key` if it is an empty list (Redis never keeps one).
-    pub(crate) fn drop_if_empty_list(&mut self, key: &[u8]) {
-        if let Some(Entry {
-            data: Data::List(l),
-            ..
-        }) = self.entries.get(key)
-            && l.is_empty()
-        {
-            self.entries.remove(key);
-            self.log.bump();
+    /// The value at `key` as `pick` finds it in the data; `WRONGTYPE`
+    /// when `pick` finds nothing (another type).
+    fn get_typed<T>(
+        &mut self,
+        key: &[u8],
+        now: i64,
+        pick: fn(&Data) -> Option<&T>,
+    ) -> Result<Option<&T>, CmdError> {
+        match self.get(key, now) {
+            None => Ok(None),
+            Some(entry) => pick(&entry.data).map(Some).ok_or(CmdError::WrongType),
+        }
+    }
+
+    /// The sorted set at `key`; `WRONGTYPE` for another type.
+    pub(crate) fn get_zset(&mut self, key: &[u8], now: i64) -> Result<Option<&Zset>, CmdError> {
+        self.get_typed(key, now, |data| match data {
+            Data::Zset(z) => Some(&**z),
+            _ => None,
+        })
+    }
+
+    /// The sorted set at `key`, to change; `WRONGTYPE` for another type.
+    /// Unlike [`Db::get_mut`] this logs nothing: a sorted-set command that
+    /// changes nothing (`ZADD NX` of a member that is there) must not fail
+    /// a watcher's transaction, so the caller calls [`Db::touch`] when it
+    /// did change the set.
+    pub(crate) fn zset_mut(&mut self, key: &[u8], now: i64) -> Result<Option<&mut Zset>, CmdError> {
+        match Self::live_in(&mut self.entries, &mut self.log, key, now) {
+            None => Ok(None),
+            Some(Entry {
+                data: Data::Zset(z),
+                ..
+            }) => Ok(Some(Arc::make_mut(z))),
+            Some(_) => Err(CmdError::WrongType),
         }
     }
 
     /// The hash at `key`; `WRONGTYPE` for a string.
     pub(crate) fn get_hash(&mut self, key: &[u8], now: i64) -> Result<Option<&Hash>, CmdError> {
-        match self.get(key, now) {
-            None => Ok(None),
-            Some(Entry {
-                data: Data::Hash(h),
-                ..
-            }) => Ok(Some(h)),
-            Some(_) => Err(CmdError::WrongType),
-        }
+        self.get_typed(key, now, |data| match data {
+            Data::Hash(h) => Some(&**h),
+            _ => None,
+        })
     }
 
     /// The hash at `key`, created empty (without expiry) when missing;
@@ -363,13 +400,13 @@ impl Db {
         };
     }
 
-    /// Removes `key` if it is an empty hash (Redis never keeps one).
+    /// Removes `key` if it is an empty hash, list or sorted set (Redis
+    /// never keeps one).
     pub(crate) fn drop_if_empty(&mut self, key: &[u8]) {
-        if let Some(Entry {
-            data: Data::Hash(h),
-            ..
-        }) = self.entries.get(key)
-            && h.is_empty()
+        if self
+            .entries
+            .get(key)
+            .is_some_and(|e| e.data.is_empty_collection())
         {
             self.entries.remove(key);
             self.log.bump();

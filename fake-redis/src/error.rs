@@ -18,6 +18,22 @@ pub enum CmdError {
     /// `HINCRBY` on a field whose value is not an integer.
     #[error("ERR hash value is not an integer")]
     HashValueNotInteger,
+    /// A sorted-set score (or increment) that is not a float.
+    #[error("ERR value is not a valid float")]
+    NotFloat,
+    /// A score range bound that is not a float.
+    #[error("ERR min or max is not a float")]
+    RangeNotFloat,
+    /// A lex range bound that does not start with `[`, `(`, or is not
+    /// `-` or `+`.
+    #[error("ERR min or max not valid string range item")]
+    RangeNotLex,
+    /// `ZINCRBY` (or `ZADD INCR`) adding `-inf` to `inf`.
+    #[error("ERR resulting score is not a number (NaN)")]
+    ScoreNaN,
+    /// A count that must be zero or more (`ZPOPMIN key count`).
+    #[error("ERR value is out of range, must be positive")]
+    NotPositive,
     /// Options that do not parse.
     #[error("ERR syntax error")]
     Syntax,

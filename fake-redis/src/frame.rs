@@ -21,10 +21,19 @@ use redis_protocol::resp3::{
 
 use crate::{Protocol, Value};
 
-fn has_nil_array(value: &Value) -> bool {
+/// Whether `value` holds something redis-protocol cannot write as Redis
+/// does: a null array on RESP2 (it has none), or a double (it formats
+/// doubles its own way; Redis 7.0 writes `%.17g`).
+fn needs_own_headers(value: &Value, protocol: Protocol) -> bool {
     match value {
-        Value::NilArray => true,
-        Value::Array(items) | Value::Push(items) => items.iter().any(has_nil_array),
+        Value::NilArray => protocol == Protocol::Resp2,
+        Value::Double(_) => true,
+        Value::Array(items) | Value::Push(items) => {
+            items.iter().any(|v| needs_own_headers(v, protocol))
+        }
+        Value::Map(pairs) | Value::Pairs(pairs) => pairs
+            .iter()
+            .any(|(k, v)| needs_own_headers(k, protocol) || needs_own_headers(v, protocol)),
         _ => false,
     }
 }
@@ -34,19 +43,12 @@ pub fn encode(value: &Value, protocol: Protocol, out: &mut BytesMut) {
     if encode_scalar(value, protocol, out) {
         return;
     }
-    // redis-protocol's RESP2 has no null array (`*-1`): Redis writes one
-    // for a failed EXEC or `LPOP missing 2`. Only then are this value's
-    // array headers written here, each element still by redis-protocol.
-    if protocol == Protocol::Resp2 && has_nil_array(value) {
-        match value {
-            Value::Array(items) | Value::Push(items) => {
-                out.extend_from_slice(format!("*{}\r\n", items.len()).as_bytes());
-                for item in items {
-                    encode(item, protocol, out);
-                }
-            }
-            _ => out.extend_from_slice(b"*-1\r\n"),
-        }
+    // redis-protocol's RESP2 has no null array (`*-1`: a failed EXEC,
+    // `LPOP missing 2`), and it writes doubles its own way. Only for a
+    // value holding either are its aggregate headers written here, each
+    // element still by `encode` (so by redis-protocol where it can).
+    if needs_own_headers(value, protocol) {
+        encode_aggregate(value, protocol, out);
         return;
     }
     let start = out.len();
@@ -60,6 +62,44 @@ pub fn encode(value: &Value, protocol: Protocol, out: &mut BytesMut) {
         if write(&fallback, protocol, out).is_err() {
             out.truncate(start);
         }
+    }
+}
+
+/// Writes an aggregate's header, then its elements through [`encode`]:
+/// the same headers redis-protocol writes, plus RESP2's null array.
+fn encode_aggregate(value: &Value, protocol: Protocol, out: &mut BytesMut) {
+    let resp3 = protocol == Protocol::Resp3;
+    let header = |out: &mut BytesMut, kind: u8, len: usize| {
+        out.extend_from_slice(&[kind]);
+        out.extend_from_slice(itoa::Buffer::new().format(len).as_bytes());
+        out.extend_from_slice(b"\r\n");
+    };
+    match value {
+        Value::Array(items) | Value::Push(items) => {
+            let push = matches!(value, Value::Push(_)) && resp3;
+            header(out, if push { b'>' } else { b'*' }, items.len());
+            for item in items {
+                encode(item, protocol, out);
+            }
+        }
+        Value::Map(pairs) | Value::Pairs(pairs) => {
+            let nested = resp3 && matches!(value, Value::Pairs(_));
+            match (resp3, nested) {
+                (true, false) => header(out, b'%', pairs.len()),
+                (true, true) => header(out, b'*', pairs.len()),
+                (false, _) => header(out, b'*', pairs.len() * 2),
+            }
+            for (k, v) in pairs {
+                if nested {
+                    header(out, b'*', 2);
+                }
+                encode(k, protocol, out);
+                encode(v, protocol, out);
+            }
+        }
+        Value::NilArray if !resp3 => out.extend_from_slice(b"*-1\r\n"),
+        // Scalars are written by `encode_scalar`.
+        _ => {}
     }
 }
 
@@ -86,6 +126,13 @@ fn encode_scalar(value: &Value, protocol: Protocol, out: &mut BytesMut) -> bool 
             out.extend_from_slice(b);
             out.extend_from_slice(b"\r\n");
         }
+        Value::Double(d) if protocol == Protocol::Resp2 => {
+            let text = d.text();
+            line(out, b'$', itoa::Buffer::new().format(text.len()).as_bytes());
+            out.extend_from_slice(text.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
+        Value::Double(d) => line(out, b',', d.text().as_bytes()),
         Value::Nil if protocol == Protocol::Resp2 => out.extend_from_slice(b"$-1\r\n"),
         Value::Nil => out.extend_from_slice(b"_\r\n"),
         _ => return false,
@@ -123,7 +170,10 @@ fn resp2_frame(value: &Value) -> Resp2Frame {
         Value::Array(items) | Value::Push(items) => {
             Resp2Frame::Array(items.iter().map(resp2_frame).collect())
         }
-        Value::Map(pairs) => Resp2Frame::Array(
+        // Written by `encode` itself (redis-protocol's double text is not
+        // Redis's); never reached.
+        Value::Double(d) => Resp2Frame::BulkString(d.text().into()),
+        Value::Map(pairs) | Value::Pairs(pairs) => Resp2Frame::Array(
             pairs
                 .iter()
                 .flat_map(|(k, v)| [resp2_frame(k), resp2_frame(v)])
@@ -157,6 +207,21 @@ fn resp3_frame(value: &Value) -> Resp3Frame {
         },
         Value::Push(items) => Resp3Frame::Push {
             data: items.iter().map(resp3_frame).collect(),
+            attributes: None,
+        },
+        // Written by `encode` itself; never reached.
+        Value::Double(d) => Resp3Frame::Double {
+            data: d.0,
+            attributes: None,
+        },
+        Value::Pairs(pairs) => Resp3Frame::Array {
+            data: pairs
+                .iter()
+                .map(|(k, v)| Resp3Frame::Array {
+                    data: vec![resp3_frame(k), resp3_frame(v)],
+                    attributes: None,
+                })
+                .collect(),
             attributes: None,
         },
         Value::Map(pairs) => Resp3Frame::Map {
@@ -219,6 +284,42 @@ mod tests {
             b"*3\r\n$-1\r\n:-7\r\n+OK\r\n",
             b"*3\r\n_\r\n:-7\r\n+OK\r\n",
         );
+    }
+
+    /// Scores and member-score pairs as redis-server 7.0.15 wrote
+    /// `ZRANGE z 0 -1 WITHSCORES`, `ZSCORE` and `ZMSCORE` in both protocols:
+    /// `%.17g` text, `inf`, nested pairs on RESP3 only, and a double next
+    /// to a nil.
+    #[test]
+    fn doubles_and_pairs_match_redis_bytes() {
+        assert_encodes(
+            &Value::Double(crate::Double(0.1)),
+            b"$19\r\n0.10000000000000001\r\n",
+            b",0.10000000000000001\r\n",
+        );
+        assert_encodes(
+            &Value::Double(crate::Double(f64::NEG_INFINITY)),
+            b"$4\r\n-inf\r\n",
+            b",-inf\r\n",
+        );
+        let pairs = Value::Pairs(vec![
+            (Value::bulk("a"), Value::Double(crate::Double(1.0))),
+            (
+                Value::bulk("b"),
+                Value::Double(crate::Double(f64::INFINITY)),
+            ),
+        ]);
+        assert_encodes(
+            &pairs,
+            b"*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$3\r\ninf\r\n",
+            b"*2\r\n*2\r\n$1\r\na\r\n,1\r\n*2\r\n$1\r\nb\r\n,inf\r\n",
+        );
+        assert_encodes(
+            &Value::Array(vec![Value::Nil, Value::Double(crate::Double(1.5))]),
+            b"*2\r\n$-1\r\n$3\r\n1.5\r\n",
+            b"*2\r\n_\r\n,1.5\r\n",
+        );
+        assert_encodes(&Value::Pairs(vec![]), b"*0\r\n", b"*0\r\n");
     }
 
     /// The direct writer of one-line and bulk replies gives redis-protocol's

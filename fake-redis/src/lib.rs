@@ -2,8 +2,8 @@
 //!
 //! locksim checks Redisson's lock against a Redis it controls: time moves
 //! only when the simulator says so, and every command is a function call.
-//! This crate is that Redis. It keeps 16 databases of strings, hashes and
-//! lists with millisecond expiry, runs the Redisson lock scripts as native
+//! This crate is that Redis. It keeps 16 databases of strings, hashes,
+//! lists and sorted sets with millisecond expiry, runs the Redisson lock scripts as native
 //! Rust operations, queues transactions, and delivers pub/sub messages. The same [`Engine`] serves two
 //! callers: the simulator calls [`Engine::execute`] directly, and a RESP2 /
 //! RESP3 server ([`serve`], [`serve_connection`], the `fake-redis` binary)
@@ -51,10 +51,14 @@
 //!   ([`testing::RealRedis`]) and this crate's server, sends both 512
 //!   generated command sequences (lock scripts by EVAL and EVALSHA with
 //!   good and bad arguments, strings, hashes, lists, expiry, pub/sub and
-//!   patterns, the commands clients send on connect, MULTI/EXEC/WATCH,
+//!   patterns, sorted sets (ZADD's flags, the ZRANGE family, pops,
+//!   scores such as `inf`, `(2`, `-0`, `0.1`, scripts calling them), the
+//!   commands clients send on connect, MULTI/EXEC/WATCH,
 //!   wrong types, unknown commands, wrong arities; RESP2 and RESP3) and
 //!   requires
-//!   byte-identical replies and pub/sub messages. PTTL/TTL values may differ
+//!   byte-identical replies and pub/sub messages; `zset.rs` there runs
+//!   fixed sorted-set cases (every command, option, error and edge case)
+//!   in both protocols. PTTL/TTL values may differ
 //!   by the moment between the two servers' clock reads; HELLO's connection
 //!   id is masked.
 //! - Unit tests in each file pin expiry at exact boundaries on a
@@ -100,6 +104,15 @@
 //!   skips that byte unchecked) is refused by redis-protocol: the client
 //!   gets `-ERR Protocol error: <redis-protocol's reason>` and is
 //!   disconnected, where Redis would run the command. No client sends it.
+//! - Sorted sets: ZADD, ZINCRBY, ZREM, ZSCORE, ZMSCORE, ZCARD, ZRANK,
+//!   ZREVRANK, the ZRANGE family (ZRANGE with BYSCORE/BYLEX/REV/LIMIT,
+//!   ZRANGEBYSCORE, ZREVRANGE, ZREVRANGEBYSCORE, ZRANGEBYLEX,
+//!   ZREVRANGEBYLEX), ZCOUNT, ZREMRANGEBYSCORE, ZPOPMIN, ZPOPMAX; the
+//!   others (ZUNION, ZSCAN, BZPOPMIN, ...) are unknown commands. A `-0`
+//!   score reads back as `0`, as in Redis's listpack encoding (sets up to
+//!   128 members; a larger Redis set keeps `-0`), and a lex range over
+//!   members of mixed scores (which Redis leaves to its encoding's walk)
+//!   stops at its first member out of range.
 //! - An error text quoting client bytes that are not UTF-8 (an unknown
 //!   command's name) shows them as U+FFFD, since [`Value::Error`] holds a
 //!   `String`; Redis echoes the raw bytes.
@@ -154,13 +167,16 @@
 //!   out by [`Engine::tick`] on the injected clock).
 //! - `config`: CONFIG GET/SET parameters.
 //! - `db`: the keyspace, per-key expiry.
+//! - `zset`: the sorted set (members by score, then bytes) and its score
+//!   and lex ranges.
 //! - `change_log`: what a database logs of its changes (for watchers,
 //!   replicas and observers).
 //! - `glob`: Redis's glob patterns (KEYS, SCAN, PSUBSCRIBE, CONFIG GET).
 //! - `outbox`: a connection's output buffer and its limits.
 //! - `cmd`: the command table and dispatcher (name, arity, subcommands,
 //!   auth, subscribed-state rule, MULTI queueing); the table in `table`,
-//!   one file per family (`string`, `keys`, `hash`, `list`, `pubsub`,
+//!   one file per family (`string`, `keys`, `hash`, `list`, `zset`,
+//!   `zrange`, `pubsub`,
 //!   `eval`, `connection`, `client`, `config`, `transaction`, `info`,
 //!   `server`), each command with its `# Format`.
 //! - `script`: [`LockScript`] texts, SHA1s and the script cache.
@@ -170,9 +186,10 @@
 //! - `pubsub`: channel and pattern subscriptions.
 //! - `replication`: a primary's stream of writes ([`Write`]), replicas
 //!   applying it, and `WAIT`.
-//! - `number`: Redis's and Lua's number parsing.
+//! - `number`: Redis's and Lua's number parsing, and Redis's double
+//!   replies (`%.17g`).
 //! - `error`: [`CmdError`], displaying Redis's exact texts.
-//! - `value`: [`Value`], a reply before encoding.
+//! - `value`: [`Value`], a reply before encoding; [`Double`], a score.
 //! - `frame`: [`encode`]: a `Value` as a redis-protocol RESP2 or RESP3
 //!   frame, encoded by redis-protocol.
 //! - `request`: [`parse_request`], [`RequestReader`]: requests off the
@@ -214,6 +231,7 @@ mod script;
 mod server;
 pub mod testing;
 mod value;
+mod zset;
 
 pub use allocator::Allocator;
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -230,4 +248,4 @@ pub use script::{LockScript, sha1_hex};
 pub use server::{
     BackgroundServer, CommandHook, SharedEngine, serve, spawn_local_server, time_out_blocked,
 };
-pub use value::Value;
+pub use value::{Double, Value};

@@ -97,6 +97,8 @@ fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<Lv> {
     Ok(match v {
         Value::Int(n) => Lv::Number(*n as f64),
         Value::Bulk(b) => Lv::String(lua.create_string(b)?),
+        // A script is a RESP2 client: a score is a bulk string to it.
+        Value::Double(d) => Lv::String(lua.create_string(d.text())?),
         Value::Nil | Value::NilArray => Lv::Boolean(false),
         Value::Simple(s) => Lv::Table(lua.create_table_from([("ok", s.as_str())])?),
         Value::Error(e) => Lv::Table(lua.create_table_from([("err", e.as_str())])?),
@@ -107,7 +109,7 @@ fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<Lv> {
             }
             Lv::Table(t)
         }
-        Value::Map(pairs) => {
+        Value::Map(pairs) | Value::Pairs(pairs) => {
             let t = lua.create_table()?;
             for (i, (k, v)) in pairs.iter().enumerate() {
                 t.raw_set(2 * i + 1, to_lua(lua, k)?)?;

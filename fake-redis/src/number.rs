@@ -166,6 +166,98 @@ pub(crate) fn format_float(f: f64) -> String {
     format!("{rounded}")
 }
 
+/// Redis's `string2d` (a sorted-set score: ZADD, ZINCRBY): C's `strtod`
+/// over the whole string, with no space at either end, no NaN, and none
+/// of `strtod`'s range errors (`1e400` overflowing to infinity, `1e-400`
+/// underflowing to zero; `inf` itself and denormals are accepted).
+pub(crate) fn parse_score(s: &[u8]) -> Option<f64> {
+    if s.first().is_none_or(|b| c_space(*b)) || s.last().is_some_and(|b| c_space(*b)) {
+        return None;
+    }
+    let v = strtod_whole(s).filter(|v| !v.is_nan())?;
+    let body = s
+        .strip_prefix(b"-")
+        .or_else(|| s.strip_prefix(b"+"))
+        .unwrap_or(s);
+    let infinity = body.eq_ignore_ascii_case(b"inf") || body.eq_ignore_ascii_case(b"infinity");
+    if v.is_infinite() && !infinity {
+        return None;
+    }
+    if v == 0.0 && mantissa_is_nonzero(body) {
+        return None;
+    }
+    Some(v)
+}
+
+/// Whether the digits before the exponent of a number `strtod` read
+/// (without its sign) are not all zero: then a zero result underflowed.
+fn mantissa_is_nonzero(body: &[u8]) -> bool {
+    let (digits, mark): (&[u8], &[u8]) = match body.get(..2) {
+        Some(b"0x" | b"0X") => (&body[2..], b"pP"),
+        _ => (body, b"eE"),
+    };
+    digits
+        .iter()
+        .take_while(|b| !mark.contains(b))
+        .any(|b| b.is_ascii_hexdigit() && *b != b'0')
+}
+
+/// A score range's bound as Redis's `zslParseRange` reads it (after any
+/// `(`): plain `strtod` on a C string, so reading stops at a NUL byte,
+/// leading space is skipped, the empty string is 0, overflow is infinity
+/// and only NaN or trailing characters are refused.
+pub(crate) fn parse_range_number(s: &[u8]) -> Option<f64> {
+    let s = &s[..s.iter().position(|b| *b == 0).unwrap_or(s.len())];
+    if s.is_empty() {
+        return Some(0.0);
+    }
+    if s.last().is_some_and(|b| c_space(*b)) {
+        return None;
+    }
+    strtod_whole(s).filter(|v| !v.is_nan())
+}
+
+/// A double as Redis 7.0 replies with it (`addReplyDouble`): `inf`,
+/// `-inf`, or C's `%.17g` (17 significant digits, trailing zeros
+/// dropped, exponent form below 1e-4 and from 1e17).
+pub(crate) fn format_double(f: f64) -> String {
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "-inf" }.to_owned();
+    }
+    if f == 0.0 || f.is_nan() {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_owned();
+    }
+    // Rust rounds correctly to 17 digits, as glibc does; only the layout
+    // is %g's.
+    let sci = format!("{:.16e}", f.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if f < 0.0 { "-" } else { "" };
+    let joined = |int: &str, frac: &str| {
+        let frac = frac.trim_end_matches('0');
+        if frac.is_empty() {
+            int.to_owned()
+        } else {
+            format!("{int}.{frac}")
+        }
+    };
+    let body = match usize::try_from(exp) {
+        Ok(e) if e < 17 => joined(&digits[..=e], &digits[e + 1..]),
+        Err(_) if exp >= -4 => {
+            let zeros = "0".repeat(usize::try_from(-exp - 1).unwrap_or(0));
+            joined("0", &format!("{zeros}{digits}"))
+        }
+        _ => format!(
+            "{}e{}{:02}",
+            joined(&digits[..1], &digits[1..]),
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        ),
+    };
+    format!("{sign}{body}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,5 +353,62 @@ mod tests {
         assert_eq!(through_lua(i64::MAX), i64::MIN);
         assert_eq!(through_lua(9_007_199_254_740_993), 9_007_199_254_740_992);
         assert_eq!(through_lua(30_000), 30_000);
+    }
+
+    /// Scores as redis-server 7.0.15 replied to `ZADD z <s> m; ZSCORE z m`:
+    /// 17 significant digits, %g's switch to exponent form, signed zero,
+    /// denormals; and the scores it refused with `value is not a valid
+    /// float`.
+    #[test]
+    fn scores_parse_and_print_like_redis() {
+        let printed = [
+            (0.1, "0.10000000000000001"),
+            (1e20, "1e+20"),
+            (1e-5, "1.0000000000000001e-05"),
+            (1e16, "10000000000000000"),
+            (1e17, "1e+17"),
+            (123_456_789_012_345_678.0, "1.2345678901234568e+17"),
+            (1.5, "1.5"),
+            (-2.0, "-2"),
+            (-0.0, "-0"),
+            (0.0001, "0.0001"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+        ];
+        for (f, text) in printed {
+            assert_eq!(format_double(f), text, "{f:e}");
+        }
+        let denormal = parse_score(b"1e-310").expect("a denormal is a score");
+        assert_eq!(format_double(denormal), "9.9999999999999694e-311");
+        assert_eq!(parse_score(b"0x10"), Some(16.0));
+        assert_eq!(parse_score(b"-inf"), Some(f64::NEG_INFINITY));
+        assert_eq!(parse_score(b"+Infinity"), Some(f64::INFINITY));
+        assert_eq!(parse_score(b"0e5"), Some(0.0));
+        for bad in [
+            "1e400",
+            "1e-400",
+            " 1",
+            "1 ",
+            "nan",
+            "",
+            "abc",
+            "1e",
+            "0x1p99999",
+        ] {
+            assert_eq!(parse_score(bad.as_bytes()), None, "{bad:?}");
+        }
+    }
+
+    /// Range bounds as `ZRANGEBYSCORE z <min> 3` took them on redis-server
+    /// 7.0.15: empty is 0, leading space skipped, overflow is infinity.
+    #[test]
+    fn range_numbers_read_like_strtod() {
+        assert_eq!(parse_range_number(b""), Some(0.0));
+        assert_eq!(parse_range_number(b"  1"), Some(1.0));
+        assert_eq!(parse_range_number(b"1e400"), Some(f64::INFINITY));
+        assert_eq!(parse_range_number(b"2\0x"), Some(2.0));
+        for bad in ["1 ", "  ", "nan", "x", "+"] {
+            assert_eq!(parse_range_number(bad.as_bytes()), None, "{bad:?}");
+        }
     }
 }

@@ -6,8 +6,8 @@ use bytes::Bytes;
 ///
 /// The engine produces `Value`s; the server encodes them for the
 /// connection's protocol (RESP2 until `HELLO 3`). Types that only RESP3 can
-/// express (`Map`, `Push`) fall back to flat arrays on RESP2 exactly as
-/// Redis does, and `Nil` is `$-1` on RESP2 and `_` on RESP3. Nil and integer
+/// express (`Map`, `Push`, `Double`, `Pairs`) fall back to flat arrays and
+/// bulk strings on RESP2 exactly as Redis does, and `Nil` is `$-1` on RESP2 and `_` on RESP3. Nil and integer
 /// replies stay distinct everywhere.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
@@ -30,9 +30,38 @@ pub enum Value {
     /// A RESP3 map (a flat array on RESP2), in the order Redis emits it.
     /// Keys are distinct, as in every map Redis writes.
     Map(Vec<(Value, Value)>),
+    /// A double (a sorted-set score): `,1.5` on RESP3, the bulk string
+    /// `1.5` on RESP2 and to a script, in Redis 7.0's `%.17g` form
+    /// ([`Double::text`]).
+    Double(Double),
+    /// Member and score pairs (`ZRANGE ... WITHSCORES`, `ZPOPMIN key
+    /// count`): an array of two-element arrays on RESP3, one flat array on
+    /// RESP2 and to a script, as Redis 7.0 writes them.
+    Pairs(Vec<(Value, Value)>),
     /// A RESP3 push (pub/sub messages and subscribe confirmations; an array
     /// on RESP2).
     Push(Vec<Value>),
+}
+
+/// A double reply. Equal when its bits are: Redis never replies NaN, so
+/// this is an equivalence, and [`Value`] stays `Eq`.
+#[derive(Debug, Clone, Copy)]
+pub struct Double(pub f64);
+
+impl PartialEq for Double {
+    fn eq(&self, other: &Double) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Double {}
+
+impl Double {
+    /// The text Redis 7.0 writes for it: `inf`, `-inf`, or C's `%.17g`
+    /// (`0.1` is `0.10000000000000001`).
+    pub fn text(self) -> String {
+        crate::number::format_double(self.0)
+    }
 }
 
 impl Value {

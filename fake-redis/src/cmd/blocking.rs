@@ -66,7 +66,7 @@ pub(crate) fn pop_ready(
         return Ok(None);
     };
     db.touch(key);
-    db.drop_if_empty_list(key);
+    db.drop_if_empty(key);
     Ok(Some(Value::Array(vec![
         Value::Bulk(key.clone()),
         Value::Bulk(item),

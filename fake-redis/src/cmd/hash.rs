@@ -94,8 +94,7 @@ pub(crate) fn hvals(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError
 /// `HINCRBYFLOAT key field increment`: the field's new value as a bulk
 /// string (as INCRBYFLOAT formats it).
 pub(crate) fn hincrbyfloat(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    let by =
-        parse_float(&args[3]).ok_or_else(|| CmdError::other("ERR value is not a valid float"))?;
+    let by = parse_float(&args[3]).ok_or(CmdError::NotFloat)?;
     let key = &args[1];
     let current = match ctx.db.get_hash(key, ctx.now)?.and_then(|h| h.get(&args[2])) {
         Some(v) => {

@@ -2,7 +2,7 @@
 
 use bytes::Bytes;
 
-use super::{Ctx, int_arg};
+use super::{Ctx, count_arg, int_arg};
 use crate::Value;
 use crate::db::{Data, Entry};
 use crate::error::CmdError;
@@ -57,17 +57,7 @@ fn pop(ctx: &mut Ctx<'_>, args: &[Bytes], end: End, name: &str) -> Result<Value,
     if args.len() > 3 {
         return Err(CmdError::WrongArity(name.to_owned()));
     }
-    let count = match args.get(2) {
-        Some(raw) => {
-            let n = int_arg(raw)
-                .map_err(|_| CmdError::other("ERR value is out of range, must be positive"))?;
-            Some(
-                usize::try_from(n)
-                    .map_err(|_| CmdError::other("ERR value is out of range, must be positive"))?,
-            )
-        }
-        None => None,
-    };
+    let count = args.get(2).map(|raw| count_arg(raw)).transpose()?;
     let key = &args[1];
     let Some(list) = ctx.db.get_list(key, ctx.now)? else {
         return Ok(if count.is_some() {
@@ -86,7 +76,7 @@ fn pop(ctx: &mut Ctx<'_>, args: &[Bytes], end: End, name: &str) -> Result<Value,
     if take > 0 {
         ctx.db.touch(key);
     }
-    ctx.db.drop_if_empty_list(key);
+    ctx.db.drop_if_empty(key);
     Ok(match count {
         Some(_) => Value::Array(popped.into_iter().map(Value::Bulk).collect()),
         None => popped.into_iter().next().map_or(Value::Nil, Value::Bulk),

@@ -20,6 +20,8 @@ mod server;
 mod string;
 mod table;
 mod transaction;
+mod zrange;
+mod zset;
 
 use bytes::Bytes;
 use rustc_hash::FxHashMap;
@@ -378,6 +380,16 @@ fn error_value(e: CmdError) -> Value {
 /// Parses a Redis integer argument.
 pub(crate) fn int_arg(arg: &[u8]) -> Result<i64, CmdError> {
     crate::number::parse_i64(arg).ok_or(CmdError::NotInteger)
+}
+
+/// Parses a count of zero or more, as Redis's
+/// `getPositiveLongFromObjectOrReply` (`LPOP key count`, `ZPOPMIN key
+/// count`): anything else, a non-number too, is "out of range".
+pub(crate) fn count_arg(arg: &[u8]) -> Result<usize, CmdError> {
+    int_arg(arg)
+        .ok()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or(CmdError::NotPositive)
 }
 
 #[cfg(test)]

@@ -207,7 +207,7 @@ pub(crate) fn incrbyfloat(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, Cm
 }
 
 fn not_float() -> CmdError {
-    CmdError::other("ERR value is not a valid float")
+    CmdError::NotFloat
 }
 
 /// `a + b` as Redis stores it; Redis's error for an infinite result.

@@ -8,7 +8,7 @@
 
 use super::{
     Handler, Many, One, Spec, blocking, client, config, connection, eval, hash, info, keys, list,
-    pubsub, server, string, transaction,
+    pubsub, server, string, transaction, zrange, zset,
 };
 
 const fn one(name: &'static str, arity: i32, f: One) -> Spec {
@@ -154,6 +154,24 @@ pub(super) const COMMANDS: &[Spec] = &[
     one("unwatch", 1, transaction::unwatch),
     many("wait", 3, crate::replication::wait),
     in_multi(one("watch", -2, transaction::watch)),
+    one("zadd", -4, zset::zadd),
+    one("zcard", 2, zset::zcard),
+    one("zcount", 4, zrange::zcount),
+    one("zincrby", 4, zset::zincrby),
+    one("zmscore", -3, zset::zmscore),
+    one("zpopmax", -2, zset::zpopmax),
+    one("zpopmin", -2, zset::zpopmin),
+    one("zrange", -4, zrange::zrange),
+    one("zrangebylex", -4, zrange::zrangebylex),
+    one("zrangebyscore", -4, zrange::zrangebyscore),
+    one("zrank", 3, zset::zrank),
+    one("zrem", -3, zset::zrem),
+    one("zremrangebyscore", 4, zrange::zremrangebyscore),
+    one("zrevrange", -4, zrange::zrevrange),
+    one("zrevrangebylex", -4, zrange::zrevrangebylex),
+    one("zrevrangebyscore", -4, zrange::zrevrangebyscore),
+    one("zrevrank", 3, zset::zrevrank),
+    one("zscore", 3, zset::zscore),
 ];
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ pub(crate) fn pick(items: &'static [&'static str]) -> impl Strategy<Value = Stri
     prop::sample::select(items).prop_map(str::to_owned)
 }
 
-pub(crate) const KEYS: &[&str] = &["lock", "lock2", "str", "ctr", "h", "lst"];
+pub(crate) const KEYS: &[&str] = &["lock", "lock2", "str", "ctr", "h", "lst", "z"];
 pub(crate) const FIELDS: &[&str] = &["a:1", "b:1", "f", ""];
 pub(crate) const VALUES: &[&str] = &[
     "1",
@@ -492,7 +492,8 @@ pub(crate) fn command() -> impl Strategy<Value = Cmd> {
         2 => string_cmd(),
         2 => hash_list_cmd(),
         2 => server_cmd(),
-        2 => lua_cmd()
+        2 => lua_cmd(),
+        3 => crate::generate_zset::zset_cmd()
     ]
 }
 
@@ -535,6 +536,12 @@ const SCRIPTS: &[&str] = &[
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], 30000) else return 0 end",
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
     "\nlocal n = redis.call('llen', KEYS[1])\nreturn redis.call('lpush', KEYS[1], n)",
+    "return redis.call('zadd', KEYS[1], ARGV[1], 'm')",
+    "return redis.pcall('zincrby', KEYS[1], ARGV[1], 'm')",
+    "return redis.call('zrange', KEYS[1], 0, -1, 'withscores')",
+    "return {redis.call('zscore', KEYS[1], 'm'), redis.call('zrank', KEYS[1], 'm')}",
+    "return redis.call('zpopmin', KEYS[1], 2)",
+    "return redis.call('zrangebyscore', KEYS[1], ARGV[1], '+inf', 'withscores', 'limit', 0, 2)",
 ];
 
 /// `EVAL` of one of [`SCRIPTS`] on generated keys and arguments.

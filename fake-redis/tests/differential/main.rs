@@ -1,6 +1,12 @@
 //! Differential tests: fake-redis and a real `redis-server` 7.0.15 get the
 //! same generated command sequences and must write the same bytes back.
 //!
+//! Since issue 47 it also sends sorted-set commands (`generate_zset`; a
+//! sorted set is one of the keys every command may draw, so wrong types
+//! go both ways), and `zset` pins sorted-set cases one by one. That
+//! changed which commands a given proptest seed draws for the older
+//! kinds; the runner draws a fresh seed each run anyway.
+//!
 //! Since issue 11 the generator also sends the commands client libraries
 //! send on connect and in use (counters, SETEX/GETEX/MGET/MSET, the hash
 //! and list commands, KEYS/SCAN/TYPE/RENAME/PERSIST, SELECT, CLIENT
@@ -46,7 +52,9 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 mod compare;
 mod generate;
+mod generate_zset;
 mod wire;
+mod zset;
 
 use compare::{same, same_multiset, same_unordered};
 use generate::{Cmd, case};
@@ -179,6 +187,16 @@ impl Pair {
     }
 }
 
+/// A real `redis-server` (the test fails, saying how to install it, when
+/// there is none), fake-redis's server, and the [`Pair`] of them.
+fn servers() -> (RealRedis, BackgroundServer, Pair) {
+    let real = RealRedis::start_for_test();
+    let fake = BackgroundServer::start(SharedEngine::new(Engine::new(Arc::new(SystemClock))))
+        .expect("start fake-redis");
+    let pair = Pair::new(real.addr(), fake.addr());
+    (real, fake, pair)
+}
+
 /// Generated command sequences (lock scripts, strings, hashes, expiry,
 /// pub/sub, errors; RESP2 and RESP3) give byte-identical replies and
 /// pub/sub messages on fake-redis and real Redis 7.0.15. Any wrong reply
@@ -186,10 +204,8 @@ impl Pair {
 /// message fails the case and prints both transcripts.
 #[test]
 fn fake_redis_replies_like_real_redis() {
-    let real = RealRedis::start_for_test();
-    let fake = BackgroundServer::start(SharedEngine::new(Engine::new(Arc::new(SystemClock))))
-        .expect("start fake-redis");
-    let pair = RefCell::new(Pair::new(real.addr(), fake.addr()));
+    let (_real, _fake, pair) = servers();
+    let pair = RefCell::new(pair);
     let mut runner = TestRunner::new(Config {
         cases: 512,
         max_shrink_iters: 400,

@@ -175,12 +175,20 @@ pub fn lock_value(v: fake_redis::Value) -> Value {
         F::Error(e) => Value::Error(e),
         F::Int(n) => Value::Int(n),
         F::Bulk(b) => Value::Bulk(b),
+        // lockcore reads RESP2 shapes: a score is its text, pairs are flat.
+        F::Double(d) => Value::Bulk(d.text().into()),
         F::Nil | F::NilArray => Value::Nil,
         F::Array(items) => Value::Array(items.into_iter().map(lock_value).collect()),
         F::Map(pairs) => Value::Map(
             pairs
                 .into_iter()
                 .map(|(k, v)| (lock_value(k), lock_value(v)))
+                .collect(),
+        ),
+        F::Pairs(pairs) => Value::Array(
+            pairs
+                .into_iter()
+                .flat_map(|(k, v)| [lock_value(k), lock_value(v)])
                 .collect(),
         ),
         F::Push(items) => Value::Push(items.into_iter().map(lock_value).collect()),
