@@ -399,6 +399,11 @@ pub fn probe_spec(
         profile: None,
         watchdog_timeout_ms: None,
         watchdog_batch_size: None,
+        timeout_ms: None,
+        retry_attempts: None,
+        retry_interval_ms: None,
+        retry_jitter: None,
+        slaves_sync_timeout_ms: None,
         threads: vec![t],
     };
     let b_start = 2 * config.latency.max_ms + 2;

@@ -183,7 +183,9 @@ pub use model::history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
     ServerCause, UnlockError, Who,
 };
-pub use model::spec::{ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, SimSpec, ThreadSpec};
+pub use model::spec::{
+    ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, RetryJitter, SimSpec, ThreadSpec,
+};
 pub use model::step::Step;
 pub use model::step::kinds as steps;
 pub use model::time::{ClientId, SimTime};

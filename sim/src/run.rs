@@ -130,6 +130,11 @@ pub(crate) mod tests {
             profile: None,
             watchdog_timeout_ms: None,
             watchdog_batch_size: None,
+            timeout_ms: None,
+            retry_attempts: None,
+            retry_interval_ms: None,
+            retry_jitter: None,
+            slaves_sync_timeout_ms: None,
             threads,
         }
     }

@@ -105,6 +105,11 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
                 profile: None,
                 watchdog_timeout_ms: None,
                 watchdog_batch_size: None,
+                timeout_ms: None,
+                retry_attempts: None,
+                retry_interval_ms: None,
+                retry_jitter: None,
+                slaves_sync_timeout_ms: None,
                 threads: (0..n_threads)
                     .map(|_| ThreadSpec {
                         start_ms: r.random_range(0..=span / 4),

@@ -356,6 +356,11 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec) {
         profile: None,
         watchdog_timeout_ms: None,
         watchdog_batch_size: None,
+        timeout_ms: None,
+        retry_attempts: None,
+        retry_interval_ms: None,
+        retry_jitter: None,
+        slaves_sync_timeout_ms: None,
         threads,
     });
     let end = start_ms.saturating_add(liveness_window_ms(spec));

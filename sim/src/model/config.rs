@@ -27,11 +27,35 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
         .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
         .replicas(spec.redis.replicas)
         .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32));
+    apply_settings(cs, &mut builder);
+    let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);
+    builder.timer_tick(tick).build().map_err(invalid)
+}
+
+/// The client's overrides of Redisson's settings: where a spec leaves
+/// one out, the release's default stands.
+fn apply_settings(cs: &crate::ClientSpec, builder: &mut lockcore::ConfigBuilder) {
     if let Some(n) = cs.watchdog_batch_size {
         builder.watchdog_batch_size(n);
     }
-    let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);
-    builder.timer_tick(tick).build().map_err(invalid)
+    if let Some(ms) = cs.timeout_ms {
+        builder.response_timeout(ms);
+    }
+    if let Some(n) = cs.retry_attempts {
+        builder.retry_attempts(n);
+    }
+    if let Some(ms) = cs.retry_interval_ms {
+        builder.retry_interval(ms);
+    }
+    if let Some(j) = cs.retry_jitter {
+        builder.retry_delay(lockcore::RetryDelay::EqualJitter {
+            base: lockcore::Millis(j.base_ms),
+            max: lockcore::Millis(j.max_ms),
+        });
+    }
+    if let Some(ms) = cs.slaves_sync_timeout_ms {
+        builder.slaves_sync_timeout(ms);
+    }
 }
 
 /// The timer tick of client `c` of `spec` in ms (0 for no such client or
@@ -98,4 +122,83 @@ pub(crate) fn max_latency_ms(spec: &SimSpec) -> u64 {
         .max()
         .unwrap_or(0);
     latency.saturating_add(delay)
+}
+
+#[cfg(test)]
+mod tests {
+    use lockcore::{Millis, Release, RetryDelay};
+
+    use super::client_config;
+    use crate::run::tests::{client, critical, spec, thread};
+    use crate::{RetryJitter, SimError, validate_spec};
+
+    /// A client's settings reach its lock config; the rest stay the
+    /// release's (3.48.0's four attempts and jittered pause among them).
+    #[test]
+    fn a_clients_settings_override_its_releases_defaults() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(100))])]);
+        s.profile = Release::version(lockcore::Version::new(3, 48, 0));
+        let defaults = client_config(&s, 0).expect("valid");
+        assert_eq!(defaults.retry_attempts, 4);
+        assert_eq!(defaults.retry_delay, RetryDelay::REDISSON_3_48);
+        let a = &mut s.clients[0];
+        a.timeout_ms = Some(500);
+        a.retry_attempts = Some(1);
+        a.retry_interval_ms = Some(200);
+        a.slaves_sync_timeout_ms = Some(50);
+        let set = client_config(&s, 0).expect("valid");
+        assert_eq!(set.response_timeout, Millis(500));
+        assert_eq!(set.retry_attempts, 1);
+        assert_eq!(
+            (set.retry_delay, set.retry_interval),
+            (RetryDelay::Constant, Millis(200))
+        );
+        assert_eq!(set.slaves_sync_timeout, Millis(50));
+        let a = &mut s.clients[0];
+        a.retry_interval_ms = None;
+        a.retry_jitter = Some(RetryJitter {
+            base_ms: 10,
+            max_ms: 40,
+        });
+        let jitter = RetryDelay::EqualJitter {
+            base: Millis(10),
+            max: Millis(40),
+        };
+        assert_eq!(client_config(&s, 0).expect("valid").retry_delay, jitter);
+    }
+
+    /// Settings out of range, or two retry pauses at once, are refused
+    /// with the field's place.
+    #[test]
+    fn settings_out_of_range_are_refused_by_field() {
+        let base = spec(vec![client("A", vec![thread(0, critical(100))])]);
+        let refused = |edit: &dyn Fn(&mut crate::ClientSpec)| {
+            let mut s = base.clone();
+            edit(&mut s.clients[0]);
+            match validate_spec(&s) {
+                Err(SimError::Invalid { field, .. }) => field,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(
+            refused(&|c| c.timeout_ms = Some(0)),
+            "clients[0].timeout_ms"
+        );
+        assert_eq!(
+            refused(&|c| c.slaves_sync_timeout_ms = Some(3_600_001)),
+            "clients[0].slaves_sync_timeout_ms"
+        );
+        assert_eq!(
+            refused(&|c| c.retry_attempts = Some(u32::MAX)),
+            "clients[0].retry_attempts"
+        );
+        let both = |c: &mut crate::ClientSpec| {
+            c.retry_interval_ms = Some(100);
+            c.retry_jitter = Some(RetryJitter {
+                base_ms: 1,
+                max_ms: 2,
+            });
+        };
+        assert_eq!(refused(&both), "clients[0].retry_jitter");
+    }
 }

@@ -114,6 +114,31 @@ pub struct ClientSpec {
     /// the batched renewal round renews; Redisson's default, 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchdog_batch_size: Option<u32>,
+    /// Overrides Redisson's `timeout`, in ms: how long a command waits for
+    /// its reply before it is sent again (Redisson's default, 3 000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::MAX_DELAY_MS))]
+    pub timeout_ms: Option<u64>,
+    /// Overrides `retryAttempts`: how often a timed-out command is sent
+    /// again (Redisson's default, 3; 4 from 3.48.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = crate::model::validate::MAX_RETRY_ATTEMPTS))]
+    pub retry_attempts: Option<u32>,
+    /// Overrides the pause before a resend with a constant one, in ms
+    /// (`retryInterval`, or 4.x's `ConstantDelay`; Redisson's default to
+    /// 3.47, 1 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = crate::MAX_DELAY_MS))]
+    pub retry_interval_ms: Option<u64>,
+    /// Overrides the pause before a resend with a jittered one (3.48+'s
+    /// `EqualJitterDelay`; its default, 1 000 to 2 000 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_jitter: Option<RetryJitter>,
+    /// Overrides `slavesSyncTimeout`, in ms: how long the `WAIT` after a
+    /// lock script waits for replicas (Redisson's default, 1 000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::MAX_DELAY_MS))]
+    pub slaves_sync_timeout_ms: Option<u64>,
     /// The threads, each running its own script.
     #[schemars(length(min = 1, max = crate::MAX_THREADS))]
     pub threads: Vec<ThreadSpec>,
@@ -137,4 +162,18 @@ pub struct ThreadSpec {
 
 fn default_lock() -> LockName {
     LockName::new(DEFAULT_LOCK).expect("the default lock name is not empty")
+}
+
+/// Redisson's `EqualJitterDelay(base, max)`: before resend `n` (from 0)
+/// the pause is half of `min(base × 2^n, max)` plus a random part of up
+/// to the other half.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetryJitter {
+    /// The first resend's delay before the jitter halves it, in ms.
+    #[schemars(range(min = 1, max = crate::MAX_DELAY_MS))]
+    pub base_ms: u64,
+    /// The cap of its growth, in ms.
+    #[schemars(range(min = 1, max = crate::MAX_DELAY_MS))]
+    pub max_ms: u64,
 }

@@ -156,6 +156,9 @@ fn fault_at(spec: &SimSpec, i: usize) -> Result<(), SimError> {
         })
 }
 
+/// The most `retryAttempts` a client may set: Redisson's is a Java int.
+pub const MAX_RETRY_ATTEMPTS: u32 = i32::MAX as u32;
+
 /// The most replicas Redis may have.
 pub const MAX_REPLICAS: u32 = 16;
 
@@ -235,6 +238,7 @@ fn client(c: &ClientSpec, path: Path<'_>, horizon_ms: u64) -> Result<u64, SimErr
     if let Some(w) = c.watchdog_timeout_ms {
         lease_range(path.field("watchdog_timeout_ms"), w, 3)?;
     }
+    settings(c, path)?;
     let mut total = 0u64;
     let threads = path.field("threads");
     for (t, thread) in c.threads.iter().enumerate() {
@@ -262,6 +266,51 @@ fn client(c: &ClientSpec, path: Path<'_>, horizon_ms: u64) -> Result<u64, SimErr
         total = total.saturating_add(expanded_len(&thread.steps));
     }
     Ok(total)
+}
+
+/// The bounds of a client's overrides of Redisson's settings.
+fn settings(c: &ClientSpec, path: Path<'_>) -> Result<(), SimError> {
+    let delays = [
+        ("timeout_ms", c.timeout_ms, 1),
+        ("retry_interval_ms", c.retry_interval_ms, 0),
+        ("slaves_sync_timeout_ms", c.slaves_sync_timeout_ms, 1),
+    ];
+    for (field, ms, min) in delays {
+        if let Some(ms) = ms {
+            delay_range(path.field(field), ms, min)?;
+        }
+    }
+    if let Some(j) = c.retry_jitter {
+        let jitter = path.field("retry_jitter");
+        delay_range(jitter.field("base_ms"), j.base_ms, 1)?;
+        delay_range(jitter.field("max_ms"), j.max_ms, 1)?;
+        if c.retry_interval_ms.is_some() {
+            return invalid(
+                jitter,
+                "set retry_interval_ms (a constant pause) or retry_jitter, not both".to_owned(),
+            );
+        }
+    }
+    if let Some(n) = c.retry_attempts
+        && n > MAX_RETRY_ATTEMPTS
+    {
+        return invalid(
+            path.field("retry_attempts"),
+            format!("must be at most {MAX_RETRY_ATTEMPTS} (a Java int), got {n}"),
+        );
+    }
+    Ok(())
+}
+
+/// A setting's delay: from `min` to an hour.
+fn delay_range(field: Path<'_>, ms: u64, min: u64) -> Result<(), SimError> {
+    if ms < min || ms > MAX_DELAY_MS {
+        return invalid(
+            field,
+            format!("must be between {min} and {MAX_DELAY_MS} ms (an hour), got {ms}"),
+        );
+    }
+    Ok(())
 }
 
 fn steps(list: &[Step], path: Path<'_>) -> Result<(), SimError> {
