@@ -27,6 +27,14 @@ pub enum ConfigError {
         /// The parser's words.
         message: String,
     },
+    /// Nested deeper than any Redisson config (a guard for the stack).
+    #[error("line {line}: nested more than {max} levels deep; a Redisson config needs a handful")]
+    TooDeep {
+        /// Where the limit was passed.
+        line: usize,
+        /// The limit.
+        max: usize,
+    },
     /// Not one mapping of settings at the top.
     #[error("line {line}: a Redisson config is a mapping of settings, found {found}")]
     NotAMapping {

@@ -362,3 +362,57 @@ fn bad_files_say_which_key_on_which_line() {
         "line 4: `singleServerConfig.timeout` must be a whole number, found the string \"abc\""
     );
 }
+
+/// Any text gives a config or an error, never a panic: every prefix of
+/// the examples (cut mid-key, mid-tag, mid-string), deep nesting, and
+/// a repeated key.
+#[test]
+fn no_input_panics() {
+    for text in [SINGLE_3_23_4, SENTINEL_3_45_0, CLUSTER_4_7_0, SINGLE_JSON] {
+        for cut in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            for format in [Format::Yaml, Format::Json] {
+                let _ = RedissonConfig::read(&text[..cut], format, Version::new(3, 45, 0));
+            }
+        }
+    }
+    let deep = format!(
+        "singleServerConfig:\n  codec: {}{}\n",
+        "[".repeat(200_000),
+        "]".repeat(200_000)
+    );
+    assert!(yaml(&deep, "3.23.4").is_err());
+    let deep = format!(
+        "singleServerConfig:\n  codec:\n    {}x\n",
+        "- ".repeat(200_000)
+    );
+    assert_eq!(
+        error(&deep, "3.23.4"),
+        "line 3: nested more than 64 levels deep; a Redisson config needs a handful"
+    );
+    let twice = "singleServerConfig:\n  address: redis://h:6379\n  timeout: 100\n  timeout: 200\n";
+    // Both of Redisson's readers let the last one win; saphyr refuses
+    // the file, which names the line of what is most likely a slip.
+    assert_eq!(
+        error(twice, "3.23.4"),
+        "line 4, column 3: malformed YAML: duplicated key in mapping"
+    );
+}
+
+/// Each mode binds its own class's keys: `masterName` is a Sentinel
+/// setting, `slaveAddresses` a master-slave one; replicated came in 3.2.4.
+#[test]
+fn each_mode_reads_its_own_keys() {
+    let ms = "masterSlaveServersConfig:\n  masterAddress: redis://m:6379\n  slaveAddresses: [redis://s:6379]\n  masterName: x\n";
+    let c = yaml(ms, "3.23.4").unwrap();
+    assert_eq!(c.mode, Mode::MasterSlave);
+    assert_eq!(
+        paths(&c.unknown),
+        [("masterSlaveServersConfig.masterName", 4)]
+    );
+    let replicated = "replicatedServersConfig:\n  nodeAddresses: [redis://a:6379]\n";
+    assert_eq!(yaml(replicated, "3.2.4").unwrap().mode, Mode::Replicated);
+    assert_eq!(
+        error(replicated, "3.2.3"),
+        "line 1: unknown mode `replicatedServersConfig` for Redisson 3.2.3 (expected one of: singleServerConfig, sentinelServersConfig, clusterServersConfig, masterSlaveServersConfig)"
+    );
+}

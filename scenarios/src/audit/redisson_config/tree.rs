@@ -7,7 +7,8 @@
 //! first, for its error messages, then read by the same YAML loader
 //! (JSON is YAML 1.2 flow syntax), so its keys get lines too.
 
-use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, ScanError, YamlData};
+use saphyr_parser::{Event, Parser};
 
 use super::ConfigError;
 
@@ -84,13 +85,16 @@ impl Value {
     }
 }
 
+/// The deepest nesting read. A Redisson config nests three or four
+/// levels; `- - - - …` nests a level every two bytes, and saphyr's tree
+/// (and its drop) recurse once per level, so a hostile file could
+/// overflow the stack before this check.
+pub(super) const MAX_DEPTH: usize = 64;
+
 /// Reads YAML text.
 pub(super) fn from_yaml(text: &str) -> Result<Node, ConfigError> {
-    let docs = MarkedYaml::load_from_str(text).map_err(|e| ConfigError::Yaml {
-        line: e.marker().line(),
-        column: e.marker().col() + 1,
-        message: e.info().to_owned(),
-    })?;
+    check_depth(text)?;
+    let docs = MarkedYaml::load_from_str(text).map_err(yaml_error)?;
     match docs.first() {
         Some(doc) => Ok(convert(doc)),
         None => Ok(Node {
@@ -98,6 +102,37 @@ pub(super) fn from_yaml(text: &str) -> Result<Node, ConfigError> {
             value: Value::Null,
         }),
     }
+}
+
+fn yaml_error(e: ScanError) -> ConfigError {
+    ConfigError::Yaml {
+        line: e.marker().line(),
+        column: e.marker().col() + 1,
+        message: e.info().to_owned(),
+    }
+}
+
+/// Refuses nesting deeper than [`MAX_DEPTH`], streaming the parser's
+/// events (no tree, no recursion).
+fn check_depth(text: &str) -> Result<(), ConfigError> {
+    let mut depth = 0usize;
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.map_err(yaml_error)?;
+        match event {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(ConfigError::TooDeep {
+                        line: span.start.line(),
+                        max: MAX_DEPTH,
+                    });
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Reads JSON text.
