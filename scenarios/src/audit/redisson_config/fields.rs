@@ -9,8 +9,10 @@
 //! bind a key to a field of that name: Jackson (3.x) through the
 //! bean's setters, SnakeYAML (4.x) through its properties, so the field
 //! names are the keys. Fields that hold no setting (`connectionManager`)
-//! are left out. 2.x releases were cut from the same sources as the 3.x
-//! of their day, so they read the table at [`Version::lock_code`].
+//! are left out; the hand-written rows at the end add `String[]` fields
+//! and setters that outlived their field. 2.x releases were cut from the
+//! same sources as the 3.x of their day, so they read the table at
+//! [`Version::lock_code`].
 
 use lockcore::Version;
 
@@ -259,4 +261,15 @@ static FIELDS: &[Field] = &[
     f(MasterSlave, "masterAddress", Seq, v(3, 1, 0), s(v(3, 2, 1))),
     f(MasterSlave, "slaveAddresses", Seq, v(3, 1, 0), None),
     f(MasterSlave, "masterAddress", Str, v(3, 2, 1), None),
+    // Not in the generated rows: `String[]` fields (the field pattern
+    // took no arrays) and setters that outlived their field (deprecated
+    // `setNatMap`, `setSslEnableEndpointIdentification`), which both
+    // readers still bind; checked with `git show <tag>:…` at the tags.
+    f(Server, "sslProtocols", Seq, v(3, 15, 4), None),
+    f(Server, "sslCiphers", Seq, v(3, 22, 0), None),
+    f(Top, "sslProtocols", Seq, v(4, 0, 0), None),
+    f(Top, "sslCiphers", Seq, v(4, 0, 0), None),
+    f(Server, "sslEnableEndpointIdentification", Bool, v(3, 41, 0), None),
+    f(Sentinel, "natMap", Map, v(3, 12, 1), None),
+    f(Cluster, "natMap", Map, v(3, 12, 1), None),
 ];

@@ -99,8 +99,6 @@ enum Use {
 
 struct Reader {
     version: Version,
-    /// Jackson (3.x) coerces quoted numbers; SnakeYAML (4.x) does not.
-    quoted_ok: bool,
     config: RedissonConfig,
 }
 
@@ -117,7 +115,6 @@ impl Reader {
         let since = |v: Version, value| has(version, v).then_some(value);
         Reader {
             version,
-            quoted_ok: !has(version, d::SNAKEYAML_SINCE),
             config: RedissonConfig {
                 version,
                 mode,
@@ -172,7 +169,7 @@ impl Reader {
             key: path,
             line: entry.line,
         };
-        check_kind(&entry.value, field.kind, at, self.quoted_ok)?;
+        check_kind(&entry.value, field.kind, at)?;
         let used = self.modelled(field.scope, &entry.key, &entry.value, at)?;
         match used {
             Use::Modelled => {}
@@ -204,7 +201,6 @@ impl Reader {
         node: &Node,
         at: At<'_>,
     ) -> Result<Use, ConfigError> {
-        let q = self.quoted_ok;
         let int = (0, JAVA_INT_MAX);
         let c = &mut self.config;
         match (scope, key) {
@@ -212,26 +208,18 @@ impl Reader {
                 c.lock_watchdog_timeout_ms = ranged(
                     node,
                     at,
-                    q,
                     (3, LONG_MS_MAX),
                     "must be from 3 ms (a third of it is the renewal period) to a year",
                 )?;
             }
             (Scope::Top, "lockWatchdogBatchSize") => {
-                let n = ranged(
-                    node,
-                    at,
-                    q,
-                    (1, JAVA_INT_MAX),
-                    "must be from 1 to 2147483647",
-                )?;
+                let n = ranged(node, at, (1, JAVA_INT_MAX), "must be from 1 to 2147483647")?;
                 c.lock_watchdog_batch_size = Some(n as u32);
             }
             (Scope::Top, "slavesSyncTimeout") => {
                 c.slaves_sync_timeout_ms = Some(ranged(
                     node,
                     at,
-                    q,
                     (0, LONG_MS_MAX),
                     "must be from 0 to a year",
                 )?);
@@ -240,7 +228,6 @@ impl Reader {
                 c.timeout_ms = ranged(
                     node,
                     at,
-                    q,
                     (1, JAVA_INT_MAX),
                     "must be from 1 to 2147483647 ms (at 0 every command would time out at once)",
                 )?;
@@ -249,14 +236,13 @@ impl Reader {
                 let n = ranged(
                     node,
                     at,
-                    q,
                     (0, JAVA_INT_MAX - 1),
                     "Redisson refuses a negative value or 2147483647",
                 )?;
                 c.retry_attempts = n as u32;
             }
             (Scope::Server, "retryInterval") => {
-                let ms = ranged(node, at, q, int, "must be from 0 to 2147483647 ms")?;
+                let ms = ranged(node, at, int, "must be from 0 to 2147483647 ms")?;
                 if has(self.version, d::SNAKEYAML_SINCE) {
                     return Ok(Use::Ignored);
                 }
@@ -277,12 +263,12 @@ impl Reader {
             }
             (Scope::Server, "pingConnectionInterval") => {
                 c.ping_connection_interval_ms =
-                    Some(ranged(node, at, q, int, "must be from 0 to 2147483647 ms")?);
+                    Some(ranged(node, at, int, "must be from 0 to 2147483647 ms")?);
                 return Ok(Use::Unmodelled);
             }
             (Scope::Server, "subscriptionTimeout") => {
                 c.subscription_timeout_ms =
-                    Some(ranged(node, at, q, int, "must be from 0 to 2147483647 ms")?);
+                    Some(ranged(node, at, int, "must be from 0 to 2147483647 ms")?);
                 return Ok(Use::Unmodelled);
             }
             _ => return Ok(Use::Unmodelled),
@@ -293,13 +279,13 @@ impl Reader {
 
 /// Checks a known key's value against its Java type. `null` is taken
 /// for unmodelled keys (both readers set the field to its zero).
-fn check_kind(node: &Node, kind: Kind, at: At<'_>, quoted_ok: bool) -> Result<(), ConfigError> {
+fn check_kind(node: &Node, kind: Kind, at: At<'_>) -> Result<(), ConfigError> {
     let v = &node.value;
     let ok = match (kind, v) {
         (_, Value::Null) => true,
-        (Kind::Int, _) => return integer(node, at, quoted_ok).map(|_| ()),
+        (Kind::Int, _) => return integer(node, at).map(|_| ()),
         (Kind::Bool, Value::Bool(_)) => true,
-        (Kind::Bool, Value::Str(s)) => quoted_ok && (s == "true" || s == "false"),
+        (Kind::Bool, Value::Str(s)) => s == "true" || s == "false",
         (Kind::Str, Value::Str(_) | Value::Int(_) | Value::Bool(_) | Value::Float(_)) => true,
         (Kind::Enum, Value::Str(_)) => true,
         (Kind::Seq, Value::Seq(_)) => true,

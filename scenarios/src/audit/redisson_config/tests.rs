@@ -169,6 +169,9 @@ fn unknown_keys_are_reported_per_release() {
         ]
     );
     assert_eq!(new.lock_watchdog_batch_size, Some(50));
+    // A setter that outlived its field is still a key.
+    let nat = "sentinelServersConfig:\n  masterName: m\n  natMap: {\"10.0.0.1:6379\": \"1.2.3.4:6379\"}\n";
+    assert!(yaml(nat, "4.7.0").unwrap().unknown.is_empty());
     // 2.11.0 ships 3.6.0's classes.
     assert_eq!(yaml(text, "2.11.0").unwrap().unknown, old.unknown);
 }
@@ -211,6 +214,8 @@ fn the_retry_pause_follows_each_release_s_reader() {
     let constant = "singleServerConfig:\n  address: redis://h:6379\n  retryDelay: !<org.redisson.config.ConstantDelay> {delay: PT0.25S}\n";
     let c = yaml(constant, "4.7.0").unwrap();
     assert_eq!(c.retry_pause, RetryPause::Constant { ms: 250 });
+    let quoted = "singleServerConfig:\n  address: redis://h:6379\n  timeout: \"2500\"\n";
+    assert_eq!(yaml(quoted, "4.7.0").unwrap().timeout_ms, 2_500);
     assert_eq!(
         (built(&c).retry_interval, built(&c).retry_delay),
         (Millis(250), RetryDelay::Constant)
@@ -244,11 +249,6 @@ fn bad_files_say_which_key_on_which_line() {
             single("  timeout: \"abc\"\n"),
             "3.23.4",
             "line 3: `singleServerConfig.timeout` must be a whole number, found the string \"abc\"",
-        ),
-        (
-            single("  timeout: \"3000\"\n"),
-            "4.7.0",
-            "line 3: `singleServerConfig.timeout` must be a whole number, found the string \"3000\"",
         ),
         (
             single("  timeout: 0\n"),

@@ -33,12 +33,13 @@ impl At<'_> {
 /// Java's `Integer.MAX_VALUE`: the bound of every `int` field.
 pub(super) const JAVA_INT_MAX: i64 = i32::MAX as i64;
 
-/// A whole number. Jackson (3.x) also takes a quoted one (scalar
-/// coercion is on by default); SnakeYAML (4.x) does not.
-pub(super) fn integer(node: &Node, at: At<'_>, quoted_ok: bool) -> Result<i64, ConfigError> {
+/// A whole number, quoted or not: Jackson (3.x) coerces a quoted one
+/// (scalar coercion is on by default), and SnakeYAML (4.x) builds an
+/// `int` property from a `!!str` scalar, a tag it holds compatible.
+pub(super) fn integer(node: &Node, at: At<'_>) -> Result<i64, ConfigError> {
     match &node.value {
         Value::Int(i) => Ok(*i),
-        Value::Str(s) if quoted_ok => s
+        Value::Str(s) => s
             .trim()
             .parse()
             .map_err(|_| at.wrong("a whole number", &node.value)),
@@ -50,11 +51,10 @@ pub(super) fn integer(node: &Node, at: At<'_>, quoted_ok: bool) -> Result<i64, C
 pub(super) fn ranged(
     node: &Node,
     at: At<'_>,
-    quoted_ok: bool,
     (lo, hi): (i64, i64),
     why: &str,
 ) -> Result<u64, ConfigError> {
-    let n = integer(node, at, quoted_ok)?;
+    let n = integer(node, at)?;
     if n < lo || n > hi {
         return Err(at.out_of_range(n, why));
     }
