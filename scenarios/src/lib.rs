@@ -82,6 +82,7 @@
 //! - `findings`: explore's findings as a report (data and Markdown).
 //! - `findings_html`: the same as one self-contained page.
 //! - `cli`: the `locksim` command line.
+//! - `audit`: reading a Redisson user's own setup (`audit::redisson_config`).
 
 /// The README's Rust example, run as a doctest so that it cannot drift.
 #[cfg(doctest)]
@@ -95,6 +96,8 @@ pub struct ReadmeDoctests;
 pub struct GuideLibraryDoctests;
 
 mod attribution;
+/// `locksim audit`: a Redisson user's own version and setup in (issue 51).
+pub mod audit;
 mod bench;
 mod bench_budget;
 mod bench_turmoil;
