@@ -57,6 +57,10 @@ pub struct EnvelopeConfig {
     pub seeds: u64,
     /// How many phases of one renewal period are tried.
     pub phases: u64,
+    /// The clients' settings (timeout, retries, ...) where they are not
+    /// the release's defaults; the watchdog timeout is `watchdogs_ms`'s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<crate::Settings>,
 }
 
 impl EnvelopeConfig {
@@ -72,6 +76,7 @@ impl EnvelopeConfig {
             },
             seeds: 2,
             phases: 8,
+            settings: None,
         }
     }
 
@@ -342,6 +347,11 @@ fn takeover(
     seed: u64,
 ) -> Result<u64, InputError> {
     let mut spec = probe_spec(config, watchdog_ms, None, seed);
+    if let Some(settings) = &config.settings {
+        spec.clients
+            .iter_mut()
+            .for_each(|c| settings.apply_client(c));
+    }
     let tick_ms = sim::client_timer_tick_ms(&spec, 0);
     let at_ms = fault_start(config, watchdog_ms, phase_ms, tick_ms);
     spec.faults = FaultPlan(vec![Fault::Crash(sim::faults::Crash {
@@ -394,18 +404,7 @@ pub fn probe_spec(
             Step::Unlock(steps::Unlock {}),
         ]
     };
-    let client = |name: &str, t| ClientSpec {
-        name: name.to_owned(),
-        profile: None,
-        watchdog_timeout_ms: None,
-        watchdog_batch_size: None,
-        timeout_ms: None,
-        retry_attempts: None,
-        retry_interval_ms: None,
-        retry_jitter: None,
-        slaves_sync_timeout_ms: None,
-        threads: vec![t],
-    };
+    let client = |name: &str, t| ClientSpec::new(name, vec![t]);
     let b_start = 2 * config.latency.max_ms + 2;
     let mut spec = SimSpec {
         seed,
@@ -420,6 +419,11 @@ pub fn probe_spec(
         horizon_ms: work_ms + 2 * watchdog_ms + 60_000,
         redis: Default::default(),
     };
+    if let Some(settings) = &config.settings {
+        spec.clients
+            .iter_mut()
+            .for_each(|c| settings.apply_client(c));
+    }
     let tick_ms = sim::client_timer_tick_ms(&spec, 0);
     spec.faults = FaultPlan(
         fault

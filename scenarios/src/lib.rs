@@ -96,7 +96,6 @@ pub struct ReadmeDoctests;
 pub struct GuideLibraryDoctests;
 
 mod attribution;
-/// `locksim audit`: a Redisson user's own version and setup in (issue 51).
 pub mod audit;
 mod bench;
 mod bench_budget;
@@ -127,6 +126,7 @@ mod report;
 mod scenario;
 mod schema;
 mod seeds;
+mod settings;
 mod shrink;
 mod signature;
 mod sweep;
@@ -166,6 +166,7 @@ pub use report::{
 pub use scenario::Scenario;
 pub use schema::{REPIN_COMMAND, scenario_schema};
 pub use seeds::SeedRange;
+pub use settings::Settings;
 pub use shrink::{Shrunk, breaks, plan_json, shrink, shrink_as, shrink_on, shrunk_scenario};
 pub use signature::{Signature, Step};
 pub use sweep::{DEFAULT_SHRINK, ExploreOptions, PlanFormat, SweepEnd, explore_sweep};

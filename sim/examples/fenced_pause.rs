@@ -17,21 +17,13 @@ fn main() {
             Step::Unlock(steps::Unlock {}),
         ]
     };
-    let client = |name: &str, start_ms, work_ms| ClientSpec {
-        name: name.to_owned(),
-        profile: None,
-        watchdog_timeout_ms: None,
-        watchdog_batch_size: None,
-        timeout_ms: None,
-        retry_attempts: None,
-        retry_interval_ms: None,
-        retry_jitter: None,
-        slaves_sync_timeout_ms: None,
-        threads: vec![ThreadSpec {
+    let client = |name: &str, start_ms, work_ms| {
+        let thread = ThreadSpec {
             start_ms,
             lock: lock.clone(),
             steps: critical(work_ms),
-        }],
+        };
+        ClientSpec::new(name, vec![thread])
     };
     let spec = SimSpec {
         seed: 1,

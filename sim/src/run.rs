@@ -125,18 +125,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn client(name: &str, threads: Vec<ThreadSpec>) -> ClientSpec {
-        ClientSpec {
-            name: name.to_owned(),
-            profile: None,
-            watchdog_timeout_ms: None,
-            watchdog_batch_size: None,
-            timeout_ms: None,
-            retry_attempts: None,
-            retry_interval_ms: None,
-            retry_jitter: None,
-            slaves_sync_timeout_ms: None,
-            threads,
-        }
+        ClientSpec::new(name, threads)
     }
 
     pub(crate) fn spec(clients: Vec<ClientSpec>) -> SimSpec {

@@ -100,27 +100,17 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
         .iter()
         .map(|name| {
             let n_threads = r.random_range(1..=2);
-            ClientSpec {
-                name: (*name).to_owned(),
-                profile: None,
-                watchdog_timeout_ms: None,
-                watchdog_batch_size: None,
-                timeout_ms: None,
-                retry_attempts: None,
-                retry_interval_ms: None,
-                retry_jitter: None,
-                slaves_sync_timeout_ms: None,
-                threads: (0..n_threads)
-                    .map(|_| ThreadSpec {
-                        start_ms: r.random_range(0..=span / 4),
-                        lock: lock.clone(),
-                        steps: match workload.usage {
-                            Usage::Misuse => script(&mut r, watchdog_timeout_ms),
-                            Usage::Correct => correct_script(&mut r, watchdog_timeout_ms),
-                        },
-                    })
-                    .collect(),
-            }
+            let threads = (0..n_threads)
+                .map(|_| ThreadSpec {
+                    start_ms: r.random_range(0..=span / 4),
+                    lock: lock.clone(),
+                    steps: match workload.usage {
+                        Usage::Misuse => script(&mut r, watchdog_timeout_ms),
+                        Usage::Correct => correct_script(&mut r, watchdog_timeout_ms),
+                    },
+                })
+                .collect();
+            ClientSpec::new(*name, threads)
         })
         .collect();
     let mut spec = SimSpec {

@@ -351,18 +351,7 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec) {
             ],
         })
         .collect();
-    spec.clients.push(ClientSpec {
-        name: PROBE.to_owned(),
-        profile: None,
-        watchdog_timeout_ms: None,
-        watchdog_batch_size: None,
-        timeout_ms: None,
-        retry_attempts: None,
-        retry_interval_ms: None,
-        retry_jitter: None,
-        slaves_sync_timeout_ms: None,
-        threads,
-    });
+    spec.clients.push(ClientSpec::new(PROBE, threads));
     let end = start_ms.saturating_add(liveness_window_ms(spec));
     spec.horizon_ms = spec.horizon_ms.max(end).min(MAX_HORIZON_MS);
 }

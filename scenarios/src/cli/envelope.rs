@@ -78,6 +78,7 @@ pub(super) fn envelope(args: &EnvelopeArgs, out: &mut dyn Write) -> Result<Exit,
             max_ms: args.latency.1,
         },
         seeds: args.seeds,
+        settings: None,
         phases: args.phases,
     };
     let env = crate::envelope(&config)?;

@@ -81,6 +81,7 @@ commands! {
     Replay(replay::ReplayArgs),
     Report(report::ReportArgs),
     Envelope(envelope::EnvelopeArgs),
+    Audit(audit::AuditArgs),
     Bench(bench::BenchArgs),
     Versions(versions::VersionsArgs),
     Completions(completions::CompletionsArgs),

@@ -38,7 +38,7 @@ pub(super) fn resume_command(o: &ExploreOptions, rest: SeedRange) -> String {
 
 /// `word` as one shell word: as it is when it holds nothing a shell
 /// would split or expand, else single-quoted.
-pub(super) fn shell_word(word: &str) -> Cow<'_, str> {
+pub(crate) fn shell_word(word: &str) -> Cow<'_, str> {
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         Cow::Borrowed(word)

@@ -164,6 +164,25 @@ fn default_lock() -> LockName {
     LockName::new(DEFAULT_LOCK).expect("the default lock name is not empty")
 }
 
+impl ClientSpec {
+    /// A client named `name` running `threads`, with the run's release and
+    /// watchdog timeout and Redisson's defaults for every other setting.
+    pub fn new(name: impl Into<String>, threads: Vec<ThreadSpec>) -> ClientSpec {
+        ClientSpec {
+            name: name.into(),
+            profile: None,
+            watchdog_timeout_ms: None,
+            watchdog_batch_size: None,
+            timeout_ms: None,
+            retry_attempts: None,
+            retry_interval_ms: None,
+            retry_jitter: None,
+            slaves_sync_timeout_ms: None,
+            threads,
+        }
+    }
+}
+
 /// Redisson's `EqualJitterDelay(base, max)`: before resend `n` (from 0)
 /// the pause is half of `min(base × 2^n, max)` plus a random part of up
 /// to the other half.

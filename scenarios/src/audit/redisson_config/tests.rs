@@ -5,10 +5,10 @@ use lockcore::{Config, Millis, Release, RetryDelay, Version};
 
 use super::*;
 
-const SINGLE_3_23_4: &str = include_str!("../../../tests/audit/single-3.23.4.yaml");
-const SENTINEL_3_45_0: &str = include_str!("../../../tests/audit/sentinel-3.45.0.yaml");
-const CLUSTER_4_7_0: &str = include_str!("../../../tests/audit/cluster-4.7.0.yaml");
-const SINGLE_JSON: &str = include_str!("../../../tests/audit/single-3.23.4.json");
+const SINGLE_3_23_4: &str = include_str!("../../../../docs/src/audit.in/single-3.23.4.yaml");
+const SENTINEL_3_45_0: &str = include_str!("../../../../docs/src/audit.in/sentinel-3.45.0.yaml");
+const CLUSTER_4_7_0: &str = include_str!("../../../../docs/src/audit.in/cluster-4.7.0.yaml");
+const SINGLE_JSON: &str = include_str!("../../../../docs/src/audit.in/single-3.23.4.json");
 
 fn yaml(text: &str, version: &str) -> Result<RedissonConfig, ConfigError> {
     RedissonConfig::read_for(text, Format::Yaml, version)

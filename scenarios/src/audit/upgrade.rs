@@ -1,0 +1,114 @@
+//! The upgrade that removes what an audit found: the smallest release
+//! with every fix, audited again under the same settings and usage (and
+//! again, while that shows a defect a later release fixes), and the
+//! behaviour changes on the way, from the switch registry.
+
+use lockcore::{Release, Switch, Version};
+use serde::Serialize;
+
+use super::exposure::{self, Sweep};
+use super::{AuditOptions, Exposure};
+
+/// How many releases an upgrade tries at most: each try is an audit.
+const MAX_TRIES: usize = 3;
+
+/// The release to upgrade to, and what it changes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Upgrade {
+    /// The smallest release that removes every defect a release fixes.
+    pub to: String,
+    /// The defects it removes, by title.
+    pub removes: Vec<String>,
+    /// The defects no release removes (open upstream, not reported, or
+    /// unattributed), by title: they stay after any upgrade.
+    pub stays: Vec<String>,
+    /// The releases tried before it, each with the defect that moved the
+    /// search on.
+    pub tried: Vec<String>,
+    /// Its own audit: what it still shows.
+    pub after: Vec<Exposure>,
+    /// Its runs, as audited.
+    pub runs: u64,
+    /// The behaviour changes between the two releases.
+    pub changes: Vec<Change>,
+}
+
+/// One behaviour change between the user's release and the upgrade.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// The switch's name.
+    pub switch: &'static str,
+    /// The release that brought it.
+    pub release: String,
+    /// The upstream issue or commit.
+    pub upstream: &'static str,
+    /// What it changes.
+    pub summary: &'static str,
+    /// Whether it fixes a defect locksim models.
+    pub fixes: bool,
+}
+
+/// The upgrade for what `found` showed, if a release fixes any of it.
+pub fn upgrade(o: &AuditOptions, found: &Sweep) -> Option<Upgrade> {
+    let from = o.release.base_version();
+    let mut target = newest_fix(&found.exposures, from)?;
+    let mut tried = Vec::new();
+    let mut after;
+    loop {
+        after = exposure::sweep(o.range, Release::version(target), &o.settings, &o.tailor);
+        let next = newest_fix(&after.exposures, target);
+        match next {
+            Some(later) if tried.len() + 1 < MAX_TRIES => {
+                tried.push(format!("{target}: still shows a defect fixed in {later}"));
+                target = later;
+            }
+            _ => break,
+        }
+    }
+    let title = |e: &Exposure| e.status.title();
+    let (removes, stays) = found
+        .exposures
+        .iter()
+        .partition::<Vec<&Exposure>, _>(|e| e.status.fixed_in().is_some());
+    Some(Upgrade {
+        to: target.to_string(),
+        removes: removes.into_iter().map(title).collect(),
+        stays: stays.into_iter().map(title).collect(),
+        tried,
+        runs: after.runs,
+        after: after.exposures,
+        changes: changes(from, target),
+    })
+}
+
+/// The newest release among the fixes of `exposures` later than `from`.
+fn newest_fix(exposures: &[Exposure], from: Version) -> Option<Version> {
+    exposures
+        .iter()
+        .filter_map(|e| e.status.fixed_in())
+        .filter(|v| *v > from)
+        .max()
+}
+
+/// The switches that arrive after `from`, up to `to`, in release order.
+fn changes(from: Version, to: Version) -> Vec<Change> {
+    let mut out: Vec<(Version, Change)> = Switch::ALL
+        .iter()
+        .filter_map(|s| {
+            let info = s.info();
+            let since = info.since?;
+            (since > from.lock_code() && since <= to.lock_code()).then(|| {
+                let change = Change {
+                    switch: info.name,
+                    release: since.to_string(),
+                    upstream: info.upstream,
+                    summary: info.summary,
+                    fixes: info.fixes,
+                };
+                (since, change)
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.switch.cmp(b.1.switch)));
+    out.into_iter().map(|(_, c)| c).collect()
+}

@@ -1,0 +1,82 @@
+//! A Redisson client's settings and deployment as locksim applies them
+//! to a spec: the user's Redisson config where it sets them, Redisson's
+//! defaults for the release where it does not. `locksim audit` runs every
+//! explored run with them, and the envelope its probes.
+
+use serde::Serialize;
+use sim::{ClientSpec, RetryJitter, SimSpec, Verb};
+
+/// What the audit models of a Redisson config.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Settings {
+    /// `lockWatchdogTimeout`, in ms.
+    pub watchdog_timeout_ms: u64,
+    /// `lockWatchdogBatchSize`, where set (3.44+).
+    pub watchdog_batch_size: Option<u32>,
+    /// `timeout`, in ms, where set.
+    pub timeout_ms: Option<u64>,
+    /// `retryAttempts`, where set.
+    pub retry_attempts: Option<u32>,
+    /// A constant pause before a resend (`retryInterval`), where set.
+    pub retry_interval_ms: Option<u64>,
+    /// A jittered pause before a resend (4.x's `EqualJitterDelay`), where set.
+    pub retry_jitter: Option<RetryJitter>,
+    /// `slavesSyncTimeout`, in ms, where set.
+    pub slaves_sync_timeout_ms: Option<u64>,
+    /// Whether the client is configured with replicas (any mode but a
+    /// single server): Redisson then follows each lock script with a
+    /// `WAIT` (3.16.7+), and a replica can be promoted.
+    pub replicated: bool,
+}
+
+impl Default for Settings {
+    /// Redisson's defaults on a single server.
+    fn default() -> Self {
+        Settings {
+            watchdog_timeout_ms: 30_000,
+            watchdog_batch_size: None,
+            timeout_ms: None,
+            retry_attempts: None,
+            retry_interval_ms: None,
+            retry_jitter: None,
+            slaves_sync_timeout_ms: None,
+            replicated: false,
+        }
+    }
+}
+
+impl Settings {
+    /// `spec` as the user's clients and deployment would run it: every
+    /// client with these settings. On a single server (where Redisson
+    /// sends no `WAIT`, whatever the server has) Redis has no replicas,
+    /// and the faults that act on replicas (a failover, a replication
+    /// stall) are left out; configured with replicas, Redis has at least
+    /// one.
+    pub fn apply(&self, spec: &mut SimSpec) {
+        spec.watchdog_timeout_ms = self.watchdog_timeout_ms;
+        for c in &mut spec.clients {
+            self.apply_client(c);
+        }
+        if self.replicated {
+            spec.redis.replicas = spec.redis.replicas.max(1);
+        } else {
+            spec.redis.replicas = 0;
+            spec.faults.0.retain(|f| {
+                !sim::verbs(f)
+                    .iter()
+                    .any(|v| matches!(v, Verb::FailOver | Verb::StallReplication))
+            });
+        }
+    }
+
+    /// One client with these settings.
+    pub fn apply_client(&self, c: &mut ClientSpec) {
+        c.watchdog_timeout_ms = None;
+        c.watchdog_batch_size = self.watchdog_batch_size;
+        c.timeout_ms = self.timeout_ms;
+        c.retry_attempts = self.retry_attempts;
+        c.retry_interval_ms = self.retry_interval_ms;
+        c.retry_jitter = self.retry_jitter;
+        c.slaves_sync_timeout_ms = self.slaves_sync_timeout_ms;
+    }
+}
