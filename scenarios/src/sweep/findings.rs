@@ -61,7 +61,7 @@ pub(super) fn write_findings(
         interrupted: found.interrupted(),
         models: profiles(profile),
         defects,
-        overflow: groups.overflow,
+        overflow: groups.overflow(),
         losses: losses.clone(),
         examples,
         summary: String::from_utf8_lossy(&text).into_owned(),
