@@ -139,6 +139,13 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     if v.invariant == Invariant::Liveness {
         return Cause::Defect;
     }
+    // A call judged late is late past every fault on its client or on
+    // Redis that overlapped it, by its wait and a command's budget after
+    // the fault's effect ended (the checker's bound): blaming that fault
+    // again would excuse a call that hangs for ever after an outage.
+    if v.invariant == Invariant::CallWithinBudget {
+        return Cause::Defect;
+    }
     let lease = lease_ms(spec);
     if v.invariant == Invariant::MutualExclusion
         && let Some(cause) = lost_key(spec, history, v, lease)
