@@ -163,6 +163,15 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     {
         return Cause::beyond(spec, why, Some(f));
     }
+    // Kept, or renewed, by renewals after every fault was over: the
+    // catch-all below would blame the run's first fault for them.
+    if matches!(
+        v.invariant,
+        Invariant::LockLeftBehind | Invariant::RenewalAfterUnlock
+    ) && lost_unlock::renewed_after_faults(spec, history, v)
+    {
+        return Cause::Defect;
+    }
     // An unlock Redis ran but refused as not held is the lock's own doing
     // whatever delayed the reply (Redisson's unlock latch, #4871, exists
     // for it); a timeout, or an unlock that never ran, can blame a fault.
