@@ -42,6 +42,7 @@ use lockcore::{LockName, Purpose};
 
 mod blocked;
 mod chain;
+mod crash;
 mod latch;
 mod late_reply;
 mod lost_unlock;
@@ -186,7 +187,7 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         .min()
         .unwrap_or(v.at);
     let start = first.as_ms().saturating_sub(lease);
-    match faults_on(spec, v, start, v.at.as_ms()).next() {
+    match faults_on(spec, v, start, v.at.as_ms()).find(|f| crash::may_excuse(v, f)) {
         Some(f) => {
             let why = format!("{} at {}", f.text(), SimTime::from_ms(f.at_ms()));
             Cause::beyond(spec, why, Some(f))

@@ -103,8 +103,8 @@ fn renewed_after(history: &History, v: &Violation, lock: &LockName, from: SimTim
 
 #[cfg(test)]
 mod tests {
-    use crate::run::tests::{client, spec, thread};
-    use crate::{Fault, FaultPlan, Invariant, Step, run};
+    use crate::run::tests::{client, run_under, thread};
+    use crate::{Fault, Invariant, Step};
 
     /// A locks with the watchdog, works 8 s and unlocks while Redis is
     /// down from 8.05 s to 10.05 s; each violation under `release`, with
@@ -116,15 +116,13 @@ mod tests {
             Step::Write,
             Step::Unlock,
         ];
-        let mut s = spec(vec![client("A", vec![thread(100, steps)])]);
-        s.profile = release.parse().expect("a release");
-        s.horizon_ms = 150_000;
-        s.faults = FaultPlan(vec![Fault::RedisDown(crate::faults::RedisDown {
+        let down = Fault::RedisDown(crate::faults::RedisDown {
             at_ms: 8_050,
             duration_ms: 2_000,
             keep_data: true,
-        })]);
-        let run = run(&s).expect("valid");
+        });
+        let clients = vec![client("A", vec![thread(100, steps)])];
+        let run = run_under(release, clients, 150_000, vec![down]);
         let v = run.violations.iter();
         v.map(|v| (v.invariant, v.cause.name())).collect()
     }
