@@ -11,7 +11,7 @@ use lockcore::Release;
 use rayon::prelude::*;
 use sim::{Invariant, Run, SimError, SimSpec, Workload};
 
-use crate::attribution::{Attributions, Pending};
+use crate::attribution::{Pending, settle};
 use crate::{Broken, Defect, SeedRange};
 
 /// The spec explored for `seed`: sim's random scenario and fault plan,
@@ -58,9 +58,8 @@ pub struct Finding {
     /// The workload its run was drawn from.
     pub workload: Workload,
     /// Its defects, signed and attributed (none when every violation has
-    /// an explanation). In a sweep, a defect whose release and signature
-    /// an earlier run of the sweep showed has that run's attribution (the
-    /// one its group reports), not one of its own.
+    /// an explanation), each from this run alone: the same in a sweep of
+    /// any range as when the seed is explored on its own.
     pub defects: Vec<Defect>,
     /// The engine that ran it.
     pub engine: sim::Engine,
@@ -242,7 +241,7 @@ type RunResult = Result<Option<Finding>, Unrun>;
 /// Runs seed `seed` under `profile` on `engine`: a pure function of the
 /// three, so runs may be made on any thread in any order. A finding's
 /// defects are signed, not attributed: its spec and run are kept for
-/// [`Attributions::settle`] when it has any.
+/// [`settle`] when it has any.
 fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) -> Probed {
     let spec = explored_spec_on(seed, Some(profile), workload, engine);
     match engine.run_owned(spec) {
@@ -269,10 +268,9 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
 /// the run was not made.
 type Probed = Result<Option<Pending>, Unrun>;
 
-/// Attributes the findings of a batch of probes (see [`Attributions`]).
+/// Attributes the findings of a batch of probes (see [`settle`]).
 fn attribute(
     probed: Vec<Probed>,
-    memo: &mut Attributions,
     engine: &sim::Engine,
     pool: Option<&rayon::ThreadPool>,
 ) -> Vec<RunResult> {
@@ -281,7 +279,7 @@ fn attribute(
         .into_iter()
         .map(|p| p.map(|found| found.map(|f| pending.push(f)).is_some()))
         .collect();
-    let mut findings = memo.settle(pending, engine, pool).into_iter();
+    let mut findings = settle(pending, engine, pool).into_iter();
     shapes
         .into_iter()
         .map(|shape| shape.map(|found| if found { findings.next() } else { None }))
@@ -360,7 +358,6 @@ fn sweep(
         None => Release::ERAS.to_vec(),
     };
     let mut found = Exploration::new(range);
-    let mut memo = Attributions::default();
     let mut start = range.from();
     'sweep: while start < range.end() && !stop.load(Ordering::SeqCst) {
         let end = start.saturating_add(BATCH).min(range.end());
@@ -376,7 +373,7 @@ fn sweep(
             Some(pool) => pool.install(batch),
             None => batch(),
         };
-        let results = attribute(probed, &mut memo, engine, pool);
+        let results = attribute(probed, engine, pool);
         let mut results = runs.into_iter().zip(results).peekable();
         for seed in start..end {
             if stop.load(Ordering::SeqCst) {

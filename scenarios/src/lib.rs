@@ -65,6 +65,8 @@
 //! - `chart`: an SVG chart of a run for the reports.
 //! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
 //! - `explore`: random exploration over seeds, streamed to a sink.
+//! - `labels`: whether a seed's label alone equals its label inside a
+//!   range ([`check_labels`]).
 //! - `shrink`: shrinking a violating fault plan.
 //! - `signature`: what identifies a defect across runs, as data.
 //! - `sweep`: `explore` as a library: a sweep with its findings, shrinks,
@@ -116,6 +118,7 @@ mod findings;
 mod findings_html;
 mod history;
 mod html;
+mod labels;
 mod location;
 mod losses;
 mod observe;
@@ -155,6 +158,7 @@ pub use explore::{
 };
 pub use history::{HistoryRow, history, history_names, history_scenario};
 pub use html::render_html;
+pub use labels::{LabelCheck, check_labels, sample_seeds};
 pub use location::Location;
 pub use open_issue::OpenIssue;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};

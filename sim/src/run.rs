@@ -128,6 +128,27 @@ pub(crate) mod tests {
         ClientSpec::new(name, threads)
     }
 
+    /// The run of `clients` under `release` for `horizon_ms`, with
+    /// `faults`.
+    pub(crate) fn run_under(
+        release: &str,
+        clients: Vec<ClientSpec>,
+        horizon_ms: u64,
+        faults: Vec<Fault>,
+    ) -> Run {
+        let mut s = spec(clients);
+        s.profile = release.parse().expect("a release");
+        s.horizon_ms = horizon_ms;
+        s.faults = FaultPlan(faults);
+        run(&s).expect("valid")
+    }
+
+    /// The cause of each of `run`'s violations of `invariant`, by name.
+    pub(crate) fn causes(run: &Run, invariant: crate::Invariant) -> Vec<&'static str> {
+        let v = run.violations.iter().filter(|v| v.invariant == invariant);
+        v.map(|v| v.cause.name()).collect()
+    }
+
     pub(crate) fn spec(clients: Vec<ClientSpec>) -> SimSpec {
         SimSpec {
             seed: 7,

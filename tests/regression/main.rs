@@ -275,6 +275,51 @@ fn every_harness_bug_stays_fixed() {
     assert_no_defect_in("harness", false);
 }
 
+/// Issue 48's oracle classes: each file in `tests/regression/oracle/` is
+/// a run of a class the oracle once misjudged (a call hung after an
+/// outage excused by it, ...), written to show that class, with what
+/// each release it names must give (`[expect.release."V"]`): the verdict,
+/// and exactly the defects the fixed oracle finds where the lock is at
+/// fault (none where the release fixed it). A
+/// change to a checker or the oracle that misjudges one again fails
+/// here, naming the file and the release.
+#[test]
+fn every_oracle_class_stays_judged() {
+    let (dir, files) = scenario_files("oracle");
+    assert!(!files.is_empty(), "no scenario in {}", dir.display());
+    let mut failures = Vec::new();
+    for path in &files {
+        let name = path.display().to_string();
+        let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            scenario.expect.release.len() >= 2,
+            "{name}: a class shows on one release and not on another"
+        );
+        for release in scenario.expect.release.keys() {
+            let release: lockcore::Release = release.parse().unwrap_or_else(|e| panic!("{e}"));
+            let trial = locksim::Trial::run(&scenario, None, Some(release))
+                .unwrap_or_else(|e| panic!("{e}"));
+            // Exactly the defects expected: a release that fixed the
+            // class shows none, and no other rule hides the class.
+            let mut defects: Vec<_> = (trial.run.violations.iter())
+                .filter(|v| v.cause == sim::Cause::Defect)
+                .map(|v| v.invariant)
+                .collect();
+            defects.sort();
+            defects.dedup();
+            let mut expected = trial.expected.defects.clone();
+            expected.sort();
+            if !trial.as_expected() || defects != expected {
+                failures.push(format!(
+                    "{name} under {release}: {:?}, defects {defects:?}",
+                    trial.mismatches
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Every scenario file of `tests/regression/<sub>` gives what it expects
 /// and no defect (and breaks an invariant, if `violates`).
 fn assert_no_defect_in(sub: &str, violates: bool) {

@@ -328,9 +328,10 @@ mod tests {
         assert!(last < 100, "{err}");
     }
 
-    /// `--json`: one object with the counts by cause and invariant and the
+    /// `--json`: one object with the counts by cause and invariant, the
     /// defects, each with its signature, replay command and shrunk file
-    /// (which expects the defect); nothing else on stdout.
+    /// (which expects the defect), and the upstream issues the runs are
+    /// attributed to; nothing else on stdout.
     #[test]
     fn json_is_one_object_with_the_defects() {
         let args = [
@@ -358,6 +359,20 @@ mod tests {
             assert!(signature.starts_with(d["invariant"].as_str().unwrap()));
             let shrunk = d["shrunk"].as_str().unwrap();
             assert!(shrunk.contains("defects = ["), "{shrunk}");
+        }
+        // Every issue a group names is in `upstreams`, which counts at
+        // least the group's runs for it.
+        let upstreams = v["upstreams"].as_array().unwrap();
+        for d in defects {
+            let named = d["fixed_by"]["upstream"]
+                .as_str()
+                .or(d["open_issue"]["upstream"].as_str());
+            let entry = upstreams
+                .iter()
+                .find(|u| u["upstream"].as_str() == named && u["model"] == d["model"]);
+            let entry = entry.unwrap_or_else(|| panic!("{named:?} not in {upstreams:?}"));
+            assert!(entry["seed"].as_u64() <= d["seed"].as_u64(), "{entry}");
+            assert!(entry["replay"].as_str().unwrap().starts_with("locksim replay "));
         }
     }
 

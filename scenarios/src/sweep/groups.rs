@@ -1,10 +1,9 @@
 //! explore's defects, grouped by signature (see [`crate::Defect`]): one
 //! group per release and signature, with its run count and first seed.
 
-use std::collections::BTreeMap;
-
 use lockcore::Release;
 
+use super::tally::Tally;
 use crate::Finding;
 pub(super) use crate::defect::DefectGroup as Group;
 
@@ -13,52 +12,56 @@ pub(super) use crate::defect::DefectGroup as Group;
 pub(super) const MAX_GROUPS: usize = 1_000;
 
 /// The groups in the order their first runs were found.
-#[derive(Default)]
 pub(super) struct Groups {
-    groups: Vec<Group>,
-    index: BTreeMap<(Release, crate::Signature), usize>,
-    /// Defective runs whose signature found no room.
-    pub(super) overflow: u64,
+    groups: Tally<(Release, crate::Signature), Group>,
+}
+
+impl Default for Groups {
+    fn default() -> Self {
+        Groups {
+            groups: Tally::new(MAX_GROUPS),
+        }
+    }
 }
 
 impl Groups {
     /// Adds each defect of `f` to its group.
     pub(super) fn offer(&mut self, f: &Finding) {
         for d in &f.defects {
+            let first = || Group {
+                model: f.profile,
+                invariant: d.invariant,
+                signature: d.signature.clone(),
+                fixed_by: d.fixed_by.clone(),
+                open_issue: d.open_issue,
+                runs: 1,
+                seed: f.seed,
+                replay: f.replay_command(),
+            };
             let key = (f.profile, d.signature.clone());
-            if let Some(&i) = self.index.get(&key) {
-                self.groups[i].runs += 1;
-            } else if self.groups.len() < MAX_GROUPS {
-                self.index.insert(key, self.groups.len());
-                self.groups.push(Group {
-                    model: f.profile,
-                    invariant: d.invariant,
-                    signature: d.signature.clone(),
-                    fixed_by: d.fixed_by.clone(),
-                    open_issue: d.open_issue,
-                    runs: 1,
-                    seed: f.seed,
-                    replay: f.replay_command(),
-                });
-            } else {
-                self.overflow += 1;
-            }
+            self.groups.offer(key, first, |g| g.runs += 1);
         }
     }
 
     /// The groups, in the order found.
     pub(super) fn all(&self) -> &[Group] {
-        &self.groups
+        self.groups.all()
+    }
+
+    /// Defective runs whose signature found no room.
+    pub(super) fn overflow(&self) -> u64 {
+        self.groups.overflow
     }
 
     /// Prints one paragraph per group.
     pub(super) fn print(&self, out: &mut dyn std::io::Write) {
-        if self.groups.is_empty() {
+        let groups = self.all();
+        if groups.is_empty() {
             let _ = writeln!(out, "no defect: every violation has an explanation");
             return;
         }
-        let _ = writeln!(out, "defects by signature ({}):", self.groups.len());
-        for (n, g) in self.groups.iter().enumerate() {
+        let _ = writeln!(out, "defects by signature ({}):", groups.len());
+        for (n, g) in groups.iter().enumerate() {
             let _ = writeln!(out, "  {}. {}", n + 1, g.signature);
             let _ = writeln!(
                 out,
@@ -68,11 +71,11 @@ impl Groups {
             let fix = crate::findings::fixed_by_text(g.fixed_by.as_ref(), g.open_issue);
             let _ = writeln!(out, "     upstream: {fix}");
         }
-        if self.overflow > 0 {
+        if self.groups.overflow > 0 {
             let _ = writeln!(
                 out,
                 "  and {} defective run(s) of further signatures (more than {MAX_GROUPS})",
-                self.overflow
+                self.groups.overflow
             );
         }
     }
@@ -93,20 +96,13 @@ mod tests {
     }
 
     fn finding(seed: u64, kind: &'static str) -> Finding {
-        Finding {
-            seed,
-            profile: Release::REDISSON,
-            broken: Vec::new(),
-            history_len: 0,
-            workload: sim::Workload::default(),
-            defects: vec![Defect {
-                invariant: Invariant::MutualExclusion,
-                signature: signed(kind),
-                fixed_by: None,
-                open_issue: None,
-            }],
-            engine: sim::Engine::Fast,
-        }
+        let defect = Defect {
+            invariant: Invariant::MutualExclusion,
+            signature: signed(kind),
+            fixed_by: None,
+            open_issue: None,
+        };
+        super::super::finding_with(seed, vec![defect])
     }
 
     /// Runs with one signature fold into one group that keeps the first

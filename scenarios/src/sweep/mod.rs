@@ -42,6 +42,9 @@
 //! - `picks`: which expected losses get shrunk.
 //! - `groups`: the defects, grouped by signature.
 //! - `summary`: the counts as text or as the `--json` object.
+//! - `tally`: entries by key in the order first seen, at most so many.
+//! - `upstreams`: the defective runs by the upstream issue each is
+//!   attributed to.
 //! - `resume`: the command that explores the rest of a stopped sweep.
 //! - `findings`: the findings report (`--report DIR`).
 
@@ -51,6 +54,8 @@ mod picks;
 mod resume;
 mod stream;
 mod summary;
+mod tally;
+mod upstreams;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -180,6 +185,7 @@ pub fn explore_sweep(
         found,
         picks,
         groups,
+        upstreams,
         losses,
     }) = swept
     else {
@@ -204,7 +210,7 @@ pub fn explore_sweep(
         if let Some(out) = json {
             print_json(
                 out,
-                Report::new(&found, profile, o.workload, reports(&groups)),
+                Report::new(&found, (profile, o.workload), reports(&groups), &upstreams),
             );
         }
         return Ok(SweepEnd::Interrupted);
@@ -236,7 +242,10 @@ pub fn explore_sweep(
         for (d, s) in defects.iter_mut().zip(&shrunk) {
             d.shrunk = Some(s.scenario.to_toml());
         }
-        print_json(out, Report::new(&found, profile, o.workload, defects));
+        print_json(
+            out,
+            Report::new(&found, (profile, o.workload), defects, &upstreams),
+        );
     }
     Ok(
         if found.violating == 0 && found.failed == 0 && found.refused == 0 {
@@ -329,5 +338,20 @@ fn unwritable(path: &Path, e: &std::io::Error) -> InputError {
     InputError::Unwritable {
         path: path.display().to_string(),
         reason: e.to_string(),
+    }
+}
+
+/// A finding of `redisson` seed `seed` with `defects`, for the tests of
+/// what a sweep counts.
+#[cfg(test)]
+fn finding_with(seed: u64, defects: Vec<crate::Defect>) -> crate::Finding {
+    crate::Finding {
+        seed,
+        profile: Release::REDISSON,
+        broken: Vec::new(),
+        history_len: 0,
+        workload: sim::Workload::default(),
+        defects,
+        engine: sim::Engine::Fast,
     }
 }

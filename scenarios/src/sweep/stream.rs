@@ -12,15 +12,18 @@ use super::ExploreOptions;
 use super::groups::Groups;
 use super::picks::Picks;
 use super::summary::{names, profile_label, profiles, workload_label};
+use super::upstreams::Upstreams;
 use crate::losses::Losses;
 use crate::{Exploration, InputError, SeedRange, SweepEvent};
 
 /// What a finished (or stopped) sweep leaves: its counts, the expected
-/// losses to shrink, the defect groups and the expected losses by cause.
+/// losses to shrink, the defect groups, the defective runs by upstream
+/// issue and the expected losses by cause.
 pub(super) struct Swept {
     pub(super) found: Exploration,
     pub(super) picks: Picks,
     pub(super) groups: Groups,
+    pub(super) upstreams: Upstreams,
     pub(super) losses: Losses,
 }
 
@@ -48,6 +51,7 @@ pub(super) fn sweep(
     );
     let bar = progress_bar(range.count());
     let (mut picks, mut groups) = (Picks::new(o.shrink), Groups::default());
+    let mut upstreams = Upstreams::default();
     // Only a report shows the losses by fault kind, which costs a spec
     // generated again per violating run.
     let mut losses = o.report.as_ref().map(|_| Losses::default());
@@ -74,6 +78,7 @@ pub(super) fn sweep(
                 }
                 picks.offer(f);
                 groups.offer(f);
+                upstreams.offer(f);
                 if let Some(l) = &mut losses {
                     l.offer(f);
                 }
@@ -101,6 +106,7 @@ pub(super) fn sweep(
         found,
         picks,
         groups,
+        upstreams,
         losses: losses.unwrap_or_default(),
     }))
 }

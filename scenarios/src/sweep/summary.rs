@@ -8,6 +8,7 @@ use lockcore::Release;
 use serde::Serialize;
 
 use super::groups::Group;
+use super::upstreams::{Upstream, Upstreams};
 use crate::{Exploration, Finding};
 
 /// What the runs do, for the header and summary: ` with correct usage and
@@ -142,8 +143,14 @@ pub(super) struct Report<'a> {
     /// Per model: runs by worst cause, and runs breaking each invariant.
     pub(super) by_cause: BTreeMap<String, BTreeMap<&'static str, u64>>,
     pub(super) by_invariant: BTreeMap<String, BTreeMap<String, u64>>,
-    /// The defects, by signature, each with its shrunk scenario.
+    /// The defects, by signature, each with its shrunk scenario; a
+    /// group's `fixed_by` or `open_issue` is its first run's.
     pub(super) defects: Vec<DefectReport<'a>>,
+    /// Every upstream issue a defective run was attributed to, by
+    /// model, with its runs and first seed (each run attributed alone).
+    pub(super) upstreams: &'a [Upstream],
+    /// Defective runs naming an issue past the list's room.
+    pub(super) upstreams_overflow: u64,
 }
 
 /// One defect group in `--json`.
@@ -159,9 +166,9 @@ impl<'a> Report<'a> {
     /// The report of `found` under `profile`.
     pub(super) fn new(
         found: &Exploration,
-        profile: Option<Release>,
-        workload: sim::Workload,
+        (profile, workload): (Option<Release>, sim::Workload),
         defects: Vec<DefectReport<'a>>,
+        upstreams: &'a Upstreams,
     ) -> Report<'a> {
         let (mut by_cause, mut by_invariant) = (BTreeMap::new(), BTreeMap::new());
         for p in profiles(profile) {
@@ -188,6 +195,8 @@ impl<'a> Report<'a> {
             by_cause,
             by_invariant,
             defects,
+            upstreams: upstreams.all(),
+            upstreams_overflow: upstreams.overflow(),
         }
     }
 }

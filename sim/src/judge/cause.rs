@@ -43,6 +43,7 @@ use lockcore::{LockName, Purpose};
 
 mod blocked;
 mod chain;
+mod crash;
 mod latch;
 mod late_reply;
 mod lost_unlock;
@@ -140,6 +141,13 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     if v.invariant == Invariant::Liveness {
         return Cause::Defect;
     }
+    // A call judged late is late past every fault on its client or on
+    // Redis that overlapped it, by its wait and a command's budget after
+    // the fault's effect ended (the checker's bound): blaming that fault
+    // again would excuse a call that hangs for ever after an outage.
+    if v.invariant == Invariant::CallWithinBudget {
+        return Cause::Defect;
+    }
     let lease = lease_ms(spec);
     if v.invariant == Invariant::MutualExclusion
         && let Some(cause) = lost_key(spec, history, v, lease)
@@ -157,6 +165,15 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     {
         return Cause::beyond(spec, why, Some(f));
     }
+    // Kept, or renewed, by renewals after every fault was over: the
+    // catch-all below would blame the run's first fault for them.
+    if matches!(
+        v.invariant,
+        Invariant::LockLeftBehind | Invariant::RenewalAfterUnlock
+    ) && lost_unlock::renewed_after_faults(spec, history, v)
+    {
+        return Cause::Defect;
+    }
     // An unlock Redis ran but refused as not held is the lock's own doing
     // whatever delayed the reply (Redisson's unlock latch, #4871, exists
     // for it); a timeout, or an unlock that never ran, can blame a fault.
@@ -171,7 +188,7 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         .min()
         .unwrap_or(v.at);
     let start = first.as_ms().saturating_sub(lease);
-    match faults_on(spec, v, start, v.at.as_ms()).next() {
+    match faults_on(spec, v, start, v.at.as_ms()).find(|f| crash::may_excuse(v, f)) {
         Some(f) => {
             let why = format!("{} at {}", f.text(), SimTime::from_ms(f.at_ms()));
             Cause::beyond(spec, why, Some(f))

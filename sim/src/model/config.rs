@@ -88,6 +88,37 @@ pub(crate) fn most_retries<'c>(
     (most != Retries::redisson_3()).then_some(most)
 }
 
+/// [`crate::model::history::Meta::acquire_once_ms`] of `spec`'s clients.
+pub(crate) fn acquire_once_ms(spec: &SimSpec) -> Option<u64> {
+    let configs: Vec<Config> = (0..spec.clients.len())
+        .filter_map(|c| client_config(spec, c).ok())
+        .collect();
+    acquire_once_of(configs.iter().map(|c| (c, true)), spec.latency.max_ms)
+}
+
+/// [`acquire_once_ms`] of clients' configs already built, each with
+/// whether its client asked about `no-lock-resend` (only a timed-out
+/// acquire or unlock does), over links whose own one-way latency is at
+/// most `latency_ms`. A client that never asked had no acquire time out,
+/// so no `tryLock` of its throws a timeout and it bounds nothing: left
+/// out, the figure depends on the release only through the switches the
+/// run asked about, as the run does (attribution reuses a run for every
+/// release that agrees with it on those).
+pub(crate) fn acquire_once_of<'c>(
+    configs: impl Iterator<Item = (&'c Config, bool)>,
+    latency_ms: u64,
+) -> Option<u64> {
+    let most = configs
+        .filter(|&(_, asked)| asked)
+        .try_fold(0, |most: u64, (c, _)| {
+            let once = c.release.has(lockcore::Switch::NoLockResend) && c.replicas == 0;
+            once.then(|| most.max(c.response_timeout.0))
+        });
+    // An `EVALSHA` answered `NOSCRIPT` and the `SCRIPT LOAD` come first
+    // (two round trips), then the script's own send.
+    most.filter(|&ms| ms > 0).map(|ms| ms + 5 * latency_ms)
+}
+
 /// The longest timer tick of `spec`'s clients: how late any client's
 /// timer can fire, which the checkers' bounds allow for.
 pub(crate) fn max_timer_tick_ms(spec: &SimSpec) -> u64 {

@@ -45,6 +45,16 @@ pub struct Meta {
     /// and hash as before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries: Option<Retries>,
+    /// When no client sends a timed-out acquire again (Redisson 3.37+,
+    /// `no-lock-resend`) and Redis has no replicas (whose `WAIT` failures
+    /// an acquire retries from 3.20.1): the longest one response timeout
+    /// of the clients, plus the link's own latency for an `EVALSHA`'s
+    /// `NOSCRIPT` and `SCRIPT LOAD` before the script's send: the most an
+    /// acquire's one attempt takes when no fault holds it. Not written to the file, so a history's JSON and hash stay
+    /// as they were; a history read back has none, and is judged as if
+    /// acquires were sent again (the looser bound).
+    #[serde(skip)]
+    pub acquire_once_ms: Option<u64>,
 }
 
 /// The checkers' bound on one command's retries (see [`Meta::retries`]).

@@ -281,6 +281,13 @@ impl<'s> World<'s> {
                     .unwrap_or(0),
                 clients: self.spec.clients.iter().map(|c| c.name.clone()).collect(),
                 retries: most_retries(self.procs.iter().map(|p| p.machine.config())),
+                acquire_once_ms: crate::model::config::acquire_once_of(
+                    self.procs.iter().map(|p| {
+                        let asked = (p.machine.switches_read()).has(lockcore::Switch::NoLockResend);
+                        (p.machine.config(), asked)
+                    }),
+                    self.spec.latency.max_ms,
+                ),
             },
             records: self.obs.into_records(),
         };

@@ -403,6 +403,7 @@ pub(crate) fn finish(spec: &SimSpec, recorder: &Shared, slots: &Slots) -> (Histo
             max_timer_tick_ms: crate::model::config::max_timer_tick_ms(spec),
             clients: spec.clients.iter().map(|c| c.name.clone()).collect(),
             retries: crate::model::config::retries(spec),
+            acquire_once_ms: crate::model::config::acquire_once_ms(spec),
         },
         records,
     };

@@ -48,6 +48,15 @@ pub(super) fn chain_stalled<'s>(
     if sent > start {
         return None;
     }
+    // The lock's chain had ended (its renewal stopped) before the
+    // believer's hold began: nothing was waiting on that round when the
+    // hold came, and a hold that starts no renewal of its own joined a
+    // stale entry (#3194), the release's bookkeeping, not a stall.
+    if let Some(lock) = &lock
+        && chain_ended(history, &process, lock, (sent, first))
+    {
+        return None;
+    }
     // A reply after the attempt's timeout is ignored: the chain waits for
     // the resend (4.7.0 seed 10535: a renewal queued by a Redis pause).
     // With replicas the renewal is a batch with a `WAIT` whose reply the
@@ -81,6 +90,26 @@ pub(super) fn chain_stalled<'s>(
         SimTime::from_ms(lost_by.at_ms())
     );
     Some((why, lost_by))
+}
+
+/// Whether `process` stopped renewing `lock` at or after `from` (ms) and
+/// before record `hold` (the believer's hold; the same instant counts
+/// when the stop was recorded first).
+fn chain_ended(
+    history: &History,
+    process: &Proc,
+    lock: &LockName,
+    (from, hold): (u64, usize),
+) -> bool {
+    history.records[..hold.min(history.records.len())]
+        .iter()
+        .any(|r| {
+            r.at.as_ms() >= from
+                && matches!(&r.kind, RecordKind::Lock {
+                    process: p,
+                    event: lockcore::Event::RenewalStopped { lock: l, .. },
+                } if p == process && l == lock)
+        })
 }
 
 /// The last round of renewals `process` sent before `until` (of `lock`,
@@ -140,4 +169,53 @@ fn resend_delays(config: &Config) -> (u64, u64) {
         config.response_timeout.0 + sync,
         config.retry_delay_range(0).1.0,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::run::tests::{causes, client, run_under, thread};
+    use crate::{Fault, Invariant, Step};
+
+    /// A/t1 holds the lock with the watchdog; a drop on A from 9 s to
+    /// 27 s loses the renewal due at 10 s and its resends, and renewal
+    /// stops at 27.3 s; the key expires at 30 s. A/t2 takes the lock at
+    /// 35 s, and B waits from 40 s. The causes of the mutual-exclusion
+    /// violations under `release`.
+    fn t2_loses_the_lock(release: &str) -> Vec<&'static str> {
+        let work = |ms| {
+            vec![
+                Step::Lock { lease_ms: None },
+                Step::Work { ms },
+                Step::Unlock,
+            ]
+        };
+        let a = client(
+            "A",
+            vec![thread(0, work(50_000)), thread(35_000, work(40_000))],
+        );
+        let b = client("B", vec![thread(40_000, work(10))]);
+        let drop = Fault::DropRate(crate::faults::DropRate {
+            client: "A".to_owned(),
+            at_ms: 9_000,
+            duration_ms: 18_000,
+            probability: 1.0,
+        });
+        let run = run_under(release, vec![a, b], 120_000, vec![drop]);
+        causes(&run, Invariant::MutualExclusion)
+    }
+
+    /// Redisson #3194 under 3.13.6: the renewal error leaves the entry,
+    /// A/t2's hold joins it and is never renewed, and B takes the lock
+    /// when the key expires at 65 s. The chain had ended 8 s before the
+    /// hold began, so the drop that stalled it explains nothing (the
+    /// chain rule once blamed it): a defect. 3.14.0 removes the entry on
+    /// the error, A/t2 is renewed, and B waits for its unlock. A/t2's
+    /// acquire while A/t1 still believed it held the lock is the drop's
+    /// under both.
+    #[test]
+    fn a_chain_that_ended_before_the_hold_explains_nothing() {
+        let beyond = "beyond-guarantee";
+        assert_eq!(t2_loses_the_lock("3.13.6"), [beyond, "defect"]);
+        assert_eq!(t2_loses_the_lock("3.14.0"), [beyond]);
+    }
 }

@@ -14,7 +14,7 @@
 
 use crate::model::history::{Outcome, RecordKind};
 use crate::{History, SimSpec, SimTime, Violation};
-use lockcore::Call;
+use lockcore::{Call, LockName};
 
 /// The fault that made a thread of `v`'s clients lose an unlock of the
 /// violated lock before `v`, as the cause's text.
@@ -59,12 +59,7 @@ pub(crate) fn explains<'s>(
     // Renewed after the thread let go for good: the watchdog keeps the key
     // (3.8.0 renews after an unlock error, #1602), which no lost unlock
     // explains.
-    let renewed_after = history.records.iter().any(|r| {
-        r.at > v.at
-            && matches!(&r.kind, RecordKind::RenewSent { process, lock: l, retry: false, .. }
-                if *l == lock && v.clients.iter().any(|c| **c == *process.client))
-    });
-    if renewed_after {
+    if renewed_after(history, v, &lock, v.at) {
         return None;
     }
     let f = super::faults_on(spec, v, sent.as_ms(), failed_at.as_ms()).next()?;
@@ -74,4 +69,84 @@ pub(crate) fn explains<'s>(
         SimTime::from_ms(f.at_ms())
     );
     Some((why, f))
+}
+
+/// Whether a client of `v` renewed the violated lock after `v` and after
+/// every excusing fault on it or on Redis was over: the watchdog kept a
+/// key its thread had let go, long after any fault (renewals going on for
+/// 100 s after an unlock failed, #1602, or after an acquire ran twice,
+/// #4109). Redisson cancels renewal on every unlock whatever its result
+/// (from 3.8.1), so a renewal of a finished thread's key is the lock's
+/// own choice, and a fault over by then explains none of it: the rule
+/// above and the catch-all must not blame one.
+pub(crate) fn renewed_after_faults(spec: &SimSpec, history: &History, v: &Violation) -> bool {
+    let Some(lock) = super::violated_lock(history, v) else {
+        return false;
+    };
+    let over = super::excusing(spec)
+        .filter(|f| f.client().is_none_or(|c| v.clients.iter().any(|x| x == c)))
+        .map(|f| f.effect_end_ms().unwrap_or(f.at_ms()))
+        .max()
+        .map_or(v.at, |end| v.at.max(SimTime::from_ms(end)));
+    renewed_after(history, v, &lock, over)
+}
+
+/// Whether a client of `v` sent a renewal of `lock` (not a resend) after
+/// `from`.
+fn renewed_after(history: &History, v: &Violation, lock: &LockName, from: SimTime) -> bool {
+    history.records.iter().any(|r| {
+        r.at > from
+            && matches!(&r.kind, RecordKind::RenewSent { process, lock: l, retry: false, .. }
+                if l == lock && v.clients.iter().any(|c| **c == *process.client))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::run::tests::{client, run_under, thread};
+    use crate::{Fault, Invariant, Step};
+
+    /// A locks with the watchdog, works 8 s and unlocks while Redis is
+    /// down from 8.05 s to 10.05 s; each violation under `release`, with
+    /// its cause's name.
+    fn causes(release: &str) -> Vec<(Invariant, &'static str)> {
+        let steps = vec![
+            Step::Lock { lease_ms: None },
+            Step::Work { ms: 8_000 },
+            Step::Write,
+            Step::Unlock,
+        ];
+        let down = Fault::RedisDown(crate::faults::RedisDown {
+            at_ms: 8_050,
+            duration_ms: 2_000,
+            keep_data: true,
+        });
+        let clients = vec![client("A", vec![thread(100, steps)])];
+        let run = run_under(release, clients, 150_000, vec![down]);
+        let v = run.violations.iter();
+        v.map(|v| (v.invariant, v.cause.name())).collect()
+    }
+
+    /// Redisson #1602 (3.8.0 renews after an unlock error): the outage
+    /// ends at 10 s and A's watchdog renews the key it let go for the
+    /// 140 s left: the lock left behind and the renewals after the unlock
+    /// are defects (the catch-all once blamed the outage), while the
+    /// unlock error itself stays the outage's. From 3.8.1 nothing is left
+    /// behind or renewed.
+    #[test]
+    fn renewals_long_after_every_fault_are_the_watchdogs_doing() {
+        let old = causes("3.8.0");
+        for (invariant, cause) in [
+            (Invariant::LockLeftBehind, "defect"),
+            (Invariant::RenewalAfterUnlock, "defect"),
+            (Invariant::FalseUnlockError, "beyond-guarantee"),
+        ] {
+            assert!(old.contains(&(invariant, cause)), "{invariant:?}: {old:?}");
+        }
+        let fixed = causes("3.8.1");
+        assert!(
+            fixed.iter().all(|(i, _)| *i == Invariant::FalseUnlockError),
+            "{fixed:?}"
+        );
+    }
 }

@@ -3,22 +3,29 @@
 
 use lockcore::{Call, VecMap};
 
-use crate::judge::check::fault_index::FaultIndex;
 use crate::judge::check::work::Count;
-use crate::model::history::RecordKind;
+use crate::model::history::{Phase, RecordKind};
 use crate::model::name::Name;
-use crate::{History, Invariant, SimTime, Violation};
+use crate::{Fault, History, Invariant, SimTime, Violation};
 
 /// Slack for timers rounded to whole milliseconds.
 const SLACK_MS: u64 = 5;
 
 /// A `tryLock(wait)` must return within `wait` plus one command's budget
 /// (the attempt under way when the wait runs out may still take that
-/// long) plus a round trip. A call whose client, or Redis, suffered a
-/// fault while it was out is not judged (a stop-the-world pause delays
-/// the return legitimately), nor is one cut short by the horizon.
+/// long) plus a round trip. A fault on its client or on Redis while it
+/// was out restarts that bound at the fault's effect end, as if the call
+/// began then (an attempt held back by the fault fails by its own timers
+/// within one budget after it, and the wait goes on as without a fault):
+/// a call hung long after a Redis outage ended is judged, where it once
+/// was excused by the outage however long after it hung. A fault that moved
+/// the client's clock (a drift or a skew) moves the call's own measure
+/// of its wait, so it is not judged. A call still out when the run ends
+/// is judged against the same bound, unless its process crashed (a
+/// `tryLock` hung while Redis was unreachable once showed only as a
+/// liveness failure, or not at all).
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
-    let faults = FaultIndex::build(history, work);
+    let windows = windows(history, work);
     // The wait's bound and each timeout and retry of the last attempt fire
     // up to a tick of Redisson's timer late.
     // The longest one command may take before lockcore gives up on it
@@ -52,8 +59,10 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     continue;
                 };
                 let start = history.records[c].at;
-                let bound = start.plus_ms(wait.saturating_add(slack));
-                if r.at > bound && !faults.touched(&who.client, start, r.at, work) {
+                let Some(bound) = bound(&windows, &who.client, (start, r.at), wait + slack) else {
+                    continue;
+                };
+                if r.at > bound {
                     let took = SimTime(r.at.0 - start.0);
                     found.push(Violation::new(
                         Invariant::CallWithinBudget,
@@ -66,10 +75,82 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     ));
                 }
             }
+            // A crashed process's calls never return.
+            RecordKind::Crash { process } => {
+                open.retain(|(client, life, _), _| {
+                    !(*client.0 == *process.client && *life == process.life)
+                });
+            }
             _ => {}
         }
     }
+    let horizon = history.meta.horizon;
+    for &(c, wait) in open.values() {
+        let RecordKind::Call { who, lock, .. } = &history.records[c].kind else {
+            continue;
+        };
+        let start = history.records[c].at;
+        match bound(&windows, &who.client, (start, horizon), wait + slack) {
+            Some(bound) if horizon > bound => found.push(Violation::new(
+                Invariant::CallWithinBudget,
+                bound,
+                [who.client.clone()],
+                format!(
+                    "{who}'s tryLock({wait}) on {lock} had not returned when the run ended at {horizon}, past its wait plus {slack} ms"
+                ),
+                vec![c],
+            )),
+            _ => {}
+        }
+    }
+    found.sort_by_key(|v| v.at);
     found
+}
+
+/// A fault window: its client (`None`: Redis), begin, effect end, and
+/// whether it moves the client's clock.
+type Window<'h> = (Option<&'h str>, SimTime, SimTime, bool);
+
+/// The fault windows of the run, with their effect ends (a partition's
+/// held messages arrive after it, a starved timer fires after it).
+fn windows<'h>(history: &'h History, work: &impl Count) -> Vec<Window<'h>> {
+    work.records(history)
+        .filter_map(|(_, r)| match &r.kind {
+            RecordKind::Fault {
+                fault,
+                phase: Phase::Begin,
+            } => {
+                let end = fault.effect_end_ms().unwrap_or(fault.at_ms());
+                let clock = matches!(fault, Fault::ClockDrift(_) | Fault::ClockSkew(_));
+                Some((fault.client(), r.at, SimTime::from_ms(end), clock))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// When a call of `client` out over `span` must have returned: `within`
+/// after its start, or after the effect end of the last fault on its
+/// client or on Redis that overlapped it (the whole wait again: the
+/// fault may have held back everything before); `None` when such a fault
+/// moved the client's clock.
+fn bound(
+    windows: &[Window<'_>],
+    client: &str,
+    (start, until): (SimTime, SimTime),
+    within: u64,
+) -> Option<SimTime> {
+    let mut from = start;
+    for &(on, begin, end, clock) in windows {
+        if on.is_some_and(|c| c != client) || begin > until || end < start {
+            continue;
+        }
+        if clock {
+            return None;
+        }
+        from = from.max(end);
+    }
+    Some(from.plus_ms(within))
 }
 
 /// The wait of a `tryLock(wait)` or `tryLockAsync(wait)`, in ms.
@@ -108,5 +189,65 @@ mod tests {
         let v = check(&late, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].at, SimTime::from_ms(5_000 + 16_500 + 10 + 5));
+    }
+
+    /// Redis down from 1 s to 6 s.
+    fn redis_down() -> RecordKind {
+        RecordKind::Fault {
+            fault: Fault::RedisDown(crate::faults::RedisDown {
+                at_ms: 1_000,
+                duration_ms: 5_000,
+                keep_data: true,
+            }),
+            phase: Phase::Begin,
+        }
+    }
+
+    /// A tryLock(5000) made while Redis was down is judged from the
+    /// outage's end: returning 20 s after it is within its wait and
+    /// budget; returning 60 s after it (the outage once excused it
+    /// however late) is a violation, bounded from the outage's end.
+    #[test]
+    fn a_fault_excuses_a_call_only_until_its_effect_ends() {
+        let call = try_wait(5_000);
+        let run = |ret_ms: u64| {
+            let h = Sample::new(5)
+                .at(1_000, redis_down())
+                .call(2_000, who("A", 1), call.clone())
+                .ret(ret_ms, who("A", 1), call.clone(), Outcome::NotAcquired)
+                .build();
+            check(&h, &Work::default())
+        };
+        assert!(run(26_000).is_empty());
+        let v = run(66_000);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].at, SimTime::from_ms(6_000 + 5_000 + 16_500 + 10 + 5));
+    }
+
+    /// A tryLock that has not returned when the run ends is judged (Redisson
+    /// #2790: 3.12.5's refused acquire is never answered); one whose
+    /// process crashed, or still within its bound at the end, is not.
+    #[test]
+    fn a_call_still_out_at_the_end_is_judged() {
+        let call = try_wait(5_000);
+        let hung = Sample::new(5)
+            .at(1_000, redis_down())
+            .call(2_000, who("A", 1), call.clone())
+            .build();
+        let v = check(&hung, &Work::default());
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].detail.contains("had not returned"), "{}", v[0].detail);
+        let crashed = Sample::new(5)
+            .call(2_000, who("A", 1), call.clone())
+            .at(
+                3_000,
+                RecordKind::Crash {
+                    process: crate::judge::check::sample::proc("A"),
+                },
+            )
+            .build();
+        assert!(check(&crashed, &Work::default()).is_empty());
+        let recent = Sample::new(5).call(110_000, who("A", 1), call).build();
+        assert!(check(&recent, &Work::default()).is_empty());
     }
 }

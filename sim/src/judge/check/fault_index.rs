@@ -14,13 +14,9 @@ pub(crate) struct FaultIndex<'h> {
 }
 
 impl<'h> FaultIndex<'h> {
-    /// One pass over the history's fault records.
-    pub(crate) fn build(history: &'h History, work: &impl Count) -> FaultIndex<'h> {
-        Self::of(history, work, |_| true)
-    }
-
-    /// Only the faults that excuse a loss: not the application's own
-    /// scheduling (`interleave`, `interrupt`).
+    /// One pass over the history's fault records, keeping only the
+    /// faults that excuse a loss: not the application's own scheduling
+    /// (`interleave`, `interrupt`).
     pub(crate) fn excusing(history: &'h History, work: &impl Count) -> FaultIndex<'h> {
         Self::of(history, work, |f| f.kind().excuses())
     }

@@ -42,6 +42,7 @@ impl Sample {
                     max_timer_tick_ms: 0,
                     clients: vec!["A".into(), "B".into()],
                     retries: None,
+                    acquire_once_ms: None,
                 },
                 records: Vec::new(),
             },

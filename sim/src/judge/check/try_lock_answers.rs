@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use lockcore::{Call, TransportError};
 
+use crate::judge::check::fault_index::FaultIndex;
 use crate::judge::check::work::Count;
 use crate::model::history::{Outcome, Phase, RecordKind};
 use crate::model::name::Name;
@@ -14,7 +15,13 @@ use crate::{History, Invariant, SimTime, Violation};
 /// A `tryLock(wait)` that fails with a response timeout later than its
 /// first attempt could have (every attempt of one command and its
 /// resends, timed by the client's own timers) failed inside its wait loop: the lock's own answer,
-/// which 4.7.0 makes `false`. A call during which a fault moved its
+/// which 4.7.0 makes `false`. From 3.37 an acquire is sent once, so its
+/// first attempt ends one response timeout after it went out (after an
+/// `EVALSHA`'s `NOSCRIPT` and the `SCRIPT LOAD` at most two round trips
+/// in): when no fault touched the client or Redis before that, a timeout
+/// thrown later came from the wait loop, however soon (it once had to
+/// come a whole retry budget into the call, which such a call rarely
+/// lasts). A call during which a fault moved its
 /// client's timers (a pause, starvation, a clock fault, interleaved
 /// callbacks) is not judged: its first attempt may have failed late.
 /// A first attempt that times out still throws in every release, and is
@@ -28,6 +35,10 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let timers = 2 * u64::from(retries.attempts) + 1;
     let first_attempt = retries.budget_ms + timers * history.meta.max_timer_tick_ms + 5;
     let timing = timing_windows(history, work);
+    // The first attempt of an acquire sent once, when no fault held it.
+    let sent_once = (history.meta.acquire_once_ms)
+        .map(|once| once + 3 * history.meta.max_timer_tick_ms + 5);
+    let faults = FaultIndex::excusing(history, work);
     let mut open: BTreeMap<(Name<'_>, u32, u64), usize> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
@@ -49,7 +60,10 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     continue;
                 };
                 let start = history.records[c].at;
-                let late = r.at.as_ms() > start.as_ms() + first_attempt;
+                let once = sent_once.filter(|&once| {
+                    !faults.touched(&who.client, start, start.plus_ms(once), work)
+                });
+                let late = r.at.as_ms() > start.as_ms() + once.unwrap_or(first_attempt);
                 let moved = timing.iter().any(|(client, from, to)| {
                     client.is_none_or(|n| *n == *who.client) && *from <= r.at && start <= *to
                 });
@@ -144,5 +158,40 @@ mod tests {
             .ret(20_000, who("A", 1), call, Outcome::NotAcquired)
             .build();
         assert!(check(&answered, &Work::default()).is_empty());
+    }
+
+    /// From 3.37 (an acquire sent once, 3 s timeout): a tryLock(30 s) that
+    /// throws a timeout 8 s in threw it from its wait loop, well before a
+    /// retry budget (16.5 s) into the call; 3.02 s in is its first
+    /// attempt. A fault on Redis during the first attempt may have held
+    /// it, so then only the budget tells.
+    #[test]
+    fn an_acquire_sent_once_bounds_the_first_attempt() {
+        let call = try_wait(30_000);
+        let run = |ret_ms: u64, fault: bool| {
+            let mut sample = Sample::new(5).call(0, who("A", 1), call.clone());
+            if fault {
+                let pause = crate::faults::RedisPause {
+                    at_ms: 1_000,
+                    duration_ms: 1_000,
+                };
+                sample = sample.at(
+                    1_000,
+                    RecordKind::Fault {
+                        fault: crate::Fault::RedisPause(pause),
+                        phase: Phase::Begin,
+                    },
+                );
+            }
+            let mut h = sample
+                .ret(ret_ms, who("A", 1), call.clone(), timed_out())
+                .build();
+            // 3 s and five one-way trips of 4 ms.
+            h.meta.acquire_once_ms = Some(3_020);
+            check(&h, &Work::default())
+        };
+        assert_eq!(run(8_000, false).len(), 1);
+        assert!(run(3_020, false).is_empty());
+        assert!(run(8_000, true).is_empty());
     }
 }
