@@ -174,6 +174,7 @@ fn resend_delays(config: &Config) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use crate::run::tests::{causes, client, run_under, thread};
+    use crate::steps;
     use crate::{Fault, Invariant, Step};
 
     /// A/t1 holds the lock with the watchdog; a drop on A from 9 s to
@@ -184,9 +185,9 @@ mod tests {
     fn t2_loses_the_lock(release: &str) -> Vec<&'static str> {
         let work = |ms| {
             vec![
-                Step::Lock { lease_ms: None },
-                Step::Work { ms },
-                Step::Unlock,
+                Step::Lock(steps::Lock { lease_ms: None }),
+                Step::Work(steps::Work { ms }),
+                Step::Unlock(steps::Unlock {}),
             ]
         };
         let a = client(

@@ -16,6 +16,7 @@ pub(super) fn may_excuse(v: &Violation, f: &Fault) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::run::tests::{causes, client, run_under, thread};
+    use crate::steps;
     use crate::{Fault, Invariant, Step};
 
     /// A/t1 takes lock(60 s), unlocks, then lock() with the watchdog, and
@@ -23,16 +24,19 @@ mod tests {
     /// release-after-crash violations under `release`.
     fn late_release(release: &str) -> Vec<&'static str> {
         let a = vec![
-            Step::Lock {
+            Step::Lock(steps::Lock {
                 lease_ms: Some(60_000),
-            },
-            Step::Work { ms: 1_000 },
-            Step::Unlock,
-            Step::Lock { lease_ms: None },
-            Step::Work { ms: 100_000 },
-            Step::Unlock,
+            }),
+            Step::Work(steps::Work { ms: 1_000 }),
+            Step::Unlock(steps::Unlock {}),
+            Step::Lock(steps::Lock { lease_ms: None }),
+            Step::Work(steps::Work { ms: 100_000 }),
+            Step::Unlock(steps::Unlock {}),
         ];
-        let b = vec![Step::Lock { lease_ms: None }, Step::Unlock];
+        let b = vec![
+            Step::Lock(steps::Lock { lease_ms: None }),
+            Step::Unlock(steps::Unlock {}),
+        ];
         let clients = vec![
             client("A", vec![thread(0, a)]),
             client("B", vec![thread(3_000, b)]),

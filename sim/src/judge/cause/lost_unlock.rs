@@ -104,6 +104,7 @@ fn renewed_after(history: &History, v: &Violation, lock: &LockName, from: SimTim
 #[cfg(test)]
 mod tests {
     use crate::run::tests::{client, run_under, thread};
+    use crate::steps;
     use crate::{Fault, Invariant, Step};
 
     /// A locks with the watchdog, works 8 s and unlocks while Redis is
@@ -111,10 +112,10 @@ mod tests {
     /// its cause's name.
     fn causes(release: &str) -> Vec<(Invariant, &'static str)> {
         let steps = vec![
-            Step::Lock { lease_ms: None },
-            Step::Work { ms: 8_000 },
-            Step::Write,
-            Step::Unlock,
+            Step::Lock(steps::Lock { lease_ms: None }),
+            Step::Work(steps::Work { ms: 8_000 }),
+            Step::Write(steps::Write {}),
+            Step::Unlock(steps::Unlock {}),
         ];
         let down = Fault::RedisDown(crate::faults::RedisDown {
             at_ms: 8_050,
