@@ -63,12 +63,8 @@ fn usage_line(a: &Audit) -> String {
     let calls = if u.calls.is_empty() {
         "every acquire call".to_owned()
     } else {
-        let names: Vec<String> = u
-            .calls
-            .iter()
-            .map(|c| serde_json::to_value(c).map_or_else(|_| String::new(), |v| v.to_string()))
-            .collect();
-        names.join(", ").replace('"', "")
+        let names: Vec<&str> = u.calls.iter().map(|c| c.name()).collect();
+        names.join(", ")
     };
     let lease = u
         .lease_ms

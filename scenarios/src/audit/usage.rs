@@ -53,15 +53,26 @@ impl Acquire {
     }
 
     /// The step's form, if it acquires.
-    fn of(step: &Step) -> Option<(Acquire, Option<u64>, Option<u64>)> {
+    fn of(step: &Step) -> Option<Acquire> {
         Some(match step {
-            Step::Lock(s) => (Acquire::Lock, None, s.lease_ms),
-            Step::LockInterruptibly(s) => (Acquire::LockInterruptibly, None, s.lease_ms),
-            Step::TryLock(s) => (Acquire::TryLock, s.wait_ms, s.lease_ms),
-            Step::LockAsync(s) => (Acquire::LockAsync, None, s.lease_ms),
-            Step::TryLockAsync(s) => (Acquire::TryLockAsync, s.wait_ms, s.lease_ms),
+            Step::Lock(_) => Acquire::Lock,
+            Step::LockInterruptibly(_) => Acquire::LockInterruptibly,
+            Step::TryLock(_) => Acquire::TryLock,
+            Step::LockAsync(_) => Acquire::LockAsync,
+            Step::TryLockAsync(_) => Acquire::TryLockAsync,
             _ => return None,
         })
+    }
+
+    /// Its scenario step name: `try-lock`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Acquire::Lock => "lock",
+            Acquire::LockInterruptibly => "lock-interruptibly",
+            Acquire::TryLock => "try-lock",
+            Acquire::LockAsync => "lock-async",
+            Acquire::TryLockAsync => "try-lock-async",
+        }
     }
 
     /// The step of this form.
@@ -152,7 +163,7 @@ fn tailor_steps(usage: &Usage, list: &mut [Step]) {
             tailor_steps(usage, &mut r.steps);
         } else if let Step::Work(w) = step {
             w.ms = usage.work_ms.map_or(w.ms, |most| w.ms.min(most));
-        } else if let Some((form, _, _)) = Acquire::of(step) {
+        } else if let Some(form) = Acquire::of(step) {
             let form = form
                 .nearest()
                 .into_iter()
@@ -200,6 +211,16 @@ mod tests {
             panic!("{list:?}")
         };
         assert_eq!(r.steps, vec![try_lock, Step::Work(steps::Work { ms: 100 })]);
+    }
+
+    /// A usage file names a call as its scenario step is named.
+    #[test]
+    fn each_call_is_named_as_its_step() {
+        use Acquire::*;
+        for a in [Lock, LockInterruptibly, TryLock, LockAsync, TryLockAsync] {
+            assert_eq!(a.step(None, None).name(), a.name());
+            assert_eq!(serde_json::to_value(a).expect("json"), a.name());
+        }
     }
 
     /// A bad usage file names the key and its line.
