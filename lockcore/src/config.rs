@@ -158,7 +158,13 @@ impl Config {
     /// spec's bounds keep them under an hour), so the `as i32` of the
     /// operands below only truncates what Java's `int` fields hold too.
     pub fn latch_ttl(&self, pause: Millis) -> i64 {
-        let has = |s: Switch| self.release.has(s);
+        self.latch_ttl_with(pause, |s| self.release.has(s))
+    }
+
+    /// [`Config::latch_ttl`] with the release's switches asked through
+    /// `has`: the machine asks its `SwitchReads`, so that explore's
+    /// attribution knows the run read them.
+    pub(crate) fn latch_ttl_with(&self, pause: Millis, has: impl Fn(Switch) -> bool) -> i64 {
         let timeout = i64::try_from(self.response_timeout.0).unwrap_or(i64::MAX);
         let pause = i64::try_from(pause.0).unwrap_or(i64::MAX);
         let attempts = i64::from(self.retry_attempts);

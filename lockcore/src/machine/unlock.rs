@@ -97,7 +97,8 @@ impl LockClient {
     /// unless the product wraps to a TTL Redis refuses (#7089).
     fn latch_ttl(&mut self) -> i64 {
         let pause = self.retry_pause(self.config.retry_attempts);
-        self.config.latch_ttl(pause)
+        let switches = &self.switches;
+        self.config.latch_ttl_with(pause, |s| switches.has(s))
     }
 
     pub(super) fn on_unlock_reply(
