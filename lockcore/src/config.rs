@@ -121,18 +121,72 @@ impl Config {
     /// 3.48's).
     pub fn command_budget(&self) -> Millis {
         let attempts = self.retry_attempts;
-        let pauses: u64 = (0..attempts).map(|n| self.retry_delay_range(n).1.0).sum();
-        Millis((u64::from(attempts) + 1) * self.response_timeout.0 + pauses)
+        // The pause stops growing by retry 63 (`RetryDelay::range`), so
+        // the sum is closed-form past it: a client may set a Java int's
+        // worth of attempts (#7089's config had three million).
+        let grown = attempts.min(64);
+        let early: u64 = (0..grown).map(|n| self.retry_delay_range(n).1.0).sum();
+        let late = u64::from(attempts - grown) * self.retry_delay_range(64).1.0;
+        Millis((u64::from(attempts) + 1) * self.response_timeout.0 + early + late)
     }
 
-    /// The shortest and longest TTL of a 3.24+ unlock latch: `(timeout +
-    /// retryDelay.calcDelay(retryAttempts)) × retryAttempts`, so the latch
-    /// outlives every resend of its unlock.
+    /// The shortest and longest TTL of a 3.24+ unlock latch whose `SET`
+    /// succeeds (see [`Config::latch_ttl`]; a TTL Redis refuses leaves no
+    /// latch and counts as 0). Wrapped arithmetic is not monotonic in the
+    /// pause, so the two ends are ordered after the fact.
     pub fn latch_ttl_range(&self) -> (Millis, Millis) {
         let (lo, hi) = self.retry_delay_range(self.retry_attempts);
-        let ttl =
-            |d: Millis| Millis((self.response_timeout.0 + d.0) * u64::from(self.retry_attempts));
-        (ttl(lo), ttl(hi))
+        let ttl = |d: Millis| Millis(self.latch_ttl(d).max(0).unsigned_abs());
+        let (a, b) = (ttl(lo), ttl(hi));
+        (a.min(b), a.max(b))
+    }
+
+    /// The unlock latch's TTL as the release computes it, with `pause`
+    /// the retry delay drawn for `retryAttempts`: `(timeout + pause) ×
+    /// retryAttempts` in Java arithmetic (`RedissonBaseLock.
+    /// unlockInnerAsync`, read at the tags):
+    /// - 3.24.0 to 3.47.x: `int` arithmetic, which wraps; from 3.24.3
+    ///   (`latch-ttl-at-least-one`, #5392) raised to at least 1;
+    /// - 3.48.0 to 4.3.x (`jittered-retry-delay`, commit e1154e3ec):
+    ///   `long` arithmetic raised to at least 1, then passed on as
+    ///   `(int) timeout`, which wraps: a large product becomes negative
+    ///   or 0 and the script's `SET ... PX` fails (#7089);
+    /// - from 4.4.0 (`latch-ttl-long`, #6939): `long` throughout, and an
+    ///   overflowing product is capped at `Long.MAX_VALUE` (#7099).
+    ///
+    /// A `timeout` or pause beyond a Java int cannot be configured (the
+    /// spec's bounds keep them under an hour), so the `as i32` of the
+    /// operands below only truncates what Java's `int` fields hold too.
+    pub fn latch_ttl(&self, pause: Millis) -> i64 {
+        self.latch_ttl_with(pause, |s| self.release.has(s))
+    }
+
+    /// [`Config::latch_ttl`] with the release's switches asked through
+    /// `has`: the machine asks its `SwitchReads`, so that explore's
+    /// attribution knows the run read them.
+    pub(crate) fn latch_ttl_with(&self, pause: Millis, has: impl Fn(Switch) -> bool) -> i64 {
+        let timeout = i64::try_from(self.response_timeout.0).unwrap_or(i64::MAX);
+        let pause = i64::try_from(pause.0).unwrap_or(i64::MAX);
+        let attempts = i64::from(self.retry_attempts);
+        if has(Switch::LatchTtlLong) {
+            return timeout
+                .checked_add(pause)
+                .and_then(|sum| sum.checked_mul(attempts))
+                .unwrap_or(i64::MAX)
+                .max(1);
+        }
+        if has(Switch::JitteredRetryDelay) {
+            let long = timeout.wrapping_add(pause).wrapping_mul(attempts).max(1);
+            return i64::from(long as i32);
+        }
+        let int = (timeout as i32)
+            .wrapping_add(pause as i32)
+            .wrapping_mul(attempts as i32);
+        i64::from(if has(Switch::LatchTtlAtLeastOne) {
+            int.max(1)
+        } else {
+            int
+        })
     }
 }
 

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 19] = [
+const FILES: [(&str, &str); 20] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -84,6 +84,10 @@ const FILES: [(&str, &str); 19] = [
     (
         "sibling-loses-renewal-during-cancel",
         include_str!("../history/sibling-loses-renewal-during-cancel.toml"),
+    ),
+    (
+        "unlock-latch-ttl-overflows",
+        include_str!("../history/unlock-latch-ttl-overflows.toml"),
     ),
     (
         "trylock-timeout-throws",

@@ -143,7 +143,9 @@
 //! - On top: `run` ([`run`], [`run_turmoil`], [`run_real`], [`Run`]: an
 //!   engine's history judged), `engine` ([`Engine`], which engine runs a
 //!   spec), `swarm` ([`generate`]) and `workload` ([`Usage`],
-//!   [`Workload`]: what generated scripts do, and the liveness phase).
+//!   [`Workload`]: what generated scripts do, and the liveness phase),
+//!   `client_settings` ([`SETTINGS_CHANCE`]: generated clients' Redisson
+//!   settings).
 //!
 //! A new fault kind is its own file in `model/fault/` plus one line in
 //! the `faults!` registration; every engine carries it out through the
@@ -157,6 +159,7 @@
 //! `fenced_pause` replays the documents' stop-the-world pause under the
 //! `fenced` profile.
 
+mod client_settings;
 mod engine;
 mod engines;
 mod judge;
@@ -171,6 +174,7 @@ pub use judge::check::{Case, Invariant, Violation, check_all, check_all_counted}
 pub use model::cut::CutShort;
 pub use model::fault::{Fault, FaultPlan};
 
+pub use client_settings::{HUGE_RETRIES_CHANCE, SETTINGS_CHANCE};
 pub use engines::fast::inprocess::{InProcessServer, InProcessTransport, lock_value};
 pub use engines::hosted::{
     BareRun, REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_turmoil_bare,

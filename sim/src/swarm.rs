@@ -129,6 +129,9 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
             crate::workload::nest_holds(&mut spec);
         }
         use_async_api(&mut spec);
+        if workload.kinds == SwarmKinds::Swarm {
+            crate::client_settings::draw_settings(&mut spec);
+        }
     }
     match workload.kinds {
         SwarmKinds::Classic => {

@@ -329,3 +329,33 @@ fn fast_and_turmoil_agree_on_redissons_history() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(compared >= 24, "only {compared} compared");
 }
+
+/// Redisson #7089 on a real `redis-server`: under 4.3.1 the unlock latch's
+/// TTL wraps negative, and Redis 7 itself refuses the script's `SET ...
+/// PX <negative>` after the script's `DEL` and `PUBLISH` ran, so A gets an
+/// error for an unlock that released the lock (B takes it); under 4.4.0
+/// the TTL is a long and the unlock returns normally. The scenario's
+/// settings wrap negative at this time scale too (its description says
+/// why), so the real run must give the fast engine's verdicts.
+#[test]
+fn a_real_redis_refuses_the_wrapped_latch_ttl() {
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    let scenario = locksim::history_scenario("unlock-latch-ttl-overflows").expect("history");
+    let row = scenario.history.clone().expect("a history row");
+    for (release, broken) in row.releases().into_iter().zip([true, false]) {
+        let comparison = Comparison::run(&scenario, None, Some(release), real.clone())
+            .unwrap_or_else(|e| panic!("{release}: {e}"));
+        let [fast, redis] = comparison.verdicts();
+        assert_eq!(fast, redis, "{release}\n{}", comparison.render());
+        let defect = vec!["false-unlock-error (defect)".to_owned()];
+        assert_eq!(
+            redis == defect,
+            broken,
+            "{release}\n{}",
+            comparison.render()
+        );
+    }
+}

@@ -53,6 +53,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 mod compare;
 mod generate;
 mod generate_zset;
+mod latch;
 mod wire;
 mod zset;
 

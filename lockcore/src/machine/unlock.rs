@@ -60,8 +60,8 @@ impl LockClient {
         let field = self.wire.field(&self.uuid, thread);
         let latched = match &latch {
             Some(latch) => {
-                let ttl = self.latch_ttl().0;
-                Some((latch, self.wire.number(ttl)))
+                let ttl = self.latch_ttl();
+                Some((latch, self.wire.signed(ttl)))
             }
             None => None,
         };
@@ -91,12 +91,14 @@ impl LockClient {
         id
     }
 
-    /// `(timeout + retryDelay.calcDelay(retryAttempts)) * retryAttempts`:
-    /// the latch outlives every resend of its unlock (random from 3.48).
-    fn latch_ttl(&mut self) -> Millis {
-        let attempts = self.config.retry_attempts;
-        let pause = self.retry_pause(attempts);
-        Millis((self.config.response_timeout.0 + pause.0) * u64::from(attempts))
+    /// `(timeout + retryDelay.calcDelay(retryAttempts)) * retryAttempts`
+    /// in the release's Java arithmetic ([`crate::Config::latch_ttl`]):
+    /// the latch outlives every resend of its unlock (random from 3.48),
+    /// unless the product wraps to a TTL Redis refuses (#7089).
+    fn latch_ttl(&mut self) -> i64 {
+        let pause = self.retry_pause(self.config.retry_attempts);
+        let switches = &self.switches;
+        self.config.latch_ttl_with(pause, |s| switches.has(s))
     }
 
     pub(super) fn on_unlock_reply(

@@ -98,6 +98,15 @@ impl Wire {
         }
         b
     }
+
+    /// `n` in decimal, a sign first when negative (a latch TTL that
+    /// wrapped, #7089); non-negative numbers share [`Wire::number`]'s cache.
+    pub(super) fn signed(&mut self, n: i64) -> Bytes {
+        match u64::try_from(n) {
+            Ok(n) => self.number(n),
+            Err(_) => Bytes::copy_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+        }
+    }
 }
 
 #[cfg(test)]

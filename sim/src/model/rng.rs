@@ -35,6 +35,8 @@ pub(crate) enum Stream {
     SwarmNesting,
     /// The generator's draw of a client whose threads hand over.
     SwarmRelay,
+    /// The generator's draw of clients' Redisson settings.
+    SwarmSettings,
 }
 
 impl Stream {
@@ -53,6 +55,7 @@ impl Stream {
             Stream::RetryJitter(c) => (6 << 32) | u64::from(c),
             Stream::SwarmNesting => 8,
             Stream::SwarmRelay => 9,
+            Stream::SwarmSettings => 10,
         }
     }
 }
