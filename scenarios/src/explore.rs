@@ -77,10 +77,7 @@ impl Finding {
     /// The worst cause among its violations, a defect first:
     /// `defect`, `beyond-guarantee` or `misuse`.
     pub fn worst_cause(&self) -> &'static str {
-        ["defect", "beyond-guarantee", "misuse"]
-            .into_iter()
-            .find(|c| self.broken.iter().any(|b| b.cause.name() == *c))
-            .unwrap_or("misuse")
+        worst_cause(self.broken.iter().map(|b| b.cause.name()))
     }
 
     /// The hash of its history (its run is made again).
@@ -224,6 +221,15 @@ impl Exploration {
             }
         }
     }
+}
+
+/// The worst of `causes` (their names), a defect first: `defect`,
+/// `beyond-guarantee` or `misuse`.
+pub(crate) fn worst_cause<'a>(causes: impl Iterator<Item = &'a str> + Clone) -> &'static str {
+    ["defect", "beyond-guarantee", "misuse"]
+        .into_iter()
+        .find(|c| causes.clone().any(|name| name == *c))
+        .unwrap_or("misuse")
 }
 
 /// Why a run was not made.

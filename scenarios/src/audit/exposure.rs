@@ -252,10 +252,7 @@ fn probe(seed: u64, release: Release, settings: &Settings, tailor: &Tailor) -> O
         return Some(None);
     }
     // The run's worst cause, as explore counts it: one per run.
-    let worst = ["defect", "beyond-guarantee", "misuse"]
-        .into_iter()
-        .find(|c| run.violations.iter().any(|v| v.cause.name() == *c))
-        .unwrap_or("misuse");
+    let worst = crate::explore::worst_cause(run.violations.iter().map(|v| v.cause.name()));
     let defects = crate::defects_of(&spec, &run);
     Some(Some((worst, defects, spec)))
 }

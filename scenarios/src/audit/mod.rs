@@ -97,10 +97,7 @@ pub fn config_file(
     version: Version,
 ) -> Result<(Settings, Vec<String>), InputError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::Unreadable {
-        path: origin.clone(),
-        reason: e.to_string(),
-    })?;
+    let text = read(path)?;
     let format = redisson_config::Format::of_path(path);
     let config = RedissonConfig::read(&text, format, version).map_err(|e| InputError::Invalid {
         origin,
@@ -108,6 +105,14 @@ pub fn config_file(
         message: e.to_string(),
     })?;
     Ok((settings_of(&config), notes_of(&config)))
+}
+
+/// A file's text, or a clear error naming it.
+pub fn read(path: &std::path::Path) -> Result<String, InputError> {
+    std::fs::read_to_string(path).map_err(|e| InputError::Unreadable {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
 }
 
 /// What the audit models of `config`.

@@ -1,7 +1,7 @@
 //! `locksim audit`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use lockcore::{Release, Version};
@@ -89,7 +89,7 @@ impl AuditArgs {
             None => (Settings::default(), Vec::new()),
         };
         let usage = match &self.usage {
-            Some(path) => Some(Usage::parse(&read(path)?, &path.display().to_string())?),
+            Some(path) => Some(Usage::parse(&audit::read(path)?, &path.display().to_string())?),
             None => None,
         };
         Ok(AuditOptions {
@@ -112,14 +112,6 @@ impl AuditArgs {
         }
         c
     }
-}
-
-/// A file's text, or a clear error naming it.
-pub(crate) fn read(path: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(path).map_err(|e| InputError::Unreadable {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })
 }
 
 /// Prints one seed's run and its defects' statuses.
