@@ -358,6 +358,13 @@ impl LockClient {
     fn set_timer(&mut self, at: Millis, kind: TimerKind) -> TimerId {
         // Redisson's timer fires at the end of the tick `at` falls in.
         let at = crate::release::on_wheel(at, self.config.timer_tick);
+        self.set_exact_timer(at, kind)
+    }
+
+    /// A timer that fires at `at` itself: a blocked thread's own timed
+    /// wait (`Semaphore.tryAcquire(ms)`, `Future.get(ms)`), which the JDK
+    /// times, not Redisson's wheel.
+    fn set_exact_timer(&mut self, at: Millis, kind: TimerKind) -> TimerId {
         let timer = TimerId(self.next_timer);
         self.next_timer += 1;
         self.timers.insert(timer, kind);

@@ -11,7 +11,7 @@
 use super::acquire::Phase;
 use super::step::Continuation;
 use super::{CallKind, CallState, LockClient, TimerKind};
-use crate::{CallOutcome, Millis, Switch, ThreadId};
+use crate::{CallOutcome, Millis, Switch, ThreadId, TimerId};
 
 impl LockClient {
     /// The lock is held by another: give up, subscribe, or wait on the latch.
@@ -31,8 +31,7 @@ impl LockClient {
             if self.join(now, &lock) {
                 self.attempt(now, thread);
             } else {
-                let timer = remaining
-                    .map(|r| self.set_timer(now.plus(Millis(r as u64)), TimerKind::Wait(thread)));
+                let timer = remaining.map(|r| self.set_wait_timer(now, thread, r, listens));
                 if let Some((_, acquiring)) = self.acquiring(thread) {
                     acquiring.phase = Phase::Subscribing { timer };
                 }
@@ -61,15 +60,39 @@ impl LockClient {
             self.attempt(now, thread);
             return;
         }
-        self.wait_on_latch(now, thread, wait_for);
+        self.wait_on_latch(now, thread, wait_for, false);
     }
 
     /// Sets the wait's timer (`wait_for` ms, none: wait for a message).
-    fn wait_on_latch(&mut self, now: Millis, thread: ThreadId, wait_for: Option<i64>) {
-        let timer =
-            wait_for.map(|w| self.set_timer(now.plus(Millis(w as u64)), TimerKind::Wait(thread)));
+    fn wait_on_latch(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        wait_for: Option<i64>,
+        listens: bool,
+    ) {
+        let timer = wait_for.map(|w| self.set_wait_timer(now, thread, w, listens));
         if let Some((_, acquiring)) = self.acquiring(thread) {
             acquiring.phase = Phase::Latch { timer };
+        }
+    }
+
+    /// The timer of a wait of `ms`. An async call's timeout is a task on
+    /// Redisson's wheel (`ServiceManager.newTimeout`), so it fires at the
+    /// end of a tick. A blocking call waits in the JDK, exactly:
+    /// `RedissonLock.tryLock` waits with `subscribeFuture.get(time)` and
+    /// `getLatch().tryAcquire(ttl or time)`, and `lock` with
+    /// `tryAcquire(ttl)` (every release from 3.8.0 to 4.7.0; lines 131-142
+    /// and 246-298 of RedissonLock.java at 4.7.0). On the wheel, a blocked waiter whose
+    /// time ran out still waited up to a tick longer, took the permit an
+    /// unlock message left for another waiter of its client, and gave up
+    /// with it: a lost wakeup Redisson does not have.
+    fn set_wait_timer(&mut self, now: Millis, thread: ThreadId, ms: i64, listens: bool) -> TimerId {
+        let at = now.plus(Millis(ms as u64));
+        if listens {
+            self.set_timer(at, TimerKind::Wait(thread))
+        } else {
+            self.set_exact_timer(at, TimerKind::Wait(thread))
         }
     }
 
@@ -88,7 +111,7 @@ impl LockClient {
         let lock = lock.clone();
         let channel = lock.channel();
         self.add_listener(channel, thread);
-        self.wait_on_latch(now, thread, wait_for);
+        self.wait_on_latch(now, thread, wait_for, true);
         if self.switches.has(Switch::ListenerRechecksLatch) && self.latch_take(channel) {
             self.run_listener(now, channel);
         }
@@ -205,6 +228,38 @@ mod tests {
             h.expect_return(T2),
             Ok(CallOutcome::Acquired { token: None })
         );
+    }
+
+    /// On a 100 ms wheel, a blocking `tryLock` still wakes at the TTL it
+    /// read (the JDK times `Semaphore.tryAcquire`), while `tryLockAsync`'s
+    /// timeout is a wheel task and fires at the end of its tick. With the
+    /// blocking wait on the wheel, audit seed 4360 of Redisson 3.45.0 on
+    /// Sentinel showed a lost wakeup Redisson does not have.
+    #[test]
+    fn blocking_waits_are_exact_and_async_timeouts_on_the_wheel() {
+        for (call, wakes_at) in [
+            (try_wait(10_000), 3_050),
+            (
+                Call::TryLockAsync {
+                    wait: Some(Millis(10_000)),
+                    lease: None,
+                },
+                3_100,
+            ),
+        ] {
+            let config = crate::Config::builder()
+                .release(Era::Redisson.into())
+                .timer_tick(100)
+                .build()
+                .unwrap();
+            let mut h = Harness::with_config(config);
+            h.call(T2, "l", call.clone()).unwrap();
+            let req = h.held_then_subscribed(5_000);
+            h.advance(50);
+            h.reply(req, Value::Int(3_000));
+            h.expect_quiet();
+            assert_eq!(h.next_timer_at(), Some(Millis(wakes_at)), "{call:?}");
+        }
     }
 
     /// Without a message the waiter sleeps exactly the holder's TTL and
