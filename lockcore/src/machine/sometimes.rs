@@ -143,7 +143,7 @@ mod tests {
             h.reply(first, Value::Int(5_000));
             let subscribe = h.expect_subscribe();
             h.fail(subscribe, TransportError::Timeout);
-            h.until_return(ThreadId(1));
+            let _ = h.until_return(ThreadId(1));
             h.m.reached()
         };
         let try_lock = || Call::TryLock {
