@@ -93,7 +93,8 @@
 //!   `request` (timeouts, retries), `command` (wire form of each script),
 //!   `acquire` (lock / tryLock), `subscription` (channel and latch),
 //!   `unlock`, `query`, `watchdog` (`redisson`), `legacy`, `batched`,
-//!   `fence` (`fenced`).
+//!   `fence` (`fenced`), `sometimes` (the places it notes passing,
+//!   [`Sometimes`], for coverage).
 //! - `value`: [`Value`], a reply as the lock reads it.
 //! - `script`: the exact texts of the scripts the lock sends.
 //! - `transport`: the [`Transport`] trait.
@@ -129,7 +130,7 @@ pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
-pub use machine::{Command, Event, LockClient, Output, Purpose};
+pub use machine::{Command, Event, LockClient, Output, Purpose, Reached, Sometimes};
 pub use release::{
     Era, MAX_TIMER_TICK, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, TIMER_TICK_SWITCHES,
     Version, timer_tick,

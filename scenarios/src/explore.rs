@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use lockcore::Release;
 use rayon::prelude::*;
-use sim::{Invariant, Run, SimError, SimSpec, Workload};
+use sim::{Coverage, Invariant, Run, SimError, SimSpec, Workload};
 
 use crate::attribution::{Pending, settle};
+use crate::coverage::CoverageCounts;
 use crate::{Broken, Defect, SeedRange};
 
 /// The spec explored for `seed`: sim's random scenario and fault plan,
@@ -137,6 +138,8 @@ pub struct Exploration {
     counts: BTreeMap<(Release, Invariant), u64>,
     /// How many runs had each worst cause, by profile.
     causes: BTreeMap<(Release, &'static str), u64>,
+    /// Which `sometimes` points the runs reached, by profile.
+    pub coverage: CoverageCounts,
 }
 
 impl Exploration {
@@ -151,6 +154,7 @@ impl Exploration {
             refused: 0,
             counts: BTreeMap::new(),
             causes: BTreeMap::new(),
+            coverage: CoverageCounts::default(),
         }
     }
 
@@ -197,6 +201,10 @@ impl Exploration {
         sink: &mut impl FnMut(SweepEvent<'_>),
     ) {
         self.runs += 1;
+        let result = result.map(|(reached, finding)| {
+            self.coverage.add(profile, seed, reached);
+            finding
+        });
         match result {
             Ok(Some(finding)) => {
                 self.violating += 1;
@@ -241,8 +249,9 @@ enum Unrun {
     Failed(String),
 }
 
-/// What one run gave: a finding, nothing, or why it was not made.
-type RunResult = Result<Option<Finding>, Unrun>;
+/// What one run gave: the points it reached and a finding or nothing, or
+/// why it was not made.
+type RunResult = Result<(Coverage, Option<Finding>), Unrun>;
 
 /// Runs seed `seed` under `profile` on `engine`: a pure function of the
 /// three, so runs may be made on any thread in any order. A finding's
@@ -252,6 +261,7 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
     let spec = explored_spec_on(seed, Some(profile), workload, engine);
     match engine.run_owned(spec) {
         Ok(run) if !run.violations.is_empty() => {
+            let reached = run.coverage;
             let finding = Finding {
                 seed,
                 profile,
@@ -262,17 +272,17 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
                 engine: engine.clone(),
             };
             let kept = (!finding.defects.is_empty()).then_some(run);
-            Ok(Some((finding, kept)))
+            Ok((reached, Some((finding, kept))))
         }
-        Ok(_) => Ok(None),
+        Ok(run) => Ok((run.coverage, None)),
         Err(SimError::Unsupported { .. }) => Err(Unrun::Refused),
         Err(e) => Err(Unrun::Failed(e.to_string())),
     }
 }
 
-/// What [`probe`] gave: a finding still to attribute, nothing, or why
-/// the run was not made.
-type Probed = Result<Option<Pending>, Unrun>;
+/// What [`probe`] gave: the points the run reached and a finding still
+/// to attribute or nothing, or why the run was not made.
+type Probed = Result<(Coverage, Option<Pending>), Unrun>;
 
 /// Attributes the findings of a batch of probes (see [`settle`]).
 fn attribute(
@@ -281,14 +291,16 @@ fn attribute(
     pool: Option<&rayon::ThreadPool>,
 ) -> Vec<RunResult> {
     let mut pending = Vec::new();
-    let shapes: Vec<Result<bool, Unrun>> = probed
+    let shapes: Vec<Result<(Coverage, bool), Unrun>> = probed
         .into_iter()
-        .map(|p| p.map(|found| found.map(|f| pending.push(f)).is_some()))
+        .map(|p| p.map(|(reached, found)| (reached, found.map(|f| pending.push(f)).is_some())))
         .collect();
     let mut findings = settle(pending, engine, pool).into_iter();
     shapes
         .into_iter()
-        .map(|shape| shape.map(|found| if found { findings.next() } else { None }))
+        .map(|shape| {
+            shape.map(|(reached, found)| (reached, if found { findings.next() } else { None }))
+        })
         .collect()
 }
 

@@ -65,6 +65,8 @@
 //! - `chart`: an SVG chart of a run for the reports.
 //! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
 //! - `explore`: random exploration over seeds, streamed to a sink.
+//! - `coverage`: a sweep's count of the runs that reached each `sometimes`
+//!   point ([`CoverageCounts`]).
 //! - `labels`: whether a seed's label alone equals its label inside a
 //!   range ([`check_labels`]).
 //! - `shrink`: shrinking a violating fault plan.
@@ -107,6 +109,7 @@ mod chart;
 pub mod cli;
 mod compare;
 mod corpus;
+mod coverage;
 mod defect;
 mod envelope;
 mod envelope_chart;
@@ -145,6 +148,7 @@ pub use builtin::{builtin, builtin_names, builtins, load};
 pub use chart::render_chart;
 pub use compare::{BASE_TOLERANCE_MS, Comparison, KeyEvent, KeyRow, REAL_JITTER_MS, key_events};
 pub use corpus::{Corpus, SeedCase};
+pub use coverage::{CoverageCounts, CoverageRow, PointCount, RARE_PER, is_rare};
 pub use defect::{Defect, Fix, defects_attributed, defects_of};
 pub use envelope::{
     Envelope, EnvelopeConfig, Limit, Probe, Row, envelope, held_throughout, probe_spec,

@@ -98,6 +98,32 @@ fn every_switch_is_in_the_releases_page() {
     );
 }
 
+/// Every declared `sometimes` point is in the guide's coverage section,
+/// with its meaning: `explore --coverage` prints names, and a reader must
+/// find what each one means.
+#[test]
+fn every_coverage_point_is_in_the_explore_guide() {
+    let points: BTreeSet<String> = sim::Point::ALL
+        .iter()
+        .map(|p| p.name().to_owned())
+        .collect();
+    assert!(points.contains("crash-while-holding"));
+    let missing = missing("docs/src/explore.md", &points);
+    assert!(
+        missing.is_empty(),
+        "docs/src/explore.md misses coverage points {missing:?}"
+    );
+    let text = read("docs/src/explore.md");
+    for p in sim::Point::ALL {
+        assert!(
+            text.contains(&format!("| `{}` | {} |", p.name(), p.meaning())),
+            "docs/src/explore.md's coverage table has no row `{}` | {}",
+            p.name(),
+            p.meaning()
+        );
+    }
+}
+
 /// The check finds a name a page leaves out.
 #[test]
 fn a_missing_name_is_found() {

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engines::fast::world::World;
 use crate::model::ended::Ended;
-use crate::{CutShort, History, Invariant, RealRedis, SimError, SimSpec, Violation};
+use crate::{Coverage, CutShort, History, Invariant, RealRedis, SimError, SimSpec, Violation};
 
 /// The result of one run: the history and what the checkers found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,6 +37,11 @@ pub struct Run {
     /// (the hosted engines, a run read back from JSON).
     #[serde(skip, default = "SwitchSet::all")]
     pub switches_read: SwitchSet,
+    /// The `sometimes` points the run reached ([`Coverage`]): counted
+    /// after the run from its clients' lock and its history, so counting
+    /// changes nothing of the run.
+    #[serde(default)]
+    pub coverage: Coverage,
 }
 
 /// Runs `spec` deterministically to its horizon and checks the history.
@@ -90,7 +95,9 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         events,
         commands,
         switches_read,
+        reached,
     } = ended;
+    let coverage = Coverage::of(&spec, &history, reached);
     let mut violations = crate::judge::check::check_only(&history, invariants);
     for v in &mut violations {
         v.cause = crate::classify(&spec, &history, v);
@@ -103,6 +110,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         events,
         commands,
         switches_read,
+        coverage,
     }
 }
 

@@ -156,6 +156,12 @@ impl LockClient {
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_acquire(fencing, &value));
+        if matches!(parsed, Err(LockError::Transport(TransportError::Timeout)))
+            && matches!(wait, Wait::For(_))
+            && subscribed
+        {
+            self.reach(super::Sometimes::TryLockWaitTimedOut);
+        }
         match parsed {
             // 4.7.0 (`trylock-timeout-false`, #5019): a timed-out attempt
             // of tryLock's wait loop (after the subscription) returns false.

@@ -80,6 +80,7 @@ impl LockClient {
                 break;
             };
             let Some(entry) = self.watchdog.entries.get(&lock) else {
+                self.reach(super::Sometimes::RoundSkippedLock);
                 if self.switches.has(Switch::RoundSkipsRemovedLock) {
                     continue;
                 }
@@ -103,6 +104,7 @@ impl LockClient {
         if chunk.is_empty() {
             // Keys were left, but none had a thread to renew: before
             // 3.46.0 `keys.get(0)` of the empty chunk threw (#6506).
+            self.reach(super::Sometimes::RoundEmptyChunk);
             if self.switches.has(Switch::EmptyChunkCompletes) {
                 self.round_done(now);
             } else {
@@ -169,6 +171,7 @@ impl LockClient {
         let renewed = match parsed {
             Ok(renewed) => renewed,
             Err(e) => {
+                self.reach(super::Sometimes::RenewalFailed);
                 let locks: Vec<&str> = chunk.iter().map(|(l, _)| l.as_str()).collect();
                 warn!(locks = ?locks, error = %e, "can't update locks expiration; the next round retries");
                 if matches!(self.watchdog.chain, Chain::Round(_)) {
@@ -178,6 +181,7 @@ impl LockClient {
             }
         };
         for ((lock, thread), renewed) in chunk.into_iter().zip(renewed) {
+            self.reach_renewed(&Ok(renewed));
             self.batched_renewed(now, lock, thread, Ok(renewed));
         }
         if let Chain::Round(rest) = &mut self.watchdog.chain {

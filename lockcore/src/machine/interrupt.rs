@@ -89,6 +89,9 @@ impl LockClient {
             .filter(|(_, p)| mine(&p.owner))
             .map(|(t, _)| *t)
             .collect();
+        if !in_flight.is_empty() || !resending.is_empty() {
+            self.reach(super::Sometimes::AcquireAbandoned);
+        }
         for request in in_flight {
             if cancels {
                 if let Some(pending) = self.requests.remove(&request) {
@@ -124,6 +127,7 @@ impl LockClient {
         if !matches!(acquired, Ok(AcquireReply::Acquired(_))) {
             return;
         }
+        self.reach(super::Sometimes::AbandonedAcquireTookLock);
         let Abandoned {
             lock,
             thread,

@@ -22,6 +22,7 @@ mod no_sync;
 mod output;
 mod query;
 mod request;
+mod sometimes;
 mod step;
 mod subscription;
 mod sync;
@@ -38,6 +39,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::Value;
 
 pub use output::{Command, Event, Output, Purpose};
+pub use sometimes::{Reached, Sometimes};
 
 use crate::release::SwitchReads;
 use crate::{
@@ -154,6 +156,8 @@ pub struct LockClient {
     instance_leases: VecMap<LockName, Millis>,
     /// Whether callbacks pause where Redisson's can interleave.
     interleaving: bool,
+    /// The places of the algorithm passed so far ([`LockClient::reached`]).
+    reached: Reached,
 }
 
 impl LockClient {
@@ -185,6 +189,7 @@ impl LockClient {
             next_step: 0,
             instance_leases: VecMap::new(),
             interleaving: false,
+            reached: Reached::EMPTY,
         }
     }
 

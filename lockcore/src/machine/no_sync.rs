@@ -35,6 +35,7 @@ impl LockClient {
         thread: ThreadId,
         error: &TransportError,
     ) -> bool {
+        self.reach(super::Sometimes::AcquireNotSynced);
         if !self.switches.has(Switch::NoSyncRollback) {
             return false;
         }

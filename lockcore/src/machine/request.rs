@@ -327,6 +327,15 @@ impl LockClient {
         };
         self.forget_sync(&pending);
         let retried = pending.tries.retried;
+        if matches!(
+            pending.kind,
+            Kind::Command {
+                purpose: Purpose::Acquire | Purpose::Unlock,
+                ..
+            }
+        ) {
+            self.reach(super::Sometimes::LockCommandTimedOut);
+        }
         if retried < self.retries_for(&pending.kind) {
             debug!(request = request.0, retried, "timed out: will retry");
             let pause = self.retry_pause(retried);

@@ -163,6 +163,9 @@ impl LockClient {
                     let bounded = self
                         .acquiring(thread)
                         .is_some_and(|(_, a)| matches!(a.wait, super::acquire::Wait::For(_)));
+                    if bounded {
+                        self.reach(super::Sometimes::SubscribeFailedInTryLock);
+                    }
                     if bounded && self.switches.has(Switch::SubscribeFailureFalse) {
                         self.finish(thread, Ok(CallOutcome::NotAcquired));
                     } else {

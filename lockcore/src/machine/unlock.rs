@@ -101,6 +101,16 @@ impl LockClient {
         self.config.latch_ttl_with(pause, |s| switches.has(s))
     }
 
+    /// An unlock's `WAIT` synced too few replicas: noted, and noted apart
+    /// when the thread held the lock more than once (a count-down).
+    fn reach_not_synced(&mut self, lock: &LockName, thread: ThreadId) {
+        self.reach(super::Sometimes::UnlockNotSynced);
+        let key = (lock.clone(), thread);
+        if self.holds.get(&key).is_some_and(|hold| hold.count > 1) {
+            self.reach(super::Sometimes::CountDownUnlockNotSynced);
+        }
+    }
+
     pub(super) fn on_unlock_reply(
         &mut self,
         now: Millis,
@@ -128,6 +138,12 @@ impl LockClient {
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_unlock(&value));
+        if matches!(
+            parsed,
+            Err(LockError::Transport(TransportError::NoSyncedReplicas(_)))
+        ) {
+            self.reach_not_synced(&lock, thread);
+        }
         let paused = self.renewal_on_unlock(now, &lock, thread, &parsed);
         if matches!(
             parsed,

@@ -111,6 +111,7 @@ impl LockClient {
         let lock = lock.clone();
         let channel = lock.channel();
         self.add_listener(channel, thread);
+        self.reach(super::Sometimes::ListenerRegistered);
         self.wait_on_latch(now, thread, wait_for, true);
         if self.switches.has(Switch::ListenerRechecksLatch) && self.latch_take(channel) {
             self.run_listener(now, channel);

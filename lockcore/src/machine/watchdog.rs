@@ -213,11 +213,21 @@ impl LockClient {
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| command::parse_renew(&value));
+        self.reach_renewed(&parsed);
         match self.switches.bookkeeping() {
             Era::RedissonLegacy => self.legacy_renewed(now, lock, thread, parsed),
             Era::RedissonBatched => self.batched_renewed(now, lock, thread, parsed),
             Era::Fenced => self.fenced_renewed(now, lock, parsed, sent_at),
             Era::Redisson => self.entry_renewed(now, lock, parsed),
+        }
+    }
+
+    /// A renewal's answer other than 1: noted.
+    pub(super) fn reach_renewed(&mut self, parsed: &Result<bool, LockError>) {
+        match parsed {
+            Ok(true) => {}
+            Ok(false) => self.reach(super::Sometimes::RenewalFoundLockGone),
+            Err(_) => self.reach(super::Sometimes::RenewalFailed),
         }
     }
 
@@ -272,6 +282,11 @@ impl LockClient {
         thread: ThreadId,
         reply: &Result<Option<bool>, LockError>,
     ) -> Option<crate::StepId> {
+        match reply {
+            Ok(None) => self.reach(super::Sometimes::UnlockFoundLockGone),
+            Err(_) => self.reach(super::Sometimes::UnlockFailed),
+            Ok(Some(_)) => {}
+        }
         let cancels = match reply {
             Ok(Some(true)) => true,
             // Doc 001 (to 3.8.0): `if (opStatus) cancelExpirationRenewal();`
@@ -297,6 +312,9 @@ impl LockClient {
         // step, which another callback can come before (#6844). Without
         // interleaving nothing can, and the switch is not asked (see
         // `LockClient::switches_read`).
+        if self.interleaving {
+            self.reach(super::Sometimes::RenewalMapRace);
+        }
         if self.interleaving && !self.switches.has(Switch::AtomicRenewalMap) {
             let rest = super::step::Continuation::RemoveEntry(lock.clone(), None);
             self.pause_callback(now, rest)

@@ -64,6 +64,12 @@ pub struct ExploreArgs {
     /// with their shrunk scenarios) instead of the text.
     #[arg(long)]
     pub json: bool,
+    /// Also print how many runs reached each declared `sometimes` point
+    /// (the preconditions of Redisson's known defects, and more), with
+    /// the first seed, and warn of the points fewer than 1 run in 10,000
+    /// reached.
+    #[arg(long)]
+    pub coverage: bool,
 }
 
 
@@ -84,6 +90,7 @@ impl ExploreArgs {
             save: self.save.clone(),
             report: self.report.clone(),
             json: self.json,
+            coverage: self.coverage,
         })
     }
 }
@@ -328,6 +335,48 @@ mod tests {
         assert!(last < 100, "{err}");
     }
 
+    /// `--coverage` prints, after the summary, one row per point with its
+    /// runs and first seed, and the warning of the rare points; the text
+    /// before it is the default output's, and `--json` lists the same
+    /// counts, a run of each reached point being one of the sweep's.
+    #[test]
+    fn coverage_is_printed_after_the_summary_and_in_json() {
+        let base = ["explore", "--seeds", "40", "--redisson", "3.23.4", "--shrink", "0"];
+        let (_, plain, _) = exec(&base, None);
+        let (_, text, _) = exec(&[&base[..], &["--coverage"]].concat(), None);
+        let block = text
+            .find("coverage under 3.23.4 (40 runs)")
+            .expect("a coverage block");
+        assert!(plain.starts_with(&text[..block]), "{text}");
+        assert!(!plain.contains("coverage under"));
+        for p in sim::Point::ALL {
+            assert!(text.contains(&format!("  {:<32} ", p.name())), "{}", p.name());
+        }
+        assert!(
+            text.contains("points reached in fewer than 1 of 10000 runs"),
+            "{text}"
+        );
+        let (_, json, _) = exec(&[&base[..], &["--json"]].concat(), None);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let rows = v["coverage"].as_array().unwrap();
+        assert_eq!(rows.len(), sim::Point::ALL.len());
+        let mut reached = 0;
+        for r in rows {
+            let (runs, name) = (r["runs"].as_u64().unwrap(), r["point"].as_str().unwrap());
+            assert!(runs <= 40);
+            let line = format!("  {name:<32} {runs:>9}  ");
+            assert!(text.contains(&line), "{line}");
+            if runs > 0 {
+                reached += 1;
+                let seed = r["seed"].as_u64().unwrap();
+                assert!(text.contains(&format!("{line}first seed {seed}\n")));
+            } else {
+                assert!(r["seed"].is_null() && r["rare"] == true);
+            }
+        }
+        assert!(reached >= 10, "{json}");
+    }
+
     /// `--json`: one object with the counts by cause and invariant, the
     /// defects, each with its signature, replay command and shrunk file
     /// (which expects the defect), and the upstream issues the runs are
@@ -492,6 +541,7 @@ mod tests {
                 },
                 engine: crate::cli::flags::EngineArgs::default(),
                 json: false,
+                coverage: false,
             })
         );
         let cli = crate::cli::parse(&[

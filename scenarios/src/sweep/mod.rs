@@ -118,6 +118,9 @@ pub struct ExploreOptions {
     pub report: Option<PathBuf>,
     /// Print one JSON object instead of the text.
     pub json: bool,
+    /// Also print, after the summary, how many runs reached each declared
+    /// `sometimes` point (`--json` always has it).
+    pub coverage: bool,
 }
 
 impl Default for ExploreOptions {
@@ -138,6 +141,7 @@ impl Default for ExploreOptions {
             save: None,
             report: None,
             json: false,
+            coverage: false,
         }
     }
 }
@@ -197,6 +201,9 @@ pub fn explore_sweep(
     };
     if json.is_none() {
         summary(&found, profile, &workload_label(o.workload), text);
+        if o.coverage {
+            found.coverage.print(text);
+        }
         groups.print(text);
     }
     if let Some(rest) = found.rest() {

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::groups::Group;
 use super::upstreams::{Upstream, Upstreams};
-use crate::{Exploration, Finding};
+use crate::{CoverageRow, Exploration, Finding};
 
 /// What the runs do, for the header and summary: ` with correct usage and
 /// swarm faults`.
@@ -151,6 +151,9 @@ pub(super) struct Report<'a> {
     pub(super) upstreams: &'a [Upstream],
     /// Defective runs naming an issue past the list's room.
     pub(super) upstreams_overflow: u64,
+    /// Per model and `sometimes` point: the runs that reached it, the
+    /// first seed, and whether it is rare (fewer than 1 in 10,000 runs).
+    pub(super) coverage: Vec<CoverageRow>,
 }
 
 /// One defect group in `--json`.
@@ -197,6 +200,7 @@ impl<'a> Report<'a> {
             defects,
             upstreams: upstreams.all(),
             upstreams_overflow: upstreams.overflow(),
+            coverage: found.coverage.rows(),
         }
     }
 }

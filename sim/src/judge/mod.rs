@@ -6,3 +6,4 @@
 
 pub(crate) mod cause;
 pub(crate) mod check;
+pub(crate) mod coverage;

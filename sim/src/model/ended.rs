@@ -11,6 +11,8 @@ pub(crate) struct Ended {
     pub(crate) events: u64,
     pub(crate) commands: u64,
     pub(crate) switches_read: SwitchSet,
+    /// The places of the lock its clients passed (coverage).
+    pub(crate) reached: lockcore::Reached,
 }
 
 impl Ended {
@@ -23,6 +25,10 @@ impl Ended {
             events,
             commands: 0,
             switches_read: SwitchSet::all(),
+            // The hosted engines drive lockcore's async client, which
+            // does not hand its machine's places out: their runs are
+            // covered by their histories alone.
+            reached: lockcore::Reached::EMPTY,
         }
     }
 }

@@ -104,6 +104,7 @@ impl World<'_> {
         p.life += 1;
         p.alive = true;
         self.switches_read = self.switches_read.union(p.machine.switches_read());
+        self.reached = self.reached.union(p.machine.reached());
         p.machine = LockClient::new(uuid.clone(), p.machine.config().clone());
         // A restart inside an `interleave` window interleaves too.
         p.machine.interleave(p.interleave.is_some());

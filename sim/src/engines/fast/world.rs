@@ -162,6 +162,9 @@ pub(crate) struct World<'s> {
     /// The switches asked by clients that have since been replaced (a
     /// restart), and the timer tick's.
     pub(crate) switches_read: SwitchSet,
+    /// The places of the lock passed by clients that have since been
+    /// replaced (a restart): coverage, which changes nothing of the run.
+    pub(crate) reached: lockcore::Reached,
 }
 
 impl<'s> World<'s> {
@@ -189,6 +192,7 @@ impl<'s> World<'s> {
             obs: crate::engines::fast::observe::Observer::new(),
             events: 0,
             switches_read: lockcore::TIMER_TICK_SWITCHES,
+            reached: lockcore::Reached::EMPTY,
         };
         for (i, f) in spec.faults.0.iter().enumerate() {
             world
@@ -294,12 +298,14 @@ impl<'s> World<'s> {
         let switches_read = self.procs.iter().fold(self.switches_read, |read, p| {
             read.union(p.machine.switches_read())
         });
+        let reached = (self.procs.iter()).fold(self.reached, |r, p| r.union(p.machine.reached()));
         Ended {
             history,
             cut_short: cut,
             events: self.events,
             commands: self.redis.server.commands,
             switches_read,
+            reached,
         }
     }
 
