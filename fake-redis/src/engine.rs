@@ -345,7 +345,7 @@ impl Engine {
     }
 
     /// `read` of a hash key's first field and its value (in Redis's
-    /// order) and its absolute expiry (Unix ms), or `None` when the key is
+    /// order; a field named `mode` is passed over) and its absolute expiry (Unix ms), or `None` when the key is
     /// missing, expired or not a hash: [`Engine::hash_snapshot`] without
     /// copying every field, for an observer that looks after every
     /// command. Lent, not copied: the observer keeps only what it needs
@@ -357,8 +357,10 @@ impl Engine {
     ) -> Option<R> {
         let entry = self.dbs[0].peek(key, self.now())?;
         match &entry.data {
+            // An `RReadWriteLock`'s hash starts with its `mode` field: the
+            // head an observer wants is its first holder.
             Data::Hash(h) => Some(read(
-                h.first(),
+                h.iter().find(|(field, _)| field.as_ref() != b"mode"),
                 entry.expires_at.map(|t| u64::try_from(t).unwrap_or(0)),
             )),
             _ => None,

@@ -364,6 +364,15 @@ impl<T: Transport> RedissonClient<T> {
         })
     }
 
+    /// A handle on the lock object `name` (an `RLock`, or the read or
+    /// write lock of an `RReadWriteLock`, as its kind says).
+    pub fn lock_object(&self, name: LockName) -> RLock<T> {
+        RLock {
+            shared: Arc::clone(&self.shared),
+            name,
+        }
+    }
+
     /// Events (renewals, renewal stops, lost leases) from now on.
     pub fn events(&self) -> broadcast::Receiver<Event> {
         self.shared.events.subscribe()

@@ -65,6 +65,13 @@ pub enum LockError {
     /// Redis; what its late reply does depends on the release.
     #[error("interrupted")]
     Interrupted,
+    /// A lock kind's name that no registered kind has.
+    #[error("unknown lock kind '{0}' (known: rlock, read, write)")]
+    UnknownLockKind(String),
+    /// A call on a lock kind that the release's model does not cover
+    /// yet: refused before anything is sent, with what is missing.
+    #[error("not modelled: {0}")]
+    Unmodelled(&'static str),
     /// The client was shut down.
     #[error("client is shut down")]
     Shutdown,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::LockError;
+use crate::{LockError, LockKind};
 
 /// A thread of a client, as Redisson's `Thread.currentThread().getId()`.
 /// Threads are explicit ids, not OS threads.
@@ -18,33 +18,50 @@ impl fmt::Display for ThreadId {
     }
 }
 
-/// The name of a lock: its Redis key. Shared, not copied: every pending
-/// command, renewal and event of a run names its lock, and a clone is a
-/// reference count where a `String` was an allocation.
+/// The name of a lock: its Redis key, and which Redisson object of that
+/// key a call is on ([`LockKind`]: `RLock`, or the read or write lock of
+/// an `RReadWriteLock`). Shared, not copied: every pending command,
+/// renewal and event of a run names its lock, and a clone is a reference
+/// count where a `String` was an allocation.
 ///
-/// The shared text is the lock's pub/sub channel,
-/// `redisson_lock__channel:{<name>}`, with the name inside it: a waiting
+/// The shared text is the lock's pub/sub channel (`RLock`'s
+/// `redisson_lock__channel:{<name>}`), with the name inside it: a waiting
 /// client asks for the channel on every reply and timer (about 40 times
 /// an explored seed), which built a `String` each time.
+///
+/// Two names are equal when their key and kind are: a thread's read hold
+/// of `K` and its write hold of `K` are two holds. As text (serde,
+/// `Display`) a name is its key alone; the kind travels beside it (a
+/// scenario step names its kind).
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct LockName(Arc<str>);
-
-/// What comes before the name in its channel.
-const CHANNEL_PREFIX: &str = "redisson_lock__channel:{";
+pub struct LockName {
+    text: Arc<str>,
+    /// Where the key sits in `text`.
+    start: u32,
+    kind: LockKind,
+}
 
 // Names are compared as text, but most comparisons (map lookups by lock,
 // in the client, the simulator and every checker) meet two clones of one
 // name: the shared pointer answers those without reading the text.
 impl PartialEq for LockName {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+        self.kind == other.kind
+            && (Arc::ptr_eq(&self.text, &other.text) || self.as_str() == other.as_str())
     }
 }
 
 impl fmt::Debug for LockName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("LockName").field(&self.as_str()).finish()
+        match self.kind {
+            LockKind::Lock => f.debug_tuple("LockName").field(&self.as_str()).finish(),
+            kind => f
+                .debug_tuple("LockName")
+                .field(&self.as_str())
+                .field(&kind)
+                .finish(),
+        }
     }
 }
 
@@ -52,11 +69,14 @@ impl Eq for LockName {}
 
 impl Ord for LockName {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        if Arc::ptr_eq(&self.0, &other.0) {
+        if Arc::ptr_eq(&self.text, &other.text) && self.kind == other.kind {
             return std::cmp::Ordering::Equal;
         }
-        // By the name, not the channel: `}` sorts after most characters.
-        self.as_str().cmp(other.as_str())
+        // By the name, not the channel (`}` sorts after most characters),
+        // then the kind (`RLock` first).
+        self.as_str()
+            .cmp(other.as_str())
+            .then(self.kind.cmp(&other.kind))
     }
 }
 
@@ -69,33 +89,92 @@ impl PartialOrd for LockName {
 impl std::hash::Hash for LockName {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.as_str().hash(state);
+        self.kind.hash(state);
     }
 }
 
 impl LockName {
-    /// A lock name; empty names are rejected, as Redis keys for a lock must
-    /// name something.
+    /// An `RLock`'s name; empty names are rejected, as Redis keys for a
+    /// lock must name something.
     pub fn new(name: impl Into<String>) -> Result<Self, LockError> {
+        Self::of_kind(name, LockKind::Lock)
+    }
+
+    /// The name of `kind`'s object on key `name`.
+    pub fn of_kind(name: impl Into<String>, kind: LockKind) -> Result<Self, LockError> {
         let name = name.into();
         if name.is_empty() {
             return Err(LockError::EmptyLockName);
         }
-        let mut channel = String::with_capacity(CHANNEL_PREFIX.len() + name.len() + 1);
-        channel.push_str(CHANNEL_PREFIX);
+        let prefix = kind.info().channel_prefix;
+        // `RLock`'s channel has always been built with braces here; the
+        // other kinds follow Redisson's `prefixName` (no braces around a
+        // name that already has a hash tag).
+        let braces = kind == LockKind::Lock || !name.contains('{');
+        let mut channel = String::with_capacity(prefix.len() + name.len() + 3);
+        channel.push_str(prefix);
+        channel.push(':');
+        if braces {
+            channel.push('{');
+        }
+        let start = channel.len();
         channel.push_str(&name);
-        channel.push('}');
-        Ok(Self(channel.into()))
+        if braces {
+            channel.push('}');
+        }
+        let start = u32::try_from(start).map_err(|_| LockError::EmptyLockName)?;
+        Ok(Self {
+            text: channel.into(),
+            start,
+            kind,
+        })
+    }
+
+    /// The same key as `kind`'s object.
+    pub fn with_kind(&self, kind: LockKind) -> LockName {
+        if kind == self.kind {
+            return self.clone();
+        }
+        Self::of_kind(self.as_str(), kind).unwrap_or_else(|_| self.clone())
+    }
+
+    /// Which Redisson object of the key this is.
+    pub fn kind(&self) -> LockKind {
+        self.kind
     }
 
     /// The key, as text.
     pub fn as_str(&self) -> &str {
-        &self.0[CHANNEL_PREFIX.len()..self.0.len() - 1]
+        let end = if self.text.ends_with('}') && self.text[..self.start as usize].ends_with('{') {
+            self.text.len() - 1
+        } else {
+            self.text.len()
+        };
+        &self.text[self.start as usize..end]
     }
 
     /// The pub/sub channel Redisson uses for this lock:
-    /// `redisson_lock__channel:{<name>}`.
+    /// `redisson_lock__channel:{<name>}` (`RLock`),
+    /// `redisson_rwlock:{<name>}` (read and write locks).
     pub fn channel(&self) -> &str {
-        &self.0
+        &self.text
+    }
+
+    /// `suffixName(K, suffix)`: `{K}:suffix`, or `K:suffix` when K
+    /// already has a hash tag.
+    pub fn suffixed(&self, suffix: &str) -> String {
+        let name = self.as_str();
+        let mut key = String::with_capacity(name.len() + suffix.len() + 3);
+        if name.contains('{') {
+            key.push_str(name);
+        } else {
+            key.push('{');
+            key.push_str(name);
+            key.push('}');
+        }
+        key.push(':');
+        key.push_str(suffix);
+        key
     }
 
     /// The unlock latch of one unlock call (Redisson 3.24+,
@@ -143,9 +222,14 @@ impl From<LockName> for String {
     }
 }
 
+/// An `RLock` shows as its key; another object as the object of its key
+/// (`read lock of orders`), so a timeline tells a reader from a writer.
 impl fmt::Display for LockName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match self.kind {
+            LockKind::Lock => f.write_str(self.as_str()),
+            kind => write!(f, "{kind} lock of {}", self.as_str()),
+        }
     }
 }
 

@@ -87,6 +87,10 @@
 //!   per switch under `release/switch/`).
 //! - `config`: [`Config`] and [`ConfigBuilder`] (Redisson's defaults).
 //! - `retry_delay`: [`RetryDelay`], the pause before a resend.
+//! - `kind`: [`LockKind`], which Redisson lock object a call is on
+//!   (`RLock`, the read and the write lock of `RReadWriteLock`), one file
+//!   per kind with its scripts.
+//! - `script_rw`: the exact texts of `RReadWriteLock`'s scripts.
 //! - `call`: [`Call`] and [`CallOutcome`].
 //! - `error`: [`LockError`] and [`TransportError`].
 //! - `machine`: [`LockClient`] and its [`Output`]s, split by concept:
@@ -110,6 +114,7 @@ mod client;
 mod config;
 mod error;
 mod id;
+mod kind;
 #[cfg(feature = "async")]
 mod local_time;
 mod machine;
@@ -118,6 +123,7 @@ mod release;
 mod resp;
 mod retry_delay;
 mod script;
+mod script_rw;
 mod transport;
 mod value;
 mod vec_map;
@@ -128,6 +134,7 @@ pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
+pub use kind::{KindInfo, LockKind};
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
 pub use machine::{Command, Event, LockClient, Output, Purpose, Reached, Sometimes};

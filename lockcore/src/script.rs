@@ -4,6 +4,8 @@
 //! fake-redis keeps its own copy of the texts it recognises; a test (with
 //! fake-redis as a dev-dependency only) checks the two agree.
 
+use crate::script_rw;
+
 /// A script the lock sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum LockScript {
@@ -51,6 +53,38 @@ pub(crate) enum LockScript {
     /// Force unlock, Redisson 3.22.0 and later: as [`Self::ForceUnlock`],
     /// publishing with the command in `ARGV[2]`.
     ForceUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_ACQUIRE_FIXED_LEASE`].
+    ReadAcquireFixedLease,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_ACQUIRE`].
+    ReadAcquire,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_RENEW`].
+    ReadRenew,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_UNLOCK`].
+    ReadUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_UNLOCK_PUBLISH_ARG`].
+    ReadUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_UNLOCK_LATCHED_ONE`].
+    ReadUnlockLatchedOne,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_UNLOCK_LATCHED`].
+    ReadUnlockLatched,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_FORCE_UNLOCK`].
+    ReadForceUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw::READ_FORCE_UNLOCK_PUBLISH_ARG`].
+    ReadForceUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw::WRITE_ACQUIRE`].
+    WriteAcquire,
+    /// `RReadWriteLock`: see [`crate::script_rw::WRITE_UNLOCK`].
+    WriteUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw::WRITE_UNLOCK_PUBLISH_ARG`].
+    WriteUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw::WRITE_UNLOCK_LATCHED_ONE`].
+    WriteUnlockLatchedOne,
+    /// `RReadWriteLock`: see [`crate::script_rw::WRITE_UNLOCK_LATCHED`].
+    WriteUnlockLatched,
+    /// `RReadWriteLock`: see [`crate::script_rw::WRITE_FORCE_UNLOCK`].
+    WriteForceUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw::WRITE_FORCE_UNLOCK_PUBLISH_ARG`].
+    WriteForceUnlockPublishArg,
 }
 
 impl LockScript {
@@ -69,6 +103,22 @@ impl LockScript {
             LockScript::RenewBatch => "6a3d31570dc6f4b0bd32bcdc8e75667747c6f635",
             LockScript::UnlockPublishArg => "778cea8aada230ae060b432fc333adaec85f2f4c",
             LockScript::ForceUnlockPublishArg => "605e338249a7a1d40df83b04f7658354f883b41b",
+            LockScript::ReadAcquireFixedLease => "3e6597e1d1157c59ac0d6efa2ba7e92ef418c41e",
+            LockScript::ReadAcquire => "95553a6ff11176c18e71344e89d116b06fd6f753",
+            LockScript::ReadRenew => "6563941ff57e01b8cf61e86907b80686438a2f74",
+            LockScript::ReadUnlock => "f5469be4bfe5232d519471092634b3ee84e5ee6f",
+            LockScript::ReadUnlockPublishArg => "92a54c31a4dc3b46f81e24a6dd5bb7d677c6f882",
+            LockScript::ReadUnlockLatchedOne => "5947c0fee6ca25ae094ec1b3e7a2559a9273d29f",
+            LockScript::ReadUnlockLatched => "6e1b10e11ac0a3ed8e902562ecd32ce01b553039",
+            LockScript::ReadForceUnlock => "23f9bc91439172625235ce2ee06d6647f08a7e27",
+            LockScript::ReadForceUnlockPublishArg => "27dbe744e95c1d854a7f556cc6817030de2d0d01",
+            LockScript::WriteAcquire => "6306ba3bf1f563b284bed52d305fce615c6664d9",
+            LockScript::WriteUnlock => "baa634f6184acc1b8f145e810a0e0e00967a3cbe",
+            LockScript::WriteUnlockPublishArg => "319a1cdf1b56c767a0a9adf2224250bf811f110c",
+            LockScript::WriteUnlockLatchedOne => "d29c5559782035515d32e926762830b3304b49be",
+            LockScript::WriteUnlockLatched => "21f5fb0f8ddfa9be5c3e0c9757c128796add75c6",
+            LockScript::WriteForceUnlock => "23639b0b2d18d26ce352e148ff4ac5b8e984b696",
+            LockScript::WriteForceUnlockPublishArg => "2e2cb2a3b13e2e80e4236ef6a25beaf365dba608",
         }
     }
 
@@ -83,7 +133,7 @@ impl LockScript {
     }
 
     /// Every known script.
-    pub(crate) const ALL: [LockScript; 10] = [
+    pub(crate) const ALL: [LockScript; 26] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -94,6 +144,22 @@ impl LockScript {
         LockScript::RenewBatch,
         LockScript::UnlockPublishArg,
         LockScript::ForceUnlockPublishArg,
+        LockScript::ReadAcquireFixedLease,
+        LockScript::ReadAcquire,
+        LockScript::ReadRenew,
+        LockScript::ReadUnlock,
+        LockScript::ReadUnlockPublishArg,
+        LockScript::ReadUnlockLatchedOne,
+        LockScript::ReadUnlockLatched,
+        LockScript::ReadForceUnlock,
+        LockScript::ReadForceUnlockPublishArg,
+        LockScript::WriteAcquire,
+        LockScript::WriteUnlock,
+        LockScript::WriteUnlockPublishArg,
+        LockScript::WriteUnlockLatchedOne,
+        LockScript::WriteUnlockLatched,
+        LockScript::WriteForceUnlock,
+        LockScript::WriteForceUnlockPublishArg,
     ];
 
     /// The script's exact text.
@@ -109,6 +175,22 @@ impl LockScript {
             LockScript::RenewBatch => RENEW_BATCH,
             LockScript::UnlockPublishArg => UNLOCK_PUBLISH_ARG,
             LockScript::ForceUnlockPublishArg => FORCE_UNLOCK_PUBLISH_ARG,
+            LockScript::ReadAcquireFixedLease => script_rw::READ_ACQUIRE_FIXED_LEASE,
+            LockScript::ReadAcquire => script_rw::READ_ACQUIRE,
+            LockScript::ReadRenew => script_rw::READ_RENEW,
+            LockScript::ReadUnlock => script_rw::READ_UNLOCK,
+            LockScript::ReadUnlockPublishArg => script_rw::READ_UNLOCK_PUBLISH_ARG,
+            LockScript::ReadUnlockLatchedOne => script_rw::READ_UNLOCK_LATCHED_ONE,
+            LockScript::ReadUnlockLatched => script_rw::READ_UNLOCK_LATCHED,
+            LockScript::ReadForceUnlock => script_rw::READ_FORCE_UNLOCK,
+            LockScript::ReadForceUnlockPublishArg => script_rw::READ_FORCE_UNLOCK_PUBLISH_ARG,
+            LockScript::WriteAcquire => script_rw::WRITE_ACQUIRE,
+            LockScript::WriteUnlock => script_rw::WRITE_UNLOCK,
+            LockScript::WriteUnlockPublishArg => script_rw::WRITE_UNLOCK_PUBLISH_ARG,
+            LockScript::WriteUnlockLatchedOne => script_rw::WRITE_UNLOCK_LATCHED_ONE,
+            LockScript::WriteUnlockLatched => script_rw::WRITE_UNLOCK_LATCHED,
+            LockScript::WriteForceUnlock => script_rw::WRITE_FORCE_UNLOCK,
+            LockScript::WriteForceUnlockPublishArg => script_rw::WRITE_FORCE_UNLOCK_PUBLISH_ARG,
         }
     }
 }
@@ -255,13 +337,24 @@ const ACQUIRE_FENCED: &str = concat!(
 mod tests {
     use super::LockScript;
 
-    /// Every script the lock sends is one fake-redis recognises, byte for
-    /// byte (each crate keeps its own copy of the texts), and the SHA1
-    /// lockcore names it by is fake-redis's hash of that text.
+    /// Every `RLock` script the lock sends is one fake-redis recognises,
+    /// byte for byte (each crate keeps its own copy of the texts), and the
+    /// SHA1 lockcore names every script by is fake-redis's hash of its
+    /// text.
     #[test]
     fn fake_redis_knows_every_script_the_lock_sends() {
         for script in LockScript::ALL {
+            assert_eq!(
+                fake_redis::sha1_hex(script.text().as_bytes()),
+                script.sha1()
+            );
             let known = fake_redis::LockScript::from_text(script.text().as_bytes());
+            if script >= LockScript::ReadAcquireFixedLease {
+                // `RReadWriteLock`'s scripts run in fake-redis's Lua (no
+                // native form yet): its EVAL tests run them there.
+                assert!(known.is_none(), "{script:?}");
+                continue;
+            }
             assert!(known.is_some(), "{script:?}");
             assert_eq!(known.map(|k| k.sha1()).as_deref(), Some(script.sha1()));
             assert_eq!(

@@ -16,7 +16,11 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 20] = [
+const FILES: [(&str, &str); 21] = [
+    (
+        "read-lock-not-renewed-1604",
+        include_str!("../history/read-lock-not-renewed-1604.toml"),
+    ),
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),

@@ -359,3 +359,33 @@ fn a_real_redis_refuses_the_wrapped_latch_ttl() {
         );
     }
 }
+
+/// Redisson #1604 on a real `redis-server`: under 3.8.0 the watchdog
+/// renews the read lock's hash but not the readers' `rwlock_timeout`
+/// keys, so B's read unlock, seeing no live timeout key of A's, deletes
+/// the lock and writer C takes it while A still reads; under 3.8.1 the
+/// read renewal keeps A's keys alive and C waits. The real run must give
+/// the fast engine's verdicts, reader-writer exclusion broken (a defect)
+/// under the first release only.
+#[test]
+fn a_real_redis_drops_an_unrenewed_read_lock() {
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    let scenario = locksim::history_scenario("read-lock-not-renewed-1604").expect("history");
+    let row = scenario.history.clone().expect("a history row");
+    for (release, broken) in row.releases().into_iter().zip([true, false]) {
+        let comparison = Comparison::run(&scenario, None, Some(release), real.clone())
+            .unwrap_or_else(|e| panic!("{release}: {e}"));
+        let [fast, redis] = comparison.verdicts();
+        assert_eq!(fast, redis, "{release}\n{}", comparison.render());
+        let defect = vec!["reader-writer-exclusion (defect)".to_owned()];
+        assert_eq!(
+            redis == defect,
+            broken,
+            "{release}\n{}",
+            comparison.render()
+        );
+    }
+}

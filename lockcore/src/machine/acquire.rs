@@ -13,6 +13,7 @@ use crate::Value;
 use super::command::{self, AcquireReply};
 use super::request::Owner;
 use super::{CallKind, CallState, Hold, LockClient, Purpose};
+use crate::kind::Words;
 use crate::{
     CallOutcome, FencingToken, LockError, LockName, Millis, Switch, ThreadId, TimerId,
     TransportError,
@@ -115,7 +116,13 @@ impl LockClient {
         let lease = asked.unwrap_or_else(|| self.watchdog_lease(&lock));
         let lease = self.wire.number(lease.0);
         let field = self.wire.field(&self.uuid, thread);
-        let command = command::acquire(&self.switches, &self.wire.lock(&lock), lease, field);
+        let words = Words {
+            switches: &self.switches,
+            lock: &self.wire.lock(&lock),
+            thread_field: field,
+            lease,
+        };
+        let command = lock.kind().acquire(&words);
         self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
     }
 

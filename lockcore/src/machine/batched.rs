@@ -92,7 +92,8 @@ impl LockClient {
                 continue;
             };
             let field = if entry.holds(thread) {
-                self.wire.field(&self.uuid, thread)
+                // The write lock's `LockTask` entry renews `<uuid>:<tid>:write`.
+                lock.kind().field(&self.wire.field(&self.uuid, thread))
             } else {
                 // A stale head (`thread-queue`): `LockEntry.getLockName`
                 // has forgotten it and returns null, which Redisson's

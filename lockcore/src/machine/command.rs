@@ -15,15 +15,15 @@ use crate::release::SwitchReads;
 use crate::{CallOutcome, FencingToken, LockError, Switch};
 
 /// The Redisson `UNLOCK_MESSAGE` published on the lock's channel.
-pub(super) const UNLOCK_MESSAGE: &str = "0";
+pub(crate) const UNLOCK_MESSAGE: &str = "0";
 
 /// `getPublishCommand()` on a single Redis (`SPUBLISH` only where a
 /// cluster shards pub/sub): the scripts of 3.22+ publish with it.
-const PUBLISH: &[u8] = b"PUBLISH";
+pub(crate) const PUBLISH: &[u8] = b"PUBLISH";
 
 /// `EVAL <script> <numkeys> <keys...> <args...>`, its words moved into
 /// the shared command (one allocation: the iterator's length is known).
-fn eval<const K: usize, const A: usize>(
+pub(crate) fn eval<const K: usize, const A: usize>(
     script: LockScript,
     keys: [Bytes; K],
     args: [Bytes; A],
@@ -55,7 +55,7 @@ fn numkeys(n: usize) -> Bytes {
 }
 
 /// The acquire script the release sends, for `field` with `lease`.
-pub(super) fn acquire(
+pub(crate) fn acquire(
     switches: &SwitchReads,
     lock: &LockWords,
     lease: Bytes,
@@ -79,7 +79,7 @@ pub(super) fn acquire(
 }
 
 /// The renewal script: re-arm `lease` if `field` still holds the lock.
-pub(super) fn renew(lock: &LockWords, lease: Bytes, field: Bytes) -> Command {
+pub(crate) fn renew(lock: &LockWords, lease: Bytes, field: Bytes) -> Command {
     eval(LockScript::Renew, [lock.key.clone()], [lease, field])
 }
 
@@ -96,7 +96,7 @@ pub(super) fn renew_batch(chunk: &[(Bytes, Bytes)], lease: Bytes) -> Command {
 
 /// The 3.24+ unlock script with its latch (`KEYS` lock, channel, latch;
 /// `ARGV` message, lease, field, publish command, latch TTL).
-pub(super) fn unlock_latched(
+pub(crate) fn unlock_latched(
     lock: &LockWords,
     lease: Bytes,
     field: Bytes,
@@ -127,7 +127,7 @@ pub(super) fn del(key: &str) -> Command {
 
 /// The unlock script (`KEYS` lock, channel; `ARGV` message, lease, field
 /// and, from 3.22.0, the publish command).
-pub(super) fn unlock(
+pub(crate) fn unlock(
     switches: &SwitchReads,
     lock: &LockWords,
     lease: Bytes,
@@ -145,7 +145,7 @@ pub(super) fn unlock(
 
 /// The force-unlock script (`KEYS` lock, channel; `ARGV` message and,
 /// from 3.22.0, the publish command).
-pub(super) fn force_unlock(switches: &SwitchReads, lock: &LockWords) -> Command {
+pub(crate) fn force_unlock(switches: &SwitchReads, lock: &LockWords) -> Command {
     let keys = [lock.key.clone(), lock.channel.clone()];
     let message = Bytes::from_static(UNLOCK_MESSAGE.as_bytes());
     if switches.has(Switch::PublishCommandArgument) {

@@ -406,6 +406,52 @@ impl Harness {
         self.expect(Purpose::Renew)
     }
 
+    /// `call` on `kind`'s object of key `lock`.
+    pub(crate) fn call_kind(
+        &mut self,
+        thread: ThreadId,
+        lock: &str,
+        kind: crate::LockKind,
+        call: Call,
+    ) -> Result<(), LockError> {
+        let name = LockName::of_kind(lock, kind).unwrap();
+        let result = self.m.call(self.now, thread, name, call);
+        self.pump();
+        result
+    }
+
+    /// Runs a successful watchdog `lock()` of `kind`'s object.
+    pub(crate) fn acquire_kind(&mut self, thread: ThreadId, lock: &str, kind: crate::LockKind) {
+        self.acquire_call_kind(thread, lock, kind, Call::Lock { lease: None });
+    }
+
+    /// Runs a successful acquire `call` of `kind`'s object.
+    pub(crate) fn acquire_call_kind(
+        &mut self,
+        thread: ThreadId,
+        lock: &str,
+        kind: crate::LockKind,
+        call: Call,
+    ) {
+        self.call_kind(thread, lock, kind, call).unwrap();
+        let request = self.expect(Purpose::Acquire);
+        self.reply(request, Value::Nil);
+        assert!(matches!(
+            self.expect_return(thread),
+            Ok(CallOutcome::Acquired { .. })
+        ));
+    }
+
+    /// The next Send of `purpose`, skipping other outputs.
+    pub(crate) fn expect_send_of(&mut self, purpose: Purpose) -> (RequestId, Vec<String>) {
+        loop {
+            let (request, got, command) = self.expect_send_purpose();
+            if got == purpose {
+                return (request, command);
+            }
+        }
+    }
+
     /// Runs a successful watchdog `lock()` for `thread` (first attempt wins).
     pub(crate) fn acquire(&mut self, thread: ThreadId, lock: &str) {
         self.call(thread, lock, Call::Lock { lease: None }).unwrap();

@@ -11,7 +11,7 @@
 
 mod acquire;
 mod batched;
-mod command;
+pub(crate) mod command;
 mod fence;
 #[cfg(test)]
 pub(crate) mod harness;
@@ -40,11 +40,12 @@ use crate::Value;
 
 pub use output::{Command, Event, Output, Purpose};
 pub use sometimes::{Reached, Sometimes};
+pub(crate) use wire::LockWords;
 
 use crate::release::SwitchReads;
 use crate::{
-    Call, CallOutcome, Config, FencingToken, LockError, LockName, Millis, RequestId, StepId,
-    SwitchSet, ThreadId, TimerId, TransportError, VecMap,
+    Call, CallOutcome, Config, FencingToken, LockError, LockKind, LockName, Millis, RequestId,
+    StepId, SwitchSet, ThreadId, TimerId, TransportError, VecMap,
 };
 use acquire::{Acquiring, Wait};
 use fence::Fence;
@@ -242,6 +243,15 @@ impl LockClient {
     ) -> Result<(), LockError> {
         if self.calls.contains_key(&thread) {
             return Err(LockError::ThreadBusy(thread));
+        }
+        let watchdog = call.is_acquire() && call.lease().is_none();
+        if let Some(why) = lock.kind().unmodelled(&self.switches, watchdog) {
+            return Err(LockError::Unmodelled(why));
+        }
+        if lock.kind() != LockKind::Lock && call == Call::IsLocked {
+            // The read and the write lock override `isLocked` with scripts
+            // of their own (the mode field); not modelled yet.
+            return Err(LockError::Unmodelled("isLocked() of a read or write lock"));
         }
         let listens = call.is_async();
         match call {

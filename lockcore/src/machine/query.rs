@@ -40,7 +40,7 @@ impl LockClient {
         lock: LockName,
         query: Query,
     ) {
-        let field = self.wire.field(&self.uuid, thread);
+        let field = lock.kind().field(&self.wire.field(&self.uuid, thread));
         let command = command::query(query, &self.wire.lock(&lock), field);
         self.calls.insert(
             thread,

@@ -17,6 +17,7 @@ use tracing::debug;
 
 use super::command::UNLOCK_MESSAGE;
 use super::{Event, LockClient, Output, TimerKind};
+use crate::kind::READ_UNLOCK_MESSAGE;
 use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 /// One channel's subscription and latch.
@@ -222,6 +223,10 @@ impl LockClient {
     }
 
     pub(super) fn handle_message(&mut self, now: Millis, channel: &str, payload: &[u8]) {
+        if payload == READ_UNLOCK_MESSAGE.as_bytes() && self.is_rwlock_channel(channel) {
+            self.wake_all(now, channel);
+            return;
+        }
         if payload != UNLOCK_MESSAGE.as_bytes() {
             debug!(channel, "message other than the unlock message: ignored");
             return;
@@ -235,6 +240,35 @@ impl LockClient {
         match subscription.queue.pop_front() {
             Some(thread) => self.wake(now, thread),
             None => subscription.permits += 1,
+        }
+    }
+}
+
+impl LockClient {
+    /// Whether `channel` is a read-write lock's, where `1` means "every
+    /// waiter" (an `RLock`'s channel ignores it).
+    fn is_rwlock_channel(&self, channel: &str) -> bool {
+        self.subscriptions
+            .get(channel)
+            .is_some_and(|s| s.lock.kind() != crate::LockKind::Lock)
+    }
+
+    /// `LockPubSub.onMessage` for `READ_UNLOCK_MESSAGE`: every listener
+    /// runs and the latch releases as many permits as it has waiters.
+    fn wake_all(&mut self, now: Millis, channel: &str) {
+        let listeners = self
+            .subscriptions
+            .get(channel)
+            .map_or(0, |s| s.listeners.len());
+        for _ in 0..listeners {
+            self.run_listener(now, channel);
+        }
+        let waiting: Vec<ThreadId> = match self.subscriptions.get_mut(channel) {
+            Some(s) => s.queue.drain(..).collect(),
+            None => return,
+        };
+        for thread in waiting {
+            self.wake(now, thread);
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::Value;
 
 use super::request::Owner;
 use super::{CallKind, CallState, Hold, LockClient, Purpose, command};
+use crate::kind::Words;
 use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 impl LockClient {
@@ -65,11 +66,16 @@ impl LockClient {
             }
             None => None,
         };
-        let words = self.wire.lock(lock);
-        let command = match latched {
-            Some((latch, ttl)) => command::unlock_latched(&words, lease, field, latch, ttl),
-            None => command::unlock(&self.switches, &words, lease, field),
+        let words = Words {
+            switches: &self.switches,
+            lock: &self.wire.lock(lock),
+            thread_field: field,
+            lease,
         };
+        let command = lock.kind().unlock(
+            &words,
+            latched.as_ref().map(|(l, t)| (l.as_str(), t.clone())),
+        );
         (command, latch)
     }
 
@@ -195,7 +201,15 @@ impl LockClient {
     pub(super) fn start_force_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
         // Redisson's forceUnlockAsync cancels renewal before it sends.
         self.cancel_renewal_all(&lock, "force-unlocked");
-        let command = command::force_unlock(&self.switches, &self.wire.lock(&lock));
+        let field = self.wire.field(&self.uuid, thread);
+        let lease = self.wire.number(self.config.watchdog_timeout.0);
+        let words = Words {
+            switches: &self.switches,
+            lock: &self.wire.lock(&lock),
+            thread_field: field,
+            lease,
+        };
+        let command = lock.kind().force_unlock(&words);
         self.calls.insert(
             thread,
             CallState {

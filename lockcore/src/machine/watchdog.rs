@@ -8,6 +8,7 @@
 //! timers with its own reply handling in `fence.rs`.
 
 use crate::Value;
+use crate::kind::Words;
 use tracing::error;
 
 use super::request::Owner;
@@ -197,7 +198,13 @@ impl LockClient {
         field: bytes::Bytes,
     ) {
         let lease = self.wire.number(self.watchdog_lease(&lock).0);
-        let command = command::renew(&self.wire.lock(&lock), lease, field);
+        let words = Words {
+            switches: &self.switches,
+            lock: &self.wire.lock(&lock),
+            thread_field: field,
+            lease,
+        };
+        let command = lock.kind().renew(&words);
         let owner = Owner::Renew(lock.clone(), thread);
         self.send(now, lock, Purpose::Renew, command, owner);
     }

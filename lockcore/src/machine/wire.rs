@@ -20,13 +20,16 @@ const BOUND: usize = 64;
 
 /// One lock's key words.
 #[derive(Debug, Clone)]
-pub(super) struct LockWords {
+pub(crate) struct LockWords {
     /// The lock's key.
-    pub(super) key: Bytes,
+    pub(crate) key: Bytes,
     /// Its pub/sub channel (`redisson_lock__channel:{<name>}`).
-    pub(super) channel: Bytes,
+    pub(crate) channel: Bytes,
     /// Its fencing counter's key (`{<name>}:fencing`).
-    pub(super) fencing: Bytes,
+    pub(crate) fencing: Bytes,
+    /// The key in braces, `{<name>}` (or the name when it has a hash
+    /// tag): the read-write lock's `getKeyPrefix`.
+    pub(crate) prefix: Bytes,
 }
 
 impl LockWords {
@@ -35,6 +38,10 @@ impl LockWords {
             key: Bytes::copy_from_slice(lock.as_str().as_bytes()),
             channel: Bytes::copy_from_slice(lock.channel().as_bytes()),
             fencing: Bytes::from(lock.fencing_key()),
+            prefix: Bytes::from(match lock.as_str() {
+                name if name.contains('{') => name.to_owned(),
+                name => format!("{{{name}}}"),
+            }),
         }
     }
 }

@@ -160,6 +160,21 @@ pub struct ThreadSpec {
     pub steps: Vec<Step>,
 }
 
+impl ThreadSpec {
+    /// The lock object its lock steps are on: `lock` as the kind its
+    /// acquire steps name (`read-lock`: the read lock of `lock`), an
+    /// `RLock` when they name none. Validation refuses a thread whose
+    /// acquires name two.
+    pub fn object(&self) -> LockName {
+        let mut kinds = Vec::new();
+        crate::model::step::objects(&self.steps, &mut kinds);
+        match kinds.first() {
+            Some(&kind) => self.lock.with_kind(kind),
+            None => self.lock.clone(),
+        }
+    }
+}
+
 fn default_lock() -> LockName {
     LockName::new(DEFAULT_LOCK).expect("the default lock name is not empty")
 }

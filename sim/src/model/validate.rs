@@ -263,6 +263,16 @@ fn client(c: &ClientSpec, path: Path<'_>, horizon_ms: u64) -> Result<u64, SimErr
             return invalid(tp.field("steps"), "the thread has no steps".to_owned());
         }
         steps(&thread.steps, tp.field("steps"))?;
+        let mut kinds = Vec::new();
+        crate::model::step::objects(&thread.steps, &mut kinds);
+        if let [first, second, ..] = kinds[..] {
+            return invalid(
+                tp.field("steps"),
+                format!(
+                    "the thread acquires both the {first} and the {second} object of its lock; a thread's acquires must name one (one thread per lock object)"
+                ),
+            );
+        }
         total = total.saturating_add(expanded_len(&thread.steps));
     }
     Ok(total)

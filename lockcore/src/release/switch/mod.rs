@@ -64,7 +64,10 @@ macro_rules! switches {
 
 switches! {
     UnlockErrorCancels => unlock_error_cancels,
+    ReadLockRenewal => read_lock_renewal,
+    WriteUnlockWakesAll => write_unlock_wakes_all,
     ExpirationEntry => expiration_entry,
+    ReadAcquireKeepsTtl => read_acquire_keeps_ttl,
     NilUnlockCancels => nil_unlock_cancels,
     RenewalZeroStops => renewal_zero_stops,
     LockScriptBatch => lock_script_batch,
@@ -89,6 +92,7 @@ switches! {
     NoLockResend => no_lock_resend,
     ThreadQueue => thread_queue,
     BatchedRenewal => batched_renewal,
+    RwUnlockAbsentNil => rw_unlock_absent_nil,
     RoundSkipsRemovedLock => round_skips_removed_lock,
     QueueClearedOnUnlock => queue_cleared_on_unlock,
     EmptyChunkCompletes => empty_chunk_completes,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use lockcore::{LockName, Purpose};
+use lockcore::{LockKind, LockName, Purpose};
 
 use crate::SimTime;
 use crate::engines::fast::server::{KeyView, ViewStamp};
@@ -147,6 +147,10 @@ impl World<'_> {
         deletes: bool,
         cause: impl FnOnce(&Self) -> ServerCause,
     ) {
+        // Redis holds one key for every object of a lock: its view is the
+        // key's, whichever object's command it follows.
+        let key = lock.with_kind(LockKind::Lock);
+        let lock = &key;
         let stamp = self.redis.server.stamp();
         if let Some(last) = &self.obs.last_read
             && self.obs.reuse_reads
@@ -226,6 +230,8 @@ impl World<'_> {
 /// Names the thread of a hash field `<uuid>:<thread>`, by the processes'
 /// uuids (an unknown uuid names itself).
 pub(crate) fn who_of_field(uuids: &BTreeMap<String, (Arc<str>, u32)>, field: &str) -> Who {
+    // A write lock's field is `<uuid>:<thread>:write`.
+    let field = field.strip_suffix(":write").unwrap_or(field);
     let (uuid, thread) = field.rsplit_once(':').unwrap_or((field, "0"));
     let thread = thread.parse().unwrap_or(0);
     match uuids.get(uuid) {

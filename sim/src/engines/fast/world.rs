@@ -209,13 +209,7 @@ impl<'s> World<'s> {
             let threads = cs
                 .threads
                 .iter()
-                .map(|t| {
-                    Thread::new(
-                        t.lock.clone(),
-                        t.start_ms,
-                        Rc::new(Program::compile(&t.steps)),
-                    )
-                })
+                .map(|t| Thread::new(t.object(), t.start_ms, Rc::new(Program::compile(&t.steps))))
                 .collect();
             world.procs.push(Process {
                 name: cs.name.as_str().into(),

@@ -285,7 +285,7 @@ impl<C: Connect> ClientHost<C> {
             .iter()
             .map(|t| {
                 let program = Rc::new(Program::compile(&t.steps));
-                let thread = Thread::new(t.lock.clone(), t.start_ms, program);
+                let thread = Thread::new(t.object(), t.start_ms, program);
                 Rc::new(RefCell::new(thread))
             })
             .collect();
@@ -324,7 +324,7 @@ impl<C: Connect> ClientHost<C> {
             Lagged::Callback => interleave.lag(),
         }));
         for (t, (ts, thread)) in specs.iter().zip(threads).enumerate() {
-            let lock = client.lock(ts.lock.as_str())?;
+            let lock = client.lock_object(ts.object());
             {
                 let mut slot = self.slots[c].borrow_mut();
                 if slot.locks.is_empty() && slot.interleave.is_open() {

@@ -82,7 +82,7 @@ impl Recorder {
         let thread_locks: Vec<Vec<LockName>> = spec
             .clients
             .iter()
-            .map(|c| c.threads.iter().map(|t| t.lock.clone()).collect())
+            .map(|c| c.threads.iter().map(|t| t.object()).collect())
             .collect();
         for lock in thread_locks
             .iter()
@@ -359,16 +359,21 @@ impl Recorder {
     }
 
     /// The spec's locks that `args` names (its words after the first).
+    /// Redis's view is the key's: a read or write lock is named by its
+    /// key as an `RLock` is, once.
     pub(crate) fn named(&self, args: &[Bytes]) -> Vec<LockName> {
-        self.locks
-            .iter()
-            .filter(|l| {
-                args.iter()
-                    .skip(1)
-                    .any(|a| a.as_ref() == l.as_str().as_bytes())
-            })
-            .cloned()
-            .collect()
+        let mut named: Vec<LockName> = Vec::new();
+        for lock in self.locks.iter().filter(|l| {
+            args.iter()
+                .skip(1)
+                .any(|a| a.as_ref() == l.as_str().as_bytes())
+        }) {
+            let key = lock.with_kind(lockcore::LockKind::Lock);
+            if !named.contains(&key) {
+                named.push(key);
+            }
+        }
+        named
     }
 
     /// Turmoil's Redis ran `args` for `conn`: records the locks it named

@@ -34,31 +34,34 @@ pub(crate) const GRACE_MS: u64 = 10_000;
 /// the horizon. O(n log n): one pass with ordered maps per lock.
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let (heal, bound) = heal_and_bound(history, work);
-    let mut locks: BTreeMap<&LockName, LockState<'_>> = BTreeMap::new();
+    // By key: the read and the write lock of a key are one lock to Redis
+    // (its `Server` records name the key), and a waiter for either waits
+    // for the key. Each key keeps the first name it was seen by, for text.
+    let mut locks: BTreeMap<&str, (&LockName, LockState<'_>)> = BTreeMap::new();
     let mut waits: VecMap<&Who, &LockName> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         let lock = match &r.kind {
             RecordKind::Hold { who, lock, .. } => {
-                locks.entry(lock).or_default().holding.insert(who, ());
+                state_of(&mut locks, lock).holding.insert(who, ());
                 lock
             }
             RecordKind::Release { who, lock, .. } => {
-                locks.entry(lock).or_default().holding.remove(&who);
+                state_of(&mut locks, lock).holding.remove(&who);
                 lock
             }
             RecordKind::Server { lock, holder, .. } => {
-                locks.entry(lock).or_default().server = holder.as_ref();
+                state_of(&mut locks, lock).server = holder.as_ref();
                 lock
             }
             RecordKind::Call { who, lock, call } if waits_for_it(call) => {
                 waits.insert(who, lock);
-                locks.entry(lock).or_default().waiting.insert(who, ());
+                state_of(&mut locks, lock).waiting.insert(who, ());
                 lock
             }
             RecordKind::Return { who, lock, .. } => {
                 waits.remove(&who);
-                locks.entry(lock).or_default().waiting.remove(&who);
+                state_of(&mut locks, lock).waiting.remove(&who);
                 lock
             }
             RecordKind::Crash { process } => {
@@ -69,7 +72,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     .collect();
                 for who in dead {
                     if let Some(lock) = waits.remove(&who)
-                        && let Some(state) = locks.get_mut(lock)
+                        && let Some((lock, state)) = locks.get_mut(lock.as_str())
                     {
                         state.waiting.remove(&who);
                         state.update(i, r.at, lock, (heal, bound), &mut found);
@@ -79,14 +82,25 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
             }
             _ => continue,
         };
-        if let Some(state) = locks.get_mut(lock) {
+        if let Some((lock, state)) = locks.get_mut(lock.as_str()) {
             state.update(i, r.at, lock, (heal, bound), &mut found);
         }
     }
-    for (lock, state) in &mut locks {
+    for (lock, state) in locks.values_mut() {
         state.close(history.meta.horizon, lock, (heal, bound), &mut found);
     }
     found
+}
+
+/// The state of `lock`'s key, made on first sight.
+fn state_of<'h, 'm>(
+    locks: &'m mut BTreeMap<&'h str, (&'h LockName, LockState<'h>)>,
+    lock: &'h LockName,
+) -> &'m mut LockState<'h> {
+    &mut locks
+        .entry(lock.as_str())
+        .or_insert_with(|| (lock, LockState::default()))
+        .1
 }
 
 /// Calls that wait for the lock.

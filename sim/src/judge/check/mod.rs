@@ -108,6 +108,10 @@ invariants! {
     /// A `tryLock(wait)` whose wait loop hit a response timeout returns
     /// false rather than throwing (Redisson #5019).
     TryLockAnswers => try_lock_answers, "try-lock-answers";
+    /// While a thread believes it holds an `RReadWriteLock`'s write lock,
+    /// no other thread believes it holds its read or write lock; readers
+    /// may share.
+    ReaderWriterExclusion => reader_writer_exclusion, "reader-writer-exclusion";
     @tests
     /// The extension recipe's worked example (`example.rs`): every
     /// accepted write comes from a thread that believes it holds the lock.

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use lockcore::{LockName, VecMap};
+use lockcore::{LockKind, LockName, VecMap};
 
 use crate::judge::check::work::Count;
 use crate::model::history::{RecordKind, Who};
@@ -19,6 +19,10 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
+            // A read or write lock's beliefs are reader-writer
+            // exclusion's (readers share).
+            RecordKind::Hold { lock, .. } | RecordKind::Release { lock, .. }
+                if lock.kind() != LockKind::Lock => {}
             RecordKind::Hold { who, lock, .. } => {
                 let open = holders.entry(lock).or_default();
                 if let Some((other, &j)) = open.iter().find(|(w, _)| **w != who) {

@@ -70,6 +70,32 @@ impl Sample {
         )
     }
 
+    /// A watchdog hold of `lock` (any object).
+    pub(crate) fn hold_on(self, ms: u64, w: Who, lock: LockName) -> Sample {
+        self.at(
+            ms,
+            RecordKind::Hold {
+                who: w,
+                lock,
+                token: None,
+                lease_ms: 30_000,
+                watchdog: true,
+            },
+        )
+    }
+
+    /// `w` lets go of `lock` (any object).
+    pub(crate) fn release_on(self, ms: u64, w: Who, lock: LockName, cause: ReleaseCause) -> Sample {
+        self.at(
+            ms,
+            RecordKind::Release {
+                who: w,
+                lock,
+                cause,
+            },
+        )
+    }
+
     pub(crate) fn release(self, ms: u64, w: Who, cause: ReleaseCause) -> Sample {
         self.at(
             ms,

@@ -12,15 +12,19 @@ mod force_unlock;
 mod lock;
 mod lock_async;
 mod lock_interruptibly;
+mod read_lock;
 mod repeat;
 mod sleep;
 mod try_lock;
 mod try_lock_async;
+mod try_read_lock;
+mod try_write_lock;
 mod unlock;
 mod work;
 mod write;
+mod write_lock;
 
-use lockcore::{Call, Millis};
+use lockcore::{Call, LockKind, Millis};
 use serde::{Deserialize, Serialize};
 
 use crate::model::script::{Emit, Instr};
@@ -43,6 +47,13 @@ pub(crate) trait Kind {
         if let Some(call) = self.call() {
             out.push(Instr::call(call));
         }
+    }
+
+    /// Which object of the thread's lock it acquires (`None`: it
+    /// acquires nothing). A thread's acquires all name one object; its
+    /// unlock and force-unlock steps act on that object.
+    fn object(&self) -> Option<LockKind> {
+        self.call().filter(Call::is_acquire).map(|_| LockKind::Lock)
     }
 
     /// Its own fields' rules. Steps inside it are checked by the
@@ -187,6 +198,29 @@ steps! {
     Sleep = "sleep" (sleep::Sleep),
     /// Runs `steps` `times` times.
     Repeat = "repeat" (repeat::Repeat),
+    /// `readWriteLock.readLock().lock()` or `lock(lease)`: shared with
+    /// other readers, excluded by a writer of another thread.
+    ReadLock = "read-lock" (read_lock::ReadLock),
+    /// `readWriteLock.readLock().tryLock(...)`.
+    TryReadLock = "try-read-lock" (try_read_lock::TryReadLock),
+    /// `readWriteLock.writeLock().lock()` or `lock(lease)`: excludes
+    /// every other reader and writer.
+    WriteLock = "write-lock" (write_lock::WriteLock),
+    /// `readWriteLock.writeLock().tryLock(...)`.
+    TryWriteLock = "try-write-lock" (try_write_lock::TryWriteLock),
+}
+
+/// The objects the acquires of `steps` (and of the steps inside them)
+/// name, in order of first appearance.
+pub(crate) fn objects(steps: &[Step], out: &mut Vec<LockKind>) {
+    for step in steps {
+        if let Some(kind) = step.kind().object()
+            && !out.contains(&kind)
+        {
+            out.push(kind);
+        }
+        objects(step.kind().body(), out);
+    }
 }
 
 impl Step {

@@ -1,0 +1,221 @@
+//! Which Redisson lock object a call is on: the lock-type dimension.
+//!
+//! Redisson's lock family shares `RedissonLock`'s waiting loop, unlock
+//! latch and renewal outcomes, and differs in its keys, channel and
+//! scripts. A [`LockKind`] names the object (`RLock`, the read or the
+//! write lock of an `RReadWriteLock`, ...); the [`LockName`] of a call
+//! carries it, so every map the machine keeps by lock (holds, renewal
+//! entries, fences) tells a thread's read hold of `K` from its write hold
+//! of `K` without a second key.
+//!
+//! A kind is one file here: its [`KindInfo`] (name, Redisson class,
+//! channel prefix) and its [`LockType`] impl (the scripts it sends), plus
+//! one line in [`kinds!`]. The machine asks the kind through
+//! [`LockKind`]'s dispatching methods, never by matching on it, so adding
+//! a kind adds no branch elsewhere.
+//!
+//! [`LockName`]: crate::LockName
+
+mod read;
+mod rlock;
+mod rw;
+mod write;
+
+pub(crate) use rw::READ_UNLOCK_MESSAGE;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+use crate::machine::{Command, LockWords};
+use crate::release::SwitchReads;
+
+/// What one kind is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KindInfo {
+    /// The name in scenario files and on the command line.
+    pub name: &'static str,
+    /// The Redisson class that implements it.
+    pub class: &'static str,
+    /// The pub/sub channel's prefix (Redisson's `getChannelName`, before
+    /// `:{K}`).
+    pub channel_prefix: &'static str,
+    /// What its `getLockName(threadId)` adds to `<uuid>:<thread-id>` (the
+    /// write lock's `:write`).
+    pub hash_field_suffix: &'static str,
+}
+
+/// The words of one lock call a kind's script is built from.
+pub(crate) struct Words<'a> {
+    /// The release's switches (each read is noted).
+    pub(crate) switches: &'a SwitchReads,
+    /// The lock's key words.
+    pub(crate) lock: &'a LockWords,
+    /// The thread's `<uuid>:<thread-id>` (before the kind's suffix).
+    pub(crate) thread_field: Bytes,
+    /// The lease ms the script arms.
+    pub(crate) lease: Bytes,
+}
+
+/// The scripts one kind sends. Each returns the complete `EVAL` command;
+/// replies are read as `RLock`'s are (acquire: nil or the holder's PTTL;
+/// unlock: nil, 0 or 1; renew: 0 or 1; force unlock: 0 or 1).
+pub(crate) trait LockType {
+    /// Its name, class and channel.
+    const INFO: KindInfo;
+    /// `tryLockInnerAsync`.
+    fn acquire(w: &Words<'_>) -> Command;
+    /// `unlockInnerAsync`, with the call's latch key and TTL from 3.24.
+    fn unlock(w: &Words<'_>, latch: Option<(&str, Bytes)>) -> Command;
+    /// `forceUnlockAsync`.
+    fn force_unlock(w: &Words<'_>) -> Command;
+    /// `renewExpirationAsync` for one thread (the per-lock eras).
+    fn renew(w: &Words<'_>) -> Command;
+    /// Whether the machine models this kind's acquire under the release
+    /// (`None`), or why not (a refusal's text); `watchdog`: the acquire
+    /// has no lease, so the release's renewal would keep it.
+    fn unmodelled(switches: &SwitchReads, watchdog: bool) -> Option<&'static str>;
+}
+
+macro_rules! kinds {
+    ($($variant:ident => $module:ident :: $ty:ident,)*) => {
+        /// The Redisson lock object a call is on.
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize,
+            Deserialize,
+        )]
+        #[serde(try_from = "String", into = "&'static str")]
+        pub enum LockKind {
+            $(
+                #[allow(missing_docs)]
+                $variant,
+            )*
+        }
+
+        impl LockKind {
+            /// Every kind, `RLock` first.
+            pub const ALL: &'static [LockKind] = &[$(LockKind::$variant,)*];
+
+            /// Its name, class and channel.
+            pub fn info(self) -> &'static KindInfo {
+                match self {
+                    $(LockKind::$variant => &<$module::$ty as LockType>::INFO,)*
+                }
+            }
+
+            pub(crate) fn acquire(self, w: &Words<'_>) -> Command {
+                match self {
+                    $(LockKind::$variant => $module::$ty::acquire(w),)*
+                }
+            }
+
+            pub(crate) fn unlock(self, w: &Words<'_>, latch: Option<(&str, Bytes)>) -> Command {
+                match self {
+                    $(LockKind::$variant => $module::$ty::unlock(w, latch),)*
+                }
+            }
+
+            pub(crate) fn force_unlock(self, w: &Words<'_>) -> Command {
+                match self {
+                    $(LockKind::$variant => $module::$ty::force_unlock(w),)*
+                }
+            }
+
+            pub(crate) fn renew(self, w: &Words<'_>) -> Command {
+                match self {
+                    $(LockKind::$variant => $module::$ty::renew(w),)*
+                }
+            }
+
+            pub(crate) fn unmodelled(
+                self,
+                switches: &SwitchReads,
+                watchdog: bool,
+            ) -> Option<&'static str> {
+                match self {
+                    $(LockKind::$variant => $module::$ty::unmodelled(switches, watchdog),)*
+                }
+            }
+        }
+    };
+}
+
+kinds! {
+    Lock => rlock::RLockType,
+    Read => read::ReadLock,
+    Write => write::WriteLock,
+}
+
+impl LockKind {
+    /// The name in files (`rlock`, `read`, `write`).
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The thread's hash field under this kind: `<uuid>:<tid>` plus the
+    /// kind's suffix (the write lock's `getLockName` adds `:write`).
+    pub(crate) fn field(self, thread_field: &Bytes) -> Bytes {
+        let suffix = self.info().hash_field_suffix;
+        if suffix.is_empty() {
+            return thread_field.clone();
+        }
+        let mut f = Vec::with_capacity(thread_field.len() + suffix.len());
+        f.extend_from_slice(thread_field);
+        f.extend_from_slice(suffix.as_bytes());
+        Bytes::from(f)
+    }
+}
+
+impl Default for LockKind {
+    /// `RLock`: what a call names when it names no kind.
+    fn default() -> Self {
+        LockKind::Lock
+    }
+}
+
+impl std::fmt::Display for LockKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<LockKind> for &'static str {
+    fn from(kind: LockKind) -> Self {
+        kind.name()
+    }
+}
+
+impl TryFrom<String> for LockKind {
+    type Error = crate::LockError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl std::str::FromStr for LockKind {
+    type Err = crate::LockError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        LockKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| crate::LockError::UnknownLockKind(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every registered kind round-trips its name, and the names are
+    /// distinct (a scenario file names a kind by it).
+    #[test]
+    fn every_kind_round_trips_its_name() {
+        for &kind in LockKind::ALL {
+            assert_eq!(kind.name().parse::<LockKind>(), Ok(kind));
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.name()));
+        }
+        assert_eq!(LockKind::default(), LockKind::Lock);
+        assert!("fair".parse::<LockKind>().is_err());
+    }
+}

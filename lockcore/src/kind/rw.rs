@@ -1,0 +1,41 @@
+//! What the read lock and the write lock of `RReadWriteLock` share: the
+//! channel, the messages, the releases the machine models them under.
+
+use bytes::Bytes;
+
+use crate::Switch;
+use crate::machine::command::{PUBLISH, UNLOCK_MESSAGE};
+use crate::release::SwitchReads;
+
+/// `redisson_rwlock:{K}`, shared by the read and the write lock.
+pub(super) const CHANNEL_PREFIX: &str = "redisson_rwlock";
+
+/// `LockPubSub.READ_UNLOCK_MESSAGE`: every waiter's latch is released and
+/// every listener runs.
+pub(crate) const READ_UNLOCK_MESSAGE: &str = "1";
+
+/// The message a read unlock publishes (`UNLOCK_MESSAGE`, one waiter).
+pub(super) fn unlock_message() -> Bytes {
+    Bytes::from_static(UNLOCK_MESSAGE.as_bytes())
+}
+
+/// `getPublishCommand()` on a single Redis.
+pub(super) fn publish() -> Bytes {
+    Bytes::from_static(PUBLISH)
+}
+
+/// Why the release's read or write lock is not modelled, if it is not:
+/// locksim's fencing tokens are an `RLock` design, and the 3.44+ renewal
+/// of read locks (`ReadLockTask`) is not modelled yet, so a watchdog
+/// read lock there is refused rather than left unrenewed.
+pub(super) fn unmodelled(switches: &SwitchReads, watchdog_read: bool) -> Option<&'static str> {
+    if switches.has(Switch::Fencing) {
+        return Some("fencing tokens cover RLock only; use a Redisson release");
+    }
+    if watchdog_read && switches.has(Switch::BatchedRenewal) {
+        return Some(
+            "the read lock's own watchdog (ReadLockTask, Redisson 3.44+); take it with a lease",
+        );
+    }
+    None
+}

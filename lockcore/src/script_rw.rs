@@ -1,0 +1,335 @@
+//! The scripts of `RReadWriteLock` (`RedissonReadLock`, `RedissonWriteLock`):
+//! the exact texts Redisson sends, by release, as the Java string
+//! concatenations at the tags named, joined as the JVM joins them.
+//!
+//! Their keys and arguments (`kind/read.rs`, `kind/write.rs`):
+//!
+//! - read acquire: `KEYS` K, `{K}:<uuid>:<tid>:rwlock_timeout`; `ARGV`
+//!   lease, `<uuid>:<tid>`, `<uuid>:<tid>:write`;
+//! - read renew: `KEYS` K, `{K}`; `ARGV` lease, `<uuid>:<tid>`;
+//! - read unlock: `KEYS` K, channel, the timeout prefix, `{K}` and (3.24+)
+//!   the latch; `ARGV` message, `<uuid>:<tid>`, (3.22+) the publish
+//!   command, (3.24+) the latch TTL;
+//! - write acquire: `KEYS` K; `ARGV` lease, `<uuid>:<tid>:write`;
+//! - write unlock: as `RLock`'s unlock, on `<uuid>:<tid>:write`;
+//! - force unlock: `KEYS` K, channel; `ARGV` message, (3.22+) the
+//!   publish command.
+
+/// Read acquire, Redisson 3.8.0 to 3.11.0 (read at tag redisson-3.8.0): K's TTL is set to the new hold's lease.
+pub(crate) const READ_ACQUIRE_FIXED_LEASE: &str = concat!(
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call('hset', KEYS[1], 'mode', 'read'); ",
+    "redis.call('hset', KEYS[1], ARGV[2], 1); ",
+    "redis.call('set', KEYS[2] .. ':1', 1); ",
+    "redis.call('pexpire', KEYS[2] .. ':1', ARGV[1]); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return nil; ",
+    "end; ",
+    "if (mode == 'read') or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then local ind = redis.call('hincrby', KEYS[1], ARGV[2], 1); ",
+    "local key = KEYS[2] .. ':' .. ind;redis.call('set', key, 1); ",
+    "redis.call('pexpire', key, ARGV[1]); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return nil; ",
+    "end;return redis.call('pttl', KEYS[1]);",
+);
+
+/// Read acquire, Redisson 3.11.1 to 4.7.0 (#2144, 25914b000; the same text at tags redisson-3.11.1, redisson-3.44.0 and redisson-4.7.0).
+pub(crate) const READ_ACQUIRE: &str = concat!(
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call('hset', KEYS[1], 'mode', 'read'); ",
+    "redis.call('hset', KEYS[1], ARGV[2], 1); ",
+    "redis.call('set', KEYS[2] .. ':1', 1); ",
+    "redis.call('pexpire', KEYS[2] .. ':1', ARGV[1]); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return nil; ",
+    "end; ",
+    "if (mode == 'read') or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then local ind = redis.call('hincrby', KEYS[1], ARGV[2], 1); ",
+    "local key = KEYS[2] .. ':' .. ind;redis.call('set', key, 1); ",
+    "redis.call('pexpire', key, ARGV[1]); ",
+    "local remainTime = redis.call('pttl', KEYS[1]); ",
+    "redis.call('pexpire', KEYS[1], math.max(remainTime, ARGV[1])); ",
+    "return nil; ",
+    "end;return redis.call('pttl', KEYS[1]);",
+);
+
+/// Read renewal, Redisson 3.8.1 to 3.43.x (#1604, 387dd9307; the same text at tags redisson-3.8.1 and redisson-3.43.0).
+pub(crate) const READ_RENEW: &str = concat!(
+    "local counter = redis.call('hget', KEYS[1], ARGV[2]); ",
+    "if (counter ~= false) then redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "if (redis.call('hlen', KEYS[1]) > 1) then local keys = redis.call('hkeys', KEYS[1]); ",
+    "for n, key in ipairs(keys) do counter = tonumber(redis.call('hget', KEYS[1], key)); ",
+    "if type(counter) == 'number' then for i=counter, 1, -1 do redis.call('pexpire', KEYS[2] .. ':' .. key .. ':rwlock_timeout:' .. i, ARGV[1]); ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "return 1; ",
+    "end; ",
+    "return 0;",
+);
+
+/// Read unlock, Redisson 3.8.0 to 3.21.x (tags redisson-3.8.0, redisson-3.21.3).
+pub(crate) const READ_UNLOCK: &str = concat!(
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call('publish', KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "local lockExists = redis.call('hexists', KEYS[1], ARGV[2]); ",
+    "if (lockExists == 0) then return nil;end; ",
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[2], -1); ",
+    "if (counter == 0) then redis.call('hdel', KEYS[1], ARGV[2]); ",
+    "end;redis.call('del', KEYS[3] .. ':' .. (counter+1)); ",
+    "if (redis.call('hlen', KEYS[1]) > 1) then local maxRemainTime = -3; ",
+    "local keys = redis.call('hkeys', KEYS[1]); ",
+    "for n, key in ipairs(keys) do counter = tonumber(redis.call('hget', KEYS[1], key)); ",
+    "if type(counter) == 'number' then for i=counter, 1, -1 do local remainTime = redis.call('pttl', KEYS[4] .. ':' .. key .. ':rwlock_timeout:' .. i); ",
+    "maxRemainTime = math.max(remainTime, maxRemainTime);end; ",
+    "end; ",
+    "end; ",
+    "if maxRemainTime > 0 then redis.call('pexpire', KEYS[1], maxRemainTime); ",
+    "return 0; ",
+    "end;if mode == 'write' then return 0;end; ",
+    "end; ",
+    "redis.call('del', KEYS[1]); ",
+    "redis.call('publish', KEYS[2], ARGV[1]); ",
+    "return 1; ",
+);
+
+/// Read unlock, Redisson 3.22.0 to 3.23.x (#5047; tags redisson-3.22.0, redisson-3.23.4).
+pub(crate) const READ_UNLOCK_PUBLISH_ARG: &str = concat!(
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call(ARGV[3], KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "local lockExists = redis.call('hexists', KEYS[1], ARGV[2]); ",
+    "if (lockExists == 0) then return nil;end; ",
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[2], -1); ",
+    "if (counter == 0) then redis.call('hdel', KEYS[1], ARGV[2]); ",
+    "end;redis.call('del', KEYS[3] .. ':' .. (counter+1)); ",
+    "if (redis.call('hlen', KEYS[1]) > 1) then local maxRemainTime = -3; ",
+    "local keys = redis.call('hkeys', KEYS[1]); ",
+    "for n, key in ipairs(keys) do counter = tonumber(redis.call('hget', KEYS[1], key)); ",
+    "if type(counter) == 'number' then for i=counter, 1, -1 do local remainTime = redis.call('pttl', KEYS[4] .. ':' .. key .. ':rwlock_timeout:' .. i); ",
+    "maxRemainTime = math.max(remainTime, maxRemainTime);end; ",
+    "end; ",
+    "end; ",
+    "if maxRemainTime > 0 then redis.call('pexpire', KEYS[1], maxRemainTime); ",
+    "return 0; ",
+    "end;if mode == 'write' then return 0;end; ",
+    "end; ",
+    "redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[3], KEYS[2], ARGV[1]); ",
+    "return 1; ",
+);
+
+/// Read unlock with its latch, Redisson 3.24.0 to 3.43.x (#4871; tags redisson-3.24.0, redisson-3.43.0): an absent lock answers 1.
+pub(crate) const READ_UNLOCK_LATCHED_ONE: &str = concat!(
+    "local val = redis.call('get', KEYS[5]); ",
+    "if val ~= false then return tonumber(val);end; ",
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call(ARGV[3], KEYS[2], ARGV[1]); ",
+    "redis.call('set', KEYS[5], 1, 'px', ARGV[4]); ",
+    "return 1; ",
+    "end; ",
+    "local lockExists = redis.call('hexists', KEYS[1], ARGV[2]); ",
+    "if (lockExists == 0) then return nil;end; ",
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[2], -1); ",
+    "if (counter == 0) then redis.call('hdel', KEYS[1], ARGV[2]); ",
+    "end;redis.call('del', KEYS[3] .. ':' .. (counter+1)); ",
+    "if (redis.call('hlen', KEYS[1]) > 1) then local maxRemainTime = -3; ",
+    "local keys = redis.call('hkeys', KEYS[1]); ",
+    "for n, key in ipairs(keys) do counter = tonumber(redis.call('hget', KEYS[1], key)); ",
+    "if type(counter) == 'number' then for i=counter, 1, -1 do local remainTime = redis.call('pttl', KEYS[4] .. ':' .. key .. ':rwlock_timeout:' .. i); ",
+    "maxRemainTime = math.max(remainTime, maxRemainTime);end; ",
+    "end; ",
+    "end; ",
+    "if maxRemainTime > 0 then redis.call('pexpire', KEYS[1], maxRemainTime); ",
+    "redis.call('set', KEYS[5], 0, 'px', ARGV[4]); ",
+    "return 0; ",
+    "end;if mode == 'write' then redis.call('set', KEYS[5], 0, 'px', ARGV[4]); ",
+    "return 0;end; ",
+    "end; ",
+    "redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[3], KEYS[2], ARGV[1]); ",
+    "redis.call('set', KEYS[5], 1, 'px', ARGV[4]); ",
+    "return 1; ",
+);
+
+/// Read unlock with its latch, Redisson 3.44.0 to 4.7.0 (1ce49b7a2; tags redisson-3.44.0, redisson-4.7.0): an absent lock answers nil.
+pub(crate) const READ_UNLOCK_LATCHED: &str = concat!(
+    "local val = redis.call('get', KEYS[5]); ",
+    "if val ~= false then return tonumber(val);end; ",
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call(ARGV[3], KEYS[2], ARGV[1]); ",
+    "redis.call('set', KEYS[5], 1, 'px', ARGV[4]); ",
+    "return nil; ",
+    "end; ",
+    "local lockExists = redis.call('hexists', KEYS[1], ARGV[2]); ",
+    "if (lockExists == 0) then return nil;end; ",
+    "local counter = redis.call('hincrby', KEYS[1], ARGV[2], -1); ",
+    "if (counter == 0) then redis.call('hdel', KEYS[1], ARGV[2]); ",
+    "end;redis.call('del', KEYS[3] .. ':' .. (counter+1)); ",
+    "if (redis.call('hlen', KEYS[1]) > 1) then local maxRemainTime = -3; ",
+    "local keys = redis.call('hkeys', KEYS[1]); ",
+    "for n, key in ipairs(keys) do counter = tonumber(redis.call('hget', KEYS[1], key)); ",
+    "if type(counter) == 'number' then for i=counter, 1, -1 do local remainTime = redis.call('pttl', KEYS[4] .. ':' .. key .. ':rwlock_timeout:' .. i); ",
+    "maxRemainTime = math.max(remainTime, maxRemainTime);end; ",
+    "end; ",
+    "end; ",
+    "if maxRemainTime > 0 then redis.call('pexpire', KEYS[1], maxRemainTime); ",
+    "redis.call('set', KEYS[5], 0, 'px', ARGV[4]); ",
+    "return 0; ",
+    "end;if mode == 'write' then redis.call('set', KEYS[5], 0, 'px', ARGV[4]); ",
+    "return 0;end; ",
+    "end; ",
+    "redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[3], KEYS[2], ARGV[1]); ",
+    "redis.call('set', KEYS[5], 1, 'px', ARGV[4]); ",
+    "return 1; ",
+);
+
+/// Read force unlock, Redisson 3.8.0 to 3.21.x.
+pub(crate) const READ_FORCE_UNLOCK: &str = concat!(
+    "if (redis.call('hget', KEYS[1], 'mode') == 'read') then redis.call('del', KEYS[1]); ",
+    "redis.call('publish', KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "return 0; ",
+);
+
+/// Read force unlock, Redisson 3.22.0 to 4.7.0.
+pub(crate) const READ_FORCE_UNLOCK_PUBLISH_ARG: &str = concat!(
+    "if (redis.call('hget', KEYS[1], 'mode') == 'read') then redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[2], KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "return 0; ",
+);
+
+/// Write acquire, Redisson 3.8.0 to 4.7.0 (the same text at tags redisson-3.8.0 and redisson-4.7.0).
+pub(crate) const WRITE_ACQUIRE: &str = concat!(
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call('hset', KEYS[1], 'mode', 'write'); ",
+    "redis.call('hset', KEYS[1], ARGV[2], 1); ",
+    "redis.call('pexpire', KEYS[1], ARGV[1]); ",
+    "return nil; ",
+    "end; ",
+    "if (mode == 'write') then if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then redis.call('hincrby', KEYS[1], ARGV[2], 1); ",
+    "local currentExpire = redis.call('pttl', KEYS[1]); ",
+    "redis.call('pexpire', KEYS[1], currentExpire + ARGV[1]); ",
+    "return nil; ",
+    "end; ",
+    "end;return redis.call('pttl', KEYS[1]);",
+);
+
+/// Write unlock, Redisson 3.8.0 to 3.21.x.
+pub(crate) const WRITE_UNLOCK: &str = concat!(
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call('publish', KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end;if (mode == 'write') then local lockExists = redis.call('hexists', KEYS[1], ARGV[3]); ",
+    "if (lockExists == 0) then return nil;else local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ",
+    "if (counter > 0) then redis.call('pexpire', KEYS[1], ARGV[2]); ",
+    "return 0; ",
+    "else redis.call('hdel', KEYS[1], ARGV[3]); ",
+    "if (redis.call('hlen', KEYS[1]) == 1) then redis.call('del', KEYS[1]); ",
+    "redis.call('publish', KEYS[2], ARGV[1]); ",
+    "else redis.call('hset', KEYS[1], 'mode', 'read'); ",
+    "end; ",
+    "return 1; ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "return nil;",
+);
+
+/// Write unlock, Redisson 3.22.0 to 3.23.x.
+pub(crate) const WRITE_UNLOCK_PUBLISH_ARG: &str = concat!(
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end;if (mode == 'write') then local lockExists = redis.call('hexists', KEYS[1], ARGV[3]); ",
+    "if (lockExists == 0) then return nil;else local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ",
+    "if (counter > 0) then redis.call('pexpire', KEYS[1], ARGV[2]); ",
+    "return 0; ",
+    "else redis.call('hdel', KEYS[1], ARGV[3]); ",
+    "if (redis.call('hlen', KEYS[1]) == 1) then redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "else redis.call('hset', KEYS[1], 'mode', 'read'); ",
+    "end; ",
+    "return 1; ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "return nil;",
+);
+
+/// Write unlock with its latch, Redisson 3.24.0 to 3.43.x: an absent lock answers 1.
+pub(crate) const WRITE_UNLOCK_LATCHED_ONE: &str = concat!(
+    "local val = redis.call('get', KEYS[3]); ",
+    "if val ~= false then return tonumber(val);end; ",
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); ",
+    "return 1; ",
+    "end;if (mode == 'write') then local lockExists = redis.call('hexists', KEYS[1], ARGV[3]); ",
+    "if (lockExists == 0) then return nil;else local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ",
+    "if (counter > 0) then redis.call('pexpire', KEYS[1], ARGV[2]); ",
+    "redis.call('set', KEYS[3], 0, 'px', ARGV[5]); ",
+    "return 0; ",
+    "else redis.call('hdel', KEYS[1], ARGV[3]); ",
+    "if (redis.call('hlen', KEYS[1]) == 1) then redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "else redis.call('hset', KEYS[1], 'mode', 'read'); ",
+    "end; ",
+    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); ",
+    "return 1; ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "return nil;",
+);
+
+/// Write unlock with its latch, Redisson 3.44.0 to 4.7.0: an absent lock answers nil.
+pub(crate) const WRITE_UNLOCK_LATCHED: &str = concat!(
+    "local val = redis.call('get', KEYS[3]); ",
+    "if val ~= false then return tonumber(val);end; ",
+    "local mode = redis.call('hget', KEYS[1], 'mode'); ",
+    "if (mode == false) then redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); ",
+    "return nil; ",
+    "end;if (mode == 'write') then local lockExists = redis.call('hexists', KEYS[1], ARGV[3]); ",
+    "if (lockExists == 0) then return nil;else local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ",
+    "if (counter > 0) then redis.call('pexpire', KEYS[1], ARGV[2]); ",
+    "redis.call('set', KEYS[3], 0, 'px', ARGV[5]); ",
+    "return 0; ",
+    "else redis.call('hdel', KEYS[1], ARGV[3]); ",
+    "if (redis.call('hlen', KEYS[1]) == 1) then redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[4], KEYS[2], ARGV[1]); ",
+    "else redis.call('hset', KEYS[1], 'mode', 'read'); ",
+    "end; ",
+    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); ",
+    "return 1; ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "return nil;",
+);
+
+/// Write force unlock, Redisson 3.8.0 to 3.21.x.
+pub(crate) const WRITE_FORCE_UNLOCK: &str = concat!(
+    "if (redis.call('hget', KEYS[1], 'mode') == 'write') then redis.call('del', KEYS[1]); ",
+    "redis.call('publish', KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "return 0; ",
+);
+
+/// Write force unlock, Redisson 3.22.0 to 4.7.0.
+pub(crate) const WRITE_FORCE_UNLOCK_PUBLISH_ARG: &str = concat!(
+    "if (redis.call('hget', KEYS[1], 'mode') == 'write') then redis.call('del', KEYS[1]); ",
+    "redis.call(ARGV[2], KEYS[2], ARGV[1]); ",
+    "return 1; ",
+    "end; ",
+    "return 0; ",
+);

@@ -1,0 +1,35 @@
+//! `write-lock`: the blocking acquire of an `RReadWriteLock`'s write lock.
+
+use lockcore::{Call, LockKind};
+use serde::{Deserialize, Serialize};
+
+use super::{Invalid, Kind, lease, millis};
+
+/// `readWriteLock.writeLock().lock()` or `lock(lease)`: waits as long as
+/// it takes. The thread's lock steps are then all on its write lock.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct WriteLock {
+    /// The lease in ms; none starts the watchdog.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = crate::MAX_LEASE_MS))]
+    pub lease_ms: Option<u64>,
+}
+
+impl Kind for WriteLock {
+    fn check(&self) -> Result<(), Invalid> {
+        lease(self.lease_ms)
+    }
+
+    fn call(&self) -> Option<Call> {
+        Some(Call::Lock {
+            lease: millis(self.lease_ms),
+        })
+    }
+
+    fn object(&self) -> Option<LockKind> {
+        Some(LockKind::Write)
+    }
+}
