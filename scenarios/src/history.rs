@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 20] = [
+const FILES: [(&str, &str); 21] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
@@ -76,6 +76,10 @@ const FILES: [(&str, &str); 20] = [
     (
         "reentrant-holder-leaves-stale-head",
         include_str!("../history/reentrant-holder-leaves-stale-head.toml"),
+    ),
+    (
+        "unsynced-acquire-skips-rollback",
+        include_str!("../history/unsynced-acquire-skips-rollback.toml"),
     ),
     (
         "unsynced-unlock-retry-not-locked",

@@ -20,6 +20,7 @@ mod interrupt;
 mod legacy;
 mod no_sync;
 mod output;
+mod probe;
 mod query;
 mod request;
 mod step;
@@ -154,6 +155,12 @@ pub struct LockClient {
     instance_leases: VecMap<LockName, Millis>,
     /// Whether callbacks pause where Redisson's can interleave.
     interleaving: bool,
+    /// 3.46+: what the probe found the server supports (`None`: not
+    /// probed yet).
+    supported: Option<probe::Supported>,
+    /// 3.46+: probes in flight, each with the lock script waiting on it.
+    probes: VecMap<u64, probe::Probe>,
+    next_probe: u64,
 }
 
 impl LockClient {
@@ -185,6 +192,9 @@ impl LockClient {
             next_step: 0,
             instance_leases: VecMap::new(),
             interleaving: false,
+            supported: None,
+            probes: VecMap::new(),
+            next_probe: 0,
         }
     }
 
@@ -433,6 +443,7 @@ impl LockClient {
             Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
             Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
             Owner::ScriptLoad(reload) => self.on_script_loaded(now, *reload, reply, sent_at),
+            Owner::Probe(id, part) => self.on_probe_reply(now, id, part, reply, sent_at),
             Owner::Nobody => {}
         }
     }
