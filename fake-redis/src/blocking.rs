@@ -106,9 +106,9 @@ pub(crate) fn expire(engine: &mut Engine, now: i64, out: &mut Response, limit: u
             .and_then(|c| c.blocked.as_ref())
         {
             Some(Blocked {
-                on: BlockedOn::Replicas { target, .. },
+                on: BlockedOn::Replicas { target, aof, .. },
                 ..
-            }) => Value::Int(engine.acked(*target) as i64),
+            }) => crate::waitaof::replicas_reply(engine, *target, *aof),
             _ => Value::NilArray,
         };
         unblock(engine, seq, conn);
@@ -189,9 +189,10 @@ fn ready(engine: &mut Engine, on: &BlockedOn, now: i64) -> Option<Value> {
         BlockedOn::Replicas {
             target,
             numreplicas,
+            aof,
         } => {
-            let acked = engine.acked(*target);
-            (acked >= *numreplicas).then(|| Value::Int(acked as i64))
+            let acked = crate::waitaof::replicas_acked(engine, *target, *aof);
+            (acked >= *numreplicas).then(|| crate::waitaof::replicas_reply(engine, *target, *aof))
         }
     }
 }

@@ -53,8 +53,12 @@ pub(crate) enum BlockedOn {
         left: bool,
     },
     /// `numreplicas` replicas acknowledging the replication offset
-    /// `target` (`WAIT`).
-    Replicas { target: u64, numreplicas: u64 },
+    /// `target` (`WAIT`), or fsyncing it to their AOF (`WAITAOF`, `aof`).
+    Replicas {
+        target: u64,
+        numreplicas: u64,
+        aof: bool,
+    },
 }
 
 /// A connection's state.

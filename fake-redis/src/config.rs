@@ -151,6 +151,12 @@ fn format_limits(l: &OutputLimits) -> String {
 }
 
 impl Config {
+    /// Whether `appendonly` is `yes` (`INFO`'s `aof_enabled`, what
+    /// `WAITAOF` needs for its local fsync).
+    pub(crate) fn appendonly(&self) -> bool {
+        self.values.get("appendonly").is_some_and(|v| v == "yes")
+    }
+
     /// `(name, value)` of every parameter matching the glob `pattern`.
     pub(crate) fn get(&self, pattern: &[u8]) -> Vec<(&'static str, String)> {
         let lower = pattern.to_ascii_lowercase();

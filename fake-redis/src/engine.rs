@@ -83,6 +83,8 @@ pub(crate) struct State {
     pub(crate) lock_scripts_in_lua: bool,
     /// Its role, offset and recorded writes (`WAIT` and `INFO` read it).
     pub(crate) replication: crate::replication::Replication,
+    /// The release it answers as (which commands exist, error texts).
+    pub(crate) version: crate::RedisVersion,
 }
 
 impl State {
@@ -147,6 +149,17 @@ impl Engine {
         let mut engine = Engine::new(clock);
         engine.state.config.requirepass = Some(Bytes::copy_from_slice(password.as_bytes()));
         engine
+    }
+
+    /// Makes this server answer as Redis `version` (by default 7.0, the
+    /// release fake-redis is proven against).
+    pub fn set_version(&mut self, version: crate::RedisVersion) {
+        self.state.version = version;
+    }
+
+    /// The release this server answers as.
+    pub fn version(&self) -> crate::RedisVersion {
+        self.state.version
     }
 
     /// Caches every script of [`LockScript::ALL`](crate::LockScript::ALL)

@@ -186,6 +186,9 @@
 //! - `pubsub`: channel and pattern subscriptions.
 //! - `replication`: a primary's stream of writes ([`Write`]), replicas
 //!   applying it, and `WAIT`.
+//! - `waitaof`: `WAITAOF` (Redis 7.2), AOF on the primary and replicas.
+//! - `version`: [`RedisVersion`], the release a server answers as (6.2,
+//!   7.0, 7.2): whether `WAITAOF` exists, the unknown-command text.
 //! - `number`: Redis's and Lua's number parsing, and Redis's double
 //!   replies (`%.17g`).
 //! - `error`: [`CmdError`], displaying Redis's exact texts.
@@ -231,6 +234,8 @@ mod script;
 mod server;
 pub mod testing;
 mod value;
+mod version;
+mod waitaof;
 mod zset;
 
 pub use allocator::Allocator;
@@ -249,3 +254,4 @@ pub use server::{
     BackgroundServer, CommandHook, SharedEngine, serve, spawn_local_server, time_out_blocked,
 };
 pub use value::{Double, Value};
+pub use version::{RedisVersion, UnknownVersion};

@@ -62,15 +62,17 @@ impl Write {
 #[derive(Debug, Default)]
 pub(crate) struct Replication {
     /// Whether this server is a replica (it refuses `WAIT`).
-    replica: bool,
+    pub(crate) replica: bool,
     /// The offset of the last write made (primary) or applied (replica).
     offset: u64,
     /// Writes not yet taken by the host.
     outbox: Vec<Write>,
     /// Per replica, the highest offset it acknowledged.
     acks: Vec<u64>,
+    /// Whether the replicas write an AOF (`WAITAOF` counts only those).
+    pub(crate) replicas_aof: bool,
     /// Per connection, the offset of its last write.
-    last_write: std::collections::BTreeMap<ConnId, u64>,
+    pub(crate) last_write: std::collections::BTreeMap<ConnId, u64>,
 }
 
 impl Replication {
@@ -89,6 +91,19 @@ impl Replication {
     fn acked(&self, target: u64) -> u64 {
         self.acks.iter().filter(|&&a| a >= target).count() as u64
     }
+
+    /// How many replicas fsynced `target` to their AOF. A replica writes
+    /// and fsyncs what it applies at once (`appendfsync always`;
+    /// everysec's up to a second is not modelled). One without AOF
+    /// acknowledges no AOF offset, so it counts only for a caller that
+    /// wrote nothing (Redis 7.2's `repl_aof_off` starts at 0).
+    pub(crate) fn acked_aof(&self, target: u64) -> u64 {
+        if self.replicas_aof || target == 0 {
+            self.acked(target)
+        } else {
+            0
+        }
+    }
 }
 
 impl Engine {
@@ -101,6 +116,20 @@ impl Engine {
         r.acks = vec![r.offset; n];
         r.outbox.clear();
         self.dbs[0].record_writes(n > 0);
+    }
+
+    /// Turns this server's AOF on or off (`appendonly`): `INFO`'s
+    /// `aof_enabled`, and `WAITAOF`'s local fsync.
+    pub fn set_appendonly(&mut self, on: bool) {
+        let value: &[u8] = if on { b"yes" } else { b"no" };
+        // Cannot fail: `appendonly` takes yes or no.
+        let _ = self.state.config.set(b"appendonly", value);
+    }
+
+    /// Whether this primary's replicas write an AOF, which `WAITAOF`
+    /// counts.
+    pub fn set_replicas_appendonly(&mut self, on: bool) {
+        self.state.replication.replicas_aof = on;
     }
 
     /// Makes this server a replica: it records nothing and refuses `WAIT`.
@@ -253,6 +282,7 @@ pub(crate) fn wait(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>, CmdE
         on: BlockedOn::Replicas {
             target,
             numreplicas: numreplicas as u64,
+            aof: false,
         },
         deadline: (timeout > 0).then(|| ctx.now.saturating_add(timeout)),
     });

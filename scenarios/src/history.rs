@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 21] = [
+const FILES: [(&str, &str); 22] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -80,6 +80,10 @@ const FILES: [(&str, &str); 21] = [
     (
         "reentrant-holder-leaves-stale-head",
         include_str!("../history/reentrant-holder-leaves-stale-head.toml"),
+    ),
+    (
+        "unsynced-acquire-skips-rollback",
+        include_str!("../history/unsynced-acquire-skips-rollback.toml"),
     ),
     (
         "unsynced-unlock-retry-not-locked",

@@ -145,6 +145,17 @@ fn settings(spec: &SimSpec) -> String {
             redis.replicas, lag.min_ms, lag.max_ms
         );
     }
+    // Only when set: every run before these settings existed shows as it
+    // did.
+    if redis.version != fake_redis::RedisVersion::default() {
+        let _ = write!(s, " redis={}", redis.version);
+    }
+    if redis.appendonly {
+        s.push_str(" appendonly=yes");
+    }
+    if redis.replica_appendonly {
+        s.push_str(" replica_appendonly=yes");
+    }
     s
 }
 

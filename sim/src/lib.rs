@@ -123,7 +123,8 @@
 //!   one-line rendering); `validate`; `script` (thread scripts flattened
 //!   into the instructions every engine runs); `rng` (per-component streams); `config` (each
 //!   client's lock config and the bounds every engine shares);
-//!   `retransmission` (when what a partition held arrives); `time`,
+//!   `retransmission` (when what a partition held arrives); `server`
+//!   (each Redis node's release line and AOF, set on fake-redis); `time`,
 //!   `name`, `cut` ([`CutShort`]), `ended` (what an engine hands the
 //!   judge), `error` ([`SimError`]).
 //! - **`judge`**: reads the model alone. `check`, one checker per

@@ -6,9 +6,6 @@ use super::{Ctx, int_arg};
 use crate::error::{CmdError, printable};
 use crate::{Protocol, Value};
 
-/// The version HELLO reports: the Redis these replies were checked against.
-pub(crate) const REDIS_VERSION: &str = "7.0.15";
-
 /// # Format
 /// `PING [message]`: `PONG`, or the message as a bulk string. A subscribed
 /// RESP2 connection gets `["pong", message or ""]` instead.
@@ -147,7 +144,10 @@ pub(crate) fn hello(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError
     };
     Ok(Value::Map(vec![
         (Value::bulk("server"), Value::bulk("redis")),
-        (Value::bulk("version"), Value::bulk(REDIS_VERSION)),
+        (
+            Value::bulk("version"),
+            Value::bulk(ctx.state.version.full()),
+        ),
         (Value::bulk("proto"), Value::Int(proto)),
         (
             Value::bulk("id"),

@@ -25,7 +25,7 @@ fn section(ctx: &mut Ctx<'_>, name: &str) -> String {
     let now = ctx.now;
     let body: Vec<String> = match name {
         "server" => vec![
-            format!("redis_version:{}", super::connection::REDIS_VERSION),
+            format!("redis_version:{}", ctx.state.version.full()),
             "redis_mode:standalone".into(),
             "os:fake-redis".into(),
             "arch_bits:64".into(),
@@ -58,7 +58,7 @@ fn section(ctx: &mut Ctx<'_>, name: &str) -> String {
             "async_loading:0".into(),
             "rdb_changes_since_last_save:0".into(),
             "rdb_bgsave_in_progress:0".into(),
-            "aof_enabled:0".into(),
+            format!("aof_enabled:{}", u8::from(ctx.state.config.appendonly())),
             "aof_rewrite_in_progress:0".into(),
         ],
         "stats" => vec![

@@ -29,7 +29,7 @@ use rustc_hash::FxHashMap;
 use crate::db::Db;
 use crate::engine::State;
 use crate::error::{CmdError, printable};
-use crate::{ConnId, Protocol, Response, Value};
+use crate::{ConnId, Protocol, RedisVersion, Response, Value};
 
 use table::COMMANDS;
 
@@ -90,6 +90,8 @@ pub(crate) struct Spec {
     no_auth: bool,
     /// Runs at once inside `MULTI` rather than being queued.
     in_multi: bool,
+    /// The first release line that has it (`WAITAOF`: 7.2).
+    since: RedisVersion,
     /// For a container command (`SCRIPT`): each subcommand and its arity.
     subcommands: &'static [(&'static str, i32)],
     handler: Handler,
@@ -160,31 +162,17 @@ fn arity_fits(arity: i32, argc: usize) -> bool {
     }
 }
 
-/// Redis's reply to an unknown command: the name and up to 128 characters
-/// of its arguments, each quoted.
-fn unknown_command(args: &[Bytes]) -> CmdError {
-    let name: String = printable(&args[0]).chars().take(128).collect();
-    let mut shown = String::new();
-    for arg in &args[1..] {
-        if shown.len() >= 128 {
-            break;
-        }
-        let room = 128 - shown.len();
-        let text = printable(arg);
-        let cut: String = text
-            .chars()
-            .scan(0, |n, c| {
-                *n += c.len_utf8();
-                (*n <= room).then_some(c)
-            })
-            .collect();
-        shown.push('\'');
-        shown.push_str(&cut);
-        shown.push_str("' ");
-    }
-    CmdError::other(format!(
-        "ERR unknown command '{name}', with args beginning with: {shown}"
-    ))
+/// Redis's reply to an unknown command, as `version` words it (see
+/// [`RedisVersion::unknown_command`]).
+fn unknown_command(version: RedisVersion, args: &[Bytes]) -> CmdError {
+    let name = printable(&args[0]);
+    let shown: Vec<String> = args[1..].iter().map(|a| printable(a)).collect();
+    CmdError::other(version.unknown_command(&name, &shown))
+}
+
+/// The command `args` names, if this server's release has it.
+fn lookup_in(state: &State, name: &[u8]) -> Option<&'static Spec> {
+    lookup(name).filter(|spec| spec.since <= state.version)
 }
 
 /// Redis's checks before a command runs or is queued, in Redis's order:
@@ -219,8 +207,8 @@ pub(crate) fn check(
 }
 
 fn check_inner(state: &mut State, conn: ConnId, args: &[Bytes]) -> Result<&'static Spec, Value> {
-    let Some(spec) = lookup(&args[0]) else {
-        return Err(error_value(unknown_command(args)));
+    let Some(spec) = lookup_in(state, &args[0]) else {
+        return Err(error_value(unknown_command(state.version, args)));
     };
     if !arity_fits(spec.arity, args.len()) {
         return Err(error_value(CmdError::WrongArity(spec.name.to_owned())));
@@ -274,8 +262,8 @@ pub(crate) fn dispatch(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
 /// checks when it was queued, and makes none again (so a transaction that
 /// subscribes goes on running the commands after it).
 pub(crate) fn run_queued(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
-    let Some(spec) = lookup(&args[0]) else {
-        return vec![error_value(unknown_command(args))];
+    let Some(spec) = lookup_in(ctx.state, &args[0]) else {
+        return vec![error_value(unknown_command(ctx.state.version, args))];
     };
     match spec.handler {
         Handler::One(f) => vec![f(ctx, args).unwrap_or_else(error_value)],
@@ -314,7 +302,8 @@ impl ScriptCommand {
 /// Runs a command on behalf of a script (`redis.call`): no pub/sub state
 /// check, and the error comes back to the script instead of the client.
 pub(crate) fn call(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
-    run_for_script(ctx, args.first().and_then(|n| lookup(n)), args)
+    let spec = args.first().and_then(|n| lookup_in(ctx.state, n));
+    run_for_script(ctx, spec, args)
 }
 
 /// [`call`] of `command`, whose name is `args[0]`.
@@ -427,12 +416,12 @@ mod tests {
     fn unknown_command_text_matches_redis() {
         let args: Vec<Bytes> = ["foo", "a", "b"].iter().map(|s| Bytes::from(*s)).collect();
         assert_eq!(
-            unknown_command(&args).to_string(),
+            unknown_command(RedisVersion::V7_0, &args).to_string(),
             "ERR unknown command 'foo', with args beginning with: 'a' 'b' "
         );
         let alone = vec![Bytes::from("foo")];
         assert_eq!(
-            unknown_command(&alone).to_string(),
+            unknown_command(RedisVersion::V7_0, &alone).to_string(),
             "ERR unknown command 'foo', with args beginning with: "
         );
     }

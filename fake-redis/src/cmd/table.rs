@@ -10,6 +10,7 @@ use super::{
     Handler, Many, One, Spec, blocking, client, config, connection, eval, hash, info, keys, list,
     pubsub, server, string, transaction, zrange, zset,
 };
+use crate::RedisVersion;
 
 const fn one(name: &'static str, arity: i32, f: One) -> Spec {
     Spec {
@@ -18,6 +19,7 @@ const fn one(name: &'static str, arity: i32, f: One) -> Spec {
         pubsub_ok: false,
         no_auth: false,
         in_multi: false,
+        since: RedisVersion::V6_2,
         subcommands: &[],
         handler: Handler::One(f),
     }
@@ -47,6 +49,14 @@ const fn pubsub_ok(spec: Spec) -> Spec {
 const fn no_auth(spec: Spec) -> Spec {
     Spec {
         no_auth: true,
+        ..spec
+    }
+}
+
+/// A command Redis 7.2 added (`WAITAOF`): unknown to older servers.
+const fn since_7_2(spec: Spec) -> Spec {
+    Spec {
+        since: RedisVersion::V7_2,
         ..spec
     }
 }
@@ -153,6 +163,7 @@ pub(super) const COMMANDS: &[Spec] = &[
     pubsub_ok(many("unsubscribe", -1, pubsub::unsubscribe)),
     one("unwatch", 1, transaction::unwatch),
     many("wait", 3, crate::replication::wait),
+    since_7_2(many("waitaof", 4, crate::waitaof::waitaof)),
     in_multi(one("watch", -2, transaction::watch)),
     one("zadd", -4, zset::zadd),
     one("zcard", 2, zset::zcard),

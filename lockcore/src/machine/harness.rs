@@ -147,6 +147,21 @@ impl Harness {
         }
     }
 
+    /// 3.46+: the probe before the first synced lock script, answered as
+    /// a Redis 7.2 answers (both commands supported, nothing written).
+    pub(crate) fn probed(&mut self) {
+        for _ in 0..2 {
+            let (request, purpose, command) = self.expect_send_purpose();
+            assert_eq!(purpose, Purpose::Probe, "{command:?}");
+            let reply = if command[0] == "WAIT" {
+                Value::Int(0)
+            } else {
+                Value::Array(vec![Value::Int(0), Value::Int(0)])
+            };
+            self.reply(request, reply);
+        }
+    }
+
     /// The next output must be a Send; returns its id, purpose and attempt.
     pub(crate) fn expect_attempt(&mut self) -> (RequestId, Purpose, u32) {
         match self.next() {

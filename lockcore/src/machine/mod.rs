@@ -20,6 +20,7 @@ mod interrupt;
 mod legacy;
 mod no_sync;
 mod output;
+mod probe;
 mod query;
 mod request;
 mod sometimes;
@@ -159,6 +160,12 @@ pub struct LockClient {
     interleaving: bool,
     /// The places of the algorithm passed so far ([`LockClient::reached`]).
     reached: Reached,
+    /// 3.46+: what the probe found the server supports (`None`: not
+    /// probed yet).
+    supported: Option<probe::Supported>,
+    /// 3.46+: probes in flight, each with the lock script waiting on it.
+    probes: VecMap<u64, probe::Probe>,
+    next_probe: u64,
 }
 
 impl LockClient {
@@ -191,6 +198,9 @@ impl LockClient {
             instance_leases: VecMap::new(),
             interleaving: false,
             reached: Reached::EMPTY,
+            supported: None,
+            probes: VecMap::new(),
+            next_probe: 0,
         }
     }
 
@@ -455,6 +465,7 @@ impl LockClient {
             Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
             Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
             Owner::ScriptLoad(reload) => self.on_script_loaded(now, *reload, reply, sent_at),
+            Owner::Probe(id, part) => self.on_probe_reply(now, id, part, reply, sent_at),
             Owner::Nobody => {}
         }
     }

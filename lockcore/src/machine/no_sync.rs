@@ -13,6 +13,11 @@
 //!   3.52.0 a retried unlock draws a new latch id (3.24+), so it misses
 //!   the latch its first attempt left, runs the script again and finds the
 //!   lock gone: "not locked by current thread" (#6651).
+//! - 3.25.0 to 3.46.x (`no-sync-message-lengthened`, commit 279cb9b3c):
+//!   the failure's text grew a hint while the rollback and the retry
+//!   still compared it with the old text, so neither runs and the caller
+//!   gets the error as before 3.20.0. 3.47.0 (`no-synced-slaves-exception`,
+//!   commit f2b6ad849) matches it by type again.
 //! - 3.52.0 (`no-sync-keeps-request-id`, commit 7337c86d1): the retried
 //!   unlock keeps its latch id, and the latch answers it.
 
@@ -27,6 +32,14 @@ pub(super) fn no_sync(reply: &Result<Value, TransportError>) -> bool {
 }
 
 impl LockClient {
+    /// Whether the rollback and the retry recognise the failure: by its
+    /// exact text until 3.46.x, which from 3.25.0 is no longer the text
+    /// raised; by its type from 3.47.0.
+    fn no_sync_recognised(&self) -> bool {
+        !self.switches.has(Switch::NoSyncMessageLengthened)
+            || self.switches.has(Switch::NoSyncedSlavesException)
+    }
+
     /// An acquire that failed for its `WAIT`: rolled back (3.20.0+), or
     /// `false` when the caller gets the error as it is.
     pub(super) fn acquire_not_synced(
@@ -36,7 +49,7 @@ impl LockClient {
         error: &TransportError,
     ) -> bool {
         self.reach(super::Sometimes::AcquireNotSynced);
-        if !self.switches.has(Switch::NoSyncRollback) {
+        if !self.switches.has(Switch::NoSyncRollback) || !self.no_sync_recognised() {
             return false;
         }
         let Some((lock, acquiring)) = self.acquiring(thread) else {
@@ -84,7 +97,7 @@ impl LockClient {
     /// Sets the timer of the next try of `thread`'s call, if the release
     /// retries and attempts are left.
     fn no_sync_pause(&mut self, now: Millis, thread: ThreadId) -> Option<crate::TimerId> {
-        if !self.switches.has(Switch::NoSyncRetry) {
+        if !self.switches.has(Switch::NoSyncRetry) || !self.no_sync_recognised() {
             return None;
         }
         let tries = self.no_sync_tries.entry(thread).or_default();

@@ -30,6 +30,10 @@ pub enum Purpose {
     /// The `WAIT` for replicas sent right after a lock script (3.16.7+,
     /// with replicas); the script's call answers once it does.
     Sync,
+    /// 3.46+ (`wait-probe`): `WAIT 0 0` or `WAITAOF 0 0 0`, sent once per
+    /// client before its first lock script with replicas, to learn which
+    /// the server supports.
+    Probe,
     /// `SCRIPT LOAD` of a script Redis answered `NOSCRIPT` for (3.46+,
     /// `script-cache`); the script's `EVALSHA` is sent again once it
     /// answers.

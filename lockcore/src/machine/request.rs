@@ -10,6 +10,7 @@ use crate::Value;
 use bytes::Bytes;
 use tracing::debug;
 
+use super::probe::SyncWith;
 use super::{Command, LockClient, Output, Purpose, TimerKind};
 use crate::script::LockScript;
 use crate::{LockName, Millis, RequestId, Switch, ThreadId, TimerId, TransportError};
@@ -47,6 +48,9 @@ pub(super) enum Owner {
     /// 3.46+ (`script-cache`): a `SCRIPT LOAD` after `NOSCRIPT`; the
     /// script's command goes again once it answered.
     ScriptLoad(Box<Reload>),
+    /// 3.46+ (`wait-probe`): one of the probe's two commands (by probe
+    /// and part); the lock script waits in the probe's table.
+    Probe(u64, usize),
 }
 
 impl Owner {
@@ -78,6 +82,8 @@ pub(super) struct Reload {
     owner: Owner,
     /// How often it was sent before.
     sent: u32,
+    /// Whether it went bare after the probe.
+    bare: bool,
 }
 
 /// A request the machine waits on (or one waiting to be retried).
@@ -102,8 +108,11 @@ pub(super) struct Pending {
 /// `NOSCRIPT` is a new command in Redisson, with its retries intact.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Tries {
-    sent: u32,
-    retried: u32,
+    pub(super) sent: u32,
+    pub(super) retried: u32,
+    /// 3.46+: the probe (see `probe`) sent this lock script bare, without
+    /// the sync it would otherwise get; its resends stay bare.
+    pub(super) bare: bool,
 }
 
 impl LockClient {
@@ -138,7 +147,7 @@ impl LockClient {
         )
     }
 
-    fn transmit(
+    pub(super) fn transmit(
         &mut self,
         now: Millis,
         kind: Kind,
@@ -146,6 +155,16 @@ impl LockClient {
         owner: Owner,
         tries: Tries,
     ) -> RequestId {
+        let wants_sync = !tries.bare && self.waits_for_replicas(&kind);
+        if wants_sync && self.needs_probe() {
+            return self.send_probe(now, kind, lock, owner, tries);
+        }
+        let with = if wants_sync {
+            self.sync_with()
+        } else {
+            SyncWith::Bare
+        };
+        let synced = with != SyncWith::Bare;
         let request = RequestId(self.next_request);
         self.next_request += 1;
         let output = match &kind {
@@ -162,7 +181,6 @@ impl LockClient {
             },
         };
         self.push(output);
-        let synced = self.waits_for_replicas(&kind);
         let mut wait = self.config.response_timeout;
         if synced {
             // Redisson gives a batch that syncs slaves its sync timeout on
@@ -170,7 +188,7 @@ impl LockClient {
             wait = wait.plus(self.config.slaves_sync_timeout);
         }
         let timeout = self.set_timer(now.plus(wait), TimerKind::ResponseTimeout(request));
-        let sync = synced.then(|| self.send_wait(request, lock.clone()));
+        let sync = synced.then(|| self.send_wait(request, lock.clone(), with));
         self.requests.insert(
             request,
             Pending {
@@ -191,7 +209,17 @@ impl LockClient {
     /// a batch, which never uses the cache). Done once, at the first send:
     /// a resend, and the resend after `NOSCRIPT`, send the same words.
     fn by_sha(&self, kind: Kind) -> Kind {
-        if !self.switches.has(Switch::ScriptCache) || self.waits_for_replicas(&kind) {
+        let synced = self.waits_for_replicas(&kind) && self.sync_with() != SyncWith::Bare;
+        if synced {
+            return kind;
+        }
+        self.sha_form(kind)
+    }
+
+    /// `kind` as `EVALSHA` when the release caches scripts (3.46+): a
+    /// script the probe sent bare goes through the cache too.
+    pub(super) fn sha_form(&self, kind: Kind) -> Kind {
+        if !self.switches.has(Switch::ScriptCache) {
             return kind;
         }
         let Kind::Command { purpose, command } = kind else {
@@ -253,6 +281,7 @@ impl LockClient {
             lock: pending.lock,
             owner: pending.owner,
             sent: pending.tries.sent,
+            bare: pending.tries.bare,
         };
         let owner = Owner::ScriptLoad(Box::new(reload));
         self.transmit(now, kind, lock, owner, Tries::default());
@@ -275,6 +304,7 @@ impl LockClient {
                 let tries = Tries {
                     sent: reload.sent + 1,
                     retried: 0,
+                    bare: reload.bare,
                 };
                 self.transmit(now, reload.kind, reload.lock, reload.owner, tries);
             }
@@ -386,6 +416,7 @@ impl LockClient {
             let tries = Tries {
                 sent: pending.tries.sent + 1,
                 retried: pending.tries.retried + 1,
+                bare: pending.tries.bare,
             };
             self.transmit(now, pending.kind, pending.lock, pending.owner, tries);
         }

@@ -25,6 +25,7 @@
 
 use bytes::Bytes;
 
+use super::probe::SyncWith;
 use super::request::{Kind, Pending};
 use super::{LockClient, Output, Purpose};
 use crate::{LockName, RequestId, Switch, TransportError, Value};
@@ -57,15 +58,25 @@ impl LockClient {
             )
     }
 
-    /// Sends the `WAIT` that follows script request `script`.
-    pub(super) fn send_wait(&mut self, script: RequestId, lock: LockName) -> Sync {
+    /// Sends the `WAIT` (or, 3.46+ with AOF, the `WAITAOF 1`) that
+    /// follows script request `script`.
+    pub(super) fn send_wait(&mut self, script: RequestId, lock: LockName, with: SyncWith) -> Sync {
         let wait = RequestId(self.next_request);
         self.next_request += 1;
-        let command = super::Command::from([
-            Bytes::from_static(b"WAIT"),
-            Bytes::from(self.config.replicas.to_string()),
-            Bytes::from(self.config.slaves_sync_timeout.0.to_string()),
-        ]);
+        let replicas = Bytes::from(self.config.replicas.to_string());
+        let timeout = Bytes::from(self.config.slaves_sync_timeout.0.to_string());
+        let command: super::Command = if with == SyncWith::WaitAof {
+            // numlocal 1: the primary's own fsync too.
+            [
+                Bytes::from_static(b"WAITAOF"),
+                Bytes::from_static(b"1"),
+                replicas,
+                timeout,
+            ]
+            .into()
+        } else {
+            [Bytes::from_static(b"WAIT"), replicas, timeout].into()
+        };
         self.push(Output::Send {
             request: wait,
             purpose: Purpose::Sync,
@@ -101,6 +112,13 @@ impl LockClient {
         let sync = self.requests.get_mut(&script)?.sync.as_mut()?;
         match reply {
             Ok(Value::Int(n)) => sync.synced = Some(n),
+            // `WAITAOF`'s `[acklocal, ackreplicas]`: Redisson reads the
+            // replicas' count.
+            Ok(Value::Array(items)) if matches!(items.get(1), Some(Value::Int(_))) => {
+                if let Some(Value::Int(n)) = items.get(1) {
+                    sync.synced = Some(*n);
+                }
+            }
             // The batch failed: so does the script.
             Ok(other) => {
                 let text = format!("unexpected WAIT reply {other:?}");
@@ -133,6 +151,16 @@ impl LockClient {
         }
     }
 
+    /// The "none synced" failure's text: 3.25.0 added a hint
+    /// (`no-sync-message-lengthened`, commit 279cb9b3c).
+    fn no_sync_text(&self) -> &'static str {
+        if self.switches.has(Switch::NoSyncMessageLengthened) {
+            "None of slaves were synced. Try to increase slavesSyncTimeout setting or set checkLockSyncedSlaves = false."
+        } else {
+            "None of slaves were synced"
+        }
+    }
+
     /// Once both replies are in: the script's, or the release's complaint
     /// about too few replicas.
     fn sync_done(&self, script: RequestId) -> Option<Result<Value, TransportError>> {
@@ -142,7 +170,7 @@ impl LockClient {
         };
         let replicas = i64::from(self.config.replicas);
         let failed = if self.switches.has(Switch::NoSyncedReplicasOnly) {
-            (synced == 0).then(|| "None of slaves were synced".to_owned())
+            (synced == 0).then(|| self.no_sync_text().to_owned())
         } else {
             (synced < replicas).then(|| format!("Only {synced} of {replicas} slaves were synced"))
         };

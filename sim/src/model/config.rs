@@ -26,6 +26,7 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
         .release(cs.profile.unwrap_or(spec.profile))
         .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
         .replicas(spec.redis.replicas)
+        .aof(spec.redis.appendonly)
         .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32));
     apply_settings(cs, &mut builder);
     let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);

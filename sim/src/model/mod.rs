@@ -15,6 +15,7 @@ pub(crate) mod name;
 pub(crate) mod retransmission;
 pub(crate) mod rng;
 pub(crate) mod script;
+pub(crate) mod server;
 pub(crate) mod spec;
 pub(crate) mod step;
 pub(crate) mod time;

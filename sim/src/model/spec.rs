@@ -56,6 +56,25 @@ pub struct RedisSpec {
     /// and replica; writes arrive in order).
     #[serde(default)]
     pub replication_lag: LatencyRange,
+    /// The Redis release line every node answers as: `"6.2"`, `"7.0"`
+    /// (the default, the installed `redis-server`) or `"7.2"` (the first
+    /// with `WAITAOF`). It changes the unknown-command text Redisson
+    /// 3.46+ parses and whether `WAITAOF` exists.
+    #[serde(
+        default,
+        with = "crate::model::server::version",
+        skip_serializing_if = "crate::model::server::is_default_version"
+    )]
+    #[schemars(with = "String")]
+    pub version: fake_redis::RedisVersion,
+    /// Whether the primary writes an AOF (`appendonly yes`): `INFO` says
+    /// `aof_enabled:1`, and Redisson 3.46.0-3.52.x then send `WAITAOF`
+    /// after lock scripts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub appendonly: bool,
+    /// Whether the replicas write an AOF: `WAITAOF` counts only those.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replica_appendonly: bool,
 }
 
 impl RedisSpec {

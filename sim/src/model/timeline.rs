@@ -76,6 +76,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::Query => "query",
                         Purpose::Cleanup => "cleanup",
                         Purpose::Sync => "wait-for-replicas",
+                        Purpose::Probe => "probe-wait-support",
                         Purpose::ScriptLoad => "script-load",
                     };
                     format!("{lock} free ({what} by {by})")

@@ -170,6 +170,12 @@ fn redis(spec: &SimSpec) -> Result<(), SimError> {
             format!("at most {MAX_REPLICAS} replicas, got {}", r.replicas),
         );
     }
+    if r.replica_appendonly && r.replicas == 0 {
+        return invalid(
+            "redis.replica_appendonly",
+            "there are no replicas to write an AOF: set redis.replicas".to_owned(),
+        );
+    }
     crate::model::fault::range(
         "redis.replication_lag",
         r.replication_lag.min_ms,

@@ -87,6 +87,7 @@ switches! {
     PublishCommandArgument => publish_command_argument,
     UnlockLatch => unlock_latch,
     LatchTtlAtLeastOne => latch_ttl_at_least_one,
+    NoSyncMessageLengthened => no_sync_message_lengthened,
     CountDownKeepsLease => count_down_keeps_lease,
     ListenerRechecksLatch => listener_rechecks_latch,
     NoLockResend => no_lock_resend,
@@ -97,10 +98,16 @@ switches! {
     QueueClearedOnUnlock => queue_cleared_on_unlock,
     EmptyChunkCompletes => empty_chunk_completes,
     ScriptCache => script_cache,
+    WaitProbe => wait_probe,
+    NoSyncedSlavesException => no_synced_slaves_exception,
+    ProbeBackticks => probe_backticks,
+    ProbePrefixMatch => probe_prefix_match,
     FixedTimerTick => fixed_timer_tick,
     JitteredRetryDelay => jittered_retry_delay,
     RetryDelayTimerTick => retry_delay_timer_tick,
     NoSyncKeepsRequestId => no_sync_keeps_request_id,
+    ProbeReadsCauses => probe_reads_causes,
+    LockSyncWaitOnly => lock_sync_wait_only,
     AtomicRenewalMap => atomic_renewal_map,
     LatchTtlLong => latch_ttl_long,
     TryLockTimeoutFalse => try_lock_timeout_false,
@@ -123,6 +130,13 @@ impl Switch {
             Switch::NoSyncedReplicasOnly
             | Switch::NoSyncRollback
             | Switch::NoSyncRetry
+            | Switch::NoSyncMessageLengthened
+            | Switch::NoSyncedSlavesException
+            | Switch::WaitProbe
+            | Switch::ProbeBackticks
+            | Switch::ProbePrefixMatch
+            | Switch::ProbeReadsCauses
+            | Switch::LockSyncWaitOnly
             | Switch::NoSyncKeepsRequestId => Some(Switch::LockWaitsForReplicas),
             _ => None,
         }

@@ -32,6 +32,7 @@ mod tests {
         for (release, same) in [("3.51.0", false), ("3.52.0", true)] {
             let mut h = Harness::with_replicas(release, 1);
             h.call(ThreadId(1), "l", Call::TryLock { wait: None, lease: None }).unwrap();
+            h.probed();
             let (acquire, _) = h.expect_send();
             let (wait, _) = h.expect_send();
             h.reply(acquire, Value::Nil);

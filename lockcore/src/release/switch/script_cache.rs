@@ -126,6 +126,7 @@ mod tests {
             .unwrap();
         let mut h = Harness::with_config(config);
         h.call(T1, "l", Call::Lock { lease: None }).unwrap();
+        h.probed();
         let (_, command) = h.expect_send();
         assert_eq!(command[0], "EVAL");
     }

@@ -47,7 +47,7 @@ pub(crate) struct Deployment {
 impl Deployment {
     /// `spec`'s Redis: an empty primary and its replicas.
     pub(crate) fn new(spec: &SimSpec) -> Deployment {
-        let server = Server::new(spec.redis.replicas as usize);
+        let server = Server::new(&spec.redis);
         Deployment {
             replicas: Replicas::new(spec, || server.new_engine()),
             server,

@@ -288,7 +288,7 @@ mod tests {
             min_ms: 5,
             max_ms: 50,
         };
-        let server = Server::new(2);
+        let server = Server::new(&s.redis);
         let mut reps = Replicas::new(&s, || server.new_engine());
         let mut primary = server.new_engine();
         primary.set_replicas(2);
@@ -340,7 +340,7 @@ mod tests {
             vec![thread(0, vec![Step::Write(steps::Write {})])],
         )]);
         s.redis.replicas = 1;
-        let server = Server::new(1);
+        let server = Server::new(&s.redis);
         let mut reps = Replicas::new(&s, || server.new_engine());
         let mut primary = server.new_engine();
         primary.set_replicas(1);

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use fake_redis::{ConnId, Engine, ManualClock, Response};
 
-use crate::SimTime;
+use crate::{RedisSpec, SimTime};
 
 pub(crate) use crate::model::time::EPOCH_MS;
 
@@ -45,6 +45,8 @@ pub(crate) struct Server {
     engine: Engine,
     /// How many replicas the primary streams its writes to.
     replicas: usize,
+    /// Every node's release line and AOF settings.
+    redis: RedisSpec,
     /// Bumped by every restart; messages sent to an older generation find
     /// their connection gone.
     pub(crate) generation: u32,
@@ -64,9 +66,11 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub(crate) fn new(replicas: usize) -> Server {
+    pub(crate) fn new(redis: &RedisSpec) -> Server {
+        let replicas = redis.replicas as usize;
         let clock = ManualClock::new(EPOCH_MS);
         let mut engine = Engine::new(Arc::new(clock.clone()));
+        redis.configure(&mut engine, false);
         engine.set_replicas(replicas);
         // A Redis Redisson has used before: its scripts are cached, so
         // 3.46+'s `EVALSHA` meets `NOSCRIPT` only after a restart.
@@ -75,6 +79,7 @@ impl Server {
             clock,
             engine,
             replicas,
+            redis: redis.clone(),
             generation: 0,
             connections: 0,
             offset_ms: 0,
@@ -195,13 +200,17 @@ impl Server {
     /// connection lost.
     pub(crate) fn restart(&mut self) {
         let mut fresh = self.new_engine();
+        self.redis.configure(&mut fresh, false);
         fresh.set_replicas(self.replicas);
         self.replace(fresh);
     }
 
-    /// An empty engine on Redis's clock.
+    /// An empty engine on Redis's clock, set up as a replica of the
+    /// deployment (its release line, the replicas' AOF).
     pub(crate) fn new_engine(&self) -> Engine {
-        Engine::new(Arc::new(self.clock.clone()))
+        let mut engine = Engine::new(Arc::new(self.clock.clone()));
+        self.redis.configure(&mut engine, true);
+        engine
     }
 
     /// `engine` takes the primary's place (a restart, a failover): every

@@ -89,6 +89,23 @@ pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
             ),
         });
     }
+    if spec.redis.version != fake_redis::RedisVersion::V7_0 {
+        // The installed server is 7.0.15: a scenario written for another
+        // release line must not pass silently on it.
+        return Err(SimError::Unsupported {
+            engine: "redis".to_owned(),
+            what: format!(
+                "[sim.redis] version = \"{}\": the engine runs the installed redis-server, which is Redis 7.0; run it on the fast or turmoil engine",
+                spec.redis.version
+            ),
+        });
+    }
+    if spec.redis.appendonly {
+        return Err(SimError::Unsupported {
+            engine: "redis".to_owned(),
+            what: "[sim.redis] appendonly = true: the engine's redis-server runs without persistence; run it on the fast or turmoil engine".to_owned(),
+        });
+    }
     if spec.redis.replicas > 0 {
         // Its clients would WAIT for replicas a lone Redis does not have.
         return Err(SimError::Unsupported {
@@ -566,5 +583,23 @@ mod tests {
             }
             other => panic!("expected a refusal, got {other:?}"),
         }
+    }
+
+    /// A scenario for another Redis release line, or with AOF, is refused
+    /// by name: the installed server is 7.0 without persistence, and a
+    /// run on it would pass for a run of the release asked for.
+    #[test]
+    fn other_versions_and_aof_are_refused() {
+        let base = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        let mut s = base.clone();
+        s.redis.version = fake_redis::RedisVersion::V6_2;
+        let Err(SimError::Unsupported { what, .. }) = plan(&s) else {
+            panic!("6.2 must be refused");
+        };
+        assert!(what.starts_with("[sim.redis] version = \"6.2\""), "{what}");
+        assert!(what.contains("Redis 7.0"), "{what}");
+        let mut s = base;
+        s.redis.appendonly = true;
+        assert!(matches!(plan(&s), Err(SimError::Unsupported { .. })));
     }
 }

@@ -198,7 +198,11 @@ fn simulate(
         slots: &slots,
         redis_gate: &redis_gate,
         redis_down: 0,
-        replicas: Replicas::new(spec, || Engine::new(clock.clone())),
+        replicas: Replicas::new(spec, || {
+            let mut e = Engine::new(clock.clone());
+            spec.redis.configure(&mut e, true);
+            e
+        }),
     };
     while world.sim.elapsed() < horizon {
         let elapsed_ms = world.sim.elapsed().as_millis() as u64;
@@ -231,6 +235,7 @@ fn simulate(
 /// replicas.
 fn primary_engine(spec: &SimSpec, clock: &Arc<SimClock>) -> Engine {
     let mut engine = Engine::new(clock.clone());
+    spec.redis.configure(&mut engine, false);
     engine.set_replicas(spec.redis.replicas as usize);
     engine
 }
@@ -381,7 +386,8 @@ impl Loop<'_, '_> {
     /// every replica resyncs from the new one, and clients reconnect.
     fn promote(&mut self, k: Option<u32>) {
         self.redis_down = self.redis_down.saturating_sub(1);
-        let fresh = Engine::new(self.clock.clone());
+        let mut fresh = Engine::new(self.clock.clone());
+        self.spec.redis.configure(&mut fresh, true);
         if let Some((k, promoted)) = self.replicas.promote(k.map(|r| r as usize), fresh) {
             let (old, sync) = self.shared.with_engine(|e| {
                 let old = std::mem::replace(e, promoted);

@@ -1,0 +1,312 @@
+//! 3.46+: the probe of what the server supports, `WAIT 0 0` and `WAITAOF
+//! 0 0 0`, and what its answer makes of every later lock script's sync
+//! (REDISSON-FAMILY.md §6.1-6.2; `CommandAsyncService.syncedEval` at the
+//! tags).
+//!
+//! Until the client knows (`waitSupportedCommands`, per client), a lock
+//! script that would wait for replicas first sends the two commands as a
+//! batch and goes out once both answered. No error: both supported. On
+//! error the messages are matched against the command names, by a rule
+//! that changed three times:
+//!
+//! - 3.46.0 (`wait-probe`, commit 4de934766): a message containing
+//!   `'WAIT'` or `'WAITAOF'` (Redis 7.0's single quotes) removes that
+//!   name, in the order WAIT, WAITAOF; then, if the first message starts
+//!   with "ERR unknown command", the rest is kept and this script goes
+//!   bare (no sync), else the script's call fails with the error.
+//! - 3.47.0 (`probe-backticks`, #6579, commit 23e70b6e1): backticks
+//!   (Redis 6.2's) instead of quotes.
+//! - 3.48.0 (`probe-prefix-match`, commit d0676f1fc): a message starting
+//!   with "ERR unknown command" whose upper case contains the name. In the
+//!   order WAIT, WAITAOF, the text refusing `WAITAOF` contains "WAIT": on
+//!   a server without WAITAOF (6.2, 7.0, 7.1) WAIT is the one removed, and
+//!   every later lock script, which asks for WAIT, goes bare.
+//! - 3.52.0 (`probe-reads-causes`, #6775, commit e50b735a2): the order
+//!   WAITAOF, WAIT; the call fails only when nothing matched; the script
+//!   goes bare only when neither is supported; and WAITAOF is used only
+//!   when supported.
+//!
+//! Then each script asks for WAIT (`syncedEvalNoRetry`'s `SyncMode.WAIT`):
+//! with WAIT not among the supported it goes bare. With the primary's AOF
+//! on (`INFO`'s `aof_enabled`, [`Config::aof`](crate::Config::aof)) it is
+//! followed by `WAITAOF 1 <replicas> <timeout>` instead of `WAIT`, whose
+//! second element is the synced count: on a server without WAITAOF every
+//! lock script fails with its unknown-command error (3.46.0-3.51.x,
+//! #6775), and on 7.2 with replicas that write no AOF none is synced
+//! (until 4.0.0, `lock-sync-wait-only`, commit 64bacfef3, where lock
+//! scripts never use WAITAOF).
+//!
+//! A probe in flight is two requests of its own; the script waits in the
+//! probe's table, where an interrupt does not find it (its call is
+//! answered when the script's reply comes, as Redisson's chained future
+//! does).
+
+use bytes::Bytes;
+
+use super::request::{Kind, Owner, Tries};
+use super::{LockClient, Purpose};
+use crate::{LockName, Millis, Switch, TransportError, Value};
+
+/// Which of the two commands the client believes the server has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Supported {
+    pub(super) wait: bool,
+    pub(super) waitaof: bool,
+}
+
+/// How a lock script is synced, once the probe is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SyncWith {
+    /// No sync: the bare script.
+    Bare,
+    /// `WAIT <replicas> <timeout>`.
+    Wait,
+    /// `WAITAOF 1 <replicas> <timeout>`.
+    WaitAof,
+}
+
+/// A probe in flight: the script that waits for it, and the two replies.
+#[derive(Debug, Clone)]
+pub(super) struct Probe {
+    kind: Kind,
+    lock: LockName,
+    owner: Owner,
+    tries: Tries,
+    replies: [Option<Result<Value, TransportError>>; 2],
+}
+
+/// What the probe's errors decide.
+enum Verdict {
+    /// Keep these as supported; send this script bare or synced.
+    Keep(Supported, bool),
+    /// The script's call fails with the probe's error.
+    Fail(TransportError),
+}
+
+impl LockClient {
+    /// Whether a script that would wait for replicas must probe first.
+    pub(super) fn needs_probe(&self) -> bool {
+        self.switches.has(Switch::WaitProbe) && self.supported.is_none()
+    }
+
+    /// How a script that would wait for replicas is synced, by what the
+    /// probe found (before 3.46: always `WAIT`).
+    pub(super) fn sync_with(&self) -> SyncWith {
+        if !self.switches.has(Switch::WaitProbe) {
+            return SyncWith::Wait;
+        }
+        let Some(supported) = self.supported else {
+            return SyncWith::Wait;
+        };
+        if !supported.wait {
+            return SyncWith::Bare;
+        }
+        let aof = self.config.aof
+            && !self.switches.has(Switch::LockSyncWaitOnly)
+            && (supported.waitaof || !self.switches.has(Switch::ProbeReadsCauses));
+        if aof {
+            SyncWith::WaitAof
+        } else {
+            SyncWith::Wait
+        }
+    }
+
+    /// Sends the probe; `kind` goes out once it has answered.
+    pub(super) fn send_probe(
+        &mut self,
+        now: Millis,
+        kind: Kind,
+        lock: LockName,
+        owner: Owner,
+        tries: Tries,
+    ) -> crate::RequestId {
+        let id = self.next_probe;
+        self.next_probe += 1;
+        self.probes.insert(
+            id,
+            Probe {
+                kind,
+                lock: lock.clone(),
+                owner,
+                tries,
+                replies: [None, None],
+            },
+        );
+        let words: [&[&'static [u8]]; 2] =
+            [&[b"WAIT", b"0", b"0"], &[b"WAITAOF", b"0", b"0", b"0"]];
+        let mut last = None;
+        for (part, words) in words.into_iter().enumerate() {
+            let command: super::Command = words.iter().map(|w| Bytes::from_static(w)).collect();
+            let kind = Kind::Command {
+                purpose: Purpose::Probe,
+                command,
+            };
+            last = Some(self.transmit(
+                now,
+                kind,
+                lock.clone(),
+                Owner::Probe(id, part),
+                Tries::default(),
+            ));
+        }
+        last.unwrap_or(crate::RequestId(self.next_request))
+    }
+
+    /// One of the probe's replies; once both are in, the script goes out
+    /// (synced or bare) or its call fails.
+    pub(super) fn on_probe_reply(
+        &mut self,
+        now: Millis,
+        id: u64,
+        part: usize,
+        reply: Result<Value, TransportError>,
+        sent_at: Millis,
+    ) {
+        let Some(probe) = self.probes.get_mut(&id) else {
+            return;
+        };
+        probe.replies[part] = Some(reply);
+        if probe.replies.iter().any(Option::is_none) {
+            return;
+        }
+        let Some(probe) = self.probes.remove(&id) else {
+            return;
+        };
+        let errors: Vec<TransportError> = probe
+            .replies
+            .into_iter()
+            .flatten()
+            .filter_map(Result::err)
+            .collect();
+        let verdict = if errors.is_empty() {
+            Verdict::Keep(
+                Supported {
+                    wait: true,
+                    waitaof: true,
+                },
+                false,
+            )
+        } else {
+            self.judge_probe(&errors)
+        };
+        match verdict {
+            Verdict::Keep(supported, bare) => {
+                // Probes of scripts sent at once race; Redisson's last
+                // write wins, and every one of them finds the same.
+                self.supported = Some(supported);
+                let tries = Tries {
+                    bare,
+                    ..probe.tries
+                };
+                self.transmit(now, probe.kind, probe.lock, probe.owner, tries);
+            }
+            Verdict::Fail(error) => self.deliver(now, probe.owner, Err(error), sent_at),
+        }
+    }
+
+    /// The release's reading of the probe's errors (the first is the
+    /// batch's own, the rest its suppressed ones).
+    fn judge_probe(&self, errors: &[TransportError]) -> Verdict {
+        let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        let reads_causes = self.switches.has(Switch::ProbeReadsCauses);
+        let prefix = self.switches.has(Switch::ProbePrefixMatch);
+        let quote = if self.switches.has(Switch::ProbeBackticks) {
+            '`'
+        } else {
+            '\''
+        };
+        let mut commands: Vec<&str> = if reads_causes {
+            vec!["WAITAOF", "WAIT"]
+        } else {
+            vec!["WAIT", "WAITAOF"]
+        };
+        for text in &texts {
+            let matched = commands.iter().position(|name| {
+                if prefix {
+                    text.starts_with("ERR unknown command") && text.to_uppercase().contains(name)
+                } else {
+                    text.contains(&format!("{quote}{name}{quote}"))
+                }
+            });
+            if let Some(i) = matched {
+                commands.remove(i);
+            }
+        }
+        let supported = Supported {
+            wait: commands.contains(&"WAIT"),
+            waitaof: commands.contains(&"WAITAOF"),
+        };
+        if reads_causes {
+            if commands.len() == 2 {
+                return Verdict::Fail(errors[0].clone());
+            }
+            return Verdict::Keep(supported, commands.is_empty());
+        }
+        if texts[0].starts_with("ERR unknown command") {
+            Verdict::Keep(supported, true)
+        } else {
+            Verdict::Fail(errors[0].clone())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use crate::machine::harness::release;
+
+    const REFUSED_7_0: &str =
+        "ERR unknown command 'WAITAOF', with args beginning with: '0' '0' '0' ";
+    const REFUSED_6_2: &str =
+        "ERR unknown command `WAITAOF`, with args beginning with: `0`, `0`, `0`, ";
+
+    /// What `version` makes of the probe's one error `text`: the commands
+    /// kept and whether the script goes bare, or `None` when the call
+    /// fails.
+    fn judged(version: &str, text: &str) -> Option<(bool, bool, bool)> {
+        let config = Config::builder()
+            .release(release(version))
+            .replicas(1)
+            .build()
+            .unwrap();
+        let client = LockClient::new("u", config);
+        match client.judge_probe(&[TransportError::Redis(text.into())]) {
+            Verdict::Keep(s, bare) => Some((s.wait, s.waitaof, bare)),
+            Verdict::Fail(_) => None,
+        }
+    }
+
+    /// REDISSON-FAMILY.md §6.2's table, row by row, on Redis 7.0's and
+    /// 6.2's refusal of `WAITAOF 0 0 0`: 3.46.0 finds 7.0's quotes only,
+    /// 3.47.0 6.2's backticks only (#6579, #6618), 3.48.0 removes WAIT for
+    /// either, 3.52.0 WAITAOF and no longer sends the script bare. An
+    /// error that is no unknown-command text fails the call.
+    #[test]
+    fn each_release_reads_the_refusal_its_way() {
+        let (wait_only, both, waitaof_only) = ((true, false), (true, true), (false, true));
+        for (version, text, kept, bare) in [
+            ("3.46.0", REFUSED_7_0, wait_only, true),
+            ("3.46.0", REFUSED_6_2, both, true),
+            ("3.47.0", REFUSED_7_0, both, true),
+            ("3.47.0", REFUSED_6_2, wait_only, true),
+            ("3.48.0", REFUSED_7_0, waitaof_only, true),
+            ("3.48.0", REFUSED_6_2, waitaof_only, true),
+            ("3.52.0", REFUSED_7_0, wait_only, false),
+            ("3.52.0", REFUSED_6_2, wait_only, false),
+        ] {
+            assert_eq!(
+                judged(version, text),
+                Some((kept.0, kept.1, bare)),
+                "{version}: {text}"
+            );
+        }
+        for version in ["3.46.0", "3.52.0"] {
+            assert_eq!(
+                judged(version, "LOADING Redis is loading"),
+                None,
+                "{version}"
+            );
+        }
+    }
+}
