@@ -50,11 +50,17 @@ fn main() {
             started.elapsed()
         );
         reports.push(report);
+        // Written after every range, so a run stopped early (the machine
+        // is shared, a range of 100,000 seeds takes minutes) leaves the
+        // ranges it measured, said as such.
+        let done = reports.len() as u64;
+        let md = markdown(&reports, (seeds, done, threads, first), started.elapsed());
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../reports/mutants.md");
+        std::fs::write(path, &md).expect("reports/ is writable");
+        if done == ranges {
+            print!("{md}");
+        }
     }
-    let md = markdown(&reports, (seeds, ranges, threads, first), started.elapsed());
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../reports/mutants.md");
-    std::fs::write(path, &md).expect("reports/ is writable");
-    print!("{md}");
 }
 
 fn markdown(

@@ -13,11 +13,14 @@
 //! A mutant is *killed* by a run with a defect that explore's attribution
 //! (run by run, [`crate::defects_attributed`]) names as fixed by the
 //! removed switch; the first such seed is its seeds-to-kill. A mutant is
-//! *equivalent* when removing the fix changes nothing the model shows:
-//! the fix needs a switch the release lacks, no run of the range asked
-//! about it, or every run that asked ran exactly as the release's own.
-//! Anything else *survived*, with what it did show (defects named after
-//! other issues, or none).
+//! *equivalent* when the registry shows that removing the fix changes
+//! nothing the model can show: the fix acts only through a switch the
+//! release lacks, or a switch the release has replaced the code it
+//! changes. Anything else *survived*, with why: whether the fix's history
+//! scenario still breaks under the mutant (then the search missed a
+//! reachable defect), and what the explored runs did (none asked about
+//! the switch, none changed, or the changed ones showed no defect or
+//! defects named after other issues).
 //!
 //! A run depends on its release only through the switches it asks about
 //! ([`sim::Run::switches_read`]), so each seed is run once under the

@@ -7,11 +7,10 @@
 //! a scenario's timing is written for that release: 4.7.0's random tick
 //! alone can move a callback out of the window the scenario aims at. If it
 //! still breaks, the defect is reachable with every other fix of the
-//! release in force and a search that missed it has a gap; if it holds,
-//! later fixes or rewrites have closed the defect's path (3.44's batched
-//! renewal replaced the per-lock chain whose outcomes three older fixes
-//! changed), which with no explored run changed is the evidence that the
-//! mutant is equivalent.
+//! release in force and a search that missed it has a gap. If it holds,
+//! later fixes may have closed the defect's path, or the scenario may
+//! only have missed its window: a hint, which the report shows, never a
+//! verdict of equivalence.
 
 use serde::Serialize;
 use sim::Cause;
