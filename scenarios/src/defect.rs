@@ -219,7 +219,7 @@ fn strict_like_run(
 }
 
 /// `target` with `release`'s switches that fix nothing.
-fn like(target: Release, release: Release) -> Release {
+pub(crate) fn like(target: Release, release: Release) -> Release {
     Switch::ALL
         .iter()
         .filter(|s| !s.info().fixes)

@@ -62,6 +62,12 @@ pub enum InputError {
         /// How many seeds fit from `from`.
         max: u64,
     },
+    /// `locksim mutants` of a release with no fix in force: no mutant to
+    /// make, so a score would measure nothing.
+    #[error(
+        "{0} has no fix in force to remove (`locksim versions --redisson {0}` marks its switches); name a later release, e.g. 4.7.0"
+    )]
+    NoFixes(String),
     /// The thread pool for `explore --threads` could not be made.
     #[error("cannot start the explore threads: {0}")]
     Threads(String),

@@ -85,6 +85,8 @@
 //! - `losses`: explore's expected losses, counted by cause and fault kind.
 //! - `findings`: explore's findings as a report (data and Markdown).
 //! - `findings_html`: the same as one self-contained page.
+//! - `mutants`: the mutation yardstick, each fix of a release removed
+//!   alone and explored ([`mutants::mutation_sweep`]).
 //! - `cli`: the `locksim` command line.
 //! - `audit`: reading a Redisson user's own setup (`audit::redisson_config`).
 
@@ -124,6 +126,7 @@ mod html;
 mod labels;
 mod location;
 mod losses;
+pub mod mutants;
 mod observe;
 mod open_issue;
 mod outcome;

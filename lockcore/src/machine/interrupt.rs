@@ -74,8 +74,12 @@ impl LockClient {
     /// to run its callback.
     fn abandon_attempt(&mut self, _now: Millis, abandoned: Abandoned) {
         let thread = abandoned.thread;
-        let cancels = self.switches.has(Switch::InterruptCancelsAcquire)
-            && !self.switches.has(Switch::AcquireRetryWrapper);
+        // The wrapper asked first: from 3.20.1 its retry future is what an
+        // interrupt reaches, and it cancels nothing, so 3.16.3's cancel is
+        // never consulted there (and a run under it never reads it, which
+        // attribution and `locksim mutants` rely on).
+        let cancels = !self.switches.has(Switch::AcquireRetryWrapper)
+            && self.switches.has(Switch::InterruptCancelsAcquire);
         let mine = |owner: &Owner| owner.is_call_of(thread);
         let in_flight: Vec<_> = self
             .requests

@@ -82,6 +82,7 @@ commands! {
     Report(report::ReportArgs),
     Envelope(envelope::EnvelopeArgs),
     Audit(audit::AuditArgs),
+    Mutants(mutants::MutantsArgs),
     Bench(bench::BenchArgs),
     Versions(versions::VersionsArgs),
     Completions(completions::CompletionsArgs),
@@ -130,7 +131,7 @@ pub fn main() -> i32 {
     let mut err = stderr.lock();
     // Only a sweep has anything to say when stopped; every other command
     // keeps Ctrl-C's default, which ends it at once.
-    if matches!(cli.command, Command::Explore(_)) {
+    if matches!(cli.command, Command::Explore(_) | Command::Mutants(_)) {
         catch_ctrl_c(&mut err);
     }
     execute_with_interrupt(&cli, &INTERRUPTED, &mut stdout.lock(), &mut err).code()

@@ -142,6 +142,25 @@ impl Switch {
         }
     }
 
+    /// The switch that replaced the code this one changes, so that with
+    /// it in force this one is never asked about: the outcomes of a
+    /// per-lock renewal (3.12.5 to 3.16.1) belong to the chain that 3.44's
+    /// batched renewal replaced, and the unlock latch's TTL raised to at
+    /// least 1 in `int` arithmetic (3.24.3) to the `long` arithmetic of
+    /// 3.48, which raises it too; an interrupt's cancel of the acquire
+    /// (3.16.3) to 3.20.1's retry wrapper, whose future it cannot cancel. `locksim mutants` counts removing such a
+    /// fix from a release that has its replacement as equivalent.
+    pub fn replaced_by(self) -> Option<Switch> {
+        match self {
+            Switch::RenewalZeroStops
+            | Switch::RenewalErrorRemovesEntry
+            | Switch::RenewalZeroRemovesEntry => Some(Switch::BatchedRenewal),
+            Switch::LatchTtlAtLeastOne => Some(Switch::JitteredRetryDelay),
+            Switch::InterruptCancelsAcquire => Some(Switch::AcquireRetryWrapper),
+            _ => None,
+        }
+    }
+
     /// The switches this fix works through, which a release lacking them
     /// must be given with it to show what the fix does: a retried unlock
     /// keeps its latch id (3.52.0) only where unlocks are retried for the
