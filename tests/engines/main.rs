@@ -339,25 +339,7 @@ fn fast_and_turmoil_agree_on_redissons_history() {
 /// why), so the real run must give the fast engine's verdicts.
 #[test]
 fn a_real_redis_refuses_the_wrapped_latch_ttl() {
-    let real = sim::Engine::Redis(sim::RealRedis {
-        target: sim::RedisTarget::Spawn,
-        time_scale: REAL_SCALE,
-    });
-    let scenario = locksim::history_scenario("unlock-latch-ttl-overflows").expect("history");
-    let row = scenario.history.clone().expect("a history row");
-    for (release, broken) in row.releases().into_iter().zip([true, false]) {
-        let comparison = Comparison::run(&scenario, None, Some(release), real.clone())
-            .unwrap_or_else(|e| panic!("{release}: {e}"));
-        let [fast, redis] = comparison.verdicts();
-        assert_eq!(fast, redis, "{release}\n{}", comparison.render());
-        let defect = vec!["false-unlock-error (defect)".to_owned()];
-        assert_eq!(
-            redis == defect,
-            broken,
-            "{release}\n{}",
-            comparison.render()
-        );
-    }
+    history_row_on_real_redis("unlock-latch-ttl-overflows", "false-unlock-error");
 }
 
 /// Redisson #1604 on a real `redis-server`: under 3.8.0 the watchdog
@@ -369,18 +351,25 @@ fn a_real_redis_refuses_the_wrapped_latch_ttl() {
 /// under the first release only.
 #[test]
 fn a_real_redis_drops_an_unrenewed_read_lock() {
+    history_row_on_real_redis("read-lock-not-renewed-1604", "reader-writer-exclusion");
+}
+
+/// Runs history scenario `name` on a real `redis-server` under its row's
+/// two releases: the real run must give the fast engine's verdicts, and
+/// `invariant` broken as a defect under the affected release only.
+fn history_row_on_real_redis(name: &str, invariant: &str) {
     let real = sim::Engine::Redis(sim::RealRedis {
         target: sim::RedisTarget::Spawn,
         time_scale: REAL_SCALE,
     });
-    let scenario = locksim::history_scenario("read-lock-not-renewed-1604").expect("history");
+    let scenario = locksim::history_scenario(name).expect("history");
     let row = scenario.history.clone().expect("a history row");
     for (release, broken) in row.releases().into_iter().zip([true, false]) {
         let comparison = Comparison::run(&scenario, None, Some(release), real.clone())
             .unwrap_or_else(|e| panic!("{release}: {e}"));
         let [fast, redis] = comparison.verdicts();
         assert_eq!(fast, redis, "{release}\n{}", comparison.render());
-        let defect = vec!["reader-writer-exclusion (defect)".to_owned()];
+        let defect = vec![format!("{invariant} (defect)")];
         assert_eq!(
             redis == defect,
             broken,
