@@ -4,6 +4,8 @@
 //! hash. A change to lockcore, fake-redis or sim that alters any of these
 //! runs fails here, naming the seed and the command that shows it.
 
+mod upstream;
+
 use locksim::Corpus;
 
 const SEEDS: &str = include_str!("seeds.toml");
