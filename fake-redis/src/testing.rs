@@ -31,6 +31,9 @@ pub enum RealRedisError {
 pub struct RealRedis {
     child: Child,
     port: u16,
+    /// A sentinel's configuration file, which it rewrites as it learns
+    /// (removed on drop).
+    conf: Option<std::path::PathBuf>,
 }
 
 impl RealRedis {
@@ -80,7 +83,70 @@ impl RealRedis {
                 }
                 Err(e) => return Err(RealRedisError::Start(e.to_string())),
             };
-            let mut server = RealRedis { child, port };
+            let mut server = RealRedis {
+                child,
+                port,
+                conf: None,
+            };
+            match server.wait_ready(Duration::from_secs(10)) {
+                Ok(()) => return Ok(server),
+                Err(e) => last = e,
+            }
+        }
+        Err(RealRedisError::Start(last))
+    }
+
+    /// Starts `redis-server --sentinel` monitoring `127.0.0.1:<master>`
+    /// as `name` (quorum 1, `down-after-milliseconds` of `down_after_ms`,
+    /// a failover timeout of 10 s), or panics saying how to install
+    /// redis-server. Its configuration file (a sentinel must have one it
+    /// can rewrite) lives in the temporary directory until it is dropped.
+    pub fn start_sentinel_for_test(name: &str, master: u16, down_after_ms: u64) -> RealRedis {
+        match RealRedis::start_sentinel(name, master, down_after_ms) {
+            Ok(server) => server,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`RealRedis::start_sentinel_for_test`], as a result.
+    pub fn start_sentinel(
+        name: &str,
+        master: u16,
+        down_after_ms: u64,
+    ) -> Result<RealRedis, RealRedisError> {
+        let mut last = String::new();
+        for _ in 0..5 {
+            let port = free_port().map_err(|e| RealRedisError::Start(e.to_string()))?;
+            let conf = std::env::temp_dir().join(format!(
+                "locksim-sentinel-{}-{port}.conf",
+                std::process::id()
+            ));
+            let text = format!(
+                "port {port}\nbind 127.0.0.1\n\
+                 sentinel monitor {name} 127.0.0.1 {master} 1\n\
+                 sentinel down-after-milliseconds {name} {down_after_ms}\n\
+                 sentinel failover-timeout {name} 10000\n"
+            );
+            std::fs::write(&conf, text).map_err(|e| RealRedisError::Start(e.to_string()))?;
+            let child = Command::new("redis-server")
+                .arg(&conf)
+                .arg("--sentinel")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn();
+            let child = match child {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let _ = std::fs::remove_file(&conf);
+                    return Err(RealRedisError::NotInstalled);
+                }
+                Err(e) => return Err(RealRedisError::Start(e.to_string())),
+            };
+            let mut server = RealRedis {
+                child,
+                port,
+                conf: Some(conf),
+            };
             match server.wait_ready(Duration::from_secs(10)) {
                 Ok(()) => return Ok(server),
                 Err(e) => last = e,
@@ -125,6 +191,9 @@ impl Drop for RealRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(conf) = &self.conf {
+            let _ = std::fs::remove_file(conf);
+        }
     }
 }
 
