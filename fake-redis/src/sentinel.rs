@@ -197,54 +197,59 @@ impl Sentinel {
     /// A replica's fields, in sentinel.c's `addReplySentinelRedisInstance`
     /// order, as a connected replica in sync reports them.
     fn replica(&self, node: &Node) -> Value {
-        let down_after = self.down_after_ms.to_string();
-        let port = node.port.to_string();
         let master_port = self.master.port.to_string();
-        map(&[
-            ("name", &node.name()),
-            ("ip", &node.ip),
-            ("port", &port),
-            ("runid", RUNID),
-            ("flags", "slave"),
-            ("link-pending-commands", "0"),
-            ("link-refcount", "1"),
-            ("last-ping-sent", "0"),
-            ("last-ok-ping-reply", "0"),
-            ("last-ping-reply", "0"),
-            ("down-after-milliseconds", &down_after),
-            ("info-refresh", "0"),
-            ("role-reported", "slave"),
-            ("role-reported-time", "0"),
-            ("master-link-down-time", "0"),
-            ("master-link-status", "ok"),
-            ("master-host", &self.master.ip),
-            ("master-port", &master_port),
-            ("slave-priority", "100"),
-            ("slave-repl-offset", "0"),
-            ("replica-announced", "1"),
-        ])
+        self.instance(
+            (&node.name(), node, RUNID, "slave"),
+            &[
+                ("info-refresh", "0"),
+                ("role-reported", "slave"),
+                ("role-reported-time", "0"),
+                ("master-link-down-time", "0"),
+                ("master-link-status", "ok"),
+                ("master-host", &self.master.ip),
+                ("master-port", &master_port),
+                ("slave-priority", "100"),
+                ("slave-repl-offset", "0"),
+                ("replica-announced", "1"),
+            ],
+        )
     }
 
-    /// A fellow sentinel's fields.
+    /// A fellow sentinel's fields (its name is its run id).
     fn peer(&self, (node, runid): &(Node, String)) -> Value {
+        self.instance(
+            (runid, node, runid, "sentinel"),
+            &[
+                ("last-hello-message", "0"),
+                ("voted-leader", "?"),
+                ("voted-leader-epoch", "0"),
+            ],
+        )
+    }
+
+    /// The fields every instance reports, then its kind's own (`tail`).
+    fn instance(
+        &self,
+        (name, node, runid, flags): (&str, &Node, &str, &str),
+        tail: &[(&str, &str)],
+    ) -> Value {
         let down_after = self.down_after_ms.to_string();
         let port = node.port.to_string();
-        map(&[
-            ("name", runid),
+        let head = [
+            ("name", name),
             ("ip", &node.ip),
             ("port", &port),
             ("runid", runid),
-            ("flags", "sentinel"),
+            ("flags", flags),
             ("link-pending-commands", "0"),
             ("link-refcount", "1"),
             ("last-ping-sent", "0"),
             ("last-ok-ping-reply", "0"),
             ("last-ping-reply", "0"),
             ("down-after-milliseconds", &down_after),
-            ("last-hello-message", "0"),
-            ("voted-leader", "?"),
-            ("voted-leader-epoch", "0"),
-        ])
+        ];
+        let fields = head.iter().chain(tail);
+        Value::Map(fields.map(|(k, v)| (bulk(k), bulk(v))).collect())
     }
 }
 
@@ -253,10 +258,6 @@ const RUNID: &str = "0000000000000000000000000000000000000000";
 
 fn bulk(s: &str) -> Value {
     Value::Bulk(Bytes::copy_from_slice(s.as_bytes()))
-}
-
-fn map(fields: &[(&str, &str)]) -> Value {
-    Value::Map(fields.iter().map(|(k, v)| (bulk(k), bulk(v))).collect())
 }
 
 fn wrong_arity(name: &str) -> Value {

@@ -67,29 +67,15 @@ impl RealRedis {
         // A port found free can be taken before redis binds it: try a few.
         for _ in 0..5 {
             let port = free_port().map_err(|e| RealRedisError::Start(e.to_string()))?;
-            let child = Command::new("redis-server")
+            let mut command = Command::new("redis-server");
+            command
                 .args(["--port", &port.to_string()])
                 .args(["--bind", "127.0.0.1"])
                 .args(["--save", "", "--appendonly", "no"])
                 .args(["--dir", &std::env::temp_dir().to_string_lossy()])
-                .args(extra)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn();
-            let child = match child {
-                Ok(c) => c,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(RealRedisError::NotInstalled);
-                }
-                Err(e) => return Err(RealRedisError::Start(e.to_string())),
-            };
-            let mut server = RealRedis {
-                child,
-                port,
-                conf: None,
-            };
-            match server.wait_ready(Duration::from_secs(10)) {
-                Ok(()) => return Ok(server),
+                .args(extra);
+            match RealRedis::launch(command, port, None)? {
+                Ok(server) => return Ok(server),
                 Err(e) => last = e,
             }
         }
@@ -128,31 +114,41 @@ impl RealRedis {
                  sentinel failover-timeout {name} 10000\n"
             );
             std::fs::write(&conf, text).map_err(|e| RealRedisError::Start(e.to_string()))?;
-            let child = Command::new("redis-server")
-                .arg(&conf)
-                .arg("--sentinel")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn();
-            let child = match child {
-                Ok(c) => c,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    let _ = std::fs::remove_file(&conf);
-                    return Err(RealRedisError::NotInstalled);
-                }
-                Err(e) => return Err(RealRedisError::Start(e.to_string())),
-            };
-            let mut server = RealRedis {
-                child,
-                port,
-                conf: Some(conf),
-            };
-            match server.wait_ready(Duration::from_secs(10)) {
-                Ok(()) => return Ok(server),
+            let mut command = Command::new("redis-server");
+            command.arg(&conf).arg("--sentinel");
+            match RealRedis::launch(command, port, Some(conf))? {
+                Ok(server) => return Ok(server),
                 Err(e) => last = e,
             }
         }
         Err(RealRedisError::Start(last))
+    }
+
+    /// Spawns `command` (a server on `port`, with its configuration file
+    /// `conf` if any) and waits until it answers: `Ok(Err(why))` when it
+    /// did not, which another port may cure.
+    fn launch(
+        mut command: Command,
+        port: u16,
+        conf: Option<std::path::PathBuf>,
+    ) -> Result<Result<RealRedis, String>, RealRedisError> {
+        let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+        let child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                if let Some(conf) = &conf {
+                    let _ = std::fs::remove_file(conf);
+                }
+                return Err(if e.kind() == std::io::ErrorKind::NotFound {
+                    RealRedisError::NotInstalled
+                } else {
+                    RealRedisError::Start(e.to_string())
+                });
+            }
+        };
+        // Dropped on failure: killed, its file removed.
+        let mut server = RealRedis { child, port, conf };
+        Ok(server.wait_ready(Duration::from_secs(10)).map(|()| server))
     }
 
     /// The server's port.
