@@ -61,6 +61,11 @@
 //!   in both protocols. PTTL/TTL values may differ
 //!   by the moment between the two servers' clock reads; HELLO's connection
 //!   id is masked.
+//! - `tests/differential/sentinel.rs` runs a real primary, replica and two
+//!   `redis-server --sentinel` processes through a forced failover and
+//!   requires [`Sentinel`]'s replies and announcements, and a replica's
+//!   `WAIT`, `READONLY` and script errors, to be the demoted primary's
+//!   and the sentinels' (clock-driven fields and run ids masked).
 //! - Unit tests in each file pin expiry at exact boundaries on a
 //!   [`ManualClock`], each lock script's behaviour, and error texts captured
 //!   from the real server.
@@ -80,6 +85,11 @@
 //!
 //! # Known differences from Redis
 //!
+//! - A replica ([`Engine::set_replica`]) refuses writes with `READONLY`
+//!   and `WAIT` with Redis's texts, but its `INFO replication` gives only
+//!   the role, not `master_host` and the link's state, and it has no
+//!   `ROLE` command. A [`Sentinel`] answers only what Redisson sends it
+//!   (see `sentinel`).
 //! - A key expiring at `t` is gone at `t` (Redis 7.0 drops it at `t + 1`
 //!   and reports `PTTL 0` at `t`); no real client can observe it.
 //! - `UNSUBSCRIBE` without channels confirms in subscription order; Redis
@@ -231,6 +241,7 @@ mod pubsub;
 mod replication;
 mod request;
 mod script;
+mod sentinel;
 mod server;
 pub mod testing;
 mod value;
@@ -250,6 +261,7 @@ pub use request::{
     MAX_BULK, MAX_INLINE, MAX_MULTIBULK, ProtocolError, Request, RequestReader, parse_request,
 };
 pub use script::{LockScript, sha1_hex};
+pub use sentinel::{Announcement, Node, Sentinel};
 pub use server::{
     BackgroundServer, CommandHook, SharedEngine, serve, spawn_local_server, time_out_blocked,
 };

@@ -453,6 +453,47 @@ mod tests {
         assert!(primary.tick_one().deliveries.is_empty());
     }
 
+    /// A demoted primary (a replica now) refuses writes with Redis's
+    /// `READONLY` text, from a client, in a transaction (which it dooms)
+    /// and from a script (with the script's suffix); reads and `PUBLISH`
+    /// still run (texts from redis-server 7.0.15 as a replica).
+    #[test]
+    fn a_replica_refuses_writes_as_read_only() {
+        let (mut e, _, conn) = engine_at(0);
+        run(&mut e, conn, &["SET", "k", "v"]);
+        e.set_replica();
+        let ro = "READONLY You can't write against a read only replica.";
+        assert_eq!(run(&mut e, conn, &["SET", "k", "w"]), [Value::error(ro)]);
+        assert_eq!(run(&mut e, conn, &["del", "k"]), [Value::error(ro)]);
+        assert_eq!(
+            run(&mut e, conn, &["GET", "k"]),
+            [Value::Bulk(Bytes::from_static(b"v"))]
+        );
+        assert_eq!(run(&mut e, conn, &["PUBLISH", "c", "m"]), [Value::Int(0)]);
+        run(&mut e, conn, &["MULTI"]);
+        assert_eq!(
+            run(&mut e, conn, &["HSET", "h", "f", "1"]),
+            [Value::error(ro)]
+        );
+        assert_eq!(
+            run(&mut e, conn, &["EXEC"]),
+            [Value::error(
+                "EXECABORT Transaction discarded because of previous errors."
+            )]
+        );
+        let reply = run(
+            &mut e,
+            conn,
+            &["EVAL", "return redis.call('set','k','v')", "0"],
+        );
+        assert_eq!(
+            reply,
+            [Value::error(format!(
+                "{ro} script: d223ed8c7345b684e8ed044ed472601f536fa58b, on @user_script:1."
+            ))]
+        );
+    }
+
     /// Bad arguments get Redis's errors, and a closed connection's wait
     /// is forgotten.
     #[test]

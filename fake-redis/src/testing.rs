@@ -31,6 +31,9 @@ pub enum RealRedisError {
 pub struct RealRedis {
     child: Child,
     port: u16,
+    /// A sentinel's configuration file, which it rewrites as it learns
+    /// (removed on drop).
+    conf: Option<std::path::PathBuf>,
 }
 
 impl RealRedis {
@@ -64,29 +67,88 @@ impl RealRedis {
         // A port found free can be taken before redis binds it: try a few.
         for _ in 0..5 {
             let port = free_port().map_err(|e| RealRedisError::Start(e.to_string()))?;
-            let child = Command::new("redis-server")
+            let mut command = Command::new("redis-server");
+            command
                 .args(["--port", &port.to_string()])
                 .args(["--bind", "127.0.0.1"])
                 .args(["--save", "", "--appendonly", "no"])
                 .args(["--dir", &std::env::temp_dir().to_string_lossy()])
-                .args(extra)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn();
-            let child = match child {
-                Ok(c) => c,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(RealRedisError::NotInstalled);
-                }
-                Err(e) => return Err(RealRedisError::Start(e.to_string())),
-            };
-            let mut server = RealRedis { child, port };
-            match server.wait_ready(Duration::from_secs(10)) {
-                Ok(()) => return Ok(server),
+                .args(extra);
+            match RealRedis::launch(command, port, None)? {
+                Ok(server) => return Ok(server),
                 Err(e) => last = e,
             }
         }
         Err(RealRedisError::Start(last))
+    }
+
+    /// Starts `redis-server --sentinel` monitoring `127.0.0.1:<master>`
+    /// as `name` (quorum 1, `down-after-milliseconds` of `down_after_ms`,
+    /// a failover timeout of 10 s), or panics saying how to install
+    /// redis-server. Its configuration file (a sentinel must have one it
+    /// can rewrite) lives in the temporary directory until it is dropped.
+    pub fn start_sentinel_for_test(name: &str, master: u16, down_after_ms: u64) -> RealRedis {
+        match RealRedis::start_sentinel(name, master, down_after_ms) {
+            Ok(server) => server,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`RealRedis::start_sentinel_for_test`], as a result.
+    pub fn start_sentinel(
+        name: &str,
+        master: u16,
+        down_after_ms: u64,
+    ) -> Result<RealRedis, RealRedisError> {
+        let mut last = String::new();
+        for _ in 0..5 {
+            let port = free_port().map_err(|e| RealRedisError::Start(e.to_string()))?;
+            let conf = std::env::temp_dir().join(format!(
+                "locksim-sentinel-{}-{port}.conf",
+                std::process::id()
+            ));
+            let text = format!(
+                "port {port}\nbind 127.0.0.1\n\
+                 sentinel monitor {name} 127.0.0.1 {master} 1\n\
+                 sentinel down-after-milliseconds {name} {down_after_ms}\n\
+                 sentinel failover-timeout {name} 10000\n"
+            );
+            std::fs::write(&conf, text).map_err(|e| RealRedisError::Start(e.to_string()))?;
+            let mut command = Command::new("redis-server");
+            command.arg(&conf).arg("--sentinel");
+            match RealRedis::launch(command, port, Some(conf))? {
+                Ok(server) => return Ok(server),
+                Err(e) => last = e,
+            }
+        }
+        Err(RealRedisError::Start(last))
+    }
+
+    /// Spawns `command` (a server on `port`, with its configuration file
+    /// `conf` if any) and waits until it answers: `Ok(Err(why))` when it
+    /// did not, which another port may cure.
+    fn launch(
+        mut command: Command,
+        port: u16,
+        conf: Option<std::path::PathBuf>,
+    ) -> Result<Result<RealRedis, String>, RealRedisError> {
+        let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+        let child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                if let Some(conf) = &conf {
+                    let _ = std::fs::remove_file(conf);
+                }
+                return Err(if e.kind() == std::io::ErrorKind::NotFound {
+                    RealRedisError::NotInstalled
+                } else {
+                    RealRedisError::Start(e.to_string())
+                });
+            }
+        };
+        // Dropped on failure: killed, its file removed.
+        let mut server = RealRedis { child, port, conf };
+        Ok(server.wait_ready(Duration::from_secs(10)).map(|()| server))
     }
 
     /// The server's port.
@@ -125,6 +187,9 @@ impl Drop for RealRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(conf) = &self.conf {
+            let _ = std::fs::remove_file(conf);
+        }
     }
 }
 

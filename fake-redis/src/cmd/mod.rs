@@ -90,6 +90,8 @@ pub(crate) struct Spec {
     no_auth: bool,
     /// Runs at once inside `MULTI` rather than being queued.
     in_multi: bool,
+    /// Writes data: a read-only replica refuses it.
+    write: bool,
     /// The first release line that has it (`WAITAOF`: 7.2).
     since: RedisVersion,
     /// For a container command (`SCRIPT`): each subcommand and its arity.
@@ -218,6 +220,11 @@ fn check_inner(state: &mut State, conn: ConnId, args: &[Bytes]) -> Result<&'stat
     if needs_auth && !spec.no_auth {
         return Err(Value::error("NOAUTH Authentication required."));
     }
+    // Redis 7.0's processCommand refuses a write on a replica after the
+    // authentication and before the subscribed-state check.
+    if spec.write && state.replication.replica {
+        return Err(error_value(read_only()));
+    }
     // Subscriptions first: a command connection has none (nearly every
     // command ends the test there), and its protocol is a search of the
     // clients.
@@ -330,6 +337,11 @@ fn run_for_script(
             "ERR Wrong number of args calling Redis command from script",
         ));
     }
+    // A script's write on a replica fails in the script (EVAL itself is
+    // no write command), with the script's suffix added by the caller.
+    if spec.write && ctx.state.replication.replica {
+        return Err(read_only());
+    }
     match spec.handler {
         Handler::One(f) => f(ctx, args),
         Handler::Many(_) => Err(CmdError::other(
@@ -360,6 +372,11 @@ fn resolve_subcommand(spec: &Spec, args: &[Bytes]) -> Result<Option<&'static str
         return Err(CmdError::WrongArity(format!("{}|{sub}", spec.name)));
     }
     Ok(Some(sub))
+}
+
+/// Redis's `shared.roslaveerr`, checked against redis-server 7.0.15.
+fn read_only() -> CmdError {
+    CmdError::other("READONLY You can't write against a read only replica.")
 }
 
 fn error_value(e: CmdError) -> Value {

@@ -54,6 +54,7 @@ mod compare;
 mod generate;
 mod generate_zset;
 mod latch;
+mod sentinel;
 mod version;
 mod wire;
 mod zset;
