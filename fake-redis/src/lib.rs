@@ -212,6 +212,7 @@ mod blocking;
 mod change_log;
 mod client;
 mod clock;
+mod cluster;
 mod cmd;
 mod config;
 mod connection;
@@ -230,9 +231,12 @@ mod outbox;
 mod pubsub;
 mod replication;
 mod request;
+mod routing;
 mod script;
 mod server;
+mod slot;
 pub mod testing;
+mod topology;
 mod value;
 mod version;
 mod waitaof;
@@ -240,6 +244,7 @@ mod zset;
 
 pub use allocator::Allocator;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use cluster::{ClusterError, FakeCluster, ShardSpec};
 pub use connection::serve_connection;
 pub use engine::{ConnId, Engine, HashFields, Protocol, Response};
 pub use error::CmdError;
@@ -253,5 +258,7 @@ pub use script::{LockScript, sha1_hex};
 pub use server::{
     BackgroundServer, CommandHook, SharedEngine, serve, spawn_local_server, time_out_blocked,
 };
+pub use slot::{SLOTS, crc16, key_slot};
+pub use topology::{ClusterNode, SharedTopology, Topology};
 pub use value::{Double, Value};
 pub use version::{RedisVersion, UnknownVersion};
