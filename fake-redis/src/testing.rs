@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
+mod cluster;
+pub use cluster::RealCluster;
+
 /// Why a real `redis-server` could not be started.
 #[derive(Debug, Error)]
 pub enum RealRedisError {
