@@ -18,8 +18,8 @@
 //! same-slot and cross-slot commands; a slot served elsewhere (`MOVED`);
 //! `EVAL` with keys on one node, on several, and none; transactions
 //! (a queued `MOVED`, an `EXEC` spanning slots); keyless commands on any
-//! node; `ASKING`, `READONLY` and `READWRITE` on masters; `CLUSTER
-//! SLOTS`, `NODES`, `INFO`, `MYID`; `CLUSTER SETSLOT`'s errors; a slot
+//! node; `ASKING`, `READONLY` and `READWRITE` on masters; `SELECT`; `CLUSTER
+//! SLOTS`, `SHARDS`, `NODES`, `INFO`, `MYID`; `CLUSTER SETSLOT`'s errors; a slot
 //! migration (`MIGRATING`/`IMPORTING`, `ASK`, `TRYAGAIN`, `ASKING`,
 //! `SETSLOT ... NODE`), and a client following `MOVED` to another node.
 
@@ -132,6 +132,17 @@ fn nodes_view(reply: &str) -> String {
         .collect();
     lines.sort();
     lines.join("\n")
+}
+
+/// `CLUSTER SHARDS`' shards sorted (Redis lists them in its dict order).
+/// Split where each shard's map starts (masking changed bulk lengths, so
+/// the reply no longer frames).
+fn shards_view(reply: &str) -> String {
+    const SHARD: &str = "*4\r\n$5\r\nslots\r\n";
+    let mut parts: Vec<&str> = reply.split(SHARD).collect();
+    let header = parts.remove(0);
+    parts.sort_unstable();
+    format!("{header}{SHARD}{}", parts.join(SHARD))
 }
 
 /// `CLUSTER INFO` up to `cluster_my_epoch`.
@@ -277,9 +288,12 @@ fn fake_cluster_answers_as_a_real_cluster() {
     c.same(0, &["READONLY"]);
     c.same(0, &["GET", "foo"]);
     c.same(0, &["READWRITE"]);
+    c.same(1, &["SELECT", "1"]);
+    c.same(1, &["SELECT", "0"]);
     // Topology.
     c.same(0, &["CLUSTER", "MYID"]);
     c.same(2, &["CLUSTER", "SLOTS"]);
+    c.with(0, &["CLUSTER", "SHARDS"], shards_view);
     c.with(1, &["CLUSTER", "NODES"], nodes_view);
     for node in 0..3 {
         c.with(node, &["CLUSTER", "INFO"], info_view);

@@ -1,4 +1,5 @@
-//! `CLUSTER` (`INFO`, `KEYSLOT`, `MYID`, `NODES`, `SLOTS`, `SETSLOT`),
+//! `CLUSTER` (`INFO`, `KEYSLOT`, `MYID`, `NODES`, `SHARDS`, `SLOTS`,
+//! `SETSLOT`),
 //! `ASKING`, `READONLY` and `READWRITE`: Redis 7.0's `clusterCommand` and
 //! friends (`src/cluster.c` at 7.0.15), with its texts. A server that is
 //! no cluster node answers them as Redis without `cluster-enabled`.
@@ -22,10 +23,11 @@ fn role<'c>(ctx: &'c mut Ctx<'_>) -> Result<&'c mut ClusterRole, CmdError> {
 }
 
 /// # Format
-/// `CLUSTER INFO | KEYSLOT key | MYID | NODES | SLOTS | SETSLOT slot
+/// `CLUSTER INFO | KEYSLOT key | MYID | NODES | SHARDS | SLOTS | SETSLOT slot
 /// (IMPORTING id | MIGRATING id | STABLE | NODE id)`
 pub(super) fn cluster(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     let now = ctx.now;
+    let my_offset = i64::try_from(ctx.state.replication.offset).unwrap_or(i64::MAX);
     let sub = args[1].to_ascii_lowercase();
     if sub.as_slice() == b"setslot" {
         return setslot(ctx, args);
@@ -38,6 +40,7 @@ pub(super) fn cluster(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
         b"info" => bulk(&info(&t, role.me)),
         b"nodes" => bulk(&nodes(&t, role, now)),
         b"slots" => slots(&t),
+        b"shards" => shards(&t, role.me, my_offset),
         _ => return Err(CmdError::other(DISABLED)),
     })
 }
@@ -153,6 +156,56 @@ fn slots(t: &Topology) -> Value {
         Value::Array(entry)
     });
     Value::Array(runs.collect())
+}
+
+/// `CLUSTER SHARDS`: per master (node order), its slot ranges as a
+/// flat list of first and last slots, and its nodes (master first) with
+/// `id`, `port`, `ip`, `endpoint`, `role`, `replication-offset` and
+/// `health`. A peer's offset is 0 (Redis learns it by gossip).
+fn shards(t: &Topology, me: usize, my_offset: i64) -> Value {
+    let ranges = t.ranges();
+    let node_map = |i: usize| {
+        let n = t.node(i)?;
+        let offset = if i == me { my_offset } else { 0 };
+        let health = if n.master.is_some() && offset == 0 {
+            "loading"
+        } else {
+            "online"
+        };
+        let ip = n.addr.ip().to_string();
+        Some(Value::Map(vec![
+            (bulk("id"), bulk(&n.id)),
+            (bulk("port"), Value::Int(i64::from(n.addr.port()))),
+            (bulk("ip"), bulk(&ip)),
+            (bulk("endpoint"), bulk(&ip)),
+            (
+                bulk("role"),
+                bulk(if n.master.is_some() {
+                    "replica"
+                } else {
+                    "master"
+                }),
+            ),
+            (bulk("replication-offset"), Value::Int(offset)),
+            (bulk("health"), bulk(health)),
+        ]))
+    };
+    let masters = (0..t.nodes().len()).filter(|&i| t.nodes()[i].master.is_none());
+    let shards = masters.map(|m| {
+        let slots = ranges
+            .iter()
+            .filter(|r| r.2 == m)
+            .flat_map(|r| [Value::Int(i64::from(r.0)), Value::Int(i64::from(r.1))])
+            .collect();
+        let nodes = std::iter::once(m)
+            .chain(t.replicas_of(m))
+            .filter_map(node_map);
+        Value::Map(vec![
+            (bulk("slots"), Value::Array(slots)),
+            (bulk("nodes"), Value::Array(nodes.collect())),
+        ])
+    });
+    Value::Array(shards.collect())
 }
 
 /// `CLUSTER SETSLOT`: a slot's migration state on this node, or its new

@@ -93,6 +93,7 @@ pub(super) const COMMANDS: &[Spec] = &[
             ("myid", 2),
             ("nodes", 2),
             ("setslot", -4),
+            ("shards", 2),
             ("slots", 2),
         ],
     ),

@@ -117,14 +117,21 @@ impl RealCluster {
         Ok(())
     }
 
-    /// Every node is `ok`, knows every node and has its final epoch.
+    /// Every node is `ok`, knows every node, has its final epoch and a
+    /// bus link to every peer (no `disconnected` or `handshake` node).
     fn formed(&self) -> bool {
         let n = self.ports.len();
         (0..n).all(|i| {
-            command(self.addr(i), &["CLUSTER", "INFO"]).is_ok_and(|info| {
+            let info = command(self.addr(i), &["CLUSTER", "INFO"]).is_ok_and(|info| {
                 info.contains("cluster_state:ok\r\n")
                     && info.contains(&format!("cluster_known_nodes:{n}\r\n"))
                     && info.contains(&format!("cluster_current_epoch:{n}\r\n"))
+            });
+            info && command(self.addr(i), &["CLUSTER", "NODES"]).is_ok_and(|nodes| {
+                nodes.lines().count() == n
+                    && nodes
+                        .lines()
+                        .all(|l| l.contains(" connected") && !l.contains("handshake"))
             })
         })
     }
