@@ -17,7 +17,7 @@ enum Keys {
         step: usize,
     },
     /// `numkeys` at argument 2, the keys after it (`EVAL`, `EVALSHA`).
-    NumKeys,
+    Counted,
 }
 
 /// The key specs of the commands fake-redis knows, from Redis 7.0's
@@ -58,7 +58,7 @@ fn keys_of(name: &str) -> Keys {
             last: -2,
             step: 1,
         },
-        "eval" | "evalsha" => Keys::NumKeys,
+        "eval" | "evalsha" => Keys::Counted,
         _ => Keys::None,
     }
 }
@@ -173,7 +173,7 @@ pub(crate) fn key_positions(name: &str, args: &[Bytes]) -> Vec<usize> {
                 _ => Vec::new(),
             }
         }
-        Keys::NumKeys => {
+        Keys::Counted => {
             let n = args
                 .get(2)
                 .and_then(|a| crate::number::parse_i64(a))
