@@ -67,22 +67,14 @@ impl RealRedis {
         // A port found free can be taken before redis binds it: try a few.
         for _ in 0..5 {
             let port = free_port().map_err(|e| RealRedisError::Start(e.to_string()))?;
-            let child = Command::new("redis-server")
-                .args(["--port", &port.to_string()])
-                .args(["--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .args(["--dir", &std::env::temp_dir().to_string_lossy()])
-                .args(extra)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn();
-            let child = match child {
-                Ok(c) => c,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(RealRedisError::NotInstalled);
-                }
-                Err(e) => return Err(RealRedisError::Start(e.to_string())),
-            };
+            let child = spawn_redis_server(
+                Command::new("redis-server")
+                    .args(["--port", &port.to_string()])
+                    .args(["--bind", "127.0.0.1"])
+                    .args(["--save", "", "--appendonly", "no"])
+                    .args(["--dir", &std::env::temp_dir().to_string_lossy()])
+                    .args(extra),
+            )?;
             let mut server = RealRedis { child, port };
             match server.wait_ready(Duration::from_secs(10)) {
                 Ok(()) => return Ok(server),
@@ -128,6 +120,17 @@ impl Drop for RealRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Starts `command` (a `redis-server` invocation) with its output
+/// discarded; a missing binary is [`RealRedisError::NotInstalled`].
+fn spawn_redis_server(command: &mut Command) -> Result<Child, RealRedisError> {
+    let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+    match child {
+        Ok(c) => Ok(c),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(RealRedisError::NotInstalled),
+        Err(e) => Err(RealRedisError::Start(e.to_string())),
     }
 }
 

@@ -11,7 +11,7 @@
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -58,23 +58,15 @@ impl RealCluster {
 
     fn spawn_node(&mut self) -> Result<(), RealRedisError> {
         let port = cluster_port(&self.ports)?;
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--cluster-enabled", "yes"])
-            .args(["--cluster-config-file", &format!("nodes-{port}.conf")])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&self.dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let child = match child {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(RealRedisError::NotInstalled);
-            }
-            Err(e) => return Err(start_error(e)),
-        };
+        let child = super::spawn_redis_server(
+            Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--cluster-enabled", "yes"])
+                .args(["--cluster-config-file", &format!("nodes-{port}.conf")])
+                .args(["--save", "", "--appendonly", "no"])
+                .arg("--dir")
+                .arg(&self.dir),
+        )?;
         self.children.push(child);
         self.ports.push(port);
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
