@@ -91,6 +91,11 @@ pub(crate) struct Client {
     pub(crate) pending_bytes: usize,
     /// Running the queue of `EXEC` (a blocking pop does not block there).
     pub(crate) in_exec: bool,
+    /// Sent `ASKING`: the next command (or the transaction it opens) may
+    /// use a slot this cluster node is importing.
+    pub(crate) asking: bool,
+    /// Sent `READONLY`: a replica serves it reads of its master's slots.
+    pub(crate) readonly: bool,
 }
 
 impl Client {
@@ -112,6 +117,8 @@ impl Client {
             pending: std::collections::VecDeque::new(),
             pending_bytes: 0,
             in_exec: false,
+            asking: false,
+            readonly: false,
         }
     }
 }

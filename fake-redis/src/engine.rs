@@ -85,6 +85,8 @@ pub(crate) struct State {
     pub(crate) replication: crate::replication::Replication,
     /// The release it answers as (which commands exist, error texts).
     pub(crate) version: crate::RedisVersion,
+    /// Its place in a cluster (`cluster-enabled yes`), if any.
+    pub(crate) cluster: Option<crate::routing::ClusterRole>,
 }
 
 impl State {

@@ -45,6 +45,53 @@
 //!   into the arguments. Inline commands (`PING\r\n`, not RESP) are split
 //!   with Redis's quoting rules.
 //!
+//! # Cluster mode
+//!
+//! An engine joined to a cluster ([`Engine::join_cluster`]; several of
+//! them, one slot table and one clock: [`FakeCluster`]; on sockets:
+//! `fake-redis --cluster 3`, or [`BackgroundServer::start_on`] per node)
+//! is a Redis Cluster node as Redis 7.0.15 is one (`src/cluster.c`,
+//! `getNodeByQuery` and `clusterRedirectClient`):
+//!
+//! - **Slots.** [`key_slot`]: CRC16/XMODEM ([`crc16`]) of the key, or of
+//!   its hash tag (first `{`, the next `}`, an empty tag hashes the whole
+//!   key), modulo [`SLOTS`]; `CLUSTER KEYSLOT`.
+//! - **Routing.** A command's keys are found at the positions Redis 7's
+//!   command table gives (`first`/`last`/`step`; `EVAL`/`EVALSHA`'s
+//!   `numkeys`); a transaction's `EXEC` is routed over all its queued
+//!   commands. In Redis's order: `CLUSTERDOWN Hash slot not served`,
+//!   `CROSSSLOT Keys in request don't hash to the same slot`,
+//!   `CLUSTERDOWN The cluster is down` (slots unassigned), then for a
+//!   slot being migrated `ASK <slot> <ip>:<port>` (every key missing) or
+//!   `TRYAGAIN Multiple keys request during rehashing of slot` (some),
+//!   an importing node serving an `ASKING` client, a replica serving
+//!   reads of its master's slots after `READONLY`, and
+//!   `MOVED <slot> <ip>:<port>`. A redirect refuses a queued command
+//!   (the `EXEC` then aborts) or discards the transaction at `EXEC`.
+//!   `SELECT` other than 0 is refused.
+//! - **Topology.** `CLUSTER SLOTS`, `SHARDS`, `NODES` (the lines
+//!   Redisson's `ClusterNodesDecoder` splits, migrations as
+//!   `[slot->-id]`/`[slot-<-id]`), `INFO`, `MYID`, and `CLUSTER SETSLOT
+//!   <slot> MIGRATING|IMPORTING|STABLE|NODE` with Redis's refusals.
+//!   [`Topology`] holds the nodes (ids derived from their addresses),
+//!   their roles and the slot owners; [`Topology::promote`] is a
+//!   failover, [`FakeCluster::replicate`] feeds replicas.
+//!
+//! Differences: there is no cluster bus. The nodes share one slot table,
+//! so `SETSLOT ... NODE` on one node is seen by all at once (Redis
+//! spreads it by gossip); ping and pong times in `CLUSTER NODES` are
+//! placeholders and `CLUSTER INFO` counts no bus messages; no node fails
+//! on its own. `MIGRATE`, `CLUSTER ADDSLOTS`, `MEET`, `FAILOVER`,
+//! `COUNTKEYSINSLOT`, `GETKEYSINSLOT` and the other subcommands are
+//! unknown (the topology is set through [`FakeCluster`] and
+//! [`Topology`]). A script's `redis.call` is not routed: Redis 7.0
+//! refuses a call to an undeclared key of another node or slot ("Script
+//! attempted to access a non local key in a cluster node"). A replica
+//! after `READONLY` runs an `EVAL` whose script writes (Redis refuses
+//! the write inside the script). `CLUSTER INFO`/`NODES` are bulk strings
+//! in RESP3 too (Redis: verbatim strings). `CLUSTER SHARDS` gives a
+//! peer's replication offset as 0.
+//!
 //! # What is proven, and how
 //!
 //! - `tests/differential/` starts a real `redis-server` 7.0.15
@@ -76,6 +123,14 @@
 //!   an UNSUBSCRIBE reply, 3,000 rounds under a publish flood), the output
 //!   limit closing a slow subscriber (like redis-server), and no stall when
 //!   a client with 40,000 channels leaves.
+//! - `tests/cluster.rs` starts a real 3-master Redis Cluster on loopback
+//!   ([`testing::RealCluster`]) and a [`FakeCluster`] of the same layout,
+//!   sends both the same 100-odd commands (key slots and hash tags,
+//!   single-key, same-slot and cross-slot commands, `EVAL` with keys on
+//!   one node, several and none, transactions, `MOVED`, a slot migration
+//!   with `ASK`, `TRYAGAIN` and `ASKING`, every `CLUSTER` subcommand and
+//!   its errors) and requires the same bytes, node ports and ids masked
+//!   (and `CLUSTER NODES`' times and epochs, which gossip sets).
 //! - `tests/redis_rs.rs` runs one redis-rs session (commands, pipeline,
 //!   MULTI/EXEC, WATCH transaction, a Redisson-script lock) against both
 //!   servers and requires identical replies.
@@ -170,6 +225,12 @@
 //!
 //! - `engine`: [`Engine`], [`ConnId`], [`Protocol`], [`Response`]; runs one
 //!   command against the state.
+//! - `slot`: [`key_slot`], [`crc16`]: Redis Cluster's key slots.
+//! - `topology`: [`Topology`], [`ClusterNode`]: a cluster's nodes and
+//!   slot owners, shared by its nodes.
+//! - `routing`: a cluster node's `MOVED`/`ASK`/`CROSSSLOT`/`TRYAGAIN`
+//!   decision (Redis's `getNodeByQuery`).
+//! - `cluster`: [`FakeCluster`], [`ShardSpec`], [`Engine::join_cluster`].
 //! - `client`: one connection's state (protocol, database, name, auth,
 //!   transaction, watched keys).
 //! - `multi`: MULTI/EXEC and WATCH.
@@ -188,7 +249,8 @@
 //!   one file per family (`string`, `keys`, `hash`, `list`, `zset`,
 //!   `zrange`, `pubsub`,
 //!   `eval`, `connection`, `client`, `config`, `transaction`, `info`,
-//!   `server`), each command with its `# Format`.
+//!   `server`, `cluster`), each command with its `# Format`; `key_spec`,
+//!   where each command's keys are.
 //! - `script`: [`LockScript`] texts, SHA1s and the script cache.
 //! - `lua`, `lua_bit`, `lua_cjson`: other scripts in Lua 5.1, Redis's
 //!   sandbox and its `bit` and `cjson` libraries.
@@ -215,13 +277,15 @@
 //! - `allocator`: [`Allocator`], mimalloc as the global allocator of the
 //!   binaries (`fake-redis` and `locksim`), through its plain calls where the
 //!   alignment allows (the one module where `unsafe` is allowed).
-//! - [`testing`]: [`testing::RealRedis`], a real `redis-server` for tests.
+//! - [`testing`]: [`testing::RealRedis`], a real `redis-server` for tests;
+//!   [`testing::RealCluster`], a real Redis Cluster of them.
 
 mod allocator;
 mod blocking;
 mod change_log;
 mod client;
 mod clock;
+mod cluster;
 mod cmd;
 mod config;
 mod connection;
@@ -240,10 +304,13 @@ mod outbox;
 mod pubsub;
 mod replication;
 mod request;
+mod routing;
 mod script;
 mod sentinel;
 mod server;
+mod slot;
 pub mod testing;
+mod topology;
 mod value;
 mod version;
 mod waitaof;
@@ -251,6 +318,7 @@ mod zset;
 
 pub use allocator::Allocator;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use cluster::{ClusterError, FakeCluster, ShardSpec};
 pub use connection::serve_connection;
 pub use engine::{ConnId, Engine, HashFields, Protocol, Response};
 pub use error::CmdError;
@@ -265,5 +333,7 @@ pub use sentinel::{Announcement, Node, Sentinel};
 pub use server::{
     BackgroundServer, CommandHook, SharedEngine, serve, spawn_local_server, time_out_blocked,
 };
+pub use slot::{SLOTS, crc16, key_slot};
+pub use topology::{ClusterNode, SharedTopology, Topology};
 pub use value::{Double, Value};
 pub use version::{RedisVersion, UnknownVersion};

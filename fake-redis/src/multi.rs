@@ -23,13 +23,33 @@ pub(crate) fn run_client_command(
     now: i64,
     out: &mut Response,
 ) -> Vec<Value> {
+    let replies = run_or_exec(engine, conn, args, now, out);
+    // `ASKING` lasts one command, or the transaction it was sent in
+    // (Redis's `resetClient`).
+    let client = engine.state.client(conn);
+    if client.asking && client.multi.is_none() && !args[0].eq_ignore_ascii_case(b"asking") {
+        client.asking = false;
+    }
+    replies
+}
+
+fn run_or_exec(
+    engine: &mut Engine,
+    conn: ConnId,
+    args: &[Bytes],
+    now: i64,
+    out: &mut Response,
+) -> Vec<Value> {
     let in_multi = engine.state.client(conn).multi.is_some();
     if in_multi && args[0].eq_ignore_ascii_case(b"exec") {
-        if let Err(e) = crate::cmd::check(&mut engine.state, conn, args) {
-            if let Some(m) = engine.state.client(conn).multi.as_mut() {
+        if let Err(e) = crate::cmd::check(&mut engine.state, conn, args, &engine.dbs[0], now) {
+            if e.redirect {
+                // Redis discards the transaction and its watches.
+                unwatch_client(engine, conn);
+            } else if let Some(m) = engine.state.client(conn).multi.as_mut() {
                 m.refused = true;
             }
-            return vec![e];
+            return vec![e.reply];
         }
         return exec(engine, conn, now, out);
     }

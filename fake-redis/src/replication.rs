@@ -64,7 +64,7 @@ pub(crate) struct Replication {
     /// Whether this server is a replica (it refuses `WAIT`).
     pub(crate) replica: bool,
     /// The offset of the last write made (primary) or applied (replica).
-    offset: u64,
+    pub(crate) offset: u64,
     /// Writes not yet taken by the host.
     outbox: Vec<Write>,
     /// Per replica, the highest offset it acknowledged.

@@ -339,11 +339,20 @@ pub struct BackgroundServer {
 impl BackgroundServer {
     /// Starts serving `shared`.
     pub fn start(shared: SharedEngine) -> std::io::Result<BackgroundServer> {
+        let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        BackgroundServer::start_on(listener, shared)
+    }
+
+    /// Starts serving `shared` on `listener`, bound beforehand: a cluster
+    /// node must know its address before the cluster's slot table names it.
+    pub fn start_on(
+        listener: std::net::TcpListener,
+        shared: SharedEngine,
+    ) -> std::io::Result<BackgroundServer> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()?;
-        let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

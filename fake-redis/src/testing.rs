@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
+mod cluster;
+pub use cluster::RealCluster;
+
 /// Why a real `redis-server` could not be started.
 #[derive(Debug, Error)]
 pub enum RealRedisError {
@@ -132,18 +135,13 @@ impl RealRedis {
         port: u16,
         conf: Option<std::path::PathBuf>,
     ) -> Result<Result<RealRedis, String>, RealRedisError> {
-        let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn();
-        let child = match child {
+        let child = match spawn_redis_server(&mut command) {
             Ok(c) => c,
             Err(e) => {
                 if let Some(conf) = &conf {
                     let _ = std::fs::remove_file(conf);
                 }
-                return Err(if e.kind() == std::io::ErrorKind::NotFound {
-                    RealRedisError::NotInstalled
-                } else {
-                    RealRedisError::Start(e.to_string())
-                });
+                return Err(e);
             }
         };
         // Dropped on failure: killed, its file removed.
@@ -190,6 +188,17 @@ impl Drop for RealRedis {
         if let Some(conf) = &self.conf {
             let _ = std::fs::remove_file(conf);
         }
+    }
+}
+
+/// Starts `command` (a `redis-server` invocation) with its output
+/// discarded; a missing binary is [`RealRedisError::NotInstalled`].
+fn spawn_redis_server(command: &mut Command) -> Result<Child, RealRedisError> {
+    let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+    match child {
+        Ok(c) => Ok(c),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(RealRedisError::NotInstalled),
+        Err(e) => Err(RealRedisError::Start(e.to_string())),
     }
 }
 

@@ -52,7 +52,8 @@ fn every_upstream_report_replays_as_written() {
         let scenario = locksim::load(&name).unwrap_or_else(|e| panic!("{e}"));
         for release in scenario.expect.release.keys() {
             let release: lockcore::Release = release.parse().unwrap_or_else(|e| panic!("{e}"));
-            let trial = Trial::run(&scenario, None, Some(release)).unwrap_or_else(|e| panic!("{e}"));
+            let trial =
+                Trial::run(&scenario, None, Some(release)).unwrap_or_else(|e| panic!("{e}"));
             if !trial.as_expected() {
                 failures.push(format!("{name} under {release}: {:?}", trial.mismatches));
             }

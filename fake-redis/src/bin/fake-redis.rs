@@ -4,13 +4,14 @@
 //! fake-redis --port 6380            # then: redis-cli -p 6380
 //! fake-redis --port 6380 --bind 0.0.0.0
 //! fake-redis --port 6380 --requirepass secret   # AUTH / HELLO 3 AUTH needed
+//! fake-redis --port 7000 --cluster 3  # a 3-master cluster on 7000-7002
 //! ```
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use clap::Parser;
-use fake_redis::{Engine, SharedEngine, SystemClock, serve};
+use fake_redis::{Engine, FakeCluster, SharedEngine, SystemClock, serve};
 
 /// Serve an in-process Redis 7 (strings, hashes, expiry, pub/sub and the
 /// Redisson lock scripts) over RESP2/RESP3.
@@ -27,6 +28,10 @@ struct Args {
     /// before other commands, as Redis's `requirepass`.
     #[arg(long)]
     requirepass: Option<String>,
+    /// Serve a Redis Cluster of this many masters, one per port from
+    /// `--port` on, the slots split as `redis-cli --cluster create` does.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    cluster: Option<u16>,
 }
 
 /// Keys and values are owned copies, so a `SET` allocates and an
@@ -51,6 +56,9 @@ async fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
+    if let Some(masters) = args.cluster {
+        return serve_cluster(&args, masters).await;
+    }
     let listener = match tokio::net::TcpListener::bind((args.bind, args.port)).await {
         Ok(l) => l,
         Err(e) => {
@@ -67,5 +75,43 @@ async fn main() -> std::process::ExitCode {
         None => Engine::new(Arc::new(SystemClock)),
     };
     serve(listener, SharedEngine::new(engine)).await;
+    std::process::ExitCode::SUCCESS
+}
+
+/// Serves `masters` cluster nodes on consecutive ports from `--port`.
+async fn serve_cluster(args: &Args, masters: u16) -> std::process::ExitCode {
+    let mut listeners = Vec::new();
+    for i in 0..masters {
+        let Some(port) = args.port.checked_add(i) else {
+            eprintln!(
+                "fake-redis: --port {} + {masters} nodes passes 65535",
+                args.port
+            );
+            return std::process::ExitCode::FAILURE;
+        };
+        match tokio::net::TcpListener::bind((args.bind, port)).await {
+            Ok(l) => listeners.push((SocketAddr::new(args.bind, port), l)),
+            Err(e) => {
+                eprintln!("fake-redis: cannot listen on {}:{port}: {e}", args.bind);
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    }
+    let addrs: Vec<SocketAddr> = listeners.iter().map(|(a, _)| *a).collect();
+    let cluster = match FakeCluster::even(Arc::new(SystemClock), &addrs) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("fake-redis: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let mut tasks = Vec::new();
+    for ((addr, listener), engine) in listeners.into_iter().zip(cluster.into_engines()) {
+        tracing::info!("fake-redis cluster node listening on {addr}");
+        tasks.push(tokio::spawn(serve(listener, SharedEngine::new(engine))));
+    }
+    for task in tasks {
+        let _ = task.await;
+    }
     std::process::ExitCode::SUCCESS
 }

@@ -76,6 +76,10 @@ pub(crate) fn auth(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError>
 /// `SELECT index`: switches the connection to database `index` (0-15).
 pub(crate) fn select(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     let index = int_arg(&args[1])?;
+    // A cluster node has database 0 only (Redis's `selectCommand`).
+    if ctx.state.cluster.is_some() && index != 0 {
+        return Err(CmdError::other("ERR SELECT is not allowed in cluster mode"));
+    }
     let index = usize::try_from(index)
         .ok()
         .filter(|i| *i < crate::engine::DATABASES)

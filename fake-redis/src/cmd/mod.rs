@@ -8,11 +8,13 @@
 
 mod blocking;
 mod client;
+mod cluster;
 mod config;
 mod connection;
 mod eval;
 mod hash;
 mod info;
+mod key_spec;
 mod keys;
 mod list;
 mod pubsub;
@@ -177,48 +179,99 @@ fn lookup_in(state: &State, name: &[u8]) -> Option<&'static Spec> {
     lookup(name).filter(|spec| spec.since <= state.version)
 }
 
+/// A command refused before it ran: the reply, and whether it was a
+/// cluster redirect (for `EXEC`, Redis then discards the transaction and
+/// its watches, where other refusals abort it with `EXECABORT`).
+pub(crate) struct Refused {
+    pub(crate) reply: Value,
+    pub(crate) redirect: bool,
+}
+
 /// Redis's checks before a command runs or is queued, in Redis's order:
-/// known name, arity, subcommand, authentication, and the subscribed
-/// state of a RESP2 connection. `Err` is the reply.
+/// known name, arity, subcommand, authentication, cluster routing
+/// (`routing`, on a cluster node; `db0` is where it looks for keys of a
+/// slot being moved) and the subscribed state of a RESP2 connection.
 pub(crate) fn check(
     state: &mut State,
     conn: ConnId,
     args: &[Bytes],
-) -> Result<&'static Spec, Value> {
-    let refused = check_inner(state, conn, args);
-    let Err(e) = &refused else {
-        return refused;
+    db0: &Db,
+    now: i64,
+) -> Result<&'static Spec, Refused> {
+    let refusal = match check_inner(state, conn, args, db0, now) {
+        Ok(spec) => return Ok(spec),
+        Err(refusal) => refusal,
+    };
+    let is_exec = args[0].eq_ignore_ascii_case(b"exec");
+    let e = match refusal {
+        Refusal::Redirect(text) => {
+            let client = state.client(conn);
+            if is_exec {
+                client.multi = None;
+            } else if let Some(m) = client.multi.as_mut() {
+                m.refused = true;
+            }
+            return Err(Refused {
+                reply: Value::Error(text),
+                redirect: true,
+            });
+        }
+        Refusal::Plain(e) => e,
     };
     if let Some(m) = state.client(conn).multi.as_mut() {
         // A refused command dooms the transaction it was sent in.
         m.refused = true;
     }
-    if args[0].eq_ignore_ascii_case(b"exec") {
+    let plain = |reply| Refused {
+        reply,
+        redirect: false,
+    };
+    if is_exec {
         // A refused EXEC, in a transaction or not, discards it and quotes
         // the refusal without its `ERR ` code (a `NOAUTH` keeps its own).
         state.client(conn).multi = None;
-        let text = match e {
+        let text = match &e {
             Value::Error(t) => t.strip_prefix("ERR ").unwrap_or(t).to_owned(),
             _ => String::new(),
         };
-        return Err(Value::error(format!(
+        return Err(plain(Value::error(format!(
             "EXECABORT Transaction discarded because of: {text}"
-        )));
+        ))));
     }
-    refused
+    Err(plain(e))
 }
 
-fn check_inner(state: &mut State, conn: ConnId, args: &[Bytes]) -> Result<&'static Spec, Value> {
+/// Why `check_inner` refused a command.
+enum Refusal {
+    /// Any refusal but routing's, as its reply.
+    Plain(Value),
+    /// A cluster redirect's text (`MOVED ...`, `CROSSSLOT ...`).
+    Redirect(String),
+}
+
+fn check_inner(
+    state: &mut State,
+    conn: ConnId,
+    args: &[Bytes],
+    db0: &Db,
+    now: i64,
+) -> Result<&'static Spec, Refusal> {
+    let plain = |v| Refusal::Plain(v);
     let Some(spec) = lookup_in(state, &args[0]) else {
-        return Err(error_value(unknown_command(state.version, args)));
+        return Err(plain(error_value(unknown_command(state.version, args))));
     };
     if !arity_fits(spec.arity, args.len()) {
-        return Err(error_value(CmdError::WrongArity(spec.name.to_owned())));
+        return Err(plain(error_value(CmdError::WrongArity(
+            spec.name.to_owned(),
+        ))));
     }
-    let sub = resolve_subcommand(spec, args).map_err(error_value)?;
+    let sub = resolve_subcommand(spec, args).map_err(|e| plain(error_value(e)))?;
     let needs_auth = state.config.requirepass.is_some() && !state.client(conn).authenticated;
     if needs_auth && !spec.no_auth {
-        return Err(Value::error("NOAUTH Authentication required."));
+        return Err(plain(Value::error("NOAUTH Authentication required.")));
+    }
+    if state.cluster.is_some() {
+        cluster_route(state, conn, spec, args, db0, now).map_err(Refusal::Redirect)?;
     }
     // Redis 7.0's processCommand refuses a write on a replica after the
     // authentication and before the subscribed-state check.
@@ -233,19 +286,75 @@ fn check_inner(state: &mut State, conn: ConnId, args: &[Bytes]) -> Result<&'stat
             Some(sub) => format!("{}|{sub}", spec.name),
             None => spec.name.to_owned(),
         };
-        return Err(Value::error(format!(
+        return Err(plain(Value::error(format!(
             "ERR Can't execute '{full_name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
-        )));
+        ))));
     }
     Ok(spec)
+}
+
+/// Redis's cluster check in `processCommand`: a command with keys, or
+/// `EXEC` of a transaction (all its queued commands' keys), is routed;
+/// `Err` is the redirect's text.
+fn cluster_route(
+    state: &State,
+    conn: ConnId,
+    spec: &Spec,
+    args: &[Bytes],
+    db0: &Db,
+    now: i64,
+) -> Result<(), String> {
+    let is_exec = spec.name == "exec";
+    if !is_exec && !key_spec::has_keys(spec.name) {
+        return Ok(());
+    }
+    let client = state.clients.get(&conn);
+    let asking = client.is_some_and(|c| c.asking);
+    let readonly = client.is_some_and(|c| c.readonly);
+    let mut commands: Vec<(&'static str, &[Bytes])> = Vec::new();
+    if is_exec {
+        let Some(multi) = client.and_then(|c| c.multi.as_ref()) else {
+            return Ok(());
+        };
+        for queued in &multi.queue {
+            if let Some(s) = lookup_in(state, &queued[0]) {
+                commands.push((s.name, queued));
+            }
+        }
+    } else {
+        commands.push((spec.name, args));
+    }
+    let mut query = crate::routing::Query {
+        keys: Vec::new(),
+        write: false,
+        asking,
+        readonly,
+    };
+    for (name, words) in &commands {
+        query.write |= key_spec::is_write(name);
+        query.keys.extend(
+            key_spec::key_positions(name, words)
+                .into_iter()
+                .map(|i| &words[i]),
+        );
+    }
+    match &state.cluster {
+        Some(role) => role.route(&query, db0, now).map_err(|r| r.text()),
+        None => Ok(()),
+    }
 }
 
 /// Runs one client command and returns its replies; inside `MULTI`, queues
 /// it instead (`QUEUED`).
 pub(crate) fn dispatch(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Vec<Value> {
-    let spec = match check(ctx.state, ctx.conn, args) {
+    let db0 = if ctx.db_index == 0 {
+        &*ctx.db
+    } else {
+        &ctx.others.0[0]
+    };
+    let spec = match check(ctx.state, ctx.conn, args, db0, ctx.now) {
         Ok(spec) => spec,
-        Err(reply) => return vec![reply],
+        Err(refused) => return vec![refused.reply],
     };
     let client = ctx.state.client(ctx.conn);
     if let Some(multi) = client.multi.as_mut()

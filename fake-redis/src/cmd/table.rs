@@ -7,8 +7,8 @@
 //! of being queued.
 
 use super::{
-    Handler, Many, One, Spec, blocking, client, config, connection, eval, hash, info, keys, list,
-    pubsub, server, string, transaction, zrange, zset,
+    Handler, Many, One, Spec, blocking, client, cluster, config, connection, eval, hash, info,
+    keys, list, pubsub, server, string, transaction, zrange, zset,
 };
 use crate::RedisVersion;
 
@@ -80,6 +80,7 @@ const fn in_multi(spec: Spec) -> Spec {
 
 /// Sorted by name (a unit test checks it).
 pub(super) const COMMANDS: &[Spec] = &[
+    one("asking", 1, cluster::asking),
     no_auth(one("auth", -2, connection::auth)),
     write(many("blpop", -3, blocking::blpop)),
     write(many("brpop", -3, blocking::brpop)),
@@ -92,6 +93,18 @@ pub(super) const COMMANDS: &[Spec] = &[
             ("list", -2),
             ("setinfo", 4),
             ("setname", 3),
+        ],
+    ),
+    with_subs(
+        one("cluster", -2, cluster::cluster),
+        &[
+            ("info", 2),
+            ("keyslot", 3),
+            ("myid", 2),
+            ("nodes", 2),
+            ("setslot", -4),
+            ("shards", 2),
+            ("slots", 2),
         ],
     ),
     with_subs(
@@ -153,6 +166,8 @@ pub(super) const COMMANDS: &[Spec] = &[
     ),
     pubsub_ok(many("punsubscribe", -1, pubsub::punsubscribe)),
     in_multi(pubsub_ok(no_auth(one("quit", -1, connection::quit)))),
+    one("readonly", 1, cluster::readonly),
+    one("readwrite", 1, cluster::readwrite),
     write(one("rename", 3, keys::rename)),
     in_multi(pubsub_ok(no_auth(one("reset", 1, connection::reset)))),
     write(one("rpop", -2, list::rpop)),
