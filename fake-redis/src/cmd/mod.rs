@@ -276,7 +276,7 @@ fn check_inner(
     // Redis 7.0's processCommand refuses a write on a replica after the
     // authentication and before the subscribed-state check.
     if spec.write && state.replication.replica {
-        return Err(error_value(read_only()));
+        return Err(plain(error_value(read_only())));
     }
     // Subscriptions first: a command connection has none (nearly every
     // command ends the test there), and its protocol is a search of the
