@@ -265,19 +265,25 @@ impl LockClient {
         };
         self.no_sync_tries.remove(&thread);
         if let Some(CallState {
-            kind: CallKind::Acquire(acquiring),
+            kind: CallKind::Acquire(mut acquiring),
             ..
         }) = self.calls.remove(&thread)
         {
-            self.leave_acquire(thread, &lock, &acquiring);
+            if let Phase::Subscribing { timer: Some(timer) }
+            | Phase::Latch { timer: Some(timer) }
+            | Phase::NoSyncPause { timer } = acquiring.phase
+            {
+                self.cancel_timer(timer);
+            }
+            acquiring.phase = Phase::Attempting;
+            self.calls.insert(
+                thread,
+                CallState {
+                    lock: lock.clone(),
+                    kind: CallKind::AcquireFailed(acquiring),
+                },
+            );
         }
-        self.calls.insert(
-            thread,
-            CallState {
-                lock: lock.clone(),
-                kind: CallKind::AcquireFailed,
-            },
-        );
         let owner = Owner::Call(thread);
         self.send(now, lock, Purpose::AcquireFailed, command, owner);
     }

@@ -92,8 +92,10 @@ enum CallKind {
     /// With the latch key of this call, from 3.24 (`unlock-latch`).
     Unlock(Option<String>),
     ForceUnlock,
-    /// A `tryLock(wait)` gave up and its `acquireFailed` is in flight.
-    AcquireFailed,
+    /// A `tryLock(wait)` gave up and its `acquireFailed` is in flight;
+    /// the acquire keeps its subscription until it answers (Redisson
+    /// unsubscribes in `finally`, after `acquireFailed`).
+    AcquireFailed(Acquiring),
     Query(Query),
 }
 
@@ -412,7 +414,7 @@ impl LockClient {
             return;
         };
         self.no_sync_tries.remove(&thread);
-        if let CallKind::Acquire(acquiring) = &state.kind {
+        if let CallKind::Acquire(acquiring) | CallKind::AcquireFailed(acquiring) = &state.kind {
             self.leave_acquire(thread, &state.lock, acquiring);
         }
         self.push(Output::Return {
@@ -453,7 +455,7 @@ impl LockClient {
                     CallKind::Acquire(_) => self.on_acquire_reply(now, thread, reply, sent_at),
                     CallKind::Unlock(_) => self.on_unlock_reply(now, thread, reply, sent_at),
                     CallKind::ForceUnlock => self.on_force_unlock_reply(thread, reply),
-                    CallKind::AcquireFailed => {
+                    CallKind::AcquireFailed(_) => {
                         let result = reply.map(|_| CallOutcome::NotAcquired);
                         self.finish(thread, result.map_err(LockError::from));
                     }
