@@ -334,6 +334,8 @@ const WORDS: &[&str] = &[
     "RPOP",
     "LLEN",
     "LRANGE",
+    "LINDEX",
+    "LREM",
     "PSUBSCRIBE",
     "PUNSUBSCRIBE",
     "PUBSUB",

@@ -91,6 +91,7 @@
 //!   (`RLock`, the read and the write lock of `RReadWriteLock`), one file
 //!   per kind with its scripts.
 //! - `script_rw`: the exact texts of `RReadWriteLock`'s scripts.
+//! - `script_fair`: the exact texts of `RFairLock`'s scripts.
 //! - `call`: [`Call`] and [`CallOutcome`].
 //! - `error`: [`LockError`] and [`TransportError`].
 //! - `machine`: [`LockClient`] and its [`Output`]s, split by concept:
@@ -123,6 +124,7 @@ mod release;
 mod resp;
 mod retry_delay;
 mod script;
+mod script_fair;
 mod script_rw;
 mod transport;
 mod value;

@@ -4,7 +4,7 @@
 //! fake-redis keeps its own copy of the texts it recognises; a test (with
 //! fake-redis as a dev-dependency only) checks the two agree.
 
-use crate::script_rw;
+use crate::{script_fair, script_rw};
 
 /// A script the lock sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -85,6 +85,18 @@ pub(crate) enum LockScript {
     WriteForceUnlock,
     /// `RReadWriteLock`: see [`crate::script_rw::WRITE_FORCE_UNLOCK_PUBLISH_ARG`].
     WriteForceUnlockPublishArg,
+    /// `RFairLock`: see [`crate::script_fair::FAIR_ACQUIRE_FAILED`].
+    FairAcquireFailed,
+    /// `RFairLock`: see [`crate::script_fair::FAIR_TRY_ACQUIRE`].
+    FairTryAcquire,
+    /// `RFairLock`: see [`crate::script_fair::FAIR_ACQUIRE_UNSCORED_LAST`].
+    FairAcquireUnscoredLast,
+    /// `RFairLock`: see [`crate::script_fair::FAIR_ACQUIRE`].
+    FairAcquire,
+    /// `RFairLock`: see [`crate::script_fair::FAIR_UNLOCK`].
+    FairUnlock,
+    /// `RFairLock`: see [`crate::script_fair::FAIR_FORCE_UNLOCK`].
+    FairForceUnlock,
 }
 
 impl LockScript {
@@ -119,6 +131,12 @@ impl LockScript {
             LockScript::WriteUnlockLatched => "21f5fb0f8ddfa9be5c3e0c9757c128796add75c6",
             LockScript::WriteForceUnlock => "23639b0b2d18d26ce352e148ff4ac5b8e984b696",
             LockScript::WriteForceUnlockPublishArg => "2e2cb2a3b13e2e80e4236ef6a25beaf365dba608",
+            LockScript::FairAcquireFailed => "d1ddef65ad80886b5d36e023c99930044ddd653a",
+            LockScript::FairTryAcquire => "d20501c26a30adf6fb0fe9883bbbcc497e6157e2",
+            LockScript::FairAcquireUnscoredLast => "929defe0321e0a4c943b4244951d3a730b6eaabc",
+            LockScript::FairAcquire => "8f6ed299ffd259f0539c20f89253998c0777ea75",
+            LockScript::FairUnlock => "367f80bd2e300e411fb0936d9b601e5bcb3fd4b6",
+            LockScript::FairForceUnlock => "71ed11d4e4818119ac560b3d670a7f08256afc46",
         }
     }
 
@@ -133,7 +151,7 @@ impl LockScript {
     }
 
     /// Every known script.
-    pub(crate) const ALL: [LockScript; 26] = [
+    pub(crate) const ALL: [LockScript; 32] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -160,6 +178,12 @@ impl LockScript {
         LockScript::WriteUnlockLatched,
         LockScript::WriteForceUnlock,
         LockScript::WriteForceUnlockPublishArg,
+        LockScript::FairAcquireFailed,
+        LockScript::FairTryAcquire,
+        LockScript::FairAcquireUnscoredLast,
+        LockScript::FairAcquire,
+        LockScript::FairUnlock,
+        LockScript::FairForceUnlock,
     ];
 
     /// The script's exact text.
@@ -191,6 +215,12 @@ impl LockScript {
             LockScript::WriteUnlockLatched => script_rw::WRITE_UNLOCK_LATCHED,
             LockScript::WriteForceUnlock => script_rw::WRITE_FORCE_UNLOCK,
             LockScript::WriteForceUnlockPublishArg => script_rw::WRITE_FORCE_UNLOCK_PUBLISH_ARG,
+            LockScript::FairAcquireFailed => script_fair::FAIR_ACQUIRE_FAILED,
+            LockScript::FairTryAcquire => script_fair::FAIR_TRY_ACQUIRE,
+            LockScript::FairAcquireUnscoredLast => script_fair::FAIR_ACQUIRE_UNSCORED_LAST,
+            LockScript::FairAcquire => script_fair::FAIR_ACQUIRE,
+            LockScript::FairUnlock => script_fair::FAIR_UNLOCK,
+            LockScript::FairForceUnlock => script_fair::FAIR_FORCE_UNLOCK,
         }
     }
 }
@@ -350,8 +380,9 @@ mod tests {
             );
             let known = fake_redis::LockScript::from_text(script.text().as_bytes());
             if script >= LockScript::ReadAcquireFixedLease {
-                // `RReadWriteLock`'s scripts run in fake-redis's Lua (no
-                // native form yet): its EVAL tests run them there.
+                // `RReadWriteLock`'s and `RFairLock`'s scripts run in
+                // fake-redis's Lua (no native form yet): its EVAL tests run
+                // them there.
                 assert!(known.is_none(), "{script:?}");
                 continue;
             }

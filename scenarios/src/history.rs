@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 22] = [
+const FILES: [(&str, &str); 23] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -100,6 +100,10 @@ const FILES: [(&str, &str); 22] = [
     (
         "trylock-timeout-throws",
         include_str!("../history/trylock-timeout-throws.toml"),
+    ),
+    (
+        "fair-trylock-timeout-blocks-queue-5019",
+        include_str!("../history/fair-trylock-timeout-blocks-queue-5019.toml"),
     ),
     (
         "interrupted-acquire-renews-again",

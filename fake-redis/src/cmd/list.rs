@@ -1,4 +1,4 @@
-//! List commands: LPUSH, RPUSH, LPOP, RPOP, LLEN, LRANGE.
+//! List commands: LPUSH, RPUSH, LPOP, RPOP, LLEN, LRANGE, LINDEX, LREM.
 
 use bytes::Bytes;
 
@@ -130,4 +130,68 @@ pub(crate) fn lrange(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErro
             .map(|b| Value::Bulk(b.clone()))
             .collect(),
     ))
+}
+
+/// # Format
+/// `LINDEX key index`: the element at `index` (negative counts from the
+/// tail); nil when the key is missing or the index out of range. The fair
+/// lock's scripts read the queue's head and tail with it.
+pub(crate) fn lindex(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let Some(list) = ctx.db.get_list(&args[1], ctx.now)? else {
+        return Ok(Value::Nil);
+    };
+    // Redis reads the key before the index: a wrong type wins over a bad
+    // index, a missing key answers nil whatever the index.
+    let index = int_arg(&args[2])?;
+    let len = list.len() as i64;
+    let at = if index < 0 { len + index } else { index };
+    Ok(match usize::try_from(at).ok().and_then(|i| list.get(i)) {
+        Some(item) => Value::Bulk(item.clone()),
+        None => Value::Nil,
+    })
+}
+
+/// # Format
+/// `LREM key count element`: removes the first `count` occurrences of
+/// `element` from the head (`count` > 0), the last `-count` from the tail
+/// (`count` < 0) or all of them (0); the number removed. The key goes
+/// when its list empties.
+pub(crate) fn lrem(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
+    let count = int_arg(&args[2])?;
+    let key = &args[1];
+    let Some(list) = ctx.db.get_list(key, ctx.now)? else {
+        return Ok(Value::Int(0));
+    };
+    let limit = if count == 0 {
+        usize::MAX
+    } else {
+        usize::try_from(count.unsigned_abs()).unwrap_or(usize::MAX)
+    };
+    let element = &args[3];
+    let mut removed = 0usize;
+    if count >= 0 {
+        let mut i = 0;
+        while i < list.len() && removed < limit {
+            if list[i] == *element {
+                list.remove(i);
+                removed += 1;
+            } else {
+                i += 1;
+            }
+        }
+    } else {
+        let mut i = list.len();
+        while i > 0 && removed < limit {
+            i -= 1;
+            if list[i] == *element {
+                list.remove(i);
+                removed += 1;
+            }
+        }
+    }
+    if removed > 0 {
+        ctx.db.touch(key);
+    }
+    ctx.db.drop_if_empty(key);
+    Ok(Value::Int(removed as i64))
 }

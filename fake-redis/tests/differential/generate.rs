@@ -401,6 +401,15 @@ pub(crate) fn hash_list_cmd() -> impl Strategy<Value = Cmd> {
             a,
             b
         ])),
+        // The fair lock's queue: its head and tail by LINDEX, a waiter
+        // removed by LREM (issue 47).
+        (pick(&["lst", "str", "nope"]), n()).prop_map(|(k, i)| words(vec!["LINDEX".into(), k, i])),
+        (pick(&["lst", "str", "nope"]), n(), pick(VALUES)).prop_map(|(k, c, v)| words(vec![
+            "LREM".into(),
+            k,
+            c,
+            v
+        ])),
     ]
 }
 

@@ -16,6 +16,7 @@
 //!
 //! [`LockName`]: crate::LockName
 
+mod fair;
 mod read;
 mod rlock;
 mod rw;
@@ -26,6 +27,7 @@ pub(crate) use rw::READ_UNLOCK_MESSAGE;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
+use crate::Millis;
 use crate::machine::{Command, LockWords};
 use crate::release::SwitchReads;
 
@@ -54,6 +56,24 @@ pub(crate) struct Words<'a> {
     pub(crate) thread_field: Bytes,
     /// The lease ms the script arms.
     pub(crate) lease: Bytes,
+    /// The client's clock (`System.currentTimeMillis()`), which the fair
+    /// lock's scripts take as an argument.
+    pub(crate) now: Millis,
+    /// How the call waits (an acquire's; [`Waits::Unbounded`] otherwise).
+    pub(crate) waits: Waits,
+}
+
+/// How an acquire waits, as a kind's scripts read it: the fair lock's
+/// `tryLock()` sends a script of its own, and its `tryLock(wait)` puts the
+/// wait in the deadlines it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Waits {
+    /// `tryLock()`: one attempt.
+    Once,
+    /// `tryLock(wait, ...)`.
+    For(Millis),
+    /// `lock(...)`, and every call that is not an acquire.
+    Unbounded,
 }
 
 /// The scripts one kind sends. Each returns the complete `EVAL` command;
@@ -70,6 +90,17 @@ pub(crate) trait LockType {
     fn force_unlock(w: &Words<'_>) -> Command;
     /// `renewExpirationAsync` for one thread (the per-lock eras).
     fn renew(w: &Words<'_>) -> Command;
+    /// `acquireFailedAsync`, sent when a `tryLock(wait)` gives up: `None`
+    /// for a kind whose override is empty (`RLock`'s).
+    fn acquire_failed(_: &Words<'_>) -> Option<Command> {
+        None
+    }
+    /// Whether each waiting thread subscribes to a channel of its own,
+    /// `<channel>:<uuid>:<tid>` (the fair lock's `subscribe(threadId)`),
+    /// rather than to the lock's.
+    fn waits_on_own_channel() -> bool {
+        false
+    }
     /// Whether the machine models this kind's acquire under the release
     /// (`None`), or why not (a refusal's text); `watchdog`: the acquire
     /// has no lease, so the release's renewal would keep it.
@@ -126,6 +157,18 @@ macro_rules! kinds {
                 }
             }
 
+            pub(crate) fn acquire_failed(self, w: &Words<'_>) -> Option<Command> {
+                match self {
+                    $(LockKind::$variant => $module::$ty::acquire_failed(w),)*
+                }
+            }
+
+            pub(crate) fn waits_on_own_channel(self) -> bool {
+                match self {
+                    $(LockKind::$variant => $module::$ty::waits_on_own_channel(),)*
+                }
+            }
+
             pub(crate) fn unmodelled(
                 self,
                 switches: &SwitchReads,
@@ -143,10 +186,11 @@ kinds! {
     Lock => rlock::RLockType,
     Read => read::ReadLock,
     Write => write::WriteLock,
+    Fair => fair::FairLock,
 }
 
 impl LockKind {
-    /// The name in files (`rlock`, `read`, `write`).
+    /// The name in files (`rlock`, `read`, `write`, `fair`).
     pub fn name(self) -> &'static str {
         self.info().name
     }
@@ -216,6 +260,6 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", kind.name()));
         }
         assert_eq!(LockKind::default(), LockKind::Lock);
-        assert!("fair".parse::<LockKind>().is_err());
+        assert!("spin".parse::<LockKind>().is_err());
     }
 }

@@ -13,7 +13,7 @@ use crate::Value;
 use super::command::{self, AcquireReply};
 use super::request::Owner;
 use super::{CallKind, CallState, Hold, LockClient, Purpose};
-use crate::kind::Words;
+use crate::kind::{Waits, Words};
 use crate::{
     CallOutcome, FencingToken, LockError, LockName, Millis, Switch, ThreadId, TimerId,
     TransportError,
@@ -30,6 +30,17 @@ pub(super) enum Wait {
     Forever,
     /// `lockInterruptibly(...)`.
     Interruptibly,
+}
+
+impl Wait {
+    /// How a kind's scripts see this wait.
+    pub(super) fn waits(self) -> Waits {
+        match self {
+            Wait::Once => Waits::Once,
+            Wait::For(wait) => Waits::For(wait),
+            Wait::Forever | Wait::Interruptibly => Waits::Unbounded,
+        }
+    }
 }
 
 /// Where an acquiring call stands.
@@ -111,6 +122,7 @@ impl LockClient {
             return;
         };
         acquiring.phase = Phase::Attempting;
+        let waits = acquiring.wait.waits();
         let asked = acquiring.lease;
         let lock = lock.clone();
         let lease = asked.unwrap_or_else(|| self.watchdog_lease(&lock));
@@ -121,6 +133,8 @@ impl LockClient {
             lock: &self.wire.lock(&lock),
             thread_field: field,
             lease,
+            now,
+            waits,
         };
         let command = lock.kind().acquire(&words);
         self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
@@ -177,7 +191,7 @@ impl LockClient {
                     && matches!(wait, Wait::For(_))
                     && subscribed =>
             {
-                self.finish(thread, Ok(CallOutcome::NotAcquired))
+                self.give_up(now, thread)
             }
             Err(error) => self.finish(thread, Err(error)),
             Ok(AcquireReply::Acquired(token)) => {
@@ -223,6 +237,57 @@ impl LockClient {
         }
     }
 
+    /// `tryLock(wait)` gives up: Redisson's `acquireFailed` first (the
+    /// fair lock's removes the thread from its queue and timeout set; the
+    /// call answers once it has), then false. `tryLock()`, which never
+    /// queues, and `RLock` (an empty override) answer false at once.
+    pub(super) fn give_up(&mut self, now: Millis, thread: ThreadId) {
+        let Some((lock, acquiring)) = self.acquiring(thread) else {
+            return;
+        };
+        let (lock, waits) = (lock.clone(), acquiring.wait.waits());
+        if !matches!(waits, Waits::For(_)) {
+            self.finish(thread, Ok(CallOutcome::NotAcquired));
+            return;
+        }
+        let (thread_field, lease) = (self.wire.field(&self.uuid, thread), self.wire.number(0));
+        let words = Words {
+            switches: &self.switches,
+            lock: &self.wire.lock(&lock),
+            thread_field,
+            lease,
+            now,
+            waits,
+        };
+        let Some(command) = lock.kind().acquire_failed(&words) else {
+            self.finish(thread, Ok(CallOutcome::NotAcquired));
+            return;
+        };
+        self.no_sync_tries.remove(&thread);
+        if let Some(CallState {
+            kind: CallKind::Acquire(mut acquiring),
+            ..
+        }) = self.calls.remove(&thread)
+        {
+            if let Phase::Subscribing { timer: Some(timer) }
+            | Phase::Latch { timer: Some(timer) }
+            | Phase::NoSyncPause { timer } = acquiring.phase
+            {
+                self.cancel_timer(timer);
+            }
+            acquiring.phase = Phase::Attempting;
+            self.calls.insert(
+                thread,
+                CallState {
+                    lock: lock.clone(),
+                    kind: CallKind::AcquireFailed(acquiring),
+                },
+            );
+        }
+        let owner = Owner::Call(thread);
+        self.send(now, lock, Purpose::AcquireFailed, command, owner);
+    }
+
     /// Cleans up after an acquiring call ends (Redisson's `finally {
     /// unsubscribe(...) }`).
     pub(super) fn leave_acquire(
@@ -238,7 +303,8 @@ impl LockClient {
             _ => {}
         }
         if acquiring.subscribed {
-            self.leave(thread, lock.channel());
+            let channel = self.wait_channel(lock, thread);
+            self.leave(thread, &channel);
         }
     }
 }

@@ -138,7 +138,7 @@ impl LockClient {
             lease,
         } = abandoned;
         if self.switches.has(Switch::InterruptedAcquireUnlocks) {
-            let (command, _latch) = self.unlock_command(thread, &lock, None);
+            let (command, _latch) = self.unlock_command(now, thread, &lock, None);
             self.send(now, lock, Purpose::Unlock, command, Owner::Nobody);
         } else if lease.is_none() {
             // `scheduleExpirationRenewal(threadId)`, unordered with the

@@ -71,7 +71,7 @@ enum TimerKind {
     /// `redisson-batched`: the client's single renewal chain.
     BatchRound,
     /// A resubscription failed (Redis still down): try again.
-    Resubscribe(LockName),
+    Resubscribe(String),
     /// `fenced`: the lease ends unless renewed before.
     LeaseDeadline(LockName),
     /// 3.20.1+: the thread's acquire or unlock, failed for too few synced
@@ -92,6 +92,10 @@ enum CallKind {
     /// With the latch key of this call, from 3.24 (`unlock-latch`).
     Unlock(Option<String>),
     ForceUnlock,
+    /// A `tryLock(wait)` gave up and its `acquireFailed` is in flight;
+    /// the acquire keeps its subscription until it answers (Redisson
+    /// unsubscribes in `finally`, after `acquireFailed`).
+    AcquireFailed(Acquiring),
     Query(Query),
 }
 
@@ -258,7 +262,7 @@ impl LockClient {
         if let Some(why) = lock.kind().unmodelled(&self.switches, watchdog) {
             return Err(LockError::Unmodelled(why));
         }
-        if lock.kind() != LockKind::Lock && call == Call::IsLocked {
+        if matches!(lock.kind(), LockKind::Read | LockKind::Write) && call == Call::IsLocked {
             // The read and the write lock override `isLocked` with scripts
             // of their own (the mode field); not modelled yet.
             return Err(LockError::Unmodelled("isLocked() of a read or write lock"));
@@ -318,7 +322,7 @@ impl LockClient {
             TimerKind::Renewal(lock) => self.on_renewal_timer(now, lock),
             TimerKind::LegacyRenewal(lock, thread) => self.on_legacy_timer(now, lock, thread),
             TimerKind::BatchRound => self.on_batch_timer(now),
-            TimerKind::Resubscribe(lock) => self.on_resubscribe_timer(now, &lock),
+            TimerKind::Resubscribe(channel) => self.on_resubscribe_timer(now, &channel),
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
             TimerKind::NoSyncRetry(thread) => self.on_no_sync_retry(now, thread),
         }
@@ -410,7 +414,7 @@ impl LockClient {
             return;
         };
         self.no_sync_tries.remove(&thread);
-        if let CallKind::Acquire(acquiring) = &state.kind {
+        if let CallKind::Acquire(acquiring) | CallKind::AcquireFailed(acquiring) = &state.kind {
             self.leave_acquire(thread, &state.lock, acquiring);
         }
         self.push(Output::Return {
@@ -451,6 +455,10 @@ impl LockClient {
                     CallKind::Acquire(_) => self.on_acquire_reply(now, thread, reply, sent_at),
                     CallKind::Unlock(_) => self.on_unlock_reply(now, thread, reply, sent_at),
                     CallKind::ForceUnlock => self.on_force_unlock_reply(thread, reply),
+                    CallKind::AcquireFailed(_) => {
+                        let result = reply.map(|_| CallOutcome::NotAcquired);
+                        self.finish(thread, result.map_err(LockError::from));
+                    }
                     CallKind::Query(query) => {
                         let query = *query;
                         self.on_query_reply(thread, query, reply);

@@ -57,7 +57,7 @@ impl LockClient {
         };
         acquiring.phase = Phase::RollingBack;
         let lock = lock.clone();
-        let (command, _) = self.unlock_command(thread, &lock, None);
+        let (command, _) = self.unlock_command(now, thread, &lock, None);
         let owner = Owner::Rollback(thread, error.clone());
         self.send(now, lock, Purpose::Unlock, command, owner);
         true
@@ -128,7 +128,7 @@ impl LockClient {
                 let keep = latch
                     .clone()
                     .filter(|_| self.switches.has(Switch::NoSyncKeepsRequestId));
-                let (command, latch) = self.unlock_command(thread, &lock, keep);
+                let (command, latch) = self.unlock_command(now, thread, &lock, keep);
                 if let Some(state) = self.calls.get_mut(&thread) {
                     state.kind = CallKind::Unlock(latch);
                 }

@@ -22,6 +22,9 @@ pub enum Purpose {
     Unlock,
     /// The force-unlock script.
     ForceUnlock,
+    /// `acquireFailedAsync` of a `tryLock(wait)` that gave up (the fair
+    /// lock's removes the thread from its queue and timeout set).
+    AcquireFailed,
     /// A read-only query (`EXISTS`, `HEXISTS`, `HGET`, `PTTL`).
     Query,
     /// Housekeeping whose reply nobody waits for (3.24+: `DEL` of an

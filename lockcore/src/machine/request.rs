@@ -129,14 +129,14 @@ impl LockClient {
         self.transmit(now, kind, lock, owner, Tries::default())
     }
 
-    /// Subscribes to `lock`'s channel.
+    /// Subscribes to `channel`, one a waiter on `lock` waits on.
     pub(super) fn send_subscribe(
         &mut self,
         now: Millis,
         lock: LockName,
+        channel: String,
         generation: u64,
     ) -> RequestId {
-        let channel = lock.channel().to_owned();
         let owner = Owner::Subscribe(channel.clone(), generation);
         self.transmit(
             now,
@@ -407,6 +407,16 @@ impl LockClient {
                 purpose: Purpose::Acquire | Purpose::Unlock,
                 ..
             } if self.switches.has(Switch::NoLockResend) => 0,
+            // The fair lock's `acquireFailed`: sent without retry from
+            // 3.37.0 (85be4d67a), with it again from 4.7.0 (a5077398e).
+            Kind::Command {
+                purpose: Purpose::AcquireFailed,
+                ..
+            } if self.switches.has(Switch::NoLockResend)
+                && !self.switches.has(Switch::TryLockTimeoutFalse) =>
+            {
+                0
+            }
             _ => self.config.retry_attempts,
         }
     }

@@ -10,6 +10,7 @@
 //! Async calls (`lockAsync`, `tryLockAsync`) wait by a listener instead:
 //! a message runs the first listener and still releases its permit.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use crate::Value;
@@ -18,7 +19,7 @@ use tracing::debug;
 use super::command::UNLOCK_MESSAGE;
 use super::{Event, LockClient, Output, TimerKind};
 use crate::kind::READ_UNLOCK_MESSAGE;
-use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, TransportError};
+use crate::{LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 /// One channel's subscription and latch.
 #[derive(Debug, Clone)]
@@ -41,10 +42,19 @@ pub(super) struct Subscription {
 }
 
 impl LockClient {
+    /// The channel `thread` waits for `lock` on: the lock's, or for a
+    /// kind whose waiters each have one (the fair lock's
+    /// `subscribe(threadId)`), `<channel>:<uuid>:<tid>`.
+    pub(super) fn wait_channel<'a>(&self, lock: &'a LockName, thread: ThreadId) -> Cow<'a, str> {
+        if !lock.kind().waits_on_own_channel() {
+            return Cow::Borrowed(lock.channel());
+        }
+        Cow::Owned(format!("{}:{}:{}", lock.channel(), self.uuid, thread.0))
+    }
+
     /// Takes a reference on `lock`'s subscription, subscribing if it is the
     /// first; returns whether the subscription is already confirmed.
-    pub(super) fn join(&mut self, now: Millis, lock: &LockName) -> bool {
-        let channel = lock.channel();
+    pub(super) fn join(&mut self, now: Millis, lock: &LockName, channel: &str) -> bool {
         if let Some(subscription) = self.subscriptions.get_mut(channel) {
             subscription.refs += 1;
             return subscription.confirmed;
@@ -63,7 +73,7 @@ impl LockClient {
                 lock: lock.clone(),
             },
         );
-        self.send_subscribe(now, lock.clone(), generation);
+        self.send_subscribe(now, lock.clone(), channel.to_owned(), generation);
         false
     }
 
@@ -168,16 +178,16 @@ impl LockClient {
                         self.reach(super::Sometimes::SubscribeFailedInTryLock);
                     }
                     if bounded && self.switches.has(Switch::SubscribeFailureFalse) {
-                        self.finish(thread, Ok(CallOutcome::NotAcquired));
+                        self.give_up(now, thread);
                     } else {
                         self.finish(thread, Err(LockError::Transport(error.clone())));
                     }
                 }
                 // Threads on the latch still need the channel: Redisson's
                 // reconnect goes on trying.
-                if let Some(s) = self.subscriptions.get(channel) {
-                    let (at, lock) = (now.plus(self.config.retry_interval), s.lock.clone());
-                    self.set_timer(at, TimerKind::Resubscribe(lock));
+                if self.subscriptions.contains_key(channel) {
+                    let at = now.plus(self.config.retry_interval);
+                    self.set_timer(at, TimerKind::Resubscribe(channel.to_owned()));
                 }
             }
         }
@@ -196,8 +206,7 @@ impl LockClient {
     }
 
     /// A failed resubscription's retry is due.
-    pub(super) fn on_resubscribe_timer(&mut self, now: Millis, lock: &LockName) {
-        let channel = lock.channel();
+    pub(super) fn on_resubscribe_timer(&mut self, now: Millis, channel: &str) {
         if self
             .subscriptions
             .get(channel)
@@ -219,7 +228,7 @@ impl LockClient {
         self.event(Event::Resubscribing {
             channel: channel.to_owned(),
         });
-        self.send_subscribe(now, lock, generation);
+        self.send_subscribe(now, lock, channel.to_owned(), generation);
     }
 
     pub(super) fn handle_message(&mut self, now: Millis, channel: &str, payload: &[u8]) {
@@ -248,9 +257,12 @@ impl LockClient {
     /// Whether `channel` is a read-write lock's, where `1` means "every
     /// waiter" (an `RLock`'s channel ignores it).
     fn is_rwlock_channel(&self, channel: &str) -> bool {
-        self.subscriptions
-            .get(channel)
-            .is_some_and(|s| s.lock.kind() != crate::LockKind::Lock)
+        self.subscriptions.get(channel).is_some_and(|s| {
+            matches!(
+                s.lock.kind(),
+                crate::LockKind::Read | crate::LockKind::Write
+            )
+        })
     }
 
     /// `LockPubSub.onMessage` for `READ_UNLOCK_MESSAGE`: every listener

@@ -52,7 +52,8 @@ impl LockClient {
                     purpose: Purpose::Acquire
                         | Purpose::Unlock
                         | Purpose::Renew
-                        | Purpose::ForceUnlock,
+                        | Purpose::ForceUnlock
+                        | Purpose::AcquireFailed,
                     ..
                 }
             )

@@ -9,12 +9,12 @@ use crate::Value;
 
 use super::request::Owner;
 use super::{CallKind, CallState, Hold, LockClient, Purpose, command};
-use crate::kind::Words;
+use crate::kind::{Waits, Words};
 use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 impl LockClient {
     pub(super) fn start_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
-        let (command, latch) = self.unlock_command(thread, &lock, None);
+        let (command, latch) = self.unlock_command(now, thread, &lock, None);
         self.calls.insert(
             thread,
             CallState {
@@ -33,6 +33,7 @@ impl LockClient {
     /// `latch`: keep this latch key (a retry of 3.52+) instead of a new one.
     pub(super) fn unlock_command(
         &mut self,
+        now: Millis,
         thread: ThreadId,
         lock: &LockName,
         latch: Option<String>,
@@ -71,6 +72,8 @@ impl LockClient {
             lock: &self.wire.lock(lock),
             thread_field: field,
             lease,
+            now,
+            waits: Waits::Unbounded,
         };
         let command = lock.kind().unlock(
             &words,
@@ -208,6 +211,8 @@ impl LockClient {
             lock: &self.wire.lock(&lock),
             thread_field: field,
             lease,
+            now,
+            waits: Waits::Unbounded,
         };
         let command = lock.kind().force_unlock(&words);
         self.calls.insert(

@@ -11,7 +11,7 @@
 use super::acquire::Phase;
 use super::step::Continuation;
 use super::{CallKind, CallState, LockClient, TimerKind};
-use crate::{CallOutcome, Millis, Switch, ThreadId, TimerId};
+use crate::{Millis, Switch, ThreadId, TimerId};
 
 impl LockClient {
     /// The lock is held by another: give up, subscribe, or wait on the latch.
@@ -23,12 +23,13 @@ impl LockClient {
         let listens = acquiring.listens;
         let remaining = Self::remaining(now, acquiring);
         if remaining.is_some_and(|r| r <= 0) {
-            self.finish(thread, Ok(CallOutcome::NotAcquired));
+            self.give_up(now, thread);
             return;
         }
         if !acquiring.subscribed {
             acquiring.subscribed = true;
-            if self.join(now, &lock) {
+            let channel = self.wait_channel(&lock, thread);
+            if self.join(now, &lock, &channel) {
                 self.attempt(now, thread);
             } else {
                 let timer = remaining.map(|r| self.set_wait_timer(now, thread, r, listens));
@@ -44,7 +45,8 @@ impl LockClient {
             Some(r) if ttl >= 0 && ttl < r => Some(ttl),
             Some(r) => Some(r),
         };
-        let channel = lock.channel();
+        let channel = self.wait_channel(&lock, thread);
+        let channel = channel.as_ref();
         if listens {
             if self.latch_take(channel) {
                 self.attempt(now, thread);
@@ -109,7 +111,8 @@ impl LockClient {
             return;
         }
         let lock = lock.clone();
-        let channel = lock.channel();
+        let channel = self.wait_channel(&lock, thread);
+        let channel = channel.as_ref();
         self.add_listener(channel, thread);
         self.reach(super::Sometimes::ListenerRegistered);
         self.wait_on_latch(now, thread, wait_for, true);
@@ -125,11 +128,12 @@ impl LockClient {
             return;
         };
         match acquiring.phase {
-            Phase::Subscribing { .. } => self.finish(thread, Ok(CallOutcome::NotAcquired)),
+            Phase::Subscribing { .. } => self.give_up(now, thread),
             Phase::Latch { .. } => {
                 let lock = lock.clone();
                 acquiring.phase = Phase::Attempting;
-                self.latch_forget(lock.channel(), thread);
+                let channel = self.wait_channel(&lock, thread);
+                self.latch_forget(&channel, thread);
                 self.retry_if_time_left(now, thread);
             }
             Phase::Attempting
@@ -172,7 +176,8 @@ impl LockClient {
         matches!(
             self.calls.get(&thread),
             Some(CallState { lock, kind: CallKind::Acquire(a) })
-                if matches!(a.phase, Phase::Subscribing { .. }) && lock.channel() == channel
+                if matches!(a.phase, Phase::Subscribing { .. })
+                    && self.wait_channel(lock, thread) == channel
         )
     }
 
@@ -181,7 +186,7 @@ impl LockClient {
             return;
         };
         if Self::remaining(now, acquiring).is_some_and(|r| r <= 0) {
-            self.finish(thread, Ok(CallOutcome::NotAcquired));
+            self.give_up(now, thread);
         } else {
             self.attempt(now, thread);
         }

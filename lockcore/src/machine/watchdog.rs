@@ -8,7 +8,7 @@
 //! timers with its own reply handling in `fence.rs`.
 
 use crate::Value;
-use crate::kind::Words;
+use crate::kind::{Waits, Words};
 use tracing::error;
 
 use super::request::Owner;
@@ -203,6 +203,8 @@ impl LockClient {
             lock: &self.wire.lock(&lock),
             thread_field: field,
             lease,
+            now,
+            waits: Waits::Unbounded,
         };
         let command = lock.kind().renew(&words);
         let owner = Owner::Renew(lock.clone(), thread);

@@ -73,6 +73,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::Renew => "renew",
                         Purpose::Unlock => "unlock",
                         Purpose::ForceUnlock => "force-unlock",
+                        Purpose::AcquireFailed => "acquire-failed",
                         Purpose::Query => "query",
                         Purpose::Cleanup => "cleanup",
                         Purpose::Sync => "wait-for-replicas",

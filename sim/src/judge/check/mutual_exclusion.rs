@@ -22,7 +22,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
             // A read or write lock's beliefs are reader-writer
             // exclusion's (readers share).
             RecordKind::Hold { lock, .. } | RecordKind::Release { lock, .. }
-                if lock.kind() != LockKind::Lock => {}
+                if matches!(lock.kind(), LockKind::Read | LockKind::Write) => {}
             RecordKind::Hold { who, lock, .. } => {
                 let open = holders.entry(lock).or_default();
                 if let Some((other, &j)) = open.iter().find(|(w, _)| **w != who) {

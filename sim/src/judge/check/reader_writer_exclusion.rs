@@ -17,11 +17,12 @@ use crate::{History, Invariant, Violation};
 /// being a write, is one violation. `RLock` beliefs are mutual
 /// exclusion's.
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
+    let is_rw = |kind| matches!(kind, LockKind::Read | LockKind::Write);
     let mut holders: BTreeMap<&str, VecMap<&Who, (usize, LockKind)>> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
-            RecordKind::Hold { who, lock, .. } if lock.kind() != LockKind::Lock => {
+            RecordKind::Hold { who, lock, .. } if is_rw(lock.kind()) => {
                 let open = holders.entry(lock.as_str()).or_default();
                 let writes = lock.kind() == LockKind::Write;
                 let clash = open
@@ -39,7 +40,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 }
                 open.insert(who, (i, lock.kind()));
             }
-            RecordKind::Release { who, lock, .. } if lock.kind() != LockKind::Lock => {
+            RecordKind::Release { who, lock, .. } if is_rw(lock.kind()) => {
                 if let Some(open) = holders.get_mut(lock.as_str()) {
                     open.remove(&who);
                 }

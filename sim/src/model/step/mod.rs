@@ -8,6 +8,7 @@
 //! engine code. A new lockcore call is lockcore's extension, and each
 //! engine's bookkeeping of beliefs reads it by its [`lockcore::Call`].
 
+mod fair_lock;
 mod force_unlock;
 mod lock;
 mod lock_async;
@@ -15,6 +16,7 @@ mod lock_interruptibly;
 mod read_lock;
 mod repeat;
 mod sleep;
+mod try_fair_lock;
 mod try_lock;
 mod try_lock_async;
 mod try_read_lock;
@@ -208,6 +210,10 @@ steps! {
     WriteLock = "write-lock" (write_lock::WriteLock),
     /// `readWriteLock.writeLock().tryLock(...)`.
     TryWriteLock = "try-write-lock" (try_write_lock::TryWriteLock),
+    /// `fairLock.lock()` or `lock(lease)`: waits its turn in the queue.
+    FairLock = "fair-lock" (fair_lock::FairLock),
+    /// `fairLock.tryLock(...)`.
+    TryFairLock = "try-fair-lock" (try_fair_lock::TryFairLock),
 }
 
 /// The objects the acquires of `steps` (and of the steps inside them)

@@ -19,6 +19,8 @@
 //! timeouts and retries, and each release's default script cache (off
 //! before 3.46.0, on from it: see [`Wire`]).
 
+mod fair;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 

@@ -1,0 +1,304 @@
+//! `RFairLock` (`RedissonFairLock`): `RLock`'s hash, renewal and waiting
+//! loop, with a queue of waiters that grants the lock in arrival order.
+//!
+//! Keys (REDISSON-FAMILY.md §2.1): the hash K as `RLock`'s; the list
+//! `redisson_lock_queue:{K}` of waiting `<uuid>:<tid>`s and the sorted set
+//! `redisson_lock_timeout:{K}` of their deadlines, in the calling client's
+//! `System.currentTimeMillis()` (so a client's clock moves every deadline
+//! it writes). Neither key has a TTL. Each waiter subscribes to a channel
+//! of its own, `redisson_lock__channel:{K}:<uuid>:<tid>`; an unlock
+//! publishes to the queue head's channel alone, and the others wake on
+//! their timers.
+//!
+//! A waiter's deadline is the deadline of the thread before it (or K's
+//! PTTL) plus the thread wait time: `tryLock`'s wait, or
+//! [`THREAD_WAIT_MS`]. The acquire purges heads whose deadline passed;
+//! a `tryLock(wait)` that gives up removes its own entries
+//! (`acquireFailedAsync`), and from 4.7.0 also when an attempt inside its
+//! wait loop times out (`trylock-timeout-false`, #5019).
+//!
+//! Modelled from 3.32.0 (`fair-wait-reply-pttl`, #4705: a queued
+//! waiter's reply is the holder's PTTL); the scripts before it are
+//! refused. Enqueue checks the last thread's score from 3.45.0
+//! (`fair-enqueue-checks-score`, PR #6434).
+
+use bytes::Bytes;
+
+use super::{KindInfo, LockType, Waits, Words};
+use crate::Switch;
+use crate::machine::command::{self, PUBLISH, UNLOCK_MESSAGE};
+use crate::machine::{Command, LockWords};
+use crate::release::SwitchReads;
+use crate::script::LockScript;
+
+/// `RedissonFairLock`.
+pub(crate) struct FairLock;
+
+/// `threadWaitTime`'s default since 3.13.3 (`60000*5`, #2883), and
+/// `Config.fairLockWaitTimeout`'s since 3.46.0: what a waiter adds to the
+/// deadline before it when the call gives no wait of its own.
+pub(crate) const THREAD_WAIT_MS: u64 = 300_000;
+
+/// `prefixName(prefix, K)`: `prefix:{K}`, or `prefix:K` when K already
+/// has a hash tag (`{K}` is [`LockWords::prefix`]).
+fn prefixed(prefix: &str, lock: &LockWords) -> Bytes {
+    let mut key = Vec::with_capacity(prefix.len() + lock.prefix.len() + 1);
+    key.extend_from_slice(prefix.as_bytes());
+    key.push(b':');
+    key.extend_from_slice(&lock.prefix);
+    Bytes::from(key)
+}
+
+/// `threadsQueueName`: `redisson_lock_queue:{K}`.
+pub(crate) fn queue_key(lock: &LockWords) -> Bytes {
+    prefixed("redisson_lock_queue", lock)
+}
+
+/// `timeoutSetName`: `redisson_lock_timeout:{K}`.
+pub(crate) fn timeout_key(lock: &LockWords) -> Bytes {
+    prefixed("redisson_lock_timeout", lock)
+}
+
+/// The wait the scripts add to a deadline: `tryLock`'s wait when it has
+/// one (3.17.1+: only when > 0, which every modelled wait is), else
+/// [`THREAD_WAIT_MS`].
+fn wait_ms(w: &Words<'_>) -> Bytes {
+    let ms = match w.waits {
+        Waits::For(wait) => wait.0,
+        Waits::Once | Waits::Unbounded => THREAD_WAIT_MS,
+    };
+    Bytes::from(ms.to_string())
+}
+
+fn clock(w: &Words<'_>) -> Bytes {
+    Bytes::from(w.now.0.to_string())
+}
+
+impl LockType for FairLock {
+    const INFO: KindInfo = KindInfo {
+        name: "fair",
+        class: "RedissonFairLock",
+        channel_prefix: "redisson_lock__channel",
+        hash_field_suffix: "",
+    };
+
+    fn acquire(w: &Words<'_>) -> Command {
+        let keys = [w.lock.key.clone(), queue_key(w.lock), timeout_key(w.lock)];
+        let (lease, field) = (w.lease.clone(), w.thread_field.clone());
+        if w.waits == Waits::Once {
+            // `tryLock()`: `EVAL_NULL_BOOLEAN`, never queues.
+            let args = [lease, field, clock(w), wait_ms(w)];
+            return command::eval(LockScript::FairTryAcquire, keys, args);
+        }
+        let script = if w.switches.has(Switch::FairEnqueueChecksScore) {
+            LockScript::FairAcquire
+        } else {
+            LockScript::FairAcquireUnscoredLast
+        };
+        command::eval(script, keys, [lease, field, wait_ms(w), clock(w)])
+    }
+
+    fn unlock(w: &Words<'_>, latch: Option<(&str, Bytes)>) -> Command {
+        // Every modelled release (3.32.0+) has the 3.24 latch; a call
+        // without one cannot reach here (`unmodelled` refuses the release).
+        let (latch, ttl) = latch.unwrap_or(("", Bytes::from_static(b"0")));
+        let keys = [
+            w.lock.key.clone(),
+            queue_key(w.lock),
+            timeout_key(w.lock),
+            w.lock.channel.clone(),
+            Bytes::copy_from_slice(latch.as_bytes()),
+        ];
+        let args = [
+            Bytes::from_static(UNLOCK_MESSAGE.as_bytes()),
+            w.lease.clone(),
+            w.thread_field.clone(),
+            clock(w),
+            Bytes::from_static(PUBLISH),
+            ttl,
+        ];
+        command::eval(LockScript::FairUnlock, keys, args)
+    }
+
+    fn force_unlock(w: &Words<'_>) -> Command {
+        let keys = [
+            w.lock.key.clone(),
+            queue_key(w.lock),
+            timeout_key(w.lock),
+            w.lock.channel.clone(),
+        ];
+        let message = Bytes::from_static(UNLOCK_MESSAGE.as_bytes());
+        let args = [message, clock(w), Bytes::from_static(PUBLISH)];
+        command::eval(LockScript::FairForceUnlock, keys, args)
+    }
+
+    fn renew(w: &Words<'_>) -> Command {
+        command::renew(w.lock, w.lease.clone(), w.thread_field.clone())
+    }
+
+    fn acquire_failed(w: &Words<'_>) -> Option<Command> {
+        let keys = [queue_key(w.lock), timeout_key(w.lock)];
+        let args = [w.thread_field.clone(), wait_ms(w)];
+        Some(command::eval(LockScript::FairAcquireFailed, keys, args))
+    }
+
+    fn waits_on_own_channel() -> bool {
+        true
+    }
+
+    fn unmodelled(switches: &SwitchReads, _: bool) -> Option<&'static str> {
+        if switches.has(Switch::Fencing) {
+            return Some("fencing tokens cover RLock only; use a Redisson release");
+        }
+        if !switches.has(Switch::FairWaitReplyPttl) {
+            return Some(
+                "the fair lock before Redisson 3.32.0 (its in-queue reply before #4705); use 3.32.0 or later",
+            );
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::harness::{Harness, release};
+    use crate::{Call, CallOutcome, LockKind, Millis, Output, Purpose, ThreadId, Value};
+
+    const T1: ThreadId = ThreadId(1);
+
+    fn fair(version: &str) -> Harness {
+        Harness::new(release(version))
+    }
+
+    /// `lock()`'s acquire sends the queue and timeout-set keys, the lease,
+    /// the thread, the 300 000 ms thread wait and the client's clock, in
+    /// Redisson's order (RedissonFairLock.tryLockInnerAsync, `EVAL_LONG`).
+    #[test]
+    fn lock_sends_queue_keys_wait_and_clock() {
+        let mut h = fair("4.7.0");
+        h.advance(1_234);
+        h.call_kind(T1, "l", LockKind::Fair, Call::Lock { lease: None })
+            .unwrap();
+        let (_, command) = h.expect_send();
+        assert_eq!(
+            &command[2..],
+            [
+                "3",
+                "l",
+                "redisson_lock_queue:{l}",
+                "redisson_lock_timeout:{l}",
+                "30000",
+                "uuid-a:1",
+                "300000",
+                "1234"
+            ]
+        );
+    }
+
+    /// `tryLock()` sends the script that never queues, with the clock
+    /// before the wait (`EVAL_NULL_BOOLEAN`'s argument order), and its 1
+    /// (held) answers false with nothing else sent.
+    #[test]
+    fn try_lock_once_never_queues() {
+        let mut h = fair("4.7.0");
+        let once = Call::TryLock {
+            wait: None,
+            lease: Some(Millis(500)),
+        };
+        h.call_kind(T1, "l", LockKind::Fair, once).unwrap();
+        let (req, command) = h.expect_send();
+        assert_eq!(command[1], crate::script::LockScript::FairTryAcquire.sha1());
+        assert_eq!(&command[6..], ["500", "uuid-a:1", "0", "300000"]);
+        h.reply(req, Value::Int(1));
+        assert_eq!(h.expect_return(T1), Ok(CallOutcome::NotAcquired));
+        h.expect_quiet();
+    }
+
+    /// A waiter subscribes to its own channel, `<channel>:<uuid>:<tid>`,
+    /// and the unlock message there wakes it.
+    #[test]
+    fn a_waiter_listens_on_its_own_channel() {
+        let mut h = fair("4.7.0");
+        h.call_kind(T1, "l", LockKind::Fair, Call::Lock { lease: None })
+            .unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(20_000));
+        let channel = match h.next() {
+            Some(Output::Subscribe {
+                channel, request, ..
+            }) => {
+                h.reply(request, Value::Int(1));
+                channel
+            }
+            other => panic!("expected a Subscribe, got {other:?}"),
+        };
+        assert_eq!(channel, "redisson_lock__channel:{l}:uuid-a:1");
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(20_000));
+        h.expect_quiet();
+        h.m.on_message(h.now, &channel, b"0");
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Nil);
+        assert!(matches!(
+            h.returned(T1),
+            Some(Ok(CallOutcome::Acquired { .. }))
+        ));
+    }
+
+    /// `tryLock(wait)` that runs out of time sends `acquireFailed` (the
+    /// queue, the timeout set, the thread and its wait) and answers false
+    /// only once it has: the thread leaves no entry behind.
+    #[test]
+    fn giving_up_removes_the_thread_from_the_queue() {
+        let mut h = fair("4.6.0");
+        let wait = Call::TryLock {
+            wait: Some(Millis(2_000)),
+            lease: None,
+        };
+        h.call_kind(T1, "l", LockKind::Fair, wait).unwrap();
+        let second = h.held_then_subscribed(20_000);
+        h.reply(second, Value::Int(20_000));
+        h.advance(2_000);
+        let (req, command) = h.expect_send_of(Purpose::AcquireFailed);
+        assert_eq!(
+            &command[2..],
+            [
+                "2",
+                "redisson_lock_queue:{l}",
+                "redisson_lock_timeout:{l}",
+                "uuid-a:1",
+                "2000"
+            ]
+        );
+        h.expect_quiet();
+        h.reply(req, Value::Nil);
+        // Redisson unsubscribes in `finally`, after `acquireFailed`.
+        let channel = h.expect_unsubscribe();
+        assert_eq!(channel, "redisson_lock__channel:{l}:uuid-a:1");
+        assert_eq!(h.expect_return(T1), Ok(CallOutcome::NotAcquired));
+    }
+
+    /// The unlock and force unlock publish through the head's channel:
+    /// they send the lock's channel as `KEYS[4]`, with the message, the
+    /// clock and `PUBLISH`.
+    #[test]
+    fn unlock_names_the_channel_prefix_and_the_clock() {
+        let mut h = fair("4.7.0");
+        h.acquire_kind(T1, "l", LockKind::Fair);
+        h.advance(7);
+        h.call_kind(T1, "l", LockKind::Fair, Call::Unlock).unwrap();
+        let (_, command) = h.expect_send_of(Purpose::Unlock);
+        assert_eq!(command[1], crate::script::LockScript::FairUnlock.sha1());
+        assert_eq!(
+            &command[3..7],
+            [
+                "l",
+                "redisson_lock_queue:{l}",
+                "redisson_lock_timeout:{l}",
+                "redisson_lock__channel:{l}"
+            ]
+        );
+        assert_eq!(&command[8..11], ["0", "30000", "uuid-a:1"]);
+        assert_eq!(command[12], "PUBLISH");
+    }
+}
