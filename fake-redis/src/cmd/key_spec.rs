@@ -37,11 +37,11 @@ fn keys_of(name: &str) -> Keys {
         "decr" | "decrby" | "expire" | "get" | "getdel" | "getex" | "hdel" | "hexists" | "hget"
         | "hgetall" | "hincrby" | "hincrbyfloat" | "hkeys" | "hlen" | "hmget" | "hmset"
         | "hset" | "hsetnx" | "hvals" | "incr" | "incrby" | "incrbyfloat" | "llen" | "lpop"
-        | "lpush" | "lrange" | "persist" | "pexpire" | "psetex" | "pttl" | "rpop" | "rpush"
-        | "set" | "setex" | "setnx" | "ttl" | "type" | "zadd" | "zcard" | "zcount" | "zincrby"
-        | "zmscore" | "zpopmax" | "zpopmin" | "zrange" | "zrangebylex" | "zrangebyscore"
-        | "zrank" | "zrem" | "zremrangebyscore" | "zrevrange" | "zrevrangebylex"
-        | "zrevrangebyscore" | "zrevrank" | "zscore" => ONE,
+        | "lindex" | "lpush" | "lrange" | "lrem" | "persist" | "pexpire" | "psetex" | "pttl"
+        | "rpop" | "rpush" | "set" | "setex" | "setnx" | "ttl" | "type" | "zadd" | "zcard"
+        | "zcount" | "zincrby" | "zmscore" | "zpopmax" | "zpopmin" | "zrange" | "zrangebylex"
+        | "zrangebyscore" | "zrank" | "zrem" | "zremrangebyscore" | "zrevrange"
+        | "zrevrangebylex" | "zrevrangebyscore" | "zrevrank" | "zscore" => ONE,
         "del" | "exists" | "mget" | "watch" => ALL,
         "mset" => Keys::Range {
             first: 1,
@@ -102,50 +102,6 @@ const KEYLESS: &[&str] = &[
     "wait",
     "waitaof",
 ];
-
-/// Whether the command `name` has Redis's `write` flag (a replica never
-/// serves it, `READONLY` or not). `EVAL` has not: a script without a
-/// shebang is judged by the commands it calls.
-pub(crate) fn is_write(name: &str) -> bool {
-    matches!(
-        name,
-        "blpop"
-            | "brpop"
-            | "decr"
-            | "decrby"
-            | "del"
-            | "expire"
-            | "getdel"
-            | "getex"
-            | "hdel"
-            | "hincrby"
-            | "hincrbyfloat"
-            | "hmset"
-            | "hset"
-            | "hsetnx"
-            | "incr"
-            | "incrby"
-            | "incrbyfloat"
-            | "lpop"
-            | "lpush"
-            | "mset"
-            | "persist"
-            | "pexpire"
-            | "psetex"
-            | "rename"
-            | "rpop"
-            | "rpush"
-            | "set"
-            | "setex"
-            | "setnx"
-            | "zadd"
-            | "zincrby"
-            | "zpopmax"
-            | "zpopmin"
-            | "zrem"
-            | "zremrangebyscore"
-    )
-}
 
 /// Whether the command `name` declares keys at all (Redis routes only
 /// those, and `EXEC`).

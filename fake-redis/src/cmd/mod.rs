@@ -311,18 +311,18 @@ fn cluster_route(
     let client = state.clients.get(&conn);
     let asking = client.is_some_and(|c| c.asking);
     let readonly = client.is_some_and(|c| c.readonly);
-    let mut commands: Vec<(&'static str, &[Bytes])> = Vec::new();
+    let mut commands: Vec<(&Spec, &[Bytes])> = Vec::new();
     if is_exec {
         let Some(multi) = client.and_then(|c| c.multi.as_ref()) else {
             return Ok(());
         };
         for queued in &multi.queue {
             if let Some(s) = lookup_in(state, &queued[0]) {
-                commands.push((s.name, queued));
+                commands.push((s, queued));
             }
         }
     } else {
-        commands.push((spec.name, args));
+        commands.push((spec, args));
     }
     let mut query = crate::routing::Query {
         keys: Vec::new(),
@@ -330,10 +330,10 @@ fn cluster_route(
         asking,
         readonly,
     };
-    for (name, words) in &commands {
-        query.write |= key_spec::is_write(name);
+    for (spec, words) in &commands {
+        query.write |= spec.write;
         query.keys.extend(
-            key_spec::key_positions(name, words)
+            key_spec::key_positions(spec.name, words)
                 .into_iter()
                 .map(|i| &words[i]),
         );

@@ -151,7 +151,7 @@ pub(super) const COMMANDS: &[Spec] = &[
     write(one("lpop", -2, list::lpop)),
     write(one("lpush", -3, list::lpush)),
     one("lrange", 4, list::lrange),
-    one("lrem", 4, list::lrem),
+    write(one("lrem", 4, list::lrem)),
     one("mget", -2, string::mget),
     write(one("mset", -3, string::mset)),
     in_multi(one("multi", 1, transaction::multi)),
