@@ -82,7 +82,7 @@ impl ExploreArgs {
             seeds: self.seeds,
             shard: self.shard,
             profile: self.toggles.apply(self.profile)?,
-            workload: self.workload.workload(),
+            workload: self.workload.workload_or(sim::Strategy::Portfolio),
             engine: self.engine.engine_or(sim::Engine::Fast)?,
             threads: self.threads,
             shrink: self.shrink,
@@ -538,6 +538,7 @@ mod tests {
                 workload: WorkloadArgs {
                     misuse: false,
                     kinds: crate::cli::flags::Kinds::Swarm,
+                    strategy: None,
                 },
                 engine: crate::cli::flags::EngineArgs::default(),
                 json: false,
