@@ -584,7 +584,10 @@ mod tests {
     /// run alone as inside the range.
     #[test]
     fn portfolio_findings_name_their_arm_and_stand_alone() {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
         let stop = AtomicBool::new(false);
         let portfolio = Workload {
             strategy: sim::Strategy::Portfolio,
@@ -607,7 +610,12 @@ mod tests {
             arms.insert(arm);
             assert_eq!(f.workload.strategy, arm);
             let named = f.replay_command().contains(" --strategy ");
-            assert_eq!(named, arm != sim::Strategy::Uniform, "{}", f.replay_command());
+            assert_eq!(
+                named,
+                arm != sim::Strategy::Uniform,
+                "{}",
+                f.replay_command()
+            );
             assert_eq!(sweep(SeedRange::new(f.seed, 1).unwrap()), vec![f.clone()]);
         }
         assert!(arms.len() == 3, "{arms:?}");

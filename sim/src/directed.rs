@@ -14,10 +14,10 @@
 use rand::RngExt;
 
 use crate::Point;
-use crate::model::rng::{self, Stream};
-use crate::workload::{NESTING_CHANCE, RELAY_CHANCE};
 use crate::Strategy;
+use crate::model::rng::{self, Stream};
 use crate::swarm::{ASYNC_CHANCE, SWARM_CHANCE, TWO_LOCKS_CHANCE};
+use crate::workload::{NESTING_CHANCE, RELAY_CHANCE};
 
 /// The chance that a directed seed enables a kind its target needs.
 pub const TARGET_KIND_CHANCE: f64 = 0.8;
@@ -59,7 +59,13 @@ pub const TARGETS: &[Target] = &[
     // (3.17.0's subscribe-failure path).
     Target {
         point: Point::SubscribeFailedInTryLock,
-        kinds: &["Partition", "DropRate", "RedisDown", "DelayReplies", "RedisPause"],
+        kinds: &[
+            "Partition",
+            "DropRate",
+            "RedisDown",
+            "DelayReplies",
+            "RedisPause",
+        ],
         features: &[],
     },
     // An acquire inside tryLock's wait loop times out (#5019).
@@ -233,7 +239,11 @@ mod tests {
             );
             plans += 1;
             let names: Vec<String> = spec.faults.0.iter().map(|f| format!("{f:?}")).collect();
-            if target.kinds.iter().any(|k| names.iter().any(|n| n.starts_with(k))) {
+            if target
+                .kinds
+                .iter()
+                .any(|k| names.iter().any(|n| n.starts_with(k)))
+            {
                 favoured += 1;
             }
         }

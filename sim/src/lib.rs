@@ -203,6 +203,6 @@ pub use model::validate::{
     NAME_RULE, is_identifier, validate_spec,
 };
 pub use run::{Run, run, run_owned, run_real, run_turmoil};
-pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use strategy::{Strategy, UnknownStrategy};
+pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use workload::{PROBE, Usage, Workload};

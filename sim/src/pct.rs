@@ -112,7 +112,10 @@ mod tests {
             let uniform = generate_with(seed, None, Workload::default());
             let spec = generate_with(seed, None, pct);
             assert_eq!(crate::model::validate::validate_spec(&spec), Ok(()));
-            assert_eq!(spec.clients[..spec.clients.len() - 1], uniform.clients[..uniform.clients.len() - 1]);
+            assert_eq!(
+                spec.clients[..spec.clients.len() - 1],
+                uniform.clients[..uniform.clients.len() - 1]
+            );
             let extra: Vec<&Fault> = spec
                 .faults
                 .0

@@ -108,7 +108,11 @@ mod tests {
         let again: Vec<Strategy> = (0..4_000).map(|s| Strategy::Portfolio.arm(s)).collect();
         assert_eq!(arms, again);
         let count = |a| arms.iter().filter(|x| **x == a).count();
-        assert!(count(Strategy::Uniform) >= 1_900, "{}", count(Strategy::Uniform));
+        assert!(
+            count(Strategy::Uniform) >= 1_900,
+            "{}",
+            count(Strategy::Uniform)
+        );
         assert!((850..=1_150).contains(&count(Strategy::Directed)));
         assert!((850..=1_150).contains(&count(Strategy::Pct)));
         for s in [Strategy::Uniform, Strategy::Directed, Strategy::Pct] {
