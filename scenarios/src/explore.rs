@@ -267,7 +267,7 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
                 profile,
                 broken: crate::Outcome::broken_of(&run),
                 history_len: run.history.len(),
-                workload,
+                workload: workload.for_seed(seed),
                 defects: crate::defect::defects_signed(&run),
                 engine: engine.clone(),
             };
@@ -543,6 +543,7 @@ mod tests {
         let all = sim::Workload {
             usage: sim::Usage::Misuse,
             kinds: sim::SwarmKinds::All,
+            strategy: sim::Strategy::Uniform,
         };
         explore_workload_on(
             &pool,
@@ -576,6 +577,48 @@ mod tests {
                 .any(|k| matches!(k, sim::Fault::Failover(_)))
         };
         assert!(found.iter().any(failover));
+    }
+
+    /// Issue 48 item 4: a portfolio's seed runs its arm, named in its
+    /// replay command (uniform arms keep today's command), and the same
+    /// run alone as inside the range.
+    #[test]
+    fn portfolio_findings_name_their_arm_and_stand_alone() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let stop = AtomicBool::new(false);
+        let portfolio = Workload {
+            strategy: sim::Strategy::Portfolio,
+            ..Workload::default()
+        };
+        let sweep = |range: SeedRange| {
+            let mut found = Vec::new();
+            let on = (portfolio, &sim::Engine::Fast);
+            explore_workload_on(&pool, range, Some(Release::REDISSON), on, &stop, |e| {
+                if let SweepEvent::Found(f) = e {
+                    found.push(f.clone());
+                }
+            });
+            found
+        };
+        let found = sweep(SeedRange::new(0, 48).unwrap());
+        let mut arms = std::collections::BTreeSet::new();
+        for f in &found {
+            let arm = sim::Strategy::Portfolio.arm(f.seed);
+            arms.insert(arm);
+            assert_eq!(f.workload.strategy, arm);
+            let named = f.replay_command().contains(" --strategy ");
+            assert_eq!(
+                named,
+                arm != sim::Strategy::Uniform,
+                "{}",
+                f.replay_command()
+            );
+            assert_eq!(sweep(SeedRange::new(f.seed, 1).unwrap()), vec![f.clone()]);
+        }
+        assert!(arms.len() == 3, "{arms:?}");
     }
 
     /// Fenced seed 70282 of the default workload: a drop window lost a

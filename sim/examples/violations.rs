@@ -16,6 +16,7 @@ fn main() {
         Some("all") => sim::Workload {
             usage: sim::Usage::Misuse,
             kinds: sim::SwarmKinds::All,
+            strategy: sim::Strategy::Uniform,
         },
         Some("classic") => sim::Workload::CLASSIC,
         _ => sim::Workload::default(),

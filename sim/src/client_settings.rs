@@ -76,6 +76,7 @@ mod tests {
             let kinds = |kinds| Workload {
                 usage: Usage::Correct,
                 kinds,
+                strategy: crate::Strategy::Uniform,
             };
             for other in [Workload::CLASSIC, kinds(SwarmKinds::All)] {
                 let other = generate_with(seed, None, other);

@@ -161,11 +161,14 @@
 //! `fenced` profile.
 
 mod client_settings;
+pub mod directed;
 mod engine;
 mod engines;
 mod judge;
 mod model;
+pub mod pct;
 mod run;
+mod strategy;
 mod swarm;
 mod workload;
 
@@ -200,5 +203,6 @@ pub use model::validate::{
     NAME_RULE, is_identifier, validate_spec,
 };
 pub use run::{Run, run, run_owned, run_real, run_turmoil};
+pub use strategy::{Strategy, UnknownStrategy};
 pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use workload::{PROBE, Usage, Workload};

@@ -5,13 +5,16 @@ use lockcore::{LockName, Release};
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
+use crate::directed::Bias;
 use crate::model::fault::{Draw, GENERATORS, Generator};
 use crate::model::rng::{self, Stream, between};
 use crate::steps;
 use crate::workload::{
     CORRECT_WATCHDOGS_MS, Usage, Workload, add_liveness_phase, after_a_sleep, correct_script,
 };
-use crate::{ClientSpec, DEFAULT_LOCK, Fault, FaultPlan, LatencyRange, SimSpec, Step, ThreadSpec};
+use crate::{
+    ClientSpec, DEFAULT_LOCK, Fault, FaultPlan, LatencyRange, SimSpec, Step, Strategy, ThreadSpec,
+};
 
 /// Watchdog timeouts to draw from: Redisson's default, shorter ones, and
 /// the documents' tiny 100 ms.
@@ -78,7 +81,13 @@ pub fn generate(seed: u64, profile: Option<Release>) -> SimSpec {
 /// lock as [`Usage`] says and its fault plan is drawn from its kinds; a
 /// correct workload ends with a liveness phase (see [`Usage::Correct`]).
 /// Workloads of the same usage have the same clients and scripts.
+///
+/// The workload's [`crate::Strategy`] picks the seed's arm: the uniform
+/// swarm's chances, the directed arm's ([`crate::directed`]) or the
+/// uniform swarm plus PCT change points ([`crate::pct`]).
 pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) -> SimSpec {
+    let arm = workload.strategy.arm(seed);
+    let bias = Bias::of(seed, arm);
     let mut r = rng::stream(seed, Stream::Swarm);
     let profile = profile.unwrap_or_else(|| Release::ERAS[r.random_range(0..Release::ERAS.len())]);
     let watchdogs: &[u64] = match workload.usage {
@@ -124,11 +133,11 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
         redis: Default::default(),
     };
     if workload.kinds != SwarmKinds::Classic {
-        take_second_lock(&mut spec);
+        take_second_lock(&mut spec, bias.two_locks);
         if workload.usage == Usage::Correct {
-            crate::workload::nest_holds(&mut spec);
+            crate::workload::nest_holds(&mut spec, bias.nesting);
         }
-        use_async_api(&mut spec);
+        use_async_api(&mut spec, bias.async_api);
         if workload.kinds == SwarmKinds::Swarm {
             crate::client_settings::draw_settings(&mut spec);
         }
@@ -144,24 +153,28 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
                 .collect();
         }
         SwarmKinds::All => every_kind(&mut spec, &names[..n_clients], span, GENERATORS),
-        SwarmKinds::Swarm => swarm(&mut spec, &names[..n_clients], span),
+        SwarmKinds::Swarm => swarm(&mut spec, &names[..n_clients], span, &bias),
+    }
+    if arm == Strategy::Pct {
+        crate::pct::add_change_points(&mut spec);
     }
     if workload.usage == Usage::Correct {
         // After the plan: a relay may add a fault over its hand-off.
         if workload.kinds != SwarmKinds::Classic {
-            crate::workload::relay_threads(&mut spec);
+            crate::workload::relay_threads(&mut spec, bias.relay);
         }
         add_liveness_phase(&mut spec);
     }
     spec
 }
 
-/// With [`TWO_LOCKS_CHANCE`], drawn from a stream of its own so that every
-/// other draw of the seed stays as it was, each client's second thread
-/// locks [`SECOND_LOCK`] instead of the default lock.
-fn take_second_lock(spec: &mut SimSpec) {
+/// With `chance` ([`TWO_LOCKS_CHANCE`] in the uniform swarm), drawn from
+/// a stream of its own so that every other draw of the seed stays as it
+/// was, each client's second thread locks [`SECOND_LOCK`] instead of the
+/// default lock.
+fn take_second_lock(spec: &mut SimSpec, chance: f64) {
     let mut r = rng::stream(spec.seed, Stream::SwarmLocks);
-    if !r.random_bool(TWO_LOCKS_CHANCE) {
+    if !r.random_bool(chance) {
         return;
     }
     let second = LockName::new(SECOND_LOCK).unwrap_or_else(|_| unreachable!());
@@ -170,11 +183,11 @@ fn take_second_lock(spec: &mut SimSpec) {
     }
 }
 
-/// With [`ASYNC_CHANCE`], drawn from a stream of its own, one client's
-/// acquires go through the async API.
-fn use_async_api(spec: &mut SimSpec) {
+/// With `chance` ([`ASYNC_CHANCE`] in the uniform swarm), drawn from a
+/// stream of its own, one client's acquires go through the async API.
+fn use_async_api(spec: &mut SimSpec, chance: f64) {
     let mut r = rng::stream(spec.seed, Stream::SwarmApi);
-    if !r.random_bool(ASYNC_CHANCE) {
+    if !r.random_bool(chance) {
         return;
     }
     let c = r.random_range(0..spec.clients.len());
@@ -210,12 +223,13 @@ fn replace_steps(steps: &mut [Step], with: &impl Fn(&Step) -> Option<Step>) {
     }
 }
 
-/// The swarm's plan (see [`SwarmKinds::Swarm`]).
-fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64) {
+/// The swarm's plan (see [`SwarmKinds::Swarm`]), each kind enabled with
+/// `bias`'s chance for it ([`SWARM_CHANCE`] in the uniform swarm).
+fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64, bias: &Bias) {
     let mut strikes = Vec::new();
     for (name, generate) in GENERATORS {
         let mut r = rng::stream(spec.seed, Stream::SwarmKind(rng::kind_number(name)));
-        if !r.random_bool(SWARM_CHANCE) {
+        if !r.random_bool(bias.kind_chance(name)) {
             continue;
         }
         for _ in 0..r.random_range(1..=3) {
@@ -366,6 +380,7 @@ mod tests {
     const ALL: Workload = Workload {
         usage: Usage::Misuse,
         kinds: SwarmKinds::All,
+        strategy: Strategy::Uniform,
     };
 
     /// The default workload: valid specs; scripts that unlock every

@@ -23,7 +23,7 @@ use rand::{Rng, RngExt};
 
 use crate::model::rng::between;
 use crate::steps;
-use crate::{ClientSpec, MAX_HORIZON_MS, SimSpec, Step, SwarmKinds, ThreadSpec};
+use crate::{ClientSpec, MAX_HORIZON_MS, SimSpec, Step, Strategy, SwarmKinds, ThreadSpec};
 
 /// How generated scripts use the lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -42,6 +42,9 @@ pub struct Workload {
     pub usage: Usage,
     /// Which fault kinds the plan draws, and how.
     pub kinds: SwarmKinds,
+    /// How each seed's scenario is drawn: uniform swarm (the default, the
+    /// corpus's and docs' seeds) or a guided arm ([`Strategy`]).
+    pub strategy: Strategy,
 }
 
 impl Workload {
@@ -50,10 +53,11 @@ impl Workload {
     pub const CLASSIC: Workload = Workload {
         usage: Usage::Misuse,
         kinds: SwarmKinds::Classic,
+        strategy: Strategy::Uniform,
     };
 
     /// The command-line flags that select it (none for the default), with
-    /// a leading space: ` --misuse --kinds classic`.
+    /// a leading space: ` --misuse --kinds classic --strategy pct`.
     pub fn flags(self) -> String {
         let mut flags = String::new();
         if self.usage == Usage::Misuse {
@@ -64,7 +68,21 @@ impl Workload {
             SwarmKinds::Classic => flags.push_str(" --kinds classic"),
             SwarmKinds::All => flags.push_str(" --kinds all"),
         }
+        if self.strategy != Strategy::Uniform {
+            flags.push_str(" --strategy ");
+            flags.push_str(self.strategy.name());
+        }
         flags
+    }
+
+    /// It with its strategy resolved to `seed`'s arm: the workload that
+    /// draws `seed`'s scenario alone (a portfolio's seed replays with its
+    /// arm, the same run).
+    pub fn for_seed(self, seed: u64) -> Workload {
+        Workload {
+            strategy: self.strategy.arm(seed),
+            ..self
+        }
     }
 }
 
@@ -127,15 +145,15 @@ pub(crate) fn after_a_sleep(r: &mut impl Rng, body: Vec<Step>) -> Vec<Step> {
 /// counts down).
 pub const NESTING_CHANCE: f64 = 0.3;
 
-/// With [`NESTING_CHANCE`], drawn from a stream of its own so that every
+/// With `chance` ([`NESTING_CHANCE`] in the uniform swarm), drawn from a stream of its own so that every
 /// other draw of the seed stays as it was, one thread's first critical
 /// section `acquire, work, ...` becomes `acquire, work (10% to 60% of
 /// it), lock, work 5%, lock, work 5%, unlock, work 5%, unlock, work the
 /// rest, ...`: the same total work, the same lease on each hold, each
 /// inner hold in a block of its own so that its failure skips only it.
-pub(crate) fn nest_holds(spec: &mut SimSpec) {
+pub(crate) fn nest_holds(spec: &mut SimSpec, chance: f64) {
     let mut r = crate::model::rng::stream(spec.seed, crate::model::rng::Stream::SwarmNesting);
-    if !r.random_bool(NESTING_CHANCE) {
+    if !r.random_bool(chance) {
         return;
     }
     let c = r.random_range(0..spec.clients.len());
@@ -209,7 +227,7 @@ fn nest_first(steps: &mut Vec<Step>, percent: u64) -> bool {
 /// round is reading (#6472, #6506).
 pub const RELAY_CHANCE: f64 = 0.3;
 
-/// With [`RELAY_CHANCE`], drawn from a stream of its own so that every
+/// With `chance` ([`RELAY_CHANCE`] in the uniform swarm), drawn from a stream of its own so that every
 /// other draw of the seed stays as it was, one client with two threads
 /// starts its second thread's first acquire within a few round trips of
 /// its first thread's first unlock (its first sleep is dropped). In
@@ -217,9 +235,9 @@ pub const RELAY_CHANCE: f64 = 0.3;
 /// window on that client over the hand-off, so that its callbacks can
 /// cross there; the window is the application's scheduling, which the
 /// oracle never blames, so it can only bring out defects.
-pub(crate) fn relay_threads(spec: &mut SimSpec) {
+pub(crate) fn relay_threads(spec: &mut SimSpec, chance: f64) {
     let mut r = crate::model::rng::stream(spec.seed, crate::model::rng::Stream::SwarmRelay);
-    if !r.random_bool(RELAY_CHANCE) {
+    if !r.random_bool(chance) {
         return;
     }
     let pairs: Vec<usize> = (0..spec.clients.len())
@@ -420,6 +438,7 @@ mod tests {
         let misuse = Workload {
             usage: Usage::Misuse,
             kinds: SwarmKinds::Swarm,
+            strategy: Strategy::Uniform,
         };
         let nested = (0..300).filter(|s| deep(Workload::default(), *s)).count();
         assert!((50..=130).contains(&nested), "{nested} of 300 seeds nest");
@@ -460,7 +479,7 @@ mod tests {
         for seed in 0..400 {
             let spec = crate::generate_with(seed, None, Workload::CLASSIC);
             let mut after = spec.clone();
-            relay_threads(&mut after);
+            relay_threads(&mut after, RELAY_CHANCE);
             let changed: Vec<usize> = (0..spec.clients.len())
                 .filter(|&c| spec.clients[c] != after.clients[c])
                 .collect();
@@ -518,6 +537,7 @@ mod tests {
         let all = Workload {
             usage: Usage::Correct,
             kinds: SwarmKinds::All,
+            strategy: Strategy::Uniform,
         };
         assert_eq!(all.flags(), " --kinds all");
     }

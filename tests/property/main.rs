@@ -203,6 +203,7 @@ fn swarm(profile: Release) -> impl Strategy<Value = SimSpec> {
         let all = sim::Workload {
             usage: sim::Usage::Misuse,
             kinds: sim::SwarmKinds::All,
+            strategy: sim::Strategy::Uniform,
         };
         sim::generate_with(seed, Some(profile), all)
     })

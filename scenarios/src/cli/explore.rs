@@ -82,7 +82,7 @@ impl ExploreArgs {
             seeds: self.seeds,
             shard: self.shard,
             profile: self.toggles.apply(self.profile)?,
-            workload: self.workload.workload(),
+            workload: self.workload.workload_or(sim::Strategy::Portfolio),
             engine: self.engine.engine_or(sim::Engine::Fast)?,
             threads: self.threads,
             shrink: self.shrink,
@@ -202,7 +202,7 @@ mod tests {
     #[test]
     fn findings_stream_before_the_summary() {
         let args = [
-            "explore",
+            "explore", "--strategy", "uniform",
             "--seeds",
             "8",
             "--profile",
@@ -244,7 +244,7 @@ mod tests {
     #[test]
     fn interrupted_sweep_prints_summary_and_resumes() {
         let base = [
-            "explore",
+            "explore", "--strategy", "uniform",
             "--profile",
             "redisson",
             "--shrink",
@@ -276,7 +276,7 @@ mod tests {
             "{first}"
         );
         let resume = format!(
-            "locksim explore --from {next} --seeds {} --profile redisson --shrink 1 --misuse",
+            "locksim explore --from {next} --seeds {} --profile redisson --shrink 1 --misuse --strategy uniform",
             12 - next
         );
         assert!(
@@ -429,14 +429,14 @@ mod tests {
     /// the resume command is the whole range.
     #[test]
     fn interrupt_before_the_first_seed() {
-        let (exit, out, _) = exec(&["explore", "--from", "5", "--seeds", "3"], Some(0));
+        let (exit, out, _) = exec(&["explore", "--strategy", "uniform", "--from", "5", "--seeds", "3"], Some(0));
         assert_eq!(exit, Exit::Interrupted);
         assert!(
             out.contains("\ninterrupted: explored no seed of 5..8 under every profile (correct usage, swarm faults): 0 runs, 0 with violations\n"),
             "{out}"
         );
         assert!(
-            out.ends_with("\nresume with: locksim explore --from 5 --seeds 3\n"),
+            out.ends_with("\nresume with: locksim explore --from 5 --seeds 3 --strategy uniform\n"),
             "{out}"
         );
     }
@@ -538,6 +538,7 @@ mod tests {
                 workload: WorkloadArgs {
                     misuse: false,
                     kinds: crate::cli::flags::Kinds::Swarm,
+                    strategy: None,
                 },
                 engine: crate::cli::flags::EngineArgs::default(),
                 json: false,

@@ -78,12 +78,26 @@ pub struct WorkloadArgs {
     /// Which fault kinds the plans draw.
     #[arg(long, value_enum, default_value_t = Kinds::Swarm)]
     pub kinds: Kinds,
+    /// How each seed's scenario is drawn: `uniform` swarm, `directed`
+    /// (weighted toward rare `sometimes` points' preconditions), `pct`
+    /// (uniform plus callback-ordering change points) or `portfolio`
+    /// (each seed one arm, uniform for half). Default: `portfolio` for
+    /// `explore` and `mutants`, `uniform` for `replay` (a replay command
+    /// names any other arm).
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyArg>,
 }
 
 impl WorkloadArgs {
-    /// sim's workload.
+    /// sim's workload, with the strategy asked for or else `uniform`.
     pub fn workload(self) -> sim::Workload {
+        self.workload_or(sim::Strategy::Uniform)
+    }
+
+    /// sim's workload, with the strategy asked for or else `default`.
+    pub fn workload_or(self, default: sim::Strategy) -> sim::Workload {
         sim::Workload {
+            strategy: self.strategy.map_or(default, StrategyArg::strategy),
             usage: if self.misuse {
                 sim::Usage::Misuse
             } else {
@@ -94,6 +108,33 @@ impl WorkloadArgs {
                 Kinds::Classic => sim::SwarmKinds::Classic,
                 Kinds::All => sim::SwarmKinds::All,
             },
+        }
+    }
+}
+
+/// `--strategy`: how explored scenarios are drawn ([`sim::Strategy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StrategyArg {
+    /// Uniform swarm, as explore drew every seed before strategies.
+    Uniform,
+    /// Fault kinds and workload features weighted toward one rare
+    /// `sometimes` point's preconditions a seed.
+    Directed,
+    /// Uniform swarm plus up to three PCT change points in the order of a
+    /// client's callbacks.
+    Pct,
+    /// Each seed one arm: uniform for half, directed and PCT a quarter each.
+    Portfolio,
+}
+
+impl StrategyArg {
+    /// sim's strategy.
+    pub fn strategy(self) -> sim::Strategy {
+        match self {
+            StrategyArg::Uniform => sim::Strategy::Uniform,
+            StrategyArg::Directed => sim::Strategy::Directed,
+            StrategyArg::Pct => sim::Strategy::Pct,
+            StrategyArg::Portfolio => sim::Strategy::Portfolio,
         }
     }
 }

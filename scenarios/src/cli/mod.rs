@@ -360,6 +360,8 @@ verdict = "safe"
     fn explore_output() {
         let (exit, out, _) = exec(&[
             "explore",
+            "--strategy",
+            "uniform",
             "--seeds",
             "6",
             "--profile",

@@ -5,7 +5,7 @@
 use clap::Args;
 use lockcore::Release;
 
-use crate::cli::flags::parse_profile;
+use crate::cli::flags::{StrategyArg, parse_profile};
 use crate::cli::{Execute, Exit, Io};
 use crate::mutants::{MutantsOptions, mutation_sweep, render_report};
 use crate::{InputError, SeedRange};
@@ -35,6 +35,9 @@ pub struct MutantsArgs {
     /// whatever the number.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// How each seed's scenario is drawn (as `explore --strategy`).
+    #[arg(long, value_enum, default_value_t = StrategyArg::Portfolio)]
+    pub strategy: StrategyArg,
     /// Print one JSON object (each mutant's verdict and counts, the score)
     /// instead of the table.
     #[arg(long)]
@@ -47,6 +50,7 @@ impl MutantsArgs {
         let range = SeedRange::new(self.from, self.seeds)?;
         let mut options = MutantsOptions::new(self.redisson, range)?;
         options.first = self.first;
+        options.strategy = self.strategy.strategy();
         Ok(options)
     }
 }

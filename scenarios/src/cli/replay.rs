@@ -85,6 +85,7 @@ mod tests {
                 workload: WorkloadArgs {
                     misuse: false,
                     kinds: Kinds::Swarm,
+                    strategy: None,
                 },
                 engine: EngineArgs::default(),
                 json: false,
@@ -98,7 +99,8 @@ mod tests {
             a.workload.workload(),
             sim::Workload {
                 usage: sim::Usage::Misuse,
-                kinds: sim::SwarmKinds::All
+                kinds: sim::SwarmKinds::All,
+                strategy: sim::Strategy::Uniform,
             }
         );
         let cli = parse(&["report", "--out", "/tmp/r"]).unwrap();

@@ -47,9 +47,18 @@ impl Mutant {
         })
     }
 
-    /// The command that replays `seed` under the mutant.
-    pub fn replay(self, seed: u64) -> String {
-        format!("locksim replay {seed} {}", self.mutated().flags())
+    /// The command that replays `seed`, drawn by `strategy`, under the
+    /// mutant (naming the seed's arm unless it is uniform).
+    pub fn replay(self, seed: u64, strategy: sim::Strategy) -> String {
+        let workload = sim::Workload {
+            strategy,
+            ..sim::Workload::default()
+        };
+        format!(
+            "locksim replay {seed} {}{}",
+            self.mutated().flags(),
+            workload.for_seed(seed).flags()
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use lockcore::Release;
-use sim::{Cause, Invariant, Run, SimSpec, Workload};
+use sim::{Cause, Invariant, Run, SimSpec, Strategy, Workload};
 
 use super::Mutant;
 use crate::{Defect, explored_spec_with};
@@ -32,28 +32,42 @@ pub(super) enum Seen {
 pub(super) type SeedSeen = Result<Vec<(usize, Seen)>, String>;
 
 /// The spec the mutation sweep runs for `seed` under `release`:
-/// `locksim explore`'s with the default workload.
-pub(super) fn spec_of(seed: u64, release: Release) -> SimSpec {
-    explored_spec_with(seed, Some(release), Workload::default())
+/// `locksim explore`'s with the default workload, drawn by `strategy`.
+pub(super) fn spec_of(seed: u64, release: Release, strategy: Strategy) -> SimSpec {
+    let workload = Workload {
+        strategy,
+        ..Workload::default()
+    };
+    explored_spec_with(seed, Some(release), workload)
 }
 
 /// Runs `seed` under `release`, then under each of `mutants` (with its
 /// index) whose switch that run asked about. A pure function of its
 /// inputs.
-pub(super) fn probe_seed(seed: u64, release: Release, mutants: &[(usize, Mutant)]) -> SeedSeen {
-    let base = sim::run_owned(spec_of(seed, release)).map_err(|e| e.to_string())?;
+pub(super) fn probe_seed(
+    seed: u64,
+    release: Release,
+    strategy: Strategy,
+    mutants: &[(usize, Mutant)],
+) -> SeedSeen {
+    let base = sim::run_owned(spec_of(seed, release, strategy)).map_err(|e| e.to_string())?;
     let base_defects: BTreeSet<Invariant> = defect_invariants(&base).collect();
     Ok(mutants
         .iter()
-        .map(|&(i, m)| (i, probe_mutant(seed, m, &base, &base_defects)))
+        .map(|&(i, m)| (i, probe_mutant((seed, strategy), m, &base, &base_defects)))
         .collect())
 }
 
-fn probe_mutant(seed: u64, m: Mutant, base: &Run, base_defects: &BTreeSet<Invariant>) -> Seen {
+fn probe_mutant(
+    (seed, strategy): (u64, Strategy),
+    m: Mutant,
+    base: &Run,
+    base_defects: &BTreeSet<Invariant>,
+) -> Seen {
     if !base.switches_read.has(m.switch) {
         return Seen::Unread;
     }
-    let Ok(run) = sim::run_owned(spec_of(seed, m.mutated())) else {
+    let Ok(run) = sim::run_owned(spec_of(seed, m.mutated(), strategy)) else {
         // The release's spec ran, and the mutant's differs only in its
         // release: a refusal would be a bug in sim, shown as a change.
         return Seen::Changed {

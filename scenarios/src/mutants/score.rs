@@ -102,9 +102,15 @@ impl MutantScore {
         }
     }
 
-    /// Counts what seed `seed` (the `nth` of the range, from 1) showed
-    /// of it.
-    pub(super) fn add(&mut self, seed: u64, nth: u64, seen: &Seen, first: bool) {
+    /// Counts what seed `seed` (the `nth` of the range, from 1, drawn by
+    /// `strategy`) showed of it; with `first`, a kill ends its count.
+    pub(super) fn add(
+        &mut self,
+        seed: u64,
+        nth: u64,
+        seen: &Seen,
+        (first, strategy): (bool, sim::Strategy),
+    ) {
         if self.done {
             return;
         }
@@ -126,7 +132,7 @@ impl MutantScore {
             if self.first_kill.is_none() {
                 self.first_kill = Some(seed);
                 self.seeds_to_kill = Some(nth);
-                self.replay = Some(self.mutant.replay(seed));
+                self.replay = Some(self.mutant.replay(seed, strategy));
                 self.verdict = MutantVerdict::Killed;
             }
             self.done = first;

@@ -20,6 +20,9 @@ pub struct MutantsOptions {
     /// Stop exploring a mutant at its first kill (its killing runs are
     /// then 1, and its other counts cover the seeds up to the kill).
     pub first: bool,
+    /// How each seed's scenario is drawn (the library's default is
+    /// uniform swarm; `locksim mutants` defaults to the portfolio).
+    pub strategy: sim::Strategy,
 }
 
 impl MutantsOptions {
@@ -32,6 +35,7 @@ impl MutantsOptions {
             release,
             range,
             first: false,
+            strategy: sim::Strategy::Uniform,
         })
     }
 }
@@ -67,7 +71,7 @@ pub fn mutation_sweep(
         let seen: Vec<SeedSeen> = pool.install(|| {
             (start..end)
                 .into_par_iter()
-                .map(|seed| probe_seed(seed, o.release, &active))
+                .map(|seed| probe_seed(seed, o.release, o.strategy, &active))
                 .collect()
         });
         for (seed, seen) in (start..end).zip(seen) {
@@ -75,7 +79,7 @@ pub fn mutation_sweep(
                 Ok(seen) => {
                     let nth = seed - o.range.from() + 1;
                     for (i, s) in seen {
-                        scores[i].add(seed, nth, &s, o.first);
+                        scores[i].add(seed, nth, &s, (o.first, o.strategy));
                     }
                 }
                 Err(reason) => {

@@ -77,7 +77,7 @@ fn a_replaced_fix_is_never_asked_about() {
             .collect();
         assert!(!live.is_empty(), "{release}");
         for seed in 0..300 {
-            let run = sim::run(&spec_of(seed, release)).expect("a run");
+            let run = sim::run(&spec_of(seed, release, sim::Strategy::Uniform)).expect("a run");
             for s in &live {
                 assert!(
                     !run.switches_read.has(*s),
@@ -100,10 +100,10 @@ fn a_replaced_fix_is_never_asked_about() {
 fn a_run_that_never_asked_about_the_switch_is_the_mutants_run() {
     let mut unread = 0;
     for seed in 0..40 {
-        let base_spec = spec_of(seed, newest());
+        let base_spec = spec_of(seed, newest(), sim::Strategy::Uniform);
         let base = sim::run(&base_spec).expect("a run");
         for m in mutants_of(newest()) {
-            let spec = spec_of(seed, m.mutated());
+            let spec = spec_of(seed, m.mutated(), sim::Strategy::Uniform);
             let mut same = base_spec.clone();
             same.profile = m.mutated();
             assert_eq!(spec, same, "seed {seed} {}", m.switch);

@@ -133,6 +133,7 @@ impl Default for ExploreOptions {
             workload: sim::Workload {
                 usage: sim::Usage::Correct,
                 kinds: sim::SwarmKinds::Swarm,
+                strategy: sim::Strategy::Uniform,
             },
             engine: sim::Engine::Fast,
             threads: 0,

@@ -24,6 +24,10 @@ pub(super) fn resume_command(o: &ExploreOptions, rest: SeedRange) -> String {
         cmd.push_str(" --format json");
     }
     cmd.push_str(&o.workload.flags());
+    // explore's default is the portfolio, so a uniform sweep says so.
+    if o.workload.strategy == sim::Strategy::Uniform {
+        cmd.push_str(" --strategy uniform");
+    }
     cmd.push_str(&crate::engine_flag(&o.engine));
     for (flag, dir) in [("--save", &o.save), ("--report", &o.report)] {
         if let Some(dir) = dir {
@@ -60,6 +64,8 @@ mod tests {
         let cli = Cli::try_parse_from([
             "locksim",
             "explore",
+            "--strategy",
+            "uniform",
             "--seeds",
             "50",
             "--profile",
@@ -79,7 +85,7 @@ mod tests {
         };
         assert_eq!(
             resume_command(&args.options().unwrap(), SeedRange::new(20, 30).unwrap()),
-            r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --kinds all --save 'my plans/it'\''s'"
+            r"locksim explore --from 20 --seeds 30 --profile fenced --shrink 0 --format json --kinds all --strategy uniform --save 'my plans/it'\''s'"
         );
     }
 }

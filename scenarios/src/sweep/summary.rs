@@ -11,8 +11,8 @@ use super::groups::Group;
 use super::upstreams::{Upstream, Upstreams};
 use crate::{CoverageRow, Exploration, Finding};
 
-/// What the runs do, for the header and summary: ` with correct usage and
-/// swarm faults`.
+/// What the runs do, for the header and summary: ` (correct usage, swarm
+/// faults)`, with the strategy when it is not uniform swarm.
 pub(super) fn workload_label(workload: sim::Workload) -> String {
     let usage = match workload.usage {
         sim::Usage::Correct => "correct usage",
@@ -23,7 +23,13 @@ pub(super) fn workload_label(workload: sim::Workload) -> String {
         sim::SwarmKinds::Classic => "the classic faults",
         sim::SwarmKinds::All => "every fault kind",
     };
-    format!(" ({usage}, {kinds})")
+    let strategy = match workload.strategy {
+        sim::Strategy::Uniform => "",
+        sim::Strategy::Directed => ", directed swarm",
+        sim::Strategy::Pct => ", PCT change points",
+        sim::Strategy::Portfolio => ", portfolio: uniform, directed, PCT",
+    };
+    format!(" ({usage}, {kinds}{strategy})")
 }
 
 /// The profiles a sweep runs each seed under.

@@ -37,6 +37,12 @@ pub(crate) enum Stream {
     SwarmRelay,
     /// The generator's draw of clients' Redisson settings.
     SwarmSettings,
+    /// The portfolio's draw of a seed's arm ([`crate::Strategy::arm`]).
+    Arm,
+    /// The directed arm's draw of the rare point a seed aims at.
+    Directed,
+    /// The PCT arm's draw of its change points.
+    Pct,
 }
 
 impl Stream {
@@ -56,6 +62,9 @@ impl Stream {
             Stream::SwarmNesting => 8,
             Stream::SwarmRelay => 9,
             Stream::SwarmSettings => 10,
+            Stream::Arm => 11,
+            Stream::Directed => 12,
+            Stream::Pct => 13,
         }
     }
 }

@@ -345,6 +345,7 @@ mod tests {
             Workload {
                 usage: Usage::Misuse,
                 kinds: SwarmKinds::All,
+                strategy: crate::Strategy::Uniform,
             },
         ];
         let mut reused = 0;
