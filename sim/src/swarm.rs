@@ -79,6 +79,17 @@ pub fn generate(seed: u64, profile: Option<Release>) -> SimSpec {
 /// correct workload ends with a liveness phase (see [`Usage::Correct`]).
 /// Workloads of the same usage have the same clients and scripts.
 pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) -> SimSpec {
+    generate_typed(seed, profile, workload, crate::LOCK_TYPES)
+}
+
+/// [`generate_with`] drawing its locks' types from `types` (the tests
+/// compare registrations).
+pub(crate) fn generate_typed(
+    seed: u64,
+    profile: Option<Release>,
+    workload: Workload,
+    types: &[crate::LockType],
+) -> SimSpec {
     let mut r = rng::stream(seed, Stream::Swarm);
     let profile = profile.unwrap_or_else(|| Release::ERAS[r.random_range(0..Release::ERAS.len())]);
     let watchdogs: &[u64] = match workload.usage {
@@ -129,6 +140,7 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
             crate::workload::nest_holds(&mut spec);
         }
         use_async_api(&mut spec);
+        crate::lock_types::draw_lock_types(&mut spec, types);
         if workload.kinds == SwarmKinds::Swarm {
             crate::client_settings::draw_settings(&mut spec);
         }
@@ -152,6 +164,7 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
             crate::workload::relay_threads(&mut spec);
         }
         add_liveness_phase(&mut spec);
+        crate::lock_types::probe_lock_types(&mut spec, crate::PROBE, types);
     }
     spec
 }

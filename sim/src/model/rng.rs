@@ -37,6 +37,10 @@ pub(crate) enum Stream {
     SwarmRelay,
     /// The generator's draw of clients' Redisson settings.
     SwarmSettings,
+    /// The generator's draw of one lock type (by its name's number):
+    /// whether a lock of the scenario is that Redisson object, and which
+    /// of its objects each thread takes ([`crate::lock_types`]).
+    SwarmLockType(u32),
 }
 
 impl Stream {
@@ -56,6 +60,7 @@ impl Stream {
             Stream::SwarmNesting => 8,
             Stream::SwarmRelay => 9,
             Stream::SwarmSettings => 10,
+            Stream::SwarmLockType(t) => (7 << 32) | u64::from(t),
         }
     }
 }
