@@ -165,7 +165,7 @@ mod tests {
     fn as_rlock(spec: &SimSpec) -> SimSpec {
         let mut back = spec.clone();
         for t in back.clients.iter_mut().flat_map(|c| &mut c.threads) {
-            t.steps = t.steps.iter().map(|s| rlock(s)).collect();
+            t.steps = t.steps.iter().map(rlock).collect();
         }
         back
     }
