@@ -375,27 +375,74 @@ impl<'a> Experiments<'a> {
         defects.map(|d| d.contains(&invariant))
     }
 
-    /// The spec run under `release` on the engine.
+    /// The spec run under `release` on the engine. A release under which
+    /// lockcore refuses one of the spec's lock objects cannot answer: its
+    /// run loses the defect only because a thread never held (3.43.0 plus
+    /// 3.44's batched renewal refuses a watchdog read lock, and #6303
+    /// would be named for a read-write defect).
     fn run_under(&self, release: Release) -> Known {
         let mut spec = self.spec.clone();
         spec.profile = release;
         for c in &mut spec.clients {
             c.profile = c.profile.map(|_| release);
         }
+        let cannot = Known {
+            switches: release.switches(),
+            read: SwitchSet::all(),
+            defects: None,
+        };
+        if refuses(&spec) {
+            return cannot;
+        }
         match self.engine.run_judged_on(spec, &self.asked) {
             Ok(run) => Known::of(release.switches(), &run),
-            Err(_) => Known {
-                switches: release.switches(),
-                read: SwitchSet::all(),
-                defects: None,
-            },
+            Err(_) => cannot,
         }
     }
+}
+
+/// Whether lockcore refuses an acquire of `spec` under its release
+/// ([`lockcore::LockKind::refusal`]).
+fn refuses(spec: &SimSpec) -> bool {
+    fn acquires(steps: &[sim::Step], out: &mut Vec<bool>) {
+        for s in steps {
+            if s.is_acquire() {
+                out.push(s.lease_ms().is_none());
+            }
+            acquires(s.body(), out);
+        }
+    }
+    spec.clients.iter().any(|c| {
+        let release = c.profile.unwrap_or(spec.profile);
+        c.threads.iter().any(|t| {
+            let mut watchdogs = Vec::new();
+            acquires(&t.steps, &mut watchdogs);
+            let kind = t.object().kind();
+            watchdogs
+                .iter()
+                .any(|&w| kind.refusal(release, w).is_some())
+        })
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run under a release that refuses a thread's read lock (its
+    /// watchdog, from 3.44's batched renewal) answers nothing, so no fix
+    /// is named for a defect the refusal hid; an `RLock` run answers.
+    #[test]
+    fn a_release_that_refuses_a_lock_answers_nothing() {
+        let mut spec =
+            sim::generate_with(1, Some("3.43.0".parse().unwrap()), sim::Workload::default());
+        assert!(!refuses(&spec));
+        let thread = &mut spec.clients[0].threads[0];
+        thread.steps = vec![sim::Step::ReadLock(sim::steps::ReadLock { lease_ms: None })];
+        assert!(!refuses(&spec));
+        spec.profile = spec.profile.with(Switch::BatchedRenewal);
+        assert!(refuses(&spec));
+    }
 
     /// Reusing a run for the releases that agree with it on the switches
     /// it read names the same fixes as making every experiment: over

@@ -86,6 +86,17 @@ pub fn generate(seed: u64, profile: Option<Release>) -> SimSpec {
 /// swarm's chances, the directed arm's ([`crate::directed`]) or the
 /// uniform swarm plus PCT change points ([`crate::pct`]).
 pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) -> SimSpec {
+    generate_typed(seed, profile, workload, crate::LOCK_TYPES)
+}
+
+/// [`generate_with`] drawing its locks' types from `types` (the tests
+/// compare registrations).
+pub(crate) fn generate_typed(
+    seed: u64,
+    profile: Option<Release>,
+    workload: Workload,
+    types: &[crate::LockType],
+) -> SimSpec {
     let arm = workload.strategy.arm(seed);
     let bias = Bias::of(seed, arm);
     let mut r = rng::stream(seed, Stream::Swarm);
@@ -138,6 +149,7 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
             crate::workload::nest_holds(&mut spec, bias.nesting);
         }
         use_async_api(&mut spec, bias.async_api);
+        crate::lock_types::draw_lock_types(&mut spec, types);
         if workload.kinds == SwarmKinds::Swarm {
             crate::client_settings::draw_settings(&mut spec);
         }
@@ -164,6 +176,7 @@ pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) ->
             crate::workload::relay_threads(&mut spec, bias.relay);
         }
         add_liveness_phase(&mut spec);
+        crate::lock_types::probe_lock_types(&mut spec, crate::PROBE, types);
     }
     spec
 }
@@ -549,6 +562,8 @@ mod tests {
             for t in one_lock.iter_mut().flat_map(|c| &mut c.threads) {
                 t.lock = LockName::new(DEFAULT_LOCK).unwrap();
                 to_blocking(&mut t.steps);
+                // A drawn lock type's acquires, back on RLock.
+                replace_steps(&mut t.steps, &|s| s.on_object(lockcore::LockKind::Lock));
             }
             assert_eq!(one_lock, generate(seed, None).clients);
             assert_eq!(

@@ -209,6 +209,16 @@ impl LockKind {
     }
 }
 
+impl LockKind {
+    /// Why the machine refuses this kind's acquire under `release`
+    /// ([`crate::LockError::Unmodelled`]'s text), if it does; `watchdog`:
+    /// the acquire has no lease. A generator asks it before drawing the
+    /// kind, so a drawn scenario never runs into the refusal.
+    pub fn refusal(self, release: crate::Release, watchdog: bool) -> Option<&'static str> {
+        self.unmodelled(&SwitchReads::new(release.switches()), watchdog)
+    }
+}
+
 impl Default for LockKind {
     /// `RLock`: what a call names when it names no kind.
     fn default() -> Self {

@@ -43,6 +43,10 @@ pub(crate) enum Stream {
     Directed,
     /// The PCT arm's draw of its change points.
     Pct,
+    /// The generator's draw of one lock type (by its name's number):
+    /// whether a lock of the scenario is that Redisson object, and which
+    /// of its objects each thread takes ([`crate::lock_types`]).
+    SwarmLockType(u32),
 }
 
 impl Stream {
@@ -65,6 +69,7 @@ impl Stream {
             Stream::Arm => 11,
             Stream::Directed => 12,
             Stream::Pct => 13,
+            Stream::SwarmLockType(t) => (7 << 32) | u64::from(t),
         }
     }
 }

@@ -30,11 +30,15 @@ pub(crate) fn renewal_locks(lock: &LockName, command: &[Bytes]) -> Locks {
         .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
         .unwrap_or(0);
     // The per-lock script renews the call's own lock: its name is at hand.
-    if keys == 1
-        && command
-            .get(3)
-            .is_some_and(|k| k.as_ref() == lock.as_str().as_bytes())
-    {
+    let own = command
+        .get(3)
+        .is_some_and(|k| k.as_ref() == lock.as_str().as_bytes());
+    if own && keys == 1 {
+        return smallvec::smallvec![lock.clone()];
+    }
+    // The read lock's own script (3.8.1+, #1604) names K and the prefix
+    // `{K}` of its readers' timeout keys: one lock, not a chunk of two.
+    if own && keys == 2 && command.get(4).is_some_and(|k| is_braced(k, lock.as_str())) {
         return smallvec::smallvec![lock.clone()];
     }
     let locks: Locks = command
@@ -48,6 +52,14 @@ pub(crate) fn renewal_locks(lock: &LockName, command: &[Bytes]) -> Locks {
     } else {
         locks
     }
+}
+
+/// Whether `key` is `{name}`.
+fn is_braced(key: &[u8], name: &str) -> bool {
+    key.len() == name.len() + 2
+        && key.first() == Some(&b'{')
+        && key.last() == Some(&b'}')
+        && &key[1..key.len() - 1] == name.as_bytes()
 }
 
 /// What each of `locks` renewal locks was answered: the batched round's
@@ -107,4 +119,34 @@ pub(crate) fn replied(
             request: request.0,
             reply,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockcore::LockKind;
+
+    fn eval(keys: &[&str]) -> Vec<Bytes> {
+        let mut c = vec![Bytes::from("EVAL"), Bytes::from("script")];
+        c.push(Bytes::from(keys.len().to_string()));
+        c.extend(keys.iter().map(|k| Bytes::from(k.to_string())));
+        c
+    }
+
+    /// The read lock's own renewal (3.8.1+, #1604) names its hash and the
+    /// `{K}` prefix of its timeout keys: it renews the read lock alone,
+    /// so renewal-after-unlock sees it (it once read as two `RLock`s,
+    /// `K` and `{K}`); the batched round's chunk still reads as its locks.
+    #[test]
+    fn the_read_lock_renewal_renews_one_read_lock() {
+        let read = LockName::of_kind("k", LockKind::Read).unwrap();
+        assert_eq!(
+            renewal_locks(&read, &eval(&["k", "{k}"])).to_vec(),
+            [read.clone()]
+        );
+        assert_eq!(renewal_locks(&read, &eval(&["k"])).to_vec(), [read.clone()]);
+        let plain = LockName::new("a").unwrap();
+        let chunk = renewal_locks(&plain, &eval(&["a", "b"]));
+        assert_eq!(chunk.to_vec(), [plain, LockName::new("b").unwrap()]);
+    }
 }

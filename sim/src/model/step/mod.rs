@@ -155,8 +155,8 @@ macro_rules! steps {
         pub(crate) const NAMES: &[&str] = &[$($name,)*];
 
         /// One step of each kind with its fields' defaults, in
-        /// registration order: the registry's checks run every kind.
-        #[cfg(test)]
+        /// registration order: the registry's checks run every kind, and
+        /// [`Step::on_object`] finds a kind's forms in it.
         pub(crate) fn examples() -> Vec<Step> {
             vec![$(Step::$variant($module::$ty::default()),)*]
         }
@@ -244,6 +244,27 @@ impl Step {
     /// The steps it runs inside it (a repeat's body; empty for others).
     pub fn body(&self) -> &[Step] {
         self.kind().body()
+    }
+
+    /// This acquire as the same call on `kind`'s object (`lock` as
+    /// `read-lock`, `try-lock` as `try-read-lock`), with its fields: the
+    /// registered kind whose object is `kind` and whose call has this
+    /// one's form. `None` when it is no acquire, or no registered kind
+    /// has its form on `kind` (there is no `read-lock-async`). Found in
+    /// the registration, so a new lock kind's steps need no line here.
+    pub(crate) fn on_object(&self, kind: LockKind) -> Option<Step> {
+        let form = std::mem::discriminant(&self.kind().call().filter(Call::is_acquire)?);
+        let target = examples().into_iter().find(|e| {
+            e.kind().object() == Some(kind)
+                && e.kind().call().map(|c| std::mem::discriminant(&c)) == Some(form)
+        })?;
+        // The forms share their fields (`wait_ms`, `lease_ms`); a kind
+        // whose fields differ fails to read them and is not used.
+        let mut fields = serde_json::to_value(self).ok()?;
+        fields
+            .as_object_mut()?
+            .insert("step".to_owned(), target.name().into());
+        serde_json::from_value(fields).ok()
     }
 }
 

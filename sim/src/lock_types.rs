@@ -1,0 +1,308 @@
+//! Which Redisson object each lock of a generated scenario is: `RLock`,
+//! or a lock type drawn from [`LOCK_TYPES`] (the read and write lock of
+//! an `RReadWriteLock`, ...), so that `locksim explore` reaches the
+//! family's own defects (#1604, #1542, #2144).
+//!
+//! Each type draws from a stream of its own named after it, as the
+//! every-kind swarm's fault kinds do: adding a type leaves the spec of
+//! every seed that does not draw it as it was. A thread's acquires become
+//! the same calls on the object its type draws for it (`lock` as
+//! `read-lock`), found in the step registration by
+//! [`Step::on_object`]; a lock whose threads cannot all take a modelled
+//! object (an async client: there is no `read-lock-async`; a watchdog
+//! read lock where lockcore refuses it) stays an `RLock`, never half one.
+
+use std::collections::BTreeSet;
+
+use lockcore::{LockKind, LockName, Release};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+use crate::model::rng::{self, Stream};
+use crate::{SimSpec, Step};
+
+/// A Redisson lock object a generated lock may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockType {
+    /// Its name, which also names its stream.
+    pub name: &'static str,
+    /// The objects its threads draw from, uniformly (the read and the
+    /// write lock of one `RReadWriteLock`).
+    pub kinds: &'static [LockKind],
+    /// The object the liveness probe takes: the one any other holder
+    /// excludes (the write lock), so the probe's acquire says the whole
+    /// lock is free again.
+    pub probe: LockKind,
+}
+
+/// The drawable lock types: one line each. A type whose kinds have no
+/// step forms (no registered step names the kind) is never applied.
+pub const LOCK_TYPES: &[LockType] = &[LockType {
+    name: "rwlock",
+    kinds: &[LockKind::Read, LockKind::Write],
+    probe: LockKind::Write,
+}];
+
+/// The chance that a generated scenario (any kinds but `classic`) makes
+/// one of its locks a given type.
+pub const LOCK_TYPE_CHANCE: f64 = 0.3;
+
+/// With [`LOCK_TYPE_CHANCE`] per type, each from its own stream: the
+/// type takes one of the scenario's locks (a later type in
+/// [`LOCK_TYPES`] over an earlier one), and each thread on that lock
+/// takes one of the type's objects.
+pub(crate) fn draw_lock_types(spec: &mut SimSpec, types: &[LockType]) {
+    let locks: Vec<LockName> = spec
+        .clients
+        .iter()
+        .flat_map(|c| &c.threads)
+        .map(|t| t.lock.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if locks.is_empty() {
+        return;
+    }
+    let mut chosen: Vec<Option<(&LockType, ChaCha8Rng)>> = vec![None; locks.len()];
+    for ty in types {
+        let mut r = rng::stream(spec.seed, Stream::SwarmLockType(rng::kind_number(ty.name)));
+        if !r.random_bool(LOCK_TYPE_CHANCE) {
+            continue;
+        }
+        let l = r.random_range(0..locks.len());
+        chosen[l] = Some((ty, r));
+    }
+    for (lock, choice) in locks.iter().zip(chosen) {
+        if let Some((ty, mut r)) = choice {
+            assign(spec, lock, ty, &mut r);
+        }
+    }
+}
+
+/// Every thread on `lock` takes an object of `ty` (its draw, else the
+/// type's next object that it can take), or none does.
+fn assign(spec: &mut SimSpec, lock: &LockName, ty: &LockType, r: &mut ChaCha8Rng) {
+    let mut scripts = Vec::new();
+    for (c, client) in spec.clients.iter().enumerate() {
+        let release = client.profile.unwrap_or(spec.profile);
+        for (t, thread) in client.threads.iter().enumerate() {
+            if thread.lock != *lock {
+                continue;
+            }
+            let first = r.random_range(0..ty.kinds.len());
+            let order = ty.kinds[first..].iter().chain(&ty.kinds[..first]);
+            let Some(steps) = order
+                .into_iter()
+                .find_map(|&k| on_object(&thread.steps, k, release))
+            else {
+                return;
+            };
+            scripts.push((c, t, steps));
+        }
+    }
+    for (c, t, steps) in scripts {
+        spec.clients[c].threads[t].steps = steps;
+    }
+}
+
+/// `steps` with every acquire (inside repeats too) on `kind`'s object,
+/// if each has that form and `release` models it.
+fn on_object(steps: &[Step], kind: LockKind, release: Release) -> Option<Vec<Step>> {
+    steps
+        .iter()
+        .map(|step| {
+            let mut step = step.clone();
+            if let Some(body) = step.kind_mut().body_mut() {
+                *body = on_object(body, kind, release)?;
+                return Some(step);
+            }
+            if !step.is_acquire() {
+                return Some(step);
+            }
+            let watchdog = step.lease_ms().is_none();
+            if kind.refusal(release, watchdog).is_some() {
+                return None;
+            }
+            step.on_object(kind)
+        })
+        .collect()
+}
+
+/// The probe's thread on a lock that other threads take as a drawn type
+/// takes the type's probe object (see [`LockType::probe`]).
+pub(crate) fn probe_lock_types(spec: &mut SimSpec, probe: &str, types: &[LockType]) {
+    let Some((probe_client, others)) = spec.clients.split_last_mut() else {
+        return;
+    };
+    if probe_client.name != probe {
+        return;
+    }
+    let release = probe_client.profile.unwrap_or(spec.profile);
+    for thread in &mut probe_client.threads {
+        let kinds: BTreeSet<LockKind> = others
+            .iter()
+            .flat_map(|c| &c.threads)
+            .filter(|t| t.lock == thread.lock)
+            .map(|t| t.object().kind())
+            .collect();
+        let ty = types
+            .iter()
+            .find(|ty| kinds.iter().any(|k| ty.kinds.contains(k)));
+        if let Some(steps) = ty.and_then(|ty| on_object(&thread.steps, ty.probe, release)) {
+            thread.steps = steps;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::swarm::generate_typed;
+    use crate::{Usage, Workload};
+
+    /// `spec` with every acquire back on `RLock`: as it was before the
+    /// draw, but for the probe (which takes the type's probe object).
+    fn as_rlock(spec: &SimSpec) -> SimSpec {
+        let mut back = spec.clone();
+        for t in back.clients.iter_mut().flat_map(|c| &mut c.threads) {
+            t.steps = t.steps.iter().map(rlock).collect();
+        }
+        back
+    }
+
+    fn rlock(step: &Step) -> Step {
+        let mut step = step.clone();
+        if let Some(body) = step.kind_mut().body_mut() {
+            *body = body.iter().map(rlock).collect();
+            return step;
+        }
+        step.on_object(LockKind::Lock).unwrap_or(step)
+    }
+
+    /// The objects the threads of `spec` take.
+    fn objects(spec: &SimSpec) -> BTreeSet<LockKind> {
+        let threads = spec.clients.iter().flat_map(|c| &c.threads);
+        threads.map(|t| t.object().kind()).collect()
+    }
+
+    /// About a fifth of default seeds (a stream of their own, and only
+    /// when every thread on the lock can take the type) draw the read-write
+    /// lock; each is valid, and nothing but its acquires' objects changed;
+    /// `classic` never draws (the regression corpus keeps its specs).
+    #[test]
+    fn some_seeds_draw_the_read_write_lock_and_nothing_else_changes() {
+        let mut drawn = 0;
+        for seed in 0..400 {
+            let w = Workload::default();
+            let typed = generate_typed(seed, None, w, LOCK_TYPES);
+            let plain = generate_typed(seed, None, w, &[]);
+            assert_eq!(typed, crate::generate_with(seed, None, w));
+            assert_eq!(as_rlock(&typed), plain, "seed {seed}");
+            if typed != plain {
+                drawn += 1;
+                assert_eq!(
+                    crate::model::validate::validate_spec(&typed),
+                    Ok(()),
+                    "seed {seed}"
+                );
+                let probe = typed.clients.last().unwrap();
+                assert!(
+                    probe
+                        .threads
+                        .iter()
+                        .any(|t| t.object().kind() == LockKind::Write)
+                );
+            }
+            let classic = crate::generate(seed, None);
+            assert_eq!(objects(&classic), BTreeSet::from([LockKind::Lock]));
+        }
+        assert!((40..=120).contains(&drawn), "{drawn} of 400 seeds draw");
+    }
+
+    /// Under 3.44+ (whose read-lock watchdog lockcore refuses) a drawn
+    /// read lock always has a lease; misuse scripts draw too.
+    #[test]
+    fn a_drawn_lock_is_one_lockcore_models() {
+        let batched: Release = "4.7.0".parse().unwrap();
+        let misuse = Workload {
+            usage: Usage::Misuse,
+            kinds: crate::SwarmKinds::Swarm,
+        };
+        let mut reads = 0;
+        for seed in 0..300 {
+            for w in [Workload::default(), misuse] {
+                let spec = generate_typed(seed, Some(batched), w, LOCK_TYPES);
+                for t in spec.clients.iter().flat_map(|c| &c.threads) {
+                    let kind = t.object().kind();
+                    reads += usize::from(kind == LockKind::Read);
+                    let mut leases = Vec::new();
+                    watchdog(&t.steps, &mut leases);
+                    let refused = leases.iter().any(|&w| kind.refusal(batched, w).is_some());
+                    assert!(!refused, "seed {seed}");
+                }
+            }
+        }
+        assert!(reads > 0);
+    }
+
+    /// Whether each acquire of `steps` runs on the watchdog.
+    fn watchdog(steps: &[Step], out: &mut Vec<bool>) {
+        for s in steps {
+            if s.is_acquire() {
+                out.push(s.lease_ms().is_none());
+            }
+            watchdog(s.body(), out);
+        }
+    }
+
+    /// Adding a type (here one that draws the write lock alone) leaves the
+    /// spec of every seed that does not draw it as it was.
+    #[test]
+    fn adding_a_type_keeps_other_seeds_specs() {
+        let extra = LockType {
+            name: "write-only",
+            kinds: &[LockKind::Write],
+            probe: LockKind::Write,
+        };
+        let more = [LOCK_TYPES[0], extra];
+        let mut drew = 0;
+        for seed in 0..300 {
+            let w = Workload::default();
+            let before = generate_typed(seed, None, w, LOCK_TYPES);
+            let after = generate_typed(seed, None, w, &more);
+            let mut r = rng::stream(seed, Stream::SwarmLockType(rng::kind_number(extra.name)));
+            if r.random_bool(LOCK_TYPE_CHANCE) {
+                drew += 1;
+            } else {
+                assert_eq!(before, after, "seed {seed}");
+            }
+        }
+        assert!(drew > 0);
+    }
+
+    /// An acquire moves to another object in the same form with its
+    /// fields; a form the object lacks (async) and a non-acquire do not.
+    #[test]
+    fn an_acquire_moves_to_the_same_form_on_another_object() {
+        use crate::steps;
+        let lock = Step::Lock(steps::Lock { lease_ms: Some(5) });
+        let read = Step::ReadLock(steps::ReadLock { lease_ms: Some(5) });
+        assert_eq!(lock.on_object(LockKind::Read), Some(read.clone()));
+        assert_eq!(read.on_object(LockKind::Lock), Some(lock));
+        let try_lock = Step::TryLock(steps::TryLock {
+            wait_ms: Some(7),
+            lease_ms: None,
+        });
+        let try_write = Step::TryWriteLock(steps::TryWriteLock {
+            wait_ms: Some(7),
+            lease_ms: None,
+        });
+        assert_eq!(try_lock.on_object(LockKind::Write), Some(try_write));
+        let lock_async = Step::LockAsync(steps::LockAsync { lease_ms: None });
+        assert_eq!(lock_async.on_object(LockKind::Read), None);
+        assert_eq!(
+            Step::Unlock(steps::Unlock {}).on_object(LockKind::Read),
+            None
+        );
+    }
+}
