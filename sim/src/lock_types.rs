@@ -227,6 +227,7 @@ mod tests {
         let misuse = Workload {
             usage: Usage::Misuse,
             kinds: crate::SwarmKinds::Swarm,
+            strategy: crate::Strategy::Uniform,
         };
         let mut reads = 0;
         for seed in 0..300 {

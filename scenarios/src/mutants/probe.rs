@@ -50,24 +50,33 @@ pub(super) fn probe_seed(
     strategy: Strategy,
     mutants: &[(usize, Mutant)],
 ) -> SeedSeen {
-    let base = sim::run_owned(spec_of(seed, release, strategy)).map_err(|e| e.to_string())?;
+    let base_spec = spec_of(seed, release, strategy);
+    let base = sim::run_owned(base_spec.clone()).map_err(|e| e.to_string())?;
     let base_defects: BTreeSet<Invariant> = defect_invariants(&base).collect();
     Ok(mutants
         .iter()
-        .map(|&(i, m)| (i, probe_mutant((seed, strategy), m, &base, &base_defects)))
+        .map(|&(i, m)| {
+            let spec = spec_of(seed, m.mutated(), strategy);
+            (i, probe_mutant(spec, m, (&base_spec, &base), &base_defects))
+        })
         .collect())
 }
 
 fn probe_mutant(
-    (seed, strategy): (u64, Strategy),
+    spec: SimSpec,
     m: Mutant,
-    base: &Run,
+    (base_spec, base): (&SimSpec, &Run),
     base_defects: &BTreeSet<Invariant>,
 ) -> Seen {
-    if !base.switches_read.has(m.switch) {
+    // The generator may read the release too (a lock object the release
+    // refuses is not drawn): a mutant whose spec differs is run whatever
+    // the release's run asked.
+    let mut same = base_spec.clone();
+    same.profile = spec.profile;
+    if spec == same && !base.switches_read.has(m.switch) {
         return Seen::Unread;
     }
-    let Ok(run) = sim::run_owned(spec_of(seed, m.mutated(), strategy)) else {
+    let Ok(run) = sim::run_owned(spec) else {
         // The release's spec ran, and the mutant's differs only in its
         // release: a refusal would be a bug in sim, shown as a change.
         return Seen::Changed {

@@ -92,10 +92,11 @@ fn a_replaced_fix_is_never_asked_about() {
     }
 }
 
-/// The sweep runs a mutant's seed again only when the release's run
-/// asked about the switch; that is sound only if the mutant's spec is the
-/// release's with another release and a run that never asked is the
-/// same run. Over 40 seeds and every mutant of 4.7.0, both hold.
+/// The sweep runs a mutant's seed again when its spec differs from the
+/// release's (the generator may refuse a lock object under one release
+/// and not the other) or the release's run asked about the switch; that
+/// is sound only if a run of the same spec that never asked is the same
+/// run. Over 40 seeds and every mutant of 4.7.0, it holds.
 #[test]
 fn a_run_that_never_asked_about_the_switch_is_the_mutants_run() {
     let mut unread = 0;
@@ -106,7 +107,11 @@ fn a_run_that_never_asked_about_the_switch_is_the_mutants_run() {
             let spec = spec_of(seed, m.mutated(), sim::Strategy::Uniform);
             let mut same = base_spec.clone();
             same.profile = m.mutated();
-            assert_eq!(spec, same, "seed {seed} {}", m.switch);
+            // The generator reads the release where it draws a lock
+            // object the release may refuse: such a mutant is always run.
+            if spec != same {
+                continue;
+            }
             if !base.switches_read.has(m.switch) {
                 unread += 1;
                 let run = sim::run(&spec).expect("a run");
