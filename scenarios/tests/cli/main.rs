@@ -78,7 +78,7 @@ fn sigint_stops_the_sweep_with_a_summary_and_a_resume_command() {
     let resume = rest.last().map(String::as_str).unwrap_or("");
     assert!(
         resume.starts_with("resume with: locksim explore --from ")
-            && resume.ends_with(" --profile redisson"),
+            && resume.ends_with(" --profile redisson --strategy portfolio"),
         "{out}"
     );
     // The summary's covered range ends where the resume command starts.
