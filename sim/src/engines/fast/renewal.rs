@@ -140,11 +140,9 @@ mod tests {
     #[test]
     fn the_read_lock_renewal_renews_one_read_lock() {
         let read = LockName::of_kind("k", LockKind::Read).unwrap();
-        assert_eq!(
-            renewal_locks(&read, &eval(&["k", "{k}"])).to_vec(),
-            [read.clone()]
-        );
-        assert_eq!(renewal_locks(&read, &eval(&["k"])).to_vec(), [read.clone()]);
+        let one = std::slice::from_ref(&read);
+        assert_eq!(renewal_locks(&read, &eval(&["k", "{k}"])).to_vec(), one);
+        assert_eq!(renewal_locks(&read, &eval(&["k"])).to_vec(), one);
         let plain = LockName::new("a").unwrap();
         let chunk = renewal_locks(&plain, &eval(&["a", "b"]));
         assert_eq!(chunk.to_vec(), [plain, LockName::new("b").unwrap()]);
