@@ -355,11 +355,17 @@ fn scenario_files(sub: &str) -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("regression")
         .join(sub);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+    let files = toml_files(&dir);
+    (dir, files)
+}
+
+/// The `.toml` files in `dir`, sorted.
+fn toml_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    (dir, files)
+    files
 }

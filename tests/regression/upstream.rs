@@ -12,18 +12,6 @@ fn dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/upstream")
 }
 
-/// Each report's scenario files, sorted.
-fn scenarios() -> Vec<std::path::PathBuf> {
-    let dir = dir();
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
-    files
-}
-
 /// The timeline section of a rendered run: the lines between
 /// `--- timeline` and `--- verdict`.
 fn timeline_of(rendered: &str) -> String {
@@ -44,7 +32,7 @@ fn quoted_timeline(report: &str) -> Option<(String, String)> {
 
 #[test]
 fn every_upstream_report_replays_as_written() {
-    let files = scenarios();
+    let files = super::toml_files(&dir());
     assert!(!files.is_empty(), "no scenario in {}", dir().display());
     let mut failures = Vec::new();
     for path in &files {
