@@ -373,7 +373,10 @@ fn a_real_redis_fails_the_shadowed_read_renewal() {
 /// renewed until it unlocks.
 #[test]
 fn a_real_redis_drops_a_reader_behind_a_stale_head() {
-    history_row_on_real_redis("reentrant-reader-stale-head-7251", "reader-writer-exclusion");
+    history_row_on_real_redis(
+        "reentrant-reader-stale-head-7251",
+        "reader-writer-exclusion",
+    );
 }
 
 /// Redisson #5019 on a real `redis-server`, for the fair lock: under
