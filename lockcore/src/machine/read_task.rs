@@ -35,13 +35,12 @@
 use std::collections::VecDeque;
 
 use bytes::Bytes;
-use tracing::warn;
 
 use super::request::Owner;
 use super::watchdog::{Chain, Queueing, RenewalEntry};
 use super::{Event, LockClient, Purpose, TimerKind, command};
 use crate::script::LockScript;
-use crate::{LockError, LockName, Millis, Switch, ThreadId, TransportError, Value, VecMap};
+use crate::{LockName, Millis, Switch, ThreadId, TransportError, Value, VecMap};
 
 /// The client's `ReadLockTask`: its entries by read lock, and its chain.
 #[derive(Debug, Clone, Default)]
@@ -228,20 +227,12 @@ impl LockClient {
         chunk: ReadChunk,
         reply: Result<Value, TransportError>,
     ) {
-        let parsed = reply
-            .map_err(LockError::from)
-            .and_then(|value| command::parse_renew_batch(&value, chunk.len()));
-        let renewed = match parsed {
-            Ok(renewed) => renewed,
-            Err(e) => {
-                self.reach(super::Sometimes::RenewalFailed);
-                let locks: Vec<&str> = chunk.iter().map(|(l, _)| l.as_str()).collect();
-                warn!(locks = ?locks, error = %e, "can't update read locks expiration; the next round retries");
-                if matches!(self.watchdog.read.chain, Chain::Round(_)) {
-                    self.read_round_done(now);
-                }
-                return;
+        let locks = chunk.iter().map(|(l, _)| l);
+        let Some(renewed) = self.chunk_reply(locks, reply) else {
+            if matches!(self.watchdog.read.chain, Chain::Round(_)) {
+                self.read_round_done(now);
             }
+            return;
         };
         for ((lock, threads), renewed) in chunk.into_iter().zip(renewed) {
             self.reach_renewed(&Ok(renewed));
