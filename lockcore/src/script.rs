@@ -59,6 +59,12 @@ pub(crate) enum LockScript {
     ReadAcquire,
     /// `RReadWriteLock`: see [`crate::script_rw::READ_RENEW`].
     ReadRenew,
+    /// `ReadLockTask`: see [`crate::script_rw::READ_RENEW_BATCH_SHADOWED`].
+    ReadRenewBatchShadowed,
+    /// `ReadLockTask`: see [`crate::script_rw::READ_RENEW_BATCH`].
+    ReadRenewBatch,
+    /// `ReadLockTask`: see [`crate::script_rw::READ_RENEW_BATCH_OWN`].
+    ReadRenewBatchOwn,
     /// `RReadWriteLock`: see [`crate::script_rw::READ_UNLOCK`].
     ReadUnlock,
     /// `RReadWriteLock`: see [`crate::script_rw::READ_UNLOCK_PUBLISH_ARG`].
@@ -118,6 +124,9 @@ impl LockScript {
             LockScript::ReadAcquireFixedLease => "3e6597e1d1157c59ac0d6efa2ba7e92ef418c41e",
             LockScript::ReadAcquire => "95553a6ff11176c18e71344e89d116b06fd6f753",
             LockScript::ReadRenew => "6563941ff57e01b8cf61e86907b80686438a2f74",
+            LockScript::ReadRenewBatchShadowed => "1affef780a01e1406cb1968c62918f618d10d6a3",
+            LockScript::ReadRenewBatch => "d6564f42b98d6eece0e940a478ee248f80b8a90a",
+            LockScript::ReadRenewBatchOwn => "38d2b478dfbe264ab67c221b7e4be62245f00ba0",
             LockScript::ReadUnlock => "f5469be4bfe5232d519471092634b3ee84e5ee6f",
             LockScript::ReadUnlockPublishArg => "92a54c31a4dc3b46f81e24a6dd5bb7d677c6f882",
             LockScript::ReadUnlockLatchedOne => "5947c0fee6ca25ae094ec1b3e7a2559a9273d29f",
@@ -151,7 +160,7 @@ impl LockScript {
     }
 
     /// Every known script.
-    pub(crate) const ALL: [LockScript; 32] = [
+    pub(crate) const ALL: [LockScript; 35] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -165,6 +174,9 @@ impl LockScript {
         LockScript::ReadAcquireFixedLease,
         LockScript::ReadAcquire,
         LockScript::ReadRenew,
+        LockScript::ReadRenewBatchShadowed,
+        LockScript::ReadRenewBatch,
+        LockScript::ReadRenewBatchOwn,
         LockScript::ReadUnlock,
         LockScript::ReadUnlockPublishArg,
         LockScript::ReadUnlockLatchedOne,
@@ -202,6 +214,9 @@ impl LockScript {
             LockScript::ReadAcquireFixedLease => script_rw::READ_ACQUIRE_FIXED_LEASE,
             LockScript::ReadAcquire => script_rw::READ_ACQUIRE,
             LockScript::ReadRenew => script_rw::READ_RENEW,
+            LockScript::ReadRenewBatchShadowed => script_rw::READ_RENEW_BATCH_SHADOWED,
+            LockScript::ReadRenewBatch => script_rw::READ_RENEW_BATCH,
+            LockScript::ReadRenewBatchOwn => script_rw::READ_RENEW_BATCH_OWN,
             LockScript::ReadUnlock => script_rw::READ_UNLOCK,
             LockScript::ReadUnlockPublishArg => script_rw::READ_UNLOCK_PUBLISH_ARG,
             LockScript::ReadUnlockLatchedOne => script_rw::READ_UNLOCK_LATCHED_ONE,

@@ -333,3 +333,97 @@ pub(crate) const WRITE_FORCE_UNLOCK_PUBLISH_ARG: &str = concat!(
     "end; ",
     "return 0; ",
 );
+
+/// `ReadLockTask.renew`'s chunk, Redisson 3.44.0 to 3.52.x (#6303,
+/// 597d604a3; read at tag redisson-3.44.0): `KEYS` pairs (K, `{K}`),
+/// `ARGV[1]` the lease, then one lockName per pair. The inner loop names
+/// its variable `i` too, so `KEYS[i+1]` is the pair `counter` places on:
+/// a count of 2 or more makes it another pair's key or nil, and the
+/// concatenation fails the script (PR #6883).
+pub(crate) const READ_RENEW_BATCH_SHADOWED: &str = concat!(
+    "local result = {} ",
+    "local j = 1 ",
+    "for i = 1, #KEYS, 2 do ",
+    "j = j + 1; ",
+    "local counter = redis.call('hget', KEYS[i], ARGV[j]); ",
+    "if (counter ~= false) then ",
+    "redis.call('pexpire', KEYS[i], ARGV[1]); ",
+    "if (redis.call('hlen', KEYS[i]) > 1) then ",
+    "local keys = redis.call('hkeys', KEYS[i]); ",
+    "for n, key in ipairs(keys) do ",
+    "counter = tonumber(redis.call('hget', KEYS[i], key)); ",
+    "if type(counter) == 'number' then ",
+    "for i=counter, 1, -1 do ",
+    "redis.call('pexpire', KEYS[i+1] .. ':' .. key .. ':rwlock_timeout:' .. i, ARGV[1]); ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "table.insert(result, 1); ",
+    "else ",
+    "table.insert(result, 0); ",
+    "end; ",
+    "end; ",
+    "return result;",
+);
+
+/// `ReadLockTask.renew`'s chunk, Redisson 4.0.0 to 4.3.x (PR #6883,
+/// 725d181c8; read at tags redisson-4.0.0 and redisson-4.3.1): as
+/// [`READ_RENEW_BATCH_SHADOWED`] with the inner variable renamed `c`.
+pub(crate) const READ_RENEW_BATCH: &str = concat!(
+    "local result = {} ",
+    "local j = 1 ",
+    "for i = 1, #KEYS, 2 do ",
+    "j = j + 1; ",
+    "local counter = redis.call('hget', KEYS[i], ARGV[j]); ",
+    "if (counter ~= false) then ",
+    "redis.call('pexpire', KEYS[i], ARGV[1]); ",
+    "if (redis.call('hlen', KEYS[i]) > 1) then ",
+    "local keys = redis.call('hkeys', KEYS[i]); ",
+    "for n, key in ipairs(keys) do ",
+    "counter = tonumber(redis.call('hget', KEYS[i], key)); ",
+    "if type(counter) == 'number' then ",
+    "for c=counter, 1, -1 do ",
+    "redis.call('pexpire', KEYS[i+1] .. ':' .. key .. ':rwlock_timeout:' .. c, ARGV[1]); ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "end; ",
+    "table.insert(result, 1); ",
+    "else ",
+    "table.insert(result, 0); ",
+    "end; ",
+    "end; ",
+    "return result;",
+);
+
+/// `ReadLockTask`'s chunk, Redisson 4.4.0 to 4.7.0 (PR #7098, bfbf73d0b;
+/// the same text at tags redisson-4.4.0 and redisson-4.7.0): per pair a
+/// count and this client's lockNames; each one present has its own
+/// timeout keys extended, and K only if one was.
+pub(crate) const READ_RENEW_BATCH_OWN: &str = concat!(
+    "local result = {} ",
+    "local argIdx = 2 ",
+    "for i = 1, #KEYS, 2 do ",
+    "local anyAlive = false; ",
+    "local lockNamesCount = tonumber(ARGV[argIdx]); ",
+    "argIdx = argIdx + 1; ",
+    "for k = 1, lockNamesCount do ",
+    "local counter = redis.call('hget', KEYS[i], ARGV[argIdx]); ",
+    "if (counter ~= false) then ",
+    "anyAlive = true; ",
+    "for c=counter, 1, -1 do ",
+    "redis.call('pexpire', KEYS[i+1] .. ':' .. ARGV[argIdx] .. ':rwlock_timeout:' .. c, ARGV[1]); ",
+    "end; ",
+    "end; ",
+    "argIdx = argIdx + 1; ",
+    "end; ",
+    "if (anyAlive) then ",
+    "redis.call('pexpire', KEYS[i], ARGV[1]); ",
+    "table.insert(result, 1); ",
+    "else ",
+    "table.insert(result, 0); ",
+    "end; ",
+    "end; ",
+    "return result;",
+);

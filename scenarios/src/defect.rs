@@ -429,9 +429,9 @@ fn refuses(spec: &SimSpec) -> bool {
 mod tests {
     use super::*;
 
-    /// A run under a release that refuses a thread's read lock (its
-    /// watchdog, from 3.44's batched renewal) answers nothing, so no fix
-    /// is named for a defect the refusal hid; an `RLock` run answers.
+    /// A run under a release that refuses a thread's read lock (fencing
+    /// tokens, which cover `RLock` only) answers nothing, so no fix is
+    /// named for a defect the refusal hid; an `RLock` run answers.
     #[test]
     fn a_release_that_refuses_a_lock_answers_nothing() {
         let mut spec =
@@ -441,6 +441,8 @@ mod tests {
         thread.steps = vec![sim::Step::ReadLock(sim::steps::ReadLock { lease_ms: None })];
         assert!(!refuses(&spec));
         spec.profile = spec.profile.with(Switch::BatchedRenewal);
+        assert!(!refuses(&spec), "ReadLockTask renews it");
+        spec.profile = spec.profile.with(Switch::Fencing);
         assert!(refuses(&spec));
     }
 

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 23] = [
+const FILES: [(&str, &str); 25] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -90,6 +90,10 @@ const FILES: [(&str, &str); 23] = [
         include_str!("../history/unsynced-unlock-retry-not-locked.toml"),
     ),
     (
+        "reentrant-reader-renewal-fails-6883",
+        include_str!("../history/reentrant-reader-renewal-fails-6883.toml"),
+    ),
+    (
         "sibling-loses-renewal-during-cancel",
         include_str!("../history/sibling-loses-renewal-during-cancel.toml"),
     ),
@@ -108,6 +112,10 @@ const FILES: [(&str, &str); 23] = [
     (
         "interrupted-acquire-renews-again",
         include_str!("../history/interrupted-acquire-renews-again.toml"),
+    ),
+    (
+        "reentrant-reader-stale-head-7251",
+        include_str!("../history/reentrant-reader-stale-head-7251.toml"),
     ),
 ];
 

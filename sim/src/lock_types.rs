@@ -9,8 +9,9 @@
 //! the same calls on the object its type draws for it (`lock` as
 //! `read-lock`), found in the step registration by
 //! [`Step::on_object`]; a lock whose threads cannot all take a modelled
-//! object (an async client: there is no `read-lock-async`; a watchdog
-//! read lock where lockcore refuses it) stays an `RLock`, never half one.
+//! object (an async client: there is no `read-lock-async`; a release
+//! whose read-write lock lockcore refuses) stays an `RLock`, never half
+//! one.
 
 use std::collections::BTreeSet;
 
@@ -219,8 +220,8 @@ mod tests {
         assert!((40..=120).contains(&drawn), "{drawn} of 400 seeds draw");
     }
 
-    /// Under 3.44+ (whose read-lock watchdog lockcore refuses) a drawn
-    /// read lock always has a lease; misuse scripts draw too.
+    /// Under 4.7.0 no drawn lock is refused, and read locks are drawn with
+    /// the watchdog too (`ReadLockTask`); misuse scripts draw too.
     #[test]
     fn a_drawn_lock_is_one_lockcore_models() {
         let batched: Release = "4.7.0".parse().unwrap();
@@ -229,7 +230,7 @@ mod tests {
             kinds: crate::SwarmKinds::Swarm,
             strategy: crate::Strategy::Uniform,
         };
-        let mut reads = 0;
+        let (mut reads, mut watchdog_reads) = (0, 0);
         for seed in 0..300 {
             for w in [Workload::default(), misuse] {
                 let spec = generate_typed(seed, Some(batched), w, LOCK_TYPES);
@@ -240,10 +241,14 @@ mod tests {
                     watchdog(&t.steps, &mut leases);
                     let refused = leases.iter().any(|&w| kind.refusal(batched, w).is_some());
                     assert!(!refused, "seed {seed}");
+                    if kind == LockKind::Read && leases.contains(&true) {
+                        watchdog_reads += 1;
+                    }
                 }
             }
         }
         assert!(reads > 0);
+        assert!(watchdog_reads > 0);
     }
 
     /// Whether each acquire of `steps` runs on the watchdog.

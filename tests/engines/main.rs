@@ -354,6 +354,31 @@ fn a_real_redis_drops_an_unrenewed_read_lock() {
     history_row_on_real_redis("read-lock-not-renewed-1604", "reader-writer-exclusion");
 }
 
+/// Redisson PR #6883 on a real `redis-server`: under 3.52.0 every
+/// `ReadLockTask` chunk fails on reader A's count of 2 with Redis's own
+/// Lua error, no timeout key is extended, and B's read unlock deletes the
+/// lock under A; under 4.0.0 the renamed loop keeps A's keys alive and
+/// writer C waits for A.
+#[test]
+fn a_real_redis_fails_the_shadowed_read_renewal() {
+    history_row_on_real_redis(
+        "reentrant-reader-renewal-fails-6883",
+        "reader-writer-exclusion",
+    );
+}
+
+/// Redisson PR #7251 on a real `redis-server`: under 4.6.0 t1's stale
+/// queue head makes `ReadLockTask` skip the entry, so t2's read hold
+/// expires and writer C takes the lock under it; under 4.7.0 t2 is
+/// renewed until it unlocks.
+#[test]
+fn a_real_redis_drops_a_reader_behind_a_stale_head() {
+    history_row_on_real_redis(
+        "reentrant-reader-stale-head-7251",
+        "reader-writer-exclusion",
+    );
+}
+
 /// Redisson #5019 on a real `redis-server`, for the fair lock: under
 /// 4.6.0 B's tryLock throws the response timeout of an attempt inside its
 /// wait loop without `acquireFailed`, so its queue entry stays at the

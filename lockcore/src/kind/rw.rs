@@ -25,17 +25,10 @@ pub(super) fn publish() -> Bytes {
 }
 
 /// Why the release's read or write lock is not modelled, if it is not:
-/// locksim's fencing tokens are an `RLock` design, and the 3.44+ renewal
-/// of read locks (`ReadLockTask`) is not modelled yet, so a watchdog
-/// read lock there is refused rather than left unrenewed.
-pub(super) fn unmodelled(switches: &SwitchReads, watchdog_read: bool) -> Option<&'static str> {
+/// locksim's fencing tokens are an `RLock` design.
+pub(super) fn unmodelled(switches: &SwitchReads, _watchdog: bool) -> Option<&'static str> {
     if switches.has(Switch::Fencing) {
         return Some("fencing tokens cover RLock only; use a Redisson release");
-    }
-    if watchdog_read && switches.has(Switch::BatchedRenewal) {
-        return Some(
-            "the read lock's own watchdog (ReadLockTask, Redisson 3.44+); take it with a lease",
-        );
     }
     None
 }

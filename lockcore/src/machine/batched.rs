@@ -166,20 +166,12 @@ impl LockClient {
         chunk: Vec<(LockName, ThreadId)>,
         reply: Result<Value, TransportError>,
     ) {
-        let parsed = reply
-            .map_err(LockError::from)
-            .and_then(|value| command::parse_renew_batch(&value, chunk.len()));
-        let renewed = match parsed {
-            Ok(renewed) => renewed,
-            Err(e) => {
-                self.reach(super::Sometimes::RenewalFailed);
-                let locks: Vec<&str> = chunk.iter().map(|(l, _)| l.as_str()).collect();
-                warn!(locks = ?locks, error = %e, "can't update locks expiration; the next round retries");
-                if matches!(self.watchdog.chain, Chain::Round(_)) {
-                    self.round_done(now);
-                }
-                return;
+        let locks = chunk.iter().map(|(l, _)| l);
+        let Some(renewed) = self.chunk_reply(locks, reply) else {
+            if matches!(self.watchdog.chain, Chain::Round(_)) {
+                self.round_done(now);
             }
+            return;
         };
         for ((lock, thread), renewed) in chunk.into_iter().zip(renewed) {
             self.reach_renewed(&Ok(renewed));
@@ -188,6 +180,29 @@ impl LockClient {
         if let Chain::Round(rest) = &mut self.watchdog.chain {
             let rest = std::mem::take(rest);
             self.send_chunk(now, rest.into(), false);
+        }
+    }
+
+    /// A chunk's reply as one answer per lock of `locks`; `None`: an error
+    /// (or a reply the decoder refuses), noted and logged, which ends the
+    /// round (`LockTask` and `ReadLockTask` alike).
+    pub(super) fn chunk_reply<'a>(
+        &mut self,
+        locks: impl ExactSizeIterator<Item = &'a LockName>,
+        reply: Result<Value, TransportError>,
+    ) -> Option<Vec<bool>> {
+        let count = locks.len();
+        let parsed = reply
+            .map_err(LockError::from)
+            .and_then(|value| command::parse_renew_batch(&value, count));
+        match parsed {
+            Ok(renewed) => Some(renewed),
+            Err(e) => {
+                self.reach(super::Sometimes::RenewalFailed);
+                let locks: Vec<&str> = locks.map(LockName::as_str).collect();
+                warn!(locks = ?locks, error = %e, "can't update locks expiration; the next round retries");
+                None
+            }
         }
     }
 

@@ -94,6 +94,16 @@ pub(super) fn renew_batch(chunk: &[(Bytes, Bytes)], lease: Bytes) -> Command {
         .collect()
 }
 
+/// `script` with any number of keys and arguments (`ReadLockTask`'s
+/// chunks).
+pub(super) fn eval_words(script: LockScript, keys: Vec<Bytes>, args: Vec<Bytes>) -> Command {
+    eval_head(script, keys.len())
+        .into_iter()
+        .chain(keys)
+        .chain(args)
+        .collect()
+}
+
 /// The 3.24+ unlock script with its latch (`KEYS` lock, channel, latch;
 /// `ARGV` message, lease, field, publish command, latch TTL).
 pub(crate) fn unlock_latched(

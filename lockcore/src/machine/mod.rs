@@ -22,6 +22,7 @@ mod no_sync;
 mod output;
 mod probe;
 mod query;
+mod read_task;
 mod request;
 mod sometimes;
 mod step;
@@ -70,6 +71,8 @@ enum TimerKind {
     LegacyRenewal(LockName, ThreadId),
     /// `redisson-batched`: the client's single renewal chain.
     BatchRound,
+    /// 3.44+: `ReadLockTask`'s chain.
+    ReadRound,
     /// A resubscription failed (Redis still down): try again.
     Resubscribe(String),
     /// `fenced`: the lease ends unless renewed before.
@@ -322,6 +325,7 @@ impl LockClient {
             TimerKind::Renewal(lock) => self.on_renewal_timer(now, lock),
             TimerKind::LegacyRenewal(lock, thread) => self.on_legacy_timer(now, lock, thread),
             TimerKind::BatchRound => self.on_batch_timer(now),
+            TimerKind::ReadRound => self.on_read_round_timer(now),
             TimerKind::Resubscribe(channel) => self.on_resubscribe_timer(now, &channel),
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
             TimerKind::NoSyncRetry(thread) => self.on_no_sync_retry(now, thread),
@@ -470,6 +474,7 @@ impl LockClient {
             }
             Owner::Renew(lock, thread) => self.on_renew_reply(now, lock, thread, reply, sent_at),
             Owner::RenewChunk(chunk) => self.chunk_renewed(now, chunk, reply),
+            Owner::ReadRenewChunk(chunk) => self.read_chunk_renewed(now, chunk, reply),
             Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
             Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
             Owner::ScriptLoad(reload) => self.on_script_loaded(now, *reload, reply, sent_at),

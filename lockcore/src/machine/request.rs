@@ -38,6 +38,9 @@ pub(super) enum Owner {
     /// The batched round (3.44+), renewing one chunk: each lock for its
     /// thread, in the order of the script's keys.
     RenewChunk(Vec<(LockName, ThreadId)>),
+    /// `ReadLockTask`'s round (3.44+), renewing one chunk: each read lock
+    /// with the threads a 0 cancels.
+    ReadRenewChunk(super::read_task::ReadChunk),
     /// An acquire whose thread was interrupted: its callback still runs.
     Abandoned(super::interrupt::Abandoned),
     /// 3.20.0+: the unlock that rolls back this thread's acquire, which

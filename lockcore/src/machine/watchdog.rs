@@ -88,6 +88,14 @@ impl RenewalEntry {
         self.queue.first().copied()
     }
 
+    /// The threads with a hold, by id: `ReadLockTask`'s snapshot of
+    /// `threadId2lockName` (4.4+).
+    pub(super) fn threads_by_id(&self) -> Vec<ThreadId> {
+        let mut threads: Vec<ThreadId> = self.counts.iter().map(|(t, _)| *t).collect();
+        threads.sort();
+        threads
+    }
+
     /// Whether `thread` has a hold here (a stale head has none).
     pub(super) fn holds(&self, thread: ThreadId) -> bool {
         self.counts.iter().any(|(t, _)| *t == thread)
@@ -101,6 +109,8 @@ pub(super) struct Watchdog {
     pub(super) entries: VecMap<LockName, RenewalEntry>,
     /// `redisson-batched`: the single chain.
     pub(super) chain: Chain,
+    /// 3.44+: the read locks' own chain.
+    pub(super) read: super::read_task::ReadLockTask,
 }
 
 /// The `redisson-batched` chain's state.
@@ -136,6 +146,10 @@ impl LockClient {
 
     /// `scheduleExpirationRenewal(threadId)` after a watchdog acquisition.
     pub(super) fn schedule_renewal(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
+        if self.renews_in_read_task(lock) {
+            self.read_task_add(now, lock, thread);
+            return;
+        }
         match self.switches.bookkeeping() {
             Era::RedissonLegacy => self.legacy_schedule(now, lock, thread),
             Era::RedissonBatched => self.batched_schedule(now, lock, thread),
@@ -312,6 +326,17 @@ impl LockClient {
             self.remove_entry(lock, "unlocked");
             return None;
         }
+        let write;
+        let lock = if self.renews_in_read_task(lock) {
+            // `RedissonReadLock.cancelExpirationRenewal`: its own entry,
+            // then `super`'s cancel in `LockTask` under the raw name K,
+            // which there is the write lock's entry.
+            self.read_task_cancel(lock, Some(thread), "unlocked");
+            write = lock.with_kind(crate::LockKind::Write);
+            &write
+        } else {
+            lock
+        };
         let queueing = self.queueing();
         let entry = self.watchdog.entries.get_mut(lock)?;
         if !entry.remove(thread, queueing) {
@@ -333,9 +358,16 @@ impl LockClient {
         }
     }
 
-    /// `cancelExpirationRenewal(null)`: the whole entry goes.
+    /// `cancelExpirationRenewal(null)`: the whole entry goes; a 3.44+
+    /// read lock's in `ReadLockTask` and, under K, `LockTask`'s (the write
+    /// lock's).
     pub(super) fn cancel_renewal_all(&mut self, lock: &LockName, reason: &str) {
-        self.remove_entry(lock, reason);
+        if self.renews_in_read_task(lock) {
+            self.read_task_cancel(lock, None, reason);
+            self.remove_entry(&lock.with_kind(crate::LockKind::Write), reason);
+        } else {
+            self.remove_entry(lock, reason);
+        }
     }
 
     /// Removes `lock`'s entry, cancels its timer and reports why; returns

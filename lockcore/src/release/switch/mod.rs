@@ -94,6 +94,7 @@ switches! {
     NoLockResend => no_lock_resend,
     ThreadQueue => thread_queue,
     BatchedRenewal => batched_renewal,
+    ReadLockTask => read_lock_task,
     RwUnlockAbsentNil => rw_unlock_absent_nil,
     FairEnqueueChecksScore => fair_enqueue_checks_score,
     RoundSkipsRemovedLock => round_skips_removed_lock,
@@ -110,11 +111,14 @@ switches! {
     NoSyncKeepsRequestId => no_sync_keeps_request_id,
     ProbeReadsCauses => probe_reads_causes,
     LockSyncWaitOnly => lock_sync_wait_only,
+    ReadRenewLoopFixed => read_renew_loop_fixed,
     AtomicRenewalMap => atomic_renewal_map,
+    ReadRenewOwnNames => read_renew_own_names,
     LatchTtlLong => latch_ttl_long,
     TryLockTimeoutFalse => try_lock_timeout_false,
     Fencing => fencing,
     InterruptedAcquireUnlocks => interrupted_acquire_unlocks,
+    ReadEntryClearsQueue => read_entry_clears_queue,
 }
 
 impl Switch {
@@ -140,6 +144,9 @@ impl Switch {
             | Switch::ProbeReadsCauses
             | Switch::LockSyncWaitOnly
             | Switch::NoSyncKeepsRequestId => Some(Switch::LockWaitsForReplicas),
+            Switch::ReadRenewLoopFixed
+            | Switch::ReadRenewOwnNames
+            | Switch::ReadEntryClearsQueue => Some(Switch::ReadLockTask),
             _ => None,
         }
     }
