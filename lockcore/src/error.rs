@@ -70,7 +70,9 @@ pub enum LockError {
     UnknownLockKind(String),
     /// `lockAndGetToken` / `tryLockAndGetToken` / `getToken` on a lock
     /// object other than Redisson's `RFencedLock`, which alone has them.
-    #[error("{0} has no token methods: lockAndGetToken, tryLockAndGetToken and getToken are RFencedLock's (lock kind fenced-lock)")]
+    #[error(
+        "{0} has no token methods: lockAndGetToken, tryLockAndGetToken and getToken are RFencedLock's (lock kind fenced-lock)"
+    )]
     NoTokenMethods(&'static str),
     /// A call on a lock kind that the release's model does not cover
     /// yet: refused before anything is sent, with what is missing.

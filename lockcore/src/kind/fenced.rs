@@ -22,6 +22,7 @@
 
 use bytes::Bytes;
 
+use super::rlock::RLockType;
 use super::{KindInfo, LockType, Words};
 use crate::Switch;
 use crate::machine::{Command, LockWords, command};
@@ -66,20 +67,17 @@ impl LockType for FencedLock {
         Some(token_key(lock))
     }
 
+    // The class overrides none of these: `RLock`'s, as `rlock.rs` has them.
     fn unlock(w: &Words<'_>, latch: Option<(&str, Bytes)>) -> Command {
-        let (lease, field) = (w.lease.clone(), w.thread_field.clone());
-        match latch {
-            Some((latch, ttl)) => command::unlock_latched(w.lock, lease, field, latch, ttl),
-            None => command::unlock(w.switches, w.lock, lease, field),
-        }
+        RLockType::unlock(w, latch)
     }
 
     fn force_unlock(w: &Words<'_>) -> Command {
-        command::force_unlock(w.switches, w.lock)
+        RLockType::force_unlock(w)
     }
 
     fn renew(w: &Words<'_>) -> Command {
-        command::renew(w.lock, w.lease.clone(), w.thread_field.clone())
+        RLockType::renew(w)
     }
 
     fn unmodelled(switches: &SwitchReads, _: bool) -> Option<&'static str> {
@@ -139,7 +137,10 @@ mod tests {
         h.call_kind(T1, "l", F, call).unwrap();
         let (req, command) = h.expect_send();
         assert_eq!(command[1], LockScript::FencedAcquireToken.sha1());
-        assert_eq!(&command[3..], ["l", "redisson_lock_token:{l}", "700", "uuid-a:1"]);
+        assert_eq!(
+            &command[3..],
+            ["l", "redisson_lock_token:{l}", "700", "uuid-a:1"]
+        );
         h.reply(req, Value::Array(vec![Value::Int(-1), Value::Int(7)]));
         assert_eq!(
             h.expect_return(T1),
@@ -164,7 +165,10 @@ mod tests {
         let subscribe = h.expect_subscribe();
         h.reply(subscribe, Value::Int(1));
         let second = h.expect(Purpose::Acquire);
-        h.reply(second, Value::Array(vec![Value::Int(20_000), Value::Int(-1)]));
+        h.reply(
+            second,
+            Value::Array(vec![Value::Int(20_000), Value::Int(-1)]),
+        );
         h.advance(1_000);
         let _ = h.expect_unsubscribe();
         assert_eq!(h.expect_return(T1), Ok(CallOutcome::NotAcquired));

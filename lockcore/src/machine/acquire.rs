@@ -199,10 +199,12 @@ impl LockClient {
         }
         // Redisson's retry wrapper counts per attempt of the loop.
         self.no_sync_tries.remove(&thread);
-        let parsed = reply.map_err(LockError::from).and_then(|value| match token {
-            true => command::parse_token_acquire(&value),
-            false => command::parse_acquire(fencing, &value),
-        });
+        let parsed = reply
+            .map_err(LockError::from)
+            .and_then(|value| match token {
+                true => command::parse_token_acquire(&value),
+                false => command::parse_acquire(fencing, &value),
+            });
         if matches!(parsed, Err(LockError::Transport(TransportError::Timeout)))
             && matches!(wait, Wait::For(_))
             && subscribed

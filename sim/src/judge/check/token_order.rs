@@ -15,11 +15,14 @@ use crate::judge::check::work::Count;
 use crate::model::history::{Outcome, RecordKind, Who};
 use crate::{History, Invariant, Violation};
 
+/// A token a lock returned: the token, its record, and to whom.
+type Returned<'h> = (u64, usize, &'h Who);
+
 /// One pass: the highest token each lock has returned so far, and for
 /// each thread in a token call, that highest as its call began.
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
-    let mut highest: VecMap<&LockName, (u64, usize, &Who)> = VecMap::new();
-    let mut before: VecMap<(&Who, &LockName), Option<(u64, usize, &Who)>> = VecMap::new();
+    let mut highest: VecMap<&LockName, Returned<'_>> = VecMap::new();
+    let mut before: VecMap<(&Who, &LockName), Option<Returned<'_>>> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
