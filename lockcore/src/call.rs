@@ -43,6 +43,25 @@ pub enum Call {
         /// `None`: the watchdog keeps the lock alive.
         lease: Option<Millis>,
     },
+    /// `RFencedLock.tryLockAndGetTokenAsync(wait, lease)`, which every
+    /// token-returning method runs: the acquire that answers the fencing
+    /// token, from a listener-based loop of its own that neither the
+    /// retry wrapper nor the NoSync rollback wraps (RedissonFencedLock at
+    /// redisson-4.7.0). Java's entry points map onto it as Redisson's
+    /// source has them: `lockAndGetToken()` and `tryLockAndGetToken()`
+    /// both pass wait -1 (unbounded: the no-argument `tryLockAndGetToken`
+    /// waits as long as it takes), and the blocking
+    /// `lockAndGetToken(lease, unit)` drops its lease (it calls
+    /// `lockAndGetTokenAsync()`), so the watchdog keeps that hold.
+    TryLockAndGetToken {
+        /// How long to keep trying; `None` (Java's -1): unbounded.
+        wait: Option<Millis>,
+        /// `None`: the watchdog keeps the lock alive.
+        lease: Option<Millis>,
+    },
+    /// `RFencedLock.getToken()`: the token key's value (`GET`), the last
+    /// token handed out by anyone; 0 when there is none.
+    GetToken,
     /// `unlock()`.
     Unlock,
     /// `forceUnlock()`: delete the lock whoever holds it.
@@ -67,13 +86,17 @@ impl Call {
                 | Call::TryLock { .. }
                 | Call::LockAsync { .. }
                 | Call::TryLockAsync { .. }
+                | Call::TryLockAndGetToken { .. }
         )
     }
 
     /// Whether it waits by a listener rather than on the latch
-    /// (`lockAsync`, `tryLockAsync`).
+    /// (`lockAsync`, `tryLockAsync`, the fenced lock's token methods).
     pub fn is_async(&self) -> bool {
-        matches!(self, Call::LockAsync { .. } | Call::TryLockAsync { .. })
+        matches!(
+            self,
+            Call::LockAsync { .. } | Call::TryLockAsync { .. } | Call::TryLockAndGetToken { .. }
+        )
     }
 
     /// Whether it waits for a held lock (every acquire but `tryLock()`).
@@ -93,7 +116,8 @@ impl Call {
             | Call::LockInterruptibly { lease }
             | Call::TryLock { lease, .. }
             | Call::LockAsync { lease }
-            | Call::TryLockAsync { lease, .. } => *lease,
+            | Call::TryLockAsync { lease, .. }
+            | Call::TryLockAndGetToken { lease, .. } => *lease,
             _ => None,
         }
     }
@@ -104,9 +128,10 @@ impl Call {
 #[serde(rename_all = "kebab-case", tag = "outcome")]
 pub enum CallOutcome {
     /// `lock` / `tryLock` acquired (or re-entered) the lock. `token` is set
-    /// under the `fenced` profile.
+    /// under the `fenced` profile, and by `RFencedLock`'s token methods.
     Acquired {
-        /// The fencing token of this acquisition (`fenced` only).
+        /// The fencing token of this acquisition (`fenced`, or
+        /// [`Call::TryLockAndGetToken`]).
         token: Option<FencingToken>,
     },
     /// `tryLock` gave up: the wait ran out.

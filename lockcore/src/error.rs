@@ -66,8 +66,14 @@ pub enum LockError {
     #[error("interrupted")]
     Interrupted,
     /// A lock kind's name that no registered kind has.
-    #[error("unknown lock kind '{0}' (known: rlock, read, write)")]
+    #[error("unknown lock kind '{0}' (known: rlock, read, write, fair, fenced-lock)")]
     UnknownLockKind(String),
+    /// `lockAndGetToken` / `tryLockAndGetToken` / `getToken` on a lock
+    /// object other than Redisson's `RFencedLock`, which alone has them.
+    #[error(
+        "{0} has no token methods: lockAndGetToken, tryLockAndGetToken and getToken are RFencedLock's (lock kind fenced-lock)"
+    )]
+    NoTokenMethods(&'static str),
     /// A call on a lock kind that the release's model does not cover
     /// yet: refused before anything is sent, with what is missing.
     #[error("not modelled: {0}")]

@@ -92,6 +92,7 @@
 //!   per kind with its scripts.
 //! - `script_rw`: the exact texts of `RReadWriteLock`'s scripts.
 //! - `script_fair`: the exact texts of `RFairLock`'s scripts.
+//! - `script_fenced`: the exact texts of `RFencedLock`'s scripts.
 //! - `call`: [`Call`] and [`CallOutcome`].
 //! - `error`: [`LockError`] and [`TransportError`].
 //! - `machine`: [`LockClient`] and its [`Output`]s, split by concept:
@@ -125,6 +126,7 @@ mod resp;
 mod retry_delay;
 mod script;
 mod script_fair;
+mod script_fenced;
 mod script_rw;
 mod transport;
 mod value;

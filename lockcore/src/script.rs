@@ -4,7 +4,7 @@
 //! fake-redis keeps its own copy of the texts it recognises; a test (with
 //! fake-redis as a dev-dependency only) checks the two agree.
 
-use crate::{script_fair, script_rw};
+use crate::{script_fair, script_fenced, script_rw};
 
 /// A script the lock sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -103,6 +103,10 @@ pub(crate) enum LockScript {
     FairUnlock,
     /// `RFairLock`: see [`crate::script_fair::FAIR_FORCE_UNLOCK`].
     FairForceUnlock,
+    /// `RFencedLock`: see [`crate::script_fenced::FENCED_ACQUIRE`].
+    FencedAcquire,
+    /// `RFencedLock`: see [`crate::script_fenced::FENCED_ACQUIRE_TOKEN`].
+    FencedAcquireToken,
 }
 
 impl LockScript {
@@ -146,6 +150,8 @@ impl LockScript {
             LockScript::FairAcquire => "8f6ed299ffd259f0539c20f89253998c0777ea75",
             LockScript::FairUnlock => "367f80bd2e300e411fb0936d9b601e5bcb3fd4b6",
             LockScript::FairForceUnlock => "71ed11d4e4818119ac560b3d670a7f08256afc46",
+            LockScript::FencedAcquire => "46b5551ba403d6152a7a6eca122e08728d6c8c66",
+            LockScript::FencedAcquireToken => "49babb5a1e6a0c5f188c2ae62b93b51cdfd63e45",
         }
     }
 
@@ -160,7 +166,7 @@ impl LockScript {
     }
 
     /// Every known script.
-    pub(crate) const ALL: [LockScript; 35] = [
+    pub(crate) const ALL: [LockScript; 37] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -196,6 +202,8 @@ impl LockScript {
         LockScript::FairAcquire,
         LockScript::FairUnlock,
         LockScript::FairForceUnlock,
+        LockScript::FencedAcquire,
+        LockScript::FencedAcquireToken,
     ];
 
     /// The script's exact text.
@@ -236,6 +244,8 @@ impl LockScript {
             LockScript::FairAcquire => script_fair::FAIR_ACQUIRE,
             LockScript::FairUnlock => script_fair::FAIR_UNLOCK,
             LockScript::FairForceUnlock => script_fair::FAIR_FORCE_UNLOCK,
+            LockScript::FencedAcquire => script_fenced::FENCED_ACQUIRE,
+            LockScript::FencedAcquireToken => script_fenced::FENCED_ACQUIRE_TOKEN,
         }
     }
 }

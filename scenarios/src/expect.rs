@@ -39,6 +39,11 @@ pub struct Expectation {
     /// Bounds on when an event first happens, from the start or from an anchor event.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timing: Vec<TimingCheck>,
+    /// The keys the run must leave in Redis without a TTL (its residue,
+    /// `sim::Residue`: the fenced lock's token keys, #6510), exactly; an
+    /// empty list: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<Vec<String>>,
     /// Why this is the expected outcome (shown in reports, not checked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -297,6 +302,12 @@ impl Expectation {
                 out.push(m);
             }
         }
+        if let Some(left) = &self.left
+            && *left != outcome.left
+        {
+            let keys = |k: &[String]| format!("[{}]", k.join(", "));
+            out.push(mismatch("keys left", keys(left), keys(&outcome.left)));
+        }
         out
     }
 }
@@ -511,6 +522,26 @@ mod tests {
         }
     }
 
+    /// `left` must list the keys exactly: a missing one, or an expected
+    /// none when one is left, is a mismatch.
+    #[test]
+    fn keys_left_must_match_exactly() {
+        let key = "redisson_lock_token:{l}".to_owned();
+        let mut o = outcome();
+        let e = Expectation {
+            left: Some(vec![key.clone()]),
+            ..Expectation::default()
+        };
+        assert_eq!(e.evaluate(&o).len(), 1);
+        o.left = vec![key];
+        assert!(e.evaluate(&o).is_empty());
+        let none = Expectation {
+            left: Some(Vec::new()),
+            ..Expectation::default()
+        };
+        assert_eq!(none.evaluate(&o)[0].check, "keys left");
+    }
+
     /// A run where A renews twice, then B acquires 10 s after A's last
     /// renewal, breaking mutual exclusion, and one unlock fails.
     fn outcome() -> Outcome {
@@ -529,6 +560,7 @@ mod tests {
                 obs(30_000, "B", EventKind::Acquired),
             ],
             cut_short: Vec::new(),
+            left: Vec::new(),
         }
     }
 

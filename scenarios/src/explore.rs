@@ -140,6 +140,10 @@ pub struct Exploration {
     causes: BTreeMap<(Release, &'static str), u64>,
     /// Which `sometimes` points the runs reached, by profile.
     pub coverage: CoverageCounts,
+    /// How many runs left a key in Redis without a TTL (`sim::Residue`:
+    /// the fenced lock's token key, #6510), by profile, violating or not:
+    /// counted apart from the findings, as no invariant forbids it.
+    left: BTreeMap<Release, u64>,
 }
 
 impl Exploration {
@@ -155,7 +159,14 @@ impl Exploration {
             counts: BTreeMap::new(),
             causes: BTreeMap::new(),
             coverage: CoverageCounts::default(),
+            left: BTreeMap::new(),
         }
+    }
+
+    /// How many runs of `profile` left a key without a TTL (the fenced
+    /// lock's token key, #6510).
+    pub fn left_of(&self, profile: Release) -> u64 {
+        self.left.get(&profile).copied().unwrap_or(0)
     }
 
     /// How many runs of `profile` had `cause` (`defect`,
@@ -202,7 +213,10 @@ impl Exploration {
     ) {
         self.runs += 1;
         let result = result.map(|(reached, finding)| {
-            self.coverage.add(profile, seed, reached);
+            self.coverage.add(profile, seed, reached.coverage);
+            if reached.left {
+                *self.left.entry(profile).or_insert(0) += 1;
+            }
             finding
         });
         match result {
@@ -251,7 +265,24 @@ enum Unrun {
 
 /// What one run gave: the points it reached and a finding or nothing, or
 /// why it was not made.
-type RunResult = Result<(Coverage, Option<Finding>), Unrun>;
+type RunResult = Result<(Reached, Option<Finding>), Unrun>;
+
+/// What every run gives besides a finding: the `sometimes` points it
+/// reached, and whether it left a key without a TTL (`sim::Residue`).
+#[derive(Debug, Clone, Copy)]
+struct Reached {
+    coverage: Coverage,
+    left: bool,
+}
+
+impl Reached {
+    fn of(run: &sim::Run) -> Reached {
+        Reached {
+            coverage: run.coverage,
+            left: !run.residue.is_empty(),
+        }
+    }
+}
 
 /// Runs seed `seed` under `profile` on `engine`: a pure function of the
 /// three, so runs may be made on any thread in any order. A finding's
@@ -261,7 +292,7 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
     let spec = explored_spec_on(seed, Some(profile), workload, engine);
     match engine.run_owned(spec) {
         Ok(run) if !run.violations.is_empty() => {
-            let reached = run.coverage;
+            let reached = Reached::of(&run);
             let finding = Finding {
                 seed,
                 profile,
@@ -274,7 +305,7 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
             let kept = (!finding.defects.is_empty()).then_some(run);
             Ok((reached, Some((finding, kept))))
         }
-        Ok(run) => Ok((run.coverage, None)),
+        Ok(run) => Ok((Reached::of(&run), None)),
         Err(SimError::Unsupported { .. }) => Err(Unrun::Refused),
         Err(e) => Err(Unrun::Failed(e.to_string())),
     }
@@ -282,7 +313,7 @@ fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) 
 
 /// What [`probe`] gave: the points the run reached and a finding still
 /// to attribute or nothing, or why the run was not made.
-type Probed = Result<(Coverage, Option<Pending>), Unrun>;
+type Probed = Result<(Reached, Option<Pending>), Unrun>;
 
 /// Attributes the findings of a batch of probes (see [`settle`]).
 fn attribute(
@@ -291,7 +322,7 @@ fn attribute(
     pool: Option<&rayon::ThreadPool>,
 ) -> Vec<RunResult> {
     let mut pending = Vec::new();
-    let shapes: Vec<Result<(Coverage, bool), Unrun>> = probed
+    let shapes: Vec<Result<(Reached, bool), Unrun>> = probed
         .into_iter()
         .map(|p| p.map(|(reached, found)| (reached, found.map(|f| pending.push(f)).is_some())))
         .collect();

@@ -178,6 +178,9 @@ pub struct Outcome {
     /// Threads still working at the horizon.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut_short: Vec<CutShort>,
+    /// The keys the run left in Redis without a TTL ([`sim::Residue`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<String>,
 }
 
 impl Outcome {
@@ -188,6 +191,7 @@ impl Outcome {
             unlock_errors: run.history.unlock_errors().len(),
             events: crate::observe::observations(&run.history),
             cut_short: run.cut_short.clone(),
+            left: run.residue.iter().map(|r| r.key.clone()).collect(),
         }
     }
 

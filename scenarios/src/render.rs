@@ -119,6 +119,9 @@ pub fn render_verdict(trial: &Trial) -> String {
     for c in &trial.outcome.cut_short {
         let _ = writeln!(s, "cut short {c}");
     }
+    for r in &trial.run.residue {
+        let _ = writeln!(s, "left      {r}");
+    }
     let _ = writeln!(s, "unlock errors  {}", trial.outcome.unlock_errors);
     if trial.as_expected() {
         let _ = writeln!(s, "result    as expected");

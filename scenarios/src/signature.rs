@@ -232,6 +232,8 @@ fn call_name(call: &lockcore::Call) -> &'static str {
         Call::IsHeldByThread => "is-held-by-thread",
         Call::HoldCount => "hold-count",
         Call::RemainTtl => "remain-ttl",
+        Call::TryLockAndGetToken { .. } => "try-lock-and-get-token",
+        Call::GetToken => "get-token",
     }
 }
 

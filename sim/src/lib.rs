@@ -177,6 +177,7 @@ pub use engine::{DEFAULT_TIME_SCALE, Engine};
 pub use judge::cause::{Cause, classify};
 pub use judge::check::{Case, Invariant, Violation, check_all, check_all_counted};
 pub use judge::coverage::{Coverage, Point, Source as PointSource};
+pub use judge::residue::{Residue, TOKEN_KEY_ISSUE};
 pub use model::cut::CutShort;
 pub use model::fault::{Fault, FaultPlan};
 

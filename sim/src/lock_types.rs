@@ -38,11 +38,18 @@ pub struct LockType {
 
 /// The drawable lock types: one line each. A type whose kinds have no
 /// step forms (no registered step names the kind) is never applied.
-pub const LOCK_TYPES: &[LockType] = &[LockType {
-    name: "rwlock",
-    kinds: &[LockKind::Read, LockKind::Write],
-    probe: LockKind::Write,
-}];
+pub const LOCK_TYPES: &[LockType] = &[
+    LockType {
+        name: "rwlock",
+        kinds: &[LockKind::Read, LockKind::Write],
+        probe: LockKind::Write,
+    },
+    LockType {
+        name: "fenced-lock",
+        kinds: &[LockKind::Fenced],
+        probe: LockKind::Fenced,
+    },
+];
 
 /// The chance that a generated scenario (any kinds but `classic`) makes
 /// one of its locks a given type.
@@ -187,9 +194,10 @@ mod tests {
     }
 
     /// About a fifth of default seeds (a stream of their own, and only
-    /// when every thread on the lock can take the type) draw the read-write
-    /// lock; each is valid, and nothing but its acquires' objects changed;
-    /// `classic` never draws (the regression corpus keeps its specs).
+    /// when every thread on the lock can take the type) draw each type;
+    /// each is valid, nothing but its acquires' objects changed, and the
+    /// probe takes the drawn type's probe object; `classic` never draws
+    /// (the regression corpus keeps its specs).
     #[test]
     fn some_seeds_draw_the_read_write_lock_and_nothing_else_changes() {
         let mut drawn = 0;
@@ -211,13 +219,13 @@ mod tests {
                     probe
                         .threads
                         .iter()
-                        .any(|t| t.object().kind() == LockKind::Write)
+                        .any(|t| LOCK_TYPES.iter().any(|ty| t.object().kind() == ty.probe))
                 );
             }
             let classic = crate::generate(seed, None);
             assert_eq!(objects(&classic), BTreeSet::from([LockKind::Lock]));
         }
-        assert!((40..=120).contains(&drawn), "{drawn} of 400 seeds draw");
+        assert!((80..=240).contains(&drawn), "{drawn} of 400 seeds draw");
     }
 
     /// Under 4.7.0 no drawn lock is refused, and read locks are drawn with
@@ -270,7 +278,7 @@ mod tests {
             kinds: &[LockKind::Write],
             probe: LockKind::Write,
         };
-        let more = [LOCK_TYPES[0], extra];
+        let more: Vec<LockType> = LOCK_TYPES.iter().copied().chain([extra]).collect();
         let mut drew = 0;
         for seed in 0..300 {
             let w = Workload::default();

@@ -42,6 +42,11 @@ pub struct Run {
     /// changes nothing of the run.
     #[serde(default)]
     pub coverage: Coverage,
+    /// Keys the run left in Redis without a TTL that no invariant forbids
+    /// ([`crate::Residue`]: the fenced lock's token keys, #6510): reported
+    /// beside the violations, never as one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub residue: Vec<crate::Residue>,
 }
 
 /// Runs `spec` deterministically to its horizon and checks the history.
@@ -102,6 +107,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
     for v in &mut violations {
         v.cause = crate::classify(&spec, &history, v);
     }
+    let residue = crate::judge::residue::residue(&history);
     Run {
         spec,
         history,
@@ -111,6 +117,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         commands,
         switches_read,
         coverage,
+        residue,
     }
 }
 

@@ -423,3 +423,51 @@ fn history_row_breaks_on_real_redis(name: &str, invariants: &[&str]) {
         assert_eq!(got == defect, broken, "{release}\n{}", comparison.render());
     }
 }
+
+/// Redisson #6510 on all three engines: the fenced lock's four holders
+/// (tests/engines/fenced-token-key-left-6510.toml) get tokens 1, 2 and 4
+/// from its token methods (3 went to `lock()`, which returns none), and
+/// each engine leaves the token key `redisson_lock_token:{K}` without a
+/// TTL, under 3.19.0 (the first release with the lock) and 4.7.0 (the
+/// issue is open). A run whose engine lost an `INCR`, returned another
+/// token or left no key would differ here.
+#[test]
+fn three_engines_leave_the_fenced_token_key() {
+    let scenario = locksim::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/engines/fenced-token-key-left-6510.toml"
+    ))
+    .expect("a scenario file");
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    for release in ["3.19.0", "4.7.0"] {
+        let release: Release = release.parse().unwrap();
+        for engine in [sim::Engine::Fast, sim::Engine::Turmoil, real.clone()] {
+            let trial = locksim::Trial::run_on(&scenario, None, Some(release), engine.clone())
+                .unwrap_or_else(|e| panic!("{engine} under {release}: {e}"));
+            assert!(
+                trial.as_expected(),
+                "{engine} under {release}: {:?}",
+                trial.mismatches
+            );
+            let tokens: Vec<u64> = trial
+                .run
+                .history
+                .records
+                .iter()
+                .filter_map(|r| match &r.kind {
+                    sim::RecordKind::Return {
+                        outcome: sim::Outcome::Acquired { token: Some(t) },
+                        ..
+                    } => Some(*t),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(tokens, [1, 2, 4], "{engine} under {release}");
+            let left: Vec<&str> = trial.run.residue.iter().map(|r| r.key.as_str()).collect();
+            assert_eq!(left, ["redisson_lock_token:{redisson:lock}"], "{engine}");
+        }
+    }
+}

@@ -17,6 +17,7 @@
 //! [`LockName`]: crate::LockName
 
 mod fair;
+mod fenced;
 mod read;
 mod rlock;
 mod rw;
@@ -84,6 +85,16 @@ pub(crate) trait LockType {
     const INFO: KindInfo;
     /// `tryLockInnerAsync`.
     fn acquire(w: &Words<'_>) -> Command;
+    /// The acquire of the token-returning methods (`RFencedLock`'s
+    /// `lockAndGetToken` / `tryLockAndGetToken`): `None` for a kind that
+    /// has none.
+    fn acquire_token(_: &Words<'_>) -> Option<Command> {
+        None
+    }
+    /// The key `getToken()` reads: `None` for a kind without one.
+    fn token_key(_: &LockWords) -> Option<Bytes> {
+        None
+    }
     /// `unlockInnerAsync`, with the call's latch key and TTL from 3.24.
     fn unlock(w: &Words<'_>, latch: Option<(&str, Bytes)>) -> Command;
     /// `forceUnlockAsync`.
@@ -139,6 +150,18 @@ macro_rules! kinds {
                 }
             }
 
+            pub(crate) fn acquire_token(self, w: &Words<'_>) -> Option<Command> {
+                match self {
+                    $(LockKind::$variant => $module::$ty::acquire_token(w),)*
+                }
+            }
+
+            pub(crate) fn token_key(self, lock: &LockWords) -> Option<Bytes> {
+                match self {
+                    $(LockKind::$variant => $module::$ty::token_key(lock),)*
+                }
+            }
+
             pub(crate) fn unlock(self, w: &Words<'_>, latch: Option<(&str, Bytes)>) -> Command {
                 match self {
                     $(LockKind::$variant => $module::$ty::unlock(w, latch),)*
@@ -187,10 +210,11 @@ kinds! {
     Read => read::ReadLock,
     Write => write::WriteLock,
     Fair => fair::FairLock,
+    Fenced => fenced::FencedLock,
 }
 
 impl LockKind {
-    /// The name in files (`rlock`, `read`, `write`, `fair`).
+    /// The name in files (`rlock`, `read`, `write`, `fair`, `fenced-lock`).
     pub fn name(self) -> &'static str {
         self.info().name
     }

@@ -76,6 +76,9 @@ pub(super) struct Acquiring {
     /// `lockAsync` / `tryLockAsync`: waits by a listener on the lock's
     /// channel, not on the latch, and ignores interrupts.
     pub(super) listens: bool,
+    /// `RFencedLock`'s token methods: the kind's token script, its pair
+    /// reply, and no NoSync rollback or retry.
+    pub(super) token: bool,
 }
 
 impl LockClient {
@@ -88,6 +91,19 @@ impl LockClient {
         wait: Wait,
         listens: bool,
     ) {
+        self.start_acquiring(now, thread, lock, lease, wait, (listens, false));
+    }
+
+    /// [`Self::start_acquire`], `token` for `RFencedLock`'s token methods.
+    pub(super) fn start_acquiring(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        lock: LockName,
+        lease: Option<Millis>,
+        wait: Wait,
+        (listens, token): (bool, bool),
+    ) {
         let acquiring = Acquiring {
             lease,
             wait,
@@ -95,6 +111,7 @@ impl LockClient {
             subscribed: false,
             phase: Phase::Attempting,
             listens,
+            token,
         };
         self.calls.insert(
             thread,
@@ -123,7 +140,7 @@ impl LockClient {
         };
         acquiring.phase = Phase::Attempting;
         let waits = acquiring.wait.waits();
-        let asked = acquiring.lease;
+        let (asked, token) = (acquiring.lease, acquiring.token);
         let lock = lock.clone();
         let lease = asked.unwrap_or_else(|| self.watchdog_lease(&lock));
         let lease = self.wire.number(lease.0);
@@ -136,7 +153,12 @@ impl LockClient {
             now,
             waits,
         };
-        let command = lock.kind().acquire(&words);
+        let command = match token {
+            // `call` refuses the token methods on a kind without them.
+            true => lock.kind().acquire_token(&words),
+            false => None,
+        }
+        .unwrap_or_else(|| lock.kind().acquire(&words));
         self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
     }
 
@@ -165,8 +187,11 @@ impl LockClient {
         }
         let lock = lock.clone();
         let lease = acquiring.lease;
-        let (wait, subscribed) = (acquiring.wait, acquiring.subscribed);
+        let (wait, subscribed, token) = (acquiring.wait, acquiring.subscribed, acquiring.token);
+        // The token methods call their own `tryAcquireAsync`, which no
+        // `handleNoSync` and no `ServiceManager.execute` wrap.
         if let Err(error) = &reply
+            && !token
             && super::no_sync::no_sync(&reply)
             && self.acquire_not_synced(now, thread, error)
         {
@@ -176,7 +201,10 @@ impl LockClient {
         self.no_sync_tries.remove(&thread);
         let parsed = reply
             .map_err(LockError::from)
-            .and_then(|value| command::parse_acquire(fencing, &value));
+            .and_then(|value| match token {
+                true => command::parse_token_acquire(&value),
+                false => command::parse_acquire(fencing, &value),
+            });
         if matches!(parsed, Err(LockError::Transport(TransportError::Timeout)))
             && matches!(wait, Wait::For(_))
             && subscribed
@@ -187,7 +215,8 @@ impl LockClient {
             // 4.7.0 (`trylock-timeout-false`, #5019): a timed-out attempt
             // of tryLock's wait loop (after the subscription) returns false.
             Err(LockError::Transport(TransportError::Timeout))
-                if self.switches.has(Switch::TryLockTimeoutFalse)
+                if !token
+                    && self.switches.has(Switch::TryLockTimeoutFalse)
                     && matches!(wait, Wait::For(_))
                     && subscribed =>
             {

@@ -174,6 +174,8 @@ pub(super) fn query(query: Query, lock: &LockWords, field: Bytes) -> Command {
         Query::IsHeldByThread => Command::from([Bytes::from_static(b"HEXISTS"), key, field]),
         Query::HoldCount => Command::from([Bytes::from_static(b"HGET"), key, field]),
         Query::RemainTtl => Command::from([Bytes::from_static(b"PTTL"), key]),
+        // The token key is the kind's (`start_query` builds it); K has none.
+        Query::Token => Command::from([Bytes::from_static(b"GET"), key]),
     }
 }
 
@@ -209,6 +211,23 @@ pub(super) fn parse_acquire(fencing: bool, value: &Value) -> Result<AcquireReply
         Value::Int(ttl) => Ok(AcquireReply::Held(*ttl)),
         _ => Err(unexpected("the acquire script", value)),
     }
+}
+
+/// Reads the reply of `RFencedLock`'s token script (`EVAL_LONG_LIST`):
+/// `{-1, token}` acquired, `{PTTL, -1}` held. Java takes a first element
+/// of -1 as acquired whatever the second; a token that is no count (only
+/// a K without a TTL could give `{-1, -1}`) is reported as unexpected.
+pub(super) fn parse_token_acquire(value: &Value) -> Result<AcquireReply, LockError> {
+    if let Value::Array(items) = value {
+        match items.as_slice() {
+            [Value::Int(-1), Value::Int(token)] if *token >= 0 => {
+                return Ok(AcquireReply::Acquired(Some(FencingToken(*token as u64))));
+            }
+            [Value::Int(ttl), Value::Int(-1)] if *ttl != -1 => return Ok(AcquireReply::Held(*ttl)),
+            _ => {}
+        }
+    }
+    Err(unexpected("the fenced lock's token script", value))
 }
 
 /// Reads the renewal script's reply: whether the lease was re-armed.
@@ -268,12 +287,14 @@ pub(super) fn parse_query(query: Query, value: &Value) -> Result<CallOutcome, Lo
         (Query::IsLocked, Value::Int(n)) => Ok(CallOutcome::Bool(*n > 0)),
         (Query::IsHeldByThread, Value::Int(n)) => Ok(CallOutcome::Bool(*n == 1)),
         (Query::HoldCount, Value::Nil) => Ok(CallOutcome::Count(0)),
-        (Query::HoldCount, Value::Bulk(count)) => std::str::from_utf8(count)
+        (Query::RemainTtl, Value::Int(ttl)) => Ok(CallOutcome::Ttl(*ttl)),
+        // `GET_LONG`'s `LongReplayConvertor` reads nil as 0.
+        (Query::Token, Value::Nil) => Ok(CallOutcome::Count(0)),
+        (Query::Token | Query::HoldCount, Value::Bulk(count)) => std::str::from_utf8(count)
             .ok()
             .and_then(|text| text.parse::<u64>().ok())
             .map(CallOutcome::Count)
-            .ok_or_else(|| unexpected("HGET", value)),
-        (Query::RemainTtl, Value::Int(ttl)) => Ok(CallOutcome::Ttl(*ttl)),
+            .ok_or_else(|| unexpected(query.command_name(), value)),
         _ => Err(unexpected(query.command_name(), value)),
     }
 }

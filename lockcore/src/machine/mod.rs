@@ -289,6 +289,25 @@ impl LockClient {
                 };
                 self.start_acquire(now, thread, lock, lease, wait, listens);
             }
+            Call::TryLockAndGetToken { wait, lease } => {
+                check_lease(lease)?;
+                if lock.kind().token_key(&self.wire.lock(&lock)).is_none() {
+                    return Err(LockError::NoTokenMethods(lock.kind().info().class));
+                }
+                let wait = match wait {
+                    None => Wait::Forever,
+                    // Java's wait 0: one attempt, its time spent at once.
+                    Some(Millis(0)) => Wait::Once,
+                    Some(w) => Wait::For(w),
+                };
+                self.start_acquiring(now, thread, lock, lease, wait, (true, true));
+            }
+            Call::GetToken => {
+                if lock.kind().token_key(&self.wire.lock(&lock)).is_none() {
+                    return Err(LockError::NoTokenMethods(lock.kind().info().class));
+                }
+                self.start_query(now, thread, lock, Query::Token);
+            }
             Call::Unlock => self.start_unlock(now, thread, lock),
             Call::ForceUnlock => self.start_force_unlock(now, thread, lock),
             Call::IsLocked => self.start_query(now, thread, lock, Query::IsLocked),

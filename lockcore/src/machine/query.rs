@@ -4,7 +4,9 @@
 use crate::Value;
 
 use super::request::Owner;
-use super::{CallKind, CallState, LockClient, Purpose, command};
+use bytes::Bytes;
+
+use super::{CallKind, CallState, Command, LockClient, Purpose, command};
 use crate::{LockError, LockName, Millis, ThreadId, TransportError};
 
 /// Which query a thread asked.
@@ -18,6 +20,8 @@ pub(super) enum Query {
     HoldCount,
     /// `PTTL key`.
     RemainTtl,
+    /// `RFencedLock.getToken()`: `GET` of the token key.
+    Token,
 }
 
 impl Query {
@@ -28,6 +32,7 @@ impl Query {
             Query::IsHeldByThread => "HEXISTS",
             Query::HoldCount => "HGET",
             Query::RemainTtl => "PTTL",
+            Query::Token => "GET",
         }
     }
 }
@@ -41,7 +46,11 @@ impl LockClient {
         query: Query,
     ) {
         let field = lock.kind().field(&self.wire.field(&self.uuid, thread));
-        let command = command::query(query, &self.wire.lock(&lock), field);
+        let words = self.wire.lock(&lock);
+        let command = match (query, lock.kind().token_key(&words)) {
+            (Query::Token, Some(key)) => Command::from([Bytes::from_static(b"GET"), key]),
+            _ => command::query(query, &words, field),
+        };
         self.calls.insert(
             thread,
             CallState {

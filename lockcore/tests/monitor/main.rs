@@ -21,6 +21,7 @@
 
 mod fair;
 mod rw;
+mod fenced;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -129,6 +129,21 @@ pub(super) fn summary(
         }
         let _ = writeln!(out);
     }
+    // Not a finding: a key no invariant forbids, counted apart (and only
+    // shown when a run left one, so sweeps without a fenced lock read as
+    // before).
+    if profiles.iter().any(|p| found.left_of(*p) > 0) {
+        let _ = writeln!(
+            out,
+            "  runs leaving a key without a TTL ({}, open upstream; not a finding)",
+            sim::TOKEN_KEY_ISSUE
+        );
+        let _ = write!(out, "  {:<22}", "fenced token key");
+        for p in &profiles {
+            let _ = write!(out, " {:>16}", found.left_of(*p));
+        }
+        let _ = writeln!(out);
+    }
 }
 
 /// `explore --json`: one object with the sweep, its counts and its defects.
@@ -148,6 +163,10 @@ pub(super) struct Report<'a> {
     pub(super) failed: u64,
     /// Per model: runs by worst cause, and runs breaking each invariant.
     pub(super) by_cause: BTreeMap<String, BTreeMap<&'static str, u64>>,
+    /// Per model: runs that left a key without a TTL (the fenced lock's
+    /// token key, #6510), none when no run did: not findings.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) left: BTreeMap<String, u64>,
     pub(super) by_invariant: BTreeMap<String, BTreeMap<String, u64>>,
     /// The defects, by signature, each with its shrunk scenario; a
     /// group's `fixed_by` or `open_issue` is its first run's.
@@ -180,7 +199,11 @@ impl<'a> Report<'a> {
         upstreams: &'a Upstreams,
     ) -> Report<'a> {
         let (mut by_cause, mut by_invariant) = (BTreeMap::new(), BTreeMap::new());
+        let mut left = BTreeMap::new();
         for p in profiles(profile) {
+            if found.left_of(p) > 0 {
+                left.insert(p.to_string(), found.left_of(p));
+            }
             let causes = ["defect", "beyond-guarantee", "misuse"]
                 .into_iter()
                 .map(|c| (c, found.by_cause_of(p, c)))
@@ -202,6 +225,7 @@ impl<'a> Report<'a> {
             violating: found.violating,
             failed: found.failed,
             by_cause,
+            left,
             by_invariant,
             defects,
             upstreams: upstreams.all(),

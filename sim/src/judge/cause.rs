@@ -121,7 +121,7 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     if let Some(why) = misuse(spec, v) {
         return Cause::Misuse { why };
     }
-    if v.invariant == Invariant::Fencing
+    if matches!(v.invariant, Invariant::Fencing | Invariant::TokenOrder)
         && let Some(f) = lost_data(spec, v.at.as_ms())
     {
         let why = format!(

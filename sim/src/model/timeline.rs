@@ -194,6 +194,11 @@ pub(crate) fn call_text(call: &Call) -> String {
         {
             format!("{name}(-, {})", opt_ms(lease))
         }
+        // Java's -1 for an unbounded wait or the watchdog's lease.
+        Call::TryLockAndGetToken { wait, lease } if wait.is_some() || lease.is_some() => {
+            let ms = |m: &Option<lockcore::Millis>| m.map_or("-1".to_owned(), |m| m.0.to_string());
+            format!("{name}({}, {})", ms(wait), ms(lease))
+        }
         _ => format!("{name}()"),
     }
 }
@@ -211,6 +216,8 @@ fn call_name(call: &Call) -> &'static str {
         Call::IsHeldByThread => "isHeldByThread",
         Call::HoldCount => "getHoldCount",
         Call::RemainTtl => "remainTimeToLive",
+        Call::TryLockAndGetToken { .. } => "tryLockAndGetTokenAsync",
+        Call::GetToken => "getToken",
     }
 }
 

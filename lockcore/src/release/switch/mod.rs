@@ -80,6 +80,7 @@ switches! {
     SubscribeFailureFalse => subscribe_failure_false,
     NoSyncedReplicasOnly => no_synced_replicas_only,
     CombinedAcquireScript => combined_acquire_script,
+    FencedLock => fenced_lock,
     UnlockResetsLease => unlock_resets_lease,
     NoSyncRollback => no_sync_rollback,
     NoSyncRetry => no_sync_retry,

@@ -208,7 +208,11 @@ impl World<'_> {
             Ok(CallOutcome::Acquired { token }) if acquire => {
                 let th = &mut self.procs[c].threads[t];
                 th.holds += 1;
-                th.token = token.map(|t| t.0);
+                // A re-entry by `lock()` of an `RFencedLock` returns no
+                // token: the application keeps the one it has.
+                if let Some(token) = token {
+                    th.token = Some(token.0);
+                }
                 if th.holds == 1 {
                     let watchdog_ms = self.procs[c].watchdog_ms;
                     self.record(RecordKind::hold(who, lock, &call, token, watchdog_ms));

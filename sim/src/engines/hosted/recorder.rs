@@ -247,7 +247,11 @@ impl Recorder {
         };
         let belief = self.beliefs.entry((c, t)).or_default();
         belief.holds += 1;
-        belief.token = token.map(|t| t.0);
+        // As the fast engine: a re-entry without a token keeps the one
+        // the thread has.
+        if let Some(token) = token {
+            belief.token = Some(token.0);
+        }
         if belief.holds == 1 {
             self.record(RecordKind::hold(who, lock, call, *token, watchdog_ms));
         }

@@ -113,6 +113,10 @@ fn scaled(call: &Call, scale: u64) -> Call {
             wait: s(*wait),
             lease: s(*lease),
         },
+        Call::TryLockAndGetToken { wait, lease } => Call::TryLockAndGetToken {
+            wait: s(*wait),
+            lease: s(*lease),
+        },
         other => other.clone(),
     }
 }

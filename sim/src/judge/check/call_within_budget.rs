@@ -161,6 +161,9 @@ fn bounded_wait(call: &Call) -> Option<u64> {
         }
         | Call::TryLockAsync {
             wait: Some(wait), ..
+        }
+        | Call::TryLockAndGetToken {
+            wait: Some(wait), ..
         } => Some(wait.0),
         _ => None,
     }

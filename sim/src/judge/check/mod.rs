@@ -112,6 +112,9 @@ invariants! {
     /// no other thread believes it holds its read or write lock; readers
     /// may share.
     ReaderWriterExclusion => reader_writer_exclusion, "reader-writer-exclusion";
+    /// A token call of Redisson's `RFencedLock` that began after another
+    /// acquisition of the lock returned its token gets a greater one.
+    TokenOrder => token_order, "token-order";
     @tests
     /// The extension recipe's worked example (`example.rs`): every
     /// accepted write comes from a thread that believes it holds the lock.

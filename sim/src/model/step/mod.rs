@@ -9,6 +9,8 @@
 //! engine's bookkeeping of beliefs reads it by its [`lockcore::Call`].
 
 mod fair_lock;
+mod fenced_lock;
+mod fenced_lock_and_get_token;
 mod force_unlock;
 mod lock;
 mod lock_async;
@@ -17,6 +19,8 @@ mod read_lock;
 mod repeat;
 mod sleep;
 mod try_fair_lock;
+mod try_fenced_lock;
+mod try_fenced_lock_and_get_token;
 mod try_lock;
 mod try_lock_async;
 mod try_read_lock;
@@ -214,6 +218,18 @@ steps! {
     FairLock = "fair-lock" (fair_lock::FairLock),
     /// `fairLock.tryLock(...)`.
     TryFairLock = "try-fair-lock" (try_fair_lock::TryFairLock),
+    /// `fencedLock.lock()` or `lock(lease)` of Redisson's `RFencedLock`
+    /// (not the `fenced` profile): `RLock`'s, taking a token it does not
+    /// return.
+    FencedLock = "fenced-lock" (fenced_lock::FencedLock),
+    /// `fencedLock.tryLock(...)`.
+    TryFencedLock = "try-fenced-lock" (try_fenced_lock::TryFencedLock),
+    /// `fencedLock.lockAndGetToken(...)`: waits as long as it takes and
+    /// returns the token.
+    FencedLockAndGetToken = "fenced-lock-and-get-token" (fenced_lock_and_get_token::FencedLockAndGetToken),
+    /// `fencedLock.tryLockAndGetToken(...)`: the token, or null when the
+    /// wait is spent.
+    TryFencedLockAndGetToken = "try-fenced-lock-and-get-token" (try_fenced_lock_and_get_token::TryFencedLockAndGetToken),
 }
 
 /// The objects the acquires of `steps` (and of the steps inside them)
