@@ -4,7 +4,7 @@
 //! fake-redis keeps its own copy of the texts it recognises; a test (with
 //! fake-redis as a dev-dependency only) checks the two agree.
 
-use crate::{script_fair, script_rw};
+use crate::{script_fair, script_rw, script_spin};
 
 /// A script the lock sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -97,6 +97,14 @@ pub(crate) enum LockScript {
     FairUnlock,
     /// `RFairLock`: see [`crate::script_fair::FAIR_FORCE_UNLOCK`].
     FairForceUnlock,
+    /// `RSpinLock`: see [`crate::script_spin::SPIN_ACQUIRE`].
+    SpinAcquire,
+    /// `RSpinLock`: see [`crate::script_spin::SPIN_UNLOCK`].
+    SpinUnlock,
+    /// `RSpinLock`: see [`crate::script_spin::SPIN_UNLOCK_LATCHED`].
+    SpinUnlockLatched,
+    /// `RSpinLock`: see [`crate::script_spin::SPIN_FORCE_UNLOCK`].
+    SpinForceUnlock,
 }
 
 impl LockScript {
@@ -137,6 +145,10 @@ impl LockScript {
             LockScript::FairAcquire => "8f6ed299ffd259f0539c20f89253998c0777ea75",
             LockScript::FairUnlock => "367f80bd2e300e411fb0936d9b601e5bcb3fd4b6",
             LockScript::FairForceUnlock => "71ed11d4e4818119ac560b3d670a7f08256afc46",
+            LockScript::SpinAcquire => "dad0f8d619e548e04f21fb48d50be5034df3adae",
+            LockScript::SpinUnlock => "5b9e58d1bcb8498e14aa1d5b49a1ca5b90748946",
+            LockScript::SpinUnlockLatched => "73ac2729af29ea9a975f95e8097f7ee9a74cce3d",
+            LockScript::SpinForceUnlock => "51b433c3cc9a6ca991b3aefec63d23490c246318",
         }
     }
 
@@ -151,7 +163,7 @@ impl LockScript {
     }
 
     /// Every known script.
-    pub(crate) const ALL: [LockScript; 32] = [
+    pub(crate) const ALL: [LockScript; 36] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -184,6 +196,10 @@ impl LockScript {
         LockScript::FairAcquire,
         LockScript::FairUnlock,
         LockScript::FairForceUnlock,
+        LockScript::SpinAcquire,
+        LockScript::SpinUnlock,
+        LockScript::SpinUnlockLatched,
+        LockScript::SpinForceUnlock,
     ];
 
     /// The script's exact text.
@@ -221,6 +237,10 @@ impl LockScript {
             LockScript::FairAcquire => script_fair::FAIR_ACQUIRE,
             LockScript::FairUnlock => script_fair::FAIR_UNLOCK,
             LockScript::FairForceUnlock => script_fair::FAIR_FORCE_UNLOCK,
+            LockScript::SpinAcquire => script_spin::SPIN_ACQUIRE,
+            LockScript::SpinUnlock => script_spin::SPIN_UNLOCK,
+            LockScript::SpinUnlockLatched => script_spin::SPIN_UNLOCK_LATCHED,
+            LockScript::SpinForceUnlock => script_spin::SPIN_FORCE_UNLOCK,
         }
     }
 }
@@ -380,7 +400,7 @@ mod tests {
             );
             let known = fake_redis::LockScript::from_text(script.text().as_bytes());
             if script >= LockScript::ReadAcquireFixedLease {
-                // `RReadWriteLock`'s and `RFairLock`'s scripts run in
+                // `RReadWriteLock`'s, `RFairLock`'s and `RSpinLock`'s scripts run in
                 // fake-redis's Lua (no native form yet): its EVAL tests run
                 // them there.
                 assert!(known.is_none(), "{script:?}");
