@@ -37,19 +37,26 @@ pub struct LockType {
 
 /// The drawable lock types: one line each. A type whose kinds have no
 /// step forms (no registered step names the kind) is never applied.
-pub const LOCK_TYPES: &[LockType] = &[LockType {
-    name: "rwlock",
-    kinds: &[LockKind::Read, LockKind::Write],
-    probe: LockKind::Write,
-}];
+pub const LOCK_TYPES: &[LockType] = &[
+    LockType {
+        name: "rwlock",
+        kinds: &[LockKind::Read, LockKind::Write],
+        probe: LockKind::Write,
+    },
+    LockType {
+        name: "spin",
+        kinds: &[LockKind::Spin],
+        probe: LockKind::Spin,
+    },
+];
 
 /// The chance that a generated scenario (any kinds but `classic`) makes
 /// one of its locks a given type.
 pub const LOCK_TYPE_CHANCE: f64 = 0.3;
 
 /// With [`LOCK_TYPE_CHANCE`] per type, each from its own stream: the
-/// type takes one of the scenario's locks (a later type in
-/// [`LOCK_TYPES`] over an earlier one), and each thread on that lock
+/// type takes one of the scenario's locks (an earlier type in
+/// [`LOCK_TYPES`] over a later one), and each thread on that lock
 /// takes one of the type's objects.
 pub(crate) fn draw_lock_types(spec: &mut SimSpec, types: &[LockType]) {
     let locks: Vec<LockName> = spec
@@ -70,7 +77,11 @@ pub(crate) fn draw_lock_types(spec: &mut SimSpec, types: &[LockType]) {
             continue;
         }
         let l = r.random_range(0..locks.len());
-        chosen[l] = Some((ty, r));
+        // An earlier type keeps its lock, so a type added later changes
+        // no seed that draws an earlier one.
+        if chosen[l].is_none() {
+            chosen[l] = Some((ty, r));
+        }
     }
     for (lock, choice) in locks.iter().zip(chosen) {
         if let Some((ty, mut r)) = choice {
@@ -185,13 +196,14 @@ mod tests {
         threads.map(|t| t.object().kind()).collect()
     }
 
-    /// About a fifth of default seeds (a stream of their own, and only
-    /// when every thread on the lock can take the type) draw the read-write
-    /// lock; each is valid, and nothing but its acquires' objects changed;
-    /// `classic` never draws (the regression corpus keeps its specs).
+    /// Some default seeds (a stream of their own per type, and only when
+    /// every thread on the lock can take the type) draw the read-write
+    /// lock, others the spin lock; each is valid, and nothing but its
+    /// acquires' objects changed; `classic` never draws (the regression
+    /// corpus keeps its specs).
     #[test]
     fn some_seeds_draw_the_read_write_lock_and_nothing_else_changes() {
-        let mut drawn = 0;
+        let (mut drawn, mut spins) = (0, 0);
         for seed in 0..400 {
             let w = Workload::default();
             let typed = generate_typed(seed, None, w, LOCK_TYPES);
@@ -206,17 +218,22 @@ mod tests {
                     "seed {seed}"
                 );
                 let probe = typed.clients.last().unwrap();
+                let kinds: BTreeSet<LockKind> =
+                    probe.threads.iter().map(|t| t.object().kind()).collect();
                 assert!(
-                    probe
-                        .threads
-                        .iter()
-                        .any(|t| t.object().kind() == LockKind::Write)
+                    kinds.contains(&LockKind::Write) || kinds.contains(&LockKind::Spin),
+                    "seed {seed}: {kinds:?}"
                 );
+                spins += usize::from(objects(&typed).contains(&LockKind::Spin));
             }
             let classic = crate::generate(seed, None);
             assert_eq!(objects(&classic), BTreeSet::from([LockKind::Lock]));
         }
-        assert!((40..=120).contains(&drawn), "{drawn} of 400 seeds draw");
+        assert!((80..=220).contains(&drawn), "{drawn} of 400 seeds draw");
+        assert!(
+            (30..=120).contains(&spins),
+            "{spins} of 400 seeds draw the spin lock"
+        );
     }
 
     /// Under 3.44+ (whose read-lock watchdog lockcore refuses) a drawn
@@ -265,12 +282,19 @@ mod tests {
             kinds: &[LockKind::Write],
             probe: LockKind::Write,
         };
-        let more = [LOCK_TYPES[0], extra];
+        let more: Vec<LockType> = LOCK_TYPES.iter().copied().chain([extra]).collect();
         let mut drew = 0;
         for seed in 0..300 {
             let w = Workload::default();
             let before = generate_typed(seed, None, w, LOCK_TYPES);
             let after = generate_typed(seed, None, w, &more);
+            // Also the registered types: without the last, as before it.
+            let fewer = &LOCK_TYPES[..LOCK_TYPES.len() - 1];
+            let last = LOCK_TYPES[LOCK_TYPES.len() - 1].name;
+            let mut r = rng::stream(seed, Stream::SwarmLockType(rng::kind_number(last)));
+            if !r.random_bool(LOCK_TYPE_CHANCE) {
+                assert_eq!(generate_typed(seed, None, w, fewer), before, "seed {seed}");
+            }
             let mut r = rng::stream(seed, Stream::SwarmLockType(rng::kind_number(extra.name)));
             if r.random_bool(LOCK_TYPE_CHANCE) {
                 drew += 1;

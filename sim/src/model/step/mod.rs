@@ -16,10 +16,15 @@ mod lock_interruptibly;
 mod read_lock;
 mod repeat;
 mod sleep;
+mod spin_lock;
+mod spin_lock_async;
+mod spin_lock_interruptibly;
 mod try_fair_lock;
 mod try_lock;
 mod try_lock_async;
 mod try_read_lock;
+mod try_spin_lock;
+mod try_spin_lock_async;
 mod try_write_lock;
 mod unlock;
 mod work;
@@ -214,6 +219,17 @@ steps! {
     FairLock = "fair-lock" (fair_lock::FairLock),
     /// `fairLock.tryLock(...)`.
     TryFairLock = "try-fair-lock" (try_fair_lock::TryFairLock),
+    /// `spinLock.lock()` or `lock(lease)`: attempts again after each
+    /// back-off sleep, no pub/sub.
+    SpinLock = "spin-lock" (spin_lock::SpinLock),
+    /// `spinLock.tryLock(...)`.
+    TrySpinLock = "try-spin-lock" (try_spin_lock::TrySpinLock),
+    /// `spinLock.lockInterruptibly(...)`.
+    SpinLockInterruptibly = "spin-lock-interruptibly" (spin_lock_interruptibly::SpinLockInterruptibly),
+    /// `spinLock.lockAsync(...)`: its sleeps are timer tasks.
+    SpinLockAsync = "spin-lock-async" (spin_lock_async::SpinLockAsync),
+    /// `spinLock.tryLockAsync(...)`.
+    TrySpinLockAsync = "try-spin-lock-async" (try_spin_lock_async::TrySpinLockAsync),
 }
 
 /// The objects the acquires of `steps` (and of the steps inside them)
