@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Era, LockError, Millis, Release, RetryDelay, Switch};
+use crate::{BackOff, Era, LockError, Millis, Release, RetryDelay, Switch};
 
 /// A client's settings. Build one with [`Config::builder`].
 ///
@@ -72,6 +72,14 @@ pub struct Config {
     /// the other (default 100).
     #[serde(default = "default_watchdog_batch_size")]
     pub watchdog_batch_size: u32,
+    /// The back-off of the client's spin locks (`getSpinLock(name,
+    /// backOff)`; Redisson's default, [`BackOff::Exponential`]).
+    #[serde(default)]
+    pub spin_back_off: BackOff,
+    /// Seeds the exponential back-off's random part (a stream of its own,
+    /// so a spin lock's sleeps never move the jittered retry pauses).
+    #[serde(default)]
+    pub spin_seed: u64,
 }
 
 fn default_watchdog_batch_size() -> u32 {
@@ -97,6 +105,8 @@ impl Default for Config {
             retry_delay: RetryDelay::Constant,
             jitter_seed: 0,
             watchdog_batch_size: default_watchdog_batch_size(),
+            spin_back_off: BackOff::Exponential,
+            spin_seed: 0,
         }
     }
 }
@@ -259,6 +269,18 @@ impl ConfigBuilder {
     /// Seeds the draws of jittered pauses.
     pub fn jitter_seed(&mut self, seed: u64) -> &mut Self {
         self.config.jitter_seed = seed;
+        self
+    }
+
+    /// Sets the back-off of the client's spin locks.
+    pub fn spin_back_off(&mut self, back_off: BackOff) -> &mut Self {
+        self.config.spin_back_off = back_off;
+        self
+    }
+
+    /// Seeds the random part of the spin locks' exponential back-off.
+    pub fn spin_seed(&mut self, seed: u64) -> &mut Self {
+        self.config.spin_seed = seed;
         self
     }
 

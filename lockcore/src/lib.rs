@@ -87,18 +87,21 @@
 //!   per switch under `release/switch/`).
 //! - `config`: [`Config`] and [`ConfigBuilder`] (Redisson's defaults).
 //! - `retry_delay`: [`RetryDelay`], the pause before a resend.
+//! - `back_off`: [`BackOff`], a spin lock's sleeps between attempts.
 //! - `kind`: [`LockKind`], which Redisson lock object a call is on
 //!   (`RLock`, the read and the write lock of `RReadWriteLock`), one file
 //!   per kind with its scripts.
 //! - `script_rw`: the exact texts of `RReadWriteLock`'s scripts.
 //! - `script_fair`: the exact texts of `RFairLock`'s scripts.
 //! - `script_fenced`: the exact texts of `RFencedLock`'s scripts.
+//! - `script_spin`: the exact texts of `RSpinLock`'s scripts.
 //! - `call`: [`Call`] and [`CallOutcome`].
 //! - `error`: [`LockError`] and [`TransportError`].
 //! - `machine`: [`LockClient`] and its [`Output`]s, split by concept:
 //!   `request` (timeouts, retries), `command` (wire form of each script),
 //!   `acquire` (lock / tryLock), `subscription` (channel and latch),
-//!   `unlock`, `query`, `watchdog` (`redisson`), `legacy`, `batched`,
+//!   `spin` (a spin lock's sleeps), `unlock`, `query`, `watchdog`
+//!   (`redisson`), `legacy`, `batched`,
 //!   `fence` (`fenced`), `sometimes` (the places it notes passing,
 //!   [`Sometimes`], for coverage).
 //! - `value`: [`Value`], a reply as the lock reads it.
@@ -110,6 +113,7 @@
 //!   oscillator as the wrapper reads them.
 //! - `resp`: [`RespTransport`].
 
+mod back_off;
 mod call;
 #[cfg(feature = "async")]
 mod client;
@@ -128,10 +132,12 @@ mod script;
 mod script_fair;
 mod script_fenced;
 mod script_rw;
+mod script_spin;
 mod transport;
 mod value;
 mod vec_map;
 
+pub use back_off::BackOff;
 pub use call::{Call, CallOutcome};
 #[cfg(feature = "async")]
 pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};

@@ -4,7 +4,7 @@
 //! fake-redis keeps its own copy of the texts it recognises; a test (with
 //! fake-redis as a dev-dependency only) checks the two agree.
 
-use crate::{script_fair, script_fenced, script_rw};
+use crate::{script_fair, script_fenced, script_rw, script_spin};
 
 /// A script the lock sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -107,6 +107,14 @@ pub(crate) enum LockScript {
     FencedAcquire,
     /// `RFencedLock`: see [`crate::script_fenced::FENCED_ACQUIRE_TOKEN`].
     FencedAcquireToken,
+    /// `RSpinLock`: see [`crate::script_spin::SPIN_ACQUIRE`].
+    SpinAcquire,
+    /// `RSpinLock`: see [`crate::script_spin::SPIN_UNLOCK`].
+    SpinUnlock,
+    /// `RSpinLock`: see [`crate::script_spin::SPIN_UNLOCK_LATCHED`].
+    SpinUnlockLatched,
+    /// `RSpinLock`: see [`crate::script_spin::SPIN_FORCE_UNLOCK`].
+    SpinForceUnlock,
 }
 
 impl LockScript {
@@ -152,6 +160,10 @@ impl LockScript {
             LockScript::FairForceUnlock => "71ed11d4e4818119ac560b3d670a7f08256afc46",
             LockScript::FencedAcquire => "46b5551ba403d6152a7a6eca122e08728d6c8c66",
             LockScript::FencedAcquireToken => "49babb5a1e6a0c5f188c2ae62b93b51cdfd63e45",
+            LockScript::SpinAcquire => "dad0f8d619e548e04f21fb48d50be5034df3adae",
+            LockScript::SpinUnlock => "5b9e58d1bcb8498e14aa1d5b49a1ca5b90748946",
+            LockScript::SpinUnlockLatched => "73ac2729af29ea9a975f95e8097f7ee9a74cce3d",
+            LockScript::SpinForceUnlock => "51b433c3cc9a6ca991b3aefec63d23490c246318",
         }
     }
 
@@ -166,7 +178,7 @@ impl LockScript {
     }
 
     /// Every known script.
-    pub(crate) const ALL: [LockScript; 37] = [
+    pub(crate) const ALL: [LockScript; 41] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -204,6 +216,10 @@ impl LockScript {
         LockScript::FairForceUnlock,
         LockScript::FencedAcquire,
         LockScript::FencedAcquireToken,
+        LockScript::SpinAcquire,
+        LockScript::SpinUnlock,
+        LockScript::SpinUnlockLatched,
+        LockScript::SpinForceUnlock,
     ];
 
     /// The script's exact text.
@@ -246,6 +262,10 @@ impl LockScript {
             LockScript::FairForceUnlock => script_fair::FAIR_FORCE_UNLOCK,
             LockScript::FencedAcquire => script_fenced::FENCED_ACQUIRE,
             LockScript::FencedAcquireToken => script_fenced::FENCED_ACQUIRE_TOKEN,
+            LockScript::SpinAcquire => script_spin::SPIN_ACQUIRE,
+            LockScript::SpinUnlock => script_spin::SPIN_UNLOCK,
+            LockScript::SpinUnlockLatched => script_spin::SPIN_UNLOCK_LATCHED,
+            LockScript::SpinForceUnlock => script_spin::SPIN_FORCE_UNLOCK,
         }
     }
 }
@@ -405,7 +425,7 @@ mod tests {
             );
             let known = fake_redis::LockScript::from_text(script.text().as_bytes());
             if script >= LockScript::ReadAcquireFixedLease {
-                // `RReadWriteLock`'s and `RFairLock`'s scripts run in
+                // `RReadWriteLock`'s, `RFairLock`'s and `RSpinLock`'s scripts run in
                 // fake-redis's Lua (no native form yet): its EVAL tests run
                 // them there.
                 assert!(known.is_none(), "{script:?}");

@@ -50,12 +50,20 @@ const FILES: [(&str, &str); 25] = [
         include_str!("../history/interrupted-acquire-renews-forever.toml"),
     ),
     (
+        "spin-trylock-false-while-holding-4197",
+        include_str!("../history/spin-trylock-false-while-holding-4197.toml"),
+    ),
+    (
         "watchdog-takes-previous-lease",
         include_str!("../history/watchdog-takes-previous-lease.toml"),
     ),
     (
         "unsynced-acquire-keeps-lock",
         include_str!("../history/unsynced-acquire-keeps-lock.toml"),
+    ),
+    (
+        "spin-async-trylock-overstays-5002",
+        include_str!("../history/spin-async-trylock-overstays-5002.toml"),
     ),
     (
         "unlock-resend-not-locked",

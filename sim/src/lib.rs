@@ -186,7 +186,7 @@ pub use engines::fast::inprocess::{InProcessServer, InProcessTransport, lock_val
 pub use engines::hosted::{
     BareRun, REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_turmoil_bare,
 };
-pub use lock_types::{LOCK_TYPE_CHANCE, LOCK_TYPES, LockType};
+pub use lock_types::{LOCK_TYPES, LockType};
 pub use model::config::client_timer_tick_ms;
 pub use model::error::SimError;
 pub use model::fault::kinds as faults;

@@ -561,9 +561,10 @@ mod tests {
             let mut one_lock = a.clients.clone();
             for t in one_lock.iter_mut().flat_map(|c| &mut c.threads) {
                 t.lock = LockName::new(DEFAULT_LOCK).unwrap();
-                to_blocking(&mut t.steps);
-                // A drawn lock type's acquires, back on RLock.
+                // A drawn lock type's acquires, back on RLock (a spin
+                // lock's async forms to RLock's async forms first).
                 replace_steps(&mut t.steps, &|s| s.on_object(lockcore::LockKind::Lock));
+                to_blocking(&mut t.steps);
             }
             assert_eq!(one_lock, generate(seed, None).clients);
             assert_eq!(

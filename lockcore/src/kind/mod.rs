@@ -21,6 +21,7 @@ mod fenced;
 mod read;
 mod rlock;
 mod rw;
+mod spin;
 mod write;
 
 pub(crate) use rw::READ_UNLOCK_MESSAGE;
@@ -112,6 +113,17 @@ pub(crate) trait LockType {
     fn waits_on_own_channel() -> bool {
         false
     }
+    /// Whether a waiter sleeps its back-off and attempts again rather
+    /// than subscribing (the spin lock's polling, no pub/sub).
+    fn polls() -> bool {
+        false
+    }
+    /// Whether the acquire is inside the 3.20.1 retry wrapper
+    /// (`ServiceManager.execute`): a rolled-back acquire is tried again,
+    /// and an interrupt reaches the wrapper's future, not the acquire's.
+    fn acquire_retried() -> bool {
+        true
+    }
     /// Whether the machine models this kind's acquire under the release
     /// (`None`), or why not (a refusal's text); `watchdog`: the acquire
     /// has no lease, so the release's renewal would keep it.
@@ -192,6 +204,18 @@ macro_rules! kinds {
                 }
             }
 
+            pub(crate) fn polls(self) -> bool {
+                match self {
+                    $(LockKind::$variant => $module::$ty::polls(),)*
+                }
+            }
+
+            pub(crate) fn acquire_retried(self) -> bool {
+                match self {
+                    $(LockKind::$variant => $module::$ty::acquire_retried(),)*
+                }
+            }
+
             pub(crate) fn unmodelled(
                 self,
                 switches: &SwitchReads,
@@ -211,10 +235,12 @@ kinds! {
     Write => write::WriteLock,
     Fair => fair::FairLock,
     Fenced => fenced::FencedLock,
+    Spin => spin::SpinLock,
 }
 
 impl LockKind {
-    /// The name in files (`rlock`, `read`, `write`, `fair`, `fenced-lock`).
+    /// The name in files (`rlock`, `read`, `write`, `fair`, `fenced-lock`,
+    /// `spin`).
     pub fn name(self) -> &'static str {
         self.info().name
     }
@@ -294,6 +320,6 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", kind.name()));
         }
         assert_eq!(LockKind::default(), LockKind::Lock);
-        assert!("spin".parse::<LockKind>().is_err());
+        assert!("spinning".parse::<LockKind>().is_err());
     }
 }

@@ -12,6 +12,7 @@ use crate::Value;
 
 use super::command::{self, AcquireReply};
 use super::request::Owner;
+use super::spin::Spin;
 use super::{CallKind, CallState, Hold, LockClient, Purpose};
 use crate::kind::{Waits, Words};
 use crate::{
@@ -62,6 +63,8 @@ pub(super) enum Phase {
     RollingBack,
     /// 3.20.1+: after the rollback, the acquire is tried again at the timer.
     NoSyncPause { timer: TimerId },
+    /// A spin lock's waiter sleeps its back-off until the timer.
+    BackOff { timer: TimerId },
 }
 
 /// An acquiring call's state.
@@ -69,7 +72,7 @@ pub(super) enum Phase {
 pub(super) struct Acquiring {
     pub(super) lease: Option<Millis>,
     pub(super) wait: Wait,
-    started: Millis,
+    pub(super) started: Millis,
     /// Whether this thread holds a reference on the channel's subscription.
     pub(super) subscribed: bool,
     pub(super) phase: Phase,
@@ -79,6 +82,8 @@ pub(super) struct Acquiring {
     /// `RFencedLock`'s token methods: the kind's token script, its pair
     /// reply, and no NoSync rollback or retry.
     pub(super) token: bool,
+    /// A spin lock's loop (`None` for every kind that subscribes).
+    pub(super) spin: Option<Spin>,
 }
 
 impl LockClient {
@@ -104,6 +109,10 @@ impl LockClient {
         wait: Wait,
         (listens, token): (bool, bool),
     ) {
+        let spin = lock
+            .kind()
+            .polls()
+            .then(|| Spin::new(self.config.spin_back_off, now));
         let acquiring = Acquiring {
             lease,
             wait,
@@ -112,6 +121,7 @@ impl LockClient {
             phase: Phase::Attempting,
             listens,
             token,
+            spin,
         };
         self.calls.insert(
             thread,
@@ -139,6 +149,9 @@ impl LockClient {
             return;
         };
         acquiring.phase = Phase::Attempting;
+        if let Some(spin) = acquiring.spin.as_mut() {
+            spin.attempt(now);
+        }
         let waits = acquiring.wait.waits();
         let (asked, token) = (acquiring.lease, acquiring.token);
         let lock = lock.clone();
@@ -224,8 +237,13 @@ impl LockClient {
             }
             Err(error) => self.finish(thread, Err(error)),
             Ok(AcquireReply::Acquired(token)) => {
+                let too_late = self.spin_taken_too_late(now, thread);
                 self.on_acquired(now, thread, &lock, lease, token, sent_at);
-                self.finish(thread, Ok(CallOutcome::Acquired { token }));
+                if too_late {
+                    self.give_up(now, thread);
+                } else {
+                    self.finish(thread, Ok(CallOutcome::Acquired { token }));
+                }
             }
             Ok(AcquireReply::Held(ttl)) => self.on_held(now, thread, ttl),
         }
@@ -300,7 +318,8 @@ impl LockClient {
         {
             if let Phase::Subscribing { timer: Some(timer) }
             | Phase::Latch { timer: Some(timer) }
-            | Phase::NoSyncPause { timer } = acquiring.phase
+            | Phase::NoSyncPause { timer }
+            | Phase::BackOff { timer } = acquiring.phase
             {
                 self.cancel_timer(timer);
             }
@@ -328,7 +347,8 @@ impl LockClient {
         match acquiring.phase {
             Phase::Subscribing { timer: Some(timer) }
             | Phase::Latch { timer: Some(timer) }
-            | Phase::NoSyncPause { timer } => self.cancel_timer(timer),
+            | Phase::NoSyncPause { timer }
+            | Phase::BackOff { timer } => self.cancel_timer(timer),
             _ => {}
         }
         if acquiring.subscribed {

@@ -78,7 +78,10 @@ impl LockClient {
         // interrupt reaches, and it cancels nothing, so 3.16.3's cancel is
         // never consulted there (and a run under it never reads it, which
         // attribution and `locksim mutants` rely on).
-        let cancels = !self.switches.has(Switch::AcquireRetryWrapper)
+        // A spin lock's acquire is outside the wrapper in every release:
+        // the cancel reaches the future its renewal callback hangs on.
+        let wrapped = abandoned.lock.kind().acquire_retried();
+        let cancels = (!wrapped || !self.switches.has(Switch::AcquireRetryWrapper))
             && self.switches.has(Switch::InterruptCancelsAcquire);
         let mine = |owner: &Owner| owner.is_call_of(thread);
         let in_flight: Vec<_> = self

@@ -25,6 +25,7 @@ mod query;
 mod read_task;
 mod request;
 mod sometimes;
+mod spin;
 mod step;
 mod subscription;
 mod sync;
@@ -153,6 +154,8 @@ pub struct LockClient {
     next_generation: u64,
     /// Draws jittered retry pauses (3.48+), seeded by the config.
     jitter: ChaCha8Rng,
+    /// Draws the spin locks' exponential back-off, seeded by the config.
+    spin_rng: ChaCha8Rng,
     watchdog: Watchdog,
     fences: VecMap<LockName, Fence>,
     /// Command words built once (keys, fields, leases).
@@ -179,6 +182,7 @@ impl LockClient {
     /// A client with identity `uuid` (Redisson's connection-manager id).
     pub fn new(uuid: impl Into<String>, config: Config) -> Self {
         let jitter = ChaCha8Rng::seed_from_u64(config.jitter_seed);
+        let spin_rng = spin::spin_rng(config.spin_seed);
         Self {
             uuid: uuid.into(),
             switches: SwitchReads::new(config.release.switches()),
@@ -197,6 +201,7 @@ impl LockClient {
             subscriptions: BTreeMap::new(),
             next_generation: 0,
             jitter,
+            spin_rng,
             watchdog: Watchdog::default(),
             fences: VecMap::new(),
             wire: wire::Wire::default(),
@@ -384,6 +389,14 @@ impl LockClient {
     /// The next output, in the order the machine produced them.
     pub fn poll(&mut self) -> Option<Output> {
         self.outputs.pop_front()
+    }
+
+    /// How often this client counts `thread` holding `lock`.
+    #[cfg(test)]
+    pub(crate) fn hold_count(&self, thread: ThreadId, lock: &LockName) -> u64 {
+        self.holds
+            .get(&(lock.clone(), thread))
+            .map_or(0, |hold| hold.count)
     }
 
     /// The fencing token `thread` holds `lock` with, if any (`fenced`; `None`

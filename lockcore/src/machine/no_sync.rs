@@ -72,10 +72,16 @@ impl LockClient {
         thread: ThreadId,
         error: TransportError,
     ) {
-        let Some((_, acquiring)) = self.acquiring(thread) else {
+        let Some((lock, acquiring)) = self.acquiring(thread) else {
             return;
         };
         if acquiring.phase != Phase::RollingBack {
+            return;
+        }
+        // The spin lock's acquire has the rollback (`handleNoSync`) but
+        // no retry wrapper: the caller gets the error.
+        if !lock.kind().acquire_retried() {
+            self.finish(thread, Err(LockError::Transport(error)));
             return;
         }
         match self.no_sync_pause(now, thread) {

@@ -19,6 +19,10 @@ impl LockClient {
         let Some((lock, acquiring)) = self.acquiring(thread) else {
             return;
         };
+        if lock.kind().polls() {
+            self.spin_held(now, thread);
+            return;
+        }
         let lock = lock.clone();
         let listens = acquiring.listens;
         let remaining = Self::remaining(now, acquiring);
@@ -136,6 +140,7 @@ impl LockClient {
                 self.latch_forget(&channel, thread);
                 self.retry_if_time_left(now, thread);
             }
+            Phase::BackOff { .. } => self.spin_wake(now, thread),
             Phase::Attempting
             | Phase::Registering
             | Phase::RollingBack

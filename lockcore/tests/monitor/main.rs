@@ -22,6 +22,7 @@
 mod fair;
 mod rw;
 mod fenced;
+mod spin;
 
 use std::net::SocketAddr;
 use std::time::Duration;

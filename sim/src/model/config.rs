@@ -27,7 +27,8 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
         .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
         .replicas(spec.redis.replicas)
         .aof(spec.redis.appendonly)
-        .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32));
+        .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32))
+        .spin_seed(rng::client_spin_seed(spec.seed, c as u32));
     apply_settings(cs, &mut builder);
     let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);
     builder.timer_tick(tick).build().map_err(invalid)
@@ -56,6 +57,9 @@ fn apply_settings(cs: &crate::ClientSpec, builder: &mut lockcore::ConfigBuilder)
     }
     if let Some(ms) = cs.slaves_sync_timeout_ms {
         builder.slaves_sync_timeout(ms);
+    }
+    if let Some(back_off) = cs.spin_back_off {
+        builder.spin_back_off(back_off);
     }
 }
 

@@ -47,6 +47,9 @@ pub(crate) enum Stream {
     /// whether a lock of the scenario is that Redisson object, and which
     /// of its objects each thread takes ([`crate::lock_types`]).
     SwarmLockType(u32),
+    /// The seed of one client's spin-lock back-off draws (its
+    /// `ExponentialBackOff`'s random part).
+    SpinBackOff(u32),
 }
 
 impl Stream {
@@ -70,6 +73,7 @@ impl Stream {
             Stream::Directed => 12,
             Stream::Pct => 13,
             Stream::SwarmLockType(t) => (7 << 32) | u64::from(t),
+            Stream::SpinBackOff(c) => (8 << 32) | u64::from(c),
         }
     }
 }
@@ -104,6 +108,12 @@ pub(crate) fn client_timer_tick(seed: u64, client: u32, config: &lockcore::Confi
 /// with `seed` (lockcore draws them from it, the same on every engine).
 pub(crate) fn client_jitter_seed(seed: u64, client: u32) -> u64 {
     stream(seed, Stream::RetryJitter(client)).next_u64()
+}
+
+/// The seed of client `client`'s spin-lock back-off in a run seeded with
+/// `seed` (lockcore draws from it, the same on every engine).
+pub(crate) fn client_spin_seed(seed: u64, client: u32) -> u64 {
+    stream(seed, Stream::SpinBackOff(client)).next_u64()
 }
 
 /// A kind's stream number: its name's FNV-1a hash, so a kind's draws do

@@ -158,9 +158,26 @@ pub struct ClientSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = crate::MAX_DELAY_MS))]
     pub slaves_sync_timeout_ms: Option<u64>,
+    /// The back-off of the client's spin locks (`getSpinLock(name,
+    /// backOff)`): `exponential` (Redisson's default: 1 ms doubling to
+    /// 128 ms, plus a random part) or `constant` (64 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<SpinBackOffName>")]
+    pub spin_back_off: Option<lockcore::BackOff>,
     /// The threads, each running its own script.
     #[schemars(length(min = 1, max = crate::MAX_THREADS))]
     pub threads: Vec<ThreadSpec>,
+}
+
+/// The schema's words for [`ClientSpec::spin_back_off`].
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum SpinBackOffName {
+    /// `ExponentialBackOff`.
+    Exponential,
+    /// `ConstantBackOff`.
+    Constant,
 }
 
 /// One thread: when it starts and the steps it runs in order.
@@ -212,6 +229,7 @@ impl ClientSpec {
             retry_interval_ms: None,
             retry_jitter: None,
             slaves_sync_timeout_ms: None,
+            spin_back_off: None,
             threads,
         }
     }

@@ -18,12 +18,17 @@ mod lock_interruptibly;
 mod read_lock;
 mod repeat;
 mod sleep;
+mod spin_lock;
+mod spin_lock_async;
+mod spin_lock_interruptibly;
 mod try_fair_lock;
 mod try_fenced_lock;
 mod try_fenced_lock_and_get_token;
 mod try_lock;
 mod try_lock_async;
 mod try_read_lock;
+mod try_spin_lock;
+mod try_spin_lock_async;
 mod try_write_lock;
 mod unlock;
 mod work;
@@ -230,6 +235,17 @@ steps! {
     /// `fencedLock.tryLockAndGetToken(...)`: the token, or null when the
     /// wait is spent.
     TryFencedLockAndGetToken = "try-fenced-lock-and-get-token" (try_fenced_lock_and_get_token::TryFencedLockAndGetToken),
+    /// `spinLock.lock()` or `lock(lease)`: attempts again after each
+    /// back-off sleep, no pub/sub.
+    SpinLock = "spin-lock" (spin_lock::SpinLock),
+    /// `spinLock.tryLock(...)`.
+    TrySpinLock = "try-spin-lock" (try_spin_lock::TrySpinLock),
+    /// `spinLock.lockInterruptibly(...)`.
+    SpinLockInterruptibly = "spin-lock-interruptibly" (spin_lock_interruptibly::SpinLockInterruptibly),
+    /// `spinLock.lockAsync(...)`: its sleeps are timer tasks.
+    SpinLockAsync = "spin-lock-async" (spin_lock_async::SpinLockAsync),
+    /// `spinLock.tryLockAsync(...)`.
+    TrySpinLockAsync = "try-spin-lock-async" (try_spin_lock_async::TrySpinLockAsync),
 }
 
 /// The objects the acquires of `steps` (and of the steps inside them)
