@@ -112,6 +112,13 @@ invariants! {
     /// no other thread believes it holds its read or write lock; readers
     /// may share.
     ReaderWriterExclusion => reader_writer_exclusion, "reader-writer-exclusion";
+    /// An `RFairLock` grants its waiters in queue order: a waiter that
+    /// queued earlier and still waits within its wait is not overtaken.
+    FairOrder => fair_order, "fair-order";
+    /// Once every thread has left a lock, Redis keeps no key of its
+    /// family without a TTL: no fair-lock queue or timeout-set entry,
+    /// reader timeout key or unlock latch.
+    NothingLeftBehind => nothing_left_behind, "nothing-left-behind";
     @tests
     /// The extension recipe's worked example (`example.rs`): every
     /// accepted write comes from a thread that believes it holds the lock.
