@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 25] = [
+const FILES: [(&str, &str); 28] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -116,6 +116,10 @@ const FILES: [(&str, &str); 25] = [
     (
         "fair-trylock-timeout-blocks-queue-5019",
         include_str!("../history/fair-trylock-timeout-blocks-queue-5019.toml"),
+    ),
+    (
+        "fair-trylock-timeout-leaves-queue-5019",
+        include_str!("../history/fair-trylock-timeout-leaves-queue-5019.toml"),
     ),
     (
         "interrupted-acquire-renews-again",

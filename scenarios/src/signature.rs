@@ -287,6 +287,7 @@ fn kind_name(kind: &RecordKind) -> &'static str {
         RecordKind::Fault { .. } => "fault",
         RecordKind::Crash { .. } => "crash",
         RecordKind::Done { .. } => "done",
+        RecordKind::Leftover { .. } => "leftover",
         RecordKind::End => "end",
     }
 }

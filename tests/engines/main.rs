@@ -395,6 +395,20 @@ fn a_real_redis_keeps_a_fair_waiter_behind_a_dead_head() {
     );
 }
 
+/// Redisson #5019's leftovers on a real `redis-server`: under 4.6.0 B's
+/// tryLock throws from its wait loop without `acquireFailed`, and once A
+/// has unlocked and nobody calls, Redis still keeps B's queue and
+/// timeout-set entries, without a TTL (nothing-left-behind), while B's
+/// throw breaks try-lock-answers; under 4.7.0 `acquireFailed` removes
+/// them. The real run must give the fast engine's verdicts.
+#[test]
+fn a_real_redis_keeps_a_fair_waiters_entries_after_everyone_left() {
+    history_row_breaks_on_real_redis(
+        "fair-trylock-timeout-leaves-queue-5019",
+        &["nothing-left-behind", "try-lock-answers"],
+    );
+}
+
 /// Runs history scenario `name` on a real `redis-server` under its row's
 /// two releases: the real run must give the fast engine's verdicts, and
 /// `invariant` broken as a defect under the affected release only.

@@ -46,6 +46,7 @@ mod chain;
 mod crash;
 mod latch;
 mod late_reply;
+mod leftover;
 mod lost_unlock;
 
 /// Why an invariant broke.
@@ -164,6 +165,12 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         && let Some((why, f)) = lost_unlock::explains(spec, history, v)
     {
         return Cause::beyond(spec, why, Some(f));
+    }
+    if v.invariant == Invariant::NothingLeftBehind {
+        return match leftover::crashed_owner(spec, history, v) {
+            Some((why, f)) => Cause::beyond(spec, why, Some(f)),
+            None => Cause::Defect,
+        };
     }
     // Kept, or renewed, by renewals after every fault was over: the
     // catch-all below would blame the run's first fault for them.

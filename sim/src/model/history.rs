@@ -443,6 +443,19 @@ pub enum RecordKind {
         /// The process that died.
         process: Proc,
     },
+    /// A key of the lock's family (beside its hash) that Redis still had,
+    /// without a TTL, when the run reached its horizon (see
+    /// `model/leftover.rs`); recorded just before [`RecordKind::End`].
+    Leftover {
+        /// The lock.
+        lock: LockName,
+        /// Which key it is.
+        what: crate::model::leftover::LeftoverKind,
+        /// The key.
+        key: String,
+        /// Its entries, by thread (a list's or a sorted set's members).
+        entries: Vec<Who>,
+    },
     /// A thread finished its script.
     Done {
         /// The thread.

@@ -11,6 +11,7 @@ pub(crate) mod ended;
 pub(crate) mod error;
 pub(crate) mod fault;
 pub(crate) mod history;
+pub(crate) mod leftover;
 pub(crate) mod name;
 pub(crate) mod retransmission;
 pub(crate) mod rng;

@@ -9,7 +9,7 @@ use std::fmt::{self, Write as _};
 use lockcore::{Call, Purpose};
 
 use crate::model::history::{
-    Direction, Outcome, Phase, Record, RecordKind, ReleaseCause, ServerCause,
+    Direction, Outcome, Phase, Record, RecordKind, ReleaseCause, ServerCause, Who,
 };
 
 impl fmt::Display for Record {
@@ -160,6 +160,23 @@ fn describe(kind: &RecordKind) -> (String, String) {
         }
         RecordKind::Crash { process } => (process.to_string(), "crash".to_owned()),
         RecordKind::Done { who } => (who.to_string(), "done".to_owned()),
+        RecordKind::Leftover {
+            lock,
+            what,
+            key,
+            entries,
+        } => (
+            "redis".to_owned(),
+            format!(
+                "{lock}'s {} {key} left without a TTL [{}]",
+                what.words(),
+                entries
+                    .iter()
+                    .map(Who::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
         RecordKind::End => ("-".to_owned(), "end of run".to_owned()),
     }
 }

@@ -101,6 +101,28 @@ impl Observer {
 }
 
 impl World<'_> {
+    /// The family keys Redis keeps without a TTL at the horizon (see
+    /// `model/leftover.rs`), read on a connection of their own.
+    pub(crate) fn record_leftovers(&mut self) {
+        let Some(command) = crate::model::leftover::command(self.spec) else {
+            return;
+        };
+        self.redis.server.set_time(self.now);
+        let engine = self.redis.server.primary_mut();
+        let conn = engine.connect();
+        let reply = engine.execute(conn, &command).replies.into_iter().next();
+        engine.disconnect(conn);
+        let reply = reply.map_or(
+            lockcore::Value::Nil,
+            crate::engines::fast::inprocess::lock_value,
+        );
+        let uuids = &self.obs.uuids;
+        let found = crate::model::leftover::records(self.spec, &reply, |f| who_of_field(uuids, f));
+        for kind in found {
+            self.obs.record(self.now, kind);
+        }
+    }
+
     /// Redis's whole view changed (a restart, a failover, a clock jump):
     /// every expiry is watched afresh and every lock seen so far is
     /// observed again, with `cause`.

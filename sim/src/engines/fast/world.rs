@@ -263,6 +263,7 @@ impl<'s> World<'s> {
     pub(crate) fn run(mut self) -> Ended {
         let horizon = self.run_events();
         self.now = horizon;
+        self.record_leftovers();
         self.record(RecordKind::End);
         let max_latency_ms = max_latency_ms(self.spec);
         let cut = crate::engines::fast::cut::cut_short(&self.procs);

@@ -385,6 +385,14 @@ impl Driver<'_> {
         for slot in slots.iter() {
             slot.borrow().tasks.iter().for_each(|t| t.abort());
         }
+        if let Some(command) = crate::model::leftover::command(self.spec) {
+            let reply = within("cannot read the lock's leftover keys on", &target, async {
+                control.send(&command).await.map_err(|e| e.to_string())
+            })
+            .await?;
+            let at = crate::SimTime::from_ms(self.spec.horizon_ms);
+            recorder::lock(&recorder).leftovers(self.spec, at, &reply);
+        }
         let (mut history, cut) = process::finish(self.spec, &recorder, &slots);
         // Real messages take real time, which the scale magnifies.
         let real_delay = REAL_DELAY_MS.saturating_mul(self.scale);

@@ -151,6 +151,16 @@ impl Recorder {
             .push(crate::model::history::Record { at, kind });
     }
 
+    /// Records the family keys [`crate::model::leftover::LEFTOVERS`]'s
+    /// `reply` lists, at `at` (the horizon).
+    pub(crate) fn leftovers(&mut self, spec: &SimSpec, at: SimTime, reply: &lockcore::Value) {
+        let uuids = &self.uuids;
+        let found = crate::model::leftover::records(spec, reply, |f| who_of_field(uuids, f));
+        for kind in found {
+            self.record_at(at, kind);
+        }
+    }
+
     pub(crate) fn proc(&self, c: usize) -> Proc {
         Proc {
             client: self.names[c].clone(),

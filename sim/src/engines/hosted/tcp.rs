@@ -227,6 +227,20 @@ fn simulate(
         });
     }
     world.set_time(spec.horizon_ms);
+    if let Some(command) = crate::model::leftover::command(spec) {
+        let reply = shared.with_engine(|e| {
+            let conn = e.connect();
+            let reply = e.execute(conn, &command).replies.into_iter().next();
+            e.disconnect(conn);
+            reply
+        });
+        let reply = reply.map_or(
+            lockcore::Value::Nil,
+            crate::engines::fast::inprocess::lock_value,
+        );
+        let at = SimTime::from_ms(spec.horizon_ms);
+        recorder::lock(&recorder).leftovers(spec, at, &reply);
+    }
     let (history, cut) = process::finish(spec, &recorder, &slots);
     Ok((history, cut, steps))
 }

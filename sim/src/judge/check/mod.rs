@@ -115,6 +115,13 @@ invariants! {
     /// A token call of Redisson's `RFencedLock` that began after another
     /// acquisition of the lock returned its token gets a greater one.
     TokenOrder => token_order, "token-order";
+    /// An `RFairLock` grants its waiters in queue order: a waiter that
+    /// queued earlier and still waits within its wait is not overtaken.
+    FairOrder => fair_order, "fair-order";
+    /// Once every thread has left a lock, Redis keeps no key of its
+    /// family without a TTL: no fair-lock queue or timeout-set entry,
+    /// reader timeout key or unlock latch.
+    NothingLeftBehind => nothing_left_behind, "nothing-left-behind";
     @tests
     /// The extension recipe's worked example (`example.rs`): every
     /// accepted write comes from a thread that believes it holds the lock.

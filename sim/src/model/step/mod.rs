@@ -293,9 +293,14 @@ impl Step {
         // The forms share their fields (`wait_ms`, `lease_ms`); a kind
         // whose fields differ fails to read them and is not used.
         let mut fields = serde_json::to_value(self).ok()?;
-        fields
-            .as_object_mut()?
-            .insert("step".to_owned(), target.name().into());
+        let fields_map = fields.as_object_mut()?;
+        // `async = false` is every step's default: a sync form of a kind
+        // that has an async one (the fair lock's) moves to one that has
+        // none (RLock's `lock`).
+        if fields_map.get("async") == Some(&serde_json::Value::Bool(false)) {
+            fields_map.remove("async");
+        }
+        fields_map.insert("step".to_owned(), target.name().into());
         serde_json::from_value(fields).ok()
     }
 }
