@@ -12,6 +12,7 @@ pub(crate) mod error;
 pub(crate) mod fault;
 pub(crate) mod history;
 pub(crate) mod name;
+pub(crate) mod reseed;
 pub(crate) mod retransmission;
 pub(crate) mod rng;
 pub(crate) mod script;

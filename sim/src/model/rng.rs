@@ -47,6 +47,11 @@ pub(crate) enum Stream {
     /// whether a lock of the scenario is that Redisson object, and which
     /// of its objects each thread takes ([`crate::lock_types`]).
     SwarmLockType(u32),
+    /// The seed of a branch's fork by its child number ([`crate::branch`]),
+    /// drawn from the seed of the run it forks.
+    Branch(u32),
+    /// A branch's draws of its plan after its fork, from the fork's seed.
+    BranchPlan,
 }
 
 impl Stream {
@@ -70,6 +75,8 @@ impl Stream {
             Stream::Directed => 12,
             Stream::Pct => 13,
             Stream::SwarmLockType(t) => (7 << 32) | u64::from(t),
+            Stream::Branch(child) => (8 << 32) | u64::from(child),
+            Stream::BranchPlan => 14,
         }
     }
 }
