@@ -176,6 +176,13 @@ impl std::fmt::Display for BranchPath {
     }
 }
 
+/// Serialized as its text (`41250:3`), as `--branch` takes it.
+impl serde::Serialize for BranchPath {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl std::str::FromStr for BranchPath {
     type Err = BadBranch;
 
