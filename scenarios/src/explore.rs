@@ -400,6 +400,29 @@ fn sweep(
     found
 }
 
+/// A portfolio sweep of `range` under `release` on `pool`, and its
+/// findings in order, for the tests.
+#[cfg(test)]
+pub(crate) fn portfolio_sweep(
+    pool: &rayon::ThreadPool,
+    range: SeedRange,
+    release: Release,
+) -> (Exploration, Vec<Finding>) {
+    let stop = AtomicBool::new(false);
+    let portfolio = Workload {
+        strategy: sim::Strategy::Portfolio,
+        ..Workload::default()
+    };
+    let mut found = Vec::new();
+    let on = (portfolio, &sim::Engine::Fast);
+    let swept = explore_workload_on(pool, range, Some(release), on, &stop, |e| {
+        if let SweepEvent::Found(f) = e {
+            found.push(f.clone());
+        }
+    });
+    (swept, found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,21 +602,7 @@ mod tests {
             .num_threads(1)
             .build()
             .unwrap();
-        let stop = AtomicBool::new(false);
-        let portfolio = Workload {
-            strategy: sim::Strategy::Portfolio,
-            ..Workload::default()
-        };
-        let sweep = |range: SeedRange| {
-            let mut found = Vec::new();
-            let on = (portfolio, &sim::Engine::Fast);
-            explore_workload_on(&pool, range, Some(Release::REDISSON), on, &stop, |e| {
-                if let SweepEvent::Found(f) = e {
-                    found.push(f.clone());
-                }
-            });
-            found
-        };
+        let sweep = |range| portfolio_sweep(&pool, range, Release::REDISSON).1;
         let found = sweep(SeedRange::new(0, 48).unwrap());
         let mut arms = std::collections::BTreeSet::new();
         for f in &found {

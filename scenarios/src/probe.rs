@@ -128,7 +128,7 @@ mod tests {
     use std::sync::atomic::AtomicBool;
 
     use super::*;
-    use crate::{SeedRange, SweepEvent, explore_workload_on};
+    use crate::{SeedRange, explore_workload_on};
 
     /// Issue 48 item 4: a portfolio sweep branches the runs that reach a
     /// rare point. 3.44.0 seed 465 first fails a tryLock's subscription
@@ -142,22 +142,8 @@ mod tests {
             .num_threads(2)
             .build()
             .unwrap();
-        let stop = AtomicBool::new(false);
-        let portfolio = Workload {
-            strategy: sim::Strategy::Portfolio,
-            ..Workload::default()
-        };
         let release: Release = "3.44.0".parse().unwrap();
-        let sweep = |range: SeedRange| {
-            let mut found = Vec::new();
-            let on = (portfolio, &sim::Engine::Fast);
-            let swept = explore_workload_on(&pool, range, Some(release), on, &stop, |e| {
-                if let SweepEvent::Found(f) = e {
-                    found.push(f.clone());
-                }
-            });
-            (swept, found)
-        };
+        let sweep = |range| crate::explore::portfolio_sweep(&pool, range, release);
         let (swept, found) = sweep(SeedRange::new(460, 10).unwrap());
         assert_eq!(swept.branches, u64::from(sim::branch::BUDGET));
         assert_eq!(swept.runs, 10 + swept.branches);
@@ -185,7 +171,7 @@ mod tests {
             SeedRange::new(460, 10).unwrap(),
             Some(release),
             (Workload::default(), &sim::Engine::Fast),
-            &stop,
+            &AtomicBool::new(false),
             |_| {},
         );
         assert_eq!((uniform.runs, uniform.branches), (10, 0));
