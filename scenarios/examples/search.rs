@@ -1,6 +1,6 @@
-//! Issue 48 item 4's yardstick: the portfolio against uniform swarm, per
-//! known defect and release, over disjoint seed ranges. Writes
-//! `reports/search.md`.
+//! Issue 48 item 4's yardstick: the portfolio (with its branches at rare
+//! points) against uniform swarm, per known defect and release, over
+//! disjoint seed ranges. Writes `reports/search.md`.
 //!
 //! ```text
 //! cargo run --release -p locksim --example search [SEEDS] [RANGES] [THREADS] [RELEASES]
@@ -10,12 +10,15 @@
 //! swept as `locksim explore --redisson R --from k*SEEDS --seeds SEEDS
 //! --strategy S` sweeps it (with its attribution), once with `uniform` and
 //! once with `portfolio`. A defect is the upstream issue (fix or open
-//! issue) its runs are attributed to; its hit rate is its runs over all
-//! seeds swept, and found/RANGES the ranges with at least one such run.
-//! `RELEASES` is a comma-separated list (default: the releases of the
-//! rarest defects of issue 48).
+//! issue) its runs are attributed to. A portfolio seed that reaches a rare
+//! point costs its run and its branches' runs, so each defect has two
+//! rates: per seed (the seeds with a run of it, the seed's or a branch's,
+//! over the seeds swept) and per run (its runs over all runs made); and
+//! found/RANGES, the ranges with at least one such run. `RELEASES` is a
+//! comma-separated list (default: the releases of the rarest defects of
+//! issue 48).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -28,12 +31,16 @@ use sim::{Strategy, Workload};
 /// #3194 (3.13.6), the 3.17.0 subscribe-failure path (3.16.8), #5761
 /// (3.27.1), #6472 and #6506 (3.44.0), the count-down unlock not reported
 /// upstream (4.7.0).
-const RELEASES: &str = "3.12.4,3.13.6,3.16.8,3.27.1,3.44.0,4.7.0";
+const RELEASES: &str = "3.27.1,3.44.0,4.7.0,3.12.4,3.13.6,3.16.8";
 
 const STRATEGIES: [Strategy; 2] = [Strategy::Uniform, Strategy::Portfolio];
 
-/// Per strategy, per defect: the runs in each range.
-type Counts = BTreeMap<(Strategy, String), Vec<u64>>;
+/// Per strategy, per defect: in each range, the seeds with a run of it
+/// and its runs.
+type Counts = BTreeMap<(Strategy, String), Vec<(u64, u64)>>;
+
+/// Per strategy: the runs made over every range.
+type Made = BTreeMap<Strategy, u64>;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -55,9 +62,9 @@ fn main() {
     let started = Instant::now();
     let mut md = header(seeds, ranges, threads, &releases);
     for &release in &releases {
-        let counts = sweep_release(&pool, release, seeds, ranges);
+        let (counts, made) = sweep_release(&pool, release, seeds, ranges);
         eprintln!("{release}: done ({:.0?} so far)", started.elapsed());
-        table(&mut md, release, &counts, seeds, ranges);
+        table(&mut md, release, (&counts, &made), seeds, ranges);
         // Written after every release, so a run stopped early leaves the
         // releases it measured.
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../reports/search.md");
@@ -74,8 +81,14 @@ fn main() {
 }
 
 /// Every range of `release` under each strategy.
-fn sweep_release(pool: &rayon::ThreadPool, release: Release, seeds: u64, ranges: u64) -> Counts {
+fn sweep_release(
+    pool: &rayon::ThreadPool,
+    release: Release,
+    seeds: u64,
+    ranges: u64,
+) -> (Counts, Made) {
     let mut counts = Counts::new();
+    let mut made = Made::new();
     let stop = AtomicBool::new(false);
     for strategy in STRATEGIES {
         let workload = Workload {
@@ -84,8 +97,9 @@ fn sweep_release(pool: &rayon::ThreadPool, release: Release, seeds: u64, ranges:
         };
         for k in 0..ranges {
             let range = SeedRange::new(k * seeds, seeds).expect("a range");
-            let mut runs: BTreeMap<String, u64> = BTreeMap::new();
-            explore_workload_on(
+            // Per defect: the seeds with a run of it, and its runs.
+            let mut found: BTreeMap<String, (BTreeSet<u64>, u64)> = BTreeMap::new();
+            let swept = explore_workload_on(
                 pool,
                 range,
                 Some(release),
@@ -97,19 +111,23 @@ fn sweep_release(pool: &rayon::ThreadPool, release: Release, seeds: u64, ranges:
                         labels.sort();
                         labels.dedup();
                         for l in labels {
-                            *runs.entry(l).or_insert(0) += 1;
+                            let (seeds, runs) = found.entry(l).or_default();
+                            seeds.insert(f.seed);
+                            *runs += 1;
                         }
                     }
                 },
             );
-            for (l, n) in runs {
+            *made.entry(strategy).or_insert(0) += swept.runs;
+            for (l, (s, runs)) in found {
                 counts
                     .entry((strategy, l))
-                    .or_insert_with(|| vec![0; ranges as usize])[k as usize] = n;
+                    .or_insert_with(|| vec![(0, 0); ranges as usize])[k as usize] =
+                    (s.len() as u64, runs);
             }
         }
     }
-    counts
+    (counts, made)
 }
 
 /// A defect's name: the upstream issue and switch of its fix, the open
@@ -133,36 +151,64 @@ fn header(seeds: u64, ranges: u64, threads: u64, releases: &[Release]) -> String
          {seeds} seeds (range k is seeds k*{seeds}..(k+1)*{seeds}) are swept as `locksim \
          explore --redisson R --from F --seeds {seeds} --strategy S` sweeps them, with \
          `uniform` and with `portfolio` (half the seeds uniform, a quarter directed, a \
-         quarter PCT). A defect is the upstream issue its runs are attributed to; the hit \
-         rate is its runs over the {} seeds swept per strategy, found is the ranges with a \
-         run of it.\n",
+         quarter PCT, and up to {} branches of each run that reaches a rare point). A \
+         defect is the upstream issue its runs are attributed to. Seeds: the seeds with a \
+         run of it (the seed's own or a branch's), and their rate over the {} seeds swept \
+         per strategy; runs: its runs, and their rate over all the runs made (a seed that \
+         branches costs more than one run); found: the ranges with a run of it.\n",
         list.join(","),
+        sim::branch::BUDGET,
         seeds * ranges
     );
     md
 }
 
-fn table(md: &mut String, release: Release, counts: &Counts, seeds: u64, ranges: u64) {
+fn table(
+    md: &mut String,
+    release: Release,
+    (counts, made): (&Counts, &Made),
+    seeds: u64,
+    ranges: u64,
+) {
     let _ = writeln!(md, "\n## {release}\n");
+    let total = seeds * ranges;
+    let runs_of = |s| made.get(&s).copied().unwrap_or(0);
     let _ = writeln!(
         md,
-        "| defect | uniform runs | uniform rate | uniform found/{ranges} | portfolio runs | \
-         portfolio rate | portfolio found/{ranges} |\n|---|---:|---:|---:|---:|---:|---:|"
+        "Runs made: uniform {} ({total} seeds), portfolio {} ({:.3} runs a seed).\n",
+        runs_of(Strategy::Uniform),
+        runs_of(Strategy::Portfolio),
+        runs_of(Strategy::Portfolio) as f64 / total as f64
+    );
+    let _ = writeln!(
+        md,
+        "| defect | uniform seeds | uniform rate | uniform found/{ranges} | portfolio seeds | \
+         portfolio rate/seed | portfolio runs | portfolio rate/run | portfolio found/{ranges} |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let mut defects: Vec<&String> = counts.keys().map(|(_, l)| l).collect();
     defects.sort();
     defects.dedup();
     if defects.is_empty() {
-        let _ = writeln!(md, "| (no defect) | | | | | | |");
+        let _ = writeln!(md, "| (no defect) | | | | | | | | |");
     }
-    let total = (seeds * ranges) as f64;
     for d in defects {
         let _ = write!(md, "| {d} |");
         for s in STRATEGIES {
             let per = counts.get(&(s, d.clone()));
-            let runs: u64 = per.map_or(0, |v| v.iter().sum());
-            let found = per.map_or(0, |v| v.iter().filter(|n| **n > 0).count());
-            let _ = write!(md, " {runs} | {:.1e} | {found} |", runs as f64 / total);
+            let seeds_with: u64 = per.map_or(0, |v| v.iter().map(|(n, _)| n).sum());
+            let runs: u64 = per.map_or(0, |v| v.iter().map(|(_, r)| r).sum());
+            let found = per.map_or(0, |v| v.iter().filter(|(n, _)| *n > 0).count());
+            let per_seed = seeds_with as f64 / total as f64;
+            if s == Strategy::Uniform {
+                let _ = write!(md, " {seeds_with} | {per_seed:.1e} | {found} |");
+            } else {
+                let per_run = runs as f64 / runs_of(s).max(1) as f64;
+                let _ = write!(
+                    md,
+                    " {seeds_with} | {per_seed:.1e} | {runs} | {per_run:.1e} | {found} |"
+                );
+            }
         }
         let _ = writeln!(md);
     }

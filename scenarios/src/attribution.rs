@@ -80,6 +80,31 @@ mod tests {
         );
     }
 
+    /// Issue 48 item 4: labels stay a function of the run with branches.
+    /// A portfolio sweep of 3.44.0 seeds 0..600 (seven of its seeds fork)
+    /// against each forking seed and 60 sampled ones explored alone, on
+    /// two threads: the same findings, every branch's included.
+    #[test]
+    fn a_branchs_label_alone_equals_its_label_inside_a_range() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool");
+        let range = SeedRange::new(0, 600).expect("a range");
+        let release: Release = "3.44.0".parse().expect("a release");
+        let portfolio = sim::Workload {
+            strategy: sim::Strategy::Portfolio,
+            ..sim::Workload::default()
+        };
+        let mut seeds = sample_seeds(range, 60, 48);
+        seeds.extend([5, 36, 108, 200, 465, 501, 531]);
+        seeds.sort_unstable();
+        seeds.dedup();
+        let check = crate::check_labels_with(&pool, (release, portfolio), range, &seeds);
+        assert_eq!(check.mismatches, Vec::<u64>::new());
+        assert!(check.with_defects >= 8, "{check:?}");
+    }
+
     /// The seeds of `range` whose runs under `release` show a defect.
     fn defective_seeds(pool: &rayon::ThreadPool, release: Release, range: SeedRange) -> Vec<u64> {
         let stop = std::sync::atomic::AtomicBool::new(false);

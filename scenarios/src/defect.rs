@@ -270,6 +270,9 @@ pub(crate) struct DefectGroup {
     pub(crate) runs: u64,
     /// The first of them.
     pub(crate) seed: u64,
+    /// The first's branch of its seed's run, if it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) branch: Option<sim::BranchPath>,
     /// The command that replays the first.
     pub(crate) replay: String,
 }

@@ -418,6 +418,7 @@ pub fn probe_spec(
         faults: FaultPlan(Vec::new()),
         horizon_ms: work_ms + 2 * watchdog_ms + 60_000,
         redis: Default::default(),
+        reseeds: Vec::new(),
     };
     if let Some(settings) = &config.settings {
         spec.clients

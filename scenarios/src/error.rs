@@ -113,6 +113,17 @@ pub enum InputError {
     /// `--redis` value.
     #[error("{0}")]
     EngineFlags(String),
+    /// `replay --branch` with a path that cannot be taken (its text, a
+    /// child past the budget, a fork outside the run), or on an engine
+    /// that cannot replay a branch.
+    #[error("{0}")]
+    Branch(String),
+}
+
+impl From<sim::BadBranch> for InputError {
+    fn from(e: sim::BadBranch) -> Self {
+        InputError::Branch(e.to_string())
+    }
 }
 
 fn located(location: &Option<Location>) -> String {

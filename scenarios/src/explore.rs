@@ -9,10 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use lockcore::Release;
 use rayon::prelude::*;
-use sim::{Coverage, Invariant, Run, SimError, SimSpec, Workload};
+use sim::{Invariant, Run, SimError, SimSpec, Workload};
 
-use crate::attribution::{Pending, settle};
+use crate::attribution::settle;
 use crate::coverage::CoverageCounts;
+use crate::probe::{Probed, Reached, Unrun, probe};
+pub use crate::probe::{branches, explored_branch_on};
 use crate::{Broken, Defect, SeedRange};
 
 /// The spec explored for `seed`: sim's random scenario and fault plan,
@@ -48,6 +50,8 @@ pub fn explore_seed(seed: u64, profile: Option<Release>) -> Result<Run, SimError
 pub struct Finding {
     /// The seed.
     pub seed: u64,
+    /// The branch of the seed's run it is ([`sim::branch`]), if it is one.
+    pub branch: Option<sim::BranchPath>,
     /// The profile it ran under.
     pub profile: Release,
     /// What broke.
@@ -81,16 +85,28 @@ impl Finding {
         worst_cause(self.broken.iter().map(|b| b.cause.name()))
     }
 
+    /// The spec of its run, made again.
+    pub fn spec(&self) -> Result<SimSpec, crate::InputError> {
+        let (seed, profile, branch) = (self.seed, Some(self.profile), self.branch.as_ref());
+        explored_branch_on(seed, profile, self.workload, &self.engine, branch)
+    }
+
     /// The hash of its history (its run is made again).
     pub fn history_hash(&self) -> Result<String, SimError> {
-        let spec = explored_spec_on(self.seed, Some(self.profile), self.workload, &self.engine);
+        let spec = self
+            .spec()
+            .map_err(|e| SimError::InvalidSpec(e.to_string()))?;
         Ok(self.engine.run(&spec)?.history.hash())
     }
 
     /// The command that replays it.
     pub fn replay_command(&self) -> String {
+        let branch = match &self.branch {
+            Some(path) => format!(" --branch {path}"),
+            None => String::new(),
+        };
         format!(
-            "locksim replay {} {}{}{}",
+            "locksim replay {} {}{}{branch}{}",
             self.seed,
             self.profile.flags(),
             self.workload.flags(),
@@ -126,8 +142,10 @@ pub struct Exploration {
     /// The first seed not explored: `range.end()` when the sweep finished,
     /// less when it was stopped.
     pub next: u64,
-    /// How many runs were made.
+    /// How many runs were made (branches included).
     pub runs: u64,
+    /// How many of them were branches of a seed's run ([`sim::branch`]).
+    pub branches: u64,
     /// How many runs broke at least one invariant.
     pub violating: u64,
     /// How many runs could not be made.
@@ -153,6 +171,7 @@ impl Exploration {
             range,
             next: range.from(),
             runs: 0,
+            branches: 0,
             violating: 0,
             failed: 0,
             refused: 0,
@@ -203,15 +222,16 @@ impl Exploration {
             .collect()
     }
 
-    /// Counts what one run gave and tells `sink`.
+    /// Counts what one run gave (a branch's, when `branch`) and tells
+    /// `sink`.
     fn add(
         &mut self,
-        seed: u64,
-        profile: Release,
+        (seed, profile, branch): (u64, Release, bool),
         result: RunResult,
         sink: &mut impl FnMut(SweepEvent<'_>),
     ) {
         self.runs += 1;
+        self.branches += u64::from(branch);
         let result = result.map(|(reached, finding)| {
             self.coverage.add(profile, seed, reached.coverage);
             if reached.left {
@@ -254,66 +274,10 @@ pub(crate) fn worst_cause<'a>(causes: impl Iterator<Item = &'a str> + Clone) -> 
         .unwrap_or("misuse")
 }
 
-/// Why a run was not made.
-#[derive(Debug)]
-enum Unrun {
-    /// The engine cannot carry out one of its faults: counted, not shown.
-    Refused,
-    /// A bug in sim's generator.
-    Failed(String),
-}
-
 /// What one run gave: the points it reached and a finding or nothing, or
 /// why it was not made.
 type RunResult = Result<(Reached, Option<Finding>), Unrun>;
 
-/// What every run gives besides a finding: the `sometimes` points it
-/// reached, and whether it left a key without a TTL (`sim::Residue`).
-#[derive(Debug, Clone, Copy)]
-struct Reached {
-    coverage: Coverage,
-    left: bool,
-}
-
-impl Reached {
-    fn of(run: &sim::Run) -> Reached {
-        Reached {
-            coverage: run.coverage,
-            left: !run.residue.is_empty(),
-        }
-    }
-}
-
-/// Runs seed `seed` under `profile` on `engine`: a pure function of the
-/// three, so runs may be made on any thread in any order. A finding's
-/// defects are signed, not attributed: its spec and run are kept for
-/// [`settle`] when it has any.
-fn probe(seed: u64, profile: Release, workload: Workload, engine: &sim::Engine) -> Probed {
-    let spec = explored_spec_on(seed, Some(profile), workload, engine);
-    match engine.run_owned(spec) {
-        Ok(run) if !run.violations.is_empty() => {
-            let reached = Reached::of(&run);
-            let finding = Finding {
-                seed,
-                profile,
-                broken: crate::Outcome::broken_of(&run),
-                history_len: run.history.len(),
-                workload: workload.for_seed(seed),
-                defects: crate::defect::defects_signed(&run),
-                engine: engine.clone(),
-            };
-            let kept = (!finding.defects.is_empty()).then_some(run);
-            Ok((reached, Some((finding, kept))))
-        }
-        Ok(run) => Ok((Reached::of(&run), None)),
-        Err(SimError::Unsupported { .. }) => Err(Unrun::Refused),
-        Err(e) => Err(Unrun::Failed(e.to_string())),
-    }
-}
-
-/// What [`probe`] gave: the points the run reached and a finding still
-/// to attribute or nothing, or why the run was not made.
-type Probed = Result<(Reached, Option<Pending>), Unrun>;
 
 /// Attributes the findings of a batch of probes (see [`settle`]).
 fn attribute(
@@ -413,7 +377,7 @@ fn sweep(
         let runs: Vec<(u64, Release)> = (start..end)
             .flat_map(|seed| profiles.iter().map(move |p| (seed, *p)))
             .collect();
-        let batch = || -> Vec<Probed> {
+        let batch = || -> Vec<Vec<Probed>> {
             runs.par_iter()
                 .map(|&(s, p)| probe(s, p, workload, engine))
                 .collect()
@@ -422,14 +386,25 @@ fn sweep(
             Some(pool) => pool.install(batch),
             None => batch(),
         };
-        let results = attribute(probed, engine, pool);
-        let mut results = runs.into_iter().zip(results).peekable();
+        // A seed's run and its branches, as many results as it made.
+        let made: Vec<usize> = probed.iter().map(Vec::len).collect();
+        let mut results =
+            attribute(probed.into_iter().flatten().collect(), engine, pool).into_iter();
+        let mut results = runs
+            .into_iter()
+            .zip(made)
+            .map(|(run, n)| (run, results.by_ref().take(n).collect::<Vec<_>>()))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .peekable();
         for seed in start..end {
             if stop.load(Ordering::SeqCst) {
                 break 'sweep;
             }
-            while let Some(((_, p), r)) = results.next_if(|((s, _), _)| *s == seed) {
-                found.add(seed, p, r, &mut sink);
+            while let Some(((_, p), rs)) = results.next_if(|((s, _), _)| *s == seed) {
+                for (k, r) in rs.into_iter().enumerate() {
+                    found.add((seed, p, k > 0), r, &mut sink);
+                }
             }
             // seed < range.end() <= u64::MAX, so this cannot overflow.
             found.next = seed + 1;
@@ -438,6 +413,29 @@ fn sweep(
         start = end;
     }
     found
+}
+
+/// A portfolio sweep of `range` under `release` on `pool`, and its
+/// findings in order, for the tests.
+#[cfg(test)]
+pub(crate) fn portfolio_sweep(
+    pool: &rayon::ThreadPool,
+    range: SeedRange,
+    release: Release,
+) -> (Exploration, Vec<Finding>) {
+    let stop = AtomicBool::new(false);
+    let portfolio = Workload {
+        strategy: sim::Strategy::Portfolio,
+        ..Workload::default()
+    };
+    let mut found = Vec::new();
+    let on = (portfolio, &sim::Engine::Fast);
+    let swept = explore_workload_on(pool, range, Some(release), on, &stop, |e| {
+        if let SweepEvent::Found(f) = e {
+            found.push(f.clone());
+        }
+    });
+    (swept, found)
 }
 
 #[cfg(test)]
@@ -619,21 +617,7 @@ mod tests {
             .num_threads(1)
             .build()
             .unwrap();
-        let stop = AtomicBool::new(false);
-        let portfolio = Workload {
-            strategy: sim::Strategy::Portfolio,
-            ..Workload::default()
-        };
-        let sweep = |range: SeedRange| {
-            let mut found = Vec::new();
-            let on = (portfolio, &sim::Engine::Fast);
-            explore_workload_on(&pool, range, Some(Release::REDISSON), on, &stop, |e| {
-                if let SweepEvent::Found(f) = e {
-                    found.push(f.clone());
-                }
-            });
-            found
-        };
+        let sweep = |range| portfolio_sweep(&pool, range, Release::REDISSON).1;
         let found = sweep(SeedRange::new(0, 48).unwrap());
         let mut arms = std::collections::BTreeSet::new();
         for f in &found {

@@ -17,6 +17,7 @@ use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+use sim::Workload;
 
 use crate::{Finding, SeedRange, SweepEvent};
 
@@ -57,45 +58,66 @@ pub fn check_labels(
     range: SeedRange,
     seeds: &[u64],
 ) -> LabelCheck {
+    check_labels_with(pool, (release, Workload::default()), range, seeds)
+}
+
+/// [`check_labels`] of runs drawn from `workload`: a portfolio's seed
+/// with its branches (each compared with the same branch explored alone).
+pub fn check_labels_with(
+    pool: &rayon::ThreadPool,
+    (release, workload): (Release, Workload),
+    range: SeedRange,
+    seeds: &[u64],
+) -> LabelCheck {
     let wanted: BTreeSet<u64> = seeds.iter().copied().collect();
     let stop = AtomicBool::new(false);
-    let mut inside: BTreeMap<u64, Finding> = BTreeMap::new();
-    crate::explore_on(pool, range, Some(release), &stop, |e| {
+    let mut inside: BTreeMap<u64, Vec<Finding>> = BTreeMap::new();
+    let on = (workload, &sim::Engine::Fast);
+    crate::explore_workload_on(pool, range, Some(release), on, &stop, |e| {
         if let SweepEvent::Found(f) = e
             && wanted.contains(&f.seed)
         {
-            inside.insert(f.seed, f.clone());
+            inside.entry(f.seed).or_default().push(f.clone());
         }
     });
-    let alone: Vec<Option<Finding>> = pool.install(|| {
+    let alone: Vec<Vec<Finding>> = pool.install(|| {
         seeds
             .par_iter()
-            .map(|&seed| explored_alone(seed, release))
+            .map(|&seed| explored_alone(pool, seed, release, workload))
             .collect()
     });
     let mismatches = seeds
         .iter()
         .zip(&alone)
-        .filter(|(seed, alone)| inside.get(seed) != alone.as_ref())
+        .filter(|(seed, alone)| inside.get(seed).map_or(&[][..], Vec::as_slice) != alone.as_slice())
         .map(|(seed, _)| *seed)
         .collect();
     LabelCheck {
         release,
         range,
         sampled: seeds.len(),
-        with_defects: inside.values().filter(|f| !f.defects.is_empty()).count(),
+        with_defects: (inside.values().flatten())
+            .filter(|f| !f.defects.is_empty())
+            .count(),
         mismatches,
     }
 }
 
-/// `locksim explore --from SEED --seeds 1`'s finding, if any.
-fn explored_alone(seed: u64, release: Release) -> Option<Finding> {
+/// `locksim explore --from SEED --seeds 1`'s findings (its run's and its
+/// branches').
+fn explored_alone(
+    pool: &rayon::ThreadPool,
+    seed: u64,
+    release: Release,
+    workload: Workload,
+) -> Vec<Finding> {
     let stop = AtomicBool::new(false);
-    let mut found = None;
+    let mut found = Vec::new();
     let one = SeedRange::new(seed, 1).expect("one seed is a range");
-    crate::explore(one, Some(release), &stop, |e| {
+    let on = (workload, &sim::Engine::Fast);
+    crate::explore_workload_on(pool, one, Some(release), on, &stop, |e| {
         if let SweepEvent::Found(f) = e {
-            found = Some(f.clone());
+            found.push(f.clone());
         }
     });
     found

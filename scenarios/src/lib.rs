@@ -65,6 +65,7 @@
 //! - `chart`: an SVG chart of a run for the reports.
 //! - `seeds`: [`SeedRange`], a checked range of seeds to explore.
 //! - `explore`: random exploration over seeds, streamed to a sink.
+//! - `probe`: one seed's runs, its own and its branches at a rare point.
 //! - `coverage`: a sweep's count of the runs that reached each `sometimes`
 //!   point ([`CoverageCounts`]).
 //! - `labels`: whether a seed's label alone equals its label inside a
@@ -130,6 +131,7 @@ pub mod mutants;
 mod observe;
 mod open_issue;
 mod outcome;
+mod probe;
 mod render;
 mod report;
 mod scenario;
@@ -160,12 +162,12 @@ pub use envelope_chart::render_envelope_chart;
 pub use error::InputError;
 pub use expect::{Anchor, CountCheck, Expectation, Expectations, Mismatch, TimingCheck};
 pub use explore::{
-    Exploration, Finding, SweepEvent, explore, explore_on, explore_seed, explore_workload_on,
-    explored_spec, explored_spec_on, explored_spec_with,
+    Exploration, Finding, SweepEvent, branches, explore, explore_on, explore_seed,
+    explore_workload_on, explored_branch_on, explored_spec, explored_spec_on, explored_spec_with,
 };
 pub use history::{HistoryRow, history, history_names, history_scenario};
 pub use html::render_html;
-pub use labels::{LabelCheck, check_labels, sample_seeds};
+pub use labels::{LabelCheck, check_labels, check_labels_with, sample_seeds};
 pub use location::Location;
 pub use open_issue::OpenIssue;
 pub use outcome::{Broken, EventKind, Observation, Outcome, Verdict};

@@ -33,7 +33,9 @@ impl Losses {
                 Cause::Misuse { .. } => "misuse".to_owned(),
                 Cause::BeyondGuarantee { .. } => {
                     let spec = spec.get_or_insert_with(|| {
-                        crate::explored_spec_on(f.seed, Some(f.profile), f.workload, &f.engine)
+                        f.spec().unwrap_or_else(|_| {
+                            crate::explored_spec_on(f.seed, Some(f.profile), f.workload, &f.engine)
+                        })
                     });
                     match explaining_fault(spec, &b.cause) {
                         Some(fault) => format!("beyond-guarantee: {}", fault_kind(fault)),
@@ -94,6 +96,7 @@ mod tests {
             }
             losses.offer(&Finding {
                 seed,
+                branch: None,
                 profile: Release::REDISSON,
                 broken,
                 history_len: 0,

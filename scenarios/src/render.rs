@@ -13,8 +13,9 @@ use crate::Trial;
 pub enum Rerun {
     /// A scenario, by the name or path it was loaded from.
     Scenario(String),
-    /// An explored seed, with the workload it was explored with.
-    Replay(sim::Workload),
+    /// An explored seed, with the workload it was explored with, or a
+    /// branch of its run.
+    Replay(sim::Workload, Option<sim::BranchPath>),
 }
 
 impl Rerun {
@@ -27,11 +28,14 @@ impl Rerun {
                 trial.profile.flags(),
                 crate::trial::engine_flag(&trial.engine)
             ),
-            Rerun::Replay(workload) => format!(
-                "locksim replay {} {}{}{}",
+            Rerun::Replay(workload, branch) => format!(
+                "locksim replay {} {}{}{}{}",
                 trial.seed,
                 trial.profile.flags(),
                 workload.flags(),
+                branch
+                    .as_ref()
+                    .map_or_else(String::new, |path| format!(" --branch {path}")),
                 crate::trial::engine_flag(&trial.engine)
             ),
         }

@@ -38,6 +38,7 @@ fn main() {
         })]),
         horizon_ms: 60_000,
         redis: Default::default(),
+        reseeds: Vec::new(),
     };
     match sim::run(&spec) {
         Ok(run) => {

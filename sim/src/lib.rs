@@ -146,7 +146,8 @@
 //!   spec), `swarm` ([`generate`]) and `workload` ([`Usage`],
 //!   [`Workload`]: what generated scripts do, and the liveness phase),
 //!   `client_settings` ([`SETTINGS_CHANCE`]: generated clients' Redisson
-//!   settings).
+//!   settings), `branch` ([`BranchPath`]: a run re-run from its first rare
+//!   point with fresh draws).
 //!
 //! A new fault kind is its own file in `model/fault/` plus one line in
 //! the `faults!` registration; every engine carries it out through the
@@ -160,6 +161,7 @@
 //! `fenced_pause` replays the documents' stop-the-world pause under the
 //! `fenced` profile.
 
+pub mod branch;
 mod client_settings;
 pub mod directed;
 mod engine;
@@ -173,6 +175,7 @@ mod strategy;
 mod swarm;
 mod workload;
 
+pub use branch::{BadBranch, BranchPath, Fork};
 pub use engine::{DEFAULT_TIME_SCALE, Engine};
 pub use judge::cause::{Cause, classify};
 pub use judge::check::{Case, Invariant, Violation, check_all, check_all_counted};
@@ -195,6 +198,7 @@ pub use model::history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
     ServerCause, UnlockError, Who,
 };
+pub use model::reseed::Reseed;
 pub use model::spec::{
     ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, RetryJitter, SimSpec, ThreadSpec,
 };

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::engines::fast::world::World;
 use crate::model::ended::Ended;
-use crate::{Coverage, CutShort, History, Invariant, RealRedis, SimError, SimSpec, Violation};
+use crate::{
+    Coverage, CutShort, History, Invariant, Point, RealRedis, SimError, SimSpec, SimTime, Violation,
+};
 
 /// The result of one run: the history and what the checkers found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,6 +49,12 @@ pub struct Run {
     /// beside the violations, never as one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub residue: Vec<crate::Residue>,
+    /// When the run first reached each point of its lock's algorithm, in
+    /// the order it did (the fast engine's runs alone; empty from the
+    /// hosted engines and in a run read back from JSON): where a branch
+    /// of the run forks ([`crate::branch`]).
+    #[serde(skip)]
+    pub first_reached: Vec<(Point, SimTime)>,
 }
 
 /// Runs `spec` deterministically to its horizon and checks the history.
@@ -101,6 +109,7 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         commands,
         switches_read,
         reached,
+        first_reached,
     } = ended;
     let coverage = Coverage::of(&spec, &history, reached);
     let mut violations = crate::judge::check::check_only(&history, invariants);
@@ -118,6 +127,10 @@ fn judged_on(spec: SimSpec, ended: Ended, invariants: &[Invariant]) -> Run {
         switches_read,
         coverage,
         residue,
+        first_reached: first_reached
+            .into_iter()
+            .map(|(place, at)| (Point::of_place(place), at))
+            .collect(),
     }
 }
 
@@ -174,6 +187,7 @@ pub(crate) mod tests {
             faults: FaultPlan::default(),
             horizon_ms: 60_000,
             redis: Default::default(),
+            reseeds: Vec::new(),
         }
     }
 

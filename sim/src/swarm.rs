@@ -142,6 +142,7 @@ pub(crate) fn generate_typed(
         faults: FaultPlan::default(),
         horizon_ms,
         redis: Default::default(),
+        reseeds: Vec::new(),
     };
     if workload.kinds != SwarmKinds::Classic {
         take_second_lock(&mut spec, bias.two_locks);
@@ -356,7 +357,7 @@ fn drawn(r: &mut ChaCha8Rng, generate: Generator, client: &str, threads: u32, sp
 }
 
 /// How many threads the client called `name` runs (at least 1).
-fn threads_of(spec: &SimSpec, name: &str) -> u32 {
+pub(crate) fn threads_of(spec: &SimSpec, name: &str) -> u32 {
     let n = spec
         .clients
         .iter()

@@ -518,6 +518,64 @@ mod tests {
         assert!(err.contains("deterministic engine"), "{err}");
     }
 
+    /// Issue 48 item 4: the portfolio's branches are the same on one
+    /// thread and two, in the text and in `--json`; each branch's replay
+    /// command names its path, the summary counts them, and `--json`
+    /// gives the branch count and each defect group's first branch.
+    #[test]
+    fn explore_branches_the_same_on_one_thread_and_two() {
+        let args = [
+            "explore", "--from", "460", "--seeds", "10", "--redisson", "3.44.0", "--shrink",
+            "0", "--coverage",
+        ];
+        let (_, one, _) = exec(&[&args[..], &["--threads", "1"]].concat(), None);
+        let (_, two, _) = exec(&[&args[..], &["--threads", "2"]].concat(), None);
+        assert_eq!(one, two);
+        assert!(one.contains("locksim replay 465 --redisson 3.44.0 --branch 32418:0"), "{one}");
+        assert!(one.contains(" 18 runs (8 of them branches), "), "{one}");
+        let json = [&args[..], &["--json"]].concat();
+        let (_, one, _) = exec(&[&json[..], &["--threads", "1"]].concat(), None);
+        let (_, two, _) = exec(&[&json[..], &["--threads", "2"]].concat(), None);
+        assert_eq!(one, two);
+        let report: serde_json::Value = serde_json::from_str(&one).unwrap();
+        assert_eq!((report["runs"].as_u64(), report["branches"].as_u64()), (Some(18), Some(8)));
+    }
+
+    /// `replay --branch`: a branch explore printed replays, and its
+    /// reproduce line names the path; a bad path is a clear error, never
+    /// a panic: one that does not parse, a fork past the run, a child past
+    /// the budget, a branch on an engine that cannot replay one.
+    #[test]
+    fn replay_takes_a_branch_and_refuses_a_bad_one() {
+        let replay = ["replay", "465", "--redisson", "3.44.0"];
+        let (_, out, err) = exec(&[&replay[..], &["--branch", "32418:3"]].concat(), None);
+        assert!(err.is_empty(), "{err}");
+        assert!(
+            out.trim_end()
+                .ends_with("reproduce with: locksim replay 465 --redisson 3.44.0 --branch 32418:3"),
+            "{out}"
+        );
+        let parsed = Cli::try_parse_from(
+            ["locksim"].iter().chain(&replay).chain(&["--branch", "32418"]),
+        );
+        let e = parsed.unwrap_err().to_string();
+        assert!(e.contains("bad branch `32418`: a path is AT_MS:CHILD forks"), "{e}");
+        let e = Cli::try_parse_from(["locksim"].iter().chain(&replay).chain(&["--branch", "1:9"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("child 9 of the fork at 1 ms; a fork has children 0..8"), "{e}");
+        let (exit, out, err) = exec(&[&replay[..], &["--branch", "999999999:0"]].concat(), None);
+        assert_eq!((exit, out.as_str()), (Exit::BadInput, ""));
+        assert!(
+            err.starts_with("locksim: bad branch: the fork at 999999999 ms must be after 0 ms"),
+            "{err}"
+        );
+        let turmoil = [&replay[..], &["--branch", "32418:3", "--engine", "turmoil"]].concat();
+        let (exit, _, err) = exec(&turmoil, None);
+        assert_eq!(exit, Exit::BadInput);
+        assert!(err.contains("a branch replays on the fast engine, not turmoil"), "{err}");
+    }
+
     /// explore's defaults: 100 seeds from 0, every profile, shrink 4, TOML.
     #[test]
     fn explore_defaults() {

@@ -28,6 +28,10 @@ pub struct ReplayArgs {
     /// Which engine runs it.
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// A branch of its run, as explore prints it: AT_MS:CHILD forks
+    /// joined by commas (the run up to each fork, fresh draws after it).
+    #[arg(long, value_name = "PATH")]
+    pub branch: Option<sim::BranchPath>,
     /// Print one JSON object instead of the timeline.
     #[arg(long)]
     pub json: bool,
@@ -44,9 +48,14 @@ fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
     let workload = args.workload.workload();
     let engine = args.engine.engine_or(sim::Engine::Fast)?;
     let profile = args.toggles.apply(args.profile)?;
-    let spec = crate::explored_spec_on(args.seed, profile, workload, &engine);
+    let branch = args.branch.as_ref();
+    let spec = crate::explored_branch_on(args.seed, profile, workload, &engine, branch)?;
+    let name = match branch {
+        Some(path) => format!("explored-{}-branch-{path}", args.seed),
+        None => format!("explored-{}", args.seed),
+    };
     let scenario = Scenario {
-        name: format!("explored-{}", args.seed),
+        name,
         description:
             "A random scenario and fault plan from sim's generator; every invariant should hold."
                 .to_owned(),
@@ -56,7 +65,7 @@ fn replay(args: &ReplayArgs, out: &mut dyn Write) -> Result<Exit, InputError> {
         history: None,
     };
     let trial = Trial::run_on(&scenario, None, None, engine)?;
-    print(&trial, &scenario, Rerun::Replay(workload), args.json, out);
+    print(&trial, &scenario, Rerun::Replay(workload, args.branch.clone()), args.json, out);
     Ok(if trial.as_expected() {
         Exit::AsExpected
     } else {
@@ -88,6 +97,7 @@ mod tests {
                     strategy: None,
                 },
                 engine: EngineArgs::default(),
+                branch: None,
                 json: false,
             })
         );

@@ -89,11 +89,16 @@ fn defect_cases(
         let done = shrunk.iter().find(|s| {
             s.pick.defect()
                 && (s.pick.seed, s.pick.profile, s.pick.invariant) == (g.seed, g.model, g.invariant)
+                && s.pick.branch == g.branch
         });
         let c = match done {
             Some(s) => case(dir, s.scenario.clone(), Some(s.faults), engine)?,
             None => {
                 let spec = engine.fit(explored_spec_with(g.seed, Some(g.model), workload));
+                let spec = match &g.branch {
+                    Some(path) => sim::branch::branch(spec, path)?,
+                    None => spec,
+                };
                 let scenario = shrunk_scenario(&spec, g.invariant, g.model, true);
                 case(dir, scenario, None, engine)?
             }

@@ -36,6 +36,7 @@ impl Groups {
                 open_issue: d.open_issue,
                 runs: 1,
                 seed: f.seed,
+                branch: f.branch.clone(),
                 replay: f.replay_command(),
             };
             let key = (f.profile, d.signature.clone());

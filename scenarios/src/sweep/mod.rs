@@ -226,6 +226,7 @@ pub fn explore_sweep(
     let mut shrunk = Vec::new();
     let defect_picks = groups.all().iter().map(|g| Pick {
         seed: g.seed,
+        branch: g.branch.clone(),
         profile: g.model,
         invariant: g.invariant,
         cause: "defect",
@@ -304,10 +305,19 @@ fn shrink_one(
 ) -> Result<Shrunk, InputError> {
     let (inv, profile) = (pick.invariant, pick.profile);
     let spec = explored_spec_on(pick.seed, Some(profile), o.workload, engine);
+    // A pick of the sweep's own: its path forked this spec in the sweep.
+    let spec = match &pick.branch {
+        Some(path) => sim::branch::branch(spec, path)?,
+        None => spec,
+    };
     let shrunk = shrink_on(&spec, inv, Some(pick.cause), SHRINK_BUDGET, engine);
+    let branch = match &pick.branch {
+        Some(path) => format!(" branch {path}"),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "\nshrunk seed {} under {profile} ({inv}, {}): {} -> {} fault(s) in {} runs",
+        "\nshrunk seed {}{branch} under {profile} ({inv}, {}): {} -> {} fault(s) in {} runs",
         pick.seed,
         if pick.defect() {
             "a defect"
@@ -336,7 +346,7 @@ fn shrink_one(
         );
     }
     Ok(Shrunk {
-        pick: *pick,
+        pick: pick.clone(),
         scenario,
         faults: (spec.faults.0.len(), shrunk.spec.faults.0.len()),
     })
@@ -355,6 +365,7 @@ fn unwritable(path: &Path, e: &std::io::Error) -> InputError {
 fn finding_with(seed: u64, defects: Vec<crate::Defect>) -> crate::Finding {
     crate::Finding {
         seed,
+        branch: None,
         profile: Release::REDISSON,
         broken: Vec::new(),
         history_len: 0,

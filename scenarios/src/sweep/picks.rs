@@ -8,9 +8,11 @@ use sim::Invariant;
 use crate::Finding;
 
 /// One violation to shrink.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Pick {
     pub(super) seed: u64,
+    /// The branch of the seed's run it is, if it is one.
+    pub(super) branch: Option<sim::BranchPath>,
     pub(super) profile: Release,
     pub(super) invariant: Invariant,
     /// The oracle's cause (`defect`, `beyond-guarantee`, `misuse`): its
@@ -57,6 +59,7 @@ impl Picks {
             }
             self.picked.push(Pick {
                 seed: f.seed,
+                branch: f.branch.clone(),
                 profile: f.profile,
                 invariant: b.invariant,
                 cause: b.cause.name(),
@@ -84,6 +87,7 @@ mod tests {
     fn finding(seed: u64, invariant: Invariant, cause: Cause) -> Finding {
         Finding {
             seed,
+            branch: None,
             profile: Release::REDISSON,
             broken: vec![Broken {
                 invariant,

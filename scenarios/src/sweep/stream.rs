@@ -43,9 +43,16 @@ pub(super) fn sweep(
         sim::Engine::Fast => String::new(),
         ref other => format!(" on the {other} engine"),
     };
+    let forks = match crate::branches(workload, engine) {
+        true => format!(
+            " and up to {} branches of each that reaches a rare point",
+            sim::branch::BUDGET
+        ),
+        false => String::new(),
+    };
     let _ = writeln!(
         out,
-        "exploring seeds {range} under {}{}{on}: {runs} runs; each violating run as it is found:",
+        "exploring seeds {range} under {}{}{on}: {runs} runs{forks}; each violating run as it is found:",
         profile_label(profile),
         workload_label(workload)
     );

@@ -100,9 +100,13 @@ pub(super) fn summary(
         0 => failed,
         n => format!("{failed}, {n} not made (the engine refuses a fault of their plan)"),
     };
+    let branches = match found.branches {
+        0 => String::new(),
+        n => format!(" ({n} of them branches)"),
+    };
     let _ = writeln!(
         out,
-        "{covered} under {}{kinds}: {} runs, {} with violations{failed}",
+        "{covered} under {}{kinds}: {} runs{branches}, {} with violations{failed}",
         profile_label(profile),
         found.runs,
         found.violating
@@ -157,8 +161,10 @@ pub(super) struct Report<'a> {
     pub(super) interrupted: bool,
     /// The workload's flags (empty for the default).
     pub(super) workload: String,
-    /// Runs made, with violations, that could not run.
+    /// Runs made (branches included), of them branches of a seed's run,
+    /// with violations, that could not run.
     pub(super) runs: u64,
+    pub(super) branches: u64,
     pub(super) violating: u64,
     pub(super) failed: u64,
     /// Per model: runs by worst cause, and runs breaking each invariant.
@@ -222,6 +228,7 @@ impl<'a> Report<'a> {
             interrupted: found.interrupted(),
             workload: workload.flags().trim().to_owned(),
             runs: found.runs,
+            branches: found.branches,
             violating: found.violating,
             failed: found.failed,
             by_cause,

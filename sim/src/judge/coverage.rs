@@ -151,6 +151,18 @@ points! {
         "the resource refused a write for its stale fencing token";
 }
 
+impl Point {
+    /// The point that counts `place` of the lock's algorithm (the
+    /// registry test shows each place has exactly one).
+    pub fn of_place(place: Sometimes) -> Point {
+        Point::ALL
+            .iter()
+            .copied()
+            .find(|p| p.source() == Source::Lock(place))
+            .unwrap_or_else(|| unreachable!("every place is a point: {place:?}"))
+    }
+}
+
 /// The points a run reached, as a set (serde: their names, in
 /// declaration order).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

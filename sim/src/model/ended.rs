@@ -13,6 +13,9 @@ pub(crate) struct Ended {
     pub(crate) switches_read: SwitchSet,
     /// The places of the lock its clients passed (coverage).
     pub(crate) reached: lockcore::Reached,
+    /// When each place of `reached` was first passed (the fast engine's
+    /// alone), in the order they were.
+    pub(crate) first_reached: Vec<(lockcore::Sometimes, crate::SimTime)>,
 }
 
 impl Ended {
@@ -29,6 +32,7 @@ impl Ended {
             // does not hand its machine's places out: their runs are
             // covered by their histories alone.
             reached: lockcore::Reached::EMPTY,
+            first_reached: Vec::new(),
         }
     }
 }

@@ -50,6 +50,11 @@ pub(crate) enum Stream {
     /// The seed of one client's spin-lock back-off draws (its
     /// `ExponentialBackOff`'s random part).
     SpinBackOff(u32),
+    /// The seed of a branch's fork by its child number ([`crate::branch`]),
+    /// drawn from the seed of the run it forks.
+    Branch(u32),
+    /// A branch's draws of its plan after its fork, from the fork's seed.
+    BranchPlan,
 }
 
 impl Stream {
@@ -74,6 +79,8 @@ impl Stream {
             Stream::Pct => 13,
             Stream::SwarmLockType(t) => (7 << 32) | u64::from(t),
             Stream::SpinBackOff(c) => (8 << 32) | u64::from(c),
+            Stream::Branch(child) => (9 << 32) | u64::from(child),
+            Stream::BranchPlan => 14,
         }
     }
 }
@@ -165,6 +172,42 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);
+    }
+
+    /// No two streams share a number: two components drawing from one
+    /// stream would move each other's draws (two branches once gave the
+    /// spin back-off and a branch's fork the same `8 << 32` space).
+    #[test]
+    fn stream_numbers_are_distinct() {
+        let mut all = vec![
+            Stream::Uuids,
+            Stream::Swarm,
+            Stream::Replication,
+            Stream::SwarmRedis,
+            Stream::SwarmLocks,
+            Stream::SwarmApi,
+            Stream::SwarmNesting,
+            Stream::SwarmRelay,
+            Stream::SwarmSettings,
+            Stream::Arm,
+            Stream::Directed,
+            Stream::Pct,
+            Stream::BranchPlan,
+        ];
+        for i in [0u32, 1, 2, 7, 15, 255] {
+            all.extend([
+                Stream::Link(i),
+                Stream::Fault(i as usize),
+                Stream::SwarmKind(i),
+                Stream::TimerTick(i),
+                Stream::RetryJitter(i),
+                Stream::SwarmLockType(i),
+                Stream::SpinBackOff(i),
+                Stream::Branch(i),
+            ]);
+        }
+        let numbers: std::collections::BTreeSet<u64> = all.iter().map(|s| s.number()).collect();
+        assert_eq!(numbers.len(), all.len());
     }
 
     /// Uuids look like Redisson's (v4 text form), so timelines and hash

@@ -3,6 +3,7 @@
 use lockcore::{LockName, Release};
 use serde::{Deserialize, Serialize};
 
+use crate::model::reseed::Reseed;
 use crate::{FaultPlan, Step};
 
 /// The default lock name, as in the documents' experiments.
@@ -40,6 +41,11 @@ pub struct SimSpec {
     /// Redis's deployment: a primary alone (the default) or with replicas.
     #[serde(default, skip_serializing_if = "RedisSpec::is_default")]
     pub redis: RedisSpec,
+    /// Instants from which the in-run draws come from other streams, in
+    /// order (a branch of an explored run: `locksim replay SEED --branch
+    /// PATH`); none for every other run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reseeds: Vec<Reseed>,
 }
 
 /// Redis's deployment (`[sim.redis]`): the primary the clients talk to and

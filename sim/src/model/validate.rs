@@ -114,7 +114,26 @@ pub(crate) fn validate_setting(spec: &SimSpec) -> Result<(), SimError> {
         },
     )?;
     clients(spec)?;
+    reseeds(spec)?;
     redis(spec)
+}
+
+/// Each reseed falls inside the run, after the one before it.
+fn reseeds(spec: &SimSpec) -> Result<(), SimError> {
+    let mut after = None;
+    for (i, r) in spec.reseeds.iter().enumerate() {
+        if r.at_ms >= spec.horizon_ms || after.is_some_and(|a| r.at_ms <= a) {
+            return invalid(
+                format!("reseeds[{i}].at_ms"),
+                format!(
+                    "must be before the horizon ({} ms) and after the reseed before it, got {}",
+                    spec.horizon_ms, r.at_ms
+                ),
+            );
+        }
+        after = Some(r.at_ms);
+    }
+    Ok(())
 }
 
 /// Checks the fault plan of `spec`, whose setting is valid.

@@ -3,7 +3,9 @@
 //! (`server`, `deployment`, `replication`, `execution`), the network
 //! (`network`, `windows`), the recorder (`observe`) and the protected
 //! resources (`resource`); `injection` and `effects` carry out the fault
-//! plan; `queue` is the event queue. `inprocess` is lockcore's async
+//! plan; `queue` is the event queue; `reseed` gives a branch's
+//! run fresh streams at its fork, and `first_reach` notes when each place
+//! of the lock was first passed. `inprocess` is lockcore's async
 //! client over fake-redis's engine in the same process.
 
 pub(crate) mod clock;
@@ -12,6 +14,7 @@ pub(crate) mod deployment;
 pub(crate) mod driver;
 pub(crate) mod effects;
 pub(crate) mod execution;
+pub(crate) mod first_reach;
 pub(crate) mod injection;
 pub(crate) mod inprocess;
 pub(crate) mod network;
@@ -20,6 +23,7 @@ pub(crate) mod process;
 pub(crate) mod queue;
 pub(crate) mod renewal;
 pub(crate) mod replication;
+pub(crate) mod reseed;
 pub(crate) mod resource;
 pub(crate) mod server;
 pub(crate) mod windows;

@@ -57,6 +57,14 @@ impl Network {
         Network { base, links }
     }
 
+    /// Draws every link's latencies and drops from the streams of `seed`
+    /// from now on (a branch's fork); what is in flight keeps its arrival.
+    pub(crate) fn reseed(&mut self, seed: u64) {
+        for (c, link) in self.links.iter_mut().enumerate() {
+            link.rng = rng::stream(seed, Stream::Link(c as u32));
+        }
+    }
+
     /// Decides the fate of a message sent now on `client`'s link, given
     /// the indexes of the plan's windows that cover now on that link
     /// (`crate::engines::fast::windows::Windows`), in plan order.

@@ -74,6 +74,12 @@ impl Replicas {
         }
     }
 
+    /// Draws the lags of writes from the stream of `seed` from now on (a
+    /// branch's fork); writes in flight keep their arrival.
+    pub(crate) fn reseed(&mut self, seed: u64) {
+        self.rng = rng::stream(seed, Stream::Replication);
+    }
+
     /// How many there are.
     pub(crate) fn len(&self) -> usize {
         self.engines.len()

@@ -165,6 +165,10 @@ pub(crate) struct World<'s> {
     /// The places of the lock passed by clients that have since been
     /// replaced (a restart): coverage, which changes nothing of the run.
     pub(crate) reached: lockcore::Reached,
+    /// How many of the spec's reseeds have been applied.
+    pub(crate) reseeded: usize,
+    /// When each place of the lock was first passed.
+    pub(crate) first_reach: crate::engines::fast::first_reach::FirstReach,
 }
 
 impl<'s> World<'s> {
@@ -193,6 +197,8 @@ impl<'s> World<'s> {
             events: 0,
             switches_read: lockcore::TIMER_TICK_SWITCHES,
             reached: lockcore::Reached::EMPTY,
+            reseeded: 0,
+            first_reach: Default::default(),
         };
         for (i, f) in spec.faults.0.iter().enumerate() {
             world
@@ -301,6 +307,7 @@ impl<'s> World<'s> {
             commands: self.redis.server.commands,
             switches_read,
             reached,
+            first_reached: self.first_reach.into_firsts(),
         }
     }
 
@@ -313,9 +320,13 @@ impl<'s> World<'s> {
             if at > horizon {
                 break;
             }
+            self.reseed_due(at);
             self.now = at;
             self.events += 1;
             self.handle(ev);
+            let reached =
+                (self.procs.iter()).fold(self.reached, |r, p| r.union(p.machine.reached()));
+            self.first_reach.note(reached, at);
         }
         horizon
     }

@@ -93,6 +93,12 @@ pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, S
             what,
         });
     }
+    if !spec.reseeds.is_empty() {
+        return Err(SimError::Unsupported {
+            engine: kinds.engine().to_owned(),
+            what: "reseeds (a branch of an explored run): run it on the fast engine".to_owned(),
+        });
+    }
     let mut actions = Vec::new();
     for (i, fault) in spec.faults.0.iter().enumerate() {
         actions.push((fault.at_ms(), Action::Begin(i)));

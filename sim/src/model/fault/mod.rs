@@ -248,6 +248,14 @@ macro_rules! faults {
                     $(#[cfg(test)] Fault::$tvariant(k) => k,)*
                 }
             }
+
+            /// Its kind's name in [`GENERATORS`].
+            pub(crate) fn registered_name(&self) -> &'static str {
+                match self {
+                    $(Fault::$variant(_) => stringify!($variant),)*
+                    $(#[cfg(test)] Fault::$tvariant(_) => stringify!($tvariant),)*
+                }
+            }
         }
 
         /// Each kind's name and generator, in registration order. The
