@@ -278,7 +278,6 @@ pub(crate) fn worst_cause<'a>(causes: impl Iterator<Item = &'a str> + Clone) -> 
 /// why it was not made.
 type RunResult = Result<(Reached, Option<Finding>), Unrun>;
 
-
 /// Attributes the findings of a batch of probes (see [`settle`]).
 fn attribute(
     probed: Vec<Probed>,

@@ -20,8 +20,8 @@
 //! before 3.46.0, on from it: see [`Wire`]).
 
 mod fair;
-mod rw;
 mod fenced;
+mod rw;
 mod spin;
 
 use std::net::SocketAddr;

@@ -160,16 +160,17 @@ impl Switch {
     /// per-lock renewal (3.12.5 to 3.16.1) belong to the chain that 3.44's
     /// batched renewal replaced, and the unlock latch's TTL raised to at
     /// least 1 in `int` arithmetic (3.24.3) to the `long` arithmetic of
-    /// 3.48, which raises it too; an interrupt's cancel of the acquire
-    /// (3.16.3) to 3.20.1's retry wrapper, whose future it cannot cancel. `locksim mutants` counts removing such a
-    /// fix from a release that has its replacement as equivalent.
+    /// 3.48, which raises it too. `locksim mutants` counts removing such a
+    /// fix from a release that has its replacement as equivalent. An
+    /// interrupt's cancel of the acquire (3.16.3) is not one: 3.20.1's
+    /// retry wrapper hides it from `RLock`'s acquires, but `RSpinLock`'s
+    /// acquire is outside the wrapper in every release and still reads it.
     pub fn replaced_by(self) -> Option<Switch> {
         match self {
             Switch::RenewalZeroStops
             | Switch::RenewalErrorRemovesEntry
             | Switch::RenewalZeroRemovesEntry => Some(Switch::BatchedRenewal),
             Switch::LatchTtlAtLeastOne => Some(Switch::JitteredRetryDelay),
-            Switch::InterruptCancelsAcquire => Some(Switch::AcquireRetryWrapper),
             _ => None,
         }
     }
