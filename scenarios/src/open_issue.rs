@@ -82,6 +82,22 @@ const RETRIED_COUNT_DOWN_CANCELS: OpenIssue = OpenIssue {
     path: "a count-down unlock tried again for too few synced replicas cancelled renewal once per attempt, so the watchdog let go of a lock its thread still holds",
 };
 
+/// Found by locksim (3.43.0 seed 3096); the crash form of the same path
+/// is open upstream as #4595 and #6150, and Redisson's answer to #3254
+/// is that a terminated waiter holds the queue up. A fair-lock waiter
+/// queues itself in its first acquire script; `RedissonLock.lock()` never
+/// calls `acquireFailed`, and `tryLock(wait)` calls it only when the wait
+/// runs out (and, from 4.7.0, on a response timeout inside its loop,
+/// #5019): read at tags redisson-3.43.0 and redisson-4.7.0. So a live
+/// thread whose acquire is interrupted, or fails on a timeout, after its
+/// script ran keeps its place until its deadline (the holder's TTL plus
+/// the thread wait, 5 minutes by default), and each waiter behind it is
+/// told `max(0, PTTL)` = 0 and tries again at once, with the lock free.
+const FAIR_PLACE_LEFT: OpenIssue = OpenIssue {
+    upstream: "#4595",
+    path: "a fair-lock acquire failed (interrupted or timed out) after its script queued the thread, and nothing removed its place: the waiters behind it wait out its deadline (the holder's TTL plus 5 minutes) with the lock free",
+};
+
 /// Whether the run of a history, under a release, took a path to a
 /// violation.
 type Took = fn(Release, &History, &Violation) -> bool;
@@ -92,6 +108,7 @@ type Took = fn(Release, &History, &Violation) -> bool;
 /// leave the lock behind), but what lets the other client in is the
 /// renewal its retried count-down unlock stopped.
 const KNOWN: &[(OpenIssue, Took)] = &[
+    (FAIR_PLACE_LEFT, fair_place_left),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
 ];
@@ -294,4 +311,55 @@ fn count_down_stopped_renewal(_: Release, history: &History, v: &Violation) -> b
         }
     }
     !suspects.is_empty()
+}
+
+/// Whether a fair lock's liveness broke, or its queue was left behind,
+/// after a waiting acquire of it failed with an error and its thread did
+/// not hold the lock since; when Redis still had the queue at the
+/// horizon, that thread must be in it.
+fn fair_place_left(_: Release, history: &History, v: &Violation) -> bool {
+    use sim::Invariant::{Liveness, NothingLeftBehind};
+    if !matches!(v.invariant, Liveness | NothingLeftBehind) {
+        return false;
+    }
+    let Some(lock) = v
+        .events
+        .iter()
+        .find_map(|&i| lock_of(history.records.get(i)?))
+    else {
+        return false;
+    };
+    if lock.kind() != lockcore::LockKind::Fair {
+        return false;
+    }
+    let mut left: Vec<&Who> = Vec::new();
+    for r in &history.records {
+        match &r.kind {
+            RecordKind::Return {
+                who,
+                lock: l,
+                call,
+                outcome: Outcome::Error { .. },
+            } if l == lock && call.waits() && r.at <= v.at => left.push(who),
+            RecordKind::Hold { who, lock: l, .. } if l == lock => left.retain(|w| *w != who),
+            RecordKind::Leftover {
+                lock: l, entries, ..
+            } if l == lock => return left.iter().any(|w| entries.contains(w)),
+            _ => {}
+        }
+    }
+    !left.is_empty()
+}
+
+/// The lock a record names, if it names one.
+fn lock_of(r: &sim::Record) -> Option<&LockName> {
+    match &r.kind {
+        RecordKind::Hold { lock, .. }
+        | RecordKind::Call { lock, .. }
+        | RecordKind::Return { lock, .. }
+        | RecordKind::Release { lock, .. }
+        | RecordKind::Server { lock, .. }
+        | RecordKind::Leftover { lock, .. } => Some(lock),
+        _ => None,
+    }
 }

@@ -129,6 +129,22 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
     }
 }
 
+/// A fair-lock waiter whose acquire fails after its script queued it
+/// keeps its place (3.43.0 seed 3096, written small): `lock()` never
+/// sends `acquireFailed`, so the waiter behind it waits out the place's
+/// deadline with the lock free, and the queue outlives every thread. Both
+/// violations are named by the path of Redisson #4595 (open), whose
+/// crash form is excused instead (`losses/fair-crashed-waiter-...`).
+#[test]
+fn an_interrupted_fair_waiter_names_redisson_4595() {
+    let file = "fair-interrupted-waiter-keeps-its-place.toml";
+    let named: Vec<_> = finding_defects(file)
+        .iter()
+        .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
+        .collect();
+    assert_eq!(named, [("liveness", Some("#4595"))], "{file}");
+}
+
 /// A defect no upstream issue reports is named by its path too. Seed
 /// 15828 under 4.7.0, shrunk: a count-down unlock whose `WAIT` synced no
 /// replica is tried again, and each attempt's handler takes a count off

@@ -138,9 +138,13 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         return Cause::beyond(spec, why, Some(f));
     }
     // Liveness is judged only after the last fault's effect is over, so
-    // no fault can explain it.
+    // no fault can explain it, but for a crash that left a fair-lock
+    // waiter's place queued, which Redisson keeps for minutes by design.
     if v.invariant == Invariant::Liveness {
-        return Cause::Defect;
+        return match leftover::crashed_waiter(spec, history, v) {
+            Some((why, f)) => Cause::beyond(spec, why, Some(f)),
+            None => Cause::Defect,
+        };
     }
     // A call judged late is late past every fault on its client or on
     // Redis that overlapped it, by its wait and a command's budget after

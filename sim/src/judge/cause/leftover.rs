@@ -6,7 +6,7 @@
 //! an attempt inside its wait loop times out (#5019), so the same fault
 //! leaving the entry under 4.6.x is the defect that fix removes.
 
-use crate::model::history::RecordKind;
+use crate::model::history::{RecordKind, Who};
 use crate::{Fault, History, SimSpec, SimTime, Violation};
 
 /// The crash fault of a process a leftover key of `v` names, with the
@@ -31,14 +31,7 @@ pub(super) fn crashed_owner<'s>(
         let named = entries
             .iter()
             .find(|w| w.client == process.client && w.life == process.life)?;
-        // The hosted engines record a crash a little after its instant.
-        let fault = spec
-            .faults
-            .0
-            .iter()
-            .filter(|f| matches!(f, Fault::Crash(c) if *c.client == *process.client))
-            .filter(|f| f.at_ms() <= r.at.as_ms())
-            .max_by_key(|f| f.at_ms())?;
+        let fault = crash_fault(spec, &process.client, r.at)?;
         let why = format!(
             "{named}'s client crashed at {} with its entry queued ({})",
             SimTime::from_ms(fault.at_ms()),
@@ -46,4 +39,64 @@ pub(super) fn crashed_owner<'s>(
         );
         Some((why, fault))
     })
+}
+
+/// The crash fault of `client` recorded at `at`: the hosted engines
+/// record a crash a little after its instant.
+fn crash_fault<'s>(spec: &'s SimSpec, client: &str, at: SimTime) -> Option<&'s Fault> {
+    spec.faults
+        .0
+        .iter()
+        .filter(|f| matches!(f, Fault::Crash(c) if *c.client == *client))
+        .filter(|f| f.at_ms() <= at.as_ms())
+        .max_by_key(|f| f.at_ms())
+}
+
+/// A fair lock kept from its waiters by the queue place of a waiter whose
+/// client crashed while it waited, with the words that say so. Redisson
+/// keeps a departed waiter's place until its deadline, the holder's TTL
+/// plus the thread wait (5 minutes by default): by design, as Redisson
+/// answered #3254 ("might happen if one of waiting threads was
+/// terminated"), and longer than the liveness bound. When Redis still had
+/// the queue at the horizon, the waiter must be in it.
+pub(super) fn crashed_waiter<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    v: &Violation,
+) -> Option<(String, &'s Fault)> {
+    let lock = super::violated_lock(history, v)?;
+    if lock.kind() != lockcore::LockKind::Fair {
+        return None;
+    }
+    let mut waiting: Vec<&Who> = Vec::new();
+    let mut crashed: Vec<(&Who, SimTime)> = Vec::new();
+    for r in &history.records {
+        match &r.kind {
+            RecordKind::Call { who, lock: l, call } if *l == lock && call.waits() => {
+                waiting.push(who);
+            }
+            RecordKind::Return { who, lock: l, .. } if *l == lock => {
+                waiting.retain(|w| *w != who);
+            }
+            RecordKind::Crash { process } if r.at <= v.at => waiting.retain(|w| {
+                let dead = w.client == process.client && w.life == process.life;
+                if dead {
+                    crashed.push((w, r.at));
+                }
+                !dead
+            }),
+            RecordKind::Leftover {
+                lock: l, entries, ..
+            } if *l == lock => crashed.retain(|(w, _)| entries.contains(w)),
+            _ => {}
+        }
+    }
+    let &(who, at) = crashed.first()?;
+    let fault = crash_fault(spec, &who.client, at)?;
+    let why = format!(
+        "{who}'s client crashed at {} while it waited in the fair lock's queue ({}), and Redisson keeps a departed waiter's place until the holder's TTL plus the thread wait (5 minutes) have passed",
+        SimTime::from_ms(fault.at_ms()),
+        fault.text()
+    );
+    Some((why, fault))
 }
