@@ -39,30 +39,33 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let delay = history.meta.max_latency_ms;
     let mut state = State::default();
     let mut pending: Vec<Pending<'_>> = Vec::new();
-    let mut waiting_on: BTreeMap<&LockName, Vec<usize>> = BTreeMap::new();
+    let mut waiting_on: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut pauses = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
             RecordKind::Server { lock, holder, .. } => {
                 let by = holder.as_ref().map(|h| (Name(&h.client), h.life));
-                if let Some(open) = waiting_on.get_mut(lock) {
-                    open.retain(|&p| {
-                        work.tick(1);
-                        let c = &mut pending[p];
-                        if by.is_some_and(|b| b == c.process) {
-                            return true;
-                        }
-                        c.freed = Some((i, r.at));
-                        false
-                    });
+                if let Some(open) = waiting_on.get_mut(lock.as_str()) {
+                    settle(open, &mut pending, by, (i, r.at), work);
                 }
                 state.server(lock, by, i);
+            }
+            // Redis's record of a read lock names one field, a crashed
+            // reader's say, while another reader shares the key: that
+            // reader's hold is the key in use by someone else (3.23.4
+            // seed 10048).
+            RecordKind::Hold { who, lock, .. } => {
+                if let Some(open) = waiting_on.get_mut(lock.as_str()) {
+                    let by = Some((Name(&who.client), who.life));
+                    settle(open, &mut pending, by, (i, r.at), work);
+                }
+                state.client_record(&r.kind, i, r.at);
             }
             RecordKind::Crash { process } => {
                 let key = (Name(&process.client), process.life);
                 let crash = r.at;
                 for (lock, held_at) in state.held_by(key) {
-                    let Some(refresh) = state.refresh.get(&(key, lock)) else {
+                    let Some(refresh) = state.refresh.get(&(key, lock.as_str())) else {
                         continue;
                     };
                     let watchdog = state.watchdog.get(&key).copied();
@@ -71,7 +74,10 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     else {
                         continue;
                     };
-                    waiting_on.entry(lock).or_default().push(pending.len());
+                    waiting_on
+                        .entry(lock.as_str())
+                        .or_default()
+                        .push(pending.len());
                     pending.push(Pending {
                         process: key,
                         proc: process,
@@ -103,26 +109,53 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         .collect()
 }
 
-/// What one pass keeps.
+/// Marks freed, by the record `(i, at)`, every crash of `open` whose key
+/// is no longer its process's: free, or held by `by`, another process.
+fn settle(
+    open: &mut Vec<usize>,
+    pending: &mut [Pending<'_>],
+    by: Option<ProcKey<'_>>,
+    (i, at): (usize, SimTime),
+    work: &impl Count,
+) {
+    open.retain(|&p| {
+        work.tick(1);
+        let c = &mut pending[p];
+        if by.is_some_and(|b| b == c.process) {
+            return true;
+        }
+        c.freed = Some((i, at));
+        false
+    });
+}
+
+/// What one pass keeps. Locks are told apart by their key: a read and a
+/// write lock of one key are one key to Redis, and a client's records
+/// name the lock by the kind of the call or renewal that made them (its
+/// batched renewal renews the key a write lock holds: 4.7.0 seed 1044,
+/// whose write lock's renewals were filed apart from Redis's record of
+/// the key, so the crash was judged by a renewal of an earlier hold).
 #[derive(Default)]
 struct State<'h> {
-    /// Per lock: its holder's process on Redis and that server record.
-    server: BTreeMap<&'h LockName, (Option<ProcKey<'h>>, usize)>,
-    /// The order in which locks first appeared on Redis.
-    first_seen: BTreeMap<&'h LockName, usize>,
-    /// Per process, the locks Redis names it holder of, in that order.
-    held: BTreeMap<ProcKey<'h>, BTreeSet<(usize, &'h LockName)>>,
-    /// Per process and lock, its refreshes so far.
-    refresh: BTreeMap<(ProcKey<'h>, &'h LockName), Refresh>,
+    /// Per key: its holder's process on Redis, that server record and
+    /// the name Redis's record gave the lock.
+    server: BTreeMap<&'h str, (Option<ProcKey<'h>>, usize, &'h LockName)>,
+    /// The order in which keys first appeared on Redis.
+    first_seen: BTreeMap<&'h str, usize>,
+    /// Per process, the keys Redis names it holder of, in that order.
+    held: BTreeMap<ProcKey<'h>, BTreeSet<(usize, &'h str)>>,
+    /// Per process and key, its refreshes so far.
+    refresh: BTreeMap<(ProcKey<'h>, &'h str), Refresh>,
     /// Per process, its watchdog timeout (from a hold that used it).
     watchdog: BTreeMap<ProcKey<'h>, u64>,
 }
 
 impl<'h> State<'h> {
-    fn server(&mut self, lock: &'h LockName, by: Option<ProcKey<'h>>, i: usize) {
+    fn server(&mut self, name: &'h LockName, by: Option<ProcKey<'h>>, i: usize) {
+        let lock = name.as_str();
         let next = self.first_seen.len();
         let order = *self.first_seen.entry(lock).or_insert(next);
-        if let Some((Some(old), _)) = self.server.get(lock)
+        if let Some((Some(old), ..)) = self.server.get(lock)
             && let Some(set) = self.held.get_mut(old)
         {
             set.remove(&(order, lock));
@@ -130,7 +163,7 @@ impl<'h> State<'h> {
         if let Some(p) = by {
             self.held.entry(p).or_default().insert((order, lock));
         }
-        self.server.insert(lock, (by, i));
+        self.server.insert(lock, (by, i, name));
     }
 
     /// The locks Redis names `process` holder of, with the server record
@@ -140,13 +173,15 @@ impl<'h> State<'h> {
             return Vec::new();
         };
         set.iter()
-            .filter_map(|&(_, lock)| self.server.get(lock).map(|&(_, i)| (lock, i)))
+            .filter_map(|&(_, lock)| self.server.get(lock).map(|&(_, i, name)| (name, i)))
             .collect()
     }
 
     fn entry(&mut self, who: &'h Who, lock: &'h LockName) -> &mut Refresh {
-        let key = ((Name(&who.client), who.life), lock);
-        self.refresh.entry(key).or_default()
+        let key = ((Name(&who.client), who.life), lock.as_str());
+        let refresh = self.refresh.entry(key).or_default();
+        refresh.shared |= lock.kind() == lockcore::LockKind::Read;
+        refresh
     }
 
     /// Acquires, renewals and unlocks that set a process's key expiry.
@@ -197,8 +232,10 @@ impl<'h> State<'h> {
     }
 
     fn refresh_of(&mut self, process: &'h Proc, lock: &'h LockName) -> &mut Refresh {
-        let key = ((Name(&process.client), process.life), lock);
-        self.refresh.entry(key).or_default()
+        let key = ((Name(&process.client), process.life), lock.as_str());
+        let refresh = self.refresh.entry(key).or_default();
+        refresh.shared |= lock.kind() == lockcore::LockKind::Read;
+        refresh
     }
 }
 
@@ -228,6 +265,12 @@ struct Refresh {
     unlocking: BTreeMap<u64, usize>,
     /// Per thread, the lease of its hold in force.
     hold_lease: BTreeMap<u64, Option<u64>>,
+    /// A read lock: readers share the key, and Redisson arms it for the
+    /// longest of theirs (a joining reader keeps a longer TTL, #2144; a
+    /// reader's unlock re-arms it with the longest time the others have
+    /// left), so a refresh never shortens the bound here. A reader that
+    /// had the longest and left can leave it too long: never too short.
+    shared: bool,
 }
 
 /// A refresh: when Redis ran it at the latest, its lease (`None`: the
@@ -236,7 +279,15 @@ type Candidate = (SimTime, Option<u64>, usize);
 
 impl Refresh {
     fn set(&mut self, at: SimTime, lease: Option<u64>, i: usize) {
-        self.last = Some((at, lease, i));
+        let end = |(at, lease, _): Candidate| at.plus_ms(lease.unwrap_or(0));
+        let new = (at, lease, i);
+        // A watchdog lease is not known here; its refreshes come in turn.
+        let keep = self.shared
+            && lease.is_some()
+            && self.last.is_some_and(|old| old.1.is_some() && end(old) > end(new));
+        if !keep {
+            self.last = Some(new);
+        }
     }
 
     fn call(&mut self, thread: u64, call: &Call, i: usize) {
