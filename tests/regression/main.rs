@@ -145,6 +145,30 @@ fn an_interrupted_fair_waiter_names_redisson_4595() {
     assert_eq!(named, [("liveness", Some("#4595"))], "{file}");
 }
 
+/// A spin lock's `tryLock(wait)` still throws a response timeout from
+/// inside its back-off loop under 4.7.0 (seed 113, shrunk): #5019's fix
+/// is in `RedissonLock.tryLock`, and `RedissonSpinLock` has a loop of
+/// its own. No fix removes it, and no upstream issue reports it.
+#[test]
+fn a_spin_try_lock_that_throws_is_named_as_unreported() {
+    let file = "explored-113-4-7-0-spin-try-lock-throws.toml";
+    let named: Vec<_> = finding_defects(file)
+        .iter()
+        .map(|d| {
+            (
+                d.invariant.name(),
+                d.fixed_by.is_none(),
+                d.open_issue.map(|o| o.upstream),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [("try-lock-answers", true, Some("unreported"))],
+        "{file}"
+    );
+}
+
 /// A defect no upstream issue reports is named by its path too. Seed
 /// 15828 under 4.7.0, shrunk: a count-down unlock whose `WAIT` synced no
 /// replica is tried again, and each attempt's handler takes a count off
