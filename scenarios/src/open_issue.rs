@@ -109,6 +109,21 @@ const SPIN_TRY_LOCK_THROWS: OpenIssue = OpenIssue {
     path: "a spin lock's tryLock(wait) threw a response timeout from inside its back-off loop: #5019's fix (4.7.0) changed RedissonLock.tryLock only",
 };
 
+/// Found by locksim (4.7.0 seed 4927), not reported upstream (searched
+/// 2026-11-28). A fair lock's `tryLock(wait)` whose wait runs out sends
+/// `acquireFailed` and waits for it (`RedissonBaseLock.acquireFailed` is
+/// `commandExecutor.get(acquireFailedAsync(...))`, read at tag
+/// redisson-4.7.0); for the fair lock that is a script, and when its
+/// reply times out (after its retries: none from 3.37.0 to 4.6.x,
+/// `85be4d67a`; `retryAttempts` from 4.7.0, PR #7223) the timeout
+/// escapes tryLock, which throws instead of returning false. #5019's fix
+/// retries it but lets the last timeout out; `RLock`'s `acquireFailed`
+/// sends nothing, so only the fair lock has this path.
+const FAIR_ACQUIRE_FAILED_THREW: OpenIssue = OpenIssue {
+    upstream: UNREPORTED,
+    path: "a fair lock's tryLock(wait) ran out of time and its acquireFailed script timed out, and the timeout escaped tryLock instead of false",
+};
+
 /// Whether the run of a history, under a release, took a path to a
 /// violation.
 type Took = fn(Release, &History, &Violation) -> bool;
@@ -121,6 +136,7 @@ type Took = fn(Release, &History, &Violation) -> bool;
 const KNOWN: &[(OpenIssue, Took)] = &[
     (FAIR_PLACE_LEFT, fair_place_left),
     (SPIN_TRY_LOCK_THROWS, spin_try_lock_threw),
+    (FAIR_ACQUIRE_FAILED_THREW, fair_acquire_failed_threw),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
 ];
@@ -384,4 +400,29 @@ fn spin_try_lock_threw(_: Release, history: &History, v: &Violation) -> bool {
             .iter()
             .filter_map(|&i| lock_of(history.records.get(i)?))
             .any(|lock| lock.kind() == lockcore::LockKind::Spin)
+}
+
+/// Whether `v` is a fair lock's `tryLock(wait)` that threw after its wait
+/// had run out: no attempt goes out then, only `acquireFailed`.
+fn fair_acquire_failed_threw(_: Release, history: &History, v: &Violation) -> bool {
+    if v.invariant != sim::Invariant::TryLockAnswers {
+        return false;
+    }
+    let [call, ret] = v.events[..] else {
+        return false;
+    };
+    let (Some(call), Some(ret)) = (history.records.get(call), history.records.get(ret)) else {
+        return false;
+    };
+    let RecordKind::Call {
+        lock,
+        call: lockcore::Call::TryLock {
+            wait: Some(wait), ..
+        },
+        ..
+    } = &call.kind
+    else {
+        return false;
+    };
+    lock.kind() == lockcore::LockKind::Fair && ret.at.as_ms() >= call.at.as_ms() + wait.0
 }

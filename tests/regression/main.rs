@@ -169,6 +169,30 @@ fn a_spin_try_lock_that_throws_is_named_as_unreported() {
     );
 }
 
+/// A fair lock's `tryLock(wait)` whose `acquireFailed` times out after the
+/// wait ran out throws under 4.7.0 (seed 4927, shrunk): #5019's fix
+/// retries `acquireFailed` but lets its last timeout escape. No fix
+/// removes it, and no upstream issue reports it.
+#[test]
+fn a_fair_acquire_failed_that_times_out_is_named_as_unreported() {
+    let file = "explored-4927-4-7-0-fair-acquire-failed-times-out.toml";
+    let named: Vec<_> = finding_defects(file)
+        .iter()
+        .map(|d| {
+            (
+                d.invariant.name(),
+                d.fixed_by.is_none(),
+                d.open_issue.map(|o| o.upstream),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [("try-lock-answers", true, Some("unreported"))],
+        "{file}"
+    );
+}
+
 /// A defect no upstream issue reports is named by its path too. Seed
 /// 15828 under 4.7.0, shrunk: a count-down unlock whose `WAIT` synced no
 /// replica is tried again, and each attempt's handler takes a count off
