@@ -50,6 +50,24 @@ pub(crate) fn lua_tonumber_int(s: &[u8]) -> Option<i64> {
     strtod_whole(s).map(lua_number_to_int)
 }
 
+/// Lua 5.1's `tonumber` on a string: the number, or `None` for `nil`.
+pub(crate) fn lua_tonumber(s: &[u8]) -> Option<f64> {
+    strtod_whole(s)
+}
+
+/// A Lua number as Redis 7.0 passes it to a command from a script
+/// (`luaArgsToRedisArgv`): C's `%.17g`, not Lua's own `%.14g` (which
+/// would round `0.1 + 0.2` and write 1e14 and up in exponent form).
+/// NaN is glibc's `nan` or `-nan`, by its sign bit.
+pub(crate) fn lua_number_arg(f: f64) -> bytes::Bytes {
+    let text = match f {
+        f if f.is_nan() && f.is_sign_negative() => "-nan".to_owned(),
+        f if f.is_nan() => "nan".to_owned(),
+        f => format_double(f),
+    };
+    bytes::Bytes::from(text)
+}
+
 /// C's `isspace` in the C locale.
 fn c_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
