@@ -43,12 +43,11 @@ const MINUS_ONE: Bytes = Bytes::from_static(b"-1");
 const PX: Bytes = Bytes::from_static(b"px");
 
 /// A reply as a script sees it, where the scripts only test it against
-/// `false` or another string: a bulk string (a score is one on RESP2),
-/// or `None` for `false` (a nil reply). Nothing else reaches these tests.
+/// `false` or another string: a bulk string, or `None` for `false` (a nil
+/// reply). Nothing else reaches these tests.
 fn lua_string(v: Value) -> Option<Bytes> {
     match v {
         Value::Bulk(b) => Some(b),
-        Value::Double(d) => Some(Bytes::from(d.text())),
         _ => None,
     }
 }
@@ -74,9 +73,16 @@ fn lindex(ctx: &mut Ctx<'_>, key: Arg<'_>, index: &Bytes) -> Result<Option<Bytes
     Ok(lua_string(call(ctx, &LINDEX, &[key, Some(index)])?))
 }
 
-/// `redis.call('zscore', key, member)` as a script sees it.
-fn zscore(ctx: &mut Ctx<'_>, key: Arg<'_>, member: Arg<'_>) -> Result<Option<Bytes>, String> {
-    Ok(lua_string(call(ctx, &ZSCORE, &[key, member])?))
+/// `tonumber(redis.call('zscore', key, member))`: `None` for `false` (no
+/// score), else `Some(tonumber)`. The score reaches a script as its
+/// `%.17g` text, which reads back as the same double, so a double reply
+/// is taken as it is.
+fn zscore(ctx: &mut Ctx<'_>, key: Arg<'_>, member: Arg<'_>) -> Result<Option<Option<f64>>, String> {
+    Ok(match call(ctx, &ZSCORE, &[key, member])? {
+        Value::Double(d) => Some(Some(d.0)),
+        Value::Bulk(b) => Some(lua_tonumber(&b)),
+        _ => None,
+    })
 }
 
 /// The members of an array reply (`lrange`, `zrange`).
@@ -112,7 +118,7 @@ fn purge(ctx: &mut Ctx<'_>, queue: Arg<'_>, timeouts: Arg<'_>, now: Arg<'_>) -> 
         let Some(timeout) = zscore(ctx, timeouts, Some(&first))? else {
             break;
         };
-        if !le(tonumber(Some(&timeout)), tonumber(now))? {
+        if !le(timeout, tonumber(now))? {
             break;
         }
         call(ctx, &ZREM, &[timeouts, Some(&first)])?;
@@ -187,10 +193,9 @@ fn acquire(
         _ => false,
     };
     let ttl = if behind {
-        let score = zscore(ctx, timeouts, last.as_ref())?;
-        let (score, now) = (tonumber(score.as_ref()), tonumber(now));
+        let score = zscore(ctx, timeouts, last.as_ref())?.flatten();
         score
-            .zip(now)
+            .zip(tonumber(now))
             .map(|(s, n)| s - n)
             .ok_or(ARITHMETIC_ON_NIL)?
     } else {
