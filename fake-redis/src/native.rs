@@ -240,7 +240,9 @@ fn run_lua(
     let a2 = argv.get(1);
     let a3 = argv.get(2);
     match script {
-        LockScript::Acquire => {
+        // `RSpinLock`'s acquire tests `exists` and `hexists` one after the
+        // other where `RLock`'s joins them with `or`: the same calls.
+        LockScript::Acquire | LockScript::SpinAcquire => {
             if int(&exists(ctx, k1)?) == Some(0) || int(&hexists(ctx, k1, a2)?) == Some(1) {
                 hincrby(ctx, k1, a2, Some(&one))?;
                 pexpire(ctx, k1, a1)?;
@@ -308,10 +310,9 @@ fn run_lua(
         LockScript::FencedAcquire | LockScript::FencedAcquireToken => {
             crate::native_fenced::run(ctx, script, keys, argv)
         }
-        LockScript::SpinAcquire
-        | LockScript::SpinUnlock
-        | LockScript::SpinUnlockLatched
-        | LockScript::SpinForceUnlock => crate::native_spin::run(ctx, script, keys, argv),
+        LockScript::SpinUnlock | LockScript::SpinUnlockLatched | LockScript::SpinForceUnlock => {
+            crate::native_spin::run(ctx, script, keys, argv)
+        }
         LockScript::RenewBatch => renew_batch(ctx, keys, argv),
         LockScript::AcquireFenced => {
             if int(&exists(ctx, k1)?) == Some(0) {

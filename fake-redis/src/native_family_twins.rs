@@ -10,11 +10,6 @@ use proptest::test_runner::{Config, TestRunner};
 use crate::engine::{args, engine_at};
 use crate::{ConnId, Engine, LockScript, Response, Value};
 
-/// The lock family's scripts (after `RLock`'s in [`LockScript::ALL`]).
-fn family() -> &'static [LockScript] {
-    &LockScript::ALL[LockScript::RLOCK.len()..]
-}
-
 /// Every key the calls may touch, checked after each call.
 const KEYS: &[&str] = &[
     "lock", "q", "t", "latch", "tok", "str", "ch:a:1", "ch:b:1", "ch:c:1",
@@ -217,7 +212,7 @@ impl Twins {
 #[test]
 fn family_natives_equal_lua() {
     let step = (
-        0usize..family().len() + 3,
+        0usize..LockScript::FAMILY.len() + 3,
         any::<[u8; 8]>(),
         any::<u8>(),
         prop::sample::select(&[0u64, 0, 1, 100, 5_000, 20_000][..]),
@@ -230,7 +225,7 @@ fn family_natives_equal_lua() {
     let result = runner.run(&prop::collection::vec(step, 1..64), |steps| {
         let mut twins = Twins::new();
         for (kind, s, shape, advance) in steps {
-            let words = match family().get(kind) {
+            let words = match LockScript::FAMILY.get(kind) {
                 Some(script) => script_call(*script, &s, shape),
                 None => setup_call(usize::from(shape), &s),
             };

@@ -1,11 +1,12 @@
-//! `RSpinLock`'s scripts as native operations, statement by statement
+//! `RSpinLock`'s unlocks as native operations, statement by statement
 //! (texts in `script_spin`), every `redis.call` through the same command
-//! code as a client's, as `native` does for `RLock`'s. None publishes: a
+//! code as a client's, as `native` does for `RLock`'s (which also runs the
+//! spin lock's acquire: the same calls as `RLock`'s). None publishes: a
 //! spin lock's waiters poll.
 
 use bytes::Bytes;
 
-use crate::native::{Arg, DEL, SET, call, exists, hexists, hincrby, int, latch, pexpire, pttl};
+use crate::native::{Arg, DEL, SET, call, hexists, hincrby, int, latch, pexpire};
 use crate::{LockScript, Value, cmd::Ctx};
 
 /// The unlocks' count-down: nil when `field` does not hold `lock`, 0 when
@@ -47,16 +48,7 @@ pub(crate) fn run(
 ) -> Result<Value, String> {
     let k1 = keys.first();
     let (a1, a2) = (argv.first(), argv.get(1));
-    let one = Bytes::from_static(b"1");
     match script {
-        LockScript::SpinAcquire => {
-            if int(&exists(ctx, k1)?) == Some(0) || int(&hexists(ctx, k1, a2)?) == Some(1) {
-                hincrby(ctx, k1, a2, Some(&one))?;
-                pexpire(ctx, k1, a1)?;
-                return Ok(Value::Nil);
-            }
-            pttl(ctx, k1)
-        }
         LockScript::SpinUnlock => unlock(ctx, k1, a1, a2, None),
         LockScript::SpinUnlockLatched => {
             if let Some(stored) = latch(ctx, keys.get(1))? {

@@ -102,19 +102,9 @@ impl LockScript {
         LockScript::ForceUnlockPublishArg,
     ];
 
-    /// Every known script: `RLock`'s ([`Self::RLOCK`]) first, then
-    /// `RFairLock`'s, `RFencedLock`'s and `RSpinLock`'s.
-    pub const ALL: [LockScript; 22] = [
-        LockScript::Acquire,
-        LockScript::AcquireLegacy,
-        LockScript::Renew,
-        LockScript::Unlock,
-        LockScript::ForceUnlock,
-        LockScript::AcquireFenced,
-        LockScript::UnlockLatched,
-        LockScript::RenewBatch,
-        LockScript::UnlockPublishArg,
-        LockScript::ForceUnlockPublishArg,
+    /// The lock family's scripts: `RFairLock`'s, `RFencedLock`'s and
+    /// `RSpinLock`'s.
+    pub const FAMILY: [LockScript; 12] = [
         LockScript::FairAcquireFailed,
         LockScript::FairTryAcquire,
         LockScript::FairAcquireUnscoredLast,
@@ -128,6 +118,21 @@ impl LockScript {
         LockScript::SpinUnlockLatched,
         LockScript::SpinForceUnlock,
     ];
+
+    /// Every known script: [`Self::RLOCK`], then [`Self::FAMILY`].
+    pub const ALL: [LockScript; 22] = {
+        let mut all = [LockScript::Acquire; 22];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = if i < Self::RLOCK.len() {
+                Self::RLOCK[i]
+            } else {
+                Self::FAMILY[i - Self::RLOCK.len()]
+            };
+            i += 1;
+        }
+        all
+    };
 
     /// The script's exact text.
     pub fn text(self) -> &'static str {
