@@ -57,29 +57,50 @@ pub enum LockScript {
     /// Force unlock, Redisson 3.22.0 and later: as [`Self::ForceUnlock`],
     /// publishing with the command in `ARGV[2]`.
     ForceUnlockPublishArg,
-    /// `RFairLock`: see [`crate::script_fair::FAIR_ACQUIRE_FAILED`].
+    /// `RFairLock` `acquireFailedAsync` (Redisson 3.32.0 to 4.7.0): `KEYS`
+    /// queue, timeout set; `ARGV` `<uuid>:<tid>`, the wait ms. Takes the
+    /// wait off every thread queued after the caller, then removes the
+    /// caller from both. Nil.
     FairAcquireFailed,
-    /// `RFairLock`: see [`crate::script_fair::FAIR_TRY_ACQUIRE`].
+    /// `RFairLock` `tryLock()` (3.32.0 to 4.7.0): `KEYS` K, queue, timeout
+    /// set; `ARGV` lease, field, now, wait. Purges stale queue heads,
+    /// acquires (nil) or re-enters (nil); else 1, never queueing.
     FairTryAcquire,
-    /// `RFairLock`: see [`crate::script_fair::FAIR_ACQUIRE_UNSCORED_LAST`].
+    /// `RFairLock` acquire with a wait, 3.32.0 to 3.44.x: as
+    /// [`Self::FairAcquire`], but the enqueue reads the last thread's
+    /// score without checking it has one (a Lua error when it has none).
     FairAcquireUnscoredLast,
-    /// `RFairLock`: see [`crate::script_fair::FAIR_ACQUIRE`].
+    /// `RFairLock` acquire with a wait, 3.45.0 to 4.7.0 (PR #6434): `KEYS`
+    /// K, queue, timeout set; `ARGV` lease, field, wait, now. Nil when
+    /// acquired or re-entered; a queued caller gets `max(0, PTTL K)`; a
+    /// new one is queued with deadline ttl + wait + now and gets ttl.
     FairAcquire,
-    /// `RFairLock`: see [`crate::script_fair::FAIR_UNLOCK`].
+    /// `RFairLock` unlock (3.32.0 to 4.7.0): `KEYS` K, queue, timeout set,
+    /// channel prefix, latch; `ARGV` message, lease, field, now, publish
+    /// command, latch TTL. Publishes to the queue head's own channel.
     FairUnlock,
-    /// `RFairLock`: see [`crate::script_fair::FAIR_FORCE_UNLOCK`].
+    /// `RFairLock` force unlock (3.32.0 to 4.7.0): `KEYS` K, queue, timeout
+    /// set, channel prefix; `ARGV` message, now, publish command.
     FairForceUnlock,
-    /// `RFencedLock`: see [`crate::script_fenced::FENCED_ACQUIRE`].
+    /// `RFencedLock` acquire (3.19.0 to 4.7.0): `KEYS` K, token key;
+    /// `ARGV` lease, field. `RLock`'s acquire with an `INCR` of the token
+    /// key on every success; nil when acquired, else K's PTTL.
     FencedAcquire,
-    /// `RFencedLock`: see [`crate::script_fenced::FENCED_ACQUIRE_TOKEN`].
+    /// `RFencedLock` `lockAndGetToken` / `tryLockAndGetToken`: as
+    /// [`Self::FencedAcquire`]; `{-1, token}` when acquired, else
+    /// `{PTTL, -1}`.
     FencedAcquireToken,
-    /// `RSpinLock`: see [`crate::script_spin::SPIN_ACQUIRE`].
+    /// `RSpinLock` acquire (3.15.0 to 4.7.0): `KEYS[1]` K; `ARGV` lease,
+    /// field. The calls and replies of [`Self::Acquire`].
     SpinAcquire,
-    /// `RSpinLock`: see [`crate::script_spin::SPIN_UNLOCK`].
+    /// `RSpinLock` unlock (3.15.0 to 3.23.x): `KEYS[1]` K; `ARGV` lease,
+    /// field. Nil, 0 (counted down) or 1 (deleted); publishes nothing.
     SpinUnlock,
-    /// `RSpinLock`: see [`crate::script_spin::SPIN_UNLOCK_LATCHED`].
+    /// `RSpinLock` unlock with a latch (3.24.0 to 4.7.0): `KEYS` K, latch;
+    /// `ARGV` lease, field, latch TTL. As [`Self::SpinUnlock`], replaying
+    /// or storing the result in the latch.
     SpinUnlockLatched,
-    /// `RSpinLock`: see [`crate::script_spin::SPIN_FORCE_UNLOCK`].
+    /// `RSpinLock` force unlock: `KEYS[1]` K. 1 when deleted, else 0.
     SpinForceUnlock,
 }
 
@@ -323,7 +344,7 @@ pub(crate) struct ScriptCache {
     /// index: their SHA1s are known to the process, so caching one is a
     /// bit, not a String and a map insert (every simulated server caches
     /// the scripts its clients send, a twentieth of a short run).
-    /// (A `u64`: room for the lock family's scripts to come.)
+    /// A `u64`: room for `RReadWriteLock`'s scripts beside these.
     lock_scripts: u64,
     /// The text of every cached script that is not a lock script (those
     /// run in Lua), by SHA1.

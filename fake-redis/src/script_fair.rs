@@ -1,8 +1,8 @@
-//! `RFairLock`'s (`RedissonFairLock`) scripts, by their exact text: fake-redis's own copy of
-//! lockcore's `script_fair.rs` (fake-redis cannot depend on lockcore; a
-//! lockcore test checks that every text it sends is one of these), run
-//! natively by `native_fair`. The release each text belongs to is on
-//! lockcore's copy.
+//! `RFairLock`'s (`RedissonFairLock`) scripts, by their exact
+//! text: fake-redis's own copy of lockcore's `script_fair.rs` (fake-redis
+//! cannot depend on lockcore; a lockcore test checks that every text it
+//! sends is one of these), run natively by `native_fair`. The release each
+//! text belongs to is on lockcore's copy.
 
 /// `acquireFailedAsync`, Redisson 3.32.0 to 4.7.0 (the same text at tags redisson-3.32.0, redisson-3.44.0 and redisson-4.7.0): `KEYS` queue, timeout set; `ARGV` `<uuid>:<tid>`, the wait ms. Takes the wait off every thread queued after the caller, then removes the caller from both.
 pub(crate) const FAIR_ACQUIRE_FAILED: &str = concat!(

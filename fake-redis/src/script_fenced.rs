@@ -1,9 +1,8 @@
-//! `RFencedLock`'s (`RedissonFencedLock`) scripts, by their exact text:
-//! fake-redis's own copy of
-//! lockcore's `script_fenced.rs` (fake-redis cannot depend on lockcore; a
-//! lockcore test checks that every text it sends is one of these), run
-//! natively by `native_fenced`. The release each text belongs to is on
-//! lockcore's copy.
+//! `RFencedLock`'s (`RedissonFencedLock`) scripts, by their exact
+//! text: fake-redis's own copy of lockcore's `script_fenced.rs` (fake-redis
+//! cannot depend on lockcore; a lockcore test checks that every text it
+//! sends is one of these), run natively by `native_fenced`. The release each
+//! text belongs to is on lockcore's copy.
 
 /// `tryLockInnerAsync` of `lock()` and `tryLock(...)` (the override of
 /// `RedissonLock`'s, `EVAL_LONG` / `EVAL_NULL_BOOLEAN`), Redisson 3.19.0

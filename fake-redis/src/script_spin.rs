@@ -1,7 +1,8 @@
-//! `RSpinLock`'s (`RedissonSpinLock`) scripts, by their exact text: fake-redis's own copy of
-//! lockcore's `script_spin.rs` (fake-redis cannot depend on lockcore; a
-//! lockcore test checks that every text it sends is one of these), run
-//! natively by `native_spin`. The release each text belongs to is on
+//! `RSpinLock`'s (`RedissonSpinLock`) scripts, by their exact
+//! text: fake-redis's own copy of lockcore's `script_spin.rs` (fake-redis
+//! cannot depend on lockcore; a lockcore test checks that every text it
+//! sends is one of these), run natively by `native_spin` (its acquire by
+//! `native`, as `RLock`'s). The release each text belongs to is on
 //! lockcore's copy.
 
 /// Acquire (`tryLockInnerAsync`, tags redisson-3.15.0 to redisson-4.7.0):
