@@ -164,11 +164,11 @@ impl Engine {
         self.state.version
     }
 
-    /// Caches every script of [`LockScript::ALL`](crate::LockScript::ALL)
+    /// Caches every script of [`LockScript::RLOCK`](crate::LockScript::RLOCK)
     /// as `SCRIPT LOAD` would: a Redis that Redisson clients have used
-    /// before, where `EVALSHA` of a lock script finds it.
+    /// before, where `EVALSHA` of an `RLock` script finds it.
     pub fn load_lock_scripts(&mut self) {
-        for script in crate::LockScript::ALL {
+        for script in crate::LockScript::RLOCK {
             self.state.scripts.register_lock(script);
         }
     }

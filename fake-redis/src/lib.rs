@@ -251,10 +251,14 @@
 //!   `eval`, `connection`, `client`, `config`, `transaction`, `info`,
 //!   `server`, `cluster`), each command with its `# Format`; `key_spec`,
 //!   where each command's keys are.
-//! - `script`: [`LockScript`] texts, SHA1s and the script cache.
+//! - `script`: [`LockScript`] texts, SHA1s and the script cache;
+//!   `script_fair`, `script_fenced`, `script_spin`: the texts of
+//!   `RFairLock`, `RFencedLock` and `RSpinLock`.
 //! - `lua`, `lua_bit`, `lua_cjson`: other scripts in Lua 5.1, Redis's
 //!   sandbox and its `bit` and `cjson` libraries.
-//! - `native`: the lock scripts as native operations.
+//! - `native`: the lock scripts as native operations; `native_fair`,
+//!   `native_fenced`, `native_spin`: those of `RFairLock`, `RFencedLock`
+//!   and `RSpinLock`.
 //! - `pubsub`: channel and pattern subscriptions.
 //! - `replication`: a primary's stream of writes ([`Write`]), replicas
 //!   applying it, and `WAIT`.
@@ -299,6 +303,11 @@ mod lua_bit;
 mod lua_cjson;
 mod multi;
 mod native;
+mod native_fair;
+#[cfg(test)]
+mod native_family_twins;
+mod native_fenced;
+mod native_spin;
 mod number;
 mod outbox;
 mod pubsub;
@@ -306,6 +315,9 @@ mod replication;
 mod request;
 mod routing;
 mod script;
+mod script_fair;
+mod script_fenced;
+mod script_spin;
 mod sentinel;
 mod server;
 mod slot;

@@ -195,12 +195,10 @@ fn bridge(lua: &Lua, ctx: &mut Ctx<'_>, args: Variadic<Lv>) -> mlua::Result<(boo
     for arg in args.iter() {
         match arg {
             Lv::String(s) => words.push(Bytes::copy_from_slice(&s.as_bytes())),
-            Lv::Integer(_) | Lv::Number(_) => match lua.coerce_string(arg.clone())? {
-                Some(s) => words.push(Bytes::copy_from_slice(&s.as_bytes())),
-                None => {
-                    return fail("ERR Lua redis lib command arguments must be strings or integers");
-                }
-            },
+            // Redis formats a number itself, with `%.17g` (Lua's own
+            // `tostring` would give `%.14g`).
+            Lv::Integer(n) => words.push(crate::number::lua_number_arg(*n as f64)),
+            Lv::Number(n) => words.push(crate::number::lua_number_arg(*n)),
             _ => return fail("ERR Lua redis lib command arguments must be strings or integers"),
         }
     }
@@ -458,6 +456,22 @@ mod tests {
             ),
             Value::ok()
         );
+        // A number argument is written with `%.17g`, as redis-server
+        // 7.0.15 stores it (`GET` gave these texts there).
+        assert_eq!(
+            eval(
+                &mut e,
+                "redis.call('set', 'x', 0.1); redis.call('set', 'y', 123456789012345678); \
+                 redis.call('set', 'z', 0/0); return {redis.call('get', 'x'), \
+                 redis.call('get', 'y'), redis.call('get', 'z')}",
+                &["0"]
+            ),
+            Value::Array(vec![
+                bulk("0.10000000000000001"),
+                bulk("1.2345678901234568e+17"),
+                bulk("-nan")
+            ])
+        );
     }
 
     /// A script that never ends is stopped at its instruction budget with
@@ -491,7 +505,8 @@ mod tests {
     #[test]
     fn native_twins_equal_lua() {
         let call = (
-            0..LockScript::ALL.len(),
+            // `RLock`'s; the lock family's have `native_family_twins`.
+            0..LockScript::RLOCK.len(),
             prop::sample::select(&["lock", "lock2", "ctr"][..]),
             prop::sample::select(&["30000", "100", "0", "-5", "abc", "1.5"][..]),
             prop::sample::select(&["a:1", "b:1"][..]),
@@ -514,7 +529,7 @@ mod tests {
             for (i, key, lease, field, numkeys, advance) in calls {
                 clock_n.advance(advance);
                 clock_l.advance(advance);
-                let script = LockScript::ALL[i];
+                let script = LockScript::RLOCK[i];
                 let (keys, argv): (Vec<&str>, Vec<&str>) = match script {
                     LockScript::Unlock => (vec![key, "ch"], vec!["0", lease, field]),
                     LockScript::ForceUnlock => (vec![key, "ch"], vec!["0"]),

@@ -13,11 +13,15 @@ use crate::number::{lua_tonumber_int, through_lua};
 use crate::{LockScript, Value};
 
 /// A script argument: `KEYS[i]`/`ARGV[i]` is `nil` past the end.
-type Arg<'a> = Option<&'a Bytes>;
+pub(crate) type Arg<'a> = Option<&'a Bytes>;
 
 /// `redis.call(name, ...)`: the reply, or the error text that aborts the
 /// script. A `nil` argument is refused as Redis's Lua bridge refuses it.
-fn call(ctx: &mut Ctx<'_>, command: &ScriptCommand, args: &[Arg<'_>]) -> Result<Value, String> {
+pub(crate) fn call(
+    ctx: &mut Ctx<'_>,
+    command: &ScriptCommand,
+    args: &[Arg<'_>],
+) -> Result<Value, String> {
     // The words live on the stack, exactly as many as the call passes: a
     // lock script makes three to five calls per run, and a `Vec` per call
     // (or a fixed array of empty words made and dropped) was pure work.
@@ -51,7 +55,7 @@ fn run_words<const N: usize>(
 }
 
 /// A script argument as a command word; `nil` is refused.
-fn word(arg: Arg<'_>) -> Result<Bytes, String> {
+pub(crate) fn word(arg: Arg<'_>) -> Result<Bytes, String> {
     word_ref(arg).cloned()
 }
 
@@ -67,45 +71,50 @@ fn word_ref(arg: Arg<'_>) -> Result<&Bytes, String> {
 // taken and dropped, and an indirect call each way, for every word).
 
 /// `redis.call('exists', key)`.
-fn exists(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn exists(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
     let key = word_ref(key)?;
     Ok(cmd::exists_of(ctx, [key.as_ref()]))
 }
 
 /// `redis.call('hexists', key, field)`.
-fn hexists(ctx: &mut Ctx<'_>, key: Arg<'_>, field: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn hexists(ctx: &mut Ctx<'_>, key: Arg<'_>, field: Arg<'_>) -> Result<Value, String> {
     let (key, field) = (word_ref(key)?, word_ref(field)?);
     cmd::hexists_of(ctx, key, field).map_err(|e| e.to_string())
 }
 
 /// `redis.call('pttl', key)`.
-fn pttl(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn pttl(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
     Ok(cmd::pttl_of(ctx, word_ref(key)?))
 }
 
 /// `redis.call('pexpire', key, ms)`.
-fn pexpire(ctx: &mut Ctx<'_>, key: Arg<'_>, ms: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn pexpire(ctx: &mut Ctx<'_>, key: Arg<'_>, ms: Arg<'_>) -> Result<Value, String> {
     let (key, ms) = (word_ref(key)?, word_ref(ms)?);
     cmd::pexpire_of(ctx, key, ms).map_err(|e| e.to_string())
 }
 
 /// `redis.call('hincrby', key, field, increment)`.
-fn hincrby(ctx: &mut Ctx<'_>, key: Arg<'_>, field: Arg<'_>, by: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn hincrby(
+    ctx: &mut Ctx<'_>,
+    key: Arg<'_>,
+    field: Arg<'_>,
+    by: Arg<'_>,
+) -> Result<Value, String> {
     let (key, field, by) = (word_ref(key)?, word_ref(field)?, word_ref(by)?);
     cmd::hincrby_of(ctx, key, field, by).map_err(|e| e.to_string())
 }
 
 // The commands the lock scripts call, each looked up once.
-static DEL: ScriptCommand = ScriptCommand::new("del");
-static GET: ScriptCommand = ScriptCommand::new("get");
-static HSET: ScriptCommand = ScriptCommand::new("hset");
-static INCR: ScriptCommand = ScriptCommand::new("incr");
+pub(crate) static DEL: ScriptCommand = ScriptCommand::new("del");
+pub(crate) static GET: ScriptCommand = ScriptCommand::new("get");
+pub(crate) static HSET: ScriptCommand = ScriptCommand::new("hset");
+pub(crate) static INCR: ScriptCommand = ScriptCommand::new("incr");
 static PUBLISH: ScriptCommand = ScriptCommand::new("publish");
-static SET: ScriptCommand = ScriptCommand::new("set");
+pub(crate) static SET: ScriptCommand = ScriptCommand::new("set");
 
 /// The reply as a Lua number, for `== 0` style tests (a non-integer never
 /// compares equal).
-fn int(v: &Value) -> Option<i64> {
+pub(crate) fn int(v: &Value) -> Option<i64> {
     match v {
         Value::Int(n) => Some(*n),
         _ => None,
@@ -158,6 +167,17 @@ fn publish_by_name(
     }
 }
 
+/// `local val = redis.call('get', latch); if val ~= false then return
+/// tonumber(val); end`: the reply a latch already set replays (Lua's
+/// number of its text, as Redis replies with it), or `None` when unset.
+pub(crate) fn latch(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Option<Value>, String> {
+    match call(ctx, &GET, &[key])? {
+        Value::Bulk(val) => Ok(Some(lua_tonumber_int(&val).map_or(Value::Nil, Value::Int))),
+        Value::Nil => Ok(None),
+        other => Err(format!("unexpected GET reply {other:?}")),
+    }
+}
+
 /// [`LockScript::UnlockLatched`], statement by statement.
 fn unlock_latched(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<Value, String> {
     let (k1, k2, k3) = (keys.first(), keys.get(1), keys.get(2));
@@ -169,11 +189,8 @@ fn unlock_latched(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<V
         argv.get(4),
     );
     let px = Bytes::from_static(b"px");
-    match call(ctx, &GET, &[k3])? {
-        // `return tonumber(val)`: Lua's number, as Redis replies with it.
-        Value::Bulk(val) => return Ok(lua_tonumber_int(&val).map_or(Value::Nil, Value::Int)),
-        Value::Nil => {}
-        other => return Err(format!("unexpected GET reply {other:?}")),
+    if let Some(stored) = latch(ctx, k3)? {
+        return Ok(stored);
     }
     if int(&hexists(ctx, k1, a3)?) == Some(0) {
         return Ok(Value::Nil);
@@ -223,7 +240,9 @@ fn run_lua(
     let a2 = argv.get(1);
     let a3 = argv.get(2);
     match script {
-        LockScript::Acquire => {
+        // `RSpinLock`'s acquire tests `exists` and `hexists` one after the
+        // other where `RLock`'s joins them with `or`: the same calls.
+        LockScript::Acquire | LockScript::SpinAcquire => {
             if int(&exists(ctx, k1)?) == Some(0) || int(&hexists(ctx, k1, a2)?) == Some(1) {
                 hincrby(ctx, k1, a2, Some(&one))?;
                 pexpire(ctx, k1, a1)?;
@@ -282,6 +301,18 @@ fn run_lua(
             }
         }
         LockScript::UnlockLatched => unlock_latched(ctx, keys, argv),
+        LockScript::FairAcquireFailed
+        | LockScript::FairTryAcquire
+        | LockScript::FairAcquireUnscoredLast
+        | LockScript::FairAcquire
+        | LockScript::FairUnlock
+        | LockScript::FairForceUnlock => crate::native_fair::run(ctx, script, keys, argv),
+        LockScript::FencedAcquire | LockScript::FencedAcquireToken => {
+            crate::native_fenced::run(ctx, script, keys, argv)
+        }
+        LockScript::SpinUnlock | LockScript::SpinUnlockLatched | LockScript::SpinForceUnlock => {
+            crate::native_spin::run(ctx, script, keys, argv)
+        }
         LockScript::RenewBatch => renew_batch(ctx, keys, argv),
         LockScript::AcquireFenced => {
             if int(&exists(ctx, k1)?) == Some(0) {

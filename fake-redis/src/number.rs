@@ -50,6 +50,29 @@ pub(crate) fn lua_tonumber_int(s: &[u8]) -> Option<i64> {
     strtod_whole(s).map(lua_number_to_int)
 }
 
+/// Lua 5.1's `tonumber` on a string: the number, or `None` for `nil`.
+pub(crate) fn lua_tonumber(s: &[u8]) -> Option<f64> {
+    strtod_whole(s)
+}
+
+/// A Lua number as Redis 7.0 passes it to a command from a script
+/// (`luaArgsToRedisArgv`): C's `%.17g`, not Lua's own `%.14g` (which
+/// would round `0.1 + 0.2` and write 1e14 and up in exponent form).
+/// NaN is glibc's `nan` or `-nan`, by its sign bit.
+pub(crate) fn lua_number_arg(f: f64) -> bytes::Bytes {
+    // The common case, a whole number of milliseconds, without `%g`'s
+    // layout work (`-0` keeps its sign there).
+    if f.fract() == 0.0 && f.abs() < 1e15 && (f != 0.0 || f.is_sign_positive()) {
+        return int_text(f as i64);
+    }
+    let text = match f {
+        f if f.is_nan() && f.is_sign_negative() => "-nan".to_owned(),
+        f if f.is_nan() => "nan".to_owned(),
+        f => format_double(f),
+    };
+    bytes::Bytes::from(text)
+}
+
 /// C's `isspace` in the C locale.
 fn c_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
@@ -409,6 +432,31 @@ mod tests {
         assert_eq!(parse_range_number(b"2\0x"), Some(2.0));
         for bad in ["1 ", "  ", "nan", "x", "+"] {
             assert_eq!(parse_range_number(bad.as_bytes()), None, "{bad:?}");
+        }
+    }
+
+    /// A number a script passes to a command, as redis-server 7.0.15
+    /// stored it (`SET n <number>` from Lua, then `GET n`): whole numbers
+    /// plain (the fast path), `-0` signed, 1e17 and up in exponent form,
+    /// fractions to 17 digits, infinities and NaN as glibc writes them.
+    #[test]
+    fn lua_number_arg_is_redis_percent_17g() {
+        let cases: [(f64, &str); 12] = [
+            (30000.0, "30000"),
+            (-0.0, "-0"),
+            (1e15, "1000000000000000"),
+            (1e17, "1e+17"),
+            (0.25, "0.25"),
+            (-30000.0, "-30000"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+            (999_999_999_999_999.0, "999999999999999"),
+            (1_732_790_153_457.25, "1732790153457.25"),
+            (9_007_199_254_740_993.0, "9007199254740992"),
+            (-f64::NAN, "-nan"),
+        ];
+        for (f, text) in cases {
+            assert_eq!(lua_number_arg(f), text.as_bytes(), "{f}");
         }
     }
 }

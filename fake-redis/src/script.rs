@@ -8,6 +8,8 @@
 //! source documents, joined exactly as the JVM joins them, so a locksim
 //! client and a Java Redisson client send byte-identical scripts.
 
+use crate::{script_fair, script_fenced, script_spin};
+
 /// A script fake-redis can run natively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LockScript {
@@ -55,11 +57,60 @@ pub enum LockScript {
     /// Force unlock, Redisson 3.22.0 and later: as [`Self::ForceUnlock`],
     /// publishing with the command in `ARGV[2]`.
     ForceUnlockPublishArg,
+    /// `RFairLock` `acquireFailedAsync` (Redisson 3.32.0 to 4.7.0): `KEYS`
+    /// queue, timeout set; `ARGV` `<uuid>:<tid>`, the wait ms. Takes the
+    /// wait off every thread queued after the caller, then removes the
+    /// caller from both. Nil.
+    FairAcquireFailed,
+    /// `RFairLock` `tryLock()` (3.32.0 to 4.7.0): `KEYS` K, queue, timeout
+    /// set; `ARGV` lease, field, now, wait. Purges stale queue heads,
+    /// acquires (nil) or re-enters (nil); else 1, never queueing.
+    FairTryAcquire,
+    /// `RFairLock` acquire with a wait, 3.32.0 to 3.44.x: as
+    /// [`Self::FairAcquire`], but the enqueue reads the last thread's
+    /// score without checking it has one (a Lua error when it has none).
+    FairAcquireUnscoredLast,
+    /// `RFairLock` acquire with a wait, 3.45.0 to 4.7.0 (PR #6434): `KEYS`
+    /// K, queue, timeout set; `ARGV` lease, field, wait, now. Nil when
+    /// acquired or re-entered; a queued caller gets `max(0, PTTL K)`; a
+    /// new one is queued with deadline ttl + wait + now and gets ttl.
+    FairAcquire,
+    /// `RFairLock` unlock (3.32.0 to 4.7.0): `KEYS` K, queue, timeout set,
+    /// channel prefix, latch; `ARGV` message, lease, field, now, publish
+    /// command, latch TTL. Publishes to the queue head's own channel.
+    FairUnlock,
+    /// `RFairLock` force unlock (3.32.0 to 4.7.0): `KEYS` K, queue, timeout
+    /// set, channel prefix; `ARGV` message, now, publish command.
+    FairForceUnlock,
+    /// `RFencedLock` acquire (3.19.0 to 4.7.0): `KEYS` K, token key;
+    /// `ARGV` lease, field. `RLock`'s acquire with an `INCR` of the token
+    /// key on every success; nil when acquired, else K's PTTL.
+    FencedAcquire,
+    /// `RFencedLock` `lockAndGetToken` / `tryLockAndGetToken`: as
+    /// [`Self::FencedAcquire`]; `{-1, token}` when acquired, else
+    /// `{PTTL, -1}`.
+    FencedAcquireToken,
+    /// `RSpinLock` acquire (3.15.0 to 4.7.0): `KEYS[1]` K; `ARGV` lease,
+    /// field. The calls and replies of [`Self::Acquire`].
+    SpinAcquire,
+    /// `RSpinLock` unlock (3.15.0 to 3.23.x): `KEYS[1]` K; `ARGV` lease,
+    /// field. Nil, 0 (counted down) or 1 (deleted); publishes nothing.
+    SpinUnlock,
+    /// `RSpinLock` unlock with a latch (3.24.0 to 4.7.0): `KEYS` K, latch;
+    /// `ARGV` lease, field, latch TTL. As [`Self::SpinUnlock`], replaying
+    /// or storing the result in the latch.
+    SpinUnlockLatched,
+    /// `RSpinLock` force unlock: `KEYS[1]` K. 1 when deleted, else 0.
+    SpinForceUnlock,
 }
 
 impl LockScript {
-    /// Every known script.
-    pub const ALL: [LockScript; 10] = [
+    /// `RLock`'s scripts: the ones a Redis that Redisson clients have used
+    /// before has cached (what the simulated servers start with). The lock
+    /// family's scripts ran in Lua before they ran natively, uncached at
+    /// the start, and stay so: a warm cache of them would spare the first
+    /// `EVALSHA` its `NOSCRIPT` and change every recorded history.
+    pub const RLOCK: [LockScript; 10] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -71,6 +122,38 @@ impl LockScript {
         LockScript::UnlockPublishArg,
         LockScript::ForceUnlockPublishArg,
     ];
+
+    /// The lock family's scripts: `RFairLock`'s, `RFencedLock`'s and
+    /// `RSpinLock`'s.
+    pub const FAMILY: [LockScript; 12] = [
+        LockScript::FairAcquireFailed,
+        LockScript::FairTryAcquire,
+        LockScript::FairAcquireUnscoredLast,
+        LockScript::FairAcquire,
+        LockScript::FairUnlock,
+        LockScript::FairForceUnlock,
+        LockScript::FencedAcquire,
+        LockScript::FencedAcquireToken,
+        LockScript::SpinAcquire,
+        LockScript::SpinUnlock,
+        LockScript::SpinUnlockLatched,
+        LockScript::SpinForceUnlock,
+    ];
+
+    /// Every known script: [`Self::RLOCK`], then [`Self::FAMILY`].
+    pub const ALL: [LockScript; 22] = {
+        let mut all = [LockScript::Acquire; 22];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = if i < Self::RLOCK.len() {
+                Self::RLOCK[i]
+            } else {
+                Self::FAMILY[i - Self::RLOCK.len()]
+            };
+            i += 1;
+        }
+        all
+    };
 
     /// The script's exact text.
     pub fn text(self) -> &'static str {
@@ -85,6 +168,18 @@ impl LockScript {
             LockScript::RenewBatch => RENEW_BATCH,
             LockScript::UnlockPublishArg => UNLOCK_PUBLISH_ARG,
             LockScript::ForceUnlockPublishArg => FORCE_UNLOCK_PUBLISH_ARG,
+            LockScript::FairAcquireFailed => script_fair::FAIR_ACQUIRE_FAILED,
+            LockScript::FairTryAcquire => script_fair::FAIR_TRY_ACQUIRE,
+            LockScript::FairAcquireUnscoredLast => script_fair::FAIR_ACQUIRE_UNSCORED_LAST,
+            LockScript::FairAcquire => script_fair::FAIR_ACQUIRE,
+            LockScript::FairUnlock => script_fair::FAIR_UNLOCK,
+            LockScript::FairForceUnlock => script_fair::FAIR_FORCE_UNLOCK,
+            LockScript::FencedAcquire => script_fenced::FENCED_ACQUIRE,
+            LockScript::FencedAcquireToken => script_fenced::FENCED_ACQUIRE_TOKEN,
+            LockScript::SpinAcquire => script_spin::SPIN_ACQUIRE,
+            LockScript::SpinUnlock => script_spin::SPIN_UNLOCK,
+            LockScript::SpinUnlockLatched => script_spin::SPIN_UNLOCK_LATCHED,
+            LockScript::SpinForceUnlock => script_spin::SPIN_FORCE_UNLOCK,
         }
     }
 
@@ -249,7 +344,8 @@ pub(crate) struct ScriptCache {
     /// index: their SHA1s are known to the process, so caching one is a
     /// bit, not a String and a map insert (every simulated server caches
     /// the scripts its clients send, a twentieth of a short run).
-    lock_scripts: u16,
+    /// A `u64`: room for `RReadWriteLock`'s scripts beside these.
+    lock_scripts: u64,
     /// The text of every cached script that is not a lock script (those
     /// run in Lua), by SHA1.
     texts: std::collections::BTreeMap<String, bytes::Bytes>,
@@ -274,14 +370,14 @@ impl ScriptCache {
 
     /// Caches a lock script (as [`Self::register`] its text would).
     pub(crate) fn register_lock(&mut self, script: LockScript) {
-        self.lock_scripts |= 1u16 << script.index();
+        self.lock_scripts |= 1u64 << script.index();
     }
 
     /// Looks a lowercase SHA1 up: `None` when never seen, `Some(None)` for
     /// a cached script fake-redis cannot run.
     pub(crate) fn get(&self, sha: &str) -> Option<Option<LockScript>> {
         match LockScript::from_sha1(sha) {
-            Some(script) if self.lock_scripts & (1u16 << script.index()) != 0 => Some(Some(script)),
+            Some(script) if self.lock_scripts & (1u64 << script.index()) != 0 => Some(Some(script)),
             // A lock script's text never lands in `texts`: not cached.
             Some(_) => None,
             None => self.texts.contains_key(sha).then_some(None),
@@ -407,6 +503,27 @@ mod tests {
         cache.clear();
         for sha in [renew, LockScript::Unlock.sha1(), sha] {
             assert_eq!(cache.get(&sha), None, "{sha}");
+        }
+    }
+
+    /// Every script has a bit of its own in the cache's mask, and a text of
+    /// its own (two equal texts would make one of them unreachable).
+    #[test]
+    fn every_script_fits_the_cache_mask_and_texts_differ() {
+        assert!(LockScript::ALL.len() <= 64);
+        assert_eq!(
+            LockScript::ALL[..LockScript::RLOCK.len()],
+            LockScript::RLOCK
+        );
+        let mut cache = ScriptCache::default();
+        for script in LockScript::ALL {
+            assert_eq!(
+                LockScript::from_text(script.text().as_bytes()),
+                Some(script)
+            );
+            assert_eq!(cache.get(script.sha1_str()), None, "{script:?}");
+            cache.register_lock(script);
+            assert_eq!(cache.get(script.sha1_str()), Some(Some(script)));
         }
     }
 

@@ -146,6 +146,14 @@ pub(crate) fn script_call() -> impl Strategy<Value = Cmd> {
                     vec![k1, "ch".into()],
                     vec!["0".into(), publish_word(upper, by_sha)],
                 ),
+                other => crate::generate_family::keys_and_args(
+                    other,
+                    k1,
+                    k2,
+                    lease,
+                    field,
+                    publish_word(upper, by_sha),
+                ),
             };
             let mut rest: Vec<String> = keys.iter().cloned().chain(argv).collect();
             if let Some(cut) = cut {

@@ -52,6 +52,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 mod compare;
 mod generate;
+mod generate_family;
 mod generate_zset;
 mod latch;
 mod sentinel;

@@ -261,10 +261,10 @@ fn lose_everything() -> [Vec<Bytes>; 2] {
     [words(&["FLUSHALL"]), words(&["SCRIPT", "FLUSH"])]
 }
 
-/// Loads Redisson's lock scripts, as the other engines' Redis starts with
-/// them (a Redis Redisson clients have used before).
+/// Loads `RLock`'s scripts, as the other engines' Redis starts with them
+/// (a Redis Redisson clients have used before; see `LockScript::RLOCK`).
 async fn load_lock_scripts(control: &RespTransport) -> Result<(), String> {
-    for script in fake_redis::LockScript::ALL {
+    for script in fake_redis::LockScript::RLOCK {
         let load = vec![
             Bytes::from_static(b"SCRIPT"),
             Bytes::from_static(b"LOAD"),
