@@ -164,11 +164,12 @@ impl Engine {
         self.state.version
     }
 
-    /// Caches every script of [`LockScript::ALL`](crate::LockScript::ALL)
-    /// as `SCRIPT LOAD` would: a Redis that Redisson clients have used
-    /// before, where `EVALSHA` of a lock script finds it.
+    /// Caches every script of
+    /// [`LockScript::PRELOADED`](crate::LockScript::PRELOADED) as `SCRIPT
+    /// LOAD` would: a Redis that Redisson clients have used before, where
+    /// `EVALSHA` of an `RLock` script finds it.
     pub fn load_lock_scripts(&mut self) {
-        for script in crate::LockScript::ALL {
+        for script in crate::LockScript::PRELOADED {
             self.state.scripts.register_lock(script);
         }
     }

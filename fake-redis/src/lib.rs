@@ -299,6 +299,9 @@ mod lua_bit;
 mod lua_cjson;
 mod multi;
 mod native;
+mod native_rw;
+#[cfg(test)]
+mod native_twins;
 mod number;
 mod outbox;
 mod pubsub;
@@ -306,6 +309,7 @@ mod replication;
 mod request;
 mod routing;
 mod script;
+mod script_rw;
 mod sentinel;
 mod server;
 mod slot;

@@ -13,11 +13,15 @@ use crate::number::{lua_tonumber_int, through_lua};
 use crate::{LockScript, Value};
 
 /// A script argument: `KEYS[i]`/`ARGV[i]` is `nil` past the end.
-type Arg<'a> = Option<&'a Bytes>;
+pub(crate) type Arg<'a> = Option<&'a Bytes>;
 
 /// `redis.call(name, ...)`: the reply, or the error text that aborts the
 /// script. A `nil` argument is refused as Redis's Lua bridge refuses it.
-fn call(ctx: &mut Ctx<'_>, command: &ScriptCommand, args: &[Arg<'_>]) -> Result<Value, String> {
+pub(crate) fn call(
+    ctx: &mut Ctx<'_>,
+    command: &ScriptCommand,
+    args: &[Arg<'_>],
+) -> Result<Value, String> {
     // The words live on the stack, exactly as many as the call passes: a
     // lock script makes three to five calls per run, and a `Vec` per call
     // (or a fixed array of empty words made and dropped) was pure work.
@@ -73,39 +77,44 @@ fn exists(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
 }
 
 /// `redis.call('hexists', key, field)`.
-fn hexists(ctx: &mut Ctx<'_>, key: Arg<'_>, field: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn hexists(ctx: &mut Ctx<'_>, key: Arg<'_>, field: Arg<'_>) -> Result<Value, String> {
     let (key, field) = (word_ref(key)?, word_ref(field)?);
     cmd::hexists_of(ctx, key, field).map_err(|e| e.to_string())
 }
 
 /// `redis.call('pttl', key)`.
-fn pttl(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn pttl(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
     Ok(cmd::pttl_of(ctx, word_ref(key)?))
 }
 
 /// `redis.call('pexpire', key, ms)`.
-fn pexpire(ctx: &mut Ctx<'_>, key: Arg<'_>, ms: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn pexpire(ctx: &mut Ctx<'_>, key: Arg<'_>, ms: Arg<'_>) -> Result<Value, String> {
     let (key, ms) = (word_ref(key)?, word_ref(ms)?);
     cmd::pexpire_of(ctx, key, ms).map_err(|e| e.to_string())
 }
 
 /// `redis.call('hincrby', key, field, increment)`.
-fn hincrby(ctx: &mut Ctx<'_>, key: Arg<'_>, field: Arg<'_>, by: Arg<'_>) -> Result<Value, String> {
+pub(crate) fn hincrby(
+    ctx: &mut Ctx<'_>,
+    key: Arg<'_>,
+    field: Arg<'_>,
+    by: Arg<'_>,
+) -> Result<Value, String> {
     let (key, field, by) = (word_ref(key)?, word_ref(field)?, word_ref(by)?);
     cmd::hincrby_of(ctx, key, field, by).map_err(|e| e.to_string())
 }
 
 // The commands the lock scripts call, each looked up once.
-static DEL: ScriptCommand = ScriptCommand::new("del");
-static GET: ScriptCommand = ScriptCommand::new("get");
-static HSET: ScriptCommand = ScriptCommand::new("hset");
+pub(crate) static DEL: ScriptCommand = ScriptCommand::new("del");
+pub(crate) static GET: ScriptCommand = ScriptCommand::new("get");
+pub(crate) static HSET: ScriptCommand = ScriptCommand::new("hset");
 static INCR: ScriptCommand = ScriptCommand::new("incr");
-static PUBLISH: ScriptCommand = ScriptCommand::new("publish");
-static SET: ScriptCommand = ScriptCommand::new("set");
+pub(crate) static PUBLISH: ScriptCommand = ScriptCommand::new("publish");
+pub(crate) static SET: ScriptCommand = ScriptCommand::new("set");
 
 /// The reply as a Lua number, for `== 0` style tests (a non-integer never
 /// compares equal).
-fn int(v: &Value) -> Option<i64> {
+pub(crate) fn int(v: &Value) -> Option<i64> {
     match v {
         Value::Int(n) => Some(*n),
         _ => None,
@@ -139,8 +148,9 @@ fn renew_batch(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<Valu
 }
 
 /// `redis.call(ARGV[n], channel, message)`: Redisson passes `PUBLISH` (or
-/// `SPUBLISH` in sharded pub/sub, which fake-redis does not serve).
-fn publish_by_name(
+/// `SPUBLISH` in sharded pub/sub, which fake-redis does not serve); any
+/// other name runs as the command it names, as in Lua.
+pub(crate) fn publish_by_name(
     ctx: &mut Ctx<'_>,
     name: Arg<'_>,
     channel: Arg<'_>,
@@ -148,13 +158,15 @@ fn publish_by_name(
 ) -> Result<Value, String> {
     // Redis converts every argument before it looks the command up: a
     // nil anywhere is refused first.
-    let (Some(name), Some(_), Some(_)) = (name, channel, message) else {
+    let (Some(name), Some(to), Some(text)) = (name, channel, message) else {
         return Err("ERR Lua redis lib command arguments must be strings or integers".to_owned());
     };
     if name.eq_ignore_ascii_case(b"publish") {
         call(ctx, &PUBLISH, &[channel, message])
     } else {
-        Err("ERR Unknown Redis command called from script".to_owned())
+        // Any other name is looked up as Lua's `redis.call` looks it up.
+        let words = [name, to, text].map(Bytes::clone);
+        cmd::call(ctx, &words).map_err(|e| e.to_string())
     }
 }
 
@@ -283,6 +295,25 @@ fn run_lua(
         }
         LockScript::UnlockLatched => unlock_latched(ctx, keys, argv),
         LockScript::RenewBatch => renew_batch(ctx, keys, argv),
+        LockScript::ReadAcquireFixedLease
+        | LockScript::ReadAcquire
+        | LockScript::ReadRenew
+        | LockScript::ReadRenewBatchShadowed
+        | LockScript::ReadRenewBatch
+        | LockScript::ReadRenewBatchOwn
+        | LockScript::ReadUnlock
+        | LockScript::ReadUnlockPublishArg
+        | LockScript::ReadUnlockLatchedOne
+        | LockScript::ReadUnlockLatched
+        | LockScript::ReadForceUnlock
+        | LockScript::ReadForceUnlockPublishArg
+        | LockScript::WriteAcquire
+        | LockScript::WriteUnlock
+        | LockScript::WriteUnlockPublishArg
+        | LockScript::WriteUnlockLatchedOne
+        | LockScript::WriteUnlockLatched
+        | LockScript::WriteForceUnlock
+        | LockScript::WriteForceUnlockPublishArg => crate::native_rw::run(ctx, script, keys, argv),
         LockScript::AcquireFenced => {
             if int(&exists(ctx, k1)?) == Some(0) {
                 let token = call(ctx, &INCR, &[k2])?;

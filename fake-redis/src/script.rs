@@ -8,6 +8,8 @@
 //! source documents, joined exactly as the JVM joins them, so a locksim
 //! client and a Java Redisson client send byte-identical scripts.
 
+use crate::script_rw;
+
 /// A script fake-redis can run natively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LockScript {
@@ -55,11 +57,87 @@ pub enum LockScript {
     /// Force unlock, Redisson 3.22.0 and later: as [`Self::ForceUnlock`],
     /// publishing with the command in `ARGV[2]`.
     ForceUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_ACQUIRE_FIXED_LEASE`.
+    ReadAcquireFixedLease,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_ACQUIRE`.
+    ReadAcquire,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW`.
+    ReadRenew,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH_SHADOWED`.
+    ReadRenewBatchShadowed,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH`.
+    ReadRenewBatch,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH_OWN`.
+    ReadRenewBatchOwn,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK`.
+    ReadUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_PUBLISH_ARG`.
+    ReadUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_LATCHED_ONE`.
+    ReadUnlockLatchedOne,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_LATCHED`.
+    ReadUnlockLatched,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_FORCE_UNLOCK`.
+    ReadForceUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_FORCE_UNLOCK_PUBLISH_ARG`.
+    ReadForceUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_ACQUIRE`.
+    WriteAcquire,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK`.
+    WriteUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_PUBLISH_ARG`.
+    WriteUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_LATCHED_ONE`.
+    WriteUnlockLatchedOne,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_LATCHED`.
+    WriteUnlockLatched,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_FORCE_UNLOCK`.
+    WriteForceUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_FORCE_UNLOCK_PUBLISH_ARG`.
+    WriteForceUnlockPublishArg,
 }
 
 impl LockScript {
     /// Every known script.
-    pub const ALL: [LockScript; 10] = [
+    pub const ALL: [LockScript; 29] = [
+        LockScript::Acquire,
+        LockScript::AcquireLegacy,
+        LockScript::Renew,
+        LockScript::Unlock,
+        LockScript::ForceUnlock,
+        LockScript::AcquireFenced,
+        LockScript::UnlockLatched,
+        LockScript::RenewBatch,
+        LockScript::UnlockPublishArg,
+        LockScript::ForceUnlockPublishArg,
+        LockScript::ReadAcquireFixedLease,
+        LockScript::ReadAcquire,
+        LockScript::ReadRenew,
+        LockScript::ReadRenewBatchShadowed,
+        LockScript::ReadRenewBatch,
+        LockScript::ReadRenewBatchOwn,
+        LockScript::ReadUnlock,
+        LockScript::ReadUnlockPublishArg,
+        LockScript::ReadUnlockLatchedOne,
+        LockScript::ReadUnlockLatched,
+        LockScript::ReadForceUnlock,
+        LockScript::ReadForceUnlockPublishArg,
+        LockScript::WriteAcquire,
+        LockScript::WriteUnlock,
+        LockScript::WriteUnlockPublishArg,
+        LockScript::WriteUnlockLatchedOne,
+        LockScript::WriteUnlockLatched,
+        LockScript::WriteForceUnlock,
+        LockScript::WriteForceUnlockPublishArg,
+    ];
+
+    /// The scripts a Redis that Redisson's `RLock` clients have used
+    /// before holds in its cache: what [`crate::Engine::load_lock_scripts`]
+    /// caches and the simulator's real Redis is given. The read-write
+    /// lock's are not among them (its clients of 3.46+ meet `NOSCRIPT`
+    /// first, as they did while its scripts ran only in Lua), so no
+    /// simulated history changed when they became native.
+    pub const PRELOADED: [LockScript; 10] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -85,6 +163,25 @@ impl LockScript {
             LockScript::RenewBatch => RENEW_BATCH,
             LockScript::UnlockPublishArg => UNLOCK_PUBLISH_ARG,
             LockScript::ForceUnlockPublishArg => FORCE_UNLOCK_PUBLISH_ARG,
+            LockScript::ReadAcquireFixedLease => script_rw::READ_ACQUIRE_FIXED_LEASE,
+            LockScript::ReadAcquire => script_rw::READ_ACQUIRE,
+            LockScript::ReadRenew => script_rw::READ_RENEW,
+            LockScript::ReadRenewBatchShadowed => script_rw::READ_RENEW_BATCH_SHADOWED,
+            LockScript::ReadRenewBatch => script_rw::READ_RENEW_BATCH,
+            LockScript::ReadRenewBatchOwn => script_rw::READ_RENEW_BATCH_OWN,
+            LockScript::ReadUnlock => script_rw::READ_UNLOCK,
+            LockScript::ReadUnlockPublishArg => script_rw::READ_UNLOCK_PUBLISH_ARG,
+            LockScript::ReadUnlockLatchedOne => script_rw::READ_UNLOCK_LATCHED_ONE,
+            LockScript::ReadUnlockLatched => script_rw::READ_UNLOCK_LATCHED,
+            LockScript::ReadForceUnlock => script_rw::READ_FORCE_UNLOCK,
+            LockScript::ReadForceUnlockPublishArg => script_rw::READ_FORCE_UNLOCK_PUBLISH_ARG,
+            LockScript::WriteAcquire => script_rw::WRITE_ACQUIRE,
+            LockScript::WriteUnlock => script_rw::WRITE_UNLOCK,
+            LockScript::WriteUnlockPublishArg => script_rw::WRITE_UNLOCK_PUBLISH_ARG,
+            LockScript::WriteUnlockLatchedOne => script_rw::WRITE_UNLOCK_LATCHED_ONE,
+            LockScript::WriteUnlockLatched => script_rw::WRITE_UNLOCK_LATCHED,
+            LockScript::WriteForceUnlock => script_rw::WRITE_FORCE_UNLOCK,
+            LockScript::WriteForceUnlockPublishArg => script_rw::WRITE_FORCE_UNLOCK_PUBLISH_ARG,
         }
     }
 
@@ -249,11 +346,14 @@ pub(crate) struct ScriptCache {
     /// index: their SHA1s are known to the process, so caching one is a
     /// bit, not a String and a map insert (every simulated server caches
     /// the scripts its clients send, a twentieth of a short run).
-    lock_scripts: u16,
+    lock_scripts: u64,
     /// The text of every cached script that is not a lock script (those
     /// run in Lua), by SHA1.
     texts: std::collections::BTreeMap<String, bytes::Bytes>,
 }
+
+// One bit per lock script in [`ScriptCache::lock_scripts`].
+const _: () = assert!(LockScript::ALL.len() <= u64::BITS as usize);
 
 impl ScriptCache {
     /// Caches `text`; its SHA1 and the native script it is, if any.
@@ -274,14 +374,14 @@ impl ScriptCache {
 
     /// Caches a lock script (as [`Self::register`] its text would).
     pub(crate) fn register_lock(&mut self, script: LockScript) {
-        self.lock_scripts |= 1u16 << script.index();
+        self.lock_scripts |= 1u64 << script.index();
     }
 
     /// Looks a lowercase SHA1 up: `None` when never seen, `Some(None)` for
     /// a cached script fake-redis cannot run.
     pub(crate) fn get(&self, sha: &str) -> Option<Option<LockScript>> {
         match LockScript::from_sha1(sha) {
-            Some(script) if self.lock_scripts & (1u16 << script.index()) != 0 => Some(Some(script)),
+            Some(script) if self.lock_scripts & (1u64 << script.index()) != 0 => Some(Some(script)),
             // A lock script's text never lands in `texts`: not cached.
             Some(_) => None,
             None => self.texts.contains_key(sha).then_some(None),
