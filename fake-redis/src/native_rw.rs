@@ -109,7 +109,7 @@ fn count_down(from: f64, mut body: impl FnMut(f64) -> Result<(), String>) -> Res
     let mut idx = from - -1.0;
     loop {
         idx += -1.0;
-        if !(1.0 <= idx) {
+        if idx < 1.0 || idx.is_nan() {
             return Ok(());
         }
         body(idx)?;
@@ -180,16 +180,26 @@ impl Unlock<'_> {
         Ok(())
     }
 
-    /// `if (mode == false)`: publish, latch 1, reply [`Self::absent`].
-    fn absent(
+    /// Every unlock's start: a set latch replays its result; a lock that
+    /// is not there (`mode == false`) is announced anyway, latched as 1,
+    /// and answered [`Self::absent`]. Otherwise the lock's `mode`.
+    fn start(
         &self,
         ctx: &mut Ctx<'_>,
+        lock: Arg<'_>,
         channel: Arg<'_>,
         message: Arg<'_>,
-    ) -> Result<Value, String> {
+    ) -> Result<Result<Value, Value>, String> {
+        if let Some(replayed) = self.replay(ctx)? {
+            return Ok(Err(replayed));
+        }
+        let mode = hget(ctx, lock, Some(&MODE))?;
+        if mode != Value::Nil {
+            return Ok(Ok(mode));
+        }
         self.publish(ctx, channel, message)?;
         self.latch(ctx, &ONE)?;
-        Ok(self.absent.map_or(Value::Nil, Value::Int))
+        Ok(Err(self.absent.map_or(Value::Nil, Value::Int)))
     }
 }
 
@@ -255,13 +265,10 @@ fn read_unlock(
 ) -> Result<Value, String> {
     let (k1, k2, k3, k4) = (keys.first(), keys.get(1), keys.get(2), keys.get(3));
     let (message, field) = (argv.first(), argv.get(1));
-    if let Some(replayed) = form.replay(ctx)? {
-        return Ok(replayed);
-    }
-    let mode = hget(ctx, k1, Some(&MODE))?;
-    if mode == Value::Nil {
-        return form.absent(ctx, k2, message);
-    }
+    let mode = match form.start(ctx, k1, k2, message)? {
+        Ok(mode) => mode,
+        Err(reply) => return Ok(reply),
+    };
     if int(&hexists(ctx, k1, field)?) == Some(0) {
         return Ok(Value::Nil);
     }
@@ -345,13 +352,10 @@ fn write_unlock(
 ) -> Result<Value, String> {
     let (k1, k2) = (keys.first(), keys.get(1));
     let (message, lease, field) = (argv.first(), argv.get(1), argv.get(2));
-    if let Some(replayed) = form.replay(ctx)? {
-        return Ok(replayed);
-    }
-    let mode = hget(ctx, k1, Some(&MODE))?;
-    if mode == Value::Nil {
-        return form.absent(ctx, k2, message);
-    }
+    let mode = match form.start(ctx, k1, k2, message)? {
+        Ok(mode) => mode,
+        Err(reply) => return Ok(reply),
+    };
     if !is(&mode, b"write") || int(&hexists(ctx, k1, field)?) == Some(0) {
         return Ok(Value::Nil);
     }
@@ -487,7 +491,7 @@ pub(crate) fn loops_too_long(db: &Db, now: i64, script: LockScript, keys: &[Byte
                 cost += counter;
             }
         }
-        if !(cost <= LOOP_BUDGET) {
+        if cost > LOOP_BUDGET {
             return true;
         }
     }

@@ -107,25 +107,11 @@ fn eval(script: LockScript, numkeys: &str, keys: &[String], argv: &[String]) -> 
     words
 }
 
-/// `RLock`'s scripts.
-const RLOCK: [LockScript; 10] = [
-    LockScript::Acquire,
-    LockScript::AcquireLegacy,
-    LockScript::Renew,
-    LockScript::Unlock,
-    LockScript::ForceUnlock,
-    LockScript::AcquireFenced,
-    LockScript::UnlockLatched,
-    LockScript::RenewBatch,
-    LockScript::UnlockPublishArg,
-    LockScript::ForceUnlockPublishArg,
-];
-
 /// `RLock`'s scripts (two lock keys, a counter, good and bad leases).
 #[test]
 fn native_twins_equal_lua() {
     let call = (
-        prop::sample::select(&RLOCK[..]),
+        prop::sample::select(&LockScript::PRELOADED[..]),
         prop::sample::select(&["lock", "lock2", "ctr"][..]),
         prop::sample::select(&["30000", "100", "0", "-5", "abc", "1.5"][..]),
         prop::sample::select(&["a:1", "b:1"][..]),

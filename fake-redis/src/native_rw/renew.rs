@@ -94,10 +94,11 @@ pub(super) fn read_renew_batch_own(
         let names = argv.get(arg - 1).and_then(|w| lua_tonumber(w));
         arg += 1;
         let names = names.ok_or_else(|| runtime_error("'for' limit must be a number"))?;
-        let mut k = 1.0 - 1.0;
+        // The VM starts from `1 - step`.
+        let mut k = 0.0;
         loop {
             k += 1.0;
-            if !(k <= names) {
+            if k > names || names.is_nan() {
                 break;
             }
             let name = argv.get(arg - 1);
