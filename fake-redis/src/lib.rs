@@ -252,13 +252,13 @@
 //!   `server`, `cluster`), each command with its `# Format`; `key_spec`,
 //!   where each command's keys are.
 //! - `script`: [`LockScript`] texts, SHA1s and the script cache;
-//!   `script_fair`, `script_fenced`, `script_spin`: the texts of
-//!   `RFairLock`, `RFencedLock` and `RSpinLock`.
+//!   `script_rw`, `script_fair`, `script_fenced`, `script_spin`: the
+//!   texts of `RReadWriteLock`, `RFairLock`, `RFencedLock` and `RSpinLock`.
 //! - `lua`, `lua_bit`, `lua_cjson`: other scripts in Lua 5.1, Redis's
 //!   sandbox and its `bit` and `cjson` libraries.
-//! - `native`: the lock scripts as native operations; `native_fair`,
-//!   `native_fenced`, `native_spin`: those of `RFairLock`, `RFencedLock`
-//!   and `RSpinLock`.
+//! - `native`: the lock scripts as native operations; `native_rw`,
+//!   `native_fair`, `native_fenced`, `native_spin`: those of
+//!   `RReadWriteLock`, `RFairLock`, `RFencedLock` and `RSpinLock`.
 //! - `pubsub`: channel and pattern subscriptions.
 //! - `replication`: a primary's stream of writes ([`Write`]), replicas
 //!   applying it, and `WAIT`.
@@ -307,7 +307,10 @@ mod native_fair;
 #[cfg(test)]
 mod native_family_twins;
 mod native_fenced;
+mod native_rw;
 mod native_spin;
+#[cfg(test)]
+mod native_twins;
 mod number;
 mod outbox;
 mod pubsub;
@@ -317,6 +320,7 @@ mod routing;
 mod script;
 mod script_fair;
 mod script_fenced;
+mod script_rw;
 mod script_spin;
 mod sentinel;
 mod server;

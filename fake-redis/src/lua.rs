@@ -353,11 +353,8 @@ pub(crate) fn run(
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
-
     use crate::engine::{args, bulk, engine_at};
-    use crate::{Engine, LockScript, Value};
+    use crate::{Engine, Value};
 
     fn eval(e: &mut Engine, script: &str, rest: &[&str]) -> Value {
         let c = crate::ConnId(1);
@@ -485,86 +482,5 @@ mod tests {
             "{r:?}"
         );
         assert_eq!(eval(&mut e, "return 1", &["0"]), Value::Int(1));
-    }
-
-    /// The publish command a script is given: Redisson's, in either case,
-    /// or a command Redis does not know.
-    fn publish(pick: &str) -> &'static str {
-        match pick {
-            "ok" => "PUBLISH",
-            "0" => "publish",
-            _ => "nosuchcmd",
-        }
-    }
-
-    /// Redisson's scripts have native twins; this proves the twins equal to
-    /// the Lua texts: random calls of every known script (good and bad
-    /// arguments, two lock keys, a counter, time moving) go to one engine
-    /// that runs them natively and one that runs them in Lua, and every
-    /// reply, every published message and the keys afterwards must match.
-    #[test]
-    fn native_twins_equal_lua() {
-        let call = (
-            // `RLock`'s; the lock family's have `native_family_twins`.
-            0..LockScript::RLOCK.len(),
-            prop::sample::select(&["lock", "lock2", "ctr"][..]),
-            prop::sample::select(&["30000", "100", "0", "-5", "abc", "1.5"][..]),
-            prop::sample::select(&["a:1", "b:1"][..]),
-            prop::sample::select(&["ok", "0", "3"][..]),
-            0u64..50_000,
-        );
-        let mut runner = TestRunner::new(Config {
-            cases: 64,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        let result = runner.run(&prop::collection::vec(call, 1..24), |calls| {
-            let (mut native, clock_n, c) = engine_at(1_000);
-            let (mut lua, clock_l, _) = engine_at(1_000);
-            lua.state.lock_scripts_in_lua = true;
-            let cn = native.connect();
-            let cl = lua.connect();
-            native.execute(cn, args(&["SUBSCRIBE", "ch"]));
-            lua.execute(cl, args(&["SUBSCRIBE", "ch"]));
-            for (i, key, lease, field, numkeys, advance) in calls {
-                clock_n.advance(advance);
-                clock_l.advance(advance);
-                let script = LockScript::RLOCK[i];
-                let (keys, argv): (Vec<&str>, Vec<&str>) = match script {
-                    LockScript::Unlock => (vec![key, "ch"], vec!["0", lease, field]),
-                    LockScript::ForceUnlock => (vec![key, "ch"], vec!["0"]),
-                    LockScript::AcquireFenced => (vec![key, "ctr"], vec![lease, field]),
-                    LockScript::RenewBatch => (vec![key, "lock2"], vec![lease, field, "a:1"]),
-                    LockScript::UnlockPublishArg => {
-                        (vec![key, "ch"], vec!["0", lease, field, publish(numkeys)])
-                    }
-                    LockScript::ForceUnlockPublishArg => {
-                        (vec![key, "ch"], vec!["0", publish(numkeys)])
-                    }
-                    _ => (vec![key], vec![lease, field]),
-                };
-                let n = if numkeys == "ok" {
-                    keys.len().to_string()
-                } else {
-                    numkeys.to_owned()
-                };
-                let mut words = vec!["EVAL", script.text(), n.as_str()];
-                words.extend(keys.iter().chain(&argv));
-                let a = native.execute(c, args(&words));
-                let b = lua.execute(c, args(&words));
-                prop_assert_eq!(&a, &b, "{:?} {:?}", script, words);
-                for k in ["lock", "lock2"] {
-                    prop_assert_eq!(
-                        native.hash_snapshot(k.as_bytes()),
-                        lua.hash_snapshot(k.as_bytes())
-                    );
-                }
-                prop_assert_eq!(native.string_snapshot(b"ctr"), lua.string_snapshot(b"ctr"));
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            panic!("{e}");
-        }
     }
 }

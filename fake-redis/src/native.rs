@@ -109,7 +109,7 @@ pub(crate) static DEL: ScriptCommand = ScriptCommand::new("del");
 pub(crate) static GET: ScriptCommand = ScriptCommand::new("get");
 pub(crate) static HSET: ScriptCommand = ScriptCommand::new("hset");
 pub(crate) static INCR: ScriptCommand = ScriptCommand::new("incr");
-static PUBLISH: ScriptCommand = ScriptCommand::new("publish");
+pub(crate) static PUBLISH: ScriptCommand = ScriptCommand::new("publish");
 pub(crate) static SET: ScriptCommand = ScriptCommand::new("set");
 
 /// The reply as a Lua number, for `== 0` style tests (a non-integer never
@@ -148,8 +148,9 @@ fn renew_batch(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<Valu
 }
 
 /// `redis.call(ARGV[n], channel, message)`: Redisson passes `PUBLISH` (or
-/// `SPUBLISH` in sharded pub/sub, which fake-redis does not serve).
-fn publish_by_name(
+/// `SPUBLISH` in sharded pub/sub, which fake-redis does not serve); any
+/// other name runs as the command it names, as in Lua.
+pub(crate) fn publish_by_name(
     ctx: &mut Ctx<'_>,
     name: Arg<'_>,
     channel: Arg<'_>,
@@ -157,13 +158,15 @@ fn publish_by_name(
 ) -> Result<Value, String> {
     // Redis converts every argument before it looks the command up: a
     // nil anywhere is refused first.
-    let (Some(name), Some(_), Some(_)) = (name, channel, message) else {
+    let (Some(name), Some(to), Some(text)) = (name, channel, message) else {
         return Err("ERR Lua redis lib command arguments must be strings or integers".to_owned());
     };
     if name.eq_ignore_ascii_case(b"publish") {
         call(ctx, &PUBLISH, &[channel, message])
     } else {
-        Err("ERR Unknown Redis command called from script".to_owned())
+        // Any other name is looked up as Lua's `redis.call` looks it up.
+        let words = [name, to, text].map(Bytes::clone);
+        cmd::call(ctx, &words).map_err(|e| e.to_string())
     }
 }
 
@@ -314,6 +317,25 @@ fn run_lua(
             crate::native_spin::run(ctx, script, keys, argv)
         }
         LockScript::RenewBatch => renew_batch(ctx, keys, argv),
+        LockScript::ReadAcquireFixedLease
+        | LockScript::ReadAcquire
+        | LockScript::ReadRenew
+        | LockScript::ReadRenewBatchShadowed
+        | LockScript::ReadRenewBatch
+        | LockScript::ReadRenewBatchOwn
+        | LockScript::ReadUnlock
+        | LockScript::ReadUnlockPublishArg
+        | LockScript::ReadUnlockLatchedOne
+        | LockScript::ReadUnlockLatched
+        | LockScript::ReadForceUnlock
+        | LockScript::ReadForceUnlockPublishArg
+        | LockScript::WriteAcquire
+        | LockScript::WriteUnlock
+        | LockScript::WriteUnlockPublishArg
+        | LockScript::WriteUnlockLatchedOne
+        | LockScript::WriteUnlockLatched
+        | LockScript::WriteForceUnlock
+        | LockScript::WriteForceUnlockPublishArg => crate::native_rw::run(ctx, script, keys, argv),
         LockScript::AcquireFenced => {
             if int(&exists(ctx, k1)?) == Some(0) {
                 let token = call(ctx, &INCR, &[k2])?;

@@ -50,7 +50,8 @@ pub(crate) fn lua_tonumber_int(s: &[u8]) -> Option<i64> {
     strtod_whole(s).map(lua_number_to_int)
 }
 
-/// Lua 5.1's `tonumber` on a string: the number, or `None` for `nil`.
+/// Lua 5.1's `tonumber` on a string (and its coercion of a string in
+/// arithmetic and in a numeric `for`): the number, or `None` for `nil`.
 pub(crate) fn lua_tonumber(s: &[u8]) -> Option<f64> {
     strtod_whole(s)
 }
@@ -71,6 +72,49 @@ pub(crate) fn lua_number_arg(f: f64) -> bytes::Bytes {
         f => format_double(f),
     };
     bytes::Bytes::from(text)
+}
+
+/// A Lua 5.1 number as Lua turns it into a string (`..`, `tostring`):
+/// C's `%.14g`. A number passed to `redis.call` is written otherwise
+/// ([`lua_number_arg`]).
+pub(crate) fn lua_number_text(f: f64) -> String {
+    if f.is_nan() {
+        return if f.is_sign_negative() { "-nan" } else { "nan" }.to_owned();
+    }
+    if f.is_infinite() {
+        return if f < 0.0 { "-inf" } else { "inf" }.to_owned();
+    }
+    // The common case, an integer of at most 14 digits, prints as itself.
+    if f.fract() == 0.0 && f.abs() < 1e14 {
+        let n = f as i64;
+        return if n == 0 && f.is_sign_negative() {
+            "-0".to_owned()
+        } else {
+            itoa::Buffer::new().format(n).to_owned()
+        };
+    }
+    // `%g` with precision 14: the exponent after rounding to 14
+    // significant digits picks scientific or fixed notation, and trailing
+    // zeros go.
+    let sci = format!("{f:.13e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..14).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim_zeros(mantissa), exp.unsigned_abs())
+    } else {
+        let decimals = usize::try_from(13 - exp).unwrap_or(0);
+        trim_zeros(&format!("{f:.decimals$}")).to_owned()
+    }
+}
+
+/// `%g`'s removal of trailing fraction zeros (and a bare point).
+fn trim_zeros(t: &str) -> &str {
+    if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        t
+    }
 }
 
 /// C's `isspace` in the C locale.
@@ -370,6 +414,30 @@ mod tests {
     /// Integers returned by a script pass through a double: checked with
     /// real Redis, where `INCR` to -9223372036854775807 inside the fenced
     /// script returns -9223372036854775808.
+    /// `%.14g` as glibc prints it (values checked with C's printf):
+    /// the switch to scientific notation at 1e14 and below 1e-4, 14
+    /// significant digits, no trailing zeros.
+    #[test]
+    fn lua_numbers_print_like_percent_14g() {
+        for (f, text) in [
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (3.0, "3"),
+            (-29_001.5, "-29001.5"),
+            (99_999_999_999_999.0, "99999999999999"),
+            (1e14, "1e+14"),
+            (123_456_789_012_345_678.0, "1.2345678901235e+17"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.0 / 3.0, "0.33333333333333"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+            (f64::NAN, "nan"),
+        ] {
+            assert_eq!(lua_number_text(f), text, "{f}");
+        }
+    }
+
     #[test]
     fn integers_lose_precision_through_lua() {
         assert_eq!(through_lua(-9_223_372_036_854_775_807), i64::MIN);

@@ -8,7 +8,7 @@
 //! source documents, joined exactly as the JVM joins them, so a locksim
 //! client and a Java Redisson client send byte-identical scripts.
 
-use crate::{script_fair, script_fenced, script_spin};
+use crate::{script_fair, script_fenced, script_rw, script_spin};
 
 /// A script fake-redis can run natively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -57,6 +57,44 @@ pub enum LockScript {
     /// Force unlock, Redisson 3.22.0 and later: as [`Self::ForceUnlock`],
     /// publishing with the command in `ARGV[2]`.
     ForceUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_ACQUIRE_FIXED_LEASE`.
+    ReadAcquireFixedLease,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_ACQUIRE`.
+    ReadAcquire,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW`.
+    ReadRenew,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH_SHADOWED`.
+    ReadRenewBatchShadowed,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH`.
+    ReadRenewBatch,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH_OWN`.
+    ReadRenewBatchOwn,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK`.
+    ReadUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_PUBLISH_ARG`.
+    ReadUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_LATCHED_ONE`.
+    ReadUnlockLatchedOne,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_LATCHED`.
+    ReadUnlockLatched,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_FORCE_UNLOCK`.
+    ReadForceUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_FORCE_UNLOCK_PUBLISH_ARG`.
+    ReadForceUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_ACQUIRE`.
+    WriteAcquire,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK`.
+    WriteUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_PUBLISH_ARG`.
+    WriteUnlockPublishArg,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_LATCHED_ONE`.
+    WriteUnlockLatchedOne,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_LATCHED`.
+    WriteUnlockLatched,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_FORCE_UNLOCK`.
+    WriteForceUnlock,
+    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_FORCE_UNLOCK_PUBLISH_ARG`.
+    WriteForceUnlockPublishArg,
     /// `RFairLock` `acquireFailedAsync` (Redisson 3.32.0 to 4.7.0): `KEYS`
     /// queue, timeout set; `ARGV` `<uuid>:<tid>`, the wait ms. Takes the
     /// wait off every thread queued after the caller, then removes the
@@ -123,9 +161,28 @@ impl LockScript {
         LockScript::ForceUnlockPublishArg,
     ];
 
-    /// The lock family's scripts: `RFairLock`'s, `RFencedLock`'s and
-    /// `RSpinLock`'s.
-    pub const FAMILY: [LockScript; 12] = [
+    /// The lock family's scripts: `RReadWriteLock`'s, `RFairLock`'s,
+    /// `RFencedLock`'s and `RSpinLock`'s.
+    pub const FAMILY: [LockScript; 31] = [
+        LockScript::ReadAcquireFixedLease,
+        LockScript::ReadAcquire,
+        LockScript::ReadRenew,
+        LockScript::ReadRenewBatchShadowed,
+        LockScript::ReadRenewBatch,
+        LockScript::ReadRenewBatchOwn,
+        LockScript::ReadUnlock,
+        LockScript::ReadUnlockPublishArg,
+        LockScript::ReadUnlockLatchedOne,
+        LockScript::ReadUnlockLatched,
+        LockScript::ReadForceUnlock,
+        LockScript::ReadForceUnlockPublishArg,
+        LockScript::WriteAcquire,
+        LockScript::WriteUnlock,
+        LockScript::WriteUnlockPublishArg,
+        LockScript::WriteUnlockLatchedOne,
+        LockScript::WriteUnlockLatched,
+        LockScript::WriteForceUnlock,
+        LockScript::WriteForceUnlockPublishArg,
         LockScript::FairAcquireFailed,
         LockScript::FairTryAcquire,
         LockScript::FairAcquireUnscoredLast,
@@ -141,8 +198,8 @@ impl LockScript {
     ];
 
     /// Every known script: [`Self::RLOCK`], then [`Self::FAMILY`].
-    pub const ALL: [LockScript; 22] = {
-        let mut all = [LockScript::Acquire; 22];
+    pub const ALL: [LockScript; 41] = {
+        let mut all = [LockScript::Acquire; 41];
         let mut i = 0;
         while i < all.len() {
             all[i] = if i < Self::RLOCK.len() {
@@ -168,6 +225,25 @@ impl LockScript {
             LockScript::RenewBatch => RENEW_BATCH,
             LockScript::UnlockPublishArg => UNLOCK_PUBLISH_ARG,
             LockScript::ForceUnlockPublishArg => FORCE_UNLOCK_PUBLISH_ARG,
+            LockScript::ReadAcquireFixedLease => script_rw::READ_ACQUIRE_FIXED_LEASE,
+            LockScript::ReadAcquire => script_rw::READ_ACQUIRE,
+            LockScript::ReadRenew => script_rw::READ_RENEW,
+            LockScript::ReadRenewBatchShadowed => script_rw::READ_RENEW_BATCH_SHADOWED,
+            LockScript::ReadRenewBatch => script_rw::READ_RENEW_BATCH,
+            LockScript::ReadRenewBatchOwn => script_rw::READ_RENEW_BATCH_OWN,
+            LockScript::ReadUnlock => script_rw::READ_UNLOCK,
+            LockScript::ReadUnlockPublishArg => script_rw::READ_UNLOCK_PUBLISH_ARG,
+            LockScript::ReadUnlockLatchedOne => script_rw::READ_UNLOCK_LATCHED_ONE,
+            LockScript::ReadUnlockLatched => script_rw::READ_UNLOCK_LATCHED,
+            LockScript::ReadForceUnlock => script_rw::READ_FORCE_UNLOCK,
+            LockScript::ReadForceUnlockPublishArg => script_rw::READ_FORCE_UNLOCK_PUBLISH_ARG,
+            LockScript::WriteAcquire => script_rw::WRITE_ACQUIRE,
+            LockScript::WriteUnlock => script_rw::WRITE_UNLOCK,
+            LockScript::WriteUnlockPublishArg => script_rw::WRITE_UNLOCK_PUBLISH_ARG,
+            LockScript::WriteUnlockLatchedOne => script_rw::WRITE_UNLOCK_LATCHED_ONE,
+            LockScript::WriteUnlockLatched => script_rw::WRITE_UNLOCK_LATCHED,
+            LockScript::WriteForceUnlock => script_rw::WRITE_FORCE_UNLOCK,
+            LockScript::WriteForceUnlockPublishArg => script_rw::WRITE_FORCE_UNLOCK_PUBLISH_ARG,
             LockScript::FairAcquireFailed => script_fair::FAIR_ACQUIRE_FAILED,
             LockScript::FairTryAcquire => script_fair::FAIR_TRY_ACQUIRE,
             LockScript::FairAcquireUnscoredLast => script_fair::FAIR_ACQUIRE_UNSCORED_LAST,
@@ -344,12 +420,14 @@ pub(crate) struct ScriptCache {
     /// index: their SHA1s are known to the process, so caching one is a
     /// bit, not a String and a map insert (every simulated server caches
     /// the scripts its clients send, a twentieth of a short run).
-    /// A `u64`: room for `RReadWriteLock`'s scripts beside these.
     lock_scripts: u64,
     /// The text of every cached script that is not a lock script (those
     /// run in Lua), by SHA1.
     texts: std::collections::BTreeMap<String, bytes::Bytes>,
 }
+
+// One bit per lock script in [`ScriptCache::lock_scripts`].
+const _: () = assert!(LockScript::ALL.len() <= u64::BITS as usize);
 
 impl ScriptCache {
     /// Caches `text`; its SHA1 and the native script it is, if any.

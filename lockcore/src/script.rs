@@ -412,8 +412,8 @@ const ACQUIRE_FENCED: &str = concat!(
 mod tests {
     use super::LockScript;
 
-    /// Every `RLock` script the lock sends is one fake-redis recognises,
-    /// byte for byte (each crate keeps its own copy of the texts), and the
+    /// Every script the lock sends, of every lock kind, is one fake-redis
+    /// recognises and runs natively, byte for byte (each crate keeps its own copy of the texts), and the
     /// SHA1 lockcore names every script by is fake-redis's hash of its
     /// text.
     #[test]
@@ -424,13 +424,6 @@ mod tests {
                 script.sha1()
             );
             let known = fake_redis::LockScript::from_text(script.text().as_bytes());
-            if (LockScript::ReadAcquireFixedLease..LockScript::FairAcquireFailed).contains(&script)
-            {
-                // `RReadWriteLock`'s scripts run in fake-redis's Lua (no
-                // native form yet): its EVAL tests run them there.
-                assert!(known.is_none(), "{script:?}");
-                continue;
-            }
             assert!(known.is_some(), "{script:?}");
             assert_eq!(known.map(|k| k.sha1()).as_deref(), Some(script.sha1()));
             assert_eq!(

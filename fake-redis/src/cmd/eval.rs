@@ -34,6 +34,11 @@ fn run(
     keys: &[Bytes],
     argv: &[Bytes],
 ) -> Result<Value, CmdError> {
+    // A counting loop Lua would spend its budget on runs in Lua, to end
+    // as Redis ends it (`native_rw`).
+    if crate::native_rw::loops_too_long(ctx.db, ctx.now, script, keys) {
+        return crate::lua::run(ctx, script.text().as_bytes(), sha, keys, argv);
+    }
     native::run(ctx, script, keys, argv)
         .map_err(|e| CmdError::other(format!("{e} script: {sha}, on @user_script:1.")))
 }

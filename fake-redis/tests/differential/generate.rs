@@ -146,14 +146,19 @@ pub(crate) fn script_call() -> impl Strategy<Value = Cmd> {
                     vec![k1, "ch".into()],
                     vec!["0".into(), publish_word(upper, by_sha)],
                 ),
-                other => crate::generate_family::keys_and_args(
-                    other,
-                    k1,
-                    k2,
-                    lease,
-                    field,
-                    publish_word(upper, by_sha),
-                ),
+                // The fair, fenced and spin locks' (after the read-write
+                // lock's in the enum).
+                other if other >= LockScript::FairAcquireFailed => {
+                    crate::generate_family::keys_and_args(
+                        other,
+                        k1,
+                        k2,
+                        lease,
+                        field,
+                        publish_word(upper, by_sha),
+                    )
+                }
+                _ => read_write_call(script, k1, k2, lease, field, publish_word(upper, by_sha)),
             };
             let mut rest: Vec<String> = keys.iter().cloned().chain(argv).collect();
             if let Some(cut) = cut {
@@ -177,6 +182,70 @@ pub(crate) fn script_call() -> impl Strategy<Value = Cmd> {
             words.extend(rest);
             Cmd::new(words)
         })
+}
+
+/// `KEYS` and `ARGV` of a read-write lock script, in the shapes lockcore
+/// sends (`{K}`, `{K}:<field>:rwlock_timeout`, the channel, a latch): `k2`
+/// is the chunk's second lock and the latch, so they are now and then a
+/// string or another lock.
+fn read_write_call(
+    script: LockScript,
+    k1: String,
+    k2: String,
+    lease: String,
+    field: String,
+    publish: String,
+) -> (Vec<String>, Vec<String>) {
+    let braced = |k: &str| format!("{{{k}}}");
+    let timeout = format!("{}:{field}:rwlock_timeout", braced(&k1));
+    let write = format!("{field}:write");
+    let pairs = vec![k1.clone(), braced(&k1), k2.clone(), braced(&k2)];
+    let ch = || "ch".to_owned();
+    let zero = || "0".to_owned();
+    match script {
+        LockScript::ReadAcquireFixedLease | LockScript::ReadAcquire => {
+            (vec![k1, timeout], vec![lease, field, write])
+        }
+        LockScript::ReadRenew => (vec![k1.clone(), braced(&k1)], vec![lease, field]),
+        LockScript::ReadRenewBatchShadowed | LockScript::ReadRenewBatch => {
+            (pairs, vec![lease, field, "b:1".into()])
+        }
+        LockScript::ReadRenewBatchOwn => (
+            pairs,
+            vec![
+                lease,
+                "2".into(),
+                field,
+                "b:1".into(),
+                "1".into(),
+                "a:1".into(),
+            ],
+        ),
+        LockScript::ReadUnlock => (
+            vec![k1.clone(), ch(), timeout, braced(&k1)],
+            vec![zero(), field],
+        ),
+        LockScript::ReadUnlockPublishArg => (
+            vec![k1.clone(), ch(), timeout, braced(&k1)],
+            vec![zero(), field, publish],
+        ),
+        LockScript::ReadUnlockLatchedOne | LockScript::ReadUnlockLatched => (
+            vec![k1.clone(), ch(), timeout, braced(&k1), k2],
+            vec![zero(), field, publish, lease],
+        ),
+        LockScript::ReadForceUnlock | LockScript::WriteForceUnlock => {
+            (vec![k1, ch()], vec![zero()])
+        }
+        LockScript::WriteAcquire => (vec![k1], vec![lease, write]),
+        LockScript::WriteUnlock => (vec![k1, ch()], vec![zero(), lease, write]),
+        LockScript::WriteUnlockPublishArg => (vec![k1, ch()], vec![zero(), lease, write, publish]),
+        LockScript::WriteUnlockLatchedOne | LockScript::WriteUnlockLatched => (
+            vec![k1, ch(), k2],
+            vec![zero(), lease.clone(), write, publish, lease],
+        ),
+        // The force unlocks naming their publish command.
+        _ => (vec![k1, ch()], vec![zero(), publish]),
+    }
 }
 
 pub(crate) fn set_cmd() -> impl Strategy<Value = Cmd> {
