@@ -124,10 +124,15 @@ impl LockType for FairLock {
             let args = [lease, field, deadline, clock(w)];
             return command::eval(LockScript::FairAcquireFromHead, keys, args);
         }
-        let script = if !w.switches.has(Switch::FairPurgeChecksScore) {
-            LockScript::FairAcquireUncheckedPurge
-        } else if !w.switches.has(Switch::FairWaitReplyPttl) {
-            LockScript::FairAcquireOwnDeadline
+        // The reply's fix is asked first: no Redisson text answers the
+        // PTTL with the old purge, and 3.32.0's brings both, so adding
+        // #4705's fix to an older release shows what it removes.
+        let script = if !w.switches.has(Switch::FairWaitReplyPttl) {
+            if w.switches.has(Switch::FairPurgeChecksScore) {
+                LockScript::FairAcquireOwnDeadline
+            } else {
+                LockScript::FairAcquireUncheckedPurge
+            }
         } else if w.switches.has(Switch::FairEnqueueChecksScore) {
             LockScript::FairAcquire
         } else {

@@ -36,17 +36,17 @@ const UNLOCK: Script = Script {
     source: "RedissonFairLock.unlockInnerAsync",
 };
 
-const QUEUE: &str = "redisson_lock_queue:{orders}";
-const TIMEOUTS: &str = "redisson_lock_timeout:{orders}";
+pub(super) const QUEUE: &str = "redisson_lock_queue:{orders}";
+pub(super) const TIMEOUTS: &str = "redisson_lock_timeout:{orders}";
 /// `getChannelName() + ":" + getLockName(threadId)`: the waiter's own.
-const B_CHANNEL: &str = "redisson_lock__channel:{orders}:0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a:1";
+pub(super) const B_CHANNEL: &str = "redisson_lock__channel:{orders}:0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a:1";
 /// `threadWaitTime` (5 minutes; `fairLockWaitTimeout` from 3.46.0).
 const THREAD_WAIT: &str = "300000";
 /// The waiter's `tryLock` wait, which replaces the thread wait.
-const TRY_WAIT: u64 = 300;
+pub(super) const TRY_WAIT: u64 = 300;
 /// The client's `System.currentTimeMillis()`: locksim's client clock
 /// starts at zero with the client, so any small count of ms.
-const CLOCK: Arg = Arg::Between(0, 600_000);
+pub(super) const CLOCK: Arg = Arg::Between(0, 600_000);
 
 fn acquire(
     wire: &mut Wire,
