@@ -208,10 +208,8 @@ fn unlock(
     };
     let latched = script == LockScript::FairUnlockLatchedUncheckedPurge;
     let (latch_key, latch_ttl) = (keys.get(4), argv.get(5));
-    if latched {
-        if let Some(stored) = latch(ctx, latch_key)? {
-            return Ok(stored);
-        }
+    if latched && let Some(stored) = latch(ctx, latch_key)? {
+        return Ok(stored);
     }
     let set_latch = |ctx: &mut Ctx<'_>, value: &Bytes| -> Result<(), String> {
         if latched {

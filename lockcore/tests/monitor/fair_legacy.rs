@@ -7,7 +7,7 @@
 //! `acquireFailed`, the fixed 5 000 ms thread wait up to 3.13.2 whatever
 //! `tryLock` waits, the `tryLock` wait from 3.13.3, and 3.24.0's latch.
 
-use super::fair::{B_CHANNEL, CLOCK, QUEUE, TIMEOUTS, TRY_WAIT};
+use super::fair::{B_CHANNEL, CLOCK, QUEUE, TIMEOUTS, run_waiter_gives_up};
 use super::*;
 
 /// redisson-3.10.0 `tryLockInnerAsync` (`EVAL_LONG`): the ttl from the
@@ -109,27 +109,7 @@ async fn proves_fair_waiter_gives_up(version: &str) {
     waiter.extend(wire.script(failed, exact(&["2", QUEUE, TIMEOUTS, FIELD_B, wait])));
     waiter.push(vec![Arg::Word("UNSUBSCRIBE"), Arg::Word(B_CHANNEL)]);
     let holder_unlock = unlock(&mut wire, version);
-    let redis = RealRedis::start_for_test();
-    let mut monitor = Monitor::start(&redis).await;
-    let a = client(&redis, UUID_A, config(version, 30_000)).await;
-    let a_addrs = monitor.clients().await;
-    let b = client(&redis, UUID_B, config(version, 30_000)).await;
-    let name = |s: &str| lockcore::LockName::of_kind(s, lockcore::LockKind::Fair).unwrap();
-    let (la, lb) = (a.lock_object(name(LOCK)), b.lock_object(name(LOCK)));
-    let mut sent = Vec::new();
-    la.lock(T1).await.unwrap();
-    monitor.collect(&mut sent, holder_acquire.len()).await;
-    let wait = lockcore::Millis(TRY_WAIT);
-    assert_eq!(lb.try_lock_wait(T1, wait).await, Ok(false));
-    monitor
-        .collect(&mut sent, holder_acquire.len() + waiter.len())
-        .await;
-    assert_eq!(la.unlock(T1).await, Ok(true));
-    let all = holder_acquire.len() + waiter.len() + holder_unlock.len();
-    monitor.collect(&mut sent, all).await;
-    monitor.finish(&mut sent).await;
-    let holder = [holder_acquire, holder_unlock].concat();
-    assert_per_client(version, &a_addrs, sent, &holder, &waiter);
+    run_waiter_gives_up(version, holder_acquire, waiter, holder_unlock).await;
 }
 
 /// `--redisson 3.10.0`: the enqueue from the head (before #2099's fix).
