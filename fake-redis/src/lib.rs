@@ -253,12 +253,14 @@
 //!   where each command's keys are.
 //! - `script`: [`LockScript`] texts, SHA1s and the script cache;
 //!   `script_rw`, `script_fair`, `script_fenced`, `script_spin`: the
-//!   texts of `RReadWriteLock`, `RFairLock`, `RFencedLock` and `RSpinLock`.
+//!   texts of `RReadWriteLock`, `RFairLock`, `RFencedLock` and `RSpinLock`;
+//!   `script_fair_legacy`: `RFairLock`'s before Redisson 3.32.0.
 //! - `lua`, `lua_bit`, `lua_cjson`: other scripts in Lua 5.1, Redis's
 //!   sandbox and its `bit` and `cjson` libraries.
 //! - `native`: the lock scripts as native operations; `native_rw`,
 //!   `native_fair`, `native_fenced`, `native_spin`: those of
-//!   `RReadWriteLock`, `RFairLock`, `RFencedLock` and `RSpinLock`.
+//!   `RReadWriteLock`, `RFairLock`, `RFencedLock` and `RSpinLock`;
+//!   `native_fair_legacy`: `RFairLock`'s before 3.32.0.
 //! - `pubsub`: channel and pattern subscriptions.
 //! - `replication`: a primary's stream of writes ([`Write`]), replicas
 //!   applying it, and `WAIT`.
@@ -304,6 +306,7 @@ mod lua_cjson;
 mod multi;
 mod native;
 mod native_fair;
+mod native_fair_legacy;
 #[cfg(test)]
 mod native_family_twins;
 mod native_fenced;
@@ -319,6 +322,7 @@ mod request;
 mod routing;
 mod script;
 mod script_fair;
+mod script_fair_legacy;
 mod script_fenced;
 mod script_rw;
 mod script_spin;

@@ -310,6 +310,19 @@ fn run_lua(
         | LockScript::FairAcquire
         | LockScript::FairUnlock
         | LockScript::FairForceUnlock => crate::native_fair::run(ctx, script, keys, argv),
+        LockScript::FairAcquireFailedHead
+        | LockScript::FairTryAcquireLegacy
+        | LockScript::FairAcquireFromHead
+        | LockScript::FairUnlockLegacy
+        | LockScript::FairForceUnlockLegacy
+        | LockScript::FairTryAcquireUncheckedPurge
+        | LockScript::FairAcquireUncheckedPurge
+        | LockScript::FairUnlockPublishArg
+        | LockScript::FairForceUnlockPublishArg
+        | LockScript::FairUnlockLatchedUncheckedPurge
+        | LockScript::FairAcquireOwnDeadline => {
+            crate::native_fair_legacy::run(ctx, script, keys, argv)
+        }
         LockScript::FencedAcquire | LockScript::FencedAcquireToken => {
             crate::native_fenced::run(ctx, script, keys, argv)
         }

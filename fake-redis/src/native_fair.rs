@@ -21,26 +21,27 @@ use crate::number::{lua_number_arg, lua_number_to_int, lua_tonumber};
 use crate::{LockScript, Value};
 
 static LINDEX: ScriptCommand = ScriptCommand::new("lindex");
-static LPOP: ScriptCommand = ScriptCommand::new("lpop");
+pub(crate) static LPOP: ScriptCommand = ScriptCommand::new("lpop");
 static LRANGE: ScriptCommand = ScriptCommand::new("lrange");
-static LREM: ScriptCommand = ScriptCommand::new("lrem");
-static RPUSH: ScriptCommand = ScriptCommand::new("rpush");
-static ZADD: ScriptCommand = ScriptCommand::new("zadd");
+pub(crate) static LREM: ScriptCommand = ScriptCommand::new("lrem");
+pub(crate) static RPUSH: ScriptCommand = ScriptCommand::new("rpush");
+pub(crate) static ZADD: ScriptCommand = ScriptCommand::new("zadd");
 static ZINCRBY: ScriptCommand = ScriptCommand::new("zincrby");
-static ZRANGE: ScriptCommand = ScriptCommand::new("zrange");
-static ZREM: ScriptCommand = ScriptCommand::new("zrem");
+pub(crate) static ZRANGE: ScriptCommand = ScriptCommand::new("zrange");
+pub(crate) static ZREM: ScriptCommand = ScriptCommand::new("zrem");
 static ZSCORE: ScriptCommand = ScriptCommand::new("zscore");
 
 /// The error Lua raises for arithmetic on `nil` (`tonumber` of something
 /// that is no number); the operand is a call's result, so Lua names no
 /// variable.
-const ARITHMETIC_ON_NIL: &str = "ERR user_script:1: attempt to perform arithmetic on a nil value";
+pub(crate) const ARITHMETIC_ON_NIL: &str =
+    "ERR user_script:1: attempt to perform arithmetic on a nil value";
 
 /// The words the scripts pass as Lua constants.
-const ZERO: Bytes = Bytes::from_static(b"0");
-const ONE: Bytes = Bytes::from_static(b"1");
-const MINUS_ONE: Bytes = Bytes::from_static(b"-1");
-const PX: Bytes = Bytes::from_static(b"px");
+pub(crate) const ZERO: Bytes = Bytes::from_static(b"0");
+pub(crate) const ONE: Bytes = Bytes::from_static(b"1");
+pub(crate) const MINUS_ONE: Bytes = Bytes::from_static(b"-1");
+pub(crate) const PX: Bytes = Bytes::from_static(b"px");
 
 /// A reply as a script sees it, where the scripts only test it against
 /// `false` or another string: a bulk string, or `None` for `false` (a nil
@@ -53,13 +54,13 @@ fn lua_string(v: Value) -> Option<Bytes> {
 }
 
 /// `tonumber(v)` of a script value (`nil` or `false` give `nil`).
-fn tonumber(v: Option<&Bytes>) -> Option<f64> {
+pub(crate) fn tonumber(v: Option<&Bytes>) -> Option<f64> {
     v.and_then(|b| lua_tonumber(b))
 }
 
 /// Lua's `a <= b`: two numbers compare; anything with `nil` is Lua's
 /// comparison error.
-fn le(a: Option<f64>, b: Option<f64>) -> Result<bool, String> {
+pub(crate) fn le(a: Option<f64>, b: Option<f64>) -> Result<bool, String> {
     match (a, b) {
         (Some(a), Some(b)) => Ok(a <= b),
         (Some(_), None) => Err("ERR user_script:1: attempt to compare number with nil".into()),
@@ -69,7 +70,11 @@ fn le(a: Option<f64>, b: Option<f64>) -> Result<bool, String> {
 }
 
 /// `redis.call('lindex', key, index)` as a script sees it.
-fn lindex(ctx: &mut Ctx<'_>, key: Arg<'_>, index: &Bytes) -> Result<Option<Bytes>, String> {
+pub(crate) fn lindex(
+    ctx: &mut Ctx<'_>,
+    key: Arg<'_>,
+    index: &Bytes,
+) -> Result<Option<Bytes>, String> {
     Ok(lua_string(call(ctx, &LINDEX, &[key, Some(index)])?))
 }
 
@@ -77,7 +82,11 @@ fn lindex(ctx: &mut Ctx<'_>, key: Arg<'_>, index: &Bytes) -> Result<Option<Bytes
 /// score), else `Some(tonumber)`. The score reaches a script as its
 /// `%.17g` text, which reads back as the same double, so a double reply
 /// is taken as it is.
-fn zscore(ctx: &mut Ctx<'_>, key: Arg<'_>, member: Arg<'_>) -> Result<Option<Option<f64>>, String> {
+pub(crate) fn zscore(
+    ctx: &mut Ctx<'_>,
+    key: Arg<'_>,
+    member: Arg<'_>,
+) -> Result<Option<Option<f64>>, String> {
     Ok(match call(ctx, &ZSCORE, &[key, member])? {
         Value::Double(d) => Some(Some(d.0)),
         Value::Bulk(b) => Some(lua_tonumber(&b)),
@@ -86,7 +95,7 @@ fn zscore(ctx: &mut Ctx<'_>, key: Arg<'_>, member: Arg<'_>) -> Result<Option<Opt
 }
 
 /// The members of an array reply (`lrange`, `zrange`).
-fn members(v: Value) -> Vec<Bytes> {
+pub(crate) fn members(v: Value) -> Vec<Bytes> {
     match v {
         Value::Array(items) => items.into_iter().filter_map(lua_string).collect(),
         _ => Vec::new(),
@@ -95,7 +104,7 @@ fn members(v: Value) -> Vec<Bytes> {
 
 /// `redis.call('zincrby', timeouts, -tonumber(wait), member)`: the
 /// negation is computed (and may fail) before the call.
-fn take_wait(
+pub(crate) fn take_wait(
     ctx: &mut Ctx<'_>,
     timeouts: Arg<'_>,
     wait: Arg<'_>,
@@ -113,7 +122,12 @@ fn take_wait(
 /// The scripts' opening `while true do` loop: drops queue heads whose
 /// deadline (their score) is at or before `now`; a head without a score
 /// stops it.
-fn purge(ctx: &mut Ctx<'_>, queue: Arg<'_>, timeouts: Arg<'_>, now: Arg<'_>) -> Result<(), String> {
+pub(crate) fn purge(
+    ctx: &mut Ctx<'_>,
+    queue: Arg<'_>,
+    timeouts: Arg<'_>,
+    now: Arg<'_>,
+) -> Result<(), String> {
     while let Some(first) = lindex(ctx, queue, &ZERO)? {
         let Some(timeout) = zscore(ctx, timeouts, Some(&first))? else {
             break;
@@ -131,7 +145,7 @@ fn purge(ctx: &mut Ctx<'_>, queue: Arg<'_>, timeouts: Arg<'_>, now: Arg<'_>) -> 
 /// free and the queue empty or headed by the caller (every other
 /// deadline moved earlier by the wait), or re-entered. `Some(reply)` when
 /// the script returns here.
-fn take_or_reenter(
+pub(crate) fn take_or_reenter(
     ctx: &mut Ctx<'_>,
     keys: &[Bytes],
     argv: &[Bytes],
@@ -237,7 +251,7 @@ fn acquire_failed(ctx: &mut Ctx<'_>, keys: &[Bytes], argv: &[Bytes]) -> Result<V
 /// `redis.call(command, KEYS[4] .. ':' .. next, message)`: the unlock
 /// message to the queue head's own channel, with the publish command the
 /// client passed (any command, looked up as Lua's bridge looks it up).
-fn notify(
+pub(crate) fn notify(
     ctx: &mut Ctx<'_>,
     command: Arg<'_>,
     channel: Arg<'_>,

@@ -69,16 +69,38 @@ fn words(script: LockScript, s: &[u8; 8]) -> (Vec<&'static str>, Vec<&'static st
         pick(NOW, s[6]),
     );
     match script {
-        LockScript::FairAcquireFailed => (vec![queue, timeouts], vec![field, wait]),
-        LockScript::FairTryAcquire => (vec![lock, queue, timeouts], vec![lease, field, now, wait]),
-        LockScript::FairAcquire | LockScript::FairAcquireUnscoredLast => {
+        LockScript::FairAcquireFailed | LockScript::FairAcquireFailedHead => {
+            (vec![queue, timeouts], vec![field, wait])
+        }
+        LockScript::FairTryAcquire | LockScript::FairTryAcquireUncheckedPurge => {
+            (vec![lock, queue, timeouts], vec![lease, field, now, wait])
+        }
+        LockScript::FairTryAcquireLegacy => (vec![lock, queue, timeouts], vec![lease, field, now]),
+        LockScript::FairAcquire
+        | LockScript::FairAcquireUnscoredLast
+        | LockScript::FairAcquireUncheckedPurge
+        | LockScript::FairAcquireOwnDeadline => {
             (vec![lock, queue, timeouts], vec![lease, field, wait, now])
         }
-        LockScript::FairUnlock => (
+        // Up to 3.11.0 `ARGV[3]` is now + the wait: another time.
+        LockScript::FairAcquireFromHead => (
+            vec![lock, queue, timeouts],
+            vec![lease, field, pick(NOW, s[7]), now],
+        ),
+        LockScript::FairUnlockLegacy => (
+            vec![lock, queue, timeouts, "ch"],
+            vec!["0", lease, field, now],
+        ),
+        LockScript::FairUnlockPublishArg => (
+            vec![lock, queue, timeouts, "ch"],
+            vec!["0", lease, field, now, pick(PUBLISH, s[7])],
+        ),
+        LockScript::FairForceUnlockLegacy => (vec![lock, queue, timeouts, "ch"], vec!["0", now]),
+        LockScript::FairUnlock | LockScript::FairUnlockLatchedUncheckedPurge => (
             vec![lock, queue, timeouts, "ch", pick(LATCH, s[7])],
             vec!["0", lease, field, now, pick(PUBLISH, s[7] / 8), "500"],
         ),
-        LockScript::FairForceUnlock => (
+        LockScript::FairForceUnlock | LockScript::FairForceUnlockPublishArg => (
             vec![lock, queue, timeouts, "ch"],
             vec!["0", now, pick(PUBLISH, s[7])],
         ),
@@ -201,7 +223,7 @@ impl Twins {
 }
 
 /// `RFairLock`'s, `RFencedLock`'s and `RSpinLock`'s native scripts equal
-/// their Lua texts, call for call: sequences of the twelve scripts
+/// their Lua texts, call for call: sequences of their scripts (every era's)
 /// (three threads, times around the queued deadlines, waits of 0, large,
 /// negative, fractional or no number, queue entries without a score,
 /// keys of the wrong type, `KEYS` or `ARGV` cut short, publish commands
@@ -304,4 +326,78 @@ fn fair_runtime_errors_are_luas() {
         ))]
     );
     assert_eq!(e.hash_snapshot(b"lock"), None);
+}
+
+/// #4153: before 3.31.0 every fair-lock script's purge compares a queue
+/// head's score without checking it has one, so while the head has no
+/// score the acquire, the unlock and the force unlock all fail with Lua's
+/// comparison error, natively word for word as Lua gives it (the text
+/// redis-server 7.0.15 sends, `ERR user_script:1: ... script: <sha>, on
+/// @user_script:1.`); 3.31.0's acquire stops the purge there and queues.
+#[test]
+fn fair_purge_before_3_31_fails_on_a_head_without_a_score_4153() {
+    let (mut e, _clock, c) = engine_at(1_000);
+    e.execute(c, args(&["HSET", "lock", "a:1", "1"]));
+    e.execute(c, args(&["RPUSH", "q", "b:1"]));
+    let compare = |script: LockScript| {
+        Value::error(format!(
+            "ERR user_script:1: attempt to compare nil with number script: {}, on @user_script:1.",
+            script.sha1()
+        ))
+    };
+    let run = |e: &mut Engine, script: LockScript, keys: &[&str], argv: &[&str]| {
+        let count = keys.len().to_string();
+        let mut words = vec!["EVAL", script.text(), count.as_str()];
+        words.extend_from_slice(keys);
+        words.extend_from_slice(argv);
+        e.execute(c, args(&words)).replies
+    };
+    let (k3, k4) = (["lock", "q", "t"], ["lock", "q", "t", "ch"]);
+    for (script, keys, argv) in [
+        (
+            LockScript::FairAcquireFromHead,
+            &k3[..],
+            &["30000", "c:1", "6000", "1000"][..],
+        ),
+        (
+            LockScript::FairAcquireUncheckedPurge,
+            &k3,
+            &["30000", "c:1", "5000", "1000"],
+        ),
+        (
+            LockScript::FairTryAcquireLegacy,
+            &k3,
+            &["30000", "c:1", "1000"],
+        ),
+        (
+            LockScript::FairUnlockLegacy,
+            &k4,
+            &["0", "30000", "a:1", "1000"],
+        ),
+        (
+            LockScript::FairForceUnlockPublishArg,
+            &k4,
+            &["0", "1000", "PUBLISH"],
+        ),
+    ] {
+        assert_eq!(
+            run(&mut e, script, keys, argv),
+            vec![compare(script)],
+            "{script:?}"
+        );
+    }
+    assert!(
+        e.hash_snapshot(b"lock").is_some(),
+        "the failed scripts left K"
+    );
+    // 3.31.0: the purge stops at b:1; c:1 queues behind it from K's PTTL,
+    // and b:1's missing score is read as none (PTTL of K, no expiry: -1).
+    let argv = ["30000", "c:1", "5000", "1000"];
+    assert_eq!(
+        run(&mut e, LockScript::FairAcquireOwnDeadline, &k3, &argv),
+        vec![Value::error(format!(
+            "ERR user_script:1: attempt to perform arithmetic on a nil value script: {}, on @user_script:1.",
+            LockScript::FairAcquireOwnDeadline.sha1()
+        ))]
+    );
 }

@@ -8,7 +8,7 @@
 //! source documents, joined exactly as the JVM joins them, so a locksim
 //! client and a Java Redisson client send byte-identical scripts.
 
-use crate::{script_fair, script_fenced, script_rw, script_spin};
+use crate::{script_fair, script_fair_legacy, script_fenced, script_rw, script_spin};
 
 /// A script fake-redis can run natively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -120,6 +120,28 @@ pub enum LockScript {
     /// `RFairLock` force unlock (3.32.0 to 4.7.0): `KEYS` K, queue, timeout
     /// set, channel prefix; `ARGV` message, now, publish command.
     FairForceUnlock,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_FAILED_HEAD`].
+    FairAcquireFailedHead,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_TRY_ACQUIRE_LEGACY`].
+    FairTryAcquireLegacy,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_FROM_HEAD`].
+    FairAcquireFromHead,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_LEGACY`].
+    FairUnlockLegacy,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_FORCE_UNLOCK_LEGACY`].
+    FairForceUnlockLegacy,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_TRY_ACQUIRE_UNCHECKED_PURGE`].
+    FairTryAcquireUncheckedPurge,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_UNCHECKED_PURGE`].
+    FairAcquireUncheckedPurge,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_PUBLISH_ARG`].
+    FairUnlockPublishArg,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_FORCE_UNLOCK_PUBLISH_ARG`].
+    FairForceUnlockPublishArg,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_LATCHED_UNCHECKED_PURGE`].
+    FairUnlockLatchedUncheckedPurge,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_OWN_DEADLINE`].
+    FairAcquireOwnDeadline,
     /// `RFencedLock` acquire (3.19.0 to 4.7.0): `KEYS` K, token key;
     /// `ARGV` lease, field. `RLock`'s acquire with an `INCR` of the token
     /// key on every success; nil when acquired, else K's PTTL.
@@ -163,7 +185,7 @@ impl LockScript {
 
     /// The lock family's scripts: `RReadWriteLock`'s, `RFairLock`'s,
     /// `RFencedLock`'s and `RSpinLock`'s.
-    pub const FAMILY: [LockScript; 31] = [
+    pub const FAMILY: [LockScript; 42] = [
         LockScript::ReadAcquireFixedLease,
         LockScript::ReadAcquire,
         LockScript::ReadRenew,
@@ -189,6 +211,17 @@ impl LockScript {
         LockScript::FairAcquire,
         LockScript::FairUnlock,
         LockScript::FairForceUnlock,
+        LockScript::FairAcquireFailedHead,
+        LockScript::FairTryAcquireLegacy,
+        LockScript::FairAcquireFromHead,
+        LockScript::FairUnlockLegacy,
+        LockScript::FairForceUnlockLegacy,
+        LockScript::FairTryAcquireUncheckedPurge,
+        LockScript::FairAcquireUncheckedPurge,
+        LockScript::FairUnlockPublishArg,
+        LockScript::FairForceUnlockPublishArg,
+        LockScript::FairUnlockLatchedUncheckedPurge,
+        LockScript::FairAcquireOwnDeadline,
         LockScript::FencedAcquire,
         LockScript::FencedAcquireToken,
         LockScript::SpinAcquire,
@@ -198,8 +231,8 @@ impl LockScript {
     ];
 
     /// Every known script: [`Self::RLOCK`], then [`Self::FAMILY`].
-    pub const ALL: [LockScript; 41] = {
-        let mut all = [LockScript::Acquire; 41];
+    pub const ALL: [LockScript; 52] = {
+        let mut all = [LockScript::Acquire; 52];
         let mut i = 0;
         while i < all.len() {
             all[i] = if i < Self::RLOCK.len() {
@@ -250,6 +283,25 @@ impl LockScript {
             LockScript::FairAcquire => script_fair::FAIR_ACQUIRE,
             LockScript::FairUnlock => script_fair::FAIR_UNLOCK,
             LockScript::FairForceUnlock => script_fair::FAIR_FORCE_UNLOCK,
+            LockScript::FairAcquireFailedHead => script_fair_legacy::FAIR_ACQUIRE_FAILED_HEAD,
+            LockScript::FairTryAcquireLegacy => script_fair_legacy::FAIR_TRY_ACQUIRE_LEGACY,
+            LockScript::FairAcquireFromHead => script_fair_legacy::FAIR_ACQUIRE_FROM_HEAD,
+            LockScript::FairUnlockLegacy => script_fair_legacy::FAIR_UNLOCK_LEGACY,
+            LockScript::FairForceUnlockLegacy => script_fair_legacy::FAIR_FORCE_UNLOCK_LEGACY,
+            LockScript::FairTryAcquireUncheckedPurge => {
+                script_fair_legacy::FAIR_TRY_ACQUIRE_UNCHECKED_PURGE
+            }
+            LockScript::FairAcquireUncheckedPurge => {
+                script_fair_legacy::FAIR_ACQUIRE_UNCHECKED_PURGE
+            }
+            LockScript::FairUnlockPublishArg => script_fair_legacy::FAIR_UNLOCK_PUBLISH_ARG,
+            LockScript::FairForceUnlockPublishArg => {
+                script_fair_legacy::FAIR_FORCE_UNLOCK_PUBLISH_ARG
+            }
+            LockScript::FairUnlockLatchedUncheckedPurge => {
+                script_fair_legacy::FAIR_UNLOCK_LATCHED_UNCHECKED_PURGE
+            }
+            LockScript::FairAcquireOwnDeadline => script_fair_legacy::FAIR_ACQUIRE_OWN_DEADLINE,
             LockScript::FencedAcquire => script_fenced::FENCED_ACQUIRE,
             LockScript::FencedAcquireToken => script_fenced::FENCED_ACQUIRE_TOKEN,
             LockScript::SpinAcquire => script_spin::SPIN_ACQUIRE,

@@ -93,6 +93,7 @@
 //!   per kind with its scripts.
 //! - `script_rw`: the exact texts of `RReadWriteLock`'s scripts.
 //! - `script_fair`: the exact texts of `RFairLock`'s scripts.
+//! - `script_fair_legacy`: `RFairLock`'s scripts before 3.32.0, by era.
 //! - `script_fenced`: the exact texts of `RFencedLock`'s scripts.
 //! - `script_spin`: the exact texts of `RSpinLock`'s scripts.
 //! - `call`: [`Call`] and [`CallOutcome`].
@@ -130,6 +131,7 @@ mod resp;
 mod retry_delay;
 mod script;
 mod script_fair;
+mod script_fair_legacy;
 mod script_fenced;
 mod script_rw;
 mod script_spin;

@@ -4,7 +4,7 @@
 //! fake-redis keeps its own copy of the texts it recognises; a test (with
 //! fake-redis as a dev-dependency only) checks the two agree.
 
-use crate::{script_fair, script_fenced, script_rw, script_spin};
+use crate::{script_fair, script_fair_legacy, script_fenced, script_rw, script_spin};
 
 /// A script the lock sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -103,6 +103,28 @@ pub(crate) enum LockScript {
     FairUnlock,
     /// `RFairLock`: see [`crate::script_fair::FAIR_FORCE_UNLOCK`].
     FairForceUnlock,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_FAILED_HEAD`].
+    FairAcquireFailedHead,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_TRY_ACQUIRE_LEGACY`].
+    FairTryAcquireLegacy,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_FROM_HEAD`].
+    FairAcquireFromHead,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_LEGACY`].
+    FairUnlockLegacy,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_FORCE_UNLOCK_LEGACY`].
+    FairForceUnlockLegacy,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_TRY_ACQUIRE_UNCHECKED_PURGE`].
+    FairTryAcquireUncheckedPurge,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_UNCHECKED_PURGE`].
+    FairAcquireUncheckedPurge,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_PUBLISH_ARG`].
+    FairUnlockPublishArg,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_FORCE_UNLOCK_PUBLISH_ARG`].
+    FairForceUnlockPublishArg,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_LATCHED_UNCHECKED_PURGE`].
+    FairUnlockLatchedUncheckedPurge,
+    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_OWN_DEADLINE`].
+    FairAcquireOwnDeadline,
     /// `RFencedLock`: see [`crate::script_fenced::FENCED_ACQUIRE`].
     FencedAcquire,
     /// `RFencedLock`: see [`crate::script_fenced::FENCED_ACQUIRE_TOKEN`].
@@ -158,6 +180,19 @@ impl LockScript {
             LockScript::FairAcquire => "8f6ed299ffd259f0539c20f89253998c0777ea75",
             LockScript::FairUnlock => "367f80bd2e300e411fb0936d9b601e5bcb3fd4b6",
             LockScript::FairForceUnlock => "71ed11d4e4818119ac560b3d670a7f08256afc46",
+            LockScript::FairAcquireFailedHead => "33148f0ca0bbc1fae2674efa67209dcb1f6c6431",
+            LockScript::FairTryAcquireLegacy => "706c2b7e93b133c46a7d8593a3a95d5ab55e6721",
+            LockScript::FairAcquireFromHead => "c10436d1a94338a33b5ca6ac6f483f6b92193d48",
+            LockScript::FairUnlockLegacy => "35d32367b21753c39b55dc64d1906fee627cc9a8",
+            LockScript::FairForceUnlockLegacy => "95cdf4b03f82c82edf987c7d216b4b67d861b14f",
+            LockScript::FairTryAcquireUncheckedPurge => "aa0a28d2eb7cbeb50151315a58eb75302d8dfa40",
+            LockScript::FairAcquireUncheckedPurge => "762bfafa6be221431a0b668685dd15c926483619",
+            LockScript::FairUnlockPublishArg => "14f85250fb2a386500bf8e4b25a8e95db140ff0c",
+            LockScript::FairForceUnlockPublishArg => "047c11d7fec40d0102fe9903ff1e19e9a1dec610",
+            LockScript::FairUnlockLatchedUncheckedPurge => {
+                "ca303f8587d0942f8a0021f62338626ca4dd0118"
+            }
+            LockScript::FairAcquireOwnDeadline => "f453a73adbe05f097ff2810e5e0c0489a9350076",
             LockScript::FencedAcquire => "46b5551ba403d6152a7a6eca122e08728d6c8c66",
             LockScript::FencedAcquireToken => "49babb5a1e6a0c5f188c2ae62b93b51cdfd63e45",
             LockScript::SpinAcquire => "dad0f8d619e548e04f21fb48d50be5034df3adae",
@@ -178,7 +213,7 @@ impl LockScript {
     }
 
     /// Every known script.
-    pub(crate) const ALL: [LockScript; 41] = [
+    pub(crate) const ALL: [LockScript; 52] = [
         LockScript::Acquire,
         LockScript::AcquireLegacy,
         LockScript::Renew,
@@ -214,6 +249,17 @@ impl LockScript {
         LockScript::FairAcquire,
         LockScript::FairUnlock,
         LockScript::FairForceUnlock,
+        LockScript::FairAcquireFailedHead,
+        LockScript::FairTryAcquireLegacy,
+        LockScript::FairAcquireFromHead,
+        LockScript::FairUnlockLegacy,
+        LockScript::FairForceUnlockLegacy,
+        LockScript::FairTryAcquireUncheckedPurge,
+        LockScript::FairAcquireUncheckedPurge,
+        LockScript::FairUnlockPublishArg,
+        LockScript::FairForceUnlockPublishArg,
+        LockScript::FairUnlockLatchedUncheckedPurge,
+        LockScript::FairAcquireOwnDeadline,
         LockScript::FencedAcquire,
         LockScript::FencedAcquireToken,
         LockScript::SpinAcquire,
@@ -260,6 +306,25 @@ impl LockScript {
             LockScript::FairAcquire => script_fair::FAIR_ACQUIRE,
             LockScript::FairUnlock => script_fair::FAIR_UNLOCK,
             LockScript::FairForceUnlock => script_fair::FAIR_FORCE_UNLOCK,
+            LockScript::FairAcquireFailedHead => script_fair_legacy::FAIR_ACQUIRE_FAILED_HEAD,
+            LockScript::FairTryAcquireLegacy => script_fair_legacy::FAIR_TRY_ACQUIRE_LEGACY,
+            LockScript::FairAcquireFromHead => script_fair_legacy::FAIR_ACQUIRE_FROM_HEAD,
+            LockScript::FairUnlockLegacy => script_fair_legacy::FAIR_UNLOCK_LEGACY,
+            LockScript::FairForceUnlockLegacy => script_fair_legacy::FAIR_FORCE_UNLOCK_LEGACY,
+            LockScript::FairTryAcquireUncheckedPurge => {
+                script_fair_legacy::FAIR_TRY_ACQUIRE_UNCHECKED_PURGE
+            }
+            LockScript::FairAcquireUncheckedPurge => {
+                script_fair_legacy::FAIR_ACQUIRE_UNCHECKED_PURGE
+            }
+            LockScript::FairUnlockPublishArg => script_fair_legacy::FAIR_UNLOCK_PUBLISH_ARG,
+            LockScript::FairForceUnlockPublishArg => {
+                script_fair_legacy::FAIR_FORCE_UNLOCK_PUBLISH_ARG
+            }
+            LockScript::FairUnlockLatchedUncheckedPurge => {
+                script_fair_legacy::FAIR_UNLOCK_LATCHED_UNCHECKED_PURGE
+            }
+            LockScript::FairAcquireOwnDeadline => script_fair_legacy::FAIR_ACQUIRE_OWN_DEADLINE,
             LockScript::FencedAcquire => script_fenced::FENCED_ACQUIRE,
             LockScript::FencedAcquireToken => script_fenced::FENCED_ACQUIRE_TOKEN,
             LockScript::SpinAcquire => script_spin::SPIN_ACQUIRE,

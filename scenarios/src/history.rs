@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 28] = [
+const FILES: [(&str, &str); 29] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -80,6 +80,10 @@ const FILES: [(&str, &str); 28] = [
     (
         "async-waiter-misses-unlock",
         include_str!("../history/async-waiter-misses-unlock.toml"),
+    ),
+    (
+        "fair-negative-reply-untimed-wait-4705",
+        include_str!("../history/fair-negative-reply-untimed-wait-4705.toml"),
     ),
     (
         "round-throws-on-unlocked-lock",

@@ -1,7 +1,8 @@
 //! Which Redisson object each lock of a generated scenario is: `RLock`,
 //! or a lock type drawn from [`LOCK_TYPES`] (the read and write lock of
 //! an `RReadWriteLock`, ...), so that `locksim explore` reaches the
-//! family's own defects (#1604, #1542, #2144, and the fair lock's #5019).
+//! family's own defects (#1604, #1542, #2144, and the fair lock's #4153,
+//! #4705 and #5019).
 //!
 //! Each type draws from a stream of its own named after it, as the
 //! every-kind swarm's fault kinds do: adding a type leaves the spec of
@@ -263,12 +264,12 @@ mod tests {
         assert_eq!(by_type, names);
     }
 
-    /// A release before the fair lock's first modelled one (3.32.0) never
+    /// A release before the fair lock's first modelled one (3.8.0) never
     /// draws it: lockcore would refuse every acquire.
     #[test]
     fn a_release_before_the_fair_lock_never_draws_it() {
-        let old: Release = "3.31.0".parse().unwrap();
-        let new: Release = "3.32.0".parse().unwrap();
+        let old: Release = "3.7.5".parse().unwrap();
+        let new: Release = "3.8.0".parse().unwrap();
         assert!(LockKind::Fair.refusal(old, true).is_some());
         let mut fair = 0;
         for seed in 0..300 {

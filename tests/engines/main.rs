@@ -409,6 +409,17 @@ fn a_real_redis_keeps_a_fair_waiters_entries_after_everyone_left() {
     );
 }
 
+/// Redisson #4705 on a real `redis-server`: under 3.31.0 B's queued
+/// acquire is answered its own deadline − wait − now, which goes below 0
+/// as A holds on, so B's `lock()` waits on its latch with no timer; A
+/// crashes without an unlock message and B never wakes though A's key
+/// expired (liveness); under 3.32.0 B is told A's PTTL and takes the lock
+/// once it expired. The real run must give the fast engine's verdicts.
+#[test]
+fn a_real_redis_leaves_a_fair_waiter_waiting_untimed_4705() {
+    history_row_on_real_redis("fair-negative-reply-untimed-wait-4705", "liveness");
+}
+
 /// Runs history scenario `name` on a real `redis-server` under its row's
 /// two releases: the real run must give the fast engine's verdicts, and
 /// `invariant` broken as a defect under the affected release only.

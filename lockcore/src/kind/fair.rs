@@ -17,22 +17,33 @@
 //! (`acquireFailedAsync`), and from 4.7.0 also when an attempt inside its
 //! wait loop times out (`trylock-timeout-false`, #5019).
 //!
-//! Modelled from 3.32.0 (`fair-wait-reply-pttl`, #4705: a queued
-//! waiter's reply is the holder's PTTL); the scripts before it are
-//! refused. Enqueue checks the last thread's score from 3.45.0
-//! (`fair-enqueue-checks-score`, PR #6434).
+//! Modelled from 3.8.0 (the release `redisson-legacy` names; the same
+//! scripts since 3.7.5), each era's scripts by their text at its tags
+//! (`script_fair_legacy`, `script_fair`): the enqueue from the queue's
+//! head and its drift up to 3.11.0 (`fair-enqueue-from-last`, #2099), the
+//! fixed 5 000 ms thread wait up to 3.13.2 (`fair-wait-from-try-lock`,
+//! #2883), the purge that fails on a head without a score up to 3.30.x
+//! (`fair-purge-checks-score`, #4153), a queued waiter told its own
+//! deadline up to 3.31.x (`fair-wait-reply-pttl`, #4705), and the enqueue
+//! that checks the last thread's score from 3.45.0
+//! (`fair-enqueue-checks-score`, PR #6434). Releases before 3.8.0 are
+//! refused.
 
 use bytes::Bytes;
 
 use super::{KindInfo, LockType, Waits, Words};
-use crate::Switch;
 use crate::machine::command::{self, PUBLISH, UNLOCK_MESSAGE};
 use crate::machine::{Command, LockWords};
 use crate::release::SwitchReads;
 use crate::script::LockScript;
+use crate::{Switch, Version};
 
 /// `RedissonFairLock`.
 pub(crate) struct FairLock;
+
+/// `threadWaitTime` up to 3.13.2: a constant (3.8.0 to 3.11.0), then the
+/// constructor's default (3.11.1 to 3.13.2); every call's deadlines add it.
+pub(crate) const THREAD_WAIT_LEGACY_MS: u64 = 5_000;
 
 /// `threadWaitTime`'s default since 3.13.3 (`60000*5`, #2883), and
 /// `Config.fairLockWaitTimeout`'s since 3.46.0: what a waiter adds to the
@@ -59,15 +70,22 @@ pub(crate) fn timeout_key(lock: &LockWords) -> Bytes {
     prefixed("redisson_lock_timeout", lock)
 }
 
-/// The wait the scripts add to a deadline: `tryLock`'s wait when it has
-/// one (3.17.1+: only when > 0, which every modelled wait is), else
-/// [`THREAD_WAIT_MS`].
-fn wait_ms(w: &Words<'_>) -> Bytes {
-    let ms = match w.waits {
+/// The wait the scripts add to a deadline: from 3.13.3 `tryLock`'s wait
+/// when it has one (3.17.1+: only when > 0; the machine refuses a zero
+/// wait, so both rules agree on every modelled call), else
+/// [`THREAD_WAIT_MS`]; before, [`THREAD_WAIT_LEGACY_MS`] for every call.
+fn wait_ms(w: &Words<'_>) -> u64 {
+    if !w.switches.has(Switch::FairWaitFromTryLock) {
+        return THREAD_WAIT_LEGACY_MS;
+    }
+    match w.waits {
         Waits::For(wait) => wait.0,
         Waits::Once | Waits::Unbounded => THREAD_WAIT_MS,
-    };
-    Bytes::from(ms.to_string())
+    }
+}
+
+fn wait_arg(w: &Words<'_>) -> Bytes {
+    Bytes::from(wait_ms(w).to_string())
 }
 
 fn clock(w: &Words<'_>) -> Bytes {
@@ -85,39 +103,69 @@ impl LockType for FairLock {
     fn acquire(w: &Words<'_>) -> Command {
         let keys = [w.lock.key.clone(), queue_key(w.lock), timeout_key(w.lock)];
         let (lease, field) = (w.lease.clone(), w.thread_field.clone());
+        let from_last = w.switches.has(Switch::FairEnqueueFromLast);
         if w.waits == Waits::Once {
-            // `tryLock()`: `EVAL_NULL_BOOLEAN`, never queues.
-            let args = [lease, field, clock(w), wait_ms(w)];
-            return command::eval(LockScript::FairTryAcquire, keys, args);
+            // `tryLock()`: `EVAL_NULL_BOOLEAN`, never queues; the wait
+            // argument came with 3.11.1's decrement.
+            if !from_last {
+                let args = [lease, field, clock(w)];
+                return command::eval(LockScript::FairTryAcquireLegacy, keys, args);
+            }
+            let script = if w.switches.has(Switch::FairPurgeChecksScore) {
+                LockScript::FairTryAcquire
+            } else {
+                LockScript::FairTryAcquireUncheckedPurge
+            };
+            return command::eval(script, keys, [lease, field, clock(w), wait_arg(w)]);
         }
-        let script = if w.switches.has(Switch::FairEnqueueChecksScore) {
+        if !from_last {
+            // `currentTime + threadWaitTime`, then `currentTime`.
+            let deadline = Bytes::from((w.now.0 + wait_ms(w)).to_string());
+            let args = [lease, field, deadline, clock(w)];
+            return command::eval(LockScript::FairAcquireFromHead, keys, args);
+        }
+        // The reply's fix is asked first: no Redisson text answers the
+        // PTTL with the old purge, and 3.32.0's brings both, so adding
+        // #4705's fix to an older release shows what it removes.
+        let script = if !w.switches.has(Switch::FairWaitReplyPttl) {
+            if w.switches.has(Switch::FairPurgeChecksScore) {
+                LockScript::FairAcquireOwnDeadline
+            } else {
+                LockScript::FairAcquireUncheckedPurge
+            }
+        } else if w.switches.has(Switch::FairEnqueueChecksScore) {
             LockScript::FairAcquire
         } else {
             LockScript::FairAcquireUnscoredLast
         };
-        command::eval(script, keys, [lease, field, wait_ms(w), clock(w)])
+        command::eval(script, keys, [lease, field, wait_arg(w), clock(w)])
     }
 
     fn unlock(w: &Words<'_>, latch: Option<(&str, Bytes)>) -> Command {
-        // Every modelled release (3.32.0+) has the 3.24 latch; a call
-        // without one cannot reach here (`unmodelled` refuses the release).
-        let (latch, ttl) = latch.unwrap_or(("", Bytes::from_static(b"0")));
-        let keys = [
-            w.lock.key.clone(),
-            queue_key(w.lock),
-            timeout_key(w.lock),
-            w.lock.channel.clone(),
-            Bytes::copy_from_slice(latch.as_bytes()),
-        ];
-        let args = [
-            Bytes::from_static(UNLOCK_MESSAGE.as_bytes()),
-            w.lease.clone(),
-            w.thread_field.clone(),
-            clock(w),
-            Bytes::from_static(PUBLISH),
-            ttl,
-        ];
-        command::eval(LockScript::FairUnlock, keys, args)
+        let message = Bytes::from_static(UNLOCK_MESSAGE.as_bytes());
+        let [k, queue, timeouts] = [w.lock.key.clone(), queue_key(w.lock), timeout_key(w.lock)];
+        let keys = [k, queue, timeouts, w.lock.channel.clone()];
+        let (lease, field) = (w.lease.clone(), w.thread_field.clone());
+        if !w.switches.has(Switch::PublishCommandArgument) {
+            let args = [message, lease, field, clock(w)];
+            return command::eval(LockScript::FairUnlockLegacy, keys, args);
+        }
+        let publish = Bytes::from_static(PUBLISH);
+        let Some((latch, ttl)) = latch else {
+            // 3.22.0 to 3.23.x: the publish command, no latch yet.
+            let args = [message, lease, field, clock(w), publish];
+            return command::eval(LockScript::FairUnlockPublishArg, keys, args);
+        };
+        let [k, queue, timeouts, channel] = keys;
+        let latch = Bytes::copy_from_slice(latch.as_bytes());
+        let keys = [k, queue, timeouts, channel, latch];
+        let args = [message, lease, field, clock(w), publish, ttl];
+        let script = if w.switches.has(Switch::FairPurgeChecksScore) {
+            LockScript::FairUnlock
+        } else {
+            LockScript::FairUnlockLatchedUncheckedPurge
+        };
+        command::eval(script, keys, args)
     }
 
     fn force_unlock(w: &Words<'_>) -> Command {
@@ -128,8 +176,17 @@ impl LockType for FairLock {
             w.lock.channel.clone(),
         ];
         let message = Bytes::from_static(UNLOCK_MESSAGE.as_bytes());
+        if !w.switches.has(Switch::PublishCommandArgument) {
+            let args = [message, clock(w)];
+            return command::eval(LockScript::FairForceUnlockLegacy, keys, args);
+        }
+        let script = if w.switches.has(Switch::FairPurgeChecksScore) {
+            LockScript::FairForceUnlock
+        } else {
+            LockScript::FairForceUnlockPublishArg
+        };
         let args = [message, clock(w), Bytes::from_static(PUBLISH)];
-        command::eval(LockScript::FairForceUnlock, keys, args)
+        command::eval(script, keys, args)
     }
 
     fn renew(w: &Words<'_>) -> Command {
@@ -138,22 +195,29 @@ impl LockType for FairLock {
 
     fn acquire_failed(w: &Words<'_>) -> Option<Command> {
         let keys = [queue_key(w.lock), timeout_key(w.lock)];
-        let args = [w.thread_field.clone(), wait_ms(w)];
-        Some(command::eval(LockScript::FairAcquireFailed, keys, args))
+        let args = [w.thread_field.clone(), wait_arg(w)];
+        let script = if w.switches.has(Switch::FairEnqueueFromLast) {
+            LockScript::FairAcquireFailed
+        } else {
+            LockScript::FairAcquireFailedHead
+        };
+        Some(command::eval(script, keys, args))
     }
 
     fn waits_on_own_channel() -> bool {
         true
     }
 
+    fn oldest() -> Option<(Version, &'static str)> {
+        Some((
+            Version::new(3, 8, 0),
+            "the fair lock before Redisson 3.8.0 (older scripts: #757, #1104); use 3.8.0 or later",
+        ))
+    }
+
     fn unmodelled(switches: &SwitchReads, _: bool) -> Option<&'static str> {
         if switches.has(Switch::Fencing) {
             return Some("fencing tokens cover RLock only; use a Redisson release");
-        }
-        if !switches.has(Switch::FairWaitReplyPttl) {
-            return Some(
-                "the fair lock before Redisson 3.32.0 (its in-queue reply before #4705); use 3.32.0 or later",
-            );
         }
         None
     }
@@ -300,5 +364,69 @@ mod tests {
         );
         assert_eq!(&command[8..11], ["0", "30000", "uuid-a:1"]);
         assert_eq!(command[12], "PUBLISH");
+    }
+
+    /// Before 3.8.0 (and 2.12.x, which runs 3.7.x) the fair lock is
+    /// refused with the reason, nothing sent; 3.8.0 and 2.13.0 send its
+    /// acquire, and `LockKind::refusal` agrees with the machine.
+    #[test]
+    fn the_fair_lock_is_modelled_from_3_8_0() {
+        for version in ["3.7.5", "2.12.2", "3.0.0"] {
+            let mut h = fair(version);
+            let refused = h.call_kind(T1, "l", LockKind::Fair, Call::Lock { lease: None });
+            assert!(
+                matches!(&refused, Err(crate::LockError::Unmodelled(text)) if text.contains("3.8.0")),
+                "{version}: {refused:?}"
+            );
+            h.expect_quiet();
+            assert!(LockKind::Fair.refusal(release(version), true).is_some());
+        }
+        for version in ["3.8.0", "2.13.0"] {
+            let mut h = fair(version);
+            h.call_kind(T1, "l", LockKind::Fair, Call::Lock { lease: None })
+                .unwrap();
+            assert_eq!(h.expect_send().1[2], "3", "{version}");
+            assert_eq!(LockKind::Fair.refusal(release(version), true), None);
+        }
+    }
+
+    /// Each era's unlock and force unlock: 3.8.0 (four keys, no publish
+    /// command), 3.22.0 (the publish command), 3.24.0 (the latch key and
+    /// its TTL), each with its own script.
+    #[test]
+    fn unlock_and_force_unlock_by_era() {
+        use crate::script::LockScript as S;
+        for (version, unlock, force, keys) in [
+            ("3.8.0", S::FairUnlockLegacy, S::FairForceUnlockLegacy, "4"),
+            (
+                "3.22.0",
+                S::FairUnlockPublishArg,
+                S::FairForceUnlockPublishArg,
+                "4",
+            ),
+            (
+                "3.24.0",
+                S::FairUnlockLatchedUncheckedPurge,
+                S::FairForceUnlockPublishArg,
+                "5",
+            ),
+            ("3.31.0", S::FairUnlock, S::FairForceUnlock, "5"),
+        ] {
+            let mut h = fair(version);
+            h.acquire_kind(T1, "l", LockKind::Fair);
+            h.call_kind(T1, "l", LockKind::Fair, Call::Unlock).unwrap();
+            let (_, command) = h.expect_send_of(Purpose::Unlock);
+            assert_eq!(
+                (command[1].as_str(), command[2].as_str()),
+                (unlock.text(), keys)
+            );
+            let publish = command.iter().filter(|w| *w == "PUBLISH").count();
+            assert_eq!(publish, usize::from(version != "3.8.0"), "{version}");
+            let mut h = fair(version);
+            h.call_kind(T1, "l", LockKind::Fair, Call::ForceUnlock)
+                .unwrap();
+            let (_, command) = h.expect_send();
+            assert_eq!(command[1], force.text(), "{version}");
+        }
     }
 }

@@ -128,6 +128,13 @@ pub(crate) trait LockType {
     /// (`None`), or why not (a refusal's text); `watchdog`: the acquire
     /// has no lease, so the release's renewal would keep it.
     fn unmodelled(switches: &SwitchReads, watchdog: bool) -> Option<&'static str>;
+    /// The oldest release whose code the machine models for this kind,
+    /// and the refusal's text before it: `None` for every release. No
+    /// switch tells the releases before the first one (3.8.1) apart, so
+    /// a floor below it is a version, not a switch.
+    fn oldest() -> Option<(crate::Version, &'static str)> {
+        None
+    }
 }
 
 macro_rules! kinds {
@@ -216,6 +223,12 @@ macro_rules! kinds {
                 }
             }
 
+            fn oldest(self) -> Option<(crate::Version, &'static str)> {
+                match self {
+                    $(LockKind::$variant => $module::$ty::oldest(),)*
+                }
+            }
+
             pub(crate) fn unmodelled(
                 self,
                 switches: &SwitchReads,
@@ -265,7 +278,16 @@ impl LockKind {
     /// the acquire has no lease. A generator asks it before drawing the
     /// kind, so a drawn scenario never runs into the refusal.
     pub fn refusal(self, release: crate::Release, watchdog: bool) -> Option<&'static str> {
-        self.unmodelled(&SwitchReads::new(release.switches()), watchdog)
+        self.too_old(release)
+            .or_else(|| self.unmodelled(&SwitchReads::new(release.switches()), watchdog))
+    }
+
+    /// Why the machine refuses this kind under `release` for its age
+    /// alone (the release runs code older than the kind's oldest
+    /// modelled release, 2.x read as the 3.x it runs).
+    pub(crate) fn too_old(self, release: crate::Release) -> Option<&'static str> {
+        let (oldest, why) = self.oldest()?;
+        (release.base_version().lock_code() < oldest).then_some(why)
     }
 }
 

@@ -267,7 +267,9 @@ impl LockClient {
             return Err(LockError::ThreadBusy(thread));
         }
         let watchdog = call.is_acquire() && call.lease().is_none();
-        if let Some(why) = lock.kind().unmodelled(&self.switches, watchdog) {
+        let kind = lock.kind();
+        let refused = kind.too_old(self.config.release);
+        if let Some(why) = refused.or_else(|| kind.unmodelled(&self.switches, watchdog)) {
             return Err(LockError::Unmodelled(why));
         }
         if matches!(lock.kind(), LockKind::Read | LockKind::Write) && call == Call::IsLocked {

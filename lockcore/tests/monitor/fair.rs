@@ -36,17 +36,18 @@ const UNLOCK: Script = Script {
     source: "RedissonFairLock.unlockInnerAsync",
 };
 
-const QUEUE: &str = "redisson_lock_queue:{orders}";
-const TIMEOUTS: &str = "redisson_lock_timeout:{orders}";
+pub(super) const QUEUE: &str = "redisson_lock_queue:{orders}";
+pub(super) const TIMEOUTS: &str = "redisson_lock_timeout:{orders}";
 /// `getChannelName() + ":" + getLockName(threadId)`: the waiter's own.
-const B_CHANNEL: &str = "redisson_lock__channel:{orders}:0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a:1";
+pub(super) const B_CHANNEL: &str =
+    "redisson_lock__channel:{orders}:0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a:1";
 /// `threadWaitTime` (5 minutes; `fairLockWaitTimeout` from 3.46.0).
 const THREAD_WAIT: &str = "300000";
 /// The waiter's `tryLock` wait, which replaces the thread wait.
 const TRY_WAIT: u64 = 300;
 /// The client's `System.currentTimeMillis()`: locksim's client clock
 /// starts at zero with the client, so any small count of ms.
-const CLOCK: Arg = Arg::Between(0, 600_000);
+pub(super) const CLOCK: Arg = Arg::Between(0, 600_000);
 
 fn acquire(
     wire: &mut Wire,
@@ -92,6 +93,19 @@ async fn proves_fair_waiter_gives_up(version: &str) {
     waiter.extend(wire.script(&ACQUIRE_FAILED, rest));
     waiter.push(vec![Arg::Word("UNSUBSCRIBE"), Arg::Word(B_CHANNEL)]);
     let holder_unlock = unlock(&mut wire, version);
+    run_waiter_gives_up(version, holder_acquire, waiter, holder_unlock).await;
+}
+
+/// Runs A's `lock()`, B's `tryLock(300 ms)` that gives up and A's
+/// `unlock()` of the fair lock under `version` against a real
+/// `redis-server`, and checks each client sent exactly what is expected:
+/// A `holder_acquire` then `holder_unlock`, B `waiter`.
+pub(super) async fn run_waiter_gives_up(
+    version: &str,
+    holder_acquire: Vec<Vec<Arg>>,
+    waiter: Vec<Vec<Arg>>,
+    holder_unlock: Vec<Vec<Arg>>,
+) {
     let redis = RealRedis::start_for_test();
     let mut monitor = Monitor::start(&redis).await;
     let a = client(&redis, UUID_A, config(version, 30_000)).await;

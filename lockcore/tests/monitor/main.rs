@@ -20,6 +20,7 @@
 //! before 3.46.0, on from it: see [`Wire`]).
 
 mod fair;
+mod fair_legacy;
 mod fenced;
 mod rw;
 mod spin;
