@@ -171,6 +171,17 @@ pub(crate) struct World<'s> {
     pub(crate) first_reach: crate::engines::fast::first_reach::FirstReach,
 }
 
+/// Events one instant of simulated time may take; the rest wait a
+/// millisecond. A loop with nothing to wait on would otherwise hold time
+/// still for ever: at zero latency, a fair-lock waiter told 0 (its own
+/// deadline less its wait and now, before 3.32.0, #4705; a stale queue
+/// head's `max(0, PTTL)` with the lock free, after it) tries again at
+/// once, where a real client's round trips cost real time (3.20.0 seed
+/// 2286 never ended). A hundred events an instant is about fifty round
+/// trips a millisecond, a fast local network's; no run of the corpus
+/// comes near it otherwise, so no other history moves.
+pub(crate) const SAME_INSTANT_EVENTS: u32 = 100;
+
 impl<'s> World<'s> {
     pub(crate) fn new(spec: &'s SimSpec) -> Result<World<'s>, SimError> {
         let mut world = World {
@@ -314,11 +325,21 @@ impl<'s> World<'s> {
     /// Handles every event up to the horizon, which it returns.
     pub(crate) fn run_events(&mut self) -> SimTime {
         let horizon = SimTime::from_ms(self.spec.horizon_ms);
+        let (mut instant, mut same) = (SimTime::ZERO, 0u32);
         // The first event past the horizon ends the run (it and the rest
         // are dropped with the queue).
         while let Some((at, ev)) = self.queue.pop() {
             if at > horizon {
                 break;
+            }
+            if at == instant {
+                same += 1;
+            } else {
+                (instant, same) = (at, 0);
+            }
+            if same >= SAME_INSTANT_EVENTS {
+                self.queue.push(at.plus_ms(1), ev);
+                continue;
             }
             self.reseed_due(at);
             self.now = at;
@@ -561,4 +582,36 @@ pub(crate) fn command_name(args: &[Bytes]) -> String {
     args.first()
         .map(|a| lockcore::lossy_text(a).to_uppercase())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SAME_INSTANT_EVENTS;
+
+    /// 3.20.0 seed 2286 runs at zero latency, and a fair-lock waiter
+    /// queued there is told its own deadline less its wait and now, 0
+    /// for a whole client millisecond, so it tries again at once: before
+    /// an instant's events were bounded, simulated time stood still and
+    /// the run never ended. It ends now, and the instant that held it
+    /// took no more than its share.
+    #[test]
+    fn a_retry_loop_at_zero_latency_ends() {
+        let release: lockcore::Release = "3.20.0".parse().expect("a release");
+        // `locksim replay 2286 --redisson 3.20.0`'s workload.
+        let workload = crate::Workload {
+            usage: crate::Usage::Correct,
+            kinds: crate::SwarmKinds::Swarm,
+            strategy: crate::Strategy::Uniform,
+        };
+        let spec = crate::swarm::generate_with(2286, Some(release), workload);
+        assert_eq!((spec.latency.min_ms, spec.latency.max_ms), (0, 0));
+        let run = crate::run(&spec).expect("the run");
+        let fair = run.history.records.iter().any(|r| {
+            matches!(&r.kind, crate::RecordKind::Call { lock, .. }
+                if lock.kind() == lockcore::LockKind::Fair)
+        });
+        assert!(fair, "seed 2286 no longer draws the fair lock");
+        assert!(run.events < 1_000_000, "{} events", run.events);
+        assert!(SAME_INSTANT_EVENTS >= 100);
+    }
 }
