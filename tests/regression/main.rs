@@ -145,52 +145,30 @@ fn an_interrupted_fair_waiter_names_redisson_4595() {
     assert_eq!(named, [("liveness", Some("#4595"))], "{file}");
 }
 
-/// A spin lock's `tryLock(wait)` still throws a response timeout from
-/// inside its back-off loop under 4.7.0 (seed 113, shrunk): #5019's fix
-/// is in `RedissonLock.tryLock`, and `RedissonSpinLock` has a loop of
-/// its own. No fix removes it, and no upstream issue reports it.
+/// Shrunk findings no fix removes that are named as paths no upstream
+/// issue reports, each with the invariant it breaks:
+/// - seed 113 under 4.7.0: a spin lock's `tryLock(wait)` still throws a
+///   response timeout from inside its back-off loop (#5019's fix is in
+///   `RedissonLock.tryLock`; `RedissonSpinLock` has a loop of its own);
+/// - seed 4927 under 4.7.0: a fair lock's `tryLock(wait)` whose
+///   `acquireFailed` times out after the wait ran out throws (#5019's fix
+///   retries `acquireFailed` but lets its last timeout escape).
 #[test]
-fn a_spin_try_lock_that_throws_is_named_as_unreported() {
-    let file = "explored-113-4-7-0-spin-try-lock-throws.toml";
-    let named: Vec<_> = finding_defects(file)
-        .iter()
-        .map(|d| {
-            (
-                d.invariant.name(),
-                d.fixed_by.is_none(),
-                d.open_issue.map(|o| o.upstream),
-            )
-        })
-        .collect();
-    assert_eq!(
-        named,
-        [("try-lock-answers", true, Some("unreported"))],
-        "{file}"
-    );
-}
-
-/// A fair lock's `tryLock(wait)` whose `acquireFailed` times out after the
-/// wait ran out throws under 4.7.0 (seed 4927, shrunk): #5019's fix
-/// retries `acquireFailed` but lets its last timeout escape. No fix
-/// removes it, and no upstream issue reports it.
-#[test]
-fn a_fair_acquire_failed_that_times_out_is_named_as_unreported() {
-    let file = "explored-4927-4-7-0-fair-acquire-failed-times-out.toml";
-    let named: Vec<_> = finding_defects(file)
-        .iter()
-        .map(|d| {
-            (
-                d.invariant.name(),
-                d.fixed_by.is_none(),
-                d.open_issue.map(|o| o.upstream),
-            )
-        })
-        .collect();
-    assert_eq!(
-        named,
-        [("try-lock-answers", true, Some("unreported"))],
-        "{file}"
-    );
+fn unreported_try_lock_paths_are_named() {
+    for file in [
+        "explored-113-4-7-0-spin-try-lock-throws.toml",
+        "explored-4927-4-7-0-fair-acquire-failed-times-out.toml",
+    ] {
+        let named: Vec<_> = finding_defects(file)
+            .iter()
+            .map(|d| {
+                let open = d.open_issue.map(|o| o.upstream);
+                (d.invariant.name(), d.fixed_by.is_none(), open)
+            })
+            .collect();
+        let want = [("try-lock-answers", true, Some("unreported"))];
+        assert_eq!(named, want, "{file}");
+    }
 }
 
 /// A defect no upstream issue reports is named by its path too. Seed
