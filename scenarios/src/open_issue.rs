@@ -350,14 +350,22 @@ fn fair_place_left(_: Release, history: &History, v: &Violation) -> bool {
     if !matches!(v.invariant, Liveness | NothingLeftBehind) {
         return false;
     }
-    let Some(lock) = v
+    // By key: Redis's records name the key, whatever object the calls
+    // took it as (4.7.0 seed 9640's liveness cites a server record).
+    let Some(key) = v
         .events
         .iter()
         .find_map(|&i| lock_of(history.records.get(i)?))
+        .map(LockName::as_str)
     else {
         return false;
     };
-    if lock.kind() != lockcore::LockKind::Fair {
+    let on_key = |l: &LockName| l.as_str() == key;
+    let fair = history.records.iter().any(|r| {
+        matches!(&r.kind, RecordKind::Call { lock, .. }
+            if on_key(lock) && lock.kind() == lockcore::LockKind::Fair)
+    });
+    if !fair {
         return false;
     }
     let mut left: Vec<&Who> = Vec::new();
@@ -368,11 +376,11 @@ fn fair_place_left(_: Release, history: &History, v: &Violation) -> bool {
                 lock: l,
                 call,
                 outcome: Outcome::Error { .. },
-            } if l == lock && call.waits() && r.at <= v.at => left.push(who),
-            RecordKind::Hold { who, lock: l, .. } if l == lock => left.retain(|w| *w != who),
+            } if on_key(l) && call.waits() && r.at <= v.at => left.push(who),
+            RecordKind::Hold { who, lock: l, .. } if on_key(l) => left.retain(|w| *w != who),
             RecordKind::Leftover {
                 lock: l, entries, ..
-            } if l == lock => return left.iter().any(|w| entries.contains(w)),
+            } if on_key(l) => return left.iter().any(|w| entries.contains(w)),
             _ => {}
         }
     }

@@ -64,18 +64,19 @@ pub(super) fn crashed_waiter<'s>(
     history: &History,
     v: &Violation,
 ) -> Option<(String, &'s Fault)> {
+    // By key: the violation may cite Redis's record of it, which names
+    // the key whatever object the calls took it as.
     let lock = super::violated_lock(history, v)?;
-    if lock.kind() != lockcore::LockKind::Fair {
-        return None;
-    }
+    let on_key = |l: &lockcore::LockName| l.as_str() == lock.as_str();
+    let fair = |l: &lockcore::LockName| on_key(l) && l.kind() == lockcore::LockKind::Fair;
     let mut waiting: Vec<&Who> = Vec::new();
     let mut crashed: Vec<(&Who, SimTime)> = Vec::new();
     for r in &history.records {
         match &r.kind {
-            RecordKind::Call { who, lock: l, call } if *l == lock && call.waits() => {
+            RecordKind::Call { who, lock: l, call } if fair(l) && call.waits() => {
                 waiting.push(who);
             }
-            RecordKind::Return { who, lock: l, .. } if *l == lock => {
+            RecordKind::Return { who, lock: l, .. } if on_key(l) => {
                 waiting.retain(|w| *w != who);
             }
             RecordKind::Crash { process } if r.at <= v.at => waiting.retain(|w| {
@@ -87,7 +88,7 @@ pub(super) fn crashed_waiter<'s>(
             }),
             RecordKind::Leftover {
                 lock: l, entries, ..
-            } if *l == lock => crashed.retain(|(w, _)| entries.contains(w)),
+            } if on_key(l) => crashed.retain(|(w, _)| entries.contains(w)),
             _ => {}
         }
     }
