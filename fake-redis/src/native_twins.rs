@@ -135,29 +135,6 @@ fn native_twins_equal_lua() {
     run(64, prop::collection::vec((call, 0u64..50_000), 1..24));
 }
 
-/// The read-write lock's scripts in index order, for the strategy.
-const RW: [LockScript; 19] = [
-    LockScript::ReadAcquireFixedLease,
-    LockScript::ReadAcquire,
-    LockScript::ReadRenew,
-    LockScript::ReadRenewBatchShadowed,
-    LockScript::ReadRenewBatch,
-    LockScript::ReadRenewBatchOwn,
-    LockScript::ReadUnlock,
-    LockScript::ReadUnlockPublishArg,
-    LockScript::ReadUnlockLatchedOne,
-    LockScript::ReadUnlockLatched,
-    LockScript::ReadForceUnlock,
-    LockScript::ReadForceUnlockPublishArg,
-    LockScript::WriteAcquire,
-    LockScript::WriteUnlock,
-    LockScript::WriteUnlockPublishArg,
-    LockScript::WriteUnlockLatchedOne,
-    LockScript::WriteUnlockLatched,
-    LockScript::WriteForceUnlock,
-    LockScript::WriteForceUnlockPublishArg,
-];
-
 /// One call of a read-write lock script, with the key shapes lockcore
 /// sends (`kind/read.rs`, `kind/write.rs`): the lock `K` (or a string,
 /// `str`), `{K}` and `{K}:<uuid>:<tid>:rwlock_timeout`, the channel, a
@@ -232,7 +209,7 @@ fn rw_call() -> impl Strategy<Value = Vec<String>> {
     let pick = |items: &'static [&'static str]| prop::sample::select(items);
     (
         (
-            0..RW.len(),
+            0..LockScript::RW.len(),
             pick(&["rw", "rw", "rw", "rw2", "str"]),
             pick(&["rw2", "rw", "str"]),
             pick(&["a:1", "a:1", "b:1", "a:1:write"]),
@@ -248,7 +225,7 @@ fn rw_call() -> impl Strategy<Value = Vec<String>> {
         .prop_map(
             |((i, lock, other, field, other_field), (lease, names, numkeys, latch))| {
                 RwCall {
-                    script: RW[i],
+                    script: LockScript::RW[i],
                     lock,
                     other,
                     field,

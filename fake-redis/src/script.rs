@@ -164,6 +164,22 @@ pub enum LockScript {
     SpinForceUnlock,
 }
 
+/// `a` then `b`, as one array of `C = A + B` scripts (checked when the
+/// constant is built).
+const fn joined<const A: usize, const B: usize, const C: usize>(
+    a: [LockScript; A],
+    b: [LockScript; B],
+) -> [LockScript; C] {
+    assert!(A + B == C);
+    let mut all = [LockScript::Acquire; C];
+    let mut i = 0;
+    while i < C {
+        all[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    all
+}
+
 impl LockScript {
     /// `RLock`'s scripts: the ones a Redis that Redisson clients have used
     /// before has cached (what the simulated servers start with). The lock
@@ -183,9 +199,8 @@ impl LockScript {
         LockScript::ForceUnlockPublishArg,
     ];
 
-    /// The lock family's scripts: `RReadWriteLock`'s, `RFairLock`'s,
-    /// `RFencedLock`'s and `RSpinLock`'s.
-    pub const FAMILY: [LockScript; 42] = [
+    /// `RReadWriteLock`'s scripts (`ReadLockTask`'s renewals among them).
+    pub const RW: [LockScript; 19] = [
         LockScript::ReadAcquireFixedLease,
         LockScript::ReadAcquire,
         LockScript::ReadRenew,
@@ -205,6 +220,10 @@ impl LockScript {
         LockScript::WriteUnlockLatched,
         LockScript::WriteForceUnlock,
         LockScript::WriteForceUnlockPublishArg,
+    ];
+
+    /// `RFairLock`'s (every era's), `RFencedLock`'s and `RSpinLock`'s.
+    const OTHER_FAMILY: [LockScript; 23] = [
         LockScript::FairAcquireFailed,
         LockScript::FairTryAcquire,
         LockScript::FairAcquireUnscoredLast,
@@ -230,20 +249,12 @@ impl LockScript {
         LockScript::SpinForceUnlock,
     ];
 
+    /// The lock family's scripts: [`Self::RW`], then the fair, fenced and
+    /// spin locks'.
+    pub const FAMILY: [LockScript; 42] = joined(Self::RW, Self::OTHER_FAMILY);
+
     /// Every known script: [`Self::RLOCK`], then [`Self::FAMILY`].
-    pub const ALL: [LockScript; 52] = {
-        let mut all = [LockScript::Acquire; 52];
-        let mut i = 0;
-        while i < all.len() {
-            all[i] = if i < Self::RLOCK.len() {
-                Self::RLOCK[i]
-            } else {
-                Self::FAMILY[i - Self::RLOCK.len()]
-            };
-            i += 1;
-        }
-        all
-    };
+    pub const ALL: [LockScript; 52] = joined(Self::RLOCK, Self::FAMILY);
 
     /// The script's exact text.
     pub fn text(self) -> &'static str {
