@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 29] = [
+const FILES: [(&str, &str); 31] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -82,8 +82,16 @@ const FILES: [(&str, &str); 29] = [
         include_str!("../history/async-waiter-misses-unlock.toml"),
     ),
     (
+        "fair-unscored-head-4153",
+        include_str!("../history/fair-unscored-head-4153.toml"),
+    ),
+    (
         "fair-negative-reply-untimed-wait-4705",
         include_str!("../history/fair-negative-reply-untimed-wait-4705.toml"),
+    ),
+    (
+        "fair-unscored-tail-6434",
+        include_str!("../history/fair-unscored-tail-6434.toml"),
     ),
     (
         "round-throws-on-unlocked-lock",
@@ -248,6 +256,29 @@ mod files {
             assert!(row.check().is_ok(), "{name}: {:?}", row.check());
         }
         assert_eq!(history().len(), FILES.len());
+    }
+
+    /// After a delete of the fair lock's timeout set, the queue places a
+    /// fixed release leaves behind are the lost deadlines' doing, not a
+    /// defect (`delete-key`'s `key`, issue 47).
+    #[test]
+    fn places_left_after_a_lost_timeout_set_are_beyond_the_guarantee() {
+        let s = history()
+            .into_iter()
+            .find(|s| s.name == "fair-unscored-tail-6434")
+            .expect("registered");
+        let t = Trial::run(&s, None, Some("3.45.0".parse().unwrap())).expect("runs");
+        let left = t
+            .outcome
+            .broken
+            .iter()
+            .find(|b| b.invariant == Invariant::NothingLeftBehind)
+            .expect("the second places are left");
+        assert!(
+            matches!(left.cause, sim::Cause::BeyondGuarantee { .. }),
+            "{:?}",
+            left.cause
+        );
     }
 
     /// The proof of each row, over seeds 0 to 99: under the last affected

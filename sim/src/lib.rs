@@ -193,7 +193,7 @@ pub use lock_types::{LOCK_TYPES, LockType};
 pub use model::config::client_timer_tick_ms;
 pub use model::error::SimError;
 pub use model::fault::kinds as faults;
-pub use model::fault::{Verb, verbs};
+pub use model::fault::{LockKey, Verb, verbs};
 pub use model::history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
     ServerCause, UnlockError, Who,

@@ -21,7 +21,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::model::rng::{self, Stream};
-use crate::{SimSpec, Step};
+use crate::{Fault, LockKey, SimSpec, Step};
 
 /// A Redisson lock object a generated lock may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +41,10 @@ pub struct LockType {
     /// take and the one with most of Redisson's known defects, stays the
     /// lock of about half the seeds however many types there are.
     pub percent: u8,
+    /// The keys of the object a `delete-key` on its lock may take, drawn
+    /// uniformly: the lock's own key, and the fair lock's queue and
+    /// timeout set, which Redisson gives no TTL.
+    pub keys: &'static [LockKey],
 }
 
 /// The drawable lock types: one line each. A type whose kinds have no
@@ -51,24 +55,28 @@ pub const LOCK_TYPES: &[LockType] = &[
         kinds: &[LockKind::Read, LockKind::Write],
         probe: LockKind::Write,
         percent: 30,
+        keys: &[LockKey::Lock],
     },
     LockType {
         name: "fenced-lock",
         kinds: &[LockKind::Fenced],
         probe: LockKind::Fenced,
         percent: 10,
+        keys: &[LockKey::Lock],
     },
     LockType {
         name: "spin",
         kinds: &[LockKind::Spin],
         probe: LockKind::Spin,
         percent: 10,
+        keys: &[LockKey::Lock],
     },
     LockType {
         name: "fair",
         kinds: &[LockKind::Fair],
         probe: LockKind::Fair,
         percent: 10,
+        keys: &LockKey::FAIR,
     },
 ];
 
@@ -164,6 +172,38 @@ fn on_object(steps: &[Step], kind: LockKind, release: Release) -> Option<Vec<Ste
         .collect()
 }
 
+/// Each `delete-key` of the plan on a lock whose threads take a type with
+/// more keys than the lock's own takes one of them, drawn in the plan's
+/// order from a stream of its own (a plan on `RLock`s alone draws
+/// nothing, and every other draw of the seed stays as it was).
+pub(crate) fn aim_deletes(spec: &mut SimSpec, types: &[LockType]) {
+    let mut r = None;
+    for i in 0..spec.faults.0.len() {
+        let Fault::DeleteKey(d) = &spec.faults.0[i] else {
+            continue;
+        };
+        let kinds: BTreeSet<LockKind> = spec
+            .clients
+            .iter()
+            .flat_map(|c| &c.threads)
+            .filter(|t| t.lock == d.lock)
+            .map(|t| t.object().kind())
+            .collect();
+        let Some(ty) = types
+            .iter()
+            .find(|ty| kinds.iter().any(|k| ty.kinds.contains(k)))
+            .filter(|ty| ty.keys.len() > 1)
+        else {
+            continue;
+        };
+        let r = r.get_or_insert_with(|| rng::stream(spec.seed, Stream::SwarmDeleteKey));
+        let key = ty.keys[r.random_range(0..ty.keys.len())];
+        if let Fault::DeleteKey(d) = &mut spec.faults.0[i] {
+            d.key = key;
+        }
+    }
+}
+
 /// The probe's thread on a lock that other threads take as a drawn type
 /// takes the type's probe object (see [`LockType::probe`]).
 pub(crate) fn probe_lock_types(spec: &mut SimSpec, probe: &str, types: &[LockType]) {
@@ -196,12 +236,18 @@ mod tests {
     use crate::swarm::generate_typed;
     use crate::{Usage, Workload};
 
-    /// `spec` with every acquire back on `RLock`: as it was before the
-    /// draw, but for the probe (which takes the type's probe object).
+    /// `spec` with every acquire back on `RLock` and every delete on the
+    /// lock's key: as it was before the draw, but for the probe (which
+    /// takes the type's probe object).
     fn as_rlock(spec: &SimSpec) -> SimSpec {
         let mut back = spec.clone();
         for t in back.clients.iter_mut().flat_map(|c| &mut c.threads) {
             t.steps = t.steps.iter().map(rlock).collect();
+        }
+        for f in &mut back.faults.0 {
+            if let Fault::DeleteKey(d) = f {
+                d.key = LockKey::Lock;
+            }
         }
         back
     }
@@ -332,6 +378,7 @@ mod tests {
             kinds: &[LockKind::Write],
             probe: LockKind::Write,
             percent: 10,
+            keys: &[LockKey::Lock],
         };
         let more: Vec<LockType> = LOCK_TYPES.iter().copied().chain([extra]).collect();
         let mut drew = 0;
@@ -354,6 +401,30 @@ mod tests {
             }
         }
         assert!(drew > 0);
+    }
+
+    /// A `delete-key` on a fair lock takes the lock's key, its queue or its
+    /// timeout set; on any other object, the lock's key.
+    #[test]
+    fn a_delete_on_a_fair_lock_takes_one_of_its_keys() {
+        let mut fair = BTreeSet::new();
+        for seed in 0..20_000 {
+            let spec = generate_typed(seed, None, Workload::default(), LOCK_TYPES);
+            for f in &spec.faults.0 {
+                let Fault::DeleteKey(d) = f else { continue };
+                let on_fair = spec
+                    .clients
+                    .iter()
+                    .flat_map(|c| &c.threads)
+                    .any(|t| t.lock == d.lock && t.object().kind() == LockKind::Fair);
+                if on_fair {
+                    fair.insert(d.key);
+                } else {
+                    assert_eq!(d.key, LockKey::Lock, "seed {seed}");
+                }
+            }
+        }
+        assert_eq!(fair, LockKey::FAIR.into_iter().collect());
     }
 
     /// An acquire moves to another object in the same form with its

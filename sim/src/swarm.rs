@@ -168,6 +168,7 @@ pub(crate) fn generate_typed(
         SwarmKinds::All => every_kind(&mut spec, &names[..n_clients], span, GENERATORS),
         SwarmKinds::Swarm => swarm(&mut spec, &names[..n_clients], span, &bias),
     }
+    crate::lock_types::aim_deletes(&mut spec, types);
     if arm == Strategy::Pct {
         crate::pct::add_change_points(&mut spec);
     }

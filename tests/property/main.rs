@@ -130,6 +130,7 @@ fn fault() -> impl Strategy<Value = Fault> {
             .prop_map(|at_ms| Fault::DeleteKey(sim::faults::DeleteKey {
                 at_ms,
                 lock: lockcore::LockName::new(sim::DEFAULT_LOCK).expect("not empty"),
+                key: sim::LockKey::Lock,
             })),
         (at.clone(), -40_000i64..40_000)
             .prop_filter("a jump moves the clock", |(_, j)| *j != 0)

@@ -171,7 +171,9 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
         return Cause::beyond(spec, why, Some(f));
     }
     if v.invariant == Invariant::NothingLeftBehind {
-        return match leftover::crashed_owner(spec, history, v) {
+        let explained = leftover::crashed_owner(spec, history, v)
+            .or_else(|| leftover::deleted_family_key(spec, history, v));
+        return match explained {
             Some((why, f)) => Cause::beyond(spec, why, Some(f)),
             None => Cause::Defect,
         };

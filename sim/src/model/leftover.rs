@@ -60,7 +60,7 @@ pub(crate) const LEFTOVERS: &str = "local out = {} \
     return out";
 
 /// `{K}` (or K when it has a hash tag): the family's keys' part for `lock`.
-fn braced(lock: &LockName) -> String {
+pub(crate) fn braced(lock: &LockName) -> String {
     match lock.as_str() {
         name if name.contains('{') => name.to_owned(),
         name => format!("{{{name}}}"),

@@ -55,6 +55,9 @@ pub(crate) enum Stream {
     Branch(u32),
     /// A branch's draws of its plan after its fork, from the fork's seed.
     BranchPlan,
+    /// The generator's draw of which key of a drawn lock type each
+    /// `delete-key` of its lock takes ([`crate::lock_types`]).
+    SwarmDeleteKey,
 }
 
 impl Stream {
@@ -81,6 +84,7 @@ impl Stream {
             Stream::SpinBackOff(c) => (8 << 32) | u64::from(c),
             Stream::Branch(child) => (9 << 32) | u64::from(child),
             Stream::BranchPlan => 14,
+            Stream::SwarmDeleteKey => 15,
         }
     }
 }

@@ -88,8 +88,8 @@ impl Effects for World<'_> {
         crate::engines::fast::execution::redis_tick(self);
     }
 
-    fn delete_key(&mut self, _s: &Strike, lock: &LockName) {
-        let resp = self.redis.server.delete(self.now, lock.as_str());
+    fn delete_key(&mut self, _s: &Strike, lock: &LockName, key: &str) {
+        let resp = self.redis.server.delete(self.now, key);
         // Any command lets Redis time out its blocked clients first.
         crate::engines::fast::execution::deliver(self, resp.deliveries);
         self.replicate();

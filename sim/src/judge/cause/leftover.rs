@@ -1,13 +1,28 @@
 //! A fair-lock queue entry (or another family key) left behind, and the
-//! one fault that explains it: the crash of the client whose thread it
-//! names, which died before it could take the lock or remove itself.
-//! Nothing else does. A reply held back past the response timeout is
+//! two faults that explain it: the crash of the client whose thread it
+//! names, which died before it could take the lock or remove itself; and
+//! a `delete-key` that took the fair lock's queue or timeout set, after
+//! which Redisson's scripts cannot make the two agree again (a waiter
+//! whose deadline went queues a second time). Nothing else does. A reply held back past the response timeout is
 //! Redisson's to handle: from 4.7.0 `tryLock` sends `acquireFailed` when
 //! an attempt inside its wait loop times out (#5019), so the same fault
 //! leaving the entry under 4.6.x is the defect that fix removes.
 
+use lockcore::LockName;
+
 use crate::model::history::{RecordKind, Who};
 use crate::{Fault, History, SimSpec, SimTime, Violation};
+
+/// The lock and the entries of the leftover key `v` cites.
+fn left<'h>(history: &'h History, v: &Violation) -> Option<(&'h LockName, &'h [Who])> {
+    v.events
+        .iter()
+        .filter_map(|&i| history.records.get(i))
+        .find_map(|r| match &r.kind {
+            RecordKind::Leftover { lock, entries, .. } => Some((lock, entries.as_slice())),
+            _ => None,
+        })
+}
 
 /// The crash fault of a process a leftover key of `v` names, with the
 /// words that say so.
@@ -16,14 +31,7 @@ pub(super) fn crashed_owner<'s>(
     history: &History,
     v: &Violation,
 ) -> Option<(String, &'s Fault)> {
-    let entries = v
-        .events
-        .iter()
-        .filter_map(|&i| history.records.get(i))
-        .find_map(|r| match &r.kind {
-            RecordKind::Leftover { entries, .. } => Some(entries),
-            _ => None,
-        })?;
+    let (_, entries) = left(history, v)?;
     history.records.iter().find_map(|r| {
         let RecordKind::Crash { process } = &r.kind else {
             return None;
@@ -39,6 +47,35 @@ pub(super) fn crashed_owner<'s>(
         );
         Some((why, fault))
     })
+}
+
+/// The `delete-key` fault that took a queue or timeout set of the lock
+/// whose family key `v` finds left, with the words that say so. Only for
+/// what is left: a script that fails on the lost entry, or a lock kept
+/// from its live waiters, is Redisson's to tolerate (it does from 3.31.0
+/// and 3.45.0, #4153 and #6434).
+pub(super) fn deleted_family_key<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    v: &Violation,
+) -> Option<(String, &'s Fault)> {
+    let (lock, _) = left(history, v)?;
+    let fault = spec
+        .faults
+        .0
+        .iter()
+        .filter(|f| f.at_ms() <= v.at.as_ms())
+        .filter(|f| {
+            matches!(f, Fault::DeleteKey(d)
+                if d.key != crate::LockKey::Lock && d.lock.as_str() == lock.as_str())
+        })
+        .max_by_key(|f| f.at_ms())?;
+    let why = format!(
+        "someone else deleted part of the fair lock's state at {} ({}), and Redisson's scripts cannot rebuild the queue and its deadlines",
+        SimTime::from_ms(fault.at_ms()),
+        fault.text()
+    );
+    Some((why, fault))
 }
 
 /// The crash fault of `client` recorded at `at`: the hosted engines

@@ -1,4 +1,5 @@
-//! `delete-key`: someone other than the lock deletes (or evicts) its key.
+//! `delete-key`: someone other than the lock deletes (or evicts) its key,
+//! or one of the keys its Redisson object keeps beside it.
 
 use lockcore::LockName;
 use rand_chacha::ChaCha8Rng;
@@ -8,7 +9,12 @@ use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 
 /// The lock's key is deleted by another Redis client (a `DEL`, a
 /// `FLUSHDB`, an eviction under `maxmemory`): no unlock message is
-/// published, so waiters sleep on the TTL they last read.
+/// published, so waiters sleep on the TTL they last read. With `key`, one
+/// of the fair lock's own keys goes instead: an eviction under an
+/// `allkeys-*` policy takes any key, and Redisson gives the fair lock's
+/// queue and timeout set no TTL, so they are the keys that stay in memory
+/// longest (#4153, #5989 and #2513 report fair-lock scripts failing on a
+/// queued thread without a deadline).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteKey {
@@ -18,6 +24,54 @@ pub struct DeleteKey {
     #[serde(default = "default_lock")]
     #[schemars(with = "String", length(min = 1))]
     pub lock: LockName,
+    /// Which of the lock's keys goes.
+    #[serde(default, skip_serializing_if = "LockKey::is_lock")]
+    pub key: LockKey,
+}
+
+/// A key of a lock's Redisson object that a `delete-key` can take.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockKey {
+    /// The lock's own key K (its hash).
+    #[default]
+    Lock,
+    /// `redisson_lock_queue:{K}`: the fair lock's list of waiters.
+    Queue,
+    /// `redisson_lock_timeout:{K}`: the fair lock's waiters' deadlines.
+    TimeoutSet,
+}
+
+impl LockKey {
+    /// Every key, in the order a generator draws them.
+    pub const FAIR: [LockKey; 3] = [LockKey::Lock, LockKey::Queue, LockKey::TimeoutSet];
+
+    fn is_lock(&self) -> bool {
+        *self == LockKey::Lock
+    }
+
+    /// The key's name in Redis for `lock` (Redisson's `prefixName`: the
+    /// lock's name in braces, or as it is when it has a hash tag).
+    pub fn name(self, lock: &LockName) -> String {
+        let braced = crate::model::leftover::braced(lock);
+        match self {
+            LockKey::Lock => lock.as_str().to_owned(),
+            LockKey::Queue => format!("redisson_lock_queue:{braced}"),
+            LockKey::TimeoutSet => format!("redisson_lock_timeout:{braced}"),
+        }
+    }
 }
 
 fn default_lock() -> LockName {
@@ -45,11 +99,11 @@ impl Kind for DeleteKey {
     }
 
     fn text(&self) -> String {
-        format!("delete key {}", self.lock)
+        format!("delete key {}", self.key.name(&self.lock))
     }
 
     fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.delete_key(s, &self.lock);
+        fx.delete_key(s, &self.lock, &self.key.name(&self.lock));
     }
 }
 
@@ -57,6 +111,7 @@ pub(crate) fn generate(_r: &mut ChaCha8Rng, d: Draw) -> Fault {
     Fault::DeleteKey(DeleteKey {
         at_ms: d.at_ms,
         lock: default_lock(),
+        key: LockKey::Lock,
     })
 }
 
@@ -82,6 +137,7 @@ mod tests {
         s.faults = FaultPlan(vec![Fault::DeleteKey(DeleteKey {
             at_ms: 5_000,
             lock: default_lock(),
+            key: LockKey::Lock,
         })]);
         let r = run(&s).expect("valid");
         let h = &r.history;

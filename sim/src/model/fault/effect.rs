@@ -137,8 +137,9 @@ pub trait Effects {
     /// Redis's clock jumps by `ms`.
     fn jump_redis_clock(&mut self, s: &Strike, ms: i64);
 
-    /// Someone deletes `lock`'s key.
-    fn delete_key(&mut self, s: &Strike, lock: &LockName);
+    /// Someone deletes `key`, one of `lock`'s keys (its own, or a family
+    /// key beside it).
+    fn delete_key(&mut self, s: &Strike, lock: &LockName, key: &str);
 
     /// Redis stops executing commands for `duration_ms` (or goes on).
     fn pause_redis(&mut self, s: &Strike, on: bool, duration_ms: u64);
@@ -279,7 +280,7 @@ impl Effects for Probe {
     fn jump_redis_clock(&mut self, _: &Strike, _: i64) {
         self.0.push(Verb::JumpRedisClock);
     }
-    fn delete_key(&mut self, _: &Strike, _: &LockName) {
+    fn delete_key(&mut self, _: &Strike, _: &LockName, _: &str) {
         self.0.push(Verb::DeleteKey);
     }
     fn pause_redis(&mut self, _: &Strike, _: bool, _: u64) {

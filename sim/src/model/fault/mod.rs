@@ -82,7 +82,7 @@ pub use clock_jump::ClockJump;
 pub use clock_skew::ClockSkew;
 pub use crash::Crash;
 pub use delay::{DelayReplies, DelayRequests};
-pub use delete_key::DeleteKey;
+pub use delete_key::{DeleteKey, LockKey};
 pub use drop_rate::DropRate;
 pub(crate) use effect::{Effects, Strike};
 pub use effect::{Verb, verbs};

@@ -91,8 +91,8 @@ impl Effects for RealEffects<'_> {
         self.commands.push(clock_jump(self.spec, jump));
     }
 
-    fn delete_key(&mut self, _s: &Strike, lock: &LockName) {
-        self.commands.push(words(&["DEL", lock.as_str()]));
+    fn delete_key(&mut self, _s: &Strike, _lock: &LockName, key: &str) {
+        self.commands.push(words(&["DEL", key]));
     }
 
     // Redis ends the pause by itself: CLIENT UNPAUSE would wait behind it.

@@ -81,13 +81,13 @@ impl Effects for Loop<'_, '_> {
         self.redis_clock_jumps(ms);
     }
 
-    fn delete_key(&mut self, _s: &Strike, lock: &LockName) {
+    fn delete_key(&mut self, _s: &Strike, lock: &LockName, key: &str) {
         let recorder = self.recorder;
         self.shared.with_engine(|engine| {
             let conn = engine.connect();
             let del = vec![
                 Bytes::from_static(b"DEL"),
-                Bytes::copy_from_slice(lock.as_str().as_bytes()),
+                Bytes::copy_from_slice(key.as_bytes()),
             ];
             let _ = engine.execute(conn, del);
             engine.disconnect(conn);
