@@ -420,6 +420,26 @@ fn a_real_redis_leaves_a_fair_waiter_waiting_untimed_4705() {
     history_row_on_real_redis("fair-negative-reply-untimed-wait-4705", "liveness");
 }
 
+/// Redisson #4153 on a real `redis-server`: with the fair lock's timeout
+/// set deleted while B and C queue, under 3.30.0 A's unlock and B's next
+/// attempt fail with Redis's own "attempt to compare nil with number"
+/// and C waits on a lock no script can take (liveness); under 3.31.0 the
+/// purge stops at the unscored head and B, then C, take the lock.
+#[test]
+fn a_real_redis_fails_every_fair_script_on_an_unscored_head_4153() {
+    history_row_on_real_redis("fair-unscored-head-4153", "liveness");
+}
+
+/// Redisson #6434 on a real `redis-server`: with the timeout set deleted,
+/// under 3.44.0 B's second enqueue fails with "attempt to perform
+/// arithmetic on a nil value" on C's missing deadline and B's unscored
+/// place blocks C for ever (liveness); under 3.45.0 B and C queue again
+/// with the holder's PTTL and take the lock in turn.
+#[test]
+fn a_real_redis_fails_the_enqueue_behind_an_unscored_tail_6434() {
+    history_row_on_real_redis("fair-unscored-tail-6434", "liveness");
+}
+
 /// Runs history scenario `name` on a real `redis-server` under its row's
 /// two releases: the real run must give the fast engine's verdicts, and
 /// `invariant` broken as a defect under the affected release only.
