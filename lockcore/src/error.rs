@@ -82,3 +82,41 @@ pub enum LockError {
     #[error("client is shut down")]
     Shutdown,
 }
+
+impl LockError {
+    /// Whether Redis failed the lock's script itself: a Lua runtime error
+    /// (`attempt to compare nil with number`) or a command the script
+    /// called refusing its arguments. Redis 7 ends every error raised
+    /// while a script runs with `script: <sha1>, on @user_script:<line>.`;
+    /// Redis 6 opened a runtime error with `ERR Error running script`.
+    /// Errors Redis answers before running a script (`NOSCRIPT`,
+    /// `LOADING`, `READONLY`) are not.
+    pub fn is_script_error(&self) -> bool {
+        let LockError::Transport(TransportError::Redis(text)) = self else {
+            return false;
+        };
+        text.contains(", on @user_script:") || text.starts_with("ERR Error running script")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redis(text: &str) -> LockError {
+        LockError::Transport(TransportError::Redis(text.to_owned()))
+    }
+
+    /// #4153's error as Redis 7 and Redis 6 word it is the script's; a
+    /// refusal before the script runs, or a timeout, is not.
+    #[test]
+    fn a_script_error_is_told_by_redis_words() {
+        let seven = "ERR user_script:1: attempt to compare nil with number script: 762bfafa6be221431a0b668685dd15c926483619, on @user_script:1.";
+        assert!(redis(seven).is_script_error());
+        let six = "ERR Error running script (call to f_762bfafa6be221431a0b668685dd15c926483619): @user_script:1: user_script:1: attempt to compare nil with number";
+        assert!(redis(six).is_script_error());
+        assert!(!redis("NOSCRIPT No matching script. Please use EVAL.").is_script_error());
+        assert!(!redis("LOADING Redis is loading the dataset in memory").is_script_error());
+        assert!(!LockError::from(TransportError::Timeout).is_script_error());
+    }
+}

@@ -268,7 +268,7 @@ fn timed_out_acquire_ran_by(
                 // (the late reply's callback), unless the release drops
                 // that reply.
                 let interrupted = !interrupt_hides
-                    && matches!(outcome, Outcome::Error { message } if *message == interrupted);
+                    && matches!(outcome, Outcome::Error { message, .. } if *message == interrupted);
                 if error && !interrupted && calling.contains(&who) {
                     failed.push(who);
                 }

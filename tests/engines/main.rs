@@ -333,13 +333,17 @@ fn fast_and_turmoil_agree_on_redissons_history() {
 /// Redisson #7089 on a real `redis-server`: under 4.3.1 the unlock latch's
 /// TTL wraps negative, and Redis 7 itself refuses the script's `SET ...
 /// PX <negative>` after the script's `DEL` and `PUBLISH` ran, so A gets an
-/// error for an unlock that released the lock (B takes it); under 4.4.0
+/// error for an unlock that released the lock (B takes it), an error
+/// raised inside the script (scripts-run); under 4.4.0
 /// the TTL is a long and the unlock returns normally. The scenario's
 /// settings wrap negative at this time scale too (its description says
 /// why), so the real run must give the fast engine's verdicts.
 #[test]
 fn a_real_redis_refuses_the_wrapped_latch_ttl() {
-    history_row_on_real_redis("unlock-latch-ttl-overflows", "false-unlock-error");
+    history_row_breaks_on_real_redis(
+        "unlock-latch-ttl-overflows",
+        &["false-unlock-error", "scripts-run"],
+    );
 }
 
 /// Redisson #1604 on a real `redis-server`: under 3.8.0 the watchdog
@@ -427,7 +431,7 @@ fn a_real_redis_leaves_a_fair_waiter_waiting_untimed_4705() {
 /// purge stops at the unscored head and B, then C, take the lock.
 #[test]
 fn a_real_redis_fails_every_fair_script_on_an_unscored_head_4153() {
-    history_row_on_real_redis("fair-unscored-head-4153", "liveness");
+    history_row_breaks_on_real_redis("fair-unscored-head-4153", &["liveness", "scripts-run"]);
 }
 
 /// Redisson #6434 on a real `redis-server`: with the timeout set deleted,
@@ -437,7 +441,7 @@ fn a_real_redis_fails_every_fair_script_on_an_unscored_head_4153() {
 /// with the holder's PTTL and take the lock in turn.
 #[test]
 fn a_real_redis_fails_the_enqueue_behind_an_unscored_tail_6434() {
-    history_row_on_real_redis("fair-unscored-tail-6434", "liveness");
+    history_row_breaks_on_real_redis("fair-unscored-tail-6434", &["liveness", "scripts-run"]);
 }
 
 /// Runs history scenario `name` on a real `redis-server` under its row's

@@ -301,7 +301,7 @@ impl Builder {
             RecordKind::Return {
                 who,
                 call: Call::Unlock,
-                outcome: Outcome::Error { message },
+                outcome: Outcome::Error { message, .. },
                 ..
             } => {
                 let l = self.lane(who.to_string());

@@ -153,6 +153,12 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     if v.invariant == Invariant::CallWithinBudget {
         return Cause::Defect;
     }
+    // A script that fails inside is the lock's own code failing, whatever
+    // a fault did to the keys it read: Redisson's fixes make its scripts
+    // take a lost deadline (#4153, #6434) or a long lease (#7089).
+    if v.invariant == Invariant::ScriptsRun {
+        return Cause::Defect;
+    }
     let lease = lease_ms(spec);
     if v.invariant == Invariant::MutualExclusion
         && let Some(cause) = lost_key(spec, history, v, lease)

@@ -233,6 +233,11 @@ pub enum Outcome {
     Error {
         /// The error text (Redisson's, exactly, for an unlock not held).
         message: String,
+        /// Redis failed the lock's script itself: a Lua runtime error, or
+        /// a command the script called refusing its arguments (the reply
+        /// names the script, [`lockcore::LockError::is_script_error`]).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        script: bool,
     },
 }
 
@@ -516,7 +521,7 @@ impl History {
                 RecordKind::Return {
                     who,
                     call: Call::Unlock,
-                    outcome: Outcome::Error { message },
+                    outcome: Outcome::Error { message, .. },
                     ..
                 } => Some(UnlockError {
                     at: r.at,

@@ -246,7 +246,7 @@ fn outcome_text(outcome: &Outcome) -> String {
         Outcome::Unlocked { released: true } => "released".to_owned(),
         Outcome::Unlocked { released: false } => "still held (count down)".to_owned(),
         Outcome::Value { value } => value.clone(),
-        Outcome::Error { message } => format!("ERROR {message}"),
+        Outcome::Error { message, .. } => format!("ERROR {message}"),
     }
 }
 

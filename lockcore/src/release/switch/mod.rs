@@ -181,10 +181,31 @@ impl Switch {
     /// The switches this fix works through, which a release lacking them
     /// must be given with it to show what the fix does: a retried unlock
     /// keeps its latch id (3.52.0) only where unlocks are retried for the
-    /// `WAIT` (3.20.1) and leave a latch (3.24.0).
+    /// `WAIT` (3.20.1) and leave a latch (3.24.0). The fair lock's fixes
+    /// change script texts that exist only from an era on: the purge's
+    /// score check (3.31.0, #4153) the texts that enqueue from the last
+    /// thread (3.11.1) and unlock with a publish argument (3.22.0) and a
+    /// latch (3.24.0); the PTTL reply (3.32.0, #4705) the enqueue from the
+    /// last thread; the enqueue's score check (3.45.0, #6434) the PTTL
+    /// reply's text with the purge's check, and what that needs. Before those eras Redisson's
+    /// scripts had the same faults in their own words (an unchecked
+    /// `tonumber(zscore)`), which only the later texts can show fixed.
     pub fn works_with(self) -> &'static [Switch] {
         match self {
             Switch::NoSyncKeepsRequestId => &[Switch::NoSyncRetry, Switch::UnlockLatch],
+            Switch::FairPurgeChecksScore => &[
+                Switch::FairEnqueueFromLast,
+                Switch::PublishCommandArgument,
+                Switch::UnlockLatch,
+            ],
+            Switch::FairWaitReplyPttl => &[Switch::FairEnqueueFromLast],
+            Switch::FairEnqueueChecksScore => &[
+                Switch::FairEnqueueFromLast,
+                Switch::FairWaitReplyPttl,
+                Switch::FairPurgeChecksScore,
+                Switch::PublishCommandArgument,
+                Switch::UnlockLatch,
+            ],
             _ => &[],
         }
     }

@@ -368,6 +368,7 @@ pub(crate) fn outcome_of(result: &Result<CallOutcome, LockError>) -> Outcome {
         },
         Err(e) => Outcome::Error {
             message: e.to_string(),
+            script: e.is_script_error(),
         },
     }
 }

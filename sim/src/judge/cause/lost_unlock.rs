@@ -39,7 +39,7 @@ pub(crate) fn explains<'s>(
                 who,
                 lock: l,
                 call: Call::Unlock,
-                outcome: Outcome::Error { message },
+                outcome: Outcome::Error { message, .. },
             } if *l == lock && message.starts_with("transport error") => {
                 if let Some(i) = calls.iter().position(|(w, _)| *w == who) {
                     failed = Some((calls.swap_remove(i).1, r.at));

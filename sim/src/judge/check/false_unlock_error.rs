@@ -80,7 +80,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 let Some(p) = pending.remove(&key(who, lock)) else {
                     continue;
                 };
-                let Outcome::Error { message } = outcome else {
+                let Outcome::Error { message, .. } = outcome else {
                     continue;
                 };
                 let still = holder
@@ -152,6 +152,7 @@ mod tests {
     fn not_locked() -> Outcome {
         Outcome::Error {
             message: "attempt to unlock lock, not locked by current thread".into(),
+            script: false,
         }
     }
 
@@ -192,6 +193,7 @@ mod tests {
                 Call::Unlock,
                 Outcome::Error {
                     message: "transport error: timed out waiting for a reply".into(),
+                    script: false,
                 },
             )
             .build();

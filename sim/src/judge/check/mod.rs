@@ -122,6 +122,10 @@ invariants! {
     /// family without a TTL: no fair-lock queue or timeout-set entry,
     /// reader timeout key or unlock latch.
     NothingLeftBehind => nothing_left_behind, "nothing-left-behind";
+    /// Every lock script a call sends runs to its end: Redis fails none
+    /// with an error raised inside it (a Lua runtime error, or a command
+    /// it calls refusing its arguments).
+    ScriptsRun => scripts_run, "scripts-run";
     @tests
     /// The extension recipe's worked example (`example.rs`): every
     /// accepted write comes from a thread that believes it holds the lock.

@@ -115,6 +115,7 @@ mod tests {
                 try_wait(60_000),
                 Outcome::Error {
                     message: "response timeout".to_owned(),
+                    script: false,
                 },
             )
             .server(35_000, None)

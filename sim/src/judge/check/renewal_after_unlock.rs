@@ -176,6 +176,7 @@ mod tests {
     fn sibling_failed_unlock_is_not_the_cut_off() {
         let err = || Outcome::Error {
             message: "transport error: timed out waiting for a reply".into(),
+            script: false,
         };
         let h = Sample::new(5)
             .hold(10, who("A", 1), 3_000, None)

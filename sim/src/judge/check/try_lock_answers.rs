@@ -54,7 +54,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 who,
                 call: call @ Call::TryLock { wait: Some(_), .. },
                 lock,
-                outcome: Outcome::Error { message },
+                outcome: Outcome::Error { message, .. },
             } if *message == timed_out => {
                 let Some(c) = open.remove(&(Name(&who.client), who.life, who.thread)) else {
                     continue;
@@ -132,6 +132,7 @@ mod tests {
     fn timed_out() -> Outcome {
         Outcome::Error {
             message: lockcore::LockError::from(TransportError::Timeout).to_string(),
+            script: false,
         }
     }
 
