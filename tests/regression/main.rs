@@ -152,6 +152,28 @@ fn an_interrupted_fair_waiter_names_redisson_4595() {
     }
 }
 
+/// A fair-lock waiter whose queue entry Redis lost is queued again by its
+/// next attempt inside `lock()`'s loop and told the last waiter's
+/// deadline − now (5 minutes and more), which it sleeps out on its latch:
+/// the path of Redisson #3829 (open). Seed 34197 under 4.7.0, shrunk: a
+/// second restart loses the queue again, so no unlock publishes to it.
+/// Seed 23817, shrunk: it heads the queue, but misses the unlock message
+/// while it resubscribes after an outage. Before #3829 was named, both
+/// were liveness defects nothing explained.
+#[test]
+fn a_requeued_fair_waiter_names_redisson_3829() {
+    for file in [
+        "explored-34197-4-7-0-fair-requeued-waiter-sleeps.toml",
+        "explored-23817-4-7-0-fair-requeued-head-misses-unlock.toml",
+    ] {
+        let named: Vec<_> = finding_defects(file)
+            .iter()
+            .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
+            .collect();
+        assert_eq!(named, [("liveness", Some("#3829"))], "{file}");
+    }
+}
+
 /// Shrunk findings no fix removes that are named as paths no upstream
 /// issue reports, each with the invariant it breaks:
 /// - seed 113 under 4.7.0: a spin lock's `tryLock(wait)` still throws a
@@ -159,12 +181,15 @@ fn an_interrupted_fair_waiter_names_redisson_4595() {
 ///   `RedissonLock.tryLock`; `RedissonSpinLock` has a loop of its own);
 /// - seed 4927 under 4.7.0: a fair lock's `tryLock(wait)` whose
 ///   `acquireFailed` times out after the wait ran out throws (#5019's fix
-///   retries `acquireFailed` but lets its last timeout escape).
+///   retries `acquireFailed` but lets its last timeout escape);
+/// - seed 20907 under 4.7.0: the same script called by #5019's own catch
+///   of a timed-out attempt in the loop, 10.6 s into a 19.3 s wait.
 #[test]
 fn unreported_try_lock_paths_are_named() {
     for file in [
         "explored-113-4-7-0-spin-try-lock-throws.toml",
         "explored-4927-4-7-0-fair-acquire-failed-times-out.toml",
+        "explored-20907-4-7-0-fair-loop-timeout-acquire-failed-throws.toml",
     ] {
         let named: Vec<_> = finding_defects(file)
             .iter()
