@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 29] = [
+const FILES: [(&str, &str); 31] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -30,12 +30,20 @@ const FILES: [(&str, &str); 29] = [
         include_str!("../history/unlock-count-down-renews-forever.toml"),
     ),
     (
+        "fair-deadlines-drift-past-crashed-waiter-2099",
+        include_str!("../history/fair-deadlines-drift-past-crashed-waiter-2099.toml"),
+    ),
+    (
         "nil-unlock-stale-entry",
         include_str!("../history/nil-unlock-stale-entry.toml"),
     ),
     (
         "trylock-hangs-when-redis-down",
         include_str!("../history/trylock-hangs-when-redis-down.toml"),
+    ),
+    (
+        "fair-live-waiters-purged-as-stale-2883",
+        include_str!("../history/fair-live-waiters-purged-as-stale-2883.toml"),
     ),
     (
         "renewal-error-stale-entry",
