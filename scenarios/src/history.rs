@@ -30,12 +30,20 @@ const FILES: [(&str, &str); 31] = [
         include_str!("../history/unlock-count-down-renews-forever.toml"),
     ),
     (
+        "fair-deadlines-drift-past-crashed-waiter-2099",
+        include_str!("../history/fair-deadlines-drift-past-crashed-waiter-2099.toml"),
+    ),
+    (
         "nil-unlock-stale-entry",
         include_str!("../history/nil-unlock-stale-entry.toml"),
     ),
     (
         "trylock-hangs-when-redis-down",
         include_str!("../history/trylock-hangs-when-redis-down.toml"),
+    ),
+    (
+        "fair-live-waiters-purged-as-stale-2883",
+        include_str!("../history/fair-live-waiters-purged-as-stale-2883.toml"),
     ),
     (
         "renewal-error-stale-entry",

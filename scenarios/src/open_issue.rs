@@ -98,6 +98,29 @@ const FAIR_PLACE_LEFT: OpenIssue = OpenIssue {
     path: "a fair-lock acquire failed (interrupted or timed out) after its script queued the thread, and nothing removed its place: the waiters behind it wait out its deadline (the holder's TTL plus 5 minutes) with the lock free",
 };
 
+/// Found by locksim (4.7.0 seeds 23817, 32279 and 34197); the path of
+/// Redisson #3829 (open since 2021: a fair lock's keys lost in a cluster
+/// switch, and its waiters wait out the 5-minute thread wait). A waiter
+/// whose queue entry Redis lost (a restart without persistence, a
+/// failover) is queued again by its next attempt inside `lock()`'s loop,
+/// and the enqueue answers the last waiter's deadline − now, unclamped:
+/// that waiter's whole wait (5 minutes by default) and more, where a
+/// queued waiter is told `max(0, PTTL)` (`RedissonFairLock`'s acquire
+/// script, `return ttl` after the `zadd`/`rpush`; `RedissonLock.lock`
+/// then sleeps `tryAcquire(ttl)` on its latch; read at tag
+/// redisson-4.7.0). Only an unlock message on its own channel wakes it,
+/// and an unlock publishes to the queue's head alone: if it is not in the
+/// queue when the holder unlocks (Redis lost the queue again: seed
+/// 34197), or misses the message while it resubscribes after an outage
+/// (seed 23817), or the holder's key expires with no unlock, it sleeps
+/// out that ttl with the lock free. (The hypothesis of a negative reply
+/// and an untimed wait, #5503's class, did not hold: every reply these
+/// seeds' waiters got was positive.)
+const FAIR_REQUEUED_SLEEPS: OpenIssue = OpenIssue {
+    upstream: "#3829",
+    path: "Redis lost a fair lock's queue under a waiting lock(): its next attempt queued it again and was answered the last waiter's deadline (5 minutes and more), which it sleeps out on its latch with the lock free unless an unlock's message reaches it",
+};
+
 /// Found by locksim (4.7.0 seeds 77, 113, 1120, 1493 and 2037), not
 /// reported upstream (searched 2026-11-28). #5019's fix (PR #7224, 4.7.0)
 /// made a response timeout inside `RedissonLock.tryLock`'s wait loop
@@ -118,10 +141,14 @@ const SPIN_TRY_LOCK_THROWS: OpenIssue = OpenIssue {
 /// `85be4d67a`; `retryAttempts` from 4.7.0, PR #7223) the timeout
 /// escapes tryLock, which throws instead of returning false. #5019's fix
 /// retries it but lets the last timeout out; `RLock`'s `acquireFailed`
-/// sends nothing, so only the fair lock has this path.
+/// sends nothing, so only the fair lock has this path. #5019's fix is a
+/// second way in (4.7.0 seed 20907): an attempt inside the loop that
+/// times out is caught, and the catch calls the same blocking
+/// `acquireFailed` before `return false`, so a timeout of that script
+/// escapes too, before the wait has run out.
 const FAIR_ACQUIRE_FAILED_THREW: OpenIssue = OpenIssue {
     upstream: UNREPORTED,
-    path: "a fair lock's tryLock(wait) ran out of time and its acquireFailed script timed out, and the timeout escaped tryLock instead of false",
+    path: "a fair lock's tryLock(wait) gave up (its wait ran out, or an attempt in its loop timed out) and its acquireFailed script timed out, and the timeout escaped tryLock instead of false",
 };
 
 /// Whether the run of a history, under a release, took a path to a
@@ -129,11 +156,14 @@ const FAIR_ACQUIRE_FAILED_THREW: OpenIssue = OpenIssue {
 type Took = fn(Release, &History, &Violation) -> bool;
 
 /// Each known path and how to recognise it, the first that fits winning:
-/// the narrower first. A run can take both: 4.7.0 seed 15828's thread
+/// the narrower first. A fair waiter that Redis's lost queue put to sleep
+/// (4.7.0 seed 34197) can also have a waiter ahead of it that left its
+/// place, whose queue went with the same loss. A run can take both: 4.7.0 seed 15828's thread
 /// holds a count it does not know of (#4109's path, which alone would
 /// leave the lock behind), but what lets the other client in is the
 /// renewal its retried count-down unlock stopped.
 const KNOWN: &[(OpenIssue, Took)] = &[
+    (FAIR_REQUEUED_SLEEPS, fair_requeued_slept),
     (FAIR_PLACE_LEFT, fair_place_left),
     (SPIN_TRY_LOCK_THROWS, spin_try_lock_threw),
     (FAIR_ACQUIRE_FAILED_THREW, fair_acquire_failed_threw),
@@ -350,24 +380,10 @@ fn fair_place_left(_: Release, history: &History, v: &Violation) -> bool {
     if !matches!(v.invariant, Liveness | NothingLeftBehind) {
         return false;
     }
-    // By key: Redis's records name the key, whatever object the calls
-    // took it as (4.7.0 seed 9640's liveness cites a server record).
-    let Some(key) = v
-        .events
-        .iter()
-        .find_map(|&i| lock_of(history.records.get(i)?))
-        .map(LockName::as_str)
-    else {
+    let Some(key) = fair_key(history, v) else {
         return false;
     };
     let on_key = |l: &LockName| l.as_str() == key;
-    let fair = history.records.iter().any(|r| {
-        matches!(&r.kind, RecordKind::Call { lock, .. }
-            if on_key(lock) && lock.kind() == lockcore::LockKind::Fair)
-    });
-    if !fair {
-        return false;
-    }
     let mut left: Vec<&Who> = Vec::new();
     for r in &history.records {
         match &r.kind {
@@ -385,6 +401,79 @@ fn fair_place_left(_: Release, history: &History, v: &Violation) -> bool {
         }
     }
     !left.is_empty()
+}
+
+/// The key of the lock `v` cites, when some call took it as a fair lock.
+/// By key: Redis's records name the key, whatever object the calls took
+/// it as (4.7.0 seed 9640's liveness cites a server record).
+fn fair_key<'h>(history: &'h History, v: &Violation) -> Option<&'h str> {
+    let key = v
+        .events
+        .iter()
+        .find_map(|&i| lock_of(history.records.get(i)?))
+        .map(LockName::as_str)?;
+    let fair = history.records.iter().any(|r| {
+        matches!(&r.kind, RecordKind::Call { lock, .. }
+            if lock.as_str() == key && lock.kind() == lockcore::LockKind::Fair)
+    });
+    fair.then_some(key)
+}
+
+/// Whether a fair lock's liveness broke while a waiting acquire of a
+/// client the violation names was out when Redis lost the key (a restart
+/// without persistence or a failover: the queue went with it), and that
+/// thread did not wait behind another entry at the horizon: it was out
+/// of the queue, or its head. A queued waiter that is not the head is
+/// told `max(0, PTTL)` and tries again at once; one that is the head
+/// takes a free lock at its next attempt; so one of them still waiting
+/// with the lock free is asleep on a ttl its enqueue answered.
+fn fair_requeued_slept(_: Release, history: &History, v: &Violation) -> bool {
+    if v.invariant != sim::Invariant::Liveness {
+        return false;
+    }
+    let Some(key) = fair_key(history, v) else {
+        return false;
+    };
+    let on_key = |l: &LockName| l.as_str() == key;
+    let of = |w: &Who| v.clients.iter().any(|c| **c == *w.client);
+    let mut out: Vec<&Who> = Vec::new();
+    let mut lost: Vec<&Who> = Vec::new();
+    for r in &history.records {
+        match &r.kind {
+            RecordKind::Call { who, lock, call }
+                if on_key(lock) && call.waits() && of(who) && r.at <= v.at =>
+            {
+                out.push(who);
+            }
+            RecordKind::Return { who, lock, .. } if on_key(lock) && r.at <= v.at => {
+                out.retain(|w| *w != who);
+                lost.retain(|w| *w != who);
+            }
+            RecordKind::Server {
+                lock,
+                cause: ServerCause::Restart | ServerCause::Failover,
+                ..
+            } if on_key(lock) && r.at <= v.at => {
+                for w in &out {
+                    if !lost.contains(w) {
+                        lost.push(w);
+                    }
+                }
+            }
+            RecordKind::Leftover {
+                lock,
+                what: sim::LeftoverKind::Queue,
+                entries,
+                ..
+            } if on_key(lock) => {
+                return lost
+                    .iter()
+                    .any(|w| entries.first() == Some(*w) || !entries.contains(w));
+            }
+            _ => {}
+        }
+    }
+    !lost.is_empty()
 }
 
 /// The lock a record names, if it names one.
@@ -411,8 +500,11 @@ fn spin_try_lock_threw(_: Release, history: &History, v: &Violation) -> bool {
 }
 
 /// Whether `v` is a fair lock's `tryLock(wait)` that threw after its wait
-/// had run out: no attempt goes out then, only `acquireFailed`.
-fn fair_acquire_failed_threw(_: Release, history: &History, v: &Violation) -> bool {
+/// had run out (no attempt goes out then, only `acquireFailed`), or,
+/// where a timed-out attempt in the loop is caught (`trylock-timeout-
+/// false`, 4.7.0), at any time: the catch's `acquireFailed` is then all
+/// that can throw a timeout.
+fn fair_acquire_failed_threw(release: Release, history: &History, v: &Violation) -> bool {
     if v.invariant != sim::Invariant::TryLockAnswers {
         return false;
     }
@@ -432,5 +524,7 @@ fn fair_acquire_failed_threw(_: Release, history: &History, v: &Violation) -> bo
     else {
         return false;
     };
-    lock.kind() == lockcore::LockKind::Fair && ret.at.as_ms() >= call.at.as_ms() + wait.0
+    let caught = release.has(Switch::TryLockTimeoutFalse);
+    lock.kind() == lockcore::LockKind::Fair
+        && (caught || ret.at.as_ms() >= call.at.as_ms() + wait.0)
 }

@@ -198,6 +198,7 @@ pub use model::history::{
     Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
     ServerCause, UnlockError, Who,
 };
+pub use model::leftover::LeftoverKind;
 pub use model::reseed::Reseed;
 pub use model::spec::{
     ClientSpec, DEFAULT_LOCK, LatencyRange, RedisSpec, RetryJitter, SimSpec, ThreadSpec,

@@ -92,6 +92,15 @@ fn finding_defects(file: &str) -> Vec<locksim::Defect> {
     locksim::defects_of(&scenario.spec(None, None), &trial.run)
 }
 
+/// Each defect of shrunk finding `file`, as its invariant and the open
+/// upstream issue whose path names it.
+fn open_issues_named(file: &str) -> Vec<(&'static str, Option<&'static str>)> {
+    finding_defects(file)
+        .iter()
+        .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
+        .collect()
+}
+
 /// A defect open upstream with no fix is named by the path the run took,
 /// Redisson #4109 (an acquire that timed out on the client ran on Redis):
 /// seed 76079 under `fenced`, shrunk, is its lost wake-up: the count the
@@ -121,34 +130,48 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
             "lock-left-behind",
         ),
     ] {
-        let named: Vec<_> = finding_defects(file)
-            .iter()
-            .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
-            .collect();
+        let named = open_issues_named(file);
         assert_eq!(named, [(invariant, Some("#4109"))], "{file}");
     }
 }
 
-/// A fair-lock waiter whose acquire fails after its script queued it
-/// keeps its place (3.43.0 seed 3096, written small): `lock()` never
-/// sends `acquireFailed`, so the waiter behind it waits out the place's
-/// deadline with the lock free, and the queue outlives every thread. Both
-/// violations are named by the path of Redisson #4595 (open), whose
-/// crash form is excused instead (`losses/fair-crashed-waiter-...`).
-/// 4.7.0 seed 9640, shrunk, is the timeout form: delayed replies time
-/// lock() calls out after their scripts queued them, and its violation
-/// cites Redis's record of the key (matched by key, not by name).
+/// Fair-lock liveness defects no fix removes, each named by the open
+/// upstream issue whose path the run took:
+/// - #4595: a waiter whose acquire fails after its script queued it keeps
+///   its place (3.43.0 seed 3096, written small): `lock()` never sends
+///   `acquireFailed`, so the waiter behind it waits out the place's
+///   deadline with the lock free, and the queue outlives every thread;
+///   the crash form is excused instead (`losses/fair-crashed-waiter-...`).
+///   4.7.0 seed 9640, shrunk, is the timeout form: delayed replies time
+///   lock() calls out after their scripts queued them, and its violation
+///   cites Redis's record of the key (matched by key, not by name).
+/// - #3829: a waiter whose queue entry Redis lost is queued again by its
+///   next attempt inside `lock()`'s loop and told the last waiter's
+///   deadline − now (5 minutes and more), which it sleeps out on its
+///   latch. 4.7.0 seed 34197, shrunk: a second restart loses the queue
+///   again, so no unlock publishes to it; seed 23817, shrunk: it heads
+///   the queue but misses the unlock message while it resubscribes after
+///   an outage. Before #3829 was named, both were defects nothing
+///   explained.
 #[test]
-fn an_interrupted_fair_waiter_names_redisson_4595() {
-    for file in [
-        "fair-interrupted-waiter-keeps-its-place.toml",
-        "explored-9640-4-7-0-fair-timed-out-waiters-keep-their-places.toml",
+fn fair_queue_paths_name_their_open_issues() {
+    for (file, upstream) in [
+        ("fair-interrupted-waiter-keeps-its-place.toml", "#4595"),
+        (
+            "explored-9640-4-7-0-fair-timed-out-waiters-keep-their-places.toml",
+            "#4595",
+        ),
+        (
+            "explored-34197-4-7-0-fair-requeued-waiter-sleeps.toml",
+            "#3829",
+        ),
+        (
+            "explored-23817-4-7-0-fair-requeued-head-misses-unlock.toml",
+            "#3829",
+        ),
     ] {
-        let named: Vec<_> = finding_defects(file)
-            .iter()
-            .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
-            .collect();
-        assert_eq!(named, [("liveness", Some("#4595"))], "{file}");
+        let named = open_issues_named(file);
+        assert_eq!(named, [("liveness", Some(upstream))], "{file}");
     }
 }
 
@@ -159,12 +182,15 @@ fn an_interrupted_fair_waiter_names_redisson_4595() {
 ///   `RedissonLock.tryLock`; `RedissonSpinLock` has a loop of its own);
 /// - seed 4927 under 4.7.0: a fair lock's `tryLock(wait)` whose
 ///   `acquireFailed` times out after the wait ran out throws (#5019's fix
-///   retries `acquireFailed` but lets its last timeout escape).
+///   retries `acquireFailed` but lets its last timeout escape);
+/// - seed 20907 under 4.7.0: the same script called by #5019's own catch
+///   of a timed-out attempt in the loop, 10.6 s into a 19.3 s wait.
 #[test]
 fn unreported_try_lock_paths_are_named() {
     for file in [
         "explored-113-4-7-0-spin-try-lock-throws.toml",
         "explored-4927-4-7-0-fair-acquire-failed-times-out.toml",
+        "explored-20907-4-7-0-fair-loop-timeout-acquire-failed-throws.toml",
     ] {
         let named: Vec<_> = finding_defects(file)
             .iter()

@@ -204,8 +204,8 @@ pub(crate) trait Kind {
         false
     }
 
-    /// Whether it moves its client's clock (such a client's clock starts
-    /// a day ahead, so a step back never reads below zero).
+    /// Whether it moves its client's clock (then every client's clock
+    /// starts a day ahead, so a step back never reads below zero).
     fn moves_clock(&self) -> bool {
         false
     }
