@@ -122,6 +122,9 @@ invariants! {
     /// family without a TTL: no fair-lock queue or timeout-set entry,
     /// reader timeout key or unlock latch.
     NothingLeftBehind => nothing_left_behind, "nothing-left-behind";
+    /// No unlock returns normally for a thread whose hold was lost (the
+    /// key expired, was deleted or lost by Redis) before it called.
+    FalseUnlockSuccess => false_unlock_success, "false-unlock-success";
     @tests
     /// The extension recipe's worked example (`example.rs`): every
     /// accepted write comes from a thread that believes it holds the lock.
