@@ -29,9 +29,9 @@ struct Belief {
 /// own process's unlock is left out, so an unlock that ran, lost its
 /// reply and was sent again (answered from the 3.24+ latch) never counts,
 /// nor does a sibling thread's release. The loss ends when the thread
-/// holds again: an acquire of it returns, Redis names it holder, or its
-/// process's acquire made the key (a re-entrant acquire that timed out on
-/// the client yet ran once a Redis pause ended: the key is its again).
+/// holds again: an acquire of it returns, or Redis names it holder (a
+/// re-entrant acquire that timed out on the client yet ran once a Redis
+/// pause ended made the key its again).
 ///
 /// An unlock is judged by what was lost before it was called: a loss
 /// while it is out may come after the script ran (its reply late), which
@@ -83,11 +83,9 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     matches!(cause, ServerCause::Command { by, purpose }
                         if *by == who.process() && purposes.contains(purpose))
                 };
-                let holds_again = |who: &Who| {
-                    holder
-                        .as_ref()
-                        .is_some_and(|h| h == who || by_own(who, &[Purpose::Acquire]))
-                };
+                // Redis names the thread holder: not a sibling's acquire
+                // of the same process (Redisson's testExpireWrite).
+                let holds_again = |who: &Who| holder.as_ref() == Some(who);
                 // An acquire that ran late (its call timed out) may make
                 // the key the thread's again while its unlock is out,
                 // before the unlock's script runs.
@@ -309,7 +307,7 @@ mod tests {
     /// A re-entrant acquire that timed out on the client but ran once a
     /// Redis pause ended makes the key the thread's again (Redis names
     /// it holder): its unlock then releases a hold it has (4.7.0 seed
-    /// 5177, directed).
+    /// 5177, directed). A sibling's acquire does not.
     #[test]
     fn a_hold_made_again_by_a_late_acquire_is_held() {
         let lost = server(held(10), 1_010, None, ServerCause::Expiry);
@@ -342,6 +340,16 @@ mod tests {
             },
         );
         assert!(check(&again.build(), &Work::default()).is_empty());
+        // A sibling thread's acquire makes the key its own, not A/t1's
+        // (Redisson's testExpireWrite).
+        let lost = server(held(10), 1_010, None, ServerCause::Expiry);
+        let sibling = ServerCause::Command {
+            by: proc("A"),
+            purpose: Purpose::Acquire,
+        };
+        let theirs = server(lost, 1_500, Some(who("A", 2)), sibling);
+        let h = unlock(theirs, 2_000, who("A", 1), 2_005, RELEASED).build();
+        assert_eq!(check(&h, &Work::default()).len(), 1);
     }
 
     /// A thread that no longer believes it holds (its release recorded,
