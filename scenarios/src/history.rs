@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 29] = [
+const FILES: [(&str, &str); 32] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -28,6 +28,10 @@ const FILES: [(&str, &str); 29] = [
     (
         "unlock-count-down-renews-forever",
         include_str!("../history/unlock-count-down-renews-forever.toml"),
+    ),
+    (
+        "reader-shortens-read-lock-2144",
+        include_str!("../history/reader-shortens-read-lock-2144.toml"),
     ),
     (
         "nil-unlock-stale-entry",
@@ -86,6 +90,10 @@ const FILES: [(&str, &str); 29] = [
         include_str!("../history/fair-negative-reply-untimed-wait-4705.toml"),
     ),
     (
+        "rw-unlock-of-expired-lock-returns",
+        include_str!("../history/rw-unlock-of-expired-lock-returns.toml"),
+    ),
+    (
         "round-throws-on-unlocked-lock",
         include_str!("../history/round-throws-on-unlocked-lock.toml"),
     ),
@@ -112,6 +120,10 @@ const FILES: [(&str, &str); 29] = [
     (
         "unlock-latch-ttl-overflows",
         include_str!("../history/unlock-latch-ttl-overflows.toml"),
+    ),
+    (
+        "dead-reader-kept-alive-7098",
+        include_str!("../history/dead-reader-kept-alive-7098.toml"),
     ),
     (
         "trylock-timeout-throws",

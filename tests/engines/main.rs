@@ -379,6 +379,36 @@ fn a_real_redis_drops_a_reader_behind_a_stale_head() {
     );
 }
 
+/// Redisson #2144 on a real `redis-server`: under 3.11.0 reader B's
+/// acquire sets K's TTL to its own 1 s lease, K expires under reader A,
+/// writer C takes the lock while A reads, and A's and B's unlocks of the
+/// vanished K return normally; under 3.11.1 B keeps K's longer TTL and C
+/// waits for A.
+#[test]
+fn a_real_redis_lets_a_short_reader_shorten_the_lock_2144() {
+    history_row_breaks_on_real_redis(
+        "reader-shortens-read-lock-2144",
+        &["reader-writer-exclusion", "false-unlock-success"],
+    );
+}
+
+/// Commit 1ce49b7a2 on a real `redis-server`: under 3.43.0 the write
+/// unlock of a K that expired under its holder answers 1 and returns
+/// normally; under 3.44.0 it answers nil and throws.
+#[test]
+fn a_real_redis_answers_an_expired_rw_unlock() {
+    history_row_on_real_redis("rw-unlock-of-expired-lock-returns", "false-unlock-success");
+}
+
+/// Redisson PR #7098 on a real `redis-server`: under 4.3.1 reader B's
+/// `ReadLockTask` extends crashed reader A's timeout key, and B's unlock
+/// leaves K to it past A's lease (release-after-crash); under 4.4.0 A's
+/// key expires with its lease and K with it.
+#[test]
+fn a_real_redis_keeps_a_dead_reader_for_another_client_7098() {
+    history_row_on_real_redis("dead-reader-kept-alive-7098", "release-after-crash");
+}
+
 /// Redisson #5019 on a real `redis-server`, for the fair lock: under
 /// 4.6.0 B's tryLock throws the response timeout of an attempt inside its
 /// wait loop without `acquireFailed`, so its queue entry stays at the
