@@ -9,7 +9,7 @@
 //! when no fix removes the defect. A new one is a `const` and a
 //! predicate plus one line in [`KNOWN`].
 
-use lockcore::{LockName, Release, Switch};
+use lockcore::{LockKind, LockName, Release, Switch};
 use serde::Serialize;
 use sim::{History, Outcome, RecordKind, ServerCause, Violation, Who};
 
@@ -432,21 +432,38 @@ fn lock_of(r: &sim::Record) -> Option<&LockName> {
 /// Whether `v` is a spin lock's `tryLock(wait)` that threw inside its
 /// wait loop.
 fn spin_try_lock_threw(_: Release, history: &History, v: &Violation) -> bool {
-    v.invariant == sim::Invariant::TryLockAnswers
+    breaks_on(
+        history,
+        v,
+        sim::Invariant::TryLockAnswers,
+        &[LockKind::Spin],
+    )
+}
+
+/// Whether `v` breaks `invariant` and one of its events is on a lock of
+/// one of `kinds`.
+fn breaks_on(
+    history: &History,
+    v: &Violation,
+    invariant: sim::Invariant,
+    kinds: &[LockKind],
+) -> bool {
+    v.invariant == invariant
         && v.events
             .iter()
             .filter_map(|&i| lock_of(history.records.get(i)?))
-            .any(|lock| lock.kind() == lockcore::LockKind::Spin)
+            .any(|lock| kinds.contains(&lock.kind()))
 }
 
 /// Whether `v` is a fair lock's unlock that returned normally for a hold
 /// lost before it was called.
 fn fair_unlock_absent_one(_: Release, history: &History, v: &Violation) -> bool {
-    v.invariant == sim::Invariant::FalseUnlockSuccess
-        && v.events
-            .iter()
-            .filter_map(|&i| lock_of(history.records.get(i)?))
-            .any(|lock| lock.kind() == lockcore::LockKind::Fair)
+    breaks_on(
+        history,
+        v,
+        sim::Invariant::FalseUnlockSuccess,
+        &[LockKind::Fair],
+    )
 }
 
 /// Whether `v` is a read or write lock's unlock that returned normally
@@ -455,13 +472,9 @@ fn fair_unlock_absent_one(_: Release, history: &History, v: &Violation) -> bool 
 /// resend answered from the latch (3.43.0 seed 6187: its first attempt
 /// was lost in a Redis restart).
 fn rw_unlock_latches_one(release: Release, history: &History, v: &Violation) -> bool {
-    use lockcore::LockKind;
-    v.invariant == sim::Invariant::FalseUnlockSuccess
-        && release.has(Switch::UnlockLatch)
-        && v.events
-            .iter()
-            .filter_map(|&i| lock_of(history.records.get(i)?))
-            .any(|lock| matches!(lock.kind(), LockKind::Read | LockKind::Write))
+    let rw = [LockKind::Read, LockKind::Write];
+    release.has(Switch::UnlockLatch)
+        && breaks_on(history, v, sim::Invariant::FalseUnlockSuccess, &rw)
 }
 
 /// Whether `v` is a fair lock's `tryLock(wait)` that threw after its wait
