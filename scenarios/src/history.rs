@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 33] = [
+const FILES: [(&str, &str); 36] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -32,6 +32,10 @@ const FILES: [(&str, &str); 33] = [
     (
         "fair-deadlines-drift-past-crashed-waiter-2099",
         include_str!("../history/fair-deadlines-drift-past-crashed-waiter-2099.toml"),
+    ),
+    (
+        "reader-shortens-read-lock-2144",
+        include_str!("../history/reader-shortens-read-lock-2144.toml"),
     ),
     (
         "nil-unlock-stale-entry",
@@ -98,6 +102,10 @@ const FILES: [(&str, &str); 33] = [
         include_str!("../history/fair-negative-reply-untimed-wait-4705.toml"),
     ),
     (
+        "rw-unlock-of-expired-lock-returns",
+        include_str!("../history/rw-unlock-of-expired-lock-returns.toml"),
+    ),
+    (
         "fair-unscored-tail-6434",
         include_str!("../history/fair-unscored-tail-6434.toml"),
     ),
@@ -128,6 +136,10 @@ const FILES: [(&str, &str); 33] = [
     (
         "unlock-latch-ttl-overflows",
         include_str!("../history/unlock-latch-ttl-overflows.toml"),
+    ),
+    (
+        "dead-reader-kept-alive-7098",
+        include_str!("../history/dead-reader-kept-alive-7098.toml"),
     ),
     (
         "trylock-timeout-throws",

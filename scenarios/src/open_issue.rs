@@ -9,7 +9,7 @@
 //! when no fix removes the defect. A new one is a `const` and a
 //! predicate plus one line in [`KNOWN`].
 
-use lockcore::{LockName, Release, Switch};
+use lockcore::{LockKind, LockName, Release, Switch};
 use serde::Serialize;
 use sim::{History, Outcome, RecordKind, ServerCause, Violation, Who};
 
@@ -151,6 +151,33 @@ const FAIR_ACQUIRE_FAILED_THREW: OpenIssue = OpenIssue {
     path: "a fair lock's tryLock(wait) gave up (its wait ran out, or an attempt in its loop timed out) and its acquireFailed script timed out, and the timeout escaped tryLock instead of false",
 };
 
+/// Found by locksim (4.7.0 seed 935), not reported upstream (searched
+/// 2026-11-28). `RedissonFairLock.unlockInnerAsync` still begins, as
+/// `RLock`'s did before 3.10.6 (#2018, commit fc58dd0b2) and the
+/// read-write lock's before 3.44.0 (commit 1ce49b7a2), with `if
+/// (redis.call('exists', KEYS[1]) == 0) then ... return 1; end;` (read at
+/// tags redisson-3.8.0 and redisson-4.7.0): an unlock of a fair lock
+/// whose key expired or was deleted returns normally instead of throwing
+/// `IllegalMonitorStateException`, so the thread is never told it lost
+/// the lock.
+const FAIR_UNLOCK_ABSENT_ONE: OpenIssue = OpenIssue {
+    upstream: UNREPORTED,
+    path: "a fair lock's unlock found no key (it expired or was deleted under its holder) and its script answered 1, so unlock returned as if it had released",
+};
+
+/// Found by locksim (4.7.0 seed 1796), not reported upstream (searched
+/// 2026-11-28). 1ce49b7a2 (3.44.0) made the read and write unlock answer
+/// nil for a K with no `mode`, but left the line before it, which sets
+/// the unlock latch to 1 (`RedissonWriteLock` and `RedissonReadLock`
+/// `unlockInnerAsync`, read at tags redisson-3.44.0 and redisson-4.7.0).
+/// An unlock sent again under the same request id (its `WAIT` synced no
+/// replica, or its reply timed out) reads the latch and answers 1: the
+/// unlock of an expired or deleted read-write lock returns normally.
+const RW_UNLOCK_LATCHES_ONE: OpenIssue = OpenIssue {
+    upstream: UNREPORTED,
+    path: "a read or write unlock found no K, answered nil but set its latch to 1, and its resend read the latch: unlock returned as if it had released",
+};
+
 /// Whether the run of a history, under a release, took a path to a
 /// violation.
 type Took = fn(Release, &History, &Violation) -> bool;
@@ -167,6 +194,8 @@ const KNOWN: &[(OpenIssue, Took)] = &[
     (FAIR_PLACE_LEFT, fair_place_left),
     (SPIN_TRY_LOCK_THROWS, spin_try_lock_threw),
     (FAIR_ACQUIRE_FAILED_THREW, fair_acquire_failed_threw),
+    (FAIR_UNLOCK_ABSENT_ONE, fair_unlock_absent_one),
+    (RW_UNLOCK_LATCHES_ONE, rw_unlock_latches_one),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
 ];
@@ -492,11 +521,49 @@ fn lock_of(r: &sim::Record) -> Option<&LockName> {
 /// Whether `v` is a spin lock's `tryLock(wait)` that threw inside its
 /// wait loop.
 fn spin_try_lock_threw(_: Release, history: &History, v: &Violation) -> bool {
-    v.invariant == sim::Invariant::TryLockAnswers
+    breaks_on(
+        history,
+        v,
+        sim::Invariant::TryLockAnswers,
+        &[LockKind::Spin],
+    )
+}
+
+/// Whether `v` breaks `invariant` and one of its events is on a lock of
+/// one of `kinds`.
+fn breaks_on(
+    history: &History,
+    v: &Violation,
+    invariant: sim::Invariant,
+    kinds: &[LockKind],
+) -> bool {
+    v.invariant == invariant
         && v.events
             .iter()
             .filter_map(|&i| lock_of(history.records.get(i)?))
-            .any(|lock| lock.kind() == lockcore::LockKind::Spin)
+            .any(|lock| kinds.contains(&lock.kind()))
+}
+
+/// Whether `v` is a fair lock's unlock that returned normally for a hold
+/// lost before it was called.
+fn fair_unlock_absent_one(_: Release, history: &History, v: &Violation) -> bool {
+    breaks_on(
+        history,
+        v,
+        sim::Invariant::FalseUnlockSuccess,
+        &[LockKind::Fair],
+    )
+}
+
+/// Whether `v` is a read or write lock's unlock that returned normally
+/// for a hold lost before it was called, under a release with the unlock
+/// latch: tried only when 1ce49b7a2's fix did not remove it, so the
+/// resend answered from the latch (3.43.0 seed 6187: its first attempt
+/// was lost in a Redis restart).
+fn rw_unlock_latches_one(release: Release, history: &History, v: &Violation) -> bool {
+    let rw = [LockKind::Read, LockKind::Write];
+    release.has(Switch::UnlockLatch)
+        && breaks_on(history, v, sim::Invariant::FalseUnlockSuccess, &rw)
 }
 
 /// Whether `v` is a fair lock's `tryLock(wait)` that threw after its wait

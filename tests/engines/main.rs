@@ -352,10 +352,15 @@ fn a_real_redis_refuses_the_wrapped_latch_ttl() {
 /// the lock and writer C takes it while A still reads; under 3.8.1 the
 /// read renewal keeps A's keys alive and C waits. The real run must give
 /// the fast engine's verdicts, reader-writer exclusion broken (a defect)
-/// under the first release only.
+/// under the first release only; there A's own read unlock of the K that
+/// C took and let go returns normally too (false-unlock-success, which
+/// 3.8.0's read unlock answers for a missing K).
 #[test]
 fn a_real_redis_drops_an_unrenewed_read_lock() {
-    history_row_on_real_redis("read-lock-not-renewed-1604", "reader-writer-exclusion");
+    history_row_breaks_on_real_redis(
+        "read-lock-not-renewed-1604",
+        &["reader-writer-exclusion", "false-unlock-success"],
+    );
 }
 
 /// Redisson PR #6883 on a real `redis-server`: under 3.52.0 every
@@ -381,6 +386,36 @@ fn a_real_redis_drops_a_reader_behind_a_stale_head() {
         "reentrant-reader-stale-head-7251",
         "reader-writer-exclusion",
     );
+}
+
+/// Redisson #2144 on a real `redis-server`: under 3.11.0 reader B's
+/// acquire sets K's TTL to its own 1 s lease, K expires under reader A,
+/// writer C takes the lock while A reads, and A's and B's unlocks of the
+/// vanished K return normally; under 3.11.1 B keeps K's longer TTL and C
+/// waits for A.
+#[test]
+fn a_real_redis_lets_a_short_reader_shorten_the_lock_2144() {
+    history_row_breaks_on_real_redis(
+        "reader-shortens-read-lock-2144",
+        &["reader-writer-exclusion", "false-unlock-success"],
+    );
+}
+
+/// Commit 1ce49b7a2 on a real `redis-server`: under 3.43.0 the write
+/// unlock of a K that expired under its holder answers 1 and returns
+/// normally; under 3.44.0 it answers nil and throws.
+#[test]
+fn a_real_redis_answers_an_expired_rw_unlock() {
+    history_row_on_real_redis("rw-unlock-of-expired-lock-returns", "false-unlock-success");
+}
+
+/// Redisson PR #7098 on a real `redis-server`: under 4.3.1 reader B's
+/// `ReadLockTask` extends crashed reader A's timeout key, and B's unlock
+/// leaves K to it past A's lease (release-after-crash); under 4.4.0 A's
+/// key expires with its lease and K with it.
+#[test]
+fn a_real_redis_keeps_a_dead_reader_for_another_client_7098() {
+    history_row_on_real_redis("dead-reader-kept-alive-7098", "release-after-crash");
 }
 
 /// Redisson #5019 on a real `redis-server`, for the fair lock: under

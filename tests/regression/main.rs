@@ -204,6 +204,25 @@ fn unreported_try_lock_paths_are_named() {
     }
 }
 
+/// A fair lock's unlock of a key that expired under its holder returns
+/// normally (`false-unlock-success`), at 4.7.0 as at every release:
+/// `RedissonFairLock`'s unlock script answers 1 when K does not exist,
+/// which `RLock`'s stopped doing in 3.10.6 (#2018) and the read-write
+/// lock's in 3.44.0. No fix removes it, and the finding is named as a
+/// path no upstream issue reports (found from 4.7.0 seed 935).
+#[test]
+fn a_fair_unlock_of_an_expired_lock_is_named_as_unreported() {
+    let named: Vec<_> = finding_defects("fair-unlock-of-expired-lock-returns.toml")
+        .iter()
+        .map(|d| {
+            let open = d.open_issue.map(|o| o.upstream);
+            (d.invariant.name(), d.fixed_by.is_none(), open)
+        })
+        .collect();
+    let want = [("false-unlock-success", true, Some("unreported"))];
+    assert_eq!(named, want);
+}
+
 /// A defect no upstream issue reports is named by its path too. Seed
 /// 15828 under 4.7.0, shrunk: a count-down unlock whose `WAIT` synced no
 /// replica is tried again, and each attempt's handler takes a count off

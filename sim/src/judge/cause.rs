@@ -119,6 +119,13 @@ impl std::fmt::Display for Cause {
 
 /// Classifies `v`, a violation of the run of `spec` that recorded `history`.
 pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
+    // An unlock that returned normally for a hold lost before its call:
+    // what lost the hold (a fault, a lease the script made too short, a
+    // `forceUnlock`) is not what answered "released", which the lock's
+    // script did on its own (Redisson 1ce49b7a2). Nothing excuses it.
+    if v.invariant == Invariant::FalseUnlockSuccess {
+        return Cause::Defect;
+    }
     if let Some(why) = misuse(spec, v) {
         return Cause::Misuse { why };
     }

@@ -126,6 +126,9 @@ invariants! {
     /// with an error raised inside it (a Lua runtime error, or a command
     /// it calls refusing its arguments).
     ScriptsRun => scripts_run, "scripts-run";
+    /// No unlock returns normally for a thread whose hold was lost (the
+    /// key expired, was deleted or lost by Redis) before it called.
+    FalseUnlockSuccess => false_unlock_success, "false-unlock-success";
     @tests
     /// The extension recipe's worked example (`example.rs`): every
     /// accepted write comes from a thread that believes it holds the lock.
