@@ -254,6 +254,7 @@ mod tests {
         let lost = server(held(10), 1_010, None, ServerCause::Expiry);
         let refused = Outcome::Error {
             message: "attempt to unlock lock, not locked by current thread".into(),
+            script: false,
         };
         let h = unlock(lost, 2_000, who("A", 1), 2_005, refused).build();
         assert!(check(&h, &Work::default()).is_empty());
