@@ -146,9 +146,13 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     }
     // Liveness is judged only after the last fault's effect is over, so
     // no fault can explain it, but for a crash that left a fair-lock
-    // waiter's place queued, which Redisson keeps for minutes by design.
+    // waiter's place queued, which Redisson keeps for minutes by design,
+    // and a delete of the fair lock's queue or timeout set, whose lost
+    // deadlines no script can restore.
     if v.invariant == Invariant::Liveness {
-        return match leftover::crashed_waiter(spec, history, v) {
+        let explained = leftover::crashed_waiter(spec, history, v)
+            .or_else(|| leftover::lost_fair_state(spec, history, v));
+        return match explained {
             Some((why, f)) => Cause::beyond(spec, why, Some(f)),
             None => Cause::Defect,
         };

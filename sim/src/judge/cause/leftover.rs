@@ -3,14 +3,16 @@
 //! names, which died before it could take the lock or remove itself; and
 //! a `delete-key` that took the fair lock's queue or timeout set, after
 //! which Redisson's scripts cannot make the two agree again (a waiter
-//! whose deadline went queues a second time). Nothing else does. A reply held back past the response timeout is
+//! whose deadline went queues a second time, and a departed thread's
+//! place without a deadline is never purged, which also keeps the lock
+//! from its waiters). Nothing else does. A reply held back past the response timeout is
 //! Redisson's to handle: from 4.7.0 `tryLock` sends `acquireFailed` when
 //! an attempt inside its wait loop times out (#5019), so the same fault
 //! leaving the entry under 4.6.x is the defect that fix removes.
 
 use lockcore::LockName;
 
-use crate::model::history::{RecordKind, Who};
+use crate::model::history::{Outcome, RecordKind, Who};
 use crate::{Fault, History, SimSpec, SimTime, Violation};
 
 /// The lock and the entries of the leftover key `v` cites.
@@ -50,16 +52,47 @@ pub(super) fn crashed_owner<'s>(
 }
 
 /// The `delete-key` fault that took a queue or timeout set of the lock
-/// whose family key `v` finds left, with the words that say so. Only for
-/// what is left: a script that fails on the lost entry, or a lock kept
-/// from its live waiters, is Redisson's to tolerate (it does from 3.31.0
-/// and 3.45.0, #4153 and #6434).
+/// whose family key `v` finds left, with the words that say so.
 pub(super) fn deleted_family_key<'s>(
     spec: &'s SimSpec,
     history: &History,
     v: &Violation,
 ) -> Option<(String, &'s Fault)> {
     let (lock, _) = left(history, v)?;
+    family_key_delete(spec, lock, v)
+}
+
+/// A fair lock kept from its waiters after a `delete-key` took its queue
+/// or timeout set, with the words that say so: a place whose deadline
+/// went is never purged, so a thread that left without removing it (a
+/// crash, a failed call) blocks the queue for good. Not when a script of
+/// the lock failed inside: then the scripts, not the lost state, kept the
+/// lock (#4153 and #6434, which Redisson fixed; `scripts-run` names them).
+pub(super) fn lost_fair_state<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    v: &Violation,
+) -> Option<(String, &'s Fault)> {
+    let lock = super::violated_lock(history, v)?;
+    let script_failed = history.records.iter().any(|r| {
+        matches!(&r.kind, RecordKind::Return {
+            lock: l,
+            outcome: Outcome::Error { script: true, .. },
+            ..
+        } if l.as_str() == lock.as_str())
+    });
+    if script_failed {
+        return None;
+    }
+    family_key_delete(spec, &lock, v)
+}
+
+/// The last `delete-key` before `v` of `lock`'s queue or timeout set.
+fn family_key_delete<'s>(
+    spec: &'s SimSpec,
+    lock: &LockName,
+    v: &Violation,
+) -> Option<(String, &'s Fault)> {
     let fault = spec
         .faults
         .0
