@@ -237,7 +237,7 @@ impl<'s> World<'s> {
                 threads,
                 timers: Default::default(),
                 clock: crate::engines::fast::clock::LocalClock::new(
-                    crate::engines::fast::clock::epoch_of(spec, &cs.name),
+                    crate::engines::fast::clock::epoch_of(spec),
                 ),
                 renewals: VecMap::new(),
                 paused: 0,
