@@ -260,10 +260,9 @@ fn redraw_plan(spec: &mut SimSpec, at_ms: u64, seed: u64) {
         let Some((_, generate)) = GENERATORS.iter().find(|(n, _)| *n == name) else {
             continue;
         };
-        // A plan with a fault that moves a clock starts every clock a day
-        // ahead (`clock::epoch_of`), from the run's first instant: such a
-        // fault keeps its kind and client, so the run before the fork is
-        // the parent's.
+        // A client whose clock a fault moves starts a day ahead
+        // (`clock::epoch_of`), from the run's first instant: such a fault
+        // keeps its client, so the run before the fork is the parent's.
         let kept = (spec.faults.0[i].kind().moves_clock())
             .then(|| spec.faults.0[i].client().map(str::to_owned))
             .flatten();

@@ -132,15 +132,14 @@ impl LocalClock {
     }
 }
 
-/// Where every client's clock starts: true time, unless a fault of the
-/// plan moves a clock (then a day ahead, so a step back stays above zero).
-/// All clients share the epoch, as real machines share Unix time: the fair
-/// lock compares readings of different clients (its queue's deadlines are
-/// `currentTimeMillis()` plus a wait), so a client a day ahead of the
-/// others from the first instant, for a skew of 1 ms at 34 s, purged every
-/// other client's place at once (explored-14242, a harness bug).
-pub(crate) fn epoch_of(spec: &SimSpec) -> u64 {
-    let moved = spec.faults.0.iter().any(|f| f.kind().moves_clock());
+/// Where client `name`'s clock starts: true time, unless a fault of the
+/// plan moves it (then a day ahead, so a step back stays above zero).
+pub(crate) fn epoch_of(spec: &SimSpec, name: &str) -> u64 {
+    let moved = spec
+        .faults
+        .0
+        .iter()
+        .any(|f| f.client() == Some(name) && f.kind().moves_clock());
     if moved { EPOCH_MS } else { 0 }
 }
 

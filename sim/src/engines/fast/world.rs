@@ -237,7 +237,7 @@ impl<'s> World<'s> {
                 threads,
                 timers: Default::default(),
                 clock: crate::engines::fast::clock::LocalClock::new(
-                    crate::engines::fast::clock::epoch_of(spec),
+                    crate::engines::fast::clock::epoch_of(spec, &cs.name),
                 ),
                 renewals: VecMap::new(),
                 paused: 0,

@@ -156,17 +156,17 @@ pub(crate) fn slots(spec: &SimSpec, scale: u64) -> Slots {
                     threads: Vec::new(),
                     locks: Vec::new(),
                     tasks: Vec::new(),
-                    clock: clock_of(spec),
+                    clock: clock_of(spec, &cs.name),
                 })
             })
             .collect(),
     )
 }
 
-/// A client's clock, when a fault of `spec` moves a clock: as the fast
-/// engine's, a day ahead of true time (every client's, one epoch).
-fn clock_of(spec: &SimSpec) -> Option<SharedClock> {
-    let epoch = crate::engines::fast::clock::epoch_of(spec);
+/// Client `name`'s clock, when a fault of `spec` moves it: as the fast
+/// engine's, a day ahead of true time.
+fn clock_of(spec: &SimSpec, name: &str) -> Option<SharedClock> {
+    let epoch = crate::engines::fast::clock::epoch_of(spec, name);
     (epoch > 0).then(|| {
         std::sync::Arc::new(std::sync::Mutex::new(
             crate::engines::fast::clock::LocalClock::new(epoch),
