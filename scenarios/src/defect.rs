@@ -441,7 +441,10 @@ mod tests {
             sim::generate_with(1, Some("3.43.0".parse().unwrap()), sim::Workload::default());
         assert!(!refuses(&spec));
         let thread = &mut spec.clients[0].threads[0];
-        thread.steps = vec![sim::Step::ReadLock(sim::steps::ReadLock { lease_ms: None })];
+        thread.steps = vec![sim::Step::ReadLock(sim::steps::ReadLock {
+            lease_ms: None,
+            is_async: false,
+        })];
         assert!(!refuses(&spec));
         spec.profile = spec.profile.with(Switch::BatchedRenewal);
         assert!(!refuses(&spec), "ReadLockTask renews it");

@@ -8,11 +8,11 @@
 //! every-kind swarm's fault kinds do: adding a type leaves the spec of
 //! every seed that does not draw it as it was. A thread's acquires become
 //! the same calls on the object its type draws for it (`lock` as
-//! `read-lock`), found in the step registration by
-//! [`Step::on_object`]; a lock whose threads cannot all take a modelled
-//! object (an async client: there is no `read-lock-async`; a release
-//! whose read-write lock lockcore refuses) stays an `RLock`, never half
-//! one.
+//! `read-lock`, `lock-async` as `read-lock` with `async`: Redisson's read,
+//! write, fair and fenced locks are `RLock`s with its async methods),
+//! found in the step registration by [`Step::on_object`]; a lock whose
+//! threads cannot all take a modelled object (a release whose read-write
+//! lock lockcore refuses) stays an `RLock`, never half one.
 
 use std::collections::BTreeSet;
 
@@ -428,12 +428,16 @@ mod tests {
     }
 
     /// An acquire moves to another object in the same form with its
-    /// fields; a form the object lacks (async) and a non-acquire do not.
+    /// fields; a form the object lacks (`lock-interruptibly` of a read
+    /// lock) and a non-acquire do not.
     #[test]
     fn an_acquire_moves_to_the_same_form_on_another_object() {
         use crate::steps;
         let lock = Step::Lock(steps::Lock { lease_ms: Some(5) });
-        let read = Step::ReadLock(steps::ReadLock { lease_ms: Some(5) });
+        let read = Step::ReadLock(steps::ReadLock {
+            lease_ms: Some(5),
+            is_async: false,
+        });
         assert_eq!(lock.on_object(LockKind::Read), Some(read.clone()));
         assert_eq!(read.on_object(LockKind::Lock), Some(lock));
         let try_lock = Step::TryLock(steps::TryLock {
@@ -443,6 +447,7 @@ mod tests {
         let try_write = Step::TryWriteLock(steps::TryWriteLock {
             wait_ms: Some(7),
             lease_ms: None,
+            is_async: false,
         });
         assert_eq!(try_lock.on_object(LockKind::Write), Some(try_write));
         // The fair lock's steps have an `async` field, false by default.
@@ -453,11 +458,95 @@ mod tests {
         let lock = Step::Lock(steps::Lock { lease_ms: Some(5) });
         assert_eq!(lock.on_object(LockKind::Fair), Some(fair.clone()));
         assert_eq!(fair.on_object(LockKind::Lock), Some(lock));
-        let lock_async = Step::LockAsync(steps::LockAsync { lease_ms: None });
-        assert_eq!(lock_async.on_object(LockKind::Read), None);
+        let interruptibly = Step::LockInterruptibly(steps::LockInterruptibly { lease_ms: None });
+        assert_eq!(interruptibly.on_object(LockKind::Read), None);
         assert_eq!(
             Step::Unlock(steps::Unlock {}).on_object(LockKind::Read),
             None
         );
+    }
+
+    /// Issue #47: an async acquire moves to the async form of each object
+    /// of the family (the read, write, fair and fenced locks' steps with
+    /// `async`, the spin lock's `-async` kinds), fields kept, and back to
+    /// `RLock`'s async form; the call it makes is the async one.
+    #[test]
+    fn an_async_acquire_moves_to_the_async_form_of_each_family_object() {
+        use crate::steps;
+        let lock_async = Step::LockAsync(steps::LockAsync { lease_ms: Some(5) });
+        let try_lock_async = Step::TryLockAsync(steps::TryLockAsync {
+            wait_ms: Some(7),
+            lease_ms: None,
+        });
+        let expected = [
+            (LockKind::Read, "read-lock", "try-read-lock"),
+            (LockKind::Write, "write-lock", "try-write-lock"),
+            (LockKind::Fair, "fair-lock", "try-fair-lock"),
+            (LockKind::Fenced, "fenced-lock", "try-fenced-lock"),
+            (LockKind::Spin, "spin-lock-async", "try-spin-lock-async"),
+        ];
+        for (kind, lock_name, try_name) in expected {
+            for (step, name) in [(&lock_async, lock_name), (&try_lock_async, try_name)] {
+                let moved = step.on_object(kind).expect("an async form");
+                assert_eq!(moved.name(), name, "{kind}");
+                assert_eq!(moved.kind().call(), step.kind().call(), "{kind}");
+                assert_eq!(moved.kind().object(), Some(kind));
+                assert_eq!(moved.on_object(LockKind::Lock).as_ref(), Some(step));
+            }
+        }
+        let read = Step::ReadLock(steps::ReadLock {
+            lease_ms: Some(5),
+            is_async: true,
+        });
+        assert_eq!(lock_async.on_object(LockKind::Read), Some(read));
+        // A step that is one form whichever its `async` keeps its own.
+        let token = Step::FencedLockAndGetToken(steps::FencedLockAndGetToken {
+            lease_ms: Some(5),
+            is_async: true,
+        });
+        assert_eq!(token.on_object(LockKind::Fenced), Some(token.clone()));
+    }
+
+    /// An async client's lock is drawn as the family's types: some seeds
+    /// give a thread on the async API a read or write lock, a fair lock and
+    /// a fenced lock, and each such spec is valid.
+    #[test]
+    fn an_async_client_draws_the_family_objects() {
+        let mut drew = BTreeSet::new();
+        for seed in 0..2_000 {
+            let spec = generate_typed(seed, None, Workload::default(), LOCK_TYPES);
+            let mut on_async = false;
+            for t in spec.clients.iter().flat_map(|c| &c.threads) {
+                let mut calls = Vec::new();
+                async_calls(&t.steps, &mut calls);
+                if calls.contains(&true) {
+                    drew.insert(t.object().kind());
+                    on_async = true;
+                }
+            }
+            if on_async {
+                let valid = crate::model::validate::validate_spec(&spec);
+                assert_eq!(valid, Ok(()), "seed {seed}");
+            }
+        }
+        for kind in [
+            LockKind::Read,
+            LockKind::Write,
+            LockKind::Fair,
+            LockKind::Fenced,
+        ] {
+            assert!(drew.contains(&kind), "no async thread on {kind}: {drew:?}");
+        }
+    }
+
+    /// Whether each acquire of `steps` is `lockAsync` or `tryLockAsync`.
+    fn async_calls(steps: &[Step], out: &mut Vec<bool>) {
+        for s in steps {
+            if let Some(call) = s.kind().call().filter(lockcore::Call::is_acquire) {
+                use lockcore::Call::{LockAsync, TryLockAsync};
+                out.push(matches!(call, LockAsync { .. } | TryLockAsync { .. }));
+            }
+            async_calls(s.body(), out);
+        }
     }
 }

@@ -363,6 +363,29 @@ fn a_real_redis_drops_an_unrenewed_read_lock() {
     );
 }
 
+/// Issue #47: #1604 through the async API. The row's readers and writer
+/// call `lockAsync` (`async = true`): RedissonReadLock and
+/// RedissonWriteLock inherit RedissonLock's async acquire, so the same
+/// defect breaks reader-writer exclusion under 3.8.0 alone, on the fast
+/// engine and on a real `redis-server` alike. A run whose async read lock
+/// took `RLock`'s scripts (no timeout keys) would hold under 3.8.0.
+#[test]
+fn a_real_redis_drops_an_unrenewed_async_read_lock() {
+    let mut scenario = locksim::history_scenario("read-lock-not-renewed-1604").expect("history");
+    let steps = scenario.sim.clients.iter_mut().flat_map(|c| &mut c.threads);
+    let mut moved = 0;
+    for step in steps.flat_map(|t| &mut t.steps) {
+        match step {
+            sim::Step::ReadLock(s) => s.is_async = true,
+            sim::Step::WriteLock(s) => s.is_async = true,
+            _ => continue,
+        }
+        moved += 1;
+    }
+    assert_eq!(moved, 3);
+    row_breaks_on_real_redis(&scenario, &["reader-writer-exclusion"]);
+}
+
 /// Redisson PR #6883 on a real `redis-server`: under 3.52.0 every
 /// `ReadLockTask` chunk fails on reader A's count of 2 with Redis's own
 /// Lua error, no timeout key is extended, and B's read unlock deletes the
@@ -489,14 +512,19 @@ fn history_row_on_real_redis(name: &str, invariant: &str) {
 /// As [`history_row_on_real_redis`], for a defect that breaks each of
 /// `invariants` (as defects, in any order) under the affected release.
 fn history_row_breaks_on_real_redis(name: &str, invariants: &[&str]) {
+    let scenario = locksim::history_scenario(name).expect("history");
+    row_breaks_on_real_redis(&scenario, invariants);
+}
+
+/// As [`history_row_breaks_on_real_redis`], for a row's `scenario`.
+fn row_breaks_on_real_redis(scenario: &locksim::Scenario, invariants: &[&str]) {
     let real = sim::Engine::Redis(sim::RealRedis {
         target: sim::RedisTarget::Spawn,
         time_scale: REAL_SCALE,
     });
-    let scenario = locksim::history_scenario(name).expect("history");
     let row = scenario.history.clone().expect("a history row");
     for (release, broken) in row.releases().into_iter().zip([true, false]) {
-        let comparison = Comparison::run(&scenario, None, Some(release), real.clone())
+        let comparison = Comparison::run(scenario, None, Some(release), real.clone())
             .unwrap_or_else(|e| panic!("{release}: {e}"));
         let [fast, redis] = comparison.verdicts();
         assert_eq!(fast, redis, "{release}\n{}", comparison.render());

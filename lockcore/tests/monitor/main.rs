@@ -23,6 +23,7 @@ mod fair;
 mod fair_legacy;
 mod fenced;
 mod rw;
+mod rw_async;
 mod spin;
 
 use std::net::SocketAddr;

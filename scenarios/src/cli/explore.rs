@@ -525,13 +525,13 @@ mod tests {
     #[test]
     fn explore_branches_the_same_on_one_thread_and_two() {
         let args = [
-            "explore", "--from", "200", "--seeds", "10", "--redisson", "3.44.0", "--shrink",
+            "explore", "--from", "501", "--seeds", "10", "--redisson", "3.44.0", "--shrink",
             "0", "--coverage",
         ];
         let (_, one, _) = exec(&[&args[..], &["--threads", "1"]].concat(), None);
         let (_, two, _) = exec(&[&args[..], &["--threads", "2"]].concat(), None);
         assert_eq!(one, two);
-        assert!(one.contains("locksim replay 200 --redisson 3.44.0 --branch 64355:0"), "{one}");
+        assert!(one.contains("locksim replay 501 --redisson 3.44.0 --strategy pct --branch 27629:0"), "{one}");
         assert!(one.contains(" 18 runs (8 of them branches), "), "{one}");
         let json = [&args[..], &["--json"]].concat();
         let (_, one, _) = exec(&[&json[..], &["--threads", "1"]].concat(), None);
@@ -547,19 +547,19 @@ mod tests {
     /// the budget, a branch on an engine that cannot replay one.
     #[test]
     fn replay_takes_a_branch_and_refuses_a_bad_one() {
-        let replay = ["replay", "200", "--redisson", "3.44.0"];
-        let (_, out, err) = exec(&[&replay[..], &["--branch", "64355:3"]].concat(), None);
+        let replay = ["replay", "501", "--redisson", "3.44.0", "--strategy", "pct"];
+        let (_, out, err) = exec(&[&replay[..], &["--branch", "27629:3"]].concat(), None);
         assert!(err.is_empty(), "{err}");
         assert!(
             out.trim_end()
-                .ends_with("reproduce with: locksim replay 200 --redisson 3.44.0 --branch 64355:3"),
+                .ends_with("reproduce with: locksim replay 501 --redisson 3.44.0 --strategy pct --branch 27629:3"),
             "{out}"
         );
         let parsed = Cli::try_parse_from(
-            ["locksim"].iter().chain(&replay).chain(&["--branch", "64355"]),
+            ["locksim"].iter().chain(&replay).chain(&["--branch", "27629"]),
         );
         let e = parsed.unwrap_err().to_string();
-        assert!(e.contains("bad branch `64355`: a path is AT_MS:CHILD forks"), "{e}");
+        assert!(e.contains("bad branch `27629`: a path is AT_MS:CHILD forks"), "{e}");
         let e = Cli::try_parse_from(["locksim"].iter().chain(&replay).chain(&["--branch", "1:9"]))
             .unwrap_err()
             .to_string();
@@ -570,7 +570,7 @@ mod tests {
             err.starts_with("locksim: bad branch: the fork at 999999999 ms must be after 0 ms"),
             "{err}"
         );
-        let turmoil = [&replay[..], &["--branch", "64355:3", "--engine", "turmoil"]].concat();
+        let turmoil = [&replay[..], &["--branch", "27629:3", "--engine", "turmoil"]].concat();
         let (exit, _, err) = exec(&turmoil, None);
         assert_eq!(exit, Exit::BadInput);
         assert!(err.contains("a branch replays on the fast engine, not turmoil"), "{err}");

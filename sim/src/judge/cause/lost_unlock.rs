@@ -23,7 +23,11 @@ pub(crate) fn explains<'s>(
     history: &History,
     v: &'s Violation,
 ) -> Option<(String, &'s crate::Fault)> {
+    // By key: a lock left behind cites Redis's record of the key, whose
+    // LockName is RLock's whatever object the calls took it as (4.7.0
+    // seed 6961, a fenced lock's dropped unlock).
     let lock = super::violated_lock(history, v)?;
+    let on_key = |l: &LockName| l.as_str() == lock.as_str();
     let mut calls: Vec<(&crate::model::history::Who, SimTime)> = Vec::new();
     let mut failed: Option<(SimTime, SimTime)> = None;
     for r in history.records.iter().take_while(|r| r.at <= v.at) {
@@ -32,7 +36,7 @@ pub(crate) fn explains<'s>(
                 who,
                 lock: l,
                 call: Call::Unlock,
-            } if *l == lock && v.clients.iter().any(|c| **c == *who.client) => {
+            } if on_key(l) && v.clients.iter().any(|c| **c == *who.client) => {
                 calls.push((who, r.at));
             }
             RecordKind::Return {
@@ -40,7 +44,7 @@ pub(crate) fn explains<'s>(
                 lock: l,
                 call: Call::Unlock,
                 outcome: Outcome::Error { message, .. },
-            } if *l == lock && message.starts_with("transport error") => {
+            } if on_key(l) && message.starts_with("transport error") => {
                 if let Some(i) = calls.iter().position(|(w, _)| *w == who) {
                     failed = Some((calls.swap_remove(i).1, r.at));
                 }
@@ -51,7 +55,7 @@ pub(crate) fn explains<'s>(
                 call: Call::Unlock,
                 outcome: Outcome::Unlocked { released: true },
                 ..
-            } if *l == lock => failed = None,
+            } if on_key(l) => failed = None,
             _ => {}
         }
     }
@@ -97,7 +101,7 @@ fn renewed_after(history: &History, v: &Violation, lock: &LockName, from: SimTim
     history.records.iter().any(|r| {
         r.at > from
             && matches!(&r.kind, RecordKind::RenewSent { process, lock: l, retry: false, .. }
-                if l == lock && v.clients.iter().any(|c| **c == *process.client))
+                if l.as_str() == lock.as_str() && v.clients.iter().any(|c| **c == *process.client))
     })
 }
 

@@ -279,29 +279,39 @@ impl Step {
     }
 
     /// This acquire as the same call on `kind`'s object (`lock` as
-    /// `read-lock`, `try-lock` as `try-read-lock`), with its fields: the
-    /// registered kind whose object is `kind` and whose call has this
-    /// one's form. `None` when it is no acquire, or no registered kind
-    /// has its form on `kind` (there is no `read-lock-async`). Found in
+    /// `read-lock`, `try-lock-async` as `try-read-lock` with `async`), with
+    /// its fields: the first registered kind whose object is `kind` and
+    /// whose call, as it is or with `async = true`, has this one's form.
+    /// `None` when it is no acquire, or no registered kind has its form on
+    /// `kind` (there is no `lock-interruptibly` of a read lock). Found in
     /// the registration, so a new lock kind's steps need no line here.
     pub(crate) fn on_object(&self, kind: LockKind) -> Option<Step> {
         let form = std::mem::discriminant(&self.kind().call().filter(Call::is_acquire)?);
-        let target = examples().into_iter().find(|e| {
-            e.kind().object() == Some(kind)
-                && e.kind().call().map(|c| std::mem::discriminant(&c)) == Some(form)
-        })?;
-        // The forms share their fields (`wait_ms`, `lease_ms`); a kind
-        // whose fields differ fails to read them and is not used.
         let mut fields = serde_json::to_value(self).ok()?;
-        let fields_map = fields.as_object_mut()?;
-        // `async = false` is every step's default: a sync form of a kind
-        // that has an async one (the fair lock's) moves to one that has
-        // none (RLock's `lock`).
-        if fields_map.get("async") == Some(&serde_json::Value::Bool(false)) {
-            fields_map.remove("async");
-        }
-        fields_map.insert("step".to_owned(), target.name().into());
-        serde_json::from_value(fields).ok()
+        // The form is in the call, not in `async`: an async step of a kind
+        // without the field (`lock-async`) moves to one with it, and back.
+        // Its own value is tried first, so a step whose call is one form
+        // either way (`fenced-lock-and-get-token`) keeps it.
+        let own = fields.as_object_mut()?.remove("async") == Some(true.into());
+        let targets = examples()
+            .into_iter()
+            .filter(|e| e.kind().object() == Some(kind));
+        targets
+            .flat_map(|target| [own, !own].map(|is_async| (target.name(), is_async)))
+            .find_map(|(name, is_async)| {
+                // The forms share their fields (`wait_ms`, `lease_ms`); a
+                // kind whose fields differ, or that has no `async`, fails
+                // to read them and is not used.
+                let mut fields = fields.clone();
+                let map = fields.as_object_mut()?;
+                map.insert("step".to_owned(), name.into());
+                if is_async {
+                    map.insert("async".to_owned(), true.into());
+                }
+                let step: Step = serde_json::from_value(fields).ok()?;
+                let call = step.kind().call()?;
+                (std::mem::discriminant(&call) == form).then_some(step)
+            })
     }
 }
 

@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Invalid, Kind, lease, millis};
 
-/// `readWriteLock.readLock().lock()` or `lock(lease)`: waits as long as
-/// it takes. The thread's lock steps are then all on its read lock.
+/// `readWriteLock.readLock().lock()` or `lock(lease)` (`lockAsync` with
+/// `async`): waits as long as it takes. The thread's lock steps are then
+/// all on its read lock.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -16,6 +17,9 @@ pub struct ReadLock {
     #[serde(default)]
     #[schemars(range(min = 1, max = crate::MAX_LEASE_MS))]
     pub lease_ms: Option<u64>,
+    /// `lockAsync`: waits by a listener on its channel, not on the latch.
+    #[serde(default, rename = "async")]
+    pub is_async: bool,
 }
 
 impl Kind for ReadLock {
@@ -24,8 +28,11 @@ impl Kind for ReadLock {
     }
 
     fn call(&self) -> Option<Call> {
-        Some(Call::Lock {
-            lease: millis(self.lease_ms),
+        let lease = millis(self.lease_ms);
+        Some(if self.is_async {
+            Call::LockAsync { lease }
+        } else {
+            Call::Lock { lease }
         })
     }
 

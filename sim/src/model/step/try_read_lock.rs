@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::{Invalid, Kind, lease, millis, wait_or_lease};
 
 /// `readWriteLock.readLock().tryLock()`, `tryLock(wait)` or
-/// `tryLock(wait, lease)`: a failure skips the rest of the enclosing block.
+/// `tryLock(wait, lease)` (`tryLockAsync` with `async`): a failure skips
+/// the rest of the enclosing block.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -21,6 +22,10 @@ pub struct TryReadLock {
     #[serde(default)]
     #[schemars(range(min = 1, max = crate::MAX_LEASE_MS))]
     pub lease_ms: Option<u64>,
+    /// `tryLockAsync`: waits by a listener on its channel, not on the
+    /// latch.
+    #[serde(default, rename = "async")]
+    pub is_async: bool,
 }
 
 impl Kind for TryReadLock {
@@ -30,9 +35,11 @@ impl Kind for TryReadLock {
     }
 
     fn call(&self) -> Option<Call> {
-        Some(Call::TryLock {
-            wait: millis(self.wait_ms),
-            lease: millis(self.lease_ms),
+        let (wait, lease) = (millis(self.wait_ms), millis(self.lease_ms));
+        Some(if self.is_async {
+            Call::TryLockAsync { wait, lease }
+        } else {
+            Call::TryLock { wait, lease }
         })
     }
 
