@@ -93,11 +93,16 @@ pub(crate) fn most_retries<'c>(
     (most != Retries::redisson_3()).then_some(most)
 }
 
+/// The lockcore configs of `spec`'s clients that build.
+fn client_configs(spec: &SimSpec) -> Vec<Config> {
+    (0..spec.clients.len())
+        .filter_map(|c| client_config(spec, c).ok())
+        .collect()
+}
+
 /// [`crate::model::history::Meta::acquire_once_ms`] of `spec`'s clients.
 pub(crate) fn acquire_once_ms(spec: &SimSpec) -> Option<u64> {
-    let configs: Vec<Config> = (0..spec.clients.len())
-        .filter_map(|c| client_config(spec, c).ok())
-        .collect();
+    let configs = client_configs(spec);
     acquire_once_of(configs.iter().map(|c| (c, true)), spec.latency.max_ms)
 }
 
@@ -126,9 +131,7 @@ pub(crate) fn acquire_once_of<'c>(
 
 /// [`crate::model::history::Meta::probe`] of `spec`'s clients.
 pub(crate) fn probe(spec: &SimSpec) -> Option<ProbeBound> {
-    let configs: Vec<Config> = (0..spec.clients.len())
-        .filter_map(|c| client_config(spec, c).ok())
-        .collect();
+    let configs = client_configs(spec);
     probe_of(configs.iter().map(|c| (c, true)), spec.latency.max_ms)
 }
 

@@ -191,6 +191,21 @@ mod tests {
     use crate::judge::check::sample::{Sample, try_wait, who};
     use crate::judge::check::work::Work;
 
+    /// `sample` with Redis paused from 1 s for 1 s.
+    fn redis_paused_at_1s(sample: Sample) -> Sample {
+        let pause = crate::faults::RedisPause {
+            at_ms: 1_000,
+            duration_ms: 1_000,
+        };
+        sample.at(
+            1_000,
+            RecordKind::Fault {
+                fault: crate::Fault::RedisPause(pause),
+                phase: Phase::Begin,
+            },
+        )
+    }
+
     fn timed_out() -> Outcome {
         Outcome::Error {
             message: lockcore::LockError::from(TransportError::Timeout).to_string(),
@@ -233,17 +248,7 @@ mod tests {
         let run = |ret_ms: u64, fault: bool| {
             let mut sample = Sample::new(5).call(0, who("A", 1), call.clone());
             if fault {
-                let pause = crate::faults::RedisPause {
-                    at_ms: 1_000,
-                    duration_ms: 1_000,
-                };
-                sample = sample.at(
-                    1_000,
-                    RecordKind::Fault {
-                        fault: crate::Fault::RedisPause(pause),
-                        phase: Phase::Begin,
-                    },
-                );
+                sample = redis_paused_at_1s(sample);
             }
             let mut h = sample
                 .ret(ret_ms, who("A", 1), call.clone(), timed_out())
@@ -275,17 +280,7 @@ mod tests {
                 sample = sample.renew(100, "A");
             }
             if fault {
-                let pause = crate::faults::RedisPause {
-                    at_ms: 1_000,
-                    duration_ms: 1_000,
-                };
-                sample = sample.at(
-                    1_000,
-                    RecordKind::Fault {
-                        fault: crate::Fault::RedisPause(pause),
-                        phase: Phase::Begin,
-                    },
-                );
+                sample = redis_paused_at_1s(sample);
             }
             let mut h = sample
                 .call(1_000, who("A", 2), call.clone())
