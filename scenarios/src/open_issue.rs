@@ -178,6 +178,23 @@ const RW_UNLOCK_LATCHES_ONE: OpenIssue = OpenIssue {
     path: "a read or write unlock found no K, answered nil but set its latch to 1, and its resend read the latch: unlock returned as if it had released",
 };
 
+/// Found by locksim (4.7.0 seed 28028), not reported upstream (searched
+/// 2026-11-28; #2144 is its acquire form, fixed in 3.11.1, and #5462 asks
+/// why the renewal touches every reader's keys). A read lock's renewal
+/// sets the hash K's TTL to the watchdog timeout, whatever lease another
+/// reader asked for: `pexpire KEYS[1] ARGV[1]` in
+/// `RedissonReadLock.renewExpirationAsync` from tag redisson-3.8.1 (#1604;
+/// before it `RLock`'s renewal did the same) and in
+/// `renewal/ReadLockTask`'s batched script at tag redisson-4.7.0. #2144's
+/// fix (25914b000) keeps the longer TTL in the acquire script only. So
+/// when the watchdog reader stops renewing (paused, crashed) K expires
+/// one watchdog timeout after its last renewal, while a reader with a
+/// longer lease still holds it, and a writer takes the lock.
+const READ_RENEWAL_SHORTENS: OpenIssue = OpenIssue {
+    upstream: UNREPORTED,
+    path: "a read lock's renewal set K's TTL to the watchdog timeout under a reader with a longer lease, and K expired inside that lease once the renewals stopped: #2144's fix keeps the longer TTL in the acquire only",
+};
+
 /// Whether the run of a history, under a release, took a path to a
 /// violation.
 type Took = fn(Release, &History, &Violation) -> bool;
@@ -196,6 +213,7 @@ const KNOWN: &[(OpenIssue, Took)] = &[
     (FAIR_ACQUIRE_FAILED_THREW, fair_acquire_failed_threw),
     (FAIR_UNLOCK_ABSENT_ONE, fair_unlock_absent_one),
     (RW_UNLOCK_LATCHES_ONE, rw_unlock_latches_one),
+    (READ_RENEWAL_SHORTENS, read_renewal_shortened),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
 ];
@@ -594,4 +612,51 @@ fn fair_acquire_failed_threw(release: Release, history: &History, v: &Violation)
     let caught = release.has(Switch::TryLockTimeoutFalse);
     lock.kind() == lockcore::LockKind::Fair
         && (caught || ret.at.as_ms() >= call.at.as_ms() + wait.0)
+}
+
+/// Whether `v` is a writer let in while a reader that holds the read lock
+/// with a lease believes it holds: K expired inside that lease, and a
+/// renewal of the read lock (another hold's watchdog: the believer has
+/// none) went out between the believer's hold and the expiry.
+fn read_renewal_shortened(_: Release, history: &History, v: &Violation) -> bool {
+    if v.invariant != sim::Invariant::ReaderWriterExclusion {
+        return false;
+    }
+    let Some(held) = v.events.first().and_then(|&i| history.records.get(i)) else {
+        return false;
+    };
+    let RecordKind::Hold {
+        lock,
+        lease_ms,
+        watchdog: false,
+        ..
+    } = &held.kind
+    else {
+        return false;
+    };
+    if lock.kind() != lockcore::LockKind::Read {
+        return false;
+    }
+    let lease_ends = held.at.as_ms() + lease_ms;
+    let on_key = |l: &LockName| l.as_str() == lock.as_str();
+    let mut renewed = false;
+    for r in history
+        .records
+        .iter()
+        .filter(|r| held.at <= r.at && r.at <= v.at)
+    {
+        match &r.kind {
+            RecordKind::RenewSent { lock: l, .. } if on_key(l) => {
+                renewed |= l.kind() == lockcore::LockKind::Read;
+            }
+            RecordKind::Server {
+                lock: l,
+                holder: None,
+                cause: ServerCause::Expiry,
+                ..
+            } if on_key(l) => return renewed && r.at.as_ms() < lease_ends,
+            _ => {}
+        }
+    }
+    false
 }

@@ -195,8 +195,8 @@ pub use model::error::SimError;
 pub use model::fault::kinds as faults;
 pub use model::fault::{LockKey, Verb, verbs};
 pub use model::history::{
-    Direction, History, Meta, Outcome, Phase, Proc, Record, RecordKind, ReleaseCause, Retries,
-    ServerCause, UnlockError, Who,
+    Direction, History, Meta, Outcome, Phase, ProbeBound, Proc, Record, RecordKind, ReleaseCause,
+    Retries, ServerCause, UnlockError, Who,
 };
 pub use model::leftover::LeftoverKind;
 pub use model::reseed::Reseed;

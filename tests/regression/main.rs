@@ -232,6 +232,30 @@ fn a_fair_unlock_of_an_expired_lock_is_named_as_unreported() {
     assert_eq!(named, want);
 }
 
+/// Seed 28028 under 4.7.0, shrunk: a watchdog reader's renewal sets K's
+/// TTL to the watchdog timeout under a reader with a longer lease
+/// (`ReadLockTask`'s `pexpire KEYS[i] ARGV[1]`; #2144's fix, 3.11.1, keeps
+/// the longer TTL in the acquire only), the renewals stop in a pause, and
+/// K expires inside the other reader's lease: a writer gets in. No fix
+/// removes it, and it is named as a path not reported upstream.
+#[test]
+fn a_read_renewal_that_shortens_a_longer_lease_is_named() {
+    let file = "explored-28028-4-7-0-read-renewal-shortens-the-lease.toml";
+    let named: Vec<_> = finding_defects(file)
+        .iter()
+        .map(|d| {
+            let open = d.open_issue.map(|o| (o.upstream, o.path));
+            (d.invariant.name(), d.fixed_by.is_none(), open)
+        })
+        .collect();
+    assert_eq!(named.len(), 1, "{file}: {named:?}");
+    let (invariant, unfixed, open) = named[0];
+    assert_eq!((invariant, unfixed), ("reader-writer-exclusion", true));
+    let (upstream, path) = open.unwrap_or_else(|| panic!("{file}: not named"));
+    assert_eq!(upstream, "unreported");
+    assert!(path.contains("read lock's renewal"), "{path}");
+}
+
 /// A defect no upstream issue reports is named by its path too. Seed
 /// 15828 under 4.7.0, shrunk: a count-down unlock whose `WAIT` synced no
 /// replica is tried again, and each attempt's handler takes a count off

@@ -6,7 +6,9 @@
 //! chunk; when the last has answered (or one failed), the next round is
 //! set T/3 later if any entry remains. A 0 takes that thread's hold off
 //! that lock's entry; an error is logged and every entry kept, so the next
-//! round retries them.
+//! round retries them. The last entry removed stops the chain
+//! (`RenewalTask.stop()`), even with a round out: the next lock starts a
+//! chain of its own at once.
 
 use std::collections::VecDeque;
 
@@ -113,7 +115,14 @@ impl LockClient {
             }
             return;
         }
-        self.watchdog.chain = Chain::Round(keys.into());
+        let round = match self.watchdog.chain {
+            Chain::Round(_, round) => round,
+            _ => {
+                self.watchdog.rounds += 1;
+                self.watchdog.rounds
+            }
+        };
+        self.watchdog.chain = Chain::Round(keys.into(), round);
         let lease = self.wire.number(self.config.watchdog_timeout.0);
         let words: Vec<(Bytes, Bytes)> = chunk
             .iter()
@@ -122,7 +131,7 @@ impl LockClient {
         let command = command::renew_batch(&words, lease);
         // Redisson routes the chunk by its first key (`syncedEval(firstName, ...)`).
         let routed = chunk[0].0.clone();
-        let owner = Owner::RenewChunk(chunk.into_iter().map(|(l, t, _)| (l, t)).collect());
+        let owner = Owner::RenewChunk(chunk.into_iter().map(|(l, t, _)| (l, t)).collect(), round);
         self.send(now, routed, Purpose::Renew, command, owner);
     }
 
@@ -163,12 +172,13 @@ impl LockClient {
     pub(super) fn chunk_renewed(
         &mut self,
         now: Millis,
-        chunk: Vec<(LockName, ThreadId)>,
+        (chunk, round): (Vec<(LockName, ThreadId)>, u64),
         reply: Result<Value, TransportError>,
     ) {
         let locks = chunk.iter().map(|(l, _)| l);
+        let ours = matches!(self.watchdog.chain, Chain::Round(_, r) if r == round);
         let Some(renewed) = self.chunk_reply(locks, reply) else {
-            if matches!(self.watchdog.chain, Chain::Round(_)) {
+            if ours {
                 self.round_done(now);
             }
             return;
@@ -177,7 +187,9 @@ impl LockClient {
             self.reach_renewed(&Ok(renewed));
             self.batched_renewed(now, lock, thread, Ok(renewed));
         }
-        if let Chain::Round(rest) = &mut self.watchdog.chain {
+        if let Chain::Round(rest, r) = &mut self.watchdog.chain
+            && *r == round
+        {
             let rest = std::mem::take(rest);
             self.send_chunk(now, rest.into(), false);
         }
@@ -410,6 +422,39 @@ mod tests {
         assert!(h.timers.is_empty(), "timers left: {:?}", h.timers);
         h.advance(10_000);
         h.expect_quiet();
+    }
+
+    /// 4.7.0 seed 35552: the last unlock stops the chain while a round's
+    /// renewal is out unanswered (`RenewalTask.stop()` clears `running`,
+    /// read at tag redisson-4.7.0); a lock taken then starts a chain of
+    /// its own, T/3 ahead, instead of waiting for that renewal's timeout,
+    /// and the stopped round's late reply does not go on with it.
+    #[test]
+    fn a_lock_after_the_chain_stopped_does_not_wait_for_its_round() {
+        let config = crate::Config::builder()
+            .era(Era::RedissonBatched)
+            .watchdog_timeout(3_000)
+            .response_timeout(3_000)
+            .build()
+            .unwrap();
+        let mut h = Harness::with_config(config);
+        h.acquire(ThreadId(1), "a");
+        let (stale, _) = next_round(&mut h);
+        unlock_now(&mut h, ThreadId(1), "a");
+        assert!(matches!(h.expect_event(), Event::RenewalStopped { .. }));
+        h.expect_return(ThreadId(1)).unwrap();
+        let relocked = h.now;
+        h.acquire(ThreadId(1), "a");
+        let first = relocked.plus(h.m.config().renewal_interval());
+        assert_eq!(h.next_timer_at(), Some(first));
+        let (fresh, _) = next_round(&mut h);
+        h.reply(stale, ints(&[1]));
+        assert!(matches!(h.expect_event(), Event::Renewed { .. }));
+        h.expect_quiet();
+        h.reply(fresh, ints(&[1]));
+        assert!(matches!(h.expect_event(), Event::Renewed { .. }));
+        let next = h.now.plus(h.m.config().renewal_interval());
+        assert_eq!(h.next_timer_at(), Some(next));
     }
 
     /// The chain stops when the last watchdog lock is unlocked: its timer

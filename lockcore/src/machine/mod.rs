@@ -507,8 +507,10 @@ impl LockClient {
                 self.on_subscribe_reply(now, &channel, generation, reply)
             }
             Owner::Renew(lock, thread) => self.on_renew_reply(now, lock, thread, reply, sent_at),
-            Owner::RenewChunk(chunk) => self.chunk_renewed(now, chunk, reply),
-            Owner::ReadRenewChunk(chunk) => self.read_chunk_renewed(now, chunk, reply),
+            Owner::RenewChunk(chunk, round) => self.chunk_renewed(now, (chunk, round), reply),
+            Owner::ReadRenewChunk(chunk, round) => {
+                self.read_chunk_renewed(now, (chunk, round), reply)
+            }
             Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
             Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
             Owner::ScriptLoad(reload) => self.on_script_loaded(now, *reload, reply, sent_at),

@@ -47,6 +47,8 @@ use crate::{LockName, Millis, Switch, ThreadId, TransportError, Value, VecMap};
 pub(super) struct ReadLockTask {
     entries: VecMap<LockName, RenewalEntry>,
     chain: Chain,
+    /// The last round's number (see [`Chain::Round`]).
+    rounds: u64,
 }
 
 /// One lock of a chunk: the read lock and the threads a 0 cancels.
@@ -105,11 +107,13 @@ impl LockClient {
             return;
         }
         task.entries.remove(lock);
-        if task.entries.is_empty()
-            && let Chain::Waiting(timer) = task.chain
-        {
-            task.chain = Chain::Idle;
-            self.cancel_timer(timer);
+        // `RenewalTask.stop()`: a round out still answers, but the next
+        // lock starts a chain without waiting for it.
+        if task.entries.is_empty() {
+            if let Chain::Waiting(timer) = task.chain {
+                self.cancel_timer(timer);
+            }
+            self.watchdog.read.chain = Chain::Idle;
         }
         self.event(Event::RenewalStopped {
             lock: lock.clone(),
@@ -140,7 +144,15 @@ impl LockClient {
             self.read_round_done(now);
             return;
         }
-        self.watchdog.read.chain = Chain::Round(keys.into());
+        let task = &mut self.watchdog.read;
+        let round = match task.chain {
+            Chain::Round(_, round) => round,
+            _ => {
+                task.rounds += 1;
+                task.rounds
+            }
+        };
+        task.chain = Chain::Round(keys.into(), round);
         let script = self.read_batch_script();
         let counted = script == LockScript::ReadRenewBatchOwn;
         let mut words = Vec::with_capacity(chunk.len() * 2);
@@ -154,7 +166,8 @@ impl LockClient {
             args.extend(names.iter().cloned());
         }
         let routed = chunk[0].0.clone();
-        let owner = Owner::ReadRenewChunk(chunk.into_iter().map(|(l, _, _, t)| (l, t)).collect());
+        let chunk = chunk.into_iter().map(|(l, _, _, t)| (l, t)).collect();
+        let owner = Owner::ReadRenewChunk(chunk, round);
         let command = command::eval_words(script, words, args);
         self.send(now, routed, Purpose::Renew, command, owner);
     }
@@ -224,12 +237,13 @@ impl LockClient {
     pub(super) fn read_chunk_renewed(
         &mut self,
         now: Millis,
-        chunk: ReadChunk,
+        (chunk, round): (ReadChunk, u64),
         reply: Result<Value, TransportError>,
     ) {
         let locks = chunk.iter().map(|(l, _)| l);
+        let ours = matches!(self.watchdog.read.chain, Chain::Round(_, r) if r == round);
         let Some(renewed) = self.chunk_reply(locks, reply) else {
-            if matches!(self.watchdog.read.chain, Chain::Round(_)) {
+            if ours {
                 self.read_round_done(now);
             }
             return;
@@ -244,7 +258,9 @@ impl LockClient {
                 self.read_task_cancel(&lock, Some(thread), "not-held");
             }
         }
-        if let Chain::Round(rest) = &mut self.watchdog.read.chain {
+        if let Chain::Round(rest, r) = &mut self.watchdog.read.chain
+            && *r == round
+        {
             let rest = std::mem::take(rest);
             self.send_read_chunk(now, rest.into());
         }

@@ -36,11 +36,11 @@ pub(super) enum Owner {
     /// The watchdog, renewing this lock for this thread.
     Renew(LockName, ThreadId),
     /// The batched round (3.44+), renewing one chunk: each lock for its
-    /// thread, in the order of the script's keys.
-    RenewChunk(Vec<(LockName, ThreadId)>),
+    /// thread, in the order of the script's keys; and the round's number.
+    RenewChunk(Vec<(LockName, ThreadId)>, u64),
     /// `ReadLockTask`'s round (3.44+), renewing one chunk: each read lock
-    /// with the threads a 0 cancels.
-    ReadRenewChunk(super::read_task::ReadChunk),
+    /// with the threads a 0 cancels; and the round's number.
+    ReadRenewChunk(super::read_task::ReadChunk, u64),
     /// An acquire whose thread was interrupted: its callback still runs.
     Abandoned(super::interrupt::Abandoned),
     /// 3.20.0+: the unlock that rolls back this thread's acquire, which

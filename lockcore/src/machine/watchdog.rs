@@ -109,6 +109,8 @@ pub(super) struct Watchdog {
     pub(super) entries: VecMap<LockName, RenewalEntry>,
     /// `redisson-batched`: the single chain.
     pub(super) chain: Chain,
+    /// The last round's number (see [`Chain::Round`]).
+    pub(super) rounds: u64,
     /// 3.44+: the read locks' own chain.
     pub(super) read: super::read_task::ReadLockTask,
 }
@@ -122,8 +124,14 @@ pub(super) enum Chain {
     /// The next round starts when this timer fires.
     Waiting(TimerId),
     /// A chunk of the round is out; these keys, read with the others, are
-    /// looked up for the next chunk once it has answered.
-    Round(Vec<LockName>),
+    /// looked up for the next chunk once it has answered. The round's
+    /// number goes out with each chunk: a chunk of a round the chain
+    /// stopped under (its map emptied: `RenewalTask.stop()` clears
+    /// `running`, and the next lock starts a chain of its own at once)
+    /// answers for its locks, but does not go on with the new chain.
+    /// Redisson's stopped round carries on with its own chunks and, when
+    /// a new chain runs, sets a second timer; the model keeps one chain.
+    Round(Vec<LockName>, u64),
     /// A round has read the renewal map's keys and is paused before it
     /// looks their entries up (a callback step).
     Reading,
@@ -384,16 +392,15 @@ impl LockClient {
             reason: reason.to_owned(),
         });
         // The last entry gone stops the chain (`RenewalTask.stop()`); a
-        // round out still answers, and a paused one finds nothing to do.
+        // round out still answers, a paused one finds nothing to do, and
+        // the next lock starts a chain without waiting for either (4.7.0
+        // seed 35552: a lock taken while the round's renewal was lost to
+        // a drop waited for its timeout, and expired unrenewed).
         if self.watchdog.entries.is_empty() {
-            match self.watchdog.chain {
-                Chain::Waiting(timer) => {
-                    self.cancel_timer(timer);
-                    self.watchdog.chain = Chain::Idle;
-                }
-                Chain::Reading | Chain::Broken => self.watchdog.chain = Chain::Idle,
-                Chain::Idle | Chain::Round(_) => {}
+            if let Chain::Waiting(timer) = self.watchdog.chain {
+                self.cancel_timer(timer);
             }
+            self.watchdog.chain = Chain::Idle;
         }
         true
     }

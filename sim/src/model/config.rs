@@ -6,7 +6,7 @@
 use lockcore::Config;
 
 use crate::model::fault::LinkRule;
-use crate::model::history::Retries;
+use crate::model::history::{ProbeBound, Retries};
 use crate::model::rng;
 use crate::{SimError, SimSpec};
 
@@ -93,11 +93,16 @@ pub(crate) fn most_retries<'c>(
     (most != Retries::redisson_3()).then_some(most)
 }
 
+/// The lockcore configs of `spec`'s clients that build.
+fn client_configs(spec: &SimSpec) -> Vec<Config> {
+    (0..spec.clients.len())
+        .filter_map(|c| client_config(spec, c).ok())
+        .collect()
+}
+
 /// [`crate::model::history::Meta::acquire_once_ms`] of `spec`'s clients.
 pub(crate) fn acquire_once_ms(spec: &SimSpec) -> Option<u64> {
-    let configs: Vec<Config> = (0..spec.clients.len())
-        .filter_map(|c| client_config(spec, c).ok())
-        .collect();
+    let configs = client_configs(spec);
     acquire_once_of(configs.iter().map(|c| (c, true)), spec.latency.max_ms)
 }
 
@@ -122,6 +127,30 @@ pub(crate) fn acquire_once_of<'c>(
     // An `EVALSHA` answered `NOSCRIPT` and the `SCRIPT LOAD` come first
     // (two round trips), then the script's own send.
     most.filter(|&ms| ms > 0).map(|ms| ms + 5 * latency_ms)
+}
+
+/// [`crate::model::history::Meta::probe`] of `spec`'s clients.
+pub(crate) fn probe(spec: &SimSpec) -> Option<ProbeBound> {
+    let configs = client_configs(spec);
+    probe_of(configs.iter().map(|c| (c, true)), spec.latency.max_ms)
+}
+
+/// [`probe`] of clients' configs already built, each with whether its
+/// client asked about `wait-probe` (every synced send before the answer
+/// does), as [`acquire_once_of`] counts only the switches a run read, over
+/// links whose own one-way latency is at most `latency_ms`.
+pub(crate) fn probe_of<'c>(
+    configs: impl Iterator<Item = (&'c Config, bool)>,
+    latency_ms: u64,
+) -> Option<ProbeBound> {
+    let budget_ms = configs
+        .filter(|&(c, asked)| asked && c.replicas > 0 && c.release.has(lockcore::Switch::WaitProbe))
+        .map(|(c, _)| c.command_budget().0)
+        .max()?;
+    Some(ProbeBound {
+        round_trip_ms: 2 * latency_ms + 5,
+        budget_ms,
+    })
 }
 
 /// The longest timer tick of `spec`'s clients: how late any client's

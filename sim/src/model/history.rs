@@ -55,6 +55,23 @@ pub struct Meta {
     /// acquires were sent again (the looser bound).
     #[serde(skip)]
     pub acquire_once_ms: Option<u64>,
+    /// When a client asks the server which of `WAIT` and `WAITAOF` it
+    /// has before its first synced script (Redisson 3.46+, `wait-probe`,
+    /// with replicas): how long that probe holds the scripts behind it.
+    /// Not written to the file, like [`Meta::acquire_once_ms`]; a history
+    /// read back has none, and is judged as if no call waited for a probe.
+    #[serde(skip)]
+    pub probe: Option<ProbeBound>,
+}
+
+/// How long a client's server probe may hold its first synced scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProbeBound {
+    /// One round trip on the links' own latency (no fault's delay), in ms.
+    pub round_trip_ms: u64,
+    /// The longest command budget of the probing clients (the probe is a
+    /// batch retried like any command), in ms.
+    pub budget_ms: u64,
 }
 
 /// The checkers' bound on one command's retries (see [`Meta::retries`]).

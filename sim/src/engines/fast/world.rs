@@ -304,6 +304,13 @@ impl<'s> World<'s> {
                     }),
                     self.spec.latency.max_ms,
                 ),
+                probe: crate::model::config::probe_of(
+                    self.procs.iter().map(|p| {
+                        let asked = (p.machine.switches_read()).has(lockcore::Switch::WaitProbe);
+                        (p.machine.config(), asked)
+                    }),
+                    self.spec.latency.max_ms,
+                ),
             },
             records: self.obs.into_records(),
         };

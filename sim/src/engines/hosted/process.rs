@@ -404,6 +404,7 @@ pub(crate) fn finish(spec: &SimSpec, recorder: &Shared, slots: &Slots) -> (Histo
             clients: spec.clients.iter().map(|c| c.name.clone()).collect(),
             retries: crate::model::config::retries(spec),
             acquire_once_ms: crate::model::config::acquire_once_ms(spec),
+            probe: crate::model::config::probe(spec),
         },
         records,
     };

@@ -42,7 +42,7 @@ pub(super) fn chain_stalled<'s>(
     let rtt = 2 * history.meta.max_latency_ms;
     // The last round before the expiry came before the lease began, or
     // began it (its script refreshed the key, and its `WAIT`'s reply was
-    // lost: 4.7.0 seed 58850): none came after it (resends of its
+    // lost): none came after it (resends of its
     // renewals may have).
     let (sent, round) = last_round_before(history, &process, lock.as_ref(), end)?;
     if sent > start {

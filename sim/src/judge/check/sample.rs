@@ -43,6 +43,7 @@ impl Sample {
                     clients: vec!["A".into(), "B".into()],
                     retries: None,
                     acquire_once_ms: None,
+                    probe: None,
                 },
                 records: Vec::new(),
             },

@@ -8,7 +8,7 @@ use lockcore::{Call, TransportError};
 
 use crate::judge::check::fault_index::FaultIndex;
 use crate::judge::check::work::Count;
-use crate::model::history::{Outcome, Phase, RecordKind};
+use crate::model::history::{Outcome, Phase, RecordKind, ServerCause};
 use crate::model::name::Name;
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -25,7 +25,16 @@ use crate::{History, Invariant, SimTime, Violation};
 /// client's timers (a pause, starvation, a clock fault, interleaved
 /// callbacks) is not judged: its first attempt may have failed late.
 /// A first attempt that times out still throws in every release, and is
-/// not judged either.
+/// not judged either. From 3.46 with replicas a client's first synced
+/// scripts wait for its `WAIT`/`WAITAOF` probe, a batch retried like any
+/// command, so a call made before the client was seen past its probe
+/// sends its first attempt a round trip late, or, when a fault that may
+/// hold replies touched the client or Redis during that round trip, up to
+/// a command budget late (4.7.0 seed 45310: the probe's replies delayed
+/// 6 s, an 18 s probe, then a first attempt whose `WAIT` reply a drop
+/// lost). A replication stall does not hold the probe, which asks for no
+/// replica (3.45.0's audit seed 105 under 3.46.0 throws inside its wait
+/// loop, with the probe answered at once).
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let timed_out = format!("{}", lockcore::LockError::from(TransportError::Timeout));
     // The first attempt goes out as the call starts and fails by its own
@@ -39,16 +48,34 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let sent_once = (history.meta.acquire_once_ms)
         .map(|once| once + 3 * history.meta.max_timer_tick_ms + 5);
     let faults = FaultIndex::excusing(history, work);
-    let mut open: BTreeMap<(Name<'_>, u32, u64), usize> = BTreeMap::new();
+    let held = FaultIndex::holding_replies(history, work);
+    // The probe's replies send the script from their callback: no timer.
+    let behind_probe = history.meta.probe.map(|probe| {
+        let slow = probe.budget_ms + timers * history.meta.max_timer_tick_ms;
+        (probe.round_trip_ms, slow)
+    });
+    let mut probed = Probed::default();
+    // Each open call, and the probe it may have waited for (ms).
+    let mut open: BTreeMap<(Name<'_>, u32, u64), (usize, u64)> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
+        probed.see(&r.kind);
         match &r.kind {
             RecordKind::Call {
                 who,
                 call: Call::TryLock { wait: Some(_), .. },
                 ..
             } => {
-                open.insert((Name(&who.client), who.life, who.thread), i);
+                let start = r.at;
+                let probe = behind_probe
+                    .filter(|_| !probed.past(&who.client, who.life))
+                    .map_or(0, |(quick, slow)| {
+                        match held.touched(&who.client, start, start.plus_ms(quick), work) {
+                            true => slow,
+                            false => quick,
+                        }
+                    });
+                open.insert((Name(&who.client), who.life, who.thread), (i, probe));
             }
             RecordKind::Return {
                 who,
@@ -56,14 +83,16 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 lock,
                 outcome: Outcome::Error { message, .. },
             } if *message == timed_out => {
-                let Some(c) = open.remove(&(Name(&who.client), who.life, who.thread)) else {
+                let Some((c, probe)) = open.remove(&(Name(&who.client), who.life, who.thread))
+                else {
                     continue;
                 };
                 let start = history.records[c].at;
-                let once = sent_once.filter(|&once| {
+                let once = sent_once.map(|once| once + probe).filter(|&once| {
                     !faults.touched(&who.client, start, start.plus_ms(once), work)
                 });
-                let late = r.at.as_ms() > start.as_ms() + once.unwrap_or(first_attempt);
+                let bound = once.unwrap_or(first_attempt + probe);
+                let late = r.at.as_ms() > start.as_ms() + bound;
                 let moved = timing.iter().any(|(client, from, to)| {
                     client.is_none_or(|n| *n == *who.client) && *from <= r.at && start <= *to
                 });
@@ -88,6 +117,39 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         }
     }
     found
+}
+
+/// The client processes seen past their server probe: a script of theirs
+/// ran (Redis's view changed by their command), a renewal went out, or a
+/// call of theirs had its answer; each process by client and life.
+#[derive(Default)]
+struct Probed<'h> {
+    past: Vec<(&'h str, u32)>,
+}
+
+impl<'h> Probed<'h> {
+    fn see(&mut self, kind: &'h RecordKind) {
+        let process = match kind {
+            RecordKind::Server {
+                cause: ServerCause::Command { by, .. },
+                ..
+            } => (&*by.client, by.life),
+            RecordKind::RenewSent { process, .. } => (&*process.client, process.life),
+            RecordKind::Return {
+                who,
+                outcome: Outcome::Acquired { .. } | Outcome::NotAcquired | Outcome::Unlocked { .. },
+                ..
+            } => (&*who.client, who.life),
+            _ => return,
+        };
+        if !self.past.contains(&process) {
+            self.past.push(process);
+        }
+    }
+
+    fn past(&self, client: &str, life: u32) -> bool {
+        self.past.contains(&(client, life))
+    }
 }
 
 /// The windows of faults that move a client's timers: client (`None`:
@@ -128,6 +190,21 @@ mod tests {
     use super::*;
     use crate::judge::check::sample::{Sample, try_wait, who};
     use crate::judge::check::work::Work;
+
+    /// `sample` with Redis paused from 1 s for 1 s.
+    fn redis_paused_at_1s(sample: Sample) -> Sample {
+        let pause = crate::faults::RedisPause {
+            at_ms: 1_000,
+            duration_ms: 1_000,
+        };
+        sample.at(
+            1_000,
+            RecordKind::Fault {
+                fault: crate::Fault::RedisPause(pause),
+                phase: Phase::Begin,
+            },
+        )
+    }
 
     fn timed_out() -> Outcome {
         Outcome::Error {
@@ -172,17 +249,7 @@ mod tests {
         let run = |ret_ms: u64, fault: bool| {
             let mut sample = Sample::new(5).call(0, who("A", 1), call.clone());
             if fault {
-                let pause = crate::faults::RedisPause {
-                    at_ms: 1_000,
-                    duration_ms: 1_000,
-                };
-                sample = sample.at(
-                    1_000,
-                    RecordKind::Fault {
-                        fault: crate::Fault::RedisPause(pause),
-                        phase: Phase::Begin,
-                    },
-                );
+                sample = redis_paused_at_1s(sample);
             }
             let mut h = sample
                 .ret(ret_ms, who("A", 1), call.clone(), timed_out())
@@ -194,5 +261,40 @@ mod tests {
         assert_eq!(run(8_000, false).len(), 1);
         assert!(run(3_020, false).is_empty());
         assert!(run(8_000, true).is_empty());
+    }
+
+    /// 3.46+ with replicas: a client's first synced script waits for its
+    /// `WAIT`/`WAITAOF` probe, retried like any command (4.7.0 seed 45310,
+    /// shrunk: replies delayed 6 s made an 18 s probe, then a first
+    /// attempt timed out 22 s into a tryLock(733)). A call made before the
+    /// client was seen past its probe, with a fault on Redis as it began,
+    /// may throw its first attempt's timeout up to a probe's budget late;
+    /// with no fault the probe is one round trip, and once a renewal of
+    /// the client went out the probe was behind it: then the same call
+    /// 20 s in threw from its wait loop.
+    #[test]
+    fn a_call_behind_the_server_probe_may_start_its_first_attempt_late() {
+        let call = try_wait(733);
+        let run = |renewed_first: bool, fault: bool| {
+            let mut sample = Sample::new(5);
+            if renewed_first {
+                sample = sample.renew(100, "A");
+            }
+            if fault {
+                sample = redis_paused_at_1s(sample);
+            }
+            let mut h = sample
+                .call(1_000, who("A", 2), call.clone())
+                .ret(21_000, who("A", 2), call.clone(), timed_out())
+                .build();
+            h.meta.probe = Some(crate::model::history::ProbeBound {
+                round_trip_ms: 15,
+                budget_ms: 16_500,
+            });
+            check(&h, &Work::default()).len()
+        };
+        assert_eq!(run(false, true), 0);
+        assert_eq!(run(false, false), 1);
+        assert_eq!(run(true, true), 1);
     }
 }
