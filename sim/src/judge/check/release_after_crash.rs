@@ -59,12 +59,27 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     let by = Some((Name(&who.client), who.life));
                     settle(open, &mut pending, by, (i, r.at), work);
                 }
+                if lock.kind() == lockcore::LockKind::Read {
+                    *state.believers.entry((lock.as_str(), who)).or_default() += 1;
+                }
+                state.client_record(&r.kind, i, r.at);
+            }
+            RecordKind::Release { who, lock, .. } => {
+                if let Some(n) = state.believers.get_mut(&(lock.as_str(), who)) {
+                    *n = n.saturating_sub(1);
+                }
                 state.client_record(&r.kind, i, r.at);
             }
             RecordKind::Crash { process } => {
                 let key = (Name(&process.client), process.life);
                 let crash = r.at;
                 for (lock, held_at) in state.held_by(key) {
+                    // A read lock another process still holds is in use:
+                    // its own renewals keep the key (4.7.0 seed 57973,
+                    // whose other reader joined before the crash).
+                    if state.shared_with_another(lock.as_str(), key) {
+                        continue;
+                    }
                     let Some(refresh) = state.refresh.get(&(key, lock.as_str())) else {
                         continue;
                     };
@@ -148,6 +163,8 @@ struct State<'h> {
     refresh: BTreeMap<(ProcKey<'h>, &'h str), Refresh>,
     /// Per process, its watchdog timeout (from a hold that used it).
     watchdog: BTreeMap<ProcKey<'h>, u64>,
+    /// Per key and thread, the read holds it believes it has.
+    believers: BTreeMap<(&'h str, &'h Who), u32>,
 }
 
 impl<'h> State<'h> {
@@ -164,6 +181,14 @@ impl<'h> State<'h> {
             self.held.entry(p).or_default().insert((order, lock));
         }
         self.server.insert(lock, (by, i, name));
+    }
+
+    /// Whether a thread of a process other than `process` believes it
+    /// holds a read lock of `key`.
+    fn shared_with_another(&self, key: &str, process: ProcKey<'h>) -> bool {
+        self.believers
+            .iter()
+            .any(|(&(k, who), &n)| n > 0 && k == key && (Name(&who.client), who.life) != process)
     }
 
     /// The locks Redis names `process` holder of, with the server record
@@ -487,7 +512,7 @@ impl Pauses {
 mod tests {
     use super::*;
     use crate::steps;
-    use crate::judge::check::sample::{Sample, lock_call, proc, who};
+    use crate::judge::check::sample::{Sample, lock, lock_call, proc, who};
     use crate::judge::check::work::Work;
     use crate::model::history::ReleaseCause;
 
@@ -528,6 +553,26 @@ mod tests {
             "{}",
             v[0].detail
         );
+    }
+
+    /// 4.7.0 seed 57973: a crashed reader's key kept by another process's
+    /// reader, which joined before the crash, is in use, not left behind;
+    /// the same key held by a writer of the crashed process alone is not.
+    #[test]
+    fn a_key_another_reader_holds_is_in_use() {
+        let read = lock().with_kind(lockcore::LockKind::Read);
+        let shared = |other: &str| {
+            Sample::new(5)
+                .call(0, who("A", 1), lock_call())
+                .server(3, Some(who("A", 1)))
+                .hold_on(6, who("A", 1), read.clone())
+                .hold_on(100, who(other, 1), read.clone())
+                .at(5_000, RecordKind::Crash { process: proc("A") })
+                .server(90_000, None)
+                .build()
+        };
+        assert!(check(&shared("B"), &Work::default()).is_empty());
+        assert_eq!(check(&shared("A"), &Work::default()).len(), 1);
     }
 
     /// Never freed before the end of the run, long past the lease: a
