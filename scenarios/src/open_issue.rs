@@ -121,6 +121,23 @@ const FAIR_REQUEUED_SLEEPS: OpenIssue = OpenIssue {
     path: "Redis lost a fair lock's queue under a waiting lock(): its next attempt queued it again and was answered the last waiter's deadline (5 minutes and more), which it sleeps out on its latch with the lock free unless an unlock's message reaches it",
 };
 
+/// #3730 (open since 2021, no fix commit): a fair lock whose holder's key
+/// expires, with no unlock and so no message, leaves its waiters asleep.
+/// A thread that queues behind another is answered that waiter's
+/// deadline − now (`RedissonFairLock.tryLockInnerAsync` at tag
+/// redisson-4.7.0: `ttl = zscore(last) − now` when the queue has a last
+/// thread, the holder's PTTL only when it has none), the waiter's whole
+/// thread wait of 5 minutes and more; `lock()` sleeps that on its latch,
+/// and only an unlock message to the queue's head wakes it. 4.7.0 seed
+/// 51417: two threads of C are rolled back after their `WAIT` synced no
+/// replica and queue again behind each other; D's acquire runs on Redis
+/// after its call timed out (#4109's path), so D never unlocks, and once
+/// D's key expires C's threads sleep on with the lock free.
+const FAIR_EXPIRED_SLEEPS: OpenIssue = OpenIssue {
+    upstream: "#3730",
+    path: "a fair lock's key expired with no unlock message while threads waited in its queue: a waiter queued behind another was told that waiter's deadline (5 minutes and more) and sleeps it out with the lock free",
+};
+
 /// Found by locksim (4.7.0 seeds 77, 113, 1120, 1493 and 2037), not
 /// reported upstream (searched 2026-11-28). #5019's fix (PR #7224, 4.7.0)
 /// made a response timeout inside `RedissonLock.tryLock`'s wait loop
@@ -214,6 +231,7 @@ const KNOWN: &[(OpenIssue, Took)] = &[
     (FAIR_UNLOCK_ABSENT_ONE, fair_unlock_absent_one),
     (RW_UNLOCK_LATCHES_ONE, rw_unlock_latches_one),
     (READ_RENEWAL_SHORTENS, read_renewal_shortened),
+    (FAIR_EXPIRED_SLEEPS, fair_expired_slept),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
 ];
@@ -521,6 +539,41 @@ fn fair_requeued_slept(_: Release, history: &History, v: &Violation) -> bool {
         }
     }
     !lost.is_empty()
+}
+
+/// Whether a fair lock's liveness broke after its key expired (freed
+/// with no unlock, so no message) while a waiting acquire of a client the
+/// violation names was out, and nobody took the key again before the
+/// violation.
+fn fair_expired_slept(_: Release, history: &History, v: &Violation) -> bool {
+    if v.invariant != sim::Invariant::Liveness {
+        return false;
+    }
+    let Some(key) = fair_key(history, v) else {
+        return false;
+    };
+    let on_key = |l: &LockName| l.as_str() == key;
+    let of = |w: &Who| v.clients.iter().any(|c| **c == *w.client);
+    let mut out: Vec<&Who> = Vec::new();
+    let mut slept = false;
+    for r in history.records.iter().take_while(|r| r.at <= v.at) {
+        match &r.kind {
+            RecordKind::Call { who, lock, call } if on_key(lock) && call.waits() && of(who) => {
+                out.push(who);
+            }
+            RecordKind::Return { who, lock, .. } if on_key(lock) => out.retain(|w| *w != who),
+            RecordKind::Server {
+                lock,
+                holder,
+                cause,
+                ..
+            } if on_key(lock) => {
+                slept = holder.is_none() && *cause == ServerCause::Expiry && !out.is_empty();
+            }
+            _ => {}
+        }
+    }
+    slept
 }
 
 /// The lock a record names, if it names one.

@@ -153,6 +153,10 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
 ///   the queue but misses the unlock message while it resubscribes after
 ///   an outage. Before #3829 was named, both were defects nothing
 ///   explained.
+/// - #3730: the key expires with no unlock message while threads wait
+///   behind one another, each told the other's deadline − now. 4.7.0
+///   seed 51417, shrunk: rolled-back acquires queue C's threads again,
+///   and D's unknown count keeps the key until it expires.
 #[test]
 fn fair_queue_paths_name_their_open_issues() {
     let liveness = |upstream| vec![("liveness", Some(upstream))];
@@ -177,6 +181,10 @@ fn fair_queue_paths_name_their_open_issues() {
         (
             "explored-23817-4-7-0-fair-requeued-head-misses-unlock.toml",
             liveness("#3829"),
+        ),
+        (
+            "explored-51417-4-7-0-fair-expired-holder-waiters-sleep.toml",
+            liveness("#3730"),
         ),
     ] {
         let named = open_issues_named(file);
