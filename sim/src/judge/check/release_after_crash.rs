@@ -67,6 +67,13 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
             RecordKind::Release { who, lock, .. } => {
                 if let Some(n) = state.believers.get_mut(&(lock.as_str(), who)) {
                     *n = n.saturating_sub(1);
+                    if *n == 0
+                        && let Some(open) = waiting_on.get(lock.as_str())
+                    {
+                        for &p in open {
+                            pending[p].left(who, r.at);
+                        }
+                    }
                 }
                 state.client_record(&r.kind, i, r.at);
             }
@@ -74,12 +81,6 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 let key = (Name(&process.client), process.life);
                 let crash = r.at;
                 for (lock, held_at) in state.held_by(key) {
-                    // A read lock another process still holds is in use:
-                    // its own renewals keep the key (4.7.0 seed 57973,
-                    // whose other reader joined before the crash).
-                    if state.shared_with_another(lock.as_str(), key) {
-                        continue;
-                    }
                     let Some(refresh) = state.refresh.get(&(key, lock.as_str())) else {
                         continue;
                     };
@@ -93,7 +94,13 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                         .entry(lock.as_str())
                         .or_default()
                         .push(pending.len());
+                    // Another process's reader keeps the key in use with
+                    // its own renewals (4.7.0 seed 57973): the crashed
+                    // reader's share must be gone once they all left.
+                    let sharers = state.other_readers(lock.as_str(), key);
                     pending.push(Pending {
+                        sharers,
+                        shared_until: None,
                         process: key,
                         proc: process,
                         lock,
@@ -183,12 +190,16 @@ impl<'h> State<'h> {
         self.server.insert(lock, (by, i, name));
     }
 
-    /// Whether a thread of a process other than `process` believes it
-    /// holds a read lock of `key`.
-    fn shared_with_another(&self, key: &str, process: ProcKey<'h>) -> bool {
+    /// The threads of processes other than `process` that believe they
+    /// hold a read lock of `key`.
+    fn other_readers(&self, key: &str, process: ProcKey<'h>) -> Vec<&'h Who> {
         self.believers
             .iter()
-            .any(|(&(k, who), &n)| n > 0 && k == key && (Name(&who.client), who.life) != process)
+            .filter(|&(&(k, who), &n)| {
+                n > 0 && k == key && (Name(&who.client), who.life) != process
+            })
+            .map(|(&(_, who), _)| who)
+            .collect()
     }
 
     /// The locks Redis names `process` holder of, with the server record
@@ -423,13 +434,32 @@ struct Pending<'h> {
     lease_ms: u64,
     evidence: usize,
     freed: Option<(usize, SimTime)>,
+    /// Other processes' readers of the key at the crash, still holding.
+    sharers: Vec<&'h Who>,
+    /// When the last of them let go.
+    shared_until: Option<SimTime>,
 }
 
-impl Pending<'_> {
+impl<'h> Pending<'h> {
+    /// `who` let go of its read hold at `at`.
+    fn left(&mut self, who: &Who, at: SimTime) {
+        let before = self.sharers.len();
+        self.sharers.retain(|w| *w != who);
+        if before > 0 && self.sharers.is_empty() {
+            self.shared_until = Some(at);
+        }
+    }
+
     fn judge(self, history: &History, pauses: &Pauses, work: &impl Count) -> Option<Violation> {
         let max_lat = history.meta.max_latency_ms;
         let lease_ms = self.lease_ms;
-        let base = self.base.plus_ms(lease_ms.saturating_add(2 * max_lat + 2));
+        // A reader still sharing the key at the end keeps it in use.
+        if !self.sharers.is_empty() {
+            return None;
+        }
+        let own = self.base.plus_ms(lease_ms.saturating_add(2 * max_lat + 2));
+        let shared = self.shared_until.map(|at| at.plus_ms(2 * max_lat + 2));
+        let base = shared.map_or(own, |s| s.max(own));
         let deadline = pauses.extend(base, self.crash_at, work);
         let late = match self.freed {
             Some((_, at)) => at > deadline,
@@ -557,7 +587,7 @@ mod tests {
 
     /// 4.7.0 seed 57973: a crashed reader's key kept by another process's
     /// reader, which joined before the crash, is in use, not left behind;
-    /// the same key held by a writer of the crashed process alone is not.
+    /// the same key held by the crashed process alone is.
     #[test]
     fn a_key_another_reader_holds_is_in_use() {
         let read = lock().with_kind(lockcore::LockKind::Read);
@@ -573,6 +603,19 @@ mod tests {
         };
         assert!(check(&shared("B"), &Work::default()).is_empty());
         assert_eq!(check(&shared("A"), &Work::default()).len(), 1);
+        // Once the other reader let go, the crashed reader's share must
+        // go within its lease: kept 50 s longer (PR #7098's dead reader,
+        // renewed by another client) is a violation.
+        let left = Sample::new(5)
+            .call(0, who("A", 1), lock_call())
+            .server(3, Some(who("A", 1)))
+            .hold_on(6, who("A", 1), read.clone())
+            .hold_on(100, who("B", 1), read.clone())
+            .at(5_000, RecordKind::Crash { process: proc("A") })
+            .release_on(40_000, who("B", 1), read.clone(), ReleaseCause::Unlock)
+            .server(90_000, None)
+            .build();
+        assert_eq!(check(&left, &Work::default()).len(), 1);
     }
 
     /// Never freed before the end of the run, long past the lease: a
