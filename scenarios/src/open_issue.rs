@@ -356,7 +356,12 @@ fn timed_out_acquire_ran_by(
                 who, call, outcome, ..
             } if call.is_acquire() => {
                 let error = matches!(outcome, Outcome::Error { .. });
-                if ran.contains(&who) && error {
+                // From 4.7.0 (#5019) a timeout inside tryLock's wait loop
+                // answers false, and RLock's acquireFailed undoes nothing:
+                // a false after Redis made the thread holder is the same
+                // unknown count (4.7.0 seed 56801, a fair lock).
+                let gave_up = matches!(outcome, Outcome::NotAcquired);
+                if ran.contains(&who) && (error || gave_up) {
                     return true;
                 }
                 // An interrupted acquire that runs later is #5358's path
