@@ -187,9 +187,12 @@ impl Switch {
     /// thread (3.11.1) and unlock with a publish argument (3.22.0) and a
     /// latch (3.24.0); the PTTL reply (3.32.0, #4705) the enqueue from the
     /// last thread; the enqueue's score check (3.45.0, #6434) the PTTL
-    /// reply's text with the purge's check, and what that needs. Before those eras Redisson's
-    /// scripts had the same faults in their own words (an unchecked
-    /// `tonumber(zscore)`), which only the later texts can show fixed.
+    /// reply's text with the purge's check, and what that needs. The read
+    /// and write unlock's nil for a missing K (3.44.0) changed the latched
+    /// texts (3.24.0) alone. Before those eras Redisson's scripts had the
+    /// same faults in their own words (an unchecked `tonumber(zscore)`, a
+    /// `return 1` for a missing K), which only the later texts can show
+    /// fixed.
     pub fn works_with(self) -> &'static [Switch] {
         match self {
             Switch::NoSyncKeepsRequestId => &[Switch::NoSyncRetry, Switch::UnlockLatch],
@@ -199,6 +202,7 @@ impl Switch {
                 Switch::UnlockLatch,
             ],
             Switch::FairWaitReplyPttl => &[Switch::FairEnqueueFromLast],
+            Switch::RwUnlockAbsentNil => &[Switch::UnlockLatch],
             Switch::FairEnqueueChecksScore => &[
                 Switch::FairEnqueueFromLast,
                 Switch::FairWaitReplyPttl,
