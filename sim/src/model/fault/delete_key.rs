@@ -55,7 +55,8 @@ pub enum LockKey {
 }
 
 impl LockKey {
-    /// Every key, in the order a generator draws them.
+    /// The fair lock's keys a delete can take, in the order explore
+    /// draws from them.
     pub const FAIR: [LockKey; 3] = [LockKey::Lock, LockKey::Queue, LockKey::TimeoutSet];
 
     fn is_lock(&self) -> bool {
