@@ -360,15 +360,17 @@ impl Engine {
     }
 
     /// `read` of a hash key's first field and its value (in Redis's
-    /// order; a field named `mode` is passed over) and its absolute expiry (Unix ms), or `None` when the key is
-    /// missing, expired or not a hash: [`Engine::hash_snapshot`] without
-    /// copying every field, for an observer that looks after every
-    /// command. Lent, not copied: the observer keeps only what it needs
-    /// (the field, the value parsed).
+    /// order; a field named `mode` is passed over), the value of its
+    /// `mode` field (an `RReadWriteLock`'s `read` or `write`) and its
+    /// absolute expiry (Unix ms), or `None` when the key is missing,
+    /// expired or not a hash: [`Engine::hash_snapshot`] without copying
+    /// every field, for an observer that looks after every command. Lent,
+    /// not copied: the observer keeps only what it needs (the field, the
+    /// value parsed).
     pub fn with_hash_head<R>(
         &self,
         key: &[u8],
-        read: impl FnOnce(Option<(&Bytes, &Bytes)>, Option<u64>) -> R,
+        read: impl FnOnce(Option<(&Bytes, &Bytes)>, Option<&Bytes>, Option<u64>) -> R,
     ) -> Option<R> {
         let entry = self.dbs[0].peek(key, self.now())?;
         match &entry.data {
@@ -376,6 +378,7 @@ impl Engine {
             // head an observer wants is its first holder.
             Data::Hash(h) => Some(read(
                 h.iter().find(|(field, _)| field.as_ref() != b"mode"),
+                h.get(b"mode".as_slice()),
                 entry.expires_at.map(|t| u64::try_from(t).unwrap_or(0)),
             )),
             _ => None,

@@ -16,10 +16,14 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 36] = [
+const FILES: [(&str, &str); 37] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
+    ),
+    (
+        "write-unlock-wakes-one-reader-1542",
+        include_str!("../history/write-unlock-wakes-one-reader-1542.toml"),
     ),
     (
         "unlock-error-renews-forever",

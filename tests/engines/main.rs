@@ -363,6 +363,17 @@ fn a_real_redis_drops_an_unrenewed_read_lock() {
     );
 }
 
+/// Redisson #1542 on a real `redis-server`: under 3.8.1 the write unlock
+/// publishes 0 and client A's latch lets one of its three waiting readers
+/// through; the other two sleep beside its shared hold (lost-wakeup, now
+/// judged against the key's `read` mode, which the recorder reads from
+/// the real server's keyspace as from fake-redis's); under 3.8.2 all
+/// three wake. The real run must give the fast engine's verdicts.
+#[test]
+fn a_real_redis_wakes_one_reader_of_three() {
+    history_row_breaks_on_real_redis("write-unlock-wakes-one-reader-1542", &["lost-wakeup"]);
+}
+
 /// Issue #47: #1604 through the async API. The row's readers and writer
 /// call `lockAsync` (`async = true`): RedissonReadLock and
 /// RedissonWriteLock inherit RedissonLock's async acquire, so the same

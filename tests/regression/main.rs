@@ -141,6 +141,32 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
     }
 }
 
+/// Read-write lock waiters asleep while they could have the lock, which
+/// `lost-wakeup` judges since it reads the key's `read` mode, each named
+/// by its path (4.7.0, shrunk):
+/// - #3891 (open upstream): seed 2724, an async waiter between its
+///   attempt and its listener misses the read-write message, for which
+///   `LockPubSub` keeps no permit;
+/// - not reported upstream: seed 3485, a reader's count-down unlock
+///   shortens K's TTL below what a waiting writer read, and K expires
+///   with no message.
+#[test]
+fn read_write_waiters_name_their_paths() {
+    for (file, upstream) in [
+        (
+            "explored-2724-4-7-0-rw-async-waiter-misses-message.toml",
+            "#3891",
+        ),
+        (
+            "explored-3485-4-7-0-rw-count-down-shortens-ttl.toml",
+            "unreported",
+        ),
+    ] {
+        let named = open_issues_named(file);
+        assert_eq!(named, [("lost-wakeup", Some(upstream))], "{file}");
+    }
+}
+
 /// Fair-lock liveness defects no fix removes, each named by the open
 /// upstream issue whose path the run took:
 /// - #4595: a waiter whose acquire fails after its script queued it keeps

@@ -268,13 +268,15 @@ mod tests {
             md.contains(example) && html.contains(example),
             "no {example}"
         );
-        // Four defects: seed 1's #1604, seed 2's false unlock error, and
+        // Five defects: seed 1's #1604, seed 2's false unlock error,
         // seeds 1 and 9's read unlocks that return normally for a K gone
         // under them (false-unlock-success; the scripts before the 3.24
         // latch answer 1 for a missing K, and the finding is named by the
-        // fix that keeps the hold, #1604 or #4871).
+        // fix that keeps the hold, #1604 or #4871), and seed 1's readers
+        // left asleep by a write unlock that wakes one of them (#1542).
+        assert!(md.contains("#1542 (write-unlock-wakes-all, fixed in 3.8.2)"));
         let scenarios: Vec<&String> = one.keys().filter(|p| p.ends_with("-defect.toml")).collect();
-        assert_eq!(scenarios.len(), 4, "{:?}", one.keys());
+        assert_eq!(scenarios.len(), 5, "{:?}", one.keys());
         for path in scenarios {
             let command = format!("locksim run {}", out.join(path).display());
             assert!(md.contains(&command), "no {command}");

@@ -127,6 +127,7 @@ mod tests {
             lock: lock.clone(),
             count: i64::from(holder.is_some()),
             holder,
+            shared: false,
             ttl_ms: 30_000,
             cause,
         }

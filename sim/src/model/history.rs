@@ -374,6 +374,10 @@ pub enum RecordKind {
         holder: Option<Who>,
         /// The hold count (0 when free).
         count: i64,
+        /// Whether it is a read-write lock held in `read` mode, which a
+        /// waiting reader may share (absent for every other key).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        shared: bool,
         /// The key's PTTL in ms (-2 when absent).
         ttl_ms: i64,
         /// What changed it.

@@ -60,6 +60,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
             count,
             ttl_ms,
             cause,
+            ..
         } => {
             let s = match (holder, cause) {
                 (Some(h), _) => format!("{lock} held by {h} x{count} ttl={ttl_ms}ms"),

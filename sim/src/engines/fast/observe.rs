@@ -19,6 +19,7 @@ use crate::model::history::{Record, RecordKind, ServerCause, Who};
 pub(crate) struct Seen {
     holder: Option<Who>,
     count: i64,
+    shared: bool,
     /// The hash field `holder` was named from: the same field names the
     /// same thread (uuids are registered before their process sends
     /// anything), so an unchanged field is not named again.
@@ -190,11 +191,13 @@ impl World<'_> {
         }
         let KeyView {
             first,
+            shared,
             pttl,
             expires_ms,
         } = self.redis.server.view(self.now, lock.as_str());
         let change = Change {
             first,
+            shared,
             pttl,
             command,
             deletes,
@@ -274,6 +277,8 @@ pub(crate) fn who_of_field(uuids: &BTreeMap<String, (Arc<str>, u32)>, field: &st
 pub(crate) struct Change {
     /// The hash's first field and its count (`None`: no key).
     pub(crate) first: Option<(Bytes, i64)>,
+    /// Whether the key is a read-write lock in `read` mode.
+    pub(crate) shared: bool,
     /// The key's PTTL.
     pub(crate) pttl: i64,
     /// Whether a client's command was what ran last.
@@ -312,15 +317,17 @@ impl Change {
         };
         // A key never seen and still absent is no change: the first command
         // on it may leave it so (3.46+'s `EVALSHA` answered `NOSCRIPT`).
+        let shared = self.shared && holder.is_some();
         let changed = match last {
             None => holder.is_some(),
-            Some(s) => s.holder != holder || s.count != count,
+            Some(s) => s.holder != holder || s.count != count || s.shared != shared,
         };
         let field_moved = last.is_some_and(|s| s.field != field);
         let record = changed.then(|| RecordKind::Server {
             lock: lock.clone(),
             holder: holder.clone(),
             count,
+            shared,
             ttl_ms: self.pttl,
             cause: if self.command && holder.is_none() && !self.deletes {
                 ServerCause::Expiry
@@ -332,6 +339,7 @@ impl Change {
             let seen_now = Seen {
                 holder,
                 count,
+                shared,
                 field,
             };
             seen.insert(lock.clone(), seen_now);
@@ -342,7 +350,9 @@ impl Change {
     /// Whether it names the holder and count `last` named.
     pub(crate) fn same_as(&self, last: Option<&Seen>) -> bool {
         last.is_some_and(|s| match &self.first {
-            Some((f, count)) => s.field.as_ref() == Some(f) && s.count == *count,
+            Some((f, count)) => {
+                s.field.as_ref() == Some(f) && s.count == *count && s.shared == self.shared
+            }
             None => s.holder.is_none() && s.count == 0,
         })
     }

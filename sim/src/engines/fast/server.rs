@@ -24,6 +24,9 @@ pub(crate) struct KeyView {
     /// The hash's first field and its count (`None` when the key is
     /// absent): the holder, the only field a lock hash has.
     pub(crate) first: Option<(Bytes, i64)>,
+    /// Whether the hash's `mode` is `read`: an `RReadWriteLock` held only
+    /// in shared mode, which a waiting reader may join.
+    pub(crate) shared: bool,
     /// PTTL in ms (-2 absent, -1 no expiry).
     pub(crate) pttl: i64,
     /// The virtual ms at which the key expires, if it has an expiry.
@@ -287,12 +290,18 @@ fn count_of(v: &[u8]) -> i64 {
 /// (Unix ms), with virtual time zero at `base_ms`; read without side
 /// effects. Both engines observe Redis through it.
 pub(crate) fn key_view(engine: &Engine, key: &str, base_ms: u64, now_ms: u64) -> KeyView {
-    let head = engine.with_hash_head(key.as_bytes(), |first, expires_at| {
-        (first.map(|(f, v)| (f.clone(), count_of(v))), expires_at)
+    let head = engine.with_hash_head(key.as_bytes(), |first, mode, expires_at| {
+        let shared = mode.is_some_and(|m| m.as_ref() == b"read");
+        (
+            first.map(|(f, v)| (f.clone(), count_of(v))),
+            shared,
+            expires_at,
+        )
     });
-    let Some((first, expires_at)) = head else {
+    let Some((first, shared, expires_at)) = head else {
         return KeyView {
             first: None,
+            shared: false,
             pttl: -2,
             expires_ms: None,
         };
@@ -300,6 +309,7 @@ pub(crate) fn key_view(engine: &Engine, key: &str, base_ms: u64, now_ms: u64) ->
     let pttl = expires_at.map_or(-1, |e| e.saturating_sub(now_ms) as i64);
     KeyView {
         first,
+        shared,
         pttl,
         // Virtual ms at which the key is gone (Redis: live while now < expiry).
         expires_ms: expires_at.map(|e| e.saturating_sub(base_ms)),

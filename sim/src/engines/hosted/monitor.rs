@@ -271,6 +271,7 @@ impl Shadow {
             },
             expires_ms: view.expires_ms.map(|e| e.saturating_mul(self.scale)),
             first: view.first,
+            shared: view.shared,
         }
     }
 }

@@ -453,6 +453,7 @@ impl Recorder {
         };
         let change = Change {
             first: view.first,
+            shared: view.shared,
             pttl: view.pttl,
             command,
             deletes,

@@ -144,6 +144,7 @@ mod tests {
                 lock: crate::judge::check::sample::lock(),
                 count: i64::from(h.is_some()),
                 holder: h,
+                shared: false,
                 ttl_ms: 30_000,
                 cause: ServerCause::Expiry,
             },

@@ -140,6 +140,7 @@ mod tests {
                 lock: lock(),
                 holder: None,
                 count: 0,
+                shared: false,
                 ttl_ms: -2,
                 cause: ServerCause::Command {
                     by: crate::judge::check::sample::proc(client),

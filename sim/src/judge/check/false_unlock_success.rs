@@ -201,6 +201,7 @@ mod tests {
                 lock,
                 holder,
                 count,
+                shared: false,
                 ttl_ms: 1_000,
                 cause,
             },

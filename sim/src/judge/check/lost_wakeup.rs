@@ -1,8 +1,9 @@
-//! No lost wake-ups: a waiter does not sleep on while the lock is free.
+//! No lost wake-ups: a waiter does not sleep on while the lock is free
+//! (for a reader, while it could share it).
 
 use std::collections::BTreeMap;
 
-use lockcore::{LockName, VecMap};
+use lockcore::{LockKind, LockName, VecMap};
 
 use crate::judge::check::fault_index::FaultIndex;
 use crate::judge::check::work::Count;
@@ -24,6 +25,14 @@ const SLACK_MS: u64 = 5;
 /// since it started waiting is not judged: faults may lose wake-ups
 /// legitimately (other checkers judge those runs). The application's own
 /// scheduling (`interleave`, `interrupt`) excuses nothing.
+///
+/// An `RLock` waiter and a writer wait for the key to be free; a reader
+/// waits for it to be free or held in `read` mode, which its script
+/// joins at once (`RedissonReadLock`: `mode == 'read'` acquires). Redis
+/// holds one key for all of a read-write lock's objects, so their waits
+/// are judged against that key's record. The fair lock (a waiter waits
+/// its turn in the queue, not for the key) and the spin lock (it polls
+/// with a back-off that may outlast the bound) are not judged here.
 ///
 /// One pass collects the waits, the stretches each lock was free and the
 /// fault windows; each wait is then judged with two binary searches, so
@@ -50,17 +59,21 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         if index.faults.touched(&wait.who.client, start, until, work) {
             continue;
         }
-        let Some(spans) = index.free.get(wait.lock) else {
+        let Some((on, spans)) = index.spans_for(wait.lock) else {
             continue;
         };
         if let Some((fi, free_from)) = spans.too_long(start, until, work) {
             let (who, lock) = (wait.who, wait.lock);
+            let state = match on {
+                Judged::Free => "free",
+                Judged::Shareable => "free or held by readers only",
+            };
             found.push(Violation::new(
                 Invariant::LostWakeup,
                 free_from.plus_ms(bound),
                 [who.client.clone()],
                 format!(
-                    "{who} kept waiting for {lock} from {free_from} to {until} while Redis had it free (bound {bound}ms)"
+                    "{who} kept waiting for {lock} from {free_from} to {until} while Redis had it {state} (bound {bound}ms)"
                 ),
                 vec![wait.call, fi],
             ));
@@ -82,8 +95,10 @@ struct Wait<'h> {
 struct Index<'h> {
     /// Every wait, in the order of the calls.
     waits: Vec<Wait<'h>>,
-    /// Per lock, the stretches Redis had it free.
+    /// Per lock key, the stretches Redis had it free.
     free: BTreeMap<&'h LockName, FreeSpans>,
+    /// Per lock key, the stretches Redis had it free or in `read` mode.
+    shareable: BTreeMap<&'h LockName, FreeSpans>,
     /// Fault windows per client, and those on Redis.
     faults: FaultIndex<'h>,
 }
@@ -95,6 +110,7 @@ impl<'h> Index<'h> {
         let mut open: VecMap<(Name<'h>, u32, u64), (usize, &'h LockName, &'h Who)> = VecMap::new();
         let mut waits = Vec::new();
         let mut free: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
+        let mut shareable: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
         for (i, r) in work.records(history) {
             match &r.kind {
                 RecordKind::Call { who, lock, call } if call.waits() => {
@@ -130,10 +146,19 @@ impl<'h> Index<'h> {
                         }
                     }
                 }
-                RecordKind::Server { lock, holder, .. } => {
+                RecordKind::Server {
+                    lock,
+                    holder,
+                    shared,
+                    ..
+                } => {
                     free.entry(lock)
                         .or_default()
                         .observe(i, r.at, holder.is_none());
+                    shareable
+                        .entry(lock)
+                        .or_default()
+                        .observe(i, r.at, holder.is_none() || *shared);
                 }
                 _ => {}
             }
@@ -146,13 +171,39 @@ impl<'h> Index<'h> {
             end,
         }));
         waits.sort_by_key(|w| w.call);
-        for spans in free.values_mut() {
+        for spans in free.values_mut().chain(shareable.values_mut()) {
             spans.finish(bound);
         }
         Index {
             waits,
             free,
+            shareable,
             faults: FaultIndex::excusing(history, work),
+        }
+    }
+}
+
+/// What a wait is judged against.
+#[derive(Clone, Copy)]
+enum Judged {
+    /// The key free.
+    Free,
+    /// The key free or in `read` mode.
+    Shareable,
+}
+
+impl<'h> Index<'h> {
+    /// The stretches a waiter on `lock` could have acquired in, and what
+    /// they are; `None` for a kind not judged, or a key never recorded.
+    fn spans_for(&self, lock: &LockName) -> Option<(Judged, &FreeSpans)> {
+        match lock.kind() {
+            LockKind::Lock => Some((Judged::Free, self.free.get(lock)?)),
+            LockKind::Write => Some((Judged::Free, self.free.get(&lock.with_kind(LockKind::Lock))?)),
+            LockKind::Read => Some((
+                Judged::Shareable,
+                self.shareable.get(&lock.with_kind(LockKind::Lock))?,
+            )),
+            _ => None,
         }
     }
 }
@@ -350,5 +401,40 @@ mod tests {
             .ret(5_010, who("B", 1), try_wait(5_000), Outcome::NotAcquired)
             .build();
         assert!(check(&h, &Work::default()).is_empty());
+    }
+
+    /// #1542 (before 3.8.2): the write unlock wakes one of three waiting
+    /// readers. The one woken takes the read lock; the other two sleep on
+    /// their TTL although they could share it. A writer waiting beside a
+    /// reader's hold is not judged against the shared stretch.
+    #[test]
+    fn readers_asleep_beside_a_shared_hold_fail() {
+        let base = |kind| {
+            Sample::new(5)
+                .server_in(0, Some(who("W", 1)), false)
+                .call_on(10, who("B", 1), kind, lock_call())
+                .server_in(1_000, None, false)
+                .server_in(1_006, Some(who("A", 1)), true)
+                .server_in(29_000, Some(who("C", 1)), false)
+                .build()
+        };
+        let v = check(&base(LockKind::Read), &Work::default());
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].events, vec![1, 2]);
+        assert!(v[0].detail.contains("held by readers only"), "{v:?}");
+        let v = check(&base(LockKind::Write), &Work::default());
+        assert!(v.is_empty(), "{v:?}");
+    }
+
+    /// A reader waiting while the key is free is judged as an `RLock`
+    /// waiter is, against the read-write lock's one key.
+    #[test]
+    fn a_reader_asleep_beside_a_free_key_fails() {
+        let h = Sample::new(5)
+            .server_in(0, Some(who("W", 1)), false)
+            .call_on(10, who("B", 1), LockKind::Read, lock_call())
+            .server_in(1_000, None, false)
+            .build();
+        assert_eq!(check(&h, &Work::default()).len(), 1);
     }
 }

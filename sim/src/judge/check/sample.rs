@@ -109,6 +109,11 @@ impl Sample {
     }
 
     pub(crate) fn server(self, ms: u64, holder: Option<Who>) -> Sample {
+        self.server_in(ms, holder, false)
+    }
+
+    /// A read-write lock's key held in `read` mode (`shared`) or not.
+    pub(crate) fn server_in(self, ms: u64, holder: Option<Who>, shared: bool) -> Sample {
         let count = i64::from(holder.is_some());
         self.at(
             ms,
@@ -116,8 +121,21 @@ impl Sample {
                 lock: lock(),
                 holder,
                 count,
+                shared,
                 ttl_ms: 30_000,
                 cause: ServerCause::Expiry,
+            },
+        )
+    }
+
+    /// A call on `lock()`'s object of `kind`.
+    pub(crate) fn call_on(self, ms: u64, w: Who, kind: lockcore::LockKind, call: Call) -> Sample {
+        self.at(
+            ms,
+            RecordKind::Call {
+                who: w,
+                lock: lock().with_kind(kind),
+                call,
             },
         )
     }

@@ -9,6 +9,8 @@
 //! when no fix removes the defect. A new one is a `const` and a
 //! predicate plus one line in [`KNOWN`].
 
+mod rw_wakeup;
+
 use lockcore::{LockKind, LockName, Release, Switch};
 use serde::Serialize;
 use sim::{History, Outcome, RecordKind, ServerCause, Violation, Who};
@@ -231,6 +233,11 @@ const KNOWN: &[(OpenIssue, Took)] = &[
     (FAIR_UNLOCK_ABSENT_ONE, fair_unlock_absent_one),
     (RW_UNLOCK_LATCHES_ONE, rw_unlock_latches_one),
     (READ_RENEWAL_SHORTENS, read_renewal_shortened),
+    (rw_wakeup::RW_MESSAGE_MISSED, rw_wakeup::rw_message_missed),
+    (
+        rw_wakeup::RW_COUNT_DOWN_SHORTENS,
+        rw_wakeup::rw_count_down_shortened,
+    ),
     (FAIR_EXPIRED_SLEEPS, fair_expired_slept),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
