@@ -150,20 +150,31 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
 /// - not reported upstream: seed 3485, a reader's count-down unlock
 ///   shortens K's TTL below what a waiting writer read, and K expires
 ///   with no message.
+///
+/// And a crashed write holder that had re-entered (seed 90584, not
+/// reported upstream): each re-entry adds its lease to K's TTL, so K
+/// outlives the crash by the sum of the leases (release-after-crash).
 #[test]
-fn read_write_waiters_name_their_paths() {
-    for (file, upstream) in [
+fn read_write_paths_name_their_issues() {
+    for (file, invariant, upstream) in [
         (
             "explored-2724-4-7-0-rw-async-waiter-misses-message.toml",
+            "lost-wakeup",
             "#3891",
         ),
         (
             "explored-3485-4-7-0-rw-count-down-shortens-ttl.toml",
+            "lost-wakeup",
+            "unreported",
+        ),
+        (
+            "explored-90584-4-7-0-crashed-write-reentry-adds-lease.toml",
+            "release-after-crash",
             "unreported",
         ),
     ] {
         let named = open_issues_named(file);
-        assert_eq!(named, [("lost-wakeup", Some(upstream))], "{file}");
+        assert_eq!(named, [(invariant, Some(upstream))], "{file}");
     }
 }
 

@@ -10,6 +10,7 @@
 //! predicate plus one line in [`KNOWN`].
 
 mod rw_wakeup;
+mod write_reentry;
 
 use lockcore::{LockKind, LockName, Release, Switch};
 use serde::Serialize;
@@ -237,6 +238,10 @@ const KNOWN: &[(OpenIssue, Took)] = &[
     (
         rw_wakeup::RW_COUNT_DOWN_SHORTENS,
         rw_wakeup::rw_count_down_shortened,
+    ),
+    (
+        write_reentry::WRITE_REENTRY_ADDS_LEASE,
+        write_reentry::write_reentry_added,
     ),
     (FAIR_EXPIRED_SLEEPS, fair_expired_slept),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),

@@ -321,6 +321,17 @@ impl Refresh {
         let keep = self.shared
             && lease.is_some()
             && self.last.is_some_and(|old| old.1.is_some() && end(old) > end(new));
+        // Nor does a watchdog refresh shorten a shared key below another
+        // reader's lease (4.7.0 seed 71538: t2 reads with a 13 s lease,
+        // t1 with the watchdog, and t1's count-down unlock re-arms K for
+        // t2's time left): the lease stays a candidate, the later end
+        // counting once the watchdog timeout is known.
+        if self.shared
+            && lease.is_none()
+            && let Some(old) = self.last.filter(|old| old.1.is_some())
+        {
+            self.maybe(old);
+        }
         if !keep {
             self.last = Some(new);
         }
