@@ -23,6 +23,7 @@ mod output;
 mod probe;
 mod query;
 mod read_task;
+mod replica_wait;
 mod request;
 mod sometimes;
 mod spin;
@@ -470,6 +471,10 @@ impl LockClient {
         }
         if let Some(text) = Self::noscript(&pending, &reply) {
             self.load_script(now, pending, text);
+            return;
+        }
+        if self.retries_replica_wait(&pending, &reply) {
+            self.retry_later(now, pending);
             return;
         }
         let sent_at = pending.sent_at;
