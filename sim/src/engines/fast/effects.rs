@@ -130,6 +130,9 @@ impl Effects for World<'_> {
 
     fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
         if on {
+            // During a switchover the clients first reach the promoted
+            // replica: that is the primary that fails.
+            self.follow_new_primary();
             self.redis.down += 1;
             self.close_connections();
             self.redis.server.drop_connections();
@@ -142,5 +145,13 @@ impl Effects for World<'_> {
 
     fn stall_replication(&mut self, _s: &Strike, on: bool) {
         World::stall_replication(self, on);
+    }
+
+    fn switch_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+        if on {
+            self.demote_primary(replica.map(|r| r as usize));
+        } else {
+            self.follow_new_primary();
+        }
     }
 }
