@@ -86,6 +86,50 @@ mod tests {
         }
     }
 
+    /// 3.46+ probes `WAIT 0 0` and `WAITAOF 0 0 0` before the first
+    /// synced script; on a demoted primary both fail, the batch with the
+    /// last error (`ERR WAITAOF cannot be used with replica instances…`),
+    /// which the executor retries after the retry interval. Without the
+    /// switch the call fails with the probe's error at once.
+    #[test]
+    fn the_probe_on_a_demoted_primary_is_retried() {
+        const WAITAOF_ERR: &str = "ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated.";
+        for retried in [true, false] {
+            let mut r = crate::machine::harness::release("3.46.0");
+            if !retried {
+                r = r.without(crate::Switch::ReplicaWaitRetried);
+            }
+            let config = crate::Config::builder().release(r).replicas(1).build().unwrap();
+            let mut h = Harness::with_config(config);
+            let t = ThreadId(1);
+            h.call(t, "l", Call::TryLock { wait: None, lease: None }).unwrap();
+            let refuse = |h: &mut Harness| {
+                for text in [WAIT_ERR, WAITAOF_ERR] {
+                    let (request, purpose, _) = h.expect_send_purpose();
+                    assert_eq!(purpose, Purpose::Probe);
+                    h.reply(request, Value::Error(text.into()));
+                }
+            };
+            refuse(&mut h);
+            if !retried {
+                let returned = h.returned(t);
+                assert!(matches!(returned, Some(Err(_))), "{returned:?}");
+                continue;
+            }
+            assert_eq!(h.returned(t), None, "waits to retry the probe");
+            h.advance(1_500);
+            // The client has moved to the new primary: the probe passes
+            // and the script goes out with its WAIT.
+            h.probed();
+            let (script, purpose, _) = h.expect_send_purpose();
+            assert_eq!(purpose, Purpose::Acquire);
+            let (wait, _) = h.expect_send();
+            h.reply(script, Value::Nil);
+            h.reply(wait, Value::Int(1));
+            assert!(matches!(h.returned(t), Some(Ok(_))));
+        }
+    }
+
     /// The retries count against `retryAttempts` (3 by default): a
     /// demoted primary that never goes away fails the call with the
     /// `WAIT`'s error after the fourth batch.
