@@ -111,12 +111,16 @@ impl Effects for World<'_> {
     }
 
     fn restart_redis(&mut self, _s: &Strike) {
+        // During a switchover the clients first reach the new primary:
+        // that is the Redis that restarts.
+        self.follow_new_primary();
         self.close_connections();
         World::restart_redis(self);
     }
 
     fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {
         if on {
+            self.follow_new_primary();
             self.redis.down += 1;
             self.close_connections();
             self.redis.server.drop_connections();

@@ -164,7 +164,8 @@ pub trait Effects {
     /// Replica `replica` (or the freshest) is promoted and the primary
     /// becomes its replica, the clients still connected to it (`on`); or
     /// the clients move to the new primary. Nothing while Redis is down or
-    /// failing over; a failover that begins first moves the clients.
+    /// failing over; a failover, restart or outage that begins during it
+    /// first moves the clients, and strikes the new primary.
     fn switch_over(&mut self, s: &Strike, on: bool, replica: Option<u32>);
 }
 

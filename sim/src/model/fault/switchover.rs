@@ -18,9 +18,9 @@ use crate::SimSpec;
 /// a read only replica.`, and `WAIT` with `ERR WAIT cannot be used with
 /// replica instances. …`, which Redisson retries only from 3.45.1
 /// (commit 58947344d). `failover` is the other story, a primary that
-/// dies and takes its connections with it. A failover that begins during
-/// a switchover first moves the clients to the promoted replica, which is
-/// then the primary that fails; a switchover that begins while Redis is
+/// dies and takes its connections with it. A failover, `redis-restart` or
+/// `redis-down` that begins during a switchover first moves the clients
+/// to the promoted replica, which is then the Redis it strikes; a switchover that begins while Redis is
 /// down or failing over finds no live primary to demote and does nothing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -190,6 +190,40 @@ mod tests {
             assert_eq!(errors[0], errors[1], "{release}: {errors:?}");
             assert_eq!(errors[0], 1, "{release}");
         }
+    }
+
+    /// A Redis restart during the switchover strikes the new primary the
+    /// clients first move to, not the demoted replica: the lock is lost
+    /// with it (no persistence), A's unlock fails without the replica's
+    /// WAIT error, and B, which got no unlock message, takes the lock when
+    /// its wait ends; both engines alike.
+    #[test]
+    fn a_restart_during_a_switchover_restarts_the_new_primary() {
+        type Engine = fn(&crate::SimSpec) -> Result<Run, SimError>;
+        let mut s = switchover_spec("3.45.0");
+        s.faults
+            .0
+            .push(Fault::RedisRestart(crate::faults::RedisRestart {
+                at_ms: 5_050,
+            }));
+        let mut acquired = Vec::new();
+        for go in [run as Engine, run_turmoil as Engine] {
+            let r = go(&s).expect("valid");
+            let text = r.history.to_string();
+            assert!(text.contains("redisson:lock free (restart)"), "{text}");
+            // "not locked" on the fast engine; turmoil's client is still
+            // reconnecting after the restart (as in any restart there).
+            assert!(text.contains("A/t1     unlock -> ERROR"), "{text}");
+            assert!(!text.contains("ERR WAIT"), "{text}");
+            let at = text
+                .lines()
+                .find(|l| l.contains("B/t1     lock -> acquired"))
+                .and_then(|l| l.split_whitespace().next())
+                .and_then(|t| t.trim_end_matches('s').parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("B never acquired: {text}"));
+            acquired.push(at);
+        }
+        assert!((acquired[0] - acquired[1]).abs() < 1.0, "{acquired:?}");
     }
 
     fn refused(s: &crate::SimSpec) -> (String, String) {

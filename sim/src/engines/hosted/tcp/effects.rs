@@ -106,12 +106,16 @@ impl Effects for Loop<'_, '_> {
     }
 
     fn restart_redis(&mut self, _s: &Strike) {
+        // During a switchover the clients first reach the new primary:
+        // that is the Redis that restarts.
+        self.follow_new_primary();
         self.redis_stops();
         self.redis_starts(false);
     }
 
     fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {
         if on {
+            self.follow_new_primary();
             self.redis_down += 1;
             self.redis_stops();
         } else {
