@@ -143,7 +143,10 @@
 //! - A replica ([`Engine::set_replica`]) refuses writes with `READONLY`
 //!   and `WAIT` with Redis's texts, but its `INFO replication` gives only
 //!   the role, not `master_host` and the link's state, and it has no
-//!   `ROLE` command. A [`Sentinel`] answers only what Redisson sends it
+//!   `ROLE` command. A client blocked in `WAIT` when its primary is
+//!   demoted stays blocked until its timeout (Redis 7.0.15 answers
+//!   `-UNBLOCKED force unblock from blocking operation, instance state
+//!   changed (master -> replica?)` and closes the connection). A [`Sentinel`] answers only what Redisson sends it
 //!   (see `sentinel`).
 //! - A key expiring at `t` is gone at `t` (Redis 7.0 drops it at `t + 1`
 //!   and reports `PTTL 0` at `t`); no real client can observe it.

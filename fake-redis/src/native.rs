@@ -90,7 +90,19 @@ pub(crate) fn pttl(ctx: &mut Ctx<'_>, key: Arg<'_>) -> Result<Value, String> {
 /// `redis.call('pexpire', key, ms)`.
 pub(crate) fn pexpire(ctx: &mut Ctx<'_>, key: Arg<'_>, ms: Arg<'_>) -> Result<Value, String> {
     let (key, ms) = (word_ref(key)?, word_ref(ms)?);
+    writable(ctx)?;
     cmd::pexpire_of(ctx, key, ms).map_err(|e| e.to_string())
+}
+
+/// A script's write on a read-only replica (a demoted primary) is refused
+/// before the command runs, as `cmd::call` refuses it: `pexpire` and
+/// `hincrby` skip that lookup, so they ask here (without it a lock script
+/// on a replica counted its hold down and re-armed its key).
+fn writable(ctx: &Ctx<'_>) -> Result<(), String> {
+    if ctx.state.replication.replica {
+        return Err(cmd::read_only().to_string());
+    }
+    Ok(())
 }
 
 /// `redis.call('hincrby', key, field, increment)`.
@@ -101,6 +113,7 @@ pub(crate) fn hincrby(
     by: Arg<'_>,
 ) -> Result<Value, String> {
     let (key, field, by) = (word_ref(key)?, word_ref(field)?, word_ref(by)?);
+    writable(ctx)?;
     cmd::hincrby_of(ctx, key, field, by).map_err(|e| e.to_string())
 }
 

@@ -494,6 +494,51 @@ mod tests {
         );
     }
 
+    /// Redisson's lock scripts, which run natively, are refused on a
+    /// replica at their first write like any script, and write nothing:
+    /// the unlock does not count the hold down, the renewal does not
+    /// re-arm the key, the acquire of a free lock takes nothing. A native
+    /// call that skipped the replica check left the hash at 0 (seen as
+    /// "held x0" under locksim's `switchover`).
+    #[test]
+    fn a_replica_refuses_the_native_lock_scripts() {
+        use crate::LockScript;
+        let (mut e, _, conn) = engine_at(0);
+        run(&mut e, conn, &["HSET", "lock", "u:1", "2"]);
+        run(&mut e, conn, &["PEXPIRE", "lock", "30000"]);
+        e.set_replica();
+        let suffix = |script: LockScript| {
+            format!(
+                "READONLY You can't write against a read only replica. script: {}, on @user_script:1.",
+                crate::sha1_hex(script.text().as_bytes())
+            )
+        };
+        let unlock = LockScript::Unlock.text();
+        let reply = run(
+            &mut e,
+            conn,
+            &["EVAL", unlock, "2", "lock", "ch", "0", "30000", "u:1"],
+        );
+        assert_eq!(reply, [Value::error(suffix(LockScript::Unlock))]);
+        let renew = LockScript::Renew.text();
+        let reply = run(&mut e, conn, &["EVAL", renew, "1", "lock", "1000", "u:1"]);
+        assert_eq!(reply, [Value::error(suffix(LockScript::Renew))]);
+        let acquire = LockScript::Acquire.text();
+        let reply = run(
+            &mut e,
+            conn,
+            &["EVAL", acquire, "1", "free", "30000", "u:1"],
+        );
+        assert_eq!(reply, [Value::error(suffix(LockScript::Acquire))]);
+        assert_eq!(
+            run(&mut e, conn, &["HGET", "lock", "u:1"]),
+            [Value::Bulk(Bytes::from_static(b"2"))]
+        );
+        let pttl = run(&mut e, conn, &["PTTL", "lock"]);
+        assert!(matches!(pttl[0], Value::Int(ms) if ms > 29_000), "{pttl:?}");
+        assert_eq!(run(&mut e, conn, &["EXISTS", "free"]), [Value::Int(0)]);
+    }
+
     /// Bad arguments get Redis's errors, and a closed connection's wait
     /// is forgotten.
     #[test]

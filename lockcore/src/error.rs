@@ -90,12 +90,16 @@ impl LockError {
     /// while a script runs with `script: <sha1>, on @user_script:<line>.`;
     /// Redis 6 opened a runtime error with `ERR Error running script`.
     /// Errors Redis answers before running a script (`NOSCRIPT`,
-    /// `LOADING`, `READONLY`) are not.
+    /// `LOADING`) are not, nor a replica's `READONLY`: Redis 7 runs a
+    /// script without flags on a replica and refuses its first write with
+    /// the script's suffix, but the refusal is the server's role (a
+    /// demoted primary's, under `switchover`), not the script's code.
     pub fn is_script_error(&self) -> bool {
         let LockError::Transport(TransportError::Redis(text)) = self else {
             return false;
         };
-        text.contains(", on @user_script:") || text.starts_with("ERR Error running script")
+        !text.starts_with("READONLY")
+            && (text.contains(", on @user_script:") || text.starts_with("ERR Error running script"))
     }
 }
 
@@ -117,6 +121,9 @@ mod tests {
         assert!(redis(six).is_script_error());
         assert!(!redis("NOSCRIPT No matching script. Please use EVAL.").is_script_error());
         assert!(!redis("LOADING Redis is loading the dataset in memory").is_script_error());
+        // redis-server 7.0.15 as a replica (fake-redis's `replication.rs`).
+        let replica = "READONLY You can't write against a read only replica. script: d223ed8c7345b684e8ed044ed472601f536fa58b, on @user_script:1.";
+        assert!(!redis(replica).is_script_error());
         assert!(!LockError::from(TransportError::Timeout).is_script_error());
     }
 }

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 37] = [
+const FILES: [(&str, &str); 38] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -164,6 +164,10 @@ const FILES: [(&str, &str); 37] = [
     (
         "reentrant-reader-stale-head-7251",
         include_str!("../history/reentrant-reader-stale-head-7251.toml"),
+    ),
+    (
+        "unlock-on-demoted-primary-fails",
+        include_str!("../history/unlock-on-demoted-primary-fails.toml"),
     ),
 ];
 

@@ -484,7 +484,7 @@ fn resolve_subcommand(spec: &Spec, args: &[Bytes]) -> Result<Option<&'static str
 }
 
 /// Redis's `shared.roslaveerr`, checked against redis-server 7.0.15.
-fn read_only() -> CmdError {
+pub(crate) fn read_only() -> CmdError {
     CmdError::other("READONLY You can't write against a read only replica.")
 }
 

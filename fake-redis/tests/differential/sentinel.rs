@@ -227,6 +227,18 @@ fn sentinels_and_the_demoted_primary_answer_like_real_ones() {
             "lock",
         ],
         &["GET", "k"],
+        // Redisson's acquire, which fake-redis runs natively: refused at
+        // its first write (`hincrby`) with the script's suffix, and the
+        // free key stays absent.
+        &[
+            "EVAL",
+            fake_redis::LockScript::Acquire.text(),
+            "1",
+            "free",
+            "30000",
+            "u:1",
+        ],
+        &["EXISTS", "free"],
     ] {
         let args: Vec<Bytes> = w.iter().map(|s| Bytes::from(s.to_string())).collect();
         let fake_reply = encode_to_vec(&engine.execute(conn, args).replies[0], Protocol::Resp2);

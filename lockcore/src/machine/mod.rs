@@ -23,6 +23,7 @@ mod output;
 mod probe;
 mod query;
 mod read_task;
+mod replica_wait;
 mod request;
 mod sometimes;
 mod spin;
@@ -81,6 +82,9 @@ enum TimerKind {
     /// 3.20.1+: the thread's acquire or unlock, failed for too few synced
     /// replicas, is tried again.
     NoSyncRetry(ThreadId),
+    /// 3.45.1+: the probe's batch, answered by a demoted primary, goes
+    /// again (`replica-wait-retried`).
+    ProbeRetry(u64),
 }
 
 /// The call a thread has in flight.
@@ -355,6 +359,7 @@ impl LockClient {
             TimerKind::Resubscribe(channel) => self.on_resubscribe_timer(now, &channel),
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
             TimerKind::NoSyncRetry(thread) => self.on_no_sync_retry(now, thread),
+            TimerKind::ProbeRetry(id) => self.on_probe_retry(now, id),
         }
     }
 
@@ -470,6 +475,10 @@ impl LockClient {
         }
         if let Some(text) = Self::noscript(&pending, &reply) {
             self.load_script(now, pending, text);
+            return;
+        }
+        if self.retries_replica_wait(&pending, &reply) {
+            self.retry_later(now, pending);
             return;
         }
         let sent_at = pending.sent_at;

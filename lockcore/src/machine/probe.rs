@@ -73,6 +73,9 @@ pub(super) struct Probe {
     owner: Owner,
     tries: Tries,
     replies: [Option<Result<Value, TransportError>>; 2],
+    /// How often the probe's batch was sent again after a demoted
+    /// primary's `ERR WAIT…` (3.45.1+, `replica-wait-retried`).
+    retried: u32,
 }
 
 /// What the probe's errors decide.
@@ -130,8 +133,14 @@ impl LockClient {
                 owner,
                 tries,
                 replies: [None, None],
+                retried: 0,
             },
         );
+        self.send_probe_commands(now, id, lock)
+    }
+
+    /// Sends probe `id`'s two commands, `WAIT 0 0` and `WAITAOF 0 0 0`.
+    fn send_probe_commands(&mut self, now: Millis, id: u64, lock: LockName) -> crate::RequestId {
         let words: [&[&'static [u8]]; 2] =
             [&[b"WAIT", b"0", b"0"], &[b"WAITAOF", b"0", b"0", b"0"]];
         let mut last = None;
@@ -174,10 +183,14 @@ impl LockClient {
         };
         let errors: Vec<TransportError> = probe
             .replies
-            .into_iter()
+            .iter()
             .flatten()
-            .filter_map(Result::err)
+            .filter_map(|r| r.as_ref().err().cloned())
             .collect();
+        if self.retries_probe(&probe, &errors) {
+            self.retry_probe(now, id, probe);
+            return;
+        }
         let verdict = if errors.is_empty() {
             Verdict::Keep(
                 Supported {
@@ -201,6 +214,34 @@ impl LockClient {
                 self.transmit(now, probe.kind, probe.lock, probe.owner, tries);
             }
             Verdict::Fail(error) => self.deliver(now, probe.owner, Err(error), sent_at),
+        }
+    }
+
+    /// 3.45.1+ (`replica-wait-retried`): a probe answered by a demoted
+    /// primary fails its batch with the last error, `ERR WAITAOF cannot be
+    /// used with replica instances…`, a `RedisWaitException` that
+    /// `RedisExecutor` retries like any batch's, `retryAttempts` times,
+    /// before the probe's handler reads the errors.
+    fn retries_probe(&self, probe: &Probe, errors: &[TransportError]) -> bool {
+        self.switches.has(Switch::ReplicaWaitRetried)
+            && probe.retried < self.config.retry_attempts
+            && matches!(errors.last(), Some(TransportError::Redis(text)) if text.starts_with("ERR WAIT"))
+    }
+
+    /// Sends probe `id`'s batch again after the retry delay.
+    fn retry_probe(&mut self, now: Millis, id: u64, mut probe: Probe) {
+        let pause = self.retry_pause(probe.retried);
+        probe.retried += 1;
+        probe.replies = [None, None];
+        self.set_timer(now.plus(pause), super::TimerKind::ProbeRetry(id));
+        self.probes.insert(id, probe);
+    }
+
+    /// The retry delay of probe `id` is over: its batch goes again.
+    pub(super) fn on_probe_retry(&mut self, now: Millis, id: u64) {
+        if let Some(probe) = self.probes.get(&id) {
+            let lock = probe.lock.clone();
+            self.send_probe_commands(now, id, lock);
         }
     }
 

@@ -97,7 +97,7 @@ pub(super) struct Pending {
     pub(super) owner: Owner,
     /// How many times it was sent before this attempt, and how many of
     /// those were retries after a timeout.
-    tries: Tries,
+    pub(super) tries: Tries,
     /// When this attempt was sent (the `fenced` deadline counts from it).
     pub(super) sent_at: Millis,
     pub(super) timeout: TimerId,
@@ -371,9 +371,7 @@ impl LockClient {
         }
         if retried < self.retries_for(&pending.kind) {
             debug!(request = request.0, retried, "timed out: will retry");
-            let pause = self.retry_pause(retried);
-            let timer = self.set_timer(now.plus(pause), TimerKind::Retry);
-            self.retrying.insert(timer, pending);
+            self.retry_later(now, pending);
         } else {
             debug!(request = request.0, "timed out: retries exhausted");
             self.complete(now, pending, Err(TransportError::Timeout));
@@ -422,6 +420,13 @@ impl LockClient {
             }
             _ => self.config.retry_attempts,
         }
+    }
+
+    /// `pending` goes again after the retry delay of its next retry.
+    pub(super) fn retry_later(&mut self, now: Millis, pending: Pending) {
+        let pause = self.retry_pause(pending.tries.retried);
+        let timer = self.set_timer(now.plus(pause), TimerKind::Retry);
+        self.retrying.insert(timer, pending);
     }
 
     pub(super) fn on_retry(&mut self, now: Millis, timer: TimerId) {

@@ -39,6 +39,9 @@ pub(super) struct Sync {
     reply: Option<Value>,
     /// How many replicas the `WAIT` counted, once it answered.
     synced: Option<i64>,
+    /// The script's error, held while its `WAIT` is still to answer (a
+    /// replica's `READONLY`, `replica_wait`).
+    error: Option<TransportError>,
 }
 
 impl LockClient {
@@ -90,6 +93,7 @@ impl LockClient {
             wait,
             reply: None,
             synced: None,
+            error: None,
         }
     }
 
@@ -143,6 +147,12 @@ impl LockClient {
                 sync.reply = Some(value);
                 self.sync_done(request)
             }
+            // The batch's answer is its WAIT's: an error of the WAIT's
+            // replaces the script's (`replica_wait`).
+            Err(e) if Self::script_error_awaits_wait(&e) && sync.synced.is_none() => {
+                sync.error = Some(e);
+                None
+            }
             // The batch failed: the caller gets the script's error now.
             Err(e) => {
                 let wait = sync.wait;
@@ -166,6 +176,9 @@ impl LockClient {
     /// about too few replicas.
     fn sync_done(&self, script: RequestId) -> Option<Result<Value, TransportError>> {
         let sync = self.requests.get(&script)?.sync.as_ref()?;
+        if let (Some(e), Some(_)) = (&sync.error, sync.synced) {
+            return Some(Err(e.clone()));
+        }
         let (Some(reply), Some(synced)) = (&sync.reply, sync.synced) else {
             return None;
         };

@@ -105,6 +105,7 @@ switches! {
     RwUnlockAbsentNil => rw_unlock_absent_nil,
     FairEnqueueChecksScore => fair_enqueue_checks_score,
     RoundSkipsRemovedLock => round_skips_removed_lock,
+    ReplicaWaitRetried => replica_wait_retried,
     QueueClearedOnUnlock => queue_cleared_on_unlock,
     EmptyChunkCompletes => empty_chunk_completes,
     ScriptCache => script_cache,
@@ -150,6 +151,7 @@ impl Switch {
             | Switch::ProbePrefixMatch
             | Switch::ProbeReadsCauses
             | Switch::LockSyncWaitOnly
+            | Switch::ReplicaWaitRetried
             | Switch::NoSyncKeepsRequestId => Some(Switch::LockWaitsForReplicas),
             Switch::ReadRenewLoopFixed
             | Switch::ReadRenewOwnNames

@@ -42,6 +42,9 @@ pub(crate) struct Deployment {
     owed: Vec<((u32, ConnId), Owed)>,
     /// When Redis is next woken for a blocked client's timeout.
     pub(crate) tick_at: Option<crate::SimTime>,
+    /// During a switchover, the promoted replica (its place among the
+    /// replicas, its engine) that no client has reached yet.
+    pub(crate) promoted: Option<(usize, fake_redis::Engine)>,
 }
 
 impl Deployment {
@@ -56,6 +59,7 @@ impl Deployment {
             waiting: Vec::new(),
             owed: Vec::new(),
             tick_at: None,
+            promoted: None,
         }
     }
 

@@ -26,5 +26,6 @@ pub(crate) mod replication;
 pub(crate) mod reseed;
 pub(crate) mod resource;
 pub(crate) mod server;
+pub(crate) mod switchover;
 pub(crate) mod windows;
 pub(crate) mod world;

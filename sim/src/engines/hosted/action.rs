@@ -27,7 +27,9 @@ pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze)
      (RLock::interrupt), delete-key, clock-skew and clock-drift (the client's wall clock \
      and timer oscillator, as on the fast engine), and failover and replication-drop (Redis's \
      replicas, as on the fast engine: the primary's host crashes and a replica's engine \
-     serves in its place)";
+     serves in its place), and switchover (the served engine becomes a replica of a promoted \
+     one with its connections open; at the end the Redis host bounces and the promoted \
+     engine serves)";
 
 /// The kinds the real-Redis engine carries out, and how.
 pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
@@ -56,7 +58,7 @@ impl Kinds {
     pub(crate) fn supports(self, verb: Verb) -> bool {
         match verb {
             Verb::DropMessages => false,
-            Verb::FailOver | Verb::StallReplication => self == Kinds::Turmoil,
+            Verb::FailOver | Verb::StallReplication | Verb::SwitchOver => self == Kinds::Turmoil,
             _ => true,
         }
     }

@@ -46,6 +46,7 @@ use crate::model::time::EPOCH_MS;
 use crate::{CutShort, History, SimError, SimSpec, SimTime};
 
 mod effects;
+mod switchover;
 
 /// The Redis host's name.
 pub(crate) const REDIS: &str = "redis";
@@ -203,6 +204,7 @@ fn simulate(
             spec.redis.configure(&mut e, true);
             e
         }),
+        promoted: None,
     };
     while world.sim.elapsed() < horizon {
         let elapsed_ms = world.sim.elapsed().as_millis() as u64;
@@ -294,6 +296,9 @@ struct Loop<'a, 's> {
     redis_down: u32,
     /// The primary's replicas (none unless the spec asks).
     replicas: Replicas,
+    /// During a switchover, the promoted replica (its place, its engine)
+    /// that no client reaches yet.
+    promoted: Option<(usize, Engine)>,
 }
 
 impl Loop<'_, '_> {

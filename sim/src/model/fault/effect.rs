@@ -71,6 +71,9 @@ pub enum Verb {
     FailOver,
     /// Stall replication to the replicas, or let it flow.
     StallReplication,
+    /// Demote the primary with its connections open, or move the clients
+    /// to the promoted replica.
+    SwitchOver,
 }
 
 impl Verb {
@@ -96,6 +99,7 @@ impl Verb {
             Verb::RedisDown => "take Redis down",
             Verb::FailOver => "fail Redis over to a replica",
             Verb::StallReplication => "stall replication",
+            Verb::SwitchOver => "demote the primary to a replica with its connections open",
         }
     }
 }
@@ -156,6 +160,13 @@ pub trait Effects {
 
     /// Replication stalls, or flows again.
     fn stall_replication(&mut self, s: &Strike, on: bool);
+
+    /// Replica `replica` (or the freshest) is promoted and the primary
+    /// becomes its replica, the clients still connected to it (`on`); or
+    /// the clients move to the new primary. Nothing while Redis is down or
+    /// failing over; a failover, restart or outage that begins during it
+    /// first moves the clients, and strikes the new primary.
+    fn switch_over(&mut self, s: &Strike, on: bool, replica: Option<u32>);
 }
 
 impl LinkRule {
@@ -297,5 +308,8 @@ impl Effects for Probe {
     }
     fn stall_replication(&mut self, _: &Strike, _: bool) {
         self.0.push(Verb::StallReplication);
+    }
+    fn switch_over(&mut self, _: &Strike, _: bool, _: Option<u32>) {
+        self.0.push(Verb::SwitchOver);
     }
 }

@@ -71,6 +71,7 @@ mod redis_pause;
 mod redis_restart;
 mod replication_drop;
 mod starve;
+mod switchover;
 
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -97,6 +98,7 @@ pub use redis_pause::RedisPause;
 pub use redis_restart::RedisRestart;
 pub use replication_drop::ReplicationDrop;
 pub use starve::Starve;
+pub use switchover::Switchover;
 
 /// A list of timed faults. Order does not matter; times do.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -320,6 +322,8 @@ faults! {
     Interrupt(interrupt::Interrupt),
     /// A client's callbacks run on several threads and can interleave.
     Interleave(interleave::Interleave),
+    /// Sentinel demotes the live primary; clients reach the new one later.
+    Switchover(switchover::Switchover),
     @tests
     /// The extension recipe's worked example: a client and Redis stall
     /// together (`example.rs`).

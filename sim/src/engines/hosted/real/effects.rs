@@ -128,4 +128,8 @@ impl Effects for RealEffects<'_> {
     fn fail_over(&mut self, _s: &Strike, _on: bool, _replica: Option<u32>) {}
 
     fn stall_replication(&mut self, _s: &Strike, _on: bool) {}
+
+    // Refused with them: a switchover demotes a primary to a replica of
+    // another server, and the engine runs one redis-server.
+    fn switch_over(&mut self, _s: &Strike, _on: bool, _replica: Option<u32>) {}
 }

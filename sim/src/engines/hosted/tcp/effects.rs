@@ -106,12 +106,16 @@ impl Effects for Loop<'_, '_> {
     }
 
     fn restart_redis(&mut self, _s: &Strike) {
+        // During a switchover the clients first reach the new primary:
+        // that is the Redis that restarts.
+        self.follow_new_primary();
         self.redis_stops();
         self.redis_starts(false);
     }
 
     fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {
         if on {
+            self.follow_new_primary();
             self.redis_down += 1;
             self.redis_stops();
         } else {
@@ -122,6 +126,9 @@ impl Effects for Loop<'_, '_> {
 
     fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
         if on {
+            // During a switchover the clients first reach the promoted
+            // replica: that is the primary that fails.
+            self.follow_new_primary();
             self.primary_fails()
         } else {
             self.promote(replica)
@@ -131,6 +138,14 @@ impl Effects for Loop<'_, '_> {
     fn stall_replication(&mut self, _s: &Strike, on: bool) {
         let now = self.now();
         self.replicas.stall(now, on);
+    }
+
+    fn switch_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+        if on {
+            self.demote_primary(replica)
+        } else {
+            self.follow_new_primary()
+        }
     }
 }
 

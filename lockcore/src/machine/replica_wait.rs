@@ -1,0 +1,43 @@
+//! A lock script's batch sent to a demoted primary, and 3.45.1's retry
+//! of it (`replica-wait-retried`, commit 58947344d).
+//!
+//! A replica refuses the script at its first write (`READONLY …`) and the
+//! `WAIT` after it (`ERR WAIT cannot be used with replica instances …`).
+//! Redisson answers the batch's caller once every reply of the batch has
+//! been read, with the last failed command's error
+//! (`CommandDecoder.decodeCommandBatch`): the `WAIT`'s. Whether that
+//! error is retried is the switch.
+
+use super::LockClient;
+use super::request::Pending;
+use crate::{Switch, TransportError, Value};
+
+impl LockClient {
+    /// Whether the script's error `e` leaves the batch's answer to its
+    /// `WAIT`: a `READONLY` refusal, which only a replica gives. Every
+    /// script error does so in Redisson, but with a primary's `WAIT`
+    /// after it the answer is the script's error either way, a moment
+    /// later; only a replica's `WAIT` fails too and changes it, so the
+    /// timing of every other error is left as it was.
+    pub(super) fn script_error_awaits_wait(e: &TransportError) -> bool {
+        matches!(e, TransportError::Redis(text) if text.starts_with("READONLY"))
+    }
+
+    /// Whether `pending`'s batch failed with a `WAIT` error that the
+    /// release retries: from 3.45.1 one beginning `ERR WAIT` (so
+    /// `WAITAOF`'s errors too, as Redisson's `startsWith` has it), while
+    /// retries remain (`retryAttempts`, counted with the resends after a
+    /// timeout, as `RedisExecutor`'s one `attempt` counter does). Errors
+    /// beginning `WAIT` were retried from 3.19.3, but no Redis answers
+    /// so.
+    pub(super) fn retries_replica_wait(
+        &self,
+        pending: &Pending,
+        reply: &Result<Value, TransportError>,
+    ) -> bool {
+        self.switches.has(Switch::ReplicaWaitRetried)
+            && pending.sync.is_some()
+            && matches!(reply, Err(TransportError::Redis(text)) if text.starts_with("ERR WAIT"))
+            && pending.tries.retried < self.config.retry_attempts
+    }
+}

@@ -1,0 +1,55 @@
+//! A Sentinel switchover on the fast engine: the primary is demoted to a
+//! replica of a promoted one while the clients stay connected to it, and
+//! later the clients move to the new primary.
+
+use crate::engines::fast::world::World;
+use crate::model::history::ServerCause;
+
+impl World<'_> {
+    /// Replica `k` (by default the most up to date) is promoted with what
+    /// it had received; the primary becomes its replica and resyncs from
+    /// it, keeping the clients' connections, so their writes meet
+    /// `READONLY` and their `WAIT`s the replica's error. The new primary
+    /// waits aside: no client reaches it until [`World::follow_new_primary`].
+    pub(crate) fn demote_primary(&mut self, k: Option<usize>) {
+        // Down or failing over: no live primary to demote.
+        if self.redis.down > 0 {
+            return;
+        }
+        // What the primary sent before the switch still counts; what was
+        // on its way is lost, as in a failover (the replica's full resync
+        // replaces it).
+        self.replicate();
+        self.redis.replicas.primary_failed();
+        let fresh = self.redis.server.new_engine();
+        let Some((k, promoted)) = self.redis.replicas.promote(k, fresh) else {
+            return;
+        };
+        self.redis.server.set_time(self.now);
+        let sync = promoted.full_sync();
+        let demoted = self.redis.server.primary_mut();
+        demoted.set_replica();
+        for w in &sync {
+            demoted.apply(w);
+        }
+        self.redis.promoted = Some((k, promoted));
+        self.observe_all(ServerCause::Failover);
+    }
+
+    /// The clients learn the new primary (Redisson's `+switch-master`):
+    /// their connections to the demoted one close, and they reconnect to
+    /// the new primary; the demoted one stays its replica, with the
+    /// others, each resynced.
+    pub(crate) fn follow_new_primary(&mut self) {
+        let Some((k, promoted)) = self.redis.promoted.take() else {
+            return;
+        };
+        self.close_connections();
+        self.redis.server.drop_connections();
+        let old = self.redis.server.replace(promoted);
+        let sync = self.redis.server.full_sync(self.now);
+        self.redis.replicas.rejoin(k, old, &sync);
+        self.redis.waiting.clear();
+        self.observe_all(ServerCause::Failover);
+    }
+}
