@@ -36,36 +36,25 @@ impl Kind for Failover {
     }
 
     fn check_plan(&self, i: usize, spec: &SimSpec) -> Result<(), Invalid> {
-        super::needs_replicas(spec, "a failover promotes a replica")?;
-        let replicas = spec.redis.replicas;
-        if let Some(r) = self.replica
-            && r >= replicas
-        {
-            return Err((
-                "replica",
-                format!("Redis has {replicas} replica(s), numbered from 0; got {r}"),
-            ));
-        }
-        let end = self.at_ms.saturating_add(self.duration_ms);
-        if end >= spec.horizon_ms {
-            return Err((
-                "duration_ms",
+        super::check_promotion(
+            spec,
+            self.replica,
+            (self.at_ms, self.duration_ms),
+            "a failover promotes a replica",
+            |end, horizon| {
                 format!(
-                    "the promotion at {end} ms comes at or after the horizon ({} ms), so it would never happen",
-                    spec.horizon_ms
-                ),
-            ));
-        }
+                    "the promotion at {end} ms comes at or after the horizon ({horizon} ms), so it would never happen"
+                )
+            },
+        )?;
+        let end = self.at_ms.saturating_add(self.duration_ms);
         super::no_overlap(i, self.at_ms, end, spec, "failover", |f| {
             matches!(f, Fault::Failover(_))
         })
     }
 
     fn text(&self) -> String {
-        let who = match self.replica {
-            Some(r) => format!("replica {r}"),
-            None => "the most up-to-date replica".to_owned(),
-        };
+        let who = super::promoted(self.replica);
         format!("failover {}ms (promote {who})", self.duration_ms)
     }
 

@@ -386,6 +386,43 @@ pub(crate) fn needs_replicas(spec: &SimSpec, what: &str) -> Result<(), Invalid> 
     Ok(())
 }
 
+/// The rules of a fault that promotes a replica (`failover`,
+/// `switchover`): Redis has replicas (`what` says why it needs them), the
+/// one named exists, and the promotion, `duration_ms` after `at_ms`,
+/// comes before the horizon (`late(end, horizon)` says what then goes
+/// wrong).
+pub(crate) fn check_promotion(
+    spec: &SimSpec,
+    replica: Option<u32>,
+    (at_ms, duration_ms): (u64, u64),
+    what: &str,
+    late: impl Fn(u64, u64) -> String,
+) -> Result<(), Invalid> {
+    needs_replicas(spec, what)?;
+    let replicas = spec.redis.replicas;
+    if let Some(r) = replica
+        && r >= replicas
+    {
+        return Err((
+            "replica",
+            format!("Redis has {replicas} replica(s), numbered from 0; got {r}"),
+        ));
+    }
+    let end = at_ms.saturating_add(duration_ms);
+    if end >= spec.horizon_ms {
+        return Err(("duration_ms", late(end, spec.horizon_ms)));
+    }
+    Ok(())
+}
+
+/// The replica a promoting fault names, in its one-line text.
+pub(crate) fn promoted(replica: Option<u32>) -> String {
+    match replica {
+        Some(r) => format!("replica {r}"),
+        None => "the most up-to-date replica".to_owned(),
+    }
+}
+
 /// The rule that windows of one kind (`is_kind`) must not overlap: fault
 /// `i`'s window `at_ms..end_ms` against every earlier one of its kind.
 pub(crate) fn no_overlap(

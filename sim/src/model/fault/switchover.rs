@@ -43,26 +43,18 @@ impl Kind for Switchover {
     }
 
     fn check_plan(&self, i: usize, spec: &SimSpec) -> Result<(), Invalid> {
-        super::needs_replicas(spec, "a switchover promotes a replica")?;
-        let replicas = spec.redis.replicas;
-        if let Some(r) = self.replica
-            && r >= replicas
-        {
-            return Err((
-                "replica",
-                format!("Redis has {replicas} replica(s), numbered from 0; got {r}"),
-            ));
-        }
-        let end = self.at_ms.saturating_add(self.duration_ms);
-        if end >= spec.horizon_ms {
-            return Err((
-                "duration_ms",
+        super::check_promotion(
+            spec,
+            self.replica,
+            (self.at_ms, self.duration_ms),
+            "a switchover promotes a replica",
+            |end, horizon| {
                 format!(
-                    "the clients move at {end} ms, at or after the horizon ({} ms), so they would never learn the new primary",
-                    spec.horizon_ms
-                ),
-            ));
-        }
+                    "the clients move at {end} ms, at or after the horizon ({horizon} ms), so they would never learn the new primary"
+                )
+            },
+        )?;
+        let end = self.at_ms.saturating_add(self.duration_ms);
         // A failover may overlap it (the engines finish the switchover
         // first, see `Effects::switch_over`), so explore's plans, which
         // draw each kind alone, stay valid; two switchovers may not.
@@ -72,10 +64,7 @@ impl Kind for Switchover {
     }
 
     fn text(&self) -> String {
-        let who = match self.replica {
-            Some(r) => format!("replica {r}"),
-            None => "the most up-to-date replica".to_owned(),
-        };
+        let who = super::promoted(self.replica);
         format!("switchover {}ms (promote {who})", self.duration_ms)
     }
 
