@@ -80,6 +80,12 @@ pub struct Config {
     /// so a spin lock's sleeps never move the jittered retry pauses).
     #[serde(default)]
     pub spin_seed: u64,
+    /// The fair lock's `threadWaitTime` (`Config.fairLockWaitTimeout`
+    /// from 3.46.0): what a waiter adds to the deadline before it when
+    /// its call gives no wait of its own. `None`, the default: the
+    /// release's ([`fair_thread_wait`](crate::fair_thread_wait)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fair_lock_wait_timeout: Option<Millis>,
 }
 
 fn default_watchdog_batch_size() -> u32 {
@@ -107,6 +113,7 @@ impl Default for Config {
             watchdog_batch_size: default_watchdog_batch_size(),
             spin_back_off: BackOff::Exponential,
             spin_seed: 0,
+            fair_lock_wait_timeout: None,
         }
     }
 }
@@ -305,6 +312,13 @@ impl ConfigBuilder {
     /// Sets `slavesSyncTimeout` in ms.
     pub fn slaves_sync_timeout(&mut self, ms: u64) -> &mut Self {
         self.config.slaves_sync_timeout = Millis(ms);
+        self
+    }
+
+    /// Sets the fair lock's `threadWaitTime` in ms (by default the
+    /// release's).
+    pub fn fair_lock_wait_timeout(&mut self, ms: u64) -> &mut Self {
+        self.config.fair_lock_wait_timeout = Some(Millis(ms));
         self
     }
 

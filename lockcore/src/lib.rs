@@ -146,7 +146,7 @@ pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};
 pub use config::{Config, ConfigBuilder};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
-pub use kind::{KindInfo, LockKind};
+pub use kind::{KindInfo, LockKind, fair_thread_wait};
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
 pub use machine::{Command, Event, LockClient, Output, Purpose, Reached, Sometimes};

@@ -72,16 +72,41 @@ pub(crate) fn timeout_key(lock: &LockWords) -> Bytes {
 
 /// The wait the scripts add to a deadline: from 3.13.3 `tryLock`'s wait
 /// when it has one (3.17.1+: only when > 0; the machine refuses a zero
-/// wait, so both rules agree on every modelled call), else
-/// [`THREAD_WAIT_MS`]; before, [`THREAD_WAIT_LEGACY_MS`] for every call.
+/// wait, so both rules agree on every modelled call), else the client's
+/// `threadWaitTime` ([`fair_thread_wait`] unless set); before, that for
+/// every call.
 fn wait_ms(w: &Words<'_>) -> u64 {
+    let thread_wait = || {
+        w.thread_wait
+            .map_or_else(|| default_thread_wait(w.switches), |m| m.0)
+    };
     if !w.switches.has(Switch::FairWaitFromTryLock) {
-        return THREAD_WAIT_LEGACY_MS;
+        return thread_wait();
     }
     match w.waits {
         Waits::For(wait) => wait.0,
-        Waits::Once | Waits::Unbounded => THREAD_WAIT_MS,
+        Waits::Once | Waits::Unbounded => thread_wait(),
     }
+}
+
+/// The release's `threadWaitTime`: [`THREAD_WAIT_LEGACY_MS`] up to
+/// 3.13.2, [`THREAD_WAIT_MS`] from 3.13.3.
+fn default_thread_wait(switches: &SwitchReads) -> u64 {
+    if switches.has(Switch::FairWaitFromTryLock) {
+        THREAD_WAIT_MS
+    } else {
+        THREAD_WAIT_LEGACY_MS
+    }
+}
+
+/// A release's fair-lock `threadWaitTime`, which a client may set
+/// ([`Config::fair_lock_wait_timeout`](crate::Config::fair_lock_wait_timeout)):
+/// 5 000 ms up to 3.13.2, 300 000 ms from 3.13.3 (#2883).
+pub fn fair_thread_wait(release: crate::Release) -> crate::Millis {
+    crate::Millis(match release.has(Switch::FairWaitFromTryLock) {
+        true => THREAD_WAIT_MS,
+        false => THREAD_WAIT_LEGACY_MS,
+    })
 }
 
 fn wait_arg(w: &Words<'_>) -> Bytes {
@@ -257,6 +282,33 @@ mod tests {
                 "1234"
             ]
         );
+    }
+
+    /// A client's `threadWaitTime` (`fairLockWaitTimeout`) replaces the
+    /// release's in the deadlines, in every era: the legacy scripts add it
+    /// to every call's, the later ones to a call without a wait of its own.
+    #[test]
+    fn a_set_thread_wait_replaces_the_release_default() {
+        for (version, default) in [("3.11.0", 5_000), ("4.7.0", 300_000)] {
+            assert_eq!(super::fair_thread_wait(release(version)), Millis(default));
+            let config = crate::Config::builder()
+                .release(release(version))
+                .fair_lock_wait_timeout(60_000)
+                .build()
+                .unwrap();
+            let mut h = Harness::with_config(config);
+            h.call_kind(T1, "l", LockKind::Fair, Call::Lock { lease: None })
+                .unwrap();
+            let (_, command) = h.expect_send();
+            assert!(
+                command.iter().any(|w| w == "60000"),
+                "{version}: {command:?}"
+            );
+            assert!(
+                !command.iter().any(|w| *w == default.to_string()),
+                "{version}: {command:?}"
+            );
+        }
     }
 
     /// `tryLock()` sends the script that never queues, with the clock

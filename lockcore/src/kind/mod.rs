@@ -17,6 +17,7 @@
 //! [`LockName`]: crate::LockName
 
 mod fair;
+pub use fair::fair_thread_wait;
 mod fenced;
 mod read;
 mod rlock;
@@ -63,6 +64,9 @@ pub(crate) struct Words<'a> {
     pub(crate) now: Millis,
     /// How the call waits (an acquire's; [`Waits::Unbounded`] otherwise).
     pub(crate) waits: Waits,
+    /// The client's fair-lock `threadWaitTime`, if set (else the
+    /// release's).
+    pub(crate) thread_wait: Option<Millis>,
 }
 
 /// How an acquire waits, as a kind's scripts read it: the fair lock's

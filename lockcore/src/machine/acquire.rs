@@ -165,6 +165,7 @@ impl LockClient {
             lease,
             now,
             waits,
+            thread_wait: self.config.fair_lock_wait_timeout,
         };
         let command = match token {
             // `call` refuses the token methods on a kind without them.
@@ -305,6 +306,7 @@ impl LockClient {
             lease,
             now,
             waits,
+            thread_wait: self.config.fair_lock_wait_timeout,
         };
         let Some(command) = lock.kind().acquire_failed(&words) else {
             self.finish(thread, Ok(CallOutcome::NotAcquired));

@@ -74,6 +74,7 @@ impl LockClient {
             lease,
             now,
             waits: Waits::Unbounded,
+            thread_wait: self.config.fair_lock_wait_timeout,
         };
         let command = lock.kind().unlock(
             &words,
@@ -213,6 +214,7 @@ impl LockClient {
             lease,
             now,
             waits: Waits::Unbounded,
+            thread_wait: self.config.fair_lock_wait_timeout,
         };
         let command = lock.kind().force_unlock(&words);
         self.calls.insert(

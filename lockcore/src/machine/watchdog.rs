@@ -227,6 +227,7 @@ impl LockClient {
             lease,
             now,
             waits: Waits::Unbounded,
+            thread_wait: self.config.fair_lock_wait_timeout,
         };
         let command = lock.kind().renew(&words);
         let owner = Owner::Renew(lock.clone(), thread);

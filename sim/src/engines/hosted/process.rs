@@ -200,7 +200,14 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 .retry_delay(config.retry_delay.scaled(scale))
                 .jitter_seed(config.jitter_seed)
                 .watchdog_batch_size(config.watchdog_batch_size)
-                .timer_tick(scaled(config.timer_tick));
+                .timer_tick(scaled(config.timer_tick))
+                // The fair lock's thread wait is a duration too: a crashed
+                // waiter's place lapses after it.
+                .fair_lock_wait_timeout(scaled(
+                    config
+                        .fair_lock_wait_timeout
+                        .unwrap_or_else(|| lockcore::fair_thread_wait(config.release)),
+                ));
             Ok((builder.build().map_err(invalid)?, watchdog_ms))
         })
         .collect()
