@@ -76,23 +76,19 @@ pub(crate) fn timeout_key(lock: &LockWords) -> Bytes {
 /// `threadWaitTime` ([`fair_thread_wait`] unless set); before, that for
 /// every call.
 fn wait_ms(w: &Words<'_>) -> u64 {
-    let thread_wait = || {
-        w.thread_wait
-            .map_or_else(|| default_thread_wait(w.switches), |m| m.0)
-    };
-    if !w.switches.has(Switch::FairWaitFromTryLock) {
-        return thread_wait();
-    }
-    match w.waits {
-        Waits::For(wait) => wait.0,
-        Waits::Once | Waits::Unbounded => thread_wait(),
+    let from_try_lock = w.switches.has(Switch::FairWaitFromTryLock);
+    match (from_try_lock, w.waits) {
+        (true, Waits::For(wait)) => wait.0,
+        _ => w
+            .thread_wait
+            .map_or_else(|| era_thread_wait(from_try_lock), |m| m.0),
     }
 }
 
 /// The release's `threadWaitTime`: [`THREAD_WAIT_LEGACY_MS`] up to
-/// 3.13.2, [`THREAD_WAIT_MS`] from 3.13.3.
-fn default_thread_wait(switches: &SwitchReads) -> u64 {
-    if switches.has(Switch::FairWaitFromTryLock) {
+/// 3.13.2, [`THREAD_WAIT_MS`] from 3.13.3 (`fair-wait-from-try-lock`).
+fn era_thread_wait(from_try_lock: bool) -> u64 {
+    if from_try_lock {
         THREAD_WAIT_MS
     } else {
         THREAD_WAIT_LEGACY_MS
@@ -103,10 +99,7 @@ fn default_thread_wait(switches: &SwitchReads) -> u64 {
 /// ([`Config::fair_lock_wait_timeout`](crate::Config::fair_lock_wait_timeout)):
 /// 5 000 ms up to 3.13.2, 300 000 ms from 3.13.3 (#2883).
 pub fn fair_thread_wait(release: crate::Release) -> crate::Millis {
-    crate::Millis(match release.has(Switch::FairWaitFromTryLock) {
-        true => THREAD_WAIT_MS,
-        false => THREAD_WAIT_LEGACY_MS,
-    })
+    crate::Millis(era_thread_wait(release.has(Switch::FairWaitFromTryLock)))
 }
 
 fn wait_arg(w: &Words<'_>) -> Bytes {

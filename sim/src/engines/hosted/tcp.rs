@@ -400,6 +400,18 @@ impl Loop<'_, '_> {
         self.redis_stops();
     }
 
+    /// Puts `promoted` (replica `k`) in the primary's place: Redis's view
+    /// of every lock is recorded from it, and the old primary rejoins as
+    /// replica `k`, with every replica resynced from the new one.
+    pub(super) fn install_primary(&mut self, k: usize, promoted: Engine) {
+        let (old, sync) = self.shared.with_engine(|e| {
+            let old = std::mem::replace(e, promoted);
+            observe_all(self.recorder, e, ServerCause::Failover);
+            (old, e.full_sync())
+        });
+        self.replicas.rejoin(k, old, &sync);
+    }
+
     /// Replica `k` (by default the most up to date) becomes the primary
     /// with what it had received, the old primary rejoins as a replica,
     /// every replica resyncs from the new one, and clients reconnect.
@@ -408,12 +420,7 @@ impl Loop<'_, '_> {
         let mut fresh = Engine::new(self.clock.clone());
         self.spec.redis.configure(&mut fresh, true);
         if let Some((k, promoted)) = self.replicas.promote(k.map(|r| r as usize), fresh) {
-            let (old, sync) = self.shared.with_engine(|e| {
-                let old = std::mem::replace(e, promoted);
-                observe_all(self.recorder, e, ServerCause::Failover);
-                (old, e.full_sync())
-            });
-            self.replicas.rejoin(k, old, &sync);
+            self.install_primary(k, promoted);
         }
         if self.redis_down == 0 {
             self.sim.bounce(REDIS);

@@ -43,12 +43,7 @@ impl Loop<'_, '_> {
         let Some((k, promoted)) = self.promoted.take() else {
             return;
         };
-        let (old, sync) = self.shared.with_engine(|e| {
-            let old = std::mem::replace(e, promoted);
-            observe_all(self.recorder, e, ServerCause::Failover);
-            (old, e.full_sync())
-        });
-        self.replicas.rejoin(k, old, &sync);
+        self.install_primary(k, promoted);
         if self.redis_down == 0 {
             self.sim.bounce(REDIS);
         }
