@@ -313,22 +313,28 @@ fn a_read_renewal_that_shortens_a_longer_lease_is_named() {
 /// the renewal entry (`RedissonBaseLock.unlockAsync0` inside
 /// `ServiceManager.execute`), so renewal stops under a thread that still
 /// holds the lock.
+/// Seed 25489 is the same path when every attempt's `WAIT` fails and the
+/// unlock throws `NoSyncedSlavesException` after Redis counted down.
 #[test]
 fn a_retried_count_down_unlock_is_named_as_unreported() {
-    let file = "explored-15828-4-7-0-mutual-exclusion-defect.toml";
-    let named: Vec<_> = finding_defects(file)
-        .iter()
-        .map(|d| {
-            let open = d.open_issue.map(|o| (o.upstream, o.status()));
-            (d.invariant.name(), d.fixed_by.is_none(), open)
-        })
-        .collect();
-    let status = "not reported upstream".to_owned();
-    assert_eq!(
-        named,
-        [("mutual-exclusion", true, Some(("unreported", status)))],
-        "{file}"
-    );
+    for file in [
+        "explored-15828-4-7-0-mutual-exclusion-defect.toml",
+        "explored-25489-4-7-0-mutual-exclusion-defect.toml",
+    ] {
+        let named: Vec<_> = finding_defects(file)
+            .iter()
+            .map(|d| {
+                let open = d.open_issue.map(|o| (o.upstream, o.status()));
+                (d.invariant.name(), d.fixed_by.is_none(), open)
+            })
+            .collect();
+        let status = "not reported upstream".to_owned();
+        assert_eq!(
+            named,
+            [("mutual-exclusion", true, Some(("unreported", status)))],
+            "{file}"
+        );
+    }
 }
 
 /// Seeds 10 and 5 under `redisson` (3.23.4), shrunk: an unlock whose WAIT

@@ -9,6 +9,9 @@ use crate::model::history::{Outcome, RecordKind, ServerCause, Who};
 use crate::model::name::Name;
 use crate::{History, Invariant, Violation};
 
+/// How lockcore's errors that say "no answer" begin (`TransportError`).
+const TRANSPORT: &str = "transport error";
+
 /// A thread's unlock of one lock, from its call to its return.
 struct Pending {
     call: usize,
@@ -31,6 +34,10 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // unlock).
     let mut pending: VecMap<(Name<'_>, u32, &LockName, u64), Pending> = VecMap::new();
     let mut holder: VecMap<&LockName, (Option<&Who>, usize)> = VecMap::new();
+    // Earlier unlocks of a thread that timed out before their script ran:
+    // it may still arrive (a partition holds it until TCP retransmits),
+    // and it runs before a later unlock's, on the same connection.
+    let mut orphans: VecMap<(Name<'_>, u32, &LockName, u64), u32> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
@@ -64,9 +71,17 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     };
                     // A scan of the pending unlocks (at most one a thread).
                     work.tick(pending.len() as u64);
-                    let from = (c, life, lock, first);
-                    let to = (c, life, lock, last);
-                    for (_, p) in pending.iter_mut().filter(|(k, _)| (from..=to).contains(*k)) {
+                    let range = (c, life, lock, first)..=(c, life, lock, last);
+                    // A script an earlier call sent is that call's run,
+                    // not the pending one's (4.7.0 seed 7276).
+                    if let Some((_, n)) = orphans
+                        .iter_mut()
+                        .find(|(k, n)| range.contains(*k) && **n > 0)
+                    {
+                        *n -= 1;
+                        continue;
+                    }
+                    for (_, p) in pending.iter_mut().filter(|(k, _)| range.contains(*k)) {
                         p.ran.get_or_insert(i);
                     }
                 }
@@ -80,6 +95,14 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 let Some(p) = pending.remove(&key(who, lock)) else {
                     continue;
                 };
+                let timed_out = matches!(outcome, Outcome::Error { message, .. } if message.starts_with(TRANSPORT));
+                if timed_out && p.ran.is_none() {
+                    *orphans.get_or_default(key(who, lock)) += 1;
+                } else if !timed_out {
+                    // Redis answered this call's script, so whatever an
+                    // earlier call sent on the connection ran or was lost.
+                    orphans.remove(&key(who, lock));
+                }
                 let Outcome::Error { message, .. } = outcome else {
                     continue;
                 };
@@ -105,7 +128,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 .with_case(case);
                 // A timeout says "I do not know"; a refusal of an unlock
                 // Redis ran is a wrong answer (Redisson #4871).
-                let refused = !message.starts_with("transport error");
+                let refused = !message.starts_with(TRANSPORT);
                 found.push(if case == Case::UnlockRan && refused {
                     v.own_doing()
                 } else {
@@ -217,5 +240,36 @@ mod tests {
             .ret(26, who("B", 1), Call::Unlock, not_locked())
             .build();
         assert!(check(&h, &Work::default()).is_empty());
+    }
+
+    /// An unlock timed out while a partition held its script; the thread
+    /// unlocked again, the held script ran first and freed the lock, and
+    /// the new call's own script was refused: a true answer (4.7.0 seed
+    /// 7276). Without the earlier timeout the same refusal is false.
+    #[test]
+    fn an_earlier_calls_late_script_is_not_this_calls() {
+        let timed_out = Outcome::Error {
+            message: "transport error: timed out waiting for a reply".into(),
+            script: false,
+        };
+        let h = Sample::new(5)
+            .server(0, Some(who("A", 1)))
+            .call(1_000, who("A", 1), Call::Unlock)
+            .ret(4_000, who("A", 1), Call::Unlock, timed_out)
+            .call(5_000, who("A", 1), Call::Unlock);
+        let h = unlock_ran(h, 6_000)
+            .ret(6_010, who("A", 1), Call::Unlock, not_locked())
+            .build();
+        let v = check(&h, &Work::default());
+        assert!(v.iter().all(|v| v.case != Case::UnlockRan), "{v:?}");
+        let h = Sample::new(5)
+            .server(0, Some(who("A", 1)))
+            .call(5_000, who("A", 1), Call::Unlock);
+        let h = unlock_ran(h, 6_000)
+            .ret(6_010, who("A", 1), Call::Unlock, not_locked())
+            .build();
+        let v = check(&h, &Work::default());
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].case, Case::UnlockRan);
     }
 }
