@@ -411,7 +411,6 @@ const NO_SYNCED_REPLICAS: &str = "None of slaves were synced";
 /// down (or as too few synced replicas, every attempt having counted
 /// down), the thread still believing it held the lock up to the
 /// violation.
-
 fn count_down_stopped_renewal(_: Release, history: &History, v: &Violation) -> bool {
     let of = |c: &str| v.clients.iter().any(|x| **x == *c);
     // Unlocks out, and those out when their lock's renewal stopped.
