@@ -88,10 +88,11 @@ pub(crate) struct Entry {
 /// All keys, ordered so anything that iterates them is deterministic.
 ///
 /// Expiry is checked on every access against the caller's `now`: a key
-/// whose expiry is `t` is present at `t - 1` and gone from `t` on. (Redis
-/// 7.0 keeps the key through `t` itself and reports `PTTL 0` then; the lock
-/// model wants "lease of L ms from t0 ends at t0 + L", so fake-redis drops
-/// the key at `t`. A real client cannot observe the 1 ms difference.)
+/// whose expiry is `t` is present through `t` itself (PTTL 0) and gone
+/// from `t + 1` on, as in Redis 7.0. fake-redis once dropped it at `t`,
+/// taking the 1 ms for unobservable; the simulator runs commands at exact
+/// ms, and a script that ran in its key's last ms found the key gone
+/// (4.7.0 seed 271, a false defect).
 ///
 /// Changes are logged ([`ChangeLog`]): writes through [`Db::insert`] and
 /// [`Db::remove`] and expiry log themselves; a command that changes an
@@ -102,8 +103,11 @@ pub(crate) struct Db {
     log: ChangeLog,
 }
 
+/// Redis's `keyIsExpired`: a key is gone once the time is past its
+/// expiry (`now > when`), so at its expiry's very ms it is still there,
+/// with a PTTL of 0.
 fn live(entry: &Entry, now: i64) -> bool {
-    entry.expires_at.is_none_or(|t| now < t)
+    entry.expires_at.is_none_or(|t| now <= t)
 }
 
 impl Db {
@@ -446,19 +450,20 @@ mod tests {
         assert_eq!(db.get_str(long, 0), Ok(Some(Bytes::from_static(b"v"))));
     }
 
-    /// A key expiring at t=1000 must be readable at 999 and gone at 1000
-    /// for every access path; an off-by-one (`<=` vs `<`) fails one side.
+    /// A key expiring at t=1000 must be readable at 1000 (PTTL 0) and
+    /// gone at 1001 for every access path, as Redis's `keyIsExpired`
+    /// (`now > when`) has it; an off-by-one fails one side.
     #[test]
-    fn key_is_present_before_expiry_and_gone_at_it() {
+    fn key_is_present_at_expiry_and_gone_after_it() {
         let mut db = Db::default();
         db.insert(Bytes::from_static(b"k"), entry_expiring(1000));
-        assert!(db.peek(b"k", 999).is_some());
-        assert_eq!(db.len(999), 1);
-        assert!(db.get(b"k", 999).is_some());
-        assert!(db.peek(b"k", 1000).is_none());
-        assert_eq!(db.len(1000), 0);
-        assert!(db.get(b"k", 1000).is_none());
-        assert!(!db.remove(b"k", 1000));
+        assert!(db.peek(b"k", 1000).is_some());
+        assert_eq!(db.len(1000), 1);
+        assert!(db.get(b"k", 1000).is_some());
+        assert!(db.peek(b"k", 1001).is_none());
+        assert_eq!(db.len(1001), 0);
+        assert!(db.get(b"k", 1001).is_none());
+        assert!(!db.remove(b"k", 1001));
     }
 
     /// Every read drops an expired key and logs it (for its watchers, the
@@ -497,16 +502,16 @@ mod tests {
                 db.take_touched();
                 let before = db.version();
                 if name != "get_mut" && name != "hash_or_create" {
-                    assert!(read(&mut db, key, 999), "{name}: live");
+                    assert!(read(&mut db, key, 1000), "{name}: live");
                     assert_eq!(db.version(), before, "{name}: a live read logs nothing");
                     assert!(db.take_touched().is_empty(), "{name}");
                 }
-                let created = read(&mut db, key, 1000);
+                let created = read(&mut db, key, 1001);
                 assert_eq!(created, name == "hash_or_create", "{name}: expired");
                 assert_ne!(db.version(), before, "{name}");
                 assert_eq!(db.take_touched().first(), Some(&crate::ConnId(7)), "{name}");
                 assert_eq!(db.take_written().keys, [key], "{name}");
-                let left = db.peek(key, 1000).map(|e| e.expires_at);
+                let left = db.peek(key, 1001).map(|e| e.expires_at);
                 let expect = (name == "hash_or_create").then_some(None);
                 assert_eq!(left, expect, "{name}: what is left");
             }
@@ -520,6 +525,7 @@ mod tests {
         let mut db = Db::default();
         db.insert(Bytes::from_static(b"k"), entry_expiring(10));
         assert_eq!(db.hash_or_create(b"k", 5).err(), Some(CmdError::WrongType));
-        assert!(db.hash_or_create(b"k", 10).is_ok());
+        assert_eq!(db.hash_or_create(b"k", 10).err(), Some(CmdError::WrongType));
+        assert!(db.hash_or_create(b"k", 11).is_ok());
     }
 }

@@ -464,7 +464,7 @@ mod tests {
         step(&mut e, &["EXISTS", "lock", "other"], false);
         step(&mut e, &["SET", "s", "v"], true);
         step(&mut e, &["GET", "s"], false);
-        clock.set(5_100);
+        clock.set(5_101);
         step(&mut e, &["PING"], false);
         step(&mut e, &["HEXISTS", "lock", "a:1"], true);
         step(&mut e, &["HEXISTS", "lock", "a:1"], false);
@@ -474,8 +474,9 @@ mod tests {
     }
 
     /// `SET k v PX 100` at t=5000 expires at 5100: every read path sees the
-    /// key at 5099 (PTTL 1) and none at 5100. Injected clock only: a
-    /// wall-clock read would make this flaky or wrong.
+    /// key at 5099 (PTTL 1) and at 5100 (PTTL 0: Redis's `keyIsExpired` is
+    /// `now > when`), and none at 5101. Injected clock only: a wall-clock
+    /// read would make this flaky or wrong.
     #[test]
     fn set_px_expires_exactly_at_boundary() {
         let (mut e, clock, c) = setup();
@@ -486,6 +487,10 @@ mod tests {
         assert_eq!(run(&mut e, c, &["GET", "k"]), bulk("v"));
         assert_eq!(e.dbsize(), 1);
         clock.set(5_100);
+        assert_eq!(run(&mut e, c, &["PTTL", "k"]), Value::Int(0));
+        assert_eq!(run(&mut e, c, &["GET", "k"]), bulk("v"));
+        assert_eq!(e.dbsize(), 1);
+        clock.set(5_101);
         assert_eq!(e.dbsize(), 0);
         assert_eq!(run(&mut e, c, &["EXISTS", "k"]), Value::Int(0));
         assert_eq!(run(&mut e, c, &["GET", "k"]), Value::Nil);
@@ -494,7 +499,7 @@ mod tests {
     }
 
     /// PEXPIRE on a hash: the snapshot reports the absolute expiry and
-    /// treats the key as absent from that instant; a zero or negative
+    /// treats the key as absent from the ms after it; a zero or negative
     /// PEXPIRE deletes at once (Redis replies 1).
     #[test]
     fn pexpire_boundaries_and_snapshot() {
@@ -502,9 +507,9 @@ mod tests {
         run(&mut e, c, &["HSET", "h", "f", "1"]);
         assert_eq!(run(&mut e, c, &["PEXPIRE", "h", "10"]), Value::Int(1));
         assert_eq!(e.hash_snapshot(b"h").and_then(|s| s.1), Some(5_010));
-        clock.set(5_009);
-        assert!(e.hash_snapshot(b"h").is_some());
         clock.set(5_010);
+        assert!(e.hash_snapshot(b"h").is_some());
+        clock.set(5_011);
         assert_eq!(e.hash_snapshot(b"h"), None);
         run(&mut e, c, &["HSET", "h", "f", "1"]);
         assert_eq!(run(&mut e, c, &["PEXPIRE", "h", "0"]), Value::Int(1));

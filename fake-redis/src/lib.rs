@@ -18,7 +18,8 @@
 //!   binary). State lives in ordered maps, so the same commands at the same
 //!   times give the same replies, byte for byte.
 //! - **Expiry.** Checked on every access: a key whose expiry is `t` is
-//!   present at `t - 1` and gone at `t`, for every command and observer.
+//!   present at `t` (with a PTTL of 0) and gone at `t + 1`, for every
+//!   command and observer, as Redis's `keyIsExpired` (`now > when`).
 //! - **Scripts.** `EVAL` with the exact text of a
 //!   [`LockScript`], or `EVALSHA` with its SHA1 once it has been run or
 //!   loaded, runs the script's native twin atomically (one `execute`); any
@@ -148,8 +149,6 @@
 //!   `-UNBLOCKED force unblock from blocking operation, instance state
 //!   changed (master -> replica?)` and closes the connection). A [`Sentinel`] answers only what Redisson sends it
 //!   (see `sentinel`).
-//! - A key expiring at `t` is gone at `t` (Redis 7.0 drops it at `t + 1`
-//!   and reports `PTTL 0` at `t`); no real client can observe it.
 //! - `UNSUBSCRIBE` without channels confirms in subscription order; Redis
 //!   uses its dict order, which depends on a random hash seed.
 //! - The commands client libraries use (README's fake-redis section has

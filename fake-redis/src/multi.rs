@@ -67,7 +67,7 @@ fn exec(engine: &mut Engine, conn: ConnId, now: i64, out: &mut Response) -> Vec<
     let expired = client
         .watched
         .iter()
-        .any(|w| w.expires_at.is_some_and(|t| now >= t));
+        .any(|w| w.expires_at.is_some_and(|t| now > t));
     let dirty = client.dirty_cas || expired;
     unwatch_client(engine, conn);
     if multi.refused {

@@ -438,8 +438,10 @@ mod tests {
         bytes::Bytes::copy_from_slice(s.as_bytes())
     }
 
-    /// The lease ends exactly at its expiry: a rival is refused at t-1 and
-    /// acquires at t. Off by one either way changes one of the replies.
+    /// The lease ends just past its expiry, as Redis's `keyIsExpired`
+    /// (`now > when`) has it: a rival is told 1 ms at t-1 and 0 ms at t,
+    /// and acquires at t+1. Off by one either way changes one of the
+    /// replies.
     #[test]
     fn lease_expires_at_exact_boundary() {
         let (mut e, clock, c) = setup();
@@ -448,6 +450,11 @@ mod tests {
         assert_eq!(
             run(&mut e, c, LockScript::Acquire, &["1", "lock", "100", "b"]),
             Value::Int(1)
+        );
+        clock.advance(1);
+        assert_eq!(
+            run(&mut e, c, LockScript::Acquire, &["1", "lock", "100", "b"]),
+            Value::Int(0)
         );
         clock.advance(1);
         assert_eq!(
@@ -540,7 +547,7 @@ mod tests {
             run(&mut e, c, s, &["2", "lock", "ctr", "100", "b"]),
             Value::Array(vec![Value::Int(0), Value::Int(100)])
         );
-        clock.advance(100);
+        clock.advance(101);
         assert_eq!(
             run(&mut e, c, s, &["2", "lock", "ctr", "100", "b"]),
             Value::Array(vec![Value::Int(1), Value::Int(2)])

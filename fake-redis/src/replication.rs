@@ -336,7 +336,7 @@ mod tests {
         // A key that lapses is deleted on the primary when next touched,
         // and the deletion is replicated.
         run(&mut primary, conn, &["SET", "t", "v", "PX", "10"]);
-        clock.advance(10);
+        clock.advance(11);
         run(&mut primary, conn, &["GET", "t"]);
         let writes = primary.take_writes();
         assert_eq!(writes.len(), 2);

@@ -270,3 +270,40 @@ fn wait_without_replicas_blocks_the_connection_like_real_redis() {
         writer.roundtrip(&cmd(&["DEL", "wait-key"])).expect("DEL");
     }
 }
+
+/// A key lives through the ms of its deadline, with a PTTL of 0, and is
+/// gone from the next: Redis's `keyIsExpired` is `now > when`. Neither
+/// server's clock can be set, so each round sets a 1 ms expiry and asks
+/// PTTL until the key is gone: a server that dropped keys at their
+/// deadline (`now >= when`, as fake-redis did until 4.7.0 seed 271
+/// showed it) never answers 0. Twenty rounds, so a round that a
+/// descheduled client steps over whole cannot fail it.
+#[test]
+fn a_key_lives_through_its_deadline_like_real_redis() {
+    let real = RealRedis::start_for_test();
+    let fake = BackgroundServer::start(SharedEngine::new(Engine::new(Arc::new(SystemClock))))
+        .expect("start fake-redis");
+    let cmd = |words: &[&str]| {
+        words
+            .iter()
+            .map(|w| w.as_bytes().to_vec())
+            .collect::<Vec<_>>()
+    };
+    for (name, addr) in [("redis-server", real.addr()), ("fake-redis", fake.addr())] {
+        let mut c = Client::connect(addr);
+        let mut zeros = 0;
+        for _ in 0..20 {
+            c.roundtrip(&cmd(&["SET", "deadline", "v", "PX", "1"]))
+                .expect("SET");
+            for _ in 0..10_000 {
+                let reply = c.roundtrip(&cmd(&["PTTL", "deadline"])).expect("PTTL");
+                match reply.first().map(Vec::as_slice) {
+                    Some(b":0\r\n") => zeros += 1,
+                    Some(b":-2\r\n") => break,
+                    _ => {}
+                }
+            }
+        }
+        assert!(zeros > 0, "{name}: no PTTL of 0 in 20 rounds");
+    }
+}

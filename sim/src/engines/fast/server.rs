@@ -311,8 +311,9 @@ pub(crate) fn key_view(engine: &Engine, key: &str, base_ms: u64, now_ms: u64) ->
         first,
         shared,
         pttl,
-        // Virtual ms at which the key is gone (Redis: live while now < expiry).
-        expires_ms: expires_at.map(|e| e.saturating_sub(base_ms)),
+        // Virtual ms at which the key is gone (Redis: live while now <=
+        // expiry, `keyIsExpired`).
+        expires_ms: expires_at.map(|e| e.saturating_add(1).saturating_sub(base_ms)),
     }
 }
 
