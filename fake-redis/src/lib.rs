@@ -205,8 +205,11 @@
 //! clock.advance(10_000);
 //! let r = redis.execute(conn, eval(&["1", "lock", "30000", "b"]));
 //! assert_eq!(r.replies, vec![Value::Int(20_000)]);
-//! // The lease ends at exactly t = 31 000.
+//! // The key lives through t = 31 000 (PTTL 0) and is gone from the ms
+//! // after, as in Redis.
 //! clock.set(31_000);
+//! assert!(redis.hash_snapshot(b"lock").is_some());
+//! clock.set(31_001);
 //! assert_eq!(redis.hash_snapshot(b"lock"), None);
 //! ```
 //!

@@ -285,8 +285,9 @@ async fn bad_input() {
 }
 
 /// `fenced`: a holder whose lease runs out is told so (LeaseLost) and its
-/// token is withdrawn, while the key expires in the server at the same
-/// moment; `redisson` would say nothing.
+/// token is withdrawn, while the key lives out its last ms in the server
+/// (PTTL 0, as Redis keeps a key through its deadline) and is gone the
+/// ms after; `redisson` would say nothing.
 #[tokio::test(start_paused = true)]
 async fn fenced_lease_lost() {
     let server = server();
@@ -304,6 +305,8 @@ async fn fenced_lease_lost() {
         }
     );
     assert_eq!(la.token(T1), None);
+    assert_eq!(pttl(&server, "l"), 0);
+    tokio::time::advance(Duration::from_millis(1)).await;
     assert_eq!(pttl(&server, "l"), -2);
 }
 
