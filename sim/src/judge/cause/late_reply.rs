@@ -40,8 +40,15 @@ pub(super) fn late_reply<'s>(
     let acquired = end.saturating_sub(*lease_ms);
     let replied = hold.at.as_ms();
     if !watchdog {
+        let RecordKind::Hold { who, .. } = &hold.kind else {
+            return None;
+        };
         let f = faults_on(spec, v, end, end)
             .chain(faults_on(spec, v, acquired, replied))
+            .chain(
+                slowed_calls(history, who, acquired, v.at.as_ms())
+                    .flat_map(|(s, e)| faults_on(spec, v, s, e)),
+            )
             .next()?;
         let why = format!(
             "its {lease_ms} ms lease ran out while {} (at {}) held the holder back",
@@ -67,4 +74,33 @@ pub(super) fn late_reply<'s>(
         SimTime::from_ms(f.at_ms())
     );
     Some((why, f))
+}
+
+/// The spans (call to return, in ms) of `who`'s calls that were out at
+/// some time in `from..=to`: a count-down unlock, a re-entry or an acquire
+/// made after the lease's TTL was set. When one of them was slowed by a
+/// fault (4.7.0 seed 50880: a count-down unlock retried for ten seconds of
+/// a replication stall, `NoSyncedSlaves` on every `WAIT`), the thread
+/// reached the rest of its work past the lease it asked for.
+fn slowed_calls<'h>(
+    history: &'h History,
+    who: &'h crate::model::history::Who,
+    from: u64,
+    to: u64,
+) -> impl Iterator<Item = (u64, u64)> + 'h {
+    let mut out: Option<u64> = None;
+    history.records.iter().filter_map(move |r| {
+        let at = r.at.as_ms();
+        match &r.kind {
+            RecordKind::Call { who: w, .. } if w == who && at <= to => {
+                out = Some(at);
+                None
+            }
+            RecordKind::Return { who: w, .. } if w == who => {
+                let start = out.take()?;
+                (at >= from).then_some((start, at))
+            }
+            _ => None,
+        }
+    })
 }
