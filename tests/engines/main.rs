@@ -535,6 +535,52 @@ fn a_real_redis_fails_the_enqueue_behind_an_unscored_tail_6434() {
     history_row_breaks_on_real_redis("fair-unscored-tail-6434", &["liveness", "scripts-run"]);
 }
 
+/// Redisson PR #6488 on real `redis-server` processes, a primary and a
+/// replica started by the engine: a switchover at 5 s promotes the
+/// replica and demotes the primary with Sentinel's own transactions,
+/// which close the clients' connections to it; A's client reconnects
+/// (75 ms later) to the address it knows, now a replica, and its unlock at
+/// about 5.1 s meets the replica's refusals. Under 3.45.0 the unlock
+/// fails with the real server's `ERR WAIT cannot be used with replica
+/// instances` (false-unlock-error); under 3.45.1 it is retried after the
+/// retry interval, by when the clients have moved to the new primary, and
+/// it runs. The real run must give the fast engine's verdicts. At time
+/// scale 2: the reconnection must land in the 40 ms before the unlock,
+/// which at scale 5 is 8 real ms on a busy machine (an unlock sent while
+/// the client reconnects fails with "reconnecting" instead).
+#[test]
+fn a_real_redis_fails_the_unlock_on_a_demoted_primary() {
+    let name = "unlock-on-demoted-primary-fails";
+    let scenario = locksim::history_scenario(name).expect("row");
+    // Redis still names A holder: the guarantee's failure is the error.
+    let broken = ["false-unlock-error (beyond-guarantee)".to_owned()];
+    let comparisons = row_gives_on_real_redis_at(&scenario, &broken, 2);
+    let text = comparisons[0].trials[1].run.history.to_string();
+    assert!(
+        text.contains(
+            "unlock -> ERROR transport error: ERR WAIT cannot be used with replica instances"
+        ),
+        "{text}"
+    );
+}
+
+/// Redisson #4822 on real `redis-server` processes: the replica runs
+/// `DEBUG SLEEP` for replication-drop's first 1.5 s, so the real `WAIT`
+/// after A's acquire counts no replica within its (scaled) second and
+/// lock() throws "None of slaves were synced". Under 3.19.3 A's key stays
+/// and B waits past the end (lock-left-behind); under 3.20.0 the acquire
+/// is rolled back and B takes the lock. The real run must give the fast
+/// engine's verdicts.
+#[test]
+fn a_real_redis_leaves_an_unsynced_acquire_behind_4822() {
+    let scenario = locksim::history_scenario("unsynced-acquire-keeps-lock").expect("row");
+    // A was told its lock() failed: the key left is beyond the guarantee.
+    row_gives_on_real_redis(
+        &scenario,
+        &["lock-left-behind (beyond-guarantee)".to_owned()],
+    );
+}
+
 /// Runs history scenario `name` on a real `redis-server` under its row's
 /// two releases: the real run must give the fast engine's verdicts, and
 /// `invariant` broken as a defect under the affected release only.
@@ -559,10 +605,21 @@ fn row_breaks_on_real_redis(scenario: &locksim::Scenario, invariants: &[&str]) {
 /// real `redis-server`: the fast engine's verdicts, and exactly `broken`
 /// (each `invariant (cause)`) under the affected release only.
 fn row_gives_on_real_redis(scenario: &locksim::Scenario, broken: &[String]) {
+    row_gives_on_real_redis_at(scenario, broken, REAL_SCALE);
+}
+
+/// As [`row_gives_on_real_redis`] at time scale `scale`; the comparisons
+/// under the affected and the fixed release.
+fn row_gives_on_real_redis_at(
+    scenario: &locksim::Scenario,
+    broken: &[String],
+    scale: u64,
+) -> Vec<Comparison> {
     let real = sim::Engine::Redis(sim::RealRedis {
         target: sim::RedisTarget::Spawn,
-        time_scale: REAL_SCALE,
+        time_scale: scale,
     });
+    let mut comparisons = Vec::new();
     let row = scenario.history.clone().expect("a history row");
     let mut expected = broken.to_vec();
     expected.sort();
@@ -579,7 +636,9 @@ fn row_gives_on_real_redis(scenario: &locksim::Scenario, broken: &[String]) {
             "{release}\n{}",
             comparison.render()
         );
+        comparisons.push(comparison);
     }
+    comparisons
 }
 
 /// Redisson #6510 on all three engines: the fenced lock's four holders

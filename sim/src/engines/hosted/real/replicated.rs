@@ -1,0 +1,93 @@
+//! What the real engine needs of a replicated spec, and a promotion as a
+//! switchover or failover carries it out.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::effects::Promotion;
+use super::nodes::Nodes;
+use crate::engines::hosted::monitor::Shadow;
+use crate::engines::hosted::recorder::Shared;
+use crate::{Fault, LatencyRange, SimError, SimSpec};
+
+fn unsupported(what: String) -> SimError {
+    SimError::Unsupported {
+        engine: "redis".to_owned(),
+        what,
+    }
+}
+
+/// Refuses what real replica processes cannot be made to do: a
+/// replication lag of the spec's choosing (a loopback replica's is its
+/// own, well under a millisecond), an AOF on the replicas, and a
+/// promotion during a `replication-drop` (the stalled replica sleeps
+/// through its promotion and catches up first, so the writes the fast
+/// engine loses would arrive).
+pub(super) fn check(spec: &SimSpec) -> Result<(), SimError> {
+    let redis = &spec.redis;
+    if redis.replicas == 0 {
+        return Ok(());
+    }
+    if redis.replication_lag != LatencyRange::default() {
+        return Err(unsupported(format!(
+            "[sim.redis] replication_lag {}-{}ms: a real replica's lag is the loopback's; run it on the fast or turmoil engine",
+            redis.replication_lag.min_ms, redis.replication_lag.max_ms
+        )));
+    }
+    if redis.replica_appendonly {
+        return Err(unsupported(
+            "[sim.redis] replica_appendonly = true: the engine's replicas run without persistence; run it on the fast or turmoil engine".to_owned(),
+        ));
+    }
+    let window = |f: &Fault| Some((f.at_ms(), f.end_ms()?));
+    let stalls: Vec<(u64, u64)> = spec
+        .faults
+        .0
+        .iter()
+        .filter(|f| matches!(f, Fault::ReplicationDrop(_)))
+        .filter_map(window)
+        .collect();
+    for (i, fault) in spec.faults.0.iter().enumerate() {
+        let promotes_at = match fault {
+            Fault::Switchover(s) => s.at_ms,
+            Fault::Failover(f) => f.at_ms.saturating_add(f.duration_ms),
+            _ => continue,
+        };
+        if stalls
+            .iter()
+            .any(|&(from, to)| (from..=to).contains(&promotes_at))
+        {
+            return Err(unsupported(format!(
+                "faults[{i}] ({}): a promotion during replication-drop; the engine stalls a real replica with DEBUG SLEEP, and it would catch up before it is promoted",
+                fault.text()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The refusal of replicas on a Redis the engine did not start.
+pub(super) fn not_spawned(replicas: u32) -> SimError {
+    unsupported(format!(
+        "[sim.redis] replicas = {replicas} on --redis redis://...: the engine starts replicas itself; run it with --redis spawn"
+    ))
+}
+
+/// Carries out `p`: Sentinel's promotion, then for a failover the
+/// clients' move to the new primary and the old primary's return as its
+/// replica.
+pub(super) async fn promote(
+    nodes: &Nodes<'_>,
+    p: Promotion,
+    recorder: &Shared,
+    shadow: &Rc<RefCell<Shadow>>,
+) {
+    let old = nodes.primary_node();
+    nodes
+        .promote(p.replica, p.switchover, recorder, shadow)
+        .await;
+    if !p.switchover {
+        nodes.follow_primary();
+        nodes.rejoin(old);
+    }
+}
