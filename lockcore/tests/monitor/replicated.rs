@@ -2,7 +2,9 @@
 //! replica (`--replicaof`), the client configured with one replica (a
 //! master-slave or sentinel config, where Redisson follows each lock
 //! script with `WAIT`), `lock()` then `unlock()`, as `MONITOR` on the
-//! primary shows them.
+//! primary shows them; and the failover path: the unlock after a
+//! switchover (Sentinel's own `SLAVEOF` transactions) on the demoted
+//! primary, sent once (3.45.0) or retried (3.45.1+).
 //!
 //! The expected lists are Redisson's, written from `syncedEval` at each
 //! tag (`CommandAsyncService`), not from lockcore. lockcore does not send
@@ -231,4 +233,118 @@ async fn redisson_3_44_0_replicated_lock_unlock() {
 #[tokio::test]
 async fn redisson_4_7_0_replicated_lock_unlock() {
     proves_replicated_lock_unlock("4.7.0", &[Gap::Info, Gap::BatchEvalsha]).await;
+}
+
+/// Sends Sentinel's `SLAVEOF` transaction (redis 7.0.15 sentinel.c,
+/// `sentinelSendSlaveOf`) to `node`: `NO ONE`, or the primary on `port`.
+async fn slave_of(node: SocketAddr, primary: Option<u16>) {
+    let target = primary.map_or("NO ONE".to_owned(), |p| format!("127.0.0.1 {p}"));
+    let text = format!(
+        "MULTI\r\nSLAVEOF {target}\r\nCONFIG REWRITE\r\nCLIENT KILL TYPE normal\r\nCLIENT KILL TYPE pubsub\r\nEXEC\r\n"
+    );
+    let mut stream = TcpStream::connect(node).await.unwrap();
+    stream.write_all(text.as_bytes()).await.unwrap();
+    let mut replies = BufReader::new(stream);
+    let mut line = String::new();
+    // +OK, 5 QUEUED or errors, then EXEC's array header and 5 replies.
+    for _ in 0..6 {
+        line.clear();
+        replies.read_line(&mut line).await.unwrap();
+    }
+}
+
+/// Redisson's commands on the demoted primary for the unlock after a
+/// switchover: the unlock's batch, sent `attempts` times. The script runs
+/// on the replica and fails at its first write; the `WAIT` is refused
+/// ("ERR WAIT cannot be used with replica instances"). Before 3.45.1
+/// only errors beginning "WAIT" were a `RedisWaitException`, so the batch
+/// fails at once; from 3.45.1 (commit 58947344d, CommandDecoder.java:414)
+/// "ERR WAIT" is one too, a `RedisRetryException` that `RedisExecutor`
+/// sends again after each retry pause until `retryAttempts` (3 in 3.x,
+/// 4 in 4.x) run out.
+fn demoted_unlock(version: &str, attempts: usize) -> Vec<Step> {
+    let ttl = match version {
+        "4.7.0" => Arg::Between(16_000, 20_000),
+        _ => Arg::Word("13500"),
+    };
+    let args = latched_args(FIELD_A, DEFAULT_LEASE, ttl);
+    let mut steps = Vec::new();
+    for attempt in 0..attempts {
+        let mut batch = synced(version, &UNLOCK_LATCHED, args.clone());
+        if attempt > 0 && version == "4.7.0" {
+            // The script is loaded once, before the batch's first send.
+            batch.remove(0);
+        }
+        steps.extend(batch);
+    }
+    steps
+}
+
+/// Under `version`, with one replica: A takes the lock on the primary;
+/// the replica is promoted and the primary demoted with Sentinel's own
+/// transactions, which close A's connections; A's client reconnects to
+/// the address it knows, now a replica (it has no sentinel manager to
+/// move it), and unlocks there once reconnected. `MONITOR` on the demoted primary must
+/// show Redisson's commands with exactly `gaps` applied, and the unlock
+/// fail with the replica's `WAIT` error.
+async fn proves_unlock_on_demoted_primary(version: &str, attempts: usize, gaps: &[Gap]) {
+    let (redisson, expected, met) = split(demoted_unlock(version, attempts));
+    assert_eq!(met, gaps, "{version}: the gaps this release meets");
+    assert_eq!(redisson.iter().filter(|c| is_wait(c)).count(), attempts);
+    let (primary, replica) = primary_and_replica().await;
+    let config = Config::builder()
+        .release(version.parse::<Release>().unwrap())
+        .replicas(1)
+        .build()
+        .unwrap();
+    let a = client(&primary, UUID_A, config).await;
+    let lock = a.lock(LOCK).unwrap();
+    lock.lock(T1).await.unwrap();
+    slave_of(replica.addr(), None).await;
+    slave_of(primary.addr(), Some(replica.port())).await;
+    // Opened after the demotion, whose CLIENT KILL would close it.
+    let mut monitor = Monitor::start(&primary).await;
+    // Past the client's first reconnection (75 ms): lockcore's transport
+    // fails a command sent while it reconnects ("reconnecting"), where
+    // Redisson's pool would open another connection.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let unlocked = lock.unlock(T1).await;
+    let error = format!("{unlocked:?}");
+    assert!(
+        error.contains("ERR WAIT cannot be used with replica instances"),
+        "{version}: {error}"
+    );
+    let mut sent = Vec::new();
+    monitor.collect(&mut sent, expected.len()).await;
+    monitor.finish(&mut sent).await;
+    let label = format!("{version}, unlock on a demoted primary");
+    assert_sequence(&label, &expected, &words(sent));
+}
+
+fn is_wait(command: &[Arg]) -> bool {
+    matches!(command.first(), Some(Arg::Word("WAIT")))
+}
+
+/// `--redisson 3.45.0`: the unlock's batch (`EVAL`, `WAIT 1 1000`) once,
+/// failing with the replica's `WAIT` error (Redisson PR #6488's defect).
+#[tokio::test]
+async fn redisson_3_45_0_unlock_on_a_demoted_primary() {
+    proves_unlock_on_demoted_primary("3.45.0", 1, &[]).await;
+}
+
+/// `--redisson 3.45.1`: the same batch sent four times, 1.5 s apart,
+/// before the unlock fails (Redisson would have moved to the new primary
+/// on `+switch-master` meanwhile; lockcore's client has no sentinel
+/// manager, so here every retry meets the demoted primary).
+#[tokio::test]
+async fn redisson_3_45_1_unlock_on_a_demoted_primary() {
+    proves_unlock_on_demoted_primary("3.45.1", 4, &[]).await;
+}
+
+/// `--redisson 4.7.0`: the batch five times (`retryAttempts` 4), after
+/// pauses of `EqualJitterDelay(1 s, 2 s)`; Redisson's `SCRIPT LOAD` of the
+/// unlock script and its `EVALSHA`s are the gap.
+#[tokio::test]
+async fn redisson_4_7_0_unlock_on_a_demoted_primary() {
+    proves_unlock_on_demoted_primary("4.7.0", 5, &[Gap::BatchEvalsha]).await;
 }
