@@ -581,6 +581,65 @@ fn a_real_redis_leaves_an_unsynced_acquire_behind_4822() {
     );
 }
 
+/// A failover on real processes: A holds the lock with the watchdog and
+/// works 8 s, B waits from 1 s. At 3 s the primary's process is killed
+/// (A's and B's connections close; B's wait goes on, its resubscription
+/// failing until a primary is back); at 4 s the replica, which has A's
+/// key (loopback replication, and every acquire waited for it), is
+/// promoted, the proxies move to it and the old primary restarts as its
+/// replica. A's renewals resume on the new primary, so B gets the lock
+/// only after A's unlock, and every later `WAIT` counts the rejoined
+/// replica. The real run must give the fast engine's verdicts.
+const FAILOVER_WITH_WAITER: &str = r#"
+name = "failover-with-waiter"
+description = "The primary fails over while A holds the lock and B waits."
+
+[sim]
+seed = 1
+horizon_ms = 30000
+
+[sim.redis]
+replicas = 1
+
+[[sim.clients]]
+name = "A"
+[[sim.clients.threads]]
+steps = [{ step = "lock" }, { step = "work", ms = 8000 }, { step = "unlock" }]
+
+[[sim.clients]]
+name = "B"
+[[sim.clients.threads]]
+start_ms = 1000
+steps = [{ step = "lock" }, { step = "unlock" }]
+
+[[sim.faults]]
+fault = "failover"
+at_ms = 3000
+duration_ms = 1000
+"#;
+
+#[test]
+fn a_real_redis_fails_over_to_a_real_replica() {
+    let scenario = locksim::Scenario::parse(FAILOVER_WITH_WAITER, "test").expect("parses");
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    for release in ["3.45.1", "4.7.0"] {
+        let release: Release = release.parse().expect("a release");
+        let comparison = Comparison::run(&scenario, None, Some(release), real.clone())
+            .unwrap_or_else(|e| panic!("{release}: {e}"));
+        let [fast, redis] = comparison.verdicts();
+        let text = comparison.trials[1].run.history.to_string();
+        assert_eq!(fast, redis, "{release}\n{}\n{text}", comparison.render());
+        assert!(text.contains("failover 1000ms"), "{text}");
+        assert!(
+            text.contains("B/t1     lock -> acquired"),
+            "{release}\n{text}"
+        );
+    }
+}
+
 /// Runs history scenario `name` on a real `redis-server` under its row's
 /// two releases: the real run must give the fast engine's verdicts, and
 /// `invariant` broken as a defect under the affected release only.

@@ -7,6 +7,12 @@
 //! Each server is started from a configuration file of its own, as
 //! Sentinel's servers are: Sentinel's reconfiguration sends `CONFIG
 //! REWRITE` (see `sentinel`), which fails on a server started without one.
+//! Replicas sync through an RDB file in the directory (`repl-diskless-sync
+//! no`): after a diskless sync a Redis 7.0 primary streams nothing to the
+//! replica until its first `REPLCONF ACK`, which the replica's cron sends
+//! up to a real second later, unscaled, so a primary restarted as a
+//! replica after a failover would be counted out of the clients' `WAIT`s
+//! for seconds of the spec's time.
 
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -94,7 +100,7 @@ impl Deployment {
         let conf = self.dir.join(format!("node-{i}.conf"));
         let mut text = format!(
             "port {port}\nbind 127.0.0.1\nsave \"\"\nappendonly no\ndir {}\ndbfilename node-{i}.rdb\n\
-             repl-diskless-load swapdb\nrepl-diskless-sync-delay 0\nenable-debug-command local\n",
+             repl-diskless-load swapdb\nrepl-diskless-sync no\nenable-debug-command local\n",
             self.dir.display()
         );
         if let Some(primary) = replica_of {

@@ -122,12 +122,10 @@ impl<'a> Nodes<'a> {
         self.addrs.iter().map(String::as_str).zip(controls)
     }
 
-    /// Waits until every replica acknowledges a write: after a first
-    /// sync (diskless), a Redis 7.0 primary streams nothing to a replica
-    /// until the replica's first `REPLCONF ACK`, which its cron sends up
-    /// to a second later, and a lock's `WAIT` before it would count the
-    /// replica out. The write is a `PUBLISH` nobody hears (replicated, it
-    /// moves the offset) and the run's `MONITOR` is not open yet.
+    /// Waits until every replica acknowledges a write: a replica counts
+    /// in a lock's `WAIT` only once its first sync is over. The write is
+    /// a `PUBLISH` nobody hears (replicated, it moves the offset), and the
+    /// run's `MONITOR` is not open yet.
     pub(super) async fn wait_synced(&self) -> Result<(), SimError> {
         let replicas = self.addrs.len() - 1;
         if replicas == 0 {
