@@ -40,6 +40,7 @@ mod sentinel;
 
 use deployment::Deployment;
 use nodes::Nodes;
+pub(crate) use replicated::refusal;
 
 /// The longest wait for a connection to Redis.
 const CONNECT_WITHIN: Duration = Duration::from_secs(5);

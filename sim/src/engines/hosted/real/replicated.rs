@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use super::effects::Promotion;
 use super::nodes::Nodes;
+use super::{RealRedis, RedisTarget};
 use crate::engines::hosted::monitor::Shadow;
 use crate::engines::hosted::recorder::Shared;
 use crate::{Fault, LatencyRange, SimError, SimSpec};
@@ -66,6 +67,16 @@ pub(super) fn check(spec: &SimSpec) -> Result<(), SimError> {
     Ok(())
 }
 
+/// Why the engine, as `opts` sets it, cannot run `spec`, if it cannot:
+/// `plan`'s refusals, and replicas on a Redis it did not start.
+pub(crate) fn refusal(spec: &SimSpec, opts: &RealRedis) -> Option<SimError> {
+    if let Err(e) = super::plan(spec) {
+        return Some(e);
+    }
+    let replicas = spec.redis.replicas;
+    (matches!(opts.target, RedisTarget::Url(_)) && replicas > 0).then(|| not_spawned(replicas))
+}
+
 /// The refusal of replicas on a Redis the engine did not start.
 pub(super) fn not_spawned(replicas: u32) -> SimError {
     unsupported(format!(
@@ -89,5 +100,39 @@ pub(super) async fn promote(
     if !p.switchover {
         nodes.follow_primary();
         nodes.rejoin(old);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::tests::{client, critical, spec, thread};
+
+    /// Replicas need processes the engine starts: on a url they are
+    /// refused by name before anything runs (`report` and `compare` ask
+    /// this first), and with `spawn` they are run.
+    #[test]
+    fn replicas_on_a_url_are_refused() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        s.redis.replicas = 1;
+        let url = RealRedis {
+            target: RedisTarget::Url("redis://127.0.0.1:6379".to_owned()),
+            time_scale: 10,
+        };
+        let Some(SimError::Unsupported { engine, what }) = refusal(&s, &url) else {
+            panic!("replicas on a url must be refused");
+        };
+        assert_eq!(engine, "redis");
+        assert!(
+            what.starts_with("[sim.redis] replicas = 1 on --redis redis://"),
+            "{what}"
+        );
+        let spawn = RealRedis {
+            target: RedisTarget::Spawn,
+            time_scale: 10,
+        };
+        assert!(refusal(&s, &spawn).is_none());
+        s.redis.replicas = 0;
+        assert!(refusal(&s, &url).is_none());
     }
 }
