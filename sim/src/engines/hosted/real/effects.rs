@@ -9,7 +9,8 @@
 use bytes::Bytes;
 use lockcore::LockName;
 
-use super::{ClientHost, Faults, Named, clock_jump, lose_everything, start, words};
+use super::clock_jump::clock_jump;
+use super::{ClientHost, Faults, Named, lose_everything, start, words};
 use crate::engines::hosted::process::Slots;
 use crate::engines::hosted::recorder::{self, Shared};
 use crate::model::fault::{Effects, LinkRule, Strike};

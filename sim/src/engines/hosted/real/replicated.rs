@@ -108,6 +108,46 @@ mod tests {
     use super::*;
     use crate::run::tests::{client, critical, spec, thread};
 
+    /// Replicas are run, but not a replication lag of the spec's choosing
+    /// (a loopback replica's is its own), nor a promotion inside a
+    /// replication-drop (the sleeping replica would catch up first): both
+    /// are refused by name before anything starts.
+    #[test]
+    fn what_real_replicas_cannot_do_is_refused() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        s.redis.replicas = 2;
+        assert!(super::super::plan(&s).is_ok());
+        s.redis.replication_lag = crate::LatencyRange {
+            min_ms: 100,
+            max_ms: 100,
+        };
+        let Err(SimError::Unsupported { engine, what }) = super::super::plan(&s) else {
+            panic!("a lag must be refused");
+        };
+        assert_eq!(engine, "redis");
+        assert!(
+            what.starts_with("[sim.redis] replication_lag 100-100ms"),
+            "{what}"
+        );
+        s.redis.replication_lag = crate::LatencyRange::default();
+        s.faults = crate::FaultPlan(vec![
+            crate::Fault::ReplicationDrop(crate::faults::ReplicationDrop {
+                at_ms: 1_000,
+                duration_ms: 2_000,
+            }),
+            crate::Fault::Switchover(crate::faults::Switchover {
+                at_ms: 2_000,
+                duration_ms: 1_000,
+                replica: None,
+            }),
+        ]);
+        let Err(SimError::Unsupported { what, .. }) = super::super::plan(&s) else {
+            panic!("a promotion during replication-drop must be refused");
+        };
+        assert!(what.starts_with("faults[1] (switchover"), "{what}");
+        assert!(what.contains("DEBUG SLEEP"), "{what}");
+    }
+
     /// Replicas need processes the engine starts: on a url they are
     /// refused by name before anything runs (`report` and `compare` ask
     /// this first), and with `spawn` they are run.
