@@ -12,6 +12,16 @@
 //! replication faults on them as Sentinel does (see `real::nodes`). The
 //! run is real: its history is not deterministic, and the verdict is the
 //! one to compare with the simulated engines'.
+//!
+//! # Layout
+//!
+//! - `effects`: the fault verbs on this engine.
+//! - `clock_jump`: `clock-jump` as a script on the locks' TTLs.
+//! - `deployment`: the primary and replica processes the engine starts.
+//! - `nodes`: the servers during the run (control connections, the
+//!   primary, whose `MONITOR` is replayed) and the replication faults.
+//! - `sentinel`: Sentinel's `SLAVEOF` transaction, word for word.
+//! - `replicated`: what real replicas cannot do (refused), and a promotion.
 
 use std::cell::RefCell;
 use std::rc::Rc;
