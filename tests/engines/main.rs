@@ -640,6 +640,31 @@ fn a_real_redis_fails_over_to_a_real_replica() {
     }
 }
 
+/// [`FAILOVER_WITH_WAITER`] with two replicas, as a failover and as a
+/// switchover: Sentinel's promotion reconfigures the other replica too
+/// (and, in a switchover, the demoted primary), so each `WAIT 2` after it
+/// counts both and every operation succeeds; the real runs give the fast
+/// engine's verdicts (safe) and B takes the lock after A's unlock.
+#[test]
+fn a_real_redis_promotes_one_of_two_replicas() {
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    let two = FAILOVER_WITH_WAITER.replace("replicas = 1", "replicas = 2");
+    let switchover = two.replace("fault = \"failover\"", "fault = \"switchover\"");
+    for text in [two, switchover] {
+        let scenario = locksim::Scenario::parse(&text, "test").expect("parses");
+        let comparison = Comparison::run(&scenario, None, None, real.clone()).expect("runs");
+        let [fast, redis] = comparison.verdicts();
+        let history = comparison.trials[1].run.history.to_string();
+        assert_eq!(fast, redis, "{}\n{history}", comparison.render());
+        assert!(comparison.agrees(), "{}", comparison.render());
+        assert!(!history.contains("ERROR"), "{history}");
+        assert!(history.contains("B/t1     lock -> acquired"), "{history}");
+    }
+}
+
 /// Runs history scenario `name` on a real `redis-server` under its row's
 /// two releases: the real run must give the fast engine's verdicts, and
 /// `invariant` broken as a defect under the affected release only.
