@@ -96,7 +96,7 @@ impl Engine {
             Engine::Turmoil => {
                 crate::engines::hosted::plan(spec, crate::engines::hosted::Kinds::Turmoil).err()
             }
-            Engine::Redis(_) => crate::engines::hosted::plan_real(spec).err(),
+            Engine::Redis(opts) => crate::engines::hosted::real_refusal(spec, opts),
         }
     }
 

@@ -535,6 +535,136 @@ fn a_real_redis_fails_the_enqueue_behind_an_unscored_tail_6434() {
     history_row_breaks_on_real_redis("fair-unscored-tail-6434", &["liveness", "scripts-run"]);
 }
 
+/// Redisson PR #6488 on real `redis-server` processes, a primary and a
+/// replica started by the engine: a switchover at 5 s promotes the
+/// replica and demotes the primary with Sentinel's own transactions,
+/// which close the clients' connections to it; A's client reconnects
+/// (75 ms later) to the address it knows, now a replica, and its unlock at
+/// about 5.1 s meets the replica's refusals. Under 3.45.0 the unlock
+/// fails with the real server's `ERR WAIT cannot be used with replica
+/// instances` (false-unlock-error); under 3.45.1 it is retried after the
+/// retry interval, by when the clients have moved to the new primary, and
+/// it runs. The real run must give the fast engine's verdicts. At time
+/// scale 2: the reconnection must land in the 40 ms before the unlock,
+/// which at scale 5 is 8 real ms on a busy machine (an unlock sent while
+/// the client reconnects fails with "reconnecting" instead).
+#[test]
+fn a_real_redis_fails_the_unlock_on_a_demoted_primary() {
+    let name = "unlock-on-demoted-primary-fails";
+    let scenario = locksim::history_scenario(name).expect("row");
+    // Redis still names A holder: the guarantee's failure is the error.
+    let broken = ["false-unlock-error (beyond-guarantee)".to_owned()];
+    let comparisons = row_gives_on_real_redis_at(&scenario, &broken, 2);
+    let text = comparisons[0].trials[1].run.history.to_string();
+    assert!(
+        text.contains(
+            "unlock -> ERROR transport error: ERR WAIT cannot be used with replica instances"
+        ),
+        "{text}"
+    );
+}
+
+/// Redisson #4822 on real `redis-server` processes: the replica runs
+/// `DEBUG SLEEP` for replication-drop's first 1.5 s, so the real `WAIT`
+/// after A's acquire counts no replica within its (scaled) second and
+/// lock() throws "None of slaves were synced". Under 3.19.3 A's key stays
+/// and B waits past the end (lock-left-behind); under 3.20.0 the acquire
+/// is rolled back and B takes the lock. The real run must give the fast
+/// engine's verdicts.
+#[test]
+fn a_real_redis_leaves_an_unsynced_acquire_behind_4822() {
+    let scenario = locksim::history_scenario("unsynced-acquire-keeps-lock").expect("row");
+    // A was told its lock() failed: the key left is beyond the guarantee.
+    row_gives_on_real_redis(
+        &scenario,
+        &["lock-left-behind (beyond-guarantee)".to_owned()],
+    );
+}
+
+/// A failover on real processes: A holds the lock with the watchdog and
+/// works 8 s, B waits from 1 s. At 3 s the primary's process is killed
+/// (A's and B's connections close; B's wait goes on, its resubscription
+/// failing until a primary is back); at 4 s the replica, which has A's
+/// key (loopback replication, and every acquire waited for it), is
+/// promoted, the proxies move to it and the old primary restarts as its
+/// replica. A's renewals resume on the new primary, so B gets the lock
+/// only after A's unlock, and every later `WAIT` counts the rejoined
+/// replica. The real run must give the fast engine's verdicts.
+const FAILOVER_WITH_WAITER: &str = r#"
+name = "failover-with-waiter"
+description = "The primary fails over while A holds the lock and B waits."
+
+[sim]
+seed = 1
+horizon_ms = 30000
+
+[sim.redis]
+replicas = 1
+
+[[sim.clients]]
+name = "A"
+[[sim.clients.threads]]
+steps = [{ step = "lock" }, { step = "work", ms = 8000 }, { step = "unlock" }]
+
+[[sim.clients]]
+name = "B"
+[[sim.clients.threads]]
+start_ms = 1000
+steps = [{ step = "lock" }, { step = "unlock" }]
+
+[[sim.faults]]
+fault = "failover"
+at_ms = 3000
+duration_ms = 1000
+"#;
+
+#[test]
+fn a_real_redis_fails_over_to_a_real_replica() {
+    let scenario = locksim::Scenario::parse(FAILOVER_WITH_WAITER, "test").expect("parses");
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    for release in ["3.45.1", "4.7.0"] {
+        let release: Release = release.parse().expect("a release");
+        let comparison = Comparison::run(&scenario, None, Some(release), real.clone())
+            .unwrap_or_else(|e| panic!("{release}: {e}"));
+        let [fast, redis] = comparison.verdicts();
+        let text = comparison.trials[1].run.history.to_string();
+        assert_eq!(fast, redis, "{release}\n{}\n{text}", comparison.render());
+        assert!(text.contains("failover 1000ms"), "{text}");
+        assert!(
+            text.contains("B/t1     lock -> acquired"),
+            "{release}\n{text}"
+        );
+    }
+}
+
+/// [`FAILOVER_WITH_WAITER`] with two replicas, as a failover and as a
+/// switchover: Sentinel's promotion reconfigures the other replica too
+/// (and, in a switchover, the demoted primary), so each `WAIT 2` after it
+/// counts both and every operation succeeds; the real runs give the fast
+/// engine's verdicts (safe) and B takes the lock after A's unlock.
+#[test]
+fn a_real_redis_promotes_one_of_two_replicas() {
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    let two = FAILOVER_WITH_WAITER.replace("replicas = 1", "replicas = 2");
+    let switchover = two.replace("fault = \"failover\"", "fault = \"switchover\"");
+    for text in [two, switchover] {
+        let scenario = locksim::Scenario::parse(&text, "test").expect("parses");
+        let comparison = Comparison::run(&scenario, None, None, real.clone()).expect("runs");
+        let [fast, redis] = comparison.verdicts();
+        let history = comparison.trials[1].run.history.to_string();
+        assert_eq!(fast, redis, "{}\n{history}", comparison.render());
+        assert!(comparison.agrees(), "{}", comparison.render());
+        assert!(!history.contains("ERROR"), "{history}");
+        assert!(history.contains("B/t1     lock -> acquired"), "{history}");
+    }
+}
+
 /// Runs history scenario `name` on a real `redis-server` under its row's
 /// two releases: the real run must give the fast engine's verdicts, and
 /// `invariant` broken as a defect under the affected release only.
@@ -559,10 +689,21 @@ fn row_breaks_on_real_redis(scenario: &locksim::Scenario, invariants: &[&str]) {
 /// real `redis-server`: the fast engine's verdicts, and exactly `broken`
 /// (each `invariant (cause)`) under the affected release only.
 fn row_gives_on_real_redis(scenario: &locksim::Scenario, broken: &[String]) {
+    row_gives_on_real_redis_at(scenario, broken, REAL_SCALE);
+}
+
+/// As [`row_gives_on_real_redis`] at time scale `scale`; the comparisons
+/// under the affected and the fixed release.
+fn row_gives_on_real_redis_at(
+    scenario: &locksim::Scenario,
+    broken: &[String],
+    scale: u64,
+) -> Vec<Comparison> {
     let real = sim::Engine::Redis(sim::RealRedis {
         target: sim::RedisTarget::Spawn,
-        time_scale: REAL_SCALE,
+        time_scale: scale,
     });
+    let mut comparisons = Vec::new();
     let row = scenario.history.clone().expect("a history row");
     let mut expected = broken.to_vec();
     expected.sort();
@@ -579,7 +720,9 @@ fn row_gives_on_real_redis(scenario: &locksim::Scenario, broken: &[String]) {
             "{release}\n{}",
             comparison.render()
         );
+        comparisons.push(comparison);
     }
+    comparisons
 }
 
 /// Redisson #6510 on all three engines: the fenced lock's four holders

@@ -17,11 +17,14 @@
 //! Redisson is modelled with a single-server config (its `syncedEval` then
 //! sends a plain `EVAL`, no `INFO REPLICATION` or `WAIT`), the default
 //! timeouts and retries, and each release's default script cache (off
-//! before 3.46.0, on from it: see [`Wire`]).
+//! before 3.46.0, on from it: see [`Wire`]); `replicated` adds a real
+//! replica and the client's `WAIT`s, with the commands lockcore does not
+//! send yet named.
 
 mod fair;
 mod fair_legacy;
 mod fenced;
+mod replicated;
 mod rw;
 mod rw_async;
 mod spin;

@@ -41,8 +41,14 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      (CLIENT PAUSE ALL), redis-restart and redis-down (the proxies close every connection and \
      refuse new ones while Redis is down; FLUSHALL when the keys are lost), interrupt \
      (RLock::interrupt), delete-key (DEL), clock-jump (a script shortens, or lengthens, the \
-     remaining TTL of the locks' keys and unlock latches by the jump), and clock-skew and \
-     clock-drift (the client's wall clock and timer oscillator, as on the fast engine)";
+     remaining TTL of the locks' keys and unlock latches by the jump), clock-skew and \
+     clock-drift (the client's wall clock and timer oscillator, as on the fast engine), and, \
+     with replicas (real redis-server processes started by the engine), switchover (Sentinel's \
+     SLAVEOF transactions promote a replica and demote the primary, closing its clients' \
+     connections; at the end the proxies move to the new primary), failover (the primary's \
+     process is killed; at the end a replica is promoted, the proxies move to it and the old \
+     primary restarts as its replica) and replication-drop (every replica runs DEBUG SLEEP for \
+     the window)";
 
 /// Which engine's kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,12 +59,12 @@ pub(crate) enum Kinds {
 
 impl Kinds {
     /// Whether the engine carries out `verb`. Neither drops messages at
-    /// random (TCP does not lose a message and go on); a real Redis runs
-    /// alone, with no replicas to stall or promote.
+    /// random (TCP does not lose a message and go on); both stall and
+    /// promote replicas (the real engine, replica processes it starts).
     pub(crate) fn supports(self, verb: Verb) -> bool {
         match verb {
             Verb::DropMessages => false,
-            Verb::FailOver | Verb::StallReplication | Verb::SwitchOver => self == Kinds::Turmoil,
+            Verb::FailOver | Verb::StallReplication | Verb::SwitchOver => true,
             _ => true,
         }
     }
@@ -156,17 +162,17 @@ mod tests {
         assert!(takes(Kinds::Turmoil, &restart) && takes(Kinds::Redis, &restart));
     }
 
-    /// A failover needs replicas: turmoil's fake-redis has them, a real
-    /// Redis run by the engine does not.
+    /// A failover needs replicas: turmoil's fake-redis has them, and the
+    /// real engine starts real replica processes.
     #[test]
-    fn only_turmoil_fails_over() {
+    fn both_engines_fail_over() {
         let failover = Fault::Failover(faults::Failover {
             at_ms: 10,
             duration_ms: 5,
             replica: None,
         });
         assert!(takes(Kinds::Turmoil, &failover));
-        assert!(!takes(Kinds::Redis, &failover));
+        assert!(takes(Kinds::Redis, &failover));
     }
 
     /// Windows give a begin and an end, a crash its crash and its restart,
@@ -245,6 +251,7 @@ mod tests {
             }
         }
         assert!(lists(TURMOIL_FAULTS, "pause") && !lists(TURMOIL_FAULTS, "freeze"));
-        assert!(!lists(REDIS_FAULTS, "failover") && lists(REDIS_FAULTS, "partition"));
+        assert!(lists(REDIS_FAULTS, "failover") && lists(REDIS_FAULTS, "partition"));
+        assert!(!lists(REDIS_FAULTS, "drop-rate"));
     }
 }

@@ -80,7 +80,7 @@ mod thread;
 pub(crate) use action::{Kinds, plan, takes};
 pub use action::{REDIS_FAULTS, TURMOIL_FAULTS};
 pub use bare::{BareRun, run_turmoil_bare};
-pub(crate) use real::plan as plan_real;
 pub(crate) use real::play as play_real;
+pub(crate) use real::refusal as real_refusal;
 pub use real::{REAL_DELAY_MS, RealRedis, RedisTarget};
 pub(crate) use tcp::play as play_turmoil;

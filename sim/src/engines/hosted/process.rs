@@ -198,6 +198,11 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 .retry_attempts(config.retry_attempts)
                 .retry_interval(scaled(config.retry_interval))
                 .retry_delay(config.retry_delay.scaled(scale))
+                // Replicas make every lock script wait for them (`WAIT`),
+                // for a scaled `slavesSyncTimeout`.
+                .replicas(config.replicas)
+                .aof(config.aof)
+                .slaves_sync_timeout(scaled(config.slaves_sync_timeout))
                 .jitter_seed(config.jitter_seed)
                 .watchdog_batch_size(config.watchdog_batch_size)
                 .timer_tick(scaled(config.timer_tick))

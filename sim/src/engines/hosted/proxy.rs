@@ -69,6 +69,11 @@ impl Outage {
     }
 }
 
+/// Where a proxy relays new connections: Redis's address, which a
+/// failover or switchover moves to the promoted replica (as Redisson's
+/// sentinel manager moves its connections on `+switch-master`).
+pub(crate) type Upstream = Rc<RefCell<String>>;
+
 /// A listening proxy; its connections run on the current `LocalSet`.
 #[derive(Debug)]
 pub(crate) struct Proxy {
@@ -77,9 +82,10 @@ pub(crate) struct Proxy {
 
 impl Proxy {
     /// Listens on a free loopback port and relays each connection to
-    /// `upstream` under `link`'s rules; delays are drawn from `rng`.
+    /// `upstream` (as it is when the connection comes) under `link`'s
+    /// rules; delays are drawn from `rng`.
     pub(crate) async fn start(
-        upstream: String,
+        upstream: Upstream,
         link: Rc<Link>,
         outage: Rc<Outage>,
         rng: ChaCha8Rng,
@@ -92,7 +98,8 @@ impl Proxy {
                 if outage.down.get() > 0 {
                     continue;
                 }
-                let Ok(server) = TcpStream::connect(&upstream).await else {
+                let target = upstream.borrow().clone();
+                let Ok(server) = TcpStream::connect(&target).await else {
                     continue;
                 };
                 let _ = (client.set_nodelay(true), server.set_nodelay(true));

@@ -7,34 +7,51 @@
 //! multiplied back, so a 40 s scenario runs in 4 s at scale 10 and reads
 //! as the spec. Each client reaches Redis through a loopback proxy of its
 //! own, which carries out the network faults (see `proxy`). Redis is
-//! observed through `MONITOR` (see `monitor`). The
+//! observed through `MONITOR` (see `monitor`). With `[sim.redis] replicas`
+//! the engine starts real replica processes and carries out the
+//! replication faults on them as Sentinel does (see `real::nodes`). The
 //! run is real: its history is not deterministic, and the verdict is the
 //! one to compare with the simulated engines'.
+//!
+//! # Layout
+//!
+//! - `effects`: the fault verbs on this engine.
+//! - `clock_jump`: `clock-jump` as a script on the locks' TTLs.
+//! - `deployment`: the primary and replica processes the engine starts.
+//! - `nodes`: the servers during the run (control connections, the
+//!   primary, whose `MONITOR` is replayed) and the replication faults.
+//! - `sentinel`: Sentinel's `SLAVEOF` transaction, word for word.
+//! - `replicated`: what real replicas cannot do (refused), and a promotion.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures::{SinkExt, StreamExt};
 use lockcore::{Connect, RespTransport, TcpConnect, Transport, Value};
-use redis_protocol::codec::Resp2;
-use redis_protocol::resp2::types::BytesFrame;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
-use tokio_util::codec::Framed;
 
 use super::action::{self, Action};
-use super::monitor::{self, Shadow};
+use super::monitor::Shadow;
 use super::process::{self, ClientHost, Slots};
-use super::proxy::{Link, Outage, Proxy};
+use super::proxy::{Link, Proxy};
 use super::recorder::{self, Recorder, Shared, TimeSource};
 use crate::model::ended::Ended;
 use crate::model::fault::effect;
 use crate::model::history::{Phase, RecordKind};
 use crate::{SimError, SimSpec, SimTime};
 
+mod clock_jump;
+mod deployment;
 mod effects;
+mod nodes;
+mod replicated;
+mod sentinel;
+
+use deployment::Deployment;
+use nodes::Nodes;
+pub(crate) use replicated::refusal;
 
 /// The longest wait for a connection to Redis.
 const CONNECT_WITHIN: Duration = Duration::from_secs(5);
@@ -106,16 +123,7 @@ pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
             what: "[sim.redis] appendonly = true: the engine's redis-server runs without persistence; run it on the fast or turmoil engine".to_owned(),
         });
     }
-    if spec.redis.replicas > 0 {
-        // Its clients would WAIT for replicas a lone Redis does not have.
-        return Err(SimError::Unsupported {
-            engine: "redis".to_owned(),
-            what: format!(
-                "[sim.redis] replicas = {}: the engine runs one Redis without replicas; run it on the fast or turmoil engine",
-                spec.redis.replicas
-            ),
-        });
-    }
+    replicated::check(spec)?;
     Ok(actions)
 }
 
@@ -129,16 +137,32 @@ pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> 
         });
     }
     let actions = plan(spec)?;
-    let spawned = match &opts.target {
-        RedisTarget::Spawn => Some(super::spawn::SpawnedRedis::start()?),
-        RedisTarget::Url(_) => None,
+    let replicas = spec.redis.replicas;
+    let (spawned, deployment) = match &opts.target {
+        RedisTarget::Url(_) if replicas > 0 => return Err(replicated::not_spawned(replicas)),
+        RedisTarget::Url(_) => (None, None),
+        RedisTarget::Spawn if replicas > 0 => {
+            (None, Some(RefCell::new(Deployment::start(replicas)?)))
+        }
+        RedisTarget::Spawn => (Some(super::spawn::SpawnedRedis::start()?), None),
     };
-    let url = match (&opts.target, &spawned) {
-        (RedisTarget::Url(url), _) => url.clone(),
-        (_, Some(server)) => server.url(),
-        (_, None) => unreachable!("a spawned target always has a server"),
+    let addrs = match (&opts.target, &spawned, &deployment) {
+        (RedisTarget::Url(url), ..) => vec![
+            TcpConnect::new(url)
+                .map_err(|e| failed(e.to_string()))?
+                .target(),
+        ],
+        (_, Some(server), _) => vec![
+            TcpConnect::new(&server.url())
+                .map_err(|e| failed(e.to_string()))?
+                .target(),
+        ],
+        (_, None, Some(d)) => {
+            let d = d.borrow();
+            (0..d.len()).map(|i| d.addr(i)).collect()
+        }
+        (_, None, None) => unreachable!("a spawned target always has a server"),
     };
-    let tcp = TcpConnect::new(&url).map_err(|e| failed(e.to_string()))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -147,13 +171,15 @@ pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> 
     let run = Driver {
         spec,
         actions: &actions,
-        tcp,
+        addrs,
+        deployment: deployment.as_ref(),
         scale: opts.time_scale,
     };
     let (history, cut) = local.block_on(&runtime, run.drive())?;
     drop(local);
     drop(runtime);
     drop(spawned);
+    drop(deployment);
     Ok(Ended::hosted(history, cut, 0))
 }
 
@@ -188,18 +214,19 @@ impl Connect for Named {
 /// What the driver injects faults through.
 #[derive(Clone, Copy)]
 struct Faults<'a> {
-    /// locksim's own connection to Redis.
-    control: &'a RespTransport,
+    /// The servers, and locksim's own connection to each.
+    nodes: &'a Nodes<'a>,
     /// Each client's proxy link.
     links: &'a [Rc<Link>],
-    /// Redis as every proxy shows it.
-    outage: &'a Outage,
 }
 
 struct Driver<'a> {
     spec: &'a SimSpec,
     actions: &'a [(u64, Action)],
-    tcp: TcpConnect,
+    /// Each server's `HOST:PORT`, the primary's first.
+    addrs: Vec<String>,
+    /// The processes, when the engine started replicas.
+    deployment: Option<&'a RefCell<Deployment>>,
     scale: u64,
 }
 
@@ -220,39 +247,6 @@ async fn within<T>(
 
 fn words(w: &[&str]) -> Vec<Bytes> {
     w.iter().map(|w| Bytes::from(w.to_string())).collect()
-}
-
-/// Moves every key of the spec's locks and every unlock latch `ms` ahead
-/// in time (negative: back), as a jump of Redis's clock would: each one's
-/// remaining TTL shrinks by `ms` (one that would be past its expiry is
-/// left 1 ms, so Redis expires it, and the shadow records an expiry, not a
-/// deletion). A real Redis's clock is not ours to move, but a lock only
-/// ever sets relative expiries (`PEXPIRE`, `SET PX`), so what a jump
-/// changes is exactly the remaining TTL of the keys alive at it.
-const CLOCK_JUMP: &str = "local jump = tonumber(ARGV[1]) \
-    local keys = redis.call('keys', 'redisson_unlock_latch:*') \
-    for _, k in ipairs(KEYS) do table.insert(keys, k) end \
-    for _, k in ipairs(keys) do \
-      local ttl = redis.call('pttl', k) \
-      if ttl > 0 then \
-        local left = ttl - jump \
-        if left < 1 then left = 1 end \
-        redis.call('pexpire', k, left) \
-      end \
-    end \
-    return #keys";
-
-/// The `EVAL` of [`CLOCK_JUMP`] for `spec`'s locks.
-fn clock_jump(spec: &SimSpec, ms: i64) -> Vec<Bytes> {
-    let locks: std::collections::BTreeSet<&str> = spec
-        .clients
-        .iter()
-        .flat_map(|c| c.threads.iter().map(|t| t.lock.as_str()))
-        .collect();
-    let mut command = words(&["EVAL", CLOCK_JUMP, &locks.len().to_string()]);
-    command.extend(locks.iter().map(|l| Bytes::from(l.to_string())));
-    command.push(Bytes::from(ms.to_string()));
-    command
 }
 
 /// What a restart without persistence loses: every key and the script
@@ -277,18 +271,10 @@ async fn load_lock_scripts(control: &RespTransport) -> Result<(), String> {
 
 impl Driver<'_> {
     async fn drive(self) -> Result<(crate::History, Vec<crate::CutShort>), SimError> {
-        let target = self.tcp.target();
-        let control = within("cannot connect to", &target, async {
-            let named = Named {
-                tcp: self.tcp.clone(),
-                name: "locksim-control".to_owned(),
-                scale: self.scale,
-            };
-            RespTransport::connect_with(named)
-                .await
-                .map_err(|e| e.to_string())
-        })
-        .await?;
+        let nodes = Nodes::connect(self.addrs.clone(), self.deployment, self.scale).await?;
+        let target = nodes.primary_addr().to_owned();
+        let control = nodes.control();
+        nodes.wait_synced().await?;
         for lock in &self.spec.clients {
             for t in &lock.threads {
                 let del = words(&["DEL", t.lock.as_str()]);
@@ -298,46 +284,28 @@ impl Driver<'_> {
                 .await?;
             }
         }
-        within(
-            "cannot load the lock scripts on",
-            &target,
-            load_lock_scripts(&control),
-        )
-        .await?;
-        let mut monitor = within("cannot monitor", &target, async {
-            let stream = self.tcp.open().await.map_err(|e| e.to_string())?;
-            let mut framed = Framed::new(stream, Resp2::default());
-            let command = BytesFrame::Array(vec![BytesFrame::BulkString("MONITOR".into())]);
-            framed.send(command).await.map_err(|e| e.to_string())?;
-            match framed.next().await {
-                Some(Ok(BytesFrame::SimpleString(_))) => Ok(framed),
-                other => Err(format!("MONITOR answered {other:?}")),
-            }
-        })
-        .await?;
-        let (zero, zero_unix_us) = self.calibrate(&control, &target).await?;
+        // On every node: a replica promoted later has them too, as the
+        // fast engine's does.
+        for (addr, control) in nodes.all() {
+            within(
+                "cannot load the lock scripts on",
+                addr,
+                load_lock_scripts(control),
+            )
+            .await?;
+        }
+        let (zero, zero_unix_us) = self.calibrate(control, &target).await?;
         let recorder: Shared = std::sync::Arc::new(std::sync::Mutex::new(Recorder::new(self.spec)));
         recorder::lock(&recorder).time = TimeSource::Real {
             zero: zero.into_std(),
             scale: self.scale,
         };
         let shadow = Rc::new(RefCell::new(Shadow::new(zero_unix_us, self.scale)));
-        let watched = (recorder.clone(), shadow.clone());
-        tokio::task::spawn_local(async move {
-            while let Some(Ok(BytesFrame::SimpleString(text))) = monitor.next().await {
-                if let Some(line) = monitor::parse(&String::from_utf8_lossy(&text)) {
-                    watched
-                        .1
-                        .borrow_mut()
-                        .line(&mut recorder::lock(&watched.0), line);
-                }
-            }
-        });
+        nodes.monitor_primary(&recorder, &shadow).await?;
         let slots = process::slots(self.spec, self.scale);
         let spec = Rc::new(self.spec.clone());
         let mut links = Vec::new();
         let mut proxies = Vec::new();
-        let outage = Rc::new(Outage::default());
         for c in 0..self.spec.clients.len() {
             let link = Rc::new(Link {
                 scale: self.scale,
@@ -347,7 +315,8 @@ impl Driver<'_> {
                 self.spec.seed,
                 crate::model::rng::Stream::Link(c as u32),
             );
-            let proxy = Proxy::start(target.clone(), link.clone(), outage.clone(), stream)
+            let (upstream, outage) = (nodes.upstream.clone(), nodes.outage.clone());
+            let proxy = Proxy::start(upstream, link.clone(), outage, stream)
                 .await
                 .map_err(|e| failed(format!("cannot start the loopback proxy: {e}")))?;
             let url = format!("redis://{}", proxy.addr);
@@ -373,11 +342,11 @@ impl Driver<'_> {
         for (at, action) in self.actions {
             tokio::time::sleep_until(zero + Duration::from_millis(at / self.scale)).await;
             let faults = Faults {
-                control: &control,
+                nodes: &nodes,
                 links: &links,
-                outage: &outage,
             };
-            self.act(*action, &faults, &recorder, &slots, &hosts).await;
+            self.act(*action, &faults, (&recorder, &shadow), &slots, &hosts)
+                .await;
         }
         let horizon = zero + Duration::from_millis(self.spec.horizon_ms / self.scale);
         tokio::time::sleep_until(horizon).await;
@@ -386,8 +355,13 @@ impl Driver<'_> {
             slot.borrow().tasks.iter().for_each(|t| t.abort());
         }
         if let Some(command) = crate::model::leftover::command(self.spec) {
+            let target = nodes.primary_addr().to_owned();
             let reply = within("cannot read the lock's leftover keys on", &target, async {
-                control.send(&command).await.map_err(|e| e.to_string())
+                nodes
+                    .control()
+                    .send(&command)
+                    .await
+                    .map_err(|e| e.to_string())
             })
             .await?;
             let at = crate::SimTime::from_ms(self.spec.horizon_ms);
@@ -469,7 +443,7 @@ impl Driver<'_> {
         &self,
         action: Action,
         faults: &Faults<'_>,
-        recorder: &Shared,
+        (recorder, shadow): (&Shared, &Rc<RefCell<Shadow>>),
         slots: &Slots,
         hosts: &[ClientHost<Named>],
     ) {
@@ -499,12 +473,16 @@ impl Driver<'_> {
             slots,
             hosts,
             commands: Vec::new(),
+            promotion: None,
         };
         effect::act(self.spec, i, begin, &mut fx);
         // In the order the verbs asked: a restart's FLUSHALL goes after
         // the proxies cut every connection.
         for command in fx.commands {
-            let _ = faults.control.send(&command).await;
+            let _ = faults.nodes.control().send(&command).await;
+        }
+        if let Some(p) = fx.promotion {
+            replicated::promote(faults.nodes, p, recorder, shadow).await;
         }
     }
 }
@@ -537,61 +515,6 @@ fn redis_time_us(time: &Value) -> Option<u64> {
 mod tests {
     use super::*;
     use crate::run::tests::{client, critical, spec, thread};
-    use fake_redis::{Engine, ManualClock, Value};
-
-    fn run(engine: &mut Engine, conn: fake_redis::ConnId, command: Vec<Bytes>) -> Value {
-        let mut replies = engine.execute(conn, command).replies;
-        assert_eq!(replies.len(), 1, "{replies:?}");
-        replies.remove(0)
-    }
-
-    /// The clock-jump script (run here on fake-redis, whose Lua and
-    /// commands are tested against a real Redis) moves the remaining TTL
-    /// of the spec's lock and of unlock latches by the jump, leaves a key
-    /// it would expire 1 ms, lengthens TTLs on a jump back, and touches
-    /// no other key.
-    #[test]
-    fn a_clock_jump_moves_the_remaining_ttls_of_the_lock_keys() {
-        let clock = ManualClock::new(1_000_000);
-        let mut engine = Engine::new(std::sync::Arc::new(clock.clone()));
-        let conn = engine.connect();
-        let s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
-        let lock = s.clients[0].threads[0].lock.as_str().to_owned();
-        let latch = format!("redisson_unlock_latch:{{{lock}}}:r1");
-        for (key, ms) in [
-            (lock.as_str(), "25000"),
-            (&latch, "5000"),
-            ("other", "5000"),
-        ] {
-            run(&mut engine, conn, words(&["SET", key, "1", "PX", ms]));
-        }
-        assert_eq!(
-            run(&mut engine, conn, clock_jump(&s, 10_000)),
-            Value::Int(2)
-        );
-        let pttl = |engine: &mut Engine, key: &str| run(engine, conn, words(&["PTTL", key]));
-        assert_eq!(pttl(&mut engine, &lock), Value::Int(15_000));
-        assert_eq!(pttl(&mut engine, &latch), Value::Int(1));
-        assert_eq!(pttl(&mut engine, "other"), Value::Int(5_000));
-        run(&mut engine, conn, clock_jump(&s, -2_000));
-        assert_eq!(pttl(&mut engine, &lock), Value::Int(17_000));
-    }
-
-    /// A spec whose Redis has replicas is refused before anything starts:
-    /// its clients (3.16.7+) would WAIT for replicas a lone Redis lacks.
-    #[test]
-    fn replicas_are_refused() {
-        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
-        assert!(plan(&s).is_ok());
-        s.redis.replicas = 1;
-        match plan(&s) {
-            Err(SimError::Unsupported { engine, what }) => {
-                assert_eq!(engine, "redis");
-                assert!(what.starts_with("[sim.redis] replicas = 1"), "{what}");
-            }
-            other => panic!("expected a refusal, got {other:?}"),
-        }
-    }
 
     /// A scenario for another Redis release line, or with AOF, is refused
     /// by name: the installed server is 7.0 without persistence, and a

@@ -2,12 +2,15 @@
 //! verbs in each client's loopback proxy, Redis's through the proxies
 //! (closing connections, refusing new ones) and commands on locksim's
 //! control connection, which are collected here and sent in order once the
-//! verbs have run. Every duration is divided by the time scale.
+//! verbs have run. The replication verbs act on the servers (see
+//! `nodes`); a promotion, which takes round trips, is left for the driver
+//! too. Every duration is divided by the time scale.
 
 use bytes::Bytes;
 use lockcore::LockName;
 
-use super::{ClientHost, Faults, Named, clock_jump, lose_everything, start, words};
+use super::clock_jump::clock_jump;
+use super::{ClientHost, Faults, Named, lose_everything, start, words};
 use crate::engines::hosted::process::Slots;
 use crate::engines::hosted::recorder::{self, Shared};
 use crate::model::fault::{Effects, LinkRule, Strike};
@@ -24,6 +27,19 @@ pub(super) struct RealEffects<'a> {
     pub(super) hosts: &'a [ClientHost<Named>],
     /// What to send on the control connection, in order.
     pub(super) commands: Vec<Vec<Bytes>>,
+    /// The promotion to carry out once the verbs have run.
+    pub(super) promotion: Option<Promotion>,
+}
+
+/// A replica's promotion, as a switchover or a failover asks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Promotion {
+    /// The replica (from 0), or Sentinel's pick.
+    pub(super) replica: Option<u32>,
+    /// A switchover: the live old primary becomes its replica, and the
+    /// clients stay on it. A failover: the old primary's process starts
+    /// again as its replica, and the clients move to it.
+    pub(super) switchover: bool,
 }
 
 impl RealEffects<'_> {
@@ -107,12 +123,12 @@ impl Effects for RealEffects<'_> {
     // every client's connections and refuse new ones while it is "down",
     // and FLUSHALL loses the keys a restart without persistence loses.
     fn restart_redis(&mut self, _s: &Strike) {
-        self.faults.outage.cut();
+        self.faults.nodes.outage.cut();
         self.commands.extend(lose_everything());
     }
 
     fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {
-        let outage = self.faults.outage;
+        let outage = &self.faults.nodes.outage;
         if on {
             outage.down.set(outage.down.get() + 1);
             outage.cut();
@@ -124,12 +140,41 @@ impl Effects for RealEffects<'_> {
         }
     }
 
-    // `action::plan` refused both: a real Redis run here has no replicas.
-    fn fail_over(&mut self, _s: &Strike, _on: bool, _replica: Option<u32>) {}
+    fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+        let nodes = self.faults.nodes;
+        if on {
+            // During a switchover the clients first reach the promoted
+            // replica: that is the primary that fails.
+            nodes.follow_primary();
+            nodes.kill_primary();
+        } else {
+            self.promotion = Some(Promotion {
+                replica,
+                switchover: false,
+            });
+        }
+    }
 
-    fn stall_replication(&mut self, _s: &Strike, _on: bool) {}
+    fn stall_replication(&mut self, s: &Strike, on: bool) {
+        if on {
+            let ms = s
+                .end_ms
+                .unwrap_or(s.at.as_ms())
+                .saturating_sub(s.at.as_ms());
+            self.faults.nodes.stall(ms);
+        }
+    }
 
-    // Refused with them: a switchover demotes a primary to a replica of
-    // another server, and the engine runs one redis-server.
-    fn switch_over(&mut self, _s: &Strike, _on: bool, _replica: Option<u32>) {}
+    fn switch_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+        let nodes = self.faults.nodes;
+        if !on {
+            nodes.follow_primary();
+        } else if !nodes.primary_down.get() && nodes.outage.down.get() == 0 {
+            // With no live primary there is nothing to demote.
+            self.promotion = Some(Promotion {
+                replica,
+                switchover: true,
+            });
+        }
+    }
 }

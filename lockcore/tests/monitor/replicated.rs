@@ -1,0 +1,350 @@
+//! Issue #52's MONITOR bar, replicated: a real primary with a real
+//! replica (`--replicaof`), the client configured with one replica (a
+//! master-slave or sentinel config, where Redisson follows each lock
+//! script with `WAIT`), `lock()` then `unlock()`, as `MONITOR` on the
+//! primary shows them; and the failover path: the unlock after a
+//! switchover (Sentinel's own `SLAVEOF` transactions) on the demoted
+//! primary, sent once (3.45.0) or retried (3.45.1+).
+//!
+//! The expected lists are Redisson's, written from `syncedEval` at each
+//! tag (`CommandAsyncService`), not from lockcore. lockcore does not send
+//! all of it yet; each command it leaves out or sends otherwise is marked
+//! with the [`Gap`] that names why, and the test checks lockcore's
+//! commands against Redisson's with exactly those gaps applied. So every
+//! other command (the `WAIT 1 1000` after each script, the 3.46+ probe,
+//! the scripts, their keys and arguments, the order) is proven exact, and
+//! the test fails the day lockcore closes a gap without it being removed
+//! here. Not provable on Redis 7.0's `MONITOR`: `WAITAOF 0 0 0`, the
+//! probe's second command, which 7.0 does not know (an unknown command is
+//! refused before it runs, so `MONITOR` never shows it).
+
+use super::*;
+
+/// A command of Redisson's that lockcore does not send as Redisson does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gap {
+    /// `INFO REPLICATION` (3.18.1+, before each synced script until
+    /// 3.26.x, then while the replica count is unknown) and `INFO ALL`
+    /// (3.46.0+, for `aof_enabled` too): lockcore takes the count from
+    /// its config (`machine/sync.rs`: "changes only timing").
+    Info,
+    /// 3.26.1-3.45.x's `WAIT 0 0` (commit d91031f5a, #5586,
+    /// `WAIT_SUPPORTED`, once per JVM before the first synced script):
+    /// lockcore probes only from 3.46.0 (`wait-probe`).
+    WaitProbe,
+    /// 3.46.0+ sends a synced script in its batch as `EVALSHA`, after
+    /// `SCRIPT LOAD` of a script this node has not cached
+    /// (`CommandBatchService.loadScripts`); lockcore sends the batch's
+    /// script as `EVAL` (issue #52).
+    BatchEvalsha,
+}
+
+/// One command of Redisson's, as lockcore sends it.
+enum Step {
+    /// Sent alike.
+    Same(Vec<Arg>),
+    /// Sent by Redisson only.
+    Left(Gap, Vec<Arg>),
+    /// Redisson sends the first, lockcore the second.
+    Other(Gap, Vec<Arg>, Vec<Arg>),
+}
+
+/// Redisson's commands, and lockcore's, with the gaps met.
+fn split(steps: Vec<Step>) -> (Vec<Vec<Arg>>, Vec<Vec<Arg>>, Vec<Gap>) {
+    let (mut redisson, mut lockcore, mut gaps) = (Vec::new(), Vec::new(), Vec::new());
+    for step in steps {
+        match step {
+            Step::Same(c) => {
+                redisson.push(c.clone());
+                lockcore.push(c);
+            }
+            Step::Left(gap, c) => {
+                redisson.push(c);
+                gaps.push(gap);
+            }
+            Step::Other(gap, theirs, ours) => {
+                redisson.push(theirs);
+                lockcore.push(ours);
+                gaps.push(gap);
+            }
+        }
+    }
+    // Each gap once, in the order first met.
+    let mut met = Vec::new();
+    for gap in gaps {
+        if !met.contains(&gap) {
+            met.push(gap);
+        }
+    }
+    (redisson, lockcore, met)
+}
+
+/// `WAIT <replicas> <slavesSyncTimeout>`: the batch's last command
+/// (`CommandBatchService`, `options.getSyncSlaves() > 0`), one replica and
+/// Redisson's default 1 000 ms.
+fn wait_one() -> Step {
+    Step::Same(exact(&["WAIT", "1", "1000"]))
+}
+
+/// A synced script: `EVAL` (before 3.46.0: the script cache is off), or
+/// 3.46.0+'s `SCRIPT LOAD` and `EVALSHA` in the batch.
+fn synced(version: &str, script: &'static Script, rest: Vec<Arg>) -> Vec<Step> {
+    let mut eval = vec![Arg::Word("EVAL"), Arg::Script(script)];
+    eval.extend(rest.clone());
+    if version != "4.7.0" {
+        return vec![Step::Same(eval), wait_one()];
+    }
+    let load = vec![Arg::Word("SCRIPT"), Arg::Word("LOAD"), Arg::Script(script)];
+    let mut evalsha = vec![Arg::Word("EVALSHA"), Arg::Word(script.sha1)];
+    evalsha.extend(rest);
+    vec![
+        Step::Left(Gap::BatchEvalsha, load),
+        Step::Other(Gap::BatchEvalsha, evalsha, eval),
+        wait_one(),
+    ]
+}
+
+/// Redisson's commands for `lock()` then `unlock()` with one replica.
+fn lock_unlock(version: &str) -> Vec<Step> {
+    let info = |section| Step::Left(Gap::Info, exact(&["INFO", section]));
+    let acquire_args = exact(&["1", LOCK, DEFAULT_LEASE, FIELD_A]);
+    let mut steps = Vec::new();
+    match version {
+        // redisson-3.23.4 CommandAsyncService.syncedEval: INFO
+        // REPLICATION before every synced script, then the batch.
+        "3.23.4" => {
+            steps.push(info("REPLICATION"));
+            steps.extend(synced(version, &ACQUIRE, acquire_args));
+            steps.push(info("REPLICATION"));
+            let args = [UNLOCK_MESSAGE, DEFAULT_LEASE, FIELD_A, PUBLISH];
+            let rest = exact(&[&["2", LOCK, CHANNEL][..], &args].concat());
+            steps.extend(synced(version, &UNLOCK_3_23, rest));
+        }
+        // redisson-3.44.0 CommandAsyncService.java:1010-1076: `WAIT 0 0`
+        // while WAIT_SUPPORTED is unknown, INFO REPLICATION while the
+        // entry's available slaves are unknown (-1), then the batch; the
+        // unlock's batch reuses both.
+        "3.44.0" => {
+            steps.push(Step::Left(Gap::WaitProbe, exact(&["WAIT", "0", "0"])));
+            steps.push(info("REPLICATION"));
+            steps.extend(synced(version, &ACQUIRE, acquire_args));
+            let rest = latched_args(FIELD_A, DEFAULT_LEASE, Arg::Word("13500"));
+            steps.extend(synced(version, &UNLOCK_LATCHED, rest));
+            steps.push(Step::Same(del_latch()));
+        }
+        // redisson-4.7.0 CommandAsyncService.syncedEval: the probe batch
+        // `WAIT 0 0`, `WAITAOF 0 0 0` (7.0 refuses the second, unseen
+        // here; the order WAITAOF, WAIT keeps WAIT), INFO ALL while the
+        // available slaves are unknown, then the batch.
+        _ => {
+            steps.push(Step::Same(exact(&["WAIT", "0", "0"])));
+            steps.push(info("ALL"));
+            steps.extend(synced(version, &ACQUIRE, acquire_args));
+            let rest = latched_args(FIELD_A, DEFAULT_LEASE, Arg::Between(16_000, 20_000));
+            steps.extend(synced(version, &UNLOCK_LATCHED, rest));
+            steps.push(Step::Same(del_latch()));
+        }
+    }
+    steps
+}
+
+/// A primary and its replica, the replica's first sync acknowledged.
+async fn primary_and_replica() -> (RealRedis, RealRedis) {
+    let primary = RealRedis::start_for_test();
+    let port = primary.port().to_string();
+    // Diskless load: the replica writes no RDB file anywhere.
+    let replica = RealRedis::start_for_test_with(&[
+        "--replicaof",
+        "127.0.0.1",
+        &port,
+        "--repl-diskless-load",
+        "swapdb",
+    ]);
+    // A 7.0 primary streams nothing to a new replica before its first
+    // REPLCONF ACK (up to a second after the sync): until a write is
+    // acknowledged, a WAIT would count it out.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let mut stream = TcpStream::connect(primary.addr()).await.unwrap();
+        let sync = b"PUBLISH locksim:sync 1\r\nWAIT 1 50\r\n";
+        stream.write_all(sync).await.unwrap();
+        let mut replies = BufReader::new(stream);
+        let (mut published, mut waited) = (String::new(), String::new());
+        replies.read_line(&mut published).await.unwrap();
+        replies.read_line(&mut waited).await.unwrap();
+        if waited.trim_end() == ":1" {
+            return (primary, replica);
+        }
+        assert!(Instant::now() < deadline, "the replica never synced");
+    }
+}
+
+/// Under `version`, with one replica: `lock()` then `unlock()`; lockcore's
+/// commands must be Redisson's with exactly `gaps` applied.
+async fn proves_replicated_lock_unlock(version: &str, gaps: &[Gap]) {
+    let (redisson, expected, met) = split(lock_unlock(version));
+    assert_eq!(met, gaps, "{version}: the gaps this release meets");
+    // Redisson's own list, for the failure message's reader.
+    let full: Vec<String> = redisson
+        .iter()
+        .map(|c| c.iter().map(Arg::render).collect::<Vec<_>>().join(" "))
+        .collect();
+    eprintln!(
+        "--redisson {version} sends, replicated:\n{}",
+        numbered(&full)
+    );
+    let (primary, _replica) = primary_and_replica().await;
+    let mut monitor = Monitor::start(&primary).await;
+    let config = Config::builder()
+        .release(version.parse::<Release>().unwrap())
+        .replicas(1)
+        .build()
+        .unwrap();
+    let a = client(&primary, UUID_A, config).await;
+    let lock = a.lock(LOCK).unwrap();
+    lock.lock(T1).await.unwrap();
+    assert_eq!(lock.unlock(T1).await, Ok(true));
+    let mut sent = Vec::new();
+    monitor.collect(&mut sent, expected.len()).await;
+    monitor.finish(&mut sent).await;
+    assert_sequence(&format!("{version}, replicated"), &expected, &words(sent));
+}
+
+/// `--redisson 3.23.4` with a replica: each script in a batch followed
+/// by `WAIT 1 1000` (3.16.7+); Redisson's `INFO REPLICATION` before each
+/// is the gap.
+#[tokio::test]
+async fn redisson_3_23_4_replicated_lock_unlock() {
+    proves_replicated_lock_unlock("3.23.4", &[Gap::Info]).await;
+}
+
+/// `--redisson 3.44.0` with a replica: acquire and latched unlock, each
+/// followed by `WAIT 1 1000`, then the latch's `DEL` (no WAIT: a plain
+/// write); Redisson's `WAIT 0 0` probe and `INFO REPLICATION` are the gaps.
+#[tokio::test]
+async fn redisson_3_44_0_replicated_lock_unlock() {
+    proves_replicated_lock_unlock("3.44.0", &[Gap::WaitProbe, Gap::Info]).await;
+}
+
+/// `--redisson 4.7.0` with a replica: the probe's `WAIT 0 0` first, then
+/// acquire and latched unlock each followed by `WAIT 1 1000` (7.0 lacks
+/// WAITAOF, so WAIT it is), then the latch's `DEL`; Redisson's `INFO ALL`
+/// and its batches' `SCRIPT LOAD` + `EVALSHA` are the gaps.
+#[tokio::test]
+async fn redisson_4_7_0_replicated_lock_unlock() {
+    proves_replicated_lock_unlock("4.7.0", &[Gap::Info, Gap::BatchEvalsha]).await;
+}
+
+/// Sends Sentinel's `SLAVEOF` transaction (redis 7.0.15 sentinel.c,
+/// `sentinelSendSlaveOf`) to `node`: `NO ONE`, or the primary on `port`.
+async fn slave_of(node: SocketAddr, primary: Option<u16>) {
+    let target = primary.map_or("NO ONE".to_owned(), |p| format!("127.0.0.1 {p}"));
+    let text = format!(
+        "MULTI\r\nSLAVEOF {target}\r\nCONFIG REWRITE\r\nCLIENT KILL TYPE normal\r\nCLIENT KILL TYPE pubsub\r\nEXEC\r\n"
+    );
+    let mut stream = TcpStream::connect(node).await.unwrap();
+    stream.write_all(text.as_bytes()).await.unwrap();
+    let mut replies = BufReader::new(stream);
+    let mut line = String::new();
+    // +OK, 5 QUEUED or errors, then EXEC's array header and 5 replies.
+    for _ in 0..6 {
+        line.clear();
+        replies.read_line(&mut line).await.unwrap();
+    }
+}
+
+/// Redisson's commands on the demoted primary for the unlock after a
+/// switchover: the unlock's batch, sent `attempts` times. The script runs
+/// on the replica and fails at its first write; the `WAIT` is refused
+/// ("ERR WAIT cannot be used with replica instances"). Before 3.45.1
+/// only errors beginning "WAIT" were a `RedisWaitException`, so the batch
+/// fails at once; from 3.45.1 (commit 58947344d, CommandDecoder.java:414)
+/// "ERR WAIT" is one too, a `RedisRetryException` that `RedisExecutor`
+/// sends again after each retry pause until `retryAttempts` (3 in 3.x,
+/// 4 in 4.x) run out.
+fn demoted_unlock(version: &str, attempts: usize) -> Vec<Step> {
+    let ttl = match version {
+        "4.7.0" => Arg::Between(16_000, 20_000),
+        _ => Arg::Word("13500"),
+    };
+    let args = latched_args(FIELD_A, DEFAULT_LEASE, ttl);
+    let mut steps = Vec::new();
+    for attempt in 0..attempts {
+        let mut batch = synced(version, &UNLOCK_LATCHED, args.clone());
+        if attempt > 0 && version == "4.7.0" {
+            // The script is loaded once, before the batch's first send.
+            batch.remove(0);
+        }
+        steps.extend(batch);
+    }
+    steps
+}
+
+/// Under `version`, with one replica: A takes the lock on the primary;
+/// the replica is promoted and the primary demoted with Sentinel's own
+/// transactions, which close A's connections; A's client reconnects to
+/// the address it knows, now a replica (it has no sentinel manager to
+/// move it), and unlocks there once reconnected. `MONITOR` on the demoted primary must
+/// show Redisson's commands with exactly `gaps` applied, and the unlock
+/// fail with the replica's `WAIT` error.
+async fn proves_unlock_on_demoted_primary(version: &str, attempts: usize, gaps: &[Gap]) {
+    let (redisson, expected, met) = split(demoted_unlock(version, attempts));
+    assert_eq!(met, gaps, "{version}: the gaps this release meets");
+    assert_eq!(redisson.iter().filter(|c| is_wait(c)).count(), attempts);
+    let (primary, replica) = primary_and_replica().await;
+    let config = Config::builder()
+        .release(version.parse::<Release>().unwrap())
+        .replicas(1)
+        .build()
+        .unwrap();
+    let a = client(&primary, UUID_A, config).await;
+    let lock = a.lock(LOCK).unwrap();
+    lock.lock(T1).await.unwrap();
+    slave_of(replica.addr(), None).await;
+    slave_of(primary.addr(), Some(replica.port())).await;
+    // Opened after the demotion, whose CLIENT KILL would close it.
+    let mut monitor = Monitor::start(&primary).await;
+    // Past the client's first reconnection (75 ms): lockcore's transport
+    // fails a command sent while it reconnects ("reconnecting"), where
+    // Redisson's pool would open another connection.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let unlocked = lock.unlock(T1).await;
+    let error = format!("{unlocked:?}");
+    assert!(
+        error.contains("ERR WAIT cannot be used with replica instances"),
+        "{version}: {error}"
+    );
+    let mut sent = Vec::new();
+    monitor.collect(&mut sent, expected.len()).await;
+    monitor.finish(&mut sent).await;
+    let label = format!("{version}, unlock on a demoted primary");
+    assert_sequence(&label, &expected, &words(sent));
+}
+
+fn is_wait(command: &[Arg]) -> bool {
+    matches!(command.first(), Some(Arg::Word("WAIT")))
+}
+
+/// `--redisson 3.45.0`: the unlock's batch (`EVAL`, `WAIT 1 1000`) once,
+/// failing with the replica's `WAIT` error (Redisson PR #6488's defect).
+#[tokio::test]
+async fn redisson_3_45_0_unlock_on_a_demoted_primary() {
+    proves_unlock_on_demoted_primary("3.45.0", 1, &[]).await;
+}
+
+/// `--redisson 3.45.1`: the same batch sent four times, 1.5 s apart,
+/// before the unlock fails (Redisson would have moved to the new primary
+/// on `+switch-master` meanwhile; lockcore's client has no sentinel
+/// manager, so here every retry meets the demoted primary).
+#[tokio::test]
+async fn redisson_3_45_1_unlock_on_a_demoted_primary() {
+    proves_unlock_on_demoted_primary("3.45.1", 4, &[]).await;
+}
+
+/// `--redisson 4.7.0`: the batch five times (`retryAttempts` 4), after
+/// pauses of `EqualJitterDelay(1 s, 2 s)`; Redisson's `SCRIPT LOAD` of the
+/// unlock script and its `EVALSHA`s are the gap.
+#[tokio::test]
+async fn redisson_4_7_0_unlock_on_a_demoted_primary() {
+    proves_unlock_on_demoted_primary("4.7.0", 5, &[Gap::BatchEvalsha]).await;
+}
