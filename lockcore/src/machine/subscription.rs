@@ -234,8 +234,13 @@ impl LockClient {
     /// fails (#6026, see
     /// [`Switch::PubSubClosedEntryDropped`](crate::Switch::PubSubClosedEntryDropped)).
     pub fn on_connection_lost(&mut self, now: Millis) {
-        if self.pubsub_wedged || self.closed_entry_kept() {
+        if self.pubsub_wedged {
+            return;
+        }
+        if self.closed_entry_kept() {
             self.pubsub_wedged = true;
+            let channels = self.subscriptions.keys().cloned().collect();
+            self.event(Event::PubSubStopped { channels });
             return;
         }
         let channels: Vec<String> = self.subscriptions.keys().cloned().collect();

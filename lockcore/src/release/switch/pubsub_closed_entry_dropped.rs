@@ -94,6 +94,11 @@ mod tests {
             if resubscribes {
                 assert!(matches!(h.expect_event(), Event::Resubscribing { .. }));
                 let _ = h.expect_subscribe();
+            } else {
+                let Event::PubSubStopped { channels } = h.expect_event() else {
+                    panic!("expected PubSubStopped");
+                };
+                assert_eq!(channels, ["redisson_lock__channel:{l}"]);
             }
             h.expect_quiet();
         }
@@ -111,8 +116,8 @@ mod tests {
             let req = h.held_then_subscribed(30_000);
             h.reply(req, Value::Int(30_000));
             h.m.on_connection_lost(h.now);
+            let _ = h.expect_event();
             if !wedged {
-                let _ = h.expect_event();
                 let sub = h.expect_subscribe();
                 h.reply(sub, Value::Int(1));
             }
