@@ -32,9 +32,13 @@
 //! `subscriptionTimeout` (7 500 ms) with Redisson's text, for the
 //! client's lifetime (`lock()` throws it). With no subscription in use the
 //! entry was free and already back in the pool, so nothing stays behind.
-//! The release path's code is the same from before 3.27.1 to 3.45.1;
-//! the first release the issue names is 3.27.2, and locksim's releases
-//! before this switch all have the defect.
+//! The first release the issue names is 3.27.2, but the path is older:
+//! `release` keeps a not-free entry on the free list without asking
+//! whether its connection closed at 3.27.1 as at 3.45.1, and at 3.20.0
+//! and 3.25.0 in its earlier form (`release(entry, msEntry)`); 3.12.0 and
+//! 3.17.0 keep a free list with no such check either (their reattach
+//! path not read in detail). locksim gives the defect to every release
+//! before this switch.
 //!
 //! After: `release` drops an entry whose connection is closed from the free
 //! list (`if (entry.getConnection().isClosed()) ee.getEntries().remove(entry)`,
