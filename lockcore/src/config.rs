@@ -86,6 +86,49 @@ pub struct Config {
     /// release's ([`fair_thread_wait`](crate::fair_thread_wait)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fair_lock_wait_timeout: Option<Millis>,
+    /// How the client reaches Redis (Redisson's `useSingleServer()` or
+    /// `useSentinelServers()`): [`ServerMode::Single`], the default, or
+    /// through Sentinel, which changes what a restart of the primary does
+    /// to the client's pub/sub connections (see
+    /// [`Switch::PubSubClosedEntryDropped`](crate::Switch::PubSubClosedEntryDropped)).
+    #[serde(default, skip_serializing_if = "ServerMode::is_single")]
+    pub mode: ServerMode,
+}
+
+/// Redisson's connection manager: which `Config.use...()` the client was
+/// built with. Only what locksim models differs between them; the
+/// commands a lock sends are the same in both (`WAIT` still follows
+/// [`Config::replicas`], not the mode).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServerMode {
+    /// `useSingleServer()`: a restart of Redis drops the connections, and
+    /// `ConnectionWatchdog` reconnects each one and subscribes its channels
+    /// again.
+    #[default]
+    Single,
+    /// `useSentinelServers()`: the primary's `ClientConnectionsEntry` is
+    /// marked down when it restarts (`nodeDown`), which closes its pub/sub
+    /// connections for good and moves their channels to new ones
+    /// (`PublishSubscribeService.reattachPubSub`).
+    Sentinel,
+}
+
+impl ServerMode {
+    /// Whether this is the single-server mode (left out when a config is
+    /// written, so every config written before the mode existed reads and
+    /// writes the same).
+    pub fn is_single(&self) -> bool {
+        *self == ServerMode::Single
+    }
+
+    /// The mode's name in scenario files (`single`, `sentinel`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ServerMode::Single => "single",
+            ServerMode::Sentinel => "sentinel",
+        }
+    }
 }
 
 fn default_watchdog_batch_size() -> u32 {
@@ -114,6 +157,7 @@ impl Default for Config {
             spin_back_off: BackOff::Exponential,
             spin_seed: 0,
             fair_lock_wait_timeout: None,
+            mode: ServerMode::Single,
         }
     }
 }
@@ -319,6 +363,12 @@ impl ConfigBuilder {
     /// release's).
     pub fn fair_lock_wait_timeout(&mut self, ms: u64) -> &mut Self {
         self.config.fair_lock_wait_timeout = Some(Millis(ms));
+        self
+    }
+
+    /// Sets how the client reaches Redis (single server or Sentinel).
+    pub fn mode(&mut self, mode: ServerMode) -> &mut Self {
+        self.config.mode = mode;
         self
     }
 

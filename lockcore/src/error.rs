@@ -22,6 +22,13 @@ pub enum TransportError {
     /// `NoSyncedSlavesException`, with its text).
     #[error("{0}")]
     NoSyncedReplicas(String),
+    /// The subscription to a lock's channel was not made within
+    /// `subscriptionTimeout` (ms): Redisson's `RedisTimeoutException` from
+    /// `PublishSubscribeService.subscribe`, with its text.
+    #[error(
+        "Unable to acquire subscription lock after {0}ms. Try to increase 'subscriptionTimeout', 'subscriptionsPerConnection', 'subscriptionConnectionPoolSize' parameters."
+    )]
+    SubscriptionTimeout(u64),
 }
 
 /// Why a lock call failed.

@@ -143,7 +143,7 @@ pub use back_off::BackOff;
 pub use call::{Call, CallOutcome};
 #[cfg(feature = "async")]
 pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};
-pub use config::{Config, ConfigBuilder};
+pub use config::{Config, ConfigBuilder, ServerMode};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 pub use kind::{KindInfo, LockKind, fair_thread_wait};

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 38] = [
+const FILES: [(&str, &str); 39] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -168,6 +168,10 @@ const FILES: [(&str, &str); 38] = [
     (
         "unlock-on-demoted-primary-fails",
         include_str!("../history/unlock-on-demoted-primary-fails.toml"),
+    ),
+    (
+        "sentinel-restart-stops-pubsub-6026",
+        include_str!("../history/sentinel-restart-stops-pubsub-6026.toml"),
     ),
 ];
 

@@ -57,7 +57,9 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                     (EventKind::RenewalStopped, &process.client, None)
                 }
                 lockcore::Event::LeaseLost { .. } => (EventKind::LeaseLost, &process.client, None),
-                lockcore::Event::Renewed { .. } | lockcore::Event::Resubscribing { .. } => continue,
+                lockcore::Event::Renewed { .. }
+                | lockcore::Event::Resubscribing { .. }
+                | lockcore::Event::PubSubStopped { .. } => continue,
             },
             RecordKind::Write { who, accepted, .. } => {
                 let kind = if *accepted {

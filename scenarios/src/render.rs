@@ -72,6 +72,9 @@ pub fn render_header(trial: &Trial, description: &str, source: Option<&str>) -> 
         if let Some(w) = c.watchdog_timeout_ms {
             over.push(format!("lockWatchdogTimeout={w}ms"));
         }
+        if let Some(mode) = c.mode.filter(|m| !m.is_single()) {
+            over.push(format!("mode={}", mode.name()));
+        }
         if !over.is_empty() {
             let _ = writeln!(s, "client    {}: {}", c.name, over.join(" "));
         }

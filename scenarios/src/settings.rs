@@ -27,6 +27,11 @@ pub struct Settings {
     /// single server): Redisson then follows each lock script with a
     /// `WAIT` (3.16.7+), and a replica can be promoted.
     pub replicated: bool,
+    /// Whether the client reaches Redis through Sentinel
+    /// (`sentinelServersConfig`): every client then runs in
+    /// [`lockcore::ServerMode::Sentinel`] (#6026's pub/sub after a restart
+    /// of the primary); otherwise in the single-server mode.
+    pub sentinel: bool,
 }
 
 impl Default for Settings {
@@ -41,6 +46,7 @@ impl Default for Settings {
             retry_jitter: None,
             slaves_sync_timeout_ms: None,
             replicated: false,
+            sentinel: false,
         }
     }
 }
@@ -78,5 +84,6 @@ impl Settings {
         c.retry_interval_ms = self.retry_interval_ms;
         c.retry_jitter = self.retry_jitter;
         c.slaves_sync_timeout_ms = self.slaves_sync_timeout_ms;
+        c.mode = self.sentinel.then_some(lockcore::ServerMode::Sentinel);
     }
 }

@@ -51,6 +51,27 @@ pub(crate) fn draw_settings(spec: &mut SimSpec) {
     }
 }
 
+/// The chance that a scenario of the default kinds reaches Redis through
+/// Sentinel (every client in [`lockcore::ServerMode::Sentinel`]).
+pub const SENTINEL_CHANCE: f64 = 0.25;
+
+/// With [`SENTINEL_CHANCE`], drawn from a stream of its own so that every
+/// other draw of the seed stays as it was, every client reaches Redis
+/// through Sentinel: a `redis-restart` (or any close of its connections)
+/// is then a restart of the primary, which before 3.46.0 stops a client's
+/// pub/sub for good when it had a subscription in use (#6026). From
+/// 3.46.0 the mode changes nothing locksim models, so a seed that draws it
+/// runs as before.
+pub(crate) fn draw_mode(spec: &mut SimSpec) {
+    let mut r = rng::stream(spec.seed, Stream::SwarmMode);
+    if !r.random_bool(SENTINEL_CHANCE) {
+        return;
+    }
+    for c in &mut spec.clients {
+        c.mode = Some(lockcore::ServerMode::Sentinel);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{SwarmKinds, Usage, Workload, generate_with, validate_spec};
@@ -88,5 +109,34 @@ mod tests {
             "{drawn} of 400 seeds drew settings"
         );
         assert!(huge > 5, "{huge} clients with a huge retryAttempts");
+    }
+
+    /// About a quarter of the default workload's seeds reach Redis through
+    /// Sentinel, every client of such a seed does, and the classic workload
+    /// and `--kinds all` never do (their seeds' specs stay as they were).
+    #[test]
+    fn a_quarter_of_default_seeds_reach_redis_through_sentinel() {
+        let sentinel = |c: &crate::ClientSpec| c.mode == Some(lockcore::ServerMode::Sentinel);
+        let mut drawn = 0;
+        for seed in 0..400 {
+            let spec = generate_with(seed, None, Workload::default());
+            if spec.clients.iter().any(sentinel) {
+                assert!(spec.clients.iter().all(sentinel), "seed {seed}");
+                drawn += 1;
+            }
+            let all = Workload {
+                usage: Usage::Correct,
+                kinds: SwarmKinds::All,
+                strategy: crate::Strategy::Uniform,
+            };
+            for other in [Workload::CLASSIC, all] {
+                let other = generate_with(seed, None, other);
+                assert!(other.clients.iter().all(|c| c.mode.is_none()));
+            }
+        }
+        assert!(
+            (70..130).contains(&drawn),
+            "{drawn} of 400 seeds drew Sentinel"
+        );
     }
 }

@@ -180,6 +180,11 @@ pub(crate) fn generate_typed(
         add_liveness_phase(&mut spec);
         crate::lock_types::probe_lock_types(&mut spec, crate::PROBE, types);
     }
+    // Last, so that the liveness probe's client reaches Redis as the
+    // others do.
+    if workload.kinds == SwarmKinds::Swarm {
+        crate::client_settings::draw_mode(&mut spec);
+    }
     spec
 }
 

@@ -443,6 +443,57 @@ fn a_fix_is_named_where_it_makes_the_difference() {
     }
 }
 
+/// Redisson #6026 (fixed in 3.46.0 by PR #6541): a Sentinel client whose
+/// primary restarted while it had a subscription in use keeps the closed
+/// pub/sub connection as one with free slots, and no subscription works
+/// again. The history row `sentinel-restart-stops-pubsub-6026` under
+/// 3.45.0: long after the restart (past a lease, so the oracle blames no
+/// fault), B's contended `lock()` sleeps through A's unlock (a lost
+/// wake-up the oracle calls a defect) and throws Redisson's "Unable to
+/// acquire subscription lock after 7500ms"; explore's attribution, which
+/// replays the run under each fix the release lacks, names #6026. Under
+/// 3.46.0 the same run has no defect. A machine that resubscribed in
+/// Sentinel mode before 3.46, or never after it, fails here.
+#[test]
+fn a_sentinel_restart_that_stops_pubsub_names_redisson_6026() {
+    let scenario = locksim::history_scenario("sentinel-restart-stops-pubsub-6026")
+        .expect("the #6026 history row");
+    let release = |v: &str| -> lockcore::Release { v.parse().unwrap_or_else(|e| panic!("{e}")) };
+    let broken = release("3.45.0");
+    let trial =
+        locksim::Trial::run(&scenario, None, Some(broken)).unwrap_or_else(|e| panic!("{e}"));
+    let subscription_timeout = trial.run.history.records.iter().any(|r| {
+        matches!(&r.kind, sim::RecordKind::Return { outcome: sim::Outcome::Error { message, .. }, .. }
+            if message.starts_with("transport error: Unable to acquire subscription lock after 7500ms"))
+    });
+    assert!(
+        subscription_timeout,
+        "B's lock() did not time out subscribing"
+    );
+    let named: Vec<_> = locksim::defects_of(&scenario.spec(None, Some(broken)), &trial.run)
+        .iter()
+        .map(|d| {
+            let fix = d.fixed_by.as_ref();
+            let fix = fix.map(|f| (f.upstream.clone(), f.release.clone()));
+            (d.invariant.name(), fix)
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [(
+            "lost-wakeup",
+            Some(("#6026".to_owned(), "3.46.0".to_owned()))
+        )]
+    );
+    let fixed = locksim::Trial::run(&scenario, None, Some(release("3.46.0")))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        fixed.run.violations.is_empty(),
+        "{:?}",
+        fixed.run.violations
+    );
+}
+
 /// Violations the oracle once called defects that a fault explains (the
 /// harness's false positives), each a scenario file whose expectation
 /// says it breaks and is no defect: a change to the oracle that calls one

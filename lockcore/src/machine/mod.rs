@@ -85,6 +85,9 @@ enum TimerKind {
     /// 3.45.1+: the probe's batch, answered by a demoted primary, goes
     /// again (`replica-wait-retried`).
     ProbeRetry(u64),
+    /// A Sentinel client's pub/sub stopped for good before 3.46 (#6026):
+    /// this subscription (its channel and generation) fails now.
+    SubscriptionTimeout(String, u64),
 }
 
 /// The call a thread has in flight.
@@ -156,6 +159,10 @@ pub struct LockClient {
     holds: BTreeMap<(LockName, ThreadId), Hold>,
     subscriptions: BTreeMap<String, Subscription>,
     next_generation: u64,
+    /// Before 3.46, in Sentinel mode: the connections closed while a
+    /// subscription was in use, and no subscription works again for the
+    /// client's lifetime (#6026; see `subscription.rs`).
+    pubsub_wedged: bool,
     /// Draws jittered retry pauses (3.48+), seeded by the config.
     jitter: ChaCha8Rng,
     /// Draws the spin locks' exponential back-off, seeded by the config.
@@ -204,6 +211,7 @@ impl LockClient {
             holds: BTreeMap::new(),
             subscriptions: BTreeMap::new(),
             next_generation: 0,
+            pubsub_wedged: false,
             jitter,
             spin_rng,
             watchdog: Watchdog::default(),
@@ -357,6 +365,9 @@ impl LockClient {
             TimerKind::BatchRound => self.on_batch_timer(now),
             TimerKind::ReadRound => self.on_read_round_timer(now),
             TimerKind::Resubscribe(channel) => self.on_resubscribe_timer(now, &channel),
+            TimerKind::SubscriptionTimeout(channel, generation) => {
+                self.on_subscription_timeout(now, &channel, generation)
+            }
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
             TimerKind::NoSyncRetry(thread) => self.on_no_sync_retry(now, thread),
             TimerKind::ProbeRetry(id) => self.on_probe_retry(now, id),

@@ -65,6 +65,13 @@ pub enum Event {
         /// The channel.
         channel: String,
     },
+    /// Before 3.46, a Sentinel client's connections closed while these
+    /// channels were subscribed: its pub/sub stops for good (#6026), and no
+    /// subscription is made again for the client's lifetime.
+    PubSubStopped {
+        /// The channels in use, none of which is subscribed again.
+        channels: Vec<String>,
+    },
     /// `fenced` only: the holder learns it no longer holds the lock.
     LeaseLost {
         /// The lock.

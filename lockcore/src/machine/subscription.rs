@@ -19,7 +19,12 @@ use tracing::debug;
 use super::command::UNLOCK_MESSAGE;
 use super::{Event, LockClient, Output, TimerKind};
 use crate::kind::READ_UNLOCK_MESSAGE;
-use crate::{LockError, LockName, Millis, Switch, ThreadId, TransportError};
+use crate::{LockError, LockName, Millis, ServerMode, Switch, ThreadId, TransportError};
+
+/// Redisson's `subscriptionTimeout` default (7 500 ms): how long
+/// `PublishSubscribeService.subscribe` waits before it fails the
+/// subscription with "Unable to acquire subscription lock".
+pub(super) const SUBSCRIPTION_TIMEOUT: Millis = Millis(7_500);
 
 /// One channel's subscription and latch.
 #[derive(Debug, Clone)]
@@ -73,8 +78,27 @@ impl LockClient {
                 lock: lock.clone(),
             },
         );
-        self.send_subscribe(now, lock.clone(), channel.to_owned(), generation);
+        self.subscribe(now, lock.clone(), channel.to_owned(), generation);
         false
+    }
+
+    /// Sends the subscription, unless the client's pub/sub stopped for good
+    /// (#6026): then no `SUBSCRIBE` can be written, and Redisson's
+    /// subscription times out after `subscriptionTimeout`.
+    fn subscribe(&mut self, now: Millis, lock: LockName, channel: String, generation: u64) {
+        if self.pubsub_wedged {
+            let at = now.plus(SUBSCRIPTION_TIMEOUT);
+            self.set_timer(at, TimerKind::SubscriptionTimeout(channel, generation));
+            return;
+        }
+        self.send_subscribe(now, lock, channel, generation);
+    }
+
+    /// A subscription of a client whose pub/sub stopped for good ran out of
+    /// `subscriptionTimeout`.
+    pub(super) fn on_subscription_timeout(&mut self, now: Millis, channel: &str, generation: u64) {
+        let error = TransportError::SubscriptionTimeout(SUBSCRIPTION_TIMEOUT.0);
+        self.on_subscribe_reply(now, channel, generation, Err(error));
     }
 
     /// Drops `thread`'s reference; the last one out unsubscribes.
@@ -87,6 +111,11 @@ impl LockClient {
         subscription.refs = subscription.refs.saturating_sub(1);
         if subscription.refs == 0 {
             self.subscriptions.remove(channel);
+            // A client whose pub/sub stopped for good (#6026) unsubscribes
+            // on the closed connection: nothing reaches Redis.
+            if self.pubsub_wedged {
+                return;
+            }
             self.push(Output::Unsubscribe {
                 channel: channel.to_owned(),
             });
@@ -198,11 +227,35 @@ impl LockClient {
     /// again, and counts as unconfirmed until Redis confirms it. Threads
     /// already on the latch keep waiting; messages published meanwhile are
     /// lost, as they are in Redis.
+    ///
+    /// Before 3.46, a Sentinel client that had a subscription in use does
+    /// not: its closed pub/sub connection stays on the list of connections
+    /// with free slots, and every subscription from then on goes to it and
+    /// fails (#6026, see
+    /// [`Switch::PubSubClosedEntryDropped`](crate::Switch::PubSubClosedEntryDropped)).
     pub fn on_connection_lost(&mut self, now: Millis) {
+        if self.pubsub_wedged {
+            return;
+        }
+        if self.closed_entry_kept() {
+            self.pubsub_wedged = true;
+            let channels = self.subscriptions.keys().cloned().collect();
+            self.event(Event::PubSubStopped { channels });
+            return;
+        }
         let channels: Vec<String> = self.subscriptions.keys().cloned().collect();
         for channel in channels {
             self.resubscribe(now, &channel);
         }
+    }
+
+    /// Whether this connection loss leaves a closed pub/sub connection on
+    /// the free list (#6026): Sentinel mode before 3.46, with a channel
+    /// subscribed (with none, the connection was free and back in its pool).
+    fn closed_entry_kept(&self) -> bool {
+        self.config.mode == ServerMode::Sentinel
+            && !self.switches.has(Switch::PubSubClosedEntryDropped)
+            && !self.subscriptions.is_empty()
     }
 
     /// A failed resubscription's retry is due.
@@ -228,7 +281,7 @@ impl LockClient {
         self.event(Event::Resubscribing {
             channel: channel.to_owned(),
         });
-        self.send_subscribe(now, lock, channel.to_owned(), generation);
+        self.subscribe(now, lock, channel.to_owned(), generation);
     }
 
     pub(super) fn handle_message(&mut self, now: Millis, channel: &str, payload: &[u8]) {

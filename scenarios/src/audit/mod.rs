@@ -134,6 +134,7 @@ pub fn settings_of(config: &RedissonConfig) -> Settings {
         retry_jitter,
         slaves_sync_timeout_ms: config.slaves_sync_timeout_ms,
         replicated: config.mode != Mode::Single,
+        sentinel: config.mode == Mode::Sentinel,
     }
 }
 
@@ -143,7 +144,7 @@ pub fn notes_of(config: &RedissonConfig) -> Vec<String> {
     match config.mode {
         Mode::Single | Mode::Replicated | Mode::MasterSlave => {}
         Mode::Sentinel => notes.push(
-            "sentinelServersConfig: modelled as a primary with replicas; Sentinel's own discovery and failover are not (yet)".to_owned(),
+            "sentinelServersConfig: modelled as a primary with replicas, with Sentinel mode's pub/sub after a restart of the primary (#6026); Sentinel's own discovery and failover are not (yet)".to_owned(),
         ),
         Mode::Cluster => notes.push(
             "clusterServersConfig: modelled as one master with replicas; cluster slots, MOVED and CROSSSLOT are not (yet)".to_owned(),

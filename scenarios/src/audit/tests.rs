@@ -111,6 +111,8 @@ fn a_config_file_gives_its_settings_and_notes() {
     );
     assert_eq!(settings.retry_interval_ms, Some(1_000));
     assert!(settings.replicated);
+    // Sentinel mode reaches every client (#6026's pub/sub after a restart).
+    assert!(settings.sentinel);
     assert!(
         notes.iter().any(|n| n.starts_with("sentinelServersConfig")),
         "{notes:?}"
@@ -121,7 +123,7 @@ fn a_config_file_gives_its_settings_and_notes() {
     );
     let (single, _) =
         super::config_file(&example("single-3.23.4.yaml"), Version::new(3, 23, 4)).expect("reads");
-    assert!(!single.replicated);
+    assert!(!single.replicated && !single.sentinel);
 }
 
 /// A bad config is one error naming the file, the key and its line.

@@ -272,7 +272,9 @@ impl Builder {
                     lockcore::Event::LeaseLost { .. } => {
                         (Glyph::LeaseLost, "lease lost".to_owned())
                     }
-                    lockcore::Event::Renewed { .. } | lockcore::Event::Resubscribing { .. } => {
+                    lockcore::Event::Renewed { .. }
+                    | lockcore::Event::Resubscribing { .. }
+                    | lockcore::Event::PubSubStopped { .. } => {
                         return;
                     }
                 };

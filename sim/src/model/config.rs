@@ -61,6 +61,9 @@ fn apply_settings(cs: &crate::ClientSpec, builder: &mut lockcore::ConfigBuilder)
     if let Some(back_off) = cs.spin_back_off {
         builder.spin_back_off(back_off);
     }
+    if let Some(mode) = cs.mode {
+        builder.mode(mode);
+    }
 }
 
 /// The timer tick of client `c` of `spec` in ms (0 for no such client or

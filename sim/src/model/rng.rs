@@ -58,6 +58,9 @@ pub(crate) enum Stream {
     /// The generator's draw of which key of a drawn lock type each
     /// `delete-key` of its lock takes ([`crate::lock_types`]).
     SwarmDeleteKey,
+    /// The generator's draw of the clients' connection mode (single
+    /// server or Sentinel, [`crate::client_settings`]).
+    SwarmMode,
 }
 
 impl Stream {
@@ -85,6 +88,7 @@ impl Stream {
             Stream::Branch(child) => (9 << 32) | u64::from(child),
             Stream::BranchPlan => 14,
             Stream::SwarmDeleteKey => 15,
+            Stream::SwarmMode => 16,
         }
     }
 }

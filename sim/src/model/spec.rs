@@ -170,6 +170,14 @@ pub struct ClientSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<SpinBackOffName>")]
     pub spin_back_off: Option<lockcore::BackOff>,
+    /// How the client reaches Redis: `single` (`useSingleServer()`, the
+    /// default) or `sentinel` (`useSentinelServers()`, the same Redis
+    /// behind Sentinel: a `redis-restart` is then a restart of the
+    /// primary, which before Redisson 3.46.0 stops the client's pub/sub
+    /// for good when it had a subscription in use, #6026).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<ServerModeName>")]
+    pub mode: Option<lockcore::ServerMode>,
     /// The threads, each running its own script.
     #[schemars(length(min = 1, max = crate::MAX_THREADS))]
     pub threads: Vec<ThreadSpec>,
@@ -184,6 +192,17 @@ enum SpinBackOffName {
     Exponential,
     /// `ConstantBackOff`.
     Constant,
+}
+
+/// The schema's words for [`ClientSpec::mode`].
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum ServerModeName {
+    /// `useSingleServer()`.
+    Single,
+    /// `useSentinelServers()`.
+    Sentinel,
 }
 
 /// One thread: when it starts and the steps it runs in order.
@@ -236,6 +255,7 @@ impl ClientSpec {
             retry_jitter: None,
             slaves_sync_timeout_ms: None,
             spin_back_off: None,
+            mode: None,
             threads,
         }
     }

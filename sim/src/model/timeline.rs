@@ -111,6 +111,10 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 lockcore::Event::Resubscribing { channel } => {
                     format!("reconnect: subscribing to {channel} again")
                 }
+                lockcore::Event::PubSubStopped { channels } => format!(
+                    "reconnect: pub/sub stopped for good, {} not subscribed again (#6026)",
+                    channels.join(", ")
+                ),
             };
             (process.to_string(), s)
         }

@@ -108,6 +108,7 @@ switches! {
     ReplicaWaitRetried => replica_wait_retried,
     QueueClearedOnUnlock => queue_cleared_on_unlock,
     EmptyChunkCompletes => empty_chunk_completes,
+    PubSubClosedEntryDropped => pubsub_closed_entry_dropped,
     ScriptCache => script_cache,
     WaitProbe => wait_probe,
     NoSyncedSlavesException => no_synced_slaves_exception,
@@ -249,7 +250,7 @@ impl FromStr for Switch {
 
 /// A set of switches, as a bit set (in [`Switch::ALL`] order).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SwitchSet(u64);
+pub struct SwitchSet(u128);
 
 impl SwitchSet {
     /// No switch.
@@ -293,17 +294,17 @@ impl SwitchSet {
 
     /// This set with `switch` on.
     pub const fn with(self, switch: Switch) -> SwitchSet {
-        SwitchSet(self.0 | 1 << switch as u64)
+        SwitchSet(self.0 | 1 << switch as u128)
     }
 
     /// This set with `switch` off.
     pub const fn without(self, switch: Switch) -> SwitchSet {
-        SwitchSet(self.0 & !(1 << switch as u64))
+        SwitchSet(self.0 & !(1 << switch as u128))
     }
 
     /// Whether `switch` is on.
     pub const fn has(self, switch: Switch) -> bool {
-        self.0 & 1 << switch as u64 != 0
+        self.0 & 1 << switch as u128 != 0
     }
 
     /// The switches on in either set.
@@ -352,7 +353,7 @@ mod tests {
     fn switches_are_listed_oldest_first() {
         let since: Vec<Version> = Switch::ALL.iter().filter_map(|w| w.info().since).collect();
         assert!(since.windows(2).all(|p| p[0] <= p[1]), "{since:?}");
-        assert!(Switch::ALL.len() <= 64, "SwitchSet is a u64");
+        assert!(Switch::ALL.len() <= 128, "SwitchSet is a u128");
     }
 
     #[test]
