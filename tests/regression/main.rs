@@ -83,6 +83,11 @@ fn every_shrunk_finding_gives_its_verdict_and_cause() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The upstream issue and release of the fix a defect is attributed to.
+fn fix_of(d: &locksim::Defect) -> Option<(String, String)> {
+    (d.fixed_by.as_ref()).map(|f| (f.upstream.clone(), f.release.clone()))
+}
+
 /// The defects of shrunk finding `file` (in `regression/findings/`), each
 /// signed and attributed as explore does.
 fn finding_defects(file: &str) -> Vec<locksim::Defect> {
@@ -354,11 +359,7 @@ fn an_unsynced_unlock_retry_names_redisson_6651() {
     ] {
         let named: Vec<_> = finding_defects(file)
             .iter()
-            .map(|d| {
-                let fix = d.fixed_by.as_ref();
-                let fix = fix.map(|f| (f.upstream.clone(), f.release.clone()));
-                (d.invariant.name(), fix)
-            })
+            .map(|d| (d.invariant.name(), fix_of(d)))
             .collect();
         assert_eq!(
             named,
@@ -433,10 +434,7 @@ fn a_fix_is_named_where_it_makes_the_difference() {
         let named: Vec<_> = finding_defects(file)
             .iter()
             .filter(|d| d.invariant.name() == invariant)
-            .map(|d| {
-                let fix = d.fixed_by.as_ref();
-                fix.map(|f| (f.upstream.clone(), f.release.clone()))
-            })
+            .map(fix_of)
             .collect();
         let want = Some((upstream.to_owned(), release.to_owned()));
         assert_eq!(named, [want], "{file}: {invariant}");
@@ -472,11 +470,7 @@ fn a_sentinel_restart_that_stops_pubsub_names_redisson_6026() {
     );
     let named: Vec<_> = locksim::defects_of(&scenario.spec(None, Some(broken)), &trial.run)
         .iter()
-        .map(|d| {
-            let fix = d.fixed_by.as_ref();
-            let fix = fix.map(|f| (f.upstream.clone(), f.release.clone()));
-            (d.invariant.name(), fix)
-        })
+        .map(|d| (d.invariant.name(), fix_of(d)))
         .collect();
     assert_eq!(
         named,

@@ -243,12 +243,6 @@ fn wait_without_replicas_blocks_the_connection_like_real_redis() {
     let real = RealRedis::start_for_test();
     let fake = BackgroundServer::start(SharedEngine::new(Engine::new(Arc::new(SystemClock))))
         .expect("start fake-redis");
-    let cmd = |words: &[&str]| {
-        words
-            .iter()
-            .map(|w| w.as_bytes().to_vec())
-            .collect::<Vec<_>>()
-    };
     for (name, addr) in [("redis-server", real.addr()), ("fake-redis", fake.addr())] {
         let mut waiter = Client::connect(addr);
         let mut writer = Client::connect(addr);
@@ -283,12 +277,6 @@ fn a_key_lives_through_its_deadline_like_real_redis() {
     let real = RealRedis::start_for_test();
     let fake = BackgroundServer::start(SharedEngine::new(Engine::new(Arc::new(SystemClock))))
         .expect("start fake-redis");
-    let cmd = |words: &[&str]| {
-        words
-            .iter()
-            .map(|w| w.as_bytes().to_vec())
-            .collect::<Vec<_>>()
-    };
     for (name, addr) in [("redis-server", real.addr()), ("fake-redis", fake.addr())] {
         let mut c = Client::connect(addr);
         let mut zeros = 0;
@@ -306,4 +294,9 @@ fn a_key_lives_through_its_deadline_like_real_redis() {
         }
         assert!(zeros > 0, "{name}: no PTTL of 0 in 20 rounds");
     }
+}
+
+/// A command's words as the wire client sends them.
+fn cmd(words: &[&str]) -> Vec<Vec<u8>> {
+    words.iter().map(|w| w.as_bytes().to_vec()).collect()
 }

@@ -195,11 +195,7 @@ async fn proves_replicated_lock_unlock(version: &str, gaps: &[Gap]) {
     );
     let (primary, _replica) = primary_and_replica().await;
     let mut monitor = Monitor::start(&primary).await;
-    let config = Config::builder()
-        .release(version.parse::<Release>().unwrap())
-        .replicas(1)
-        .build()
-        .unwrap();
+    let config = with_replica(version);
     let a = client(&primary, UUID_A, config).await;
     let lock = a.lock(LOCK).unwrap();
     lock.lock(T1).await.unwrap();
@@ -292,11 +288,7 @@ async fn proves_unlock_on_demoted_primary(version: &str, attempts: usize, gaps: 
     assert_eq!(met, gaps, "{version}: the gaps this release meets");
     assert_eq!(redisson.iter().filter(|c| is_wait(c)).count(), attempts);
     let (primary, replica) = primary_and_replica().await;
-    let config = Config::builder()
-        .release(version.parse::<Release>().unwrap())
-        .replicas(1)
-        .build()
-        .unwrap();
+    let config = with_replica(version);
     let a = client(&primary, UUID_A, config).await;
     let lock = a.lock(LOCK).unwrap();
     lock.lock(T1).await.unwrap();
@@ -347,4 +339,14 @@ async fn redisson_3_45_1_unlock_on_a_demoted_primary() {
 #[tokio::test]
 async fn redisson_4_7_0_unlock_on_a_demoted_primary() {
     proves_unlock_on_demoted_primary("4.7.0", 5, &[Gap::BatchEvalsha]).await;
+}
+
+/// The release's defaults with one replica, as a master-slave or
+/// Sentinel config gives Redisson.
+fn with_replica(version: &str) -> Config {
+    Config::builder()
+        .release(version.parse::<Release>().unwrap())
+        .replicas(1)
+        .build()
+        .unwrap()
 }
