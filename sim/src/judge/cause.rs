@@ -233,7 +233,9 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
 fn lost_data(spec: &SimSpec, until: u64) -> Option<&crate::Fault> {
     spec.faults.0.iter().find(|f| {
         let loses = match f {
-            crate::Fault::RedisRestart(_) | crate::Fault::Failover(_) => true,
+            crate::Fault::RedisRestart(_)
+            | crate::Fault::Failover(_)
+            | crate::Fault::Switchover(_) => true,
             crate::Fault::RedisDown(d) => !d.keep_data,
             _ => false,
         };
@@ -403,7 +405,9 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
         ServerCause::Failover => Cause::beyond(
             spec,
             format!("a failover lost the key at {at}"),
-            last_before(spec, v, |f| matches!(f, crate::Fault::Failover(_))),
+            last_before(spec, v, |f| {
+                matches!(f, crate::Fault::Failover(_) | crate::Fault::Switchover(_))
+            }),
         ),
         ServerCause::Command {
             purpose: Purpose::ForceUnlock,

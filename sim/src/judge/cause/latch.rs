@@ -8,7 +8,8 @@ use crate::{Case, History, SimSpec, SimTime, Violation};
 /// retry for unsynced replicas), under a release whose unlock leaves a
 /// latch for its later attempts (3.24+, #4871): the latch was gone when
 /// the later attempt came. It goes with Redis's data (a restart, a
-/// failover, a stop that comes back empty; fenced seeds 716 and 1673), or
+/// failover or switchover, a stop that comes back empty; fenced seeds 716
+/// and 1673), or
 /// it expired, `(timeout + retryInterval) x retryAttempts` (from 3.48:
 /// `(timeout + a jittered pause) x retryAttempts`) after the unlock ran, before the attempt came: early, because Redis's clock
 /// jumped forward (fenced seed 1934), or because a fault held the
@@ -34,8 +35,13 @@ pub(super) fn latch_lost<'s>(
     let ran = history.records.get(*v.events.get(1)?)?.at.as_ms();
     let end = v.at.as_ms();
     let within = |f: &&crate::Fault| (ran..=end).contains(&f.at_ms());
+    // A switchover promotes a replica with what it had received, as a
+    // failover does: a latch written during a replication stall is not
+    // on it (4.7.0 seed 10455).
     let gone = spec.faults.0.iter().filter(within).find(|f| match f {
-        crate::Fault::RedisRestart(_) | crate::Fault::Failover(_) => true,
+        crate::Fault::RedisRestart(_) | crate::Fault::Failover(_) | crate::Fault::Switchover(_) => {
+            true
+        }
         crate::Fault::RedisDown(d) => !d.keep_data,
         _ => false,
     });
