@@ -6,6 +6,10 @@ use crate::{History, SimSpec, Violation};
 
 use super::{chain, excusing, violated_lock};
 
+/// A renewal: its client's name, and the life and request id of its
+/// process (request ids start again with each life).
+type Renewal<'h> = (&'h str, (u32, u64));
+
 /// Whether faults blocked every renewal the involved clients sent in the
 /// lease before an expiry after the last that succeeded: each failed (an
 /// error, a 0, or no reply before the expiry) while a fault on its client
@@ -32,6 +36,10 @@ pub(super) fn renewals_blocked<'s>(
     let mut answered = std::collections::BTreeSet::new();
     let mut other_thread = std::collections::BTreeSet::new();
     let mut reloaded = std::collections::BTreeSet::new();
+    // When each renewal failed with an error, and when the command layer
+    // sent it again after that (its retry pause, not a third of the lease).
+    let mut errored: Vec<(Renewal<'_>, u64)> = Vec::new();
+    let mut resent: Vec<(&str, u32, u64)> = Vec::new();
     for r in &history.records {
         let ms = r.at.as_ms();
         match &r.kind {
@@ -46,6 +54,12 @@ pub(super) fn renewals_blocked<'s>(
             {
                 sent.push((ms, &*process.client, (process.life, *request)));
             }
+            RecordKind::RenewSent {
+                process,
+                lock,
+                retry: true,
+                ..
+            } if *lock == key => resent.push((&*process.client, process.life, ms)),
             RecordKind::RenewReply {
                 process,
                 request,
@@ -65,6 +79,9 @@ pub(super) fn renewals_blocked<'s>(
                     // to get through (4.7.0 seed 26953, after a restart).
                     text if text.contains("NOSCRIPT") => {
                         reloaded.insert((&*process.client, (process.life, *request)));
+                    }
+                    text if text.starts_with("error") => {
+                        errored.push(((&*process.client, (process.life, *request)), ms));
                     }
                     _ => {}
                 }
@@ -109,7 +126,19 @@ pub(super) fn renewals_blocked<'s>(
         Some(&(ms, client, request)) if !answered.contains(&(client, request)) => {
             (healed + lease / 3).max(ms + chain::resend_after_ms(spec, client))
         }
-        _ => healed + lease / 3,
+        // Answered with an error the command layer retries: the next try
+        // is its resend, a retry pause after the error (4.7.0 seed 75220:
+        // a switchover's READONLY, a 1 s watchdog, a 1 to 2 s pause).
+        Some(&(_, client, request)) => {
+            let failed_at = errored.iter().find(|(k, _)| *k == (client, request));
+            let resend = failed_at.and_then(|&(_, at)| {
+                (resent.iter())
+                    .find(|&&(c, life, ms)| c == client && life == request.0 && ms >= at)
+                    .map(|&(_, _, ms)| ms)
+            });
+            (healed + lease / 3).max(resend.unwrap_or(0))
+        }
+        None => healed + lease / 3,
     };
     if end > next + history.meta.max_timer_tick_ms + rtt {
         return None;
@@ -120,4 +149,43 @@ pub(super) fn renewals_blocked<'s>(
         blamed.map(|f| f.text()).unwrap_or_default()
     );
     Some((why, blamed))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::faults::Switchover;
+    use crate::run::tests::{causes, client, critical, spec, thread};
+    use crate::{Fault, FaultPlan, Invariant, run};
+
+    /// A holds the lock with a 1 s watchdog; a switchover from 300 ms to
+    /// 450 ms puts its first renewal (due at 333 ms) on the demoted
+    /// primary, which answers `READONLY`. 4.7.0's command layer sends it
+    /// again after its retry pause (1 to 2 s), after the key expired at
+    /// 1 s, and B takes the lock while A works. The switchover failed the
+    /// only renewal the lease had: beyond the guarantee (4.7.0 seed
+    /// 75220). The rule once took the next try for a third of the lease
+    /// after the fault, and called the expiry a defect.
+    #[test]
+    fn a_renewal_failed_by_a_fault_and_resent_late_is_the_faults() {
+        let mut s = spec(vec![
+            client("A", vec![thread(0, critical(3_000))]),
+            client("B", vec![thread(200, critical(10))]),
+        ]);
+        s.profile = "4.7.0".parse().expect("a release");
+        s.watchdog_timeout_ms = 1_000;
+        s.horizon_ms = 30_000;
+        s.redis.replicas = 1;
+        s.faults = FaultPlan(vec![Fault::Switchover(Switchover {
+            at_ms: 300,
+            duration_ms: 150,
+            replica: None,
+        })]);
+        let r = run(&s).expect("valid");
+        assert_eq!(
+            causes(&r, Invariant::MutualExclusion),
+            ["beyond-guarantee"],
+            "{}",
+            r.history
+        );
+    }
 }
