@@ -8,7 +8,6 @@ use fake_redis::ConnId;
 use crate::engines::fast::deployment::Owed;
 use crate::engines::fast::server::ConnKind;
 use crate::engines::fast::world::{Down, Ev, Up, World};
-use lockcore::Purpose;
 
 /// Runs `msg` from client life `(c, life)` on the engine: the reply goes
 /// back on the client's link, pub/sub messages to their subscribers, and
@@ -76,48 +75,25 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
 /// Sends what Redis produced for other connections than the caller's: a
 /// reply it owed a command connection (a `WAIT` answering, and what was
 /// queued behind it), or a pub/sub message.
-///
-/// Every command queued behind a `WAIT` ran before any of their replies is
-/// paid, so a lock's record is taken once, after them all, in the name of
-/// the command that can free it when one ran (4.7.0 seed 12599: an unlock
-/// queued behind a renewal's `WAIT` was recorded as the key expiring).
 pub(crate) fn deliver(world: &mut World<'_>, deliveries: Vec<(ConnId, Value)>) {
-    let frees = |p: Purpose| matches!(p, Purpose::Unlock | Purpose::ForceUnlock);
-    let mut out = Vec::with_capacity(deliveries.len());
-    let mut ran: Vec<(lockcore::LockName, u32, Purpose)> = Vec::new();
     for (conn, value) in deliveries {
         let Some((to, to_life)) = world.redis.server.owner(conn) else {
             continue;
         };
-        let down = match world.redis.pay(conn) {
-            Some(Owed {
-                request,
-                purpose,
-                lock,
-                ..
-            }) => {
-                match ran.iter_mut().find(|(l, c, _)| *l == lock && *c == to) {
-                    Some(seen) if frees(purpose) && !frees(seen.2) => seen.2 = purpose,
-                    Some(_) => {}
-                    None => ran.push((lock, to, purpose)),
-                }
-                Down::Reply { request, value }
-            }
-            None => {
-                let value = crate::engines::fast::inprocess::lock_value(value);
-                let Some((channel, payload)) = lockcore::parse_message(&value) else {
-                    continue;
-                };
-                Down::Message { channel, payload }
-            }
-        };
-        out.push((to, to_life, down));
-    }
-    for (lock, c, purpose) in ran {
-        world.observe_command(&lock, c, purpose);
-    }
-    for (to, to_life, down) in out {
-        world.send_down(to, to_life, down);
+        if let Some(Owed {
+            request,
+            purpose,
+            lock,
+            ..
+        }) = world.redis.pay(conn)
+        {
+            world.observe_command(&lock, to, purpose);
+            world.send_down(to, to_life, Down::Reply { request, value });
+        } else if let Some((channel, payload)) =
+            lockcore::parse_message(&crate::engines::fast::inprocess::lock_value(value))
+        {
+            world.send_down(to, to_life, Down::Message { channel, payload });
+        }
     }
 }
 
