@@ -32,7 +32,10 @@ pub(super) fn late_reply<'s>(
     let first = *v.events.iter().min()?;
     let hold = history.records.get(first)?;
     let RecordKind::Hold {
-        lease_ms, watchdog, ..
+        who,
+        lease_ms,
+        watchdog,
+        ..
     } = &hold.kind
     else {
         return None;
@@ -40,9 +43,6 @@ pub(super) fn late_reply<'s>(
     let acquired = end.saturating_sub(*lease_ms);
     let replied = hold.at.as_ms();
     if !watchdog {
-        let RecordKind::Hold { who, .. } = &hold.kind else {
-            return None;
-        };
         let f = faults_on(spec, v, end, end)
             .chain(faults_on(spec, v, acquired, replied))
             .chain(
