@@ -34,9 +34,11 @@ pub enum RealRedisError {
 pub struct RealRedis {
     child: Child,
     port: u16,
-    /// A sentinel's configuration file, which it rewrites as it learns
-    /// (removed on drop).
+    /// A server's own directory, or a sentinel's configuration file,
+    /// which it rewrites as it learns (removed on drop).
     conf: Option<std::path::PathBuf>,
+    /// Its `--requirepass`, to ask it who it is.
+    password: Option<String>,
 }
 
 impl RealRedis {
@@ -70,14 +72,24 @@ impl RealRedis {
         // A port found free can be taken before redis binds it: try a few.
         for _ in 0..5 {
             let port = free_port().map_err(|e| RealRedisError::Start(e.to_string()))?;
+            // A directory of its own, removed on drop: a server started
+            // in a shared one loads the `dump.rdb` another test's replica
+            // left there, and its AOF files would be shared.
+            let dir = own_dir().map_err(|e| RealRedisError::Start(e.to_string()))?;
             let mut command = Command::new("redis-server");
             command
                 .args(["--port", &port.to_string()])
                 .args(["--bind", "127.0.0.1"])
                 .args(["--save", "", "--appendonly", "no"])
-                .args(["--dir", &std::env::temp_dir().to_string_lossy()])
+                .arg("--dir")
+                .arg(&dir)
                 .args(extra);
-            match RealRedis::launch(command, port, None)? {
+            let password = extra
+                .iter()
+                .position(|a| *a == "--requirepass")
+                .and_then(|i| extra.get(i + 1))
+                .map(|p| (*p).to_owned());
+            match RealRedis::launch(command, port, Some(dir), password)? {
                 Ok(server) => return Ok(server),
                 Err(e) => last = e,
             }
@@ -119,7 +131,7 @@ impl RealRedis {
             std::fs::write(&conf, text).map_err(|e| RealRedisError::Start(e.to_string()))?;
             let mut command = Command::new("redis-server");
             command.arg(&conf).arg("--sentinel");
-            match RealRedis::launch(command, port, Some(conf))? {
+            match RealRedis::launch(command, port, Some(conf), None)? {
                 Ok(server) => return Ok(server),
                 Err(e) => last = e,
             }
@@ -134,18 +146,24 @@ impl RealRedis {
         mut command: Command,
         port: u16,
         conf: Option<std::path::PathBuf>,
+        password: Option<String>,
     ) -> Result<Result<RealRedis, String>, RealRedisError> {
         let child = match spawn_redis_server(&mut command) {
             Ok(c) => c,
             Err(e) => {
                 if let Some(conf) = &conf {
-                    let _ = std::fs::remove_file(conf);
+                    remove(conf);
                 }
                 return Err(e);
             }
         };
         // Dropped on failure: killed, its file removed.
-        let mut server = RealRedis { child, port, conf };
+        let mut server = RealRedis {
+            child,
+            port,
+            conf,
+            password,
+        };
         Ok(server.wait_ready(Duration::from_secs(10)).map(|()| server))
     }
 
@@ -171,7 +189,18 @@ impl RealRedis {
                 return Err(format!("redis-server exited at start: {status}"));
             }
             if ping(self.addr()).is_ok() {
-                return Ok(());
+                // Another test's server may have bound the port between
+                // `free_port` and this one's start (this one then exited,
+                // or is about to): a test must not run against a stranger.
+                return match server_pid(self.addr(), self.password.as_deref()) {
+                    Ok(pid) if pid == self.child.id() => Ok(()),
+                    Ok(pid) => Err(format!(
+                        "port {} is served by process {pid}, not by the redis-server started ({})",
+                        self.port,
+                        self.child.id()
+                    )),
+                    Err(e) => Err(format!("INFO server on port {}: {e}", self.port)),
+                };
             }
             if start.elapsed() > limit {
                 return Err(format!("redis-server did not answer PING within {limit:?}"));
@@ -186,7 +215,7 @@ impl Drop for RealRedis {
         let _ = self.child.kill();
         let _ = self.child.wait();
         if let Some(conf) = &self.conf {
-            let _ = std::fs::remove_file(conf);
+            remove(conf);
         }
     }
 }
@@ -202,10 +231,59 @@ fn spawn_redis_server(command: &mut Command) -> Result<Child, RealRedisError> {
     }
 }
 
+/// A new empty directory under the temporary one, unique in this process
+/// and among processes.
+fn own_dir() -> std::io::Result<std::path::PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("fake-redis-server-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Removes a server's directory or a sentinel's file.
+fn remove(path: &std::path::Path) {
+    if path.is_dir() {
+        let _ = std::fs::remove_dir_all(path);
+    } else {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
         .local_addr()?
         .port())
+}
+
+/// The process id of the `redis-server` answering on `addr` (its `INFO
+/// server` `process_id`), after `AUTH` with `password` if given. A process
+/// that starts a server on a port it found free calls this to know the
+/// server answering is its own child.
+pub fn server_pid(addr: SocketAddr, password: Option<&str>) -> std::io::Result<u32> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_millis(500))?;
+    stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+    let mut out = Vec::new();
+    if let Some(password) = password {
+        out.extend(format!("*2\r\n$4\r\nAUTH\r\n${}\r\n{password}\r\n", password.len()).as_bytes());
+    }
+    out.extend(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n");
+    stream.write_all(&out)?;
+    // Read until the INFO text is complete: it ends with an empty line.
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !text.ends_with(b"\r\n\r\n") && text.len() < 64 * 1024 {
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        text.extend(&chunk[..n]);
+    }
+    let text = String::from_utf8_lossy(&text);
+    text.lines()
+        .find_map(|l| l.strip_prefix("process_id:"))
+        .and_then(|pid| pid.trim().parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("no process_id in the reply: {text:.120}")))
 }
 
 fn ping(addr: SocketAddr) -> std::io::Result<()> {

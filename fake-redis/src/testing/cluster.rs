@@ -56,30 +56,35 @@ impl RealCluster {
         Ok(cluster)
     }
 
+    /// Starts one node on a free port pair; another port when the one
+    /// found free was taken by another test's server meanwhile.
     fn spawn_node(&mut self) -> Result<(), RealRedisError> {
-        let port = cluster_port(&self.ports)?;
-        let child = super::spawn_redis_server(
-            Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--cluster-enabled", "yes"])
-                .args(["--cluster-config-file", &format!("nodes-{port}.conf")])
-                .args(["--save", "", "--appendonly", "no"])
-                .arg("--dir")
-                .arg(&self.dir),
-        )?;
-        self.children.push(child);
-        self.ports.push(port);
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        let start = Instant::now();
-        while command(addr, &["PING"]).is_err() {
-            if start.elapsed() > Duration::from_secs(10) {
-                return Err(RealRedisError::Start(format!(
-                    "node on {port} did not start"
-                )));
+        let mut last = String::new();
+        for _ in 0..5 {
+            let port = cluster_port(&self.ports)?;
+            let mut child = super::spawn_redis_server(
+                Command::new("redis-server")
+                    .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                    .args(["--cluster-enabled", "yes"])
+                    .args(["--cluster-config-file", &format!("nodes-{port}.conf")])
+                    .args(["--save", "", "--appendonly", "no"])
+                    .arg("--dir")
+                    .arg(&self.dir),
+            )?;
+            match wait_own(&mut child, port) {
+                Ok(()) => {
+                    self.children.push(child);
+                    self.ports.push(port);
+                    return Ok(());
+                }
+                Err(e) => {
+                    last = e;
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(())
+        Err(RealRedisError::Start(last))
     }
 
     fn form(&mut self) -> Result<(), RealRedisError> {
@@ -151,6 +156,29 @@ impl Drop for RealCluster {
             let _ = child.wait();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Waits until `child` answers on `port`: `Err` when it exits, does not
+/// answer within 10 s, or another process answers there.
+fn wait_own(child: &mut Child, port: u16) -> Result<(), String> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let start = Instant::now();
+    while command(addr, &["PING"]).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("node on {port} exited at start: {status}"));
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            return Err(format!("node on {port} did not start"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    match super::server_pid(addr, None) {
+        Ok(pid) if pid == child.id() => Ok(()),
+        Ok(pid) => Err(format!(
+            "port {port} is served by process {pid}, not the node started"
+        )),
+        Err(e) => Err(format!("INFO server on port {port}: {e}")),
     }
 }
 

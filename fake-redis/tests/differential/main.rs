@@ -24,8 +24,9 @@
 //! types), string and hash commands with good and bad arguments, expiry,
 //! pub/sub, unknown commands and wrong arities. After each command a
 //! `PING <sentinel>` marks the end of its replies, so commands that reply
-//! several times (`SUBSCRIBE a b`) are compared whole. A second connection,
-//! subscribed to the lock channel, must receive the same messages.
+//! several times (`SUBSCRIBE a b`) are compared whole. A second connection
+//! of the case, subscribed to the lock channel, must receive the same
+//! messages.
 //!
 //! Replies are compared byte for byte, except: an integer of at least 1000
 //! in a timing reply (PTTL, or a script returning a PTTL) may differ by 1000
@@ -64,44 +65,45 @@ use compare::{same, same_multiset, same_unordered};
 use generate::{Cmd, case};
 use wire::{Client, show};
 
-/// Both servers, and on each a connection subscribed to the lock channel.
+/// Both servers, and the counts of what was compared.
 struct Pair {
     real: SocketAddr,
     fake: SocketAddr,
-    real_listener: Client,
-    fake_listener: Client,
     /// Commands compared so far, and how many of them got an error reply.
     compared: usize,
     errors: usize,
 }
 
+/// A connection to each server subscribed to the lock channel, opened
+/// for one case: a case that failed (while shrinking) cannot leave
+/// messages or a broken connection to the next.
+fn listeners(real: SocketAddr, fake: SocketAddr) -> Result<(Client, Client), TestCaseError> {
+    let mut real_listener = Client::connect(real);
+    let mut fake_listener = Client::connect(fake);
+    let sub = [b"SUBSCRIBE".to_vec(), b"ch".to_vec()];
+    let r = real_listener
+        .roundtrip(&sub)
+        .map_err(|e| TestCaseError::fail(format!("real listener: {e}")))?;
+    let f = fake_listener
+        .roundtrip(&sub)
+        .map_err(|e| TestCaseError::fail(format!("fake listener: {e}")))?;
+    prop_assert_eq!(r, f, "subscribe confirmations differ");
+    Ok((real_listener, fake_listener))
+}
+
 impl Pair {
     fn new(real: SocketAddr, fake: SocketAddr) -> Pair {
-        let mut real_listener = Client::connect(real);
-        let mut fake_listener = Client::connect(fake);
-        let sub = [b"SUBSCRIBE".to_vec(), b"ch".to_vec()];
-        let r = real_listener.roundtrip(&sub).expect("real subscribe");
-        let f = fake_listener.roundtrip(&sub).expect("fake subscribe");
-        assert_eq!(r, f, "subscribe confirmations differ");
         Pair {
             real,
             fake,
-            real_listener,
-            fake_listener,
             compared: 0,
             errors: 0,
         }
     }
 
     fn run(&mut self, resp3: bool, preload: bool, cmds: &[Cmd]) -> Result<(), TestCaseError> {
-        // A failed case (while shrinking) may have left messages behind.
+        let (mut real_listener, mut fake_listener) = listeners(self.real, self.fake)?;
         let sync = [b"PING".to_vec(), b"listener".to_vec()];
-        self.real_listener
-            .roundtrip(&sync)
-            .map_err(|e| TestCaseError::fail(format!("real listener: {e}")))?;
-        self.fake_listener
-            .roundtrip(&sync)
-            .map_err(|e| TestCaseError::fail(format!("fake listener: {e}")))?;
         let mut real = Client::connect(self.real);
         let mut fake = Client::connect(self.fake);
         let mut prelude = vec![
@@ -173,12 +175,10 @@ impl Pair {
             self.errors += usize::from(r.first().is_some_and(|f| f.starts_with(b"-")));
             prop_assert!(equal, "replies differ (resp3 start: {})\n{}", resp3, log);
         }
-        let r = self
-            .real_listener
+        let r = real_listener
             .roundtrip(&sync)
             .map_err(|e| TestCaseError::fail(format!("real listener: {e}")))?;
-        let f = self
-            .fake_listener
+        let f = fake_listener
             .roundtrip(&sync)
             .map_err(|e| TestCaseError::fail(format!("fake listener: {e}")))?;
         prop_assert_eq!(
@@ -213,6 +213,9 @@ fn fake_redis_replies_like_real_redis() {
     let mut runner = TestRunner::new(Config {
         cases: 512,
         max_shrink_iters: 400,
+        // A failure is reported within minutes even when each try of a
+        // shrink waits out a read timeout.
+        max_shrink_time: 180_000,
         failure_persistence: None,
         ..Config::default()
     });

@@ -25,11 +25,9 @@ fn aof_line(frames: &[Vec<u8>]) -> String {
 
 /// Both servers with AOF `on` or off, the fake answering as 7.0.
 fn servers(on: bool) -> (RealRedis, BackgroundServer) {
-    // A directory of its own, so a parallel test's server cannot share
-    // the AOF files.
-    let dir = format!("locksim-aof-{}", std::process::id());
+    // Its AOF files go to the server's own directory, removed on drop.
     let real = if on {
-        RealRedis::start_for_test_with(&["--appendonly", "yes", "--appenddirname", &dir])
+        RealRedis::start_for_test_with(&["--appendonly", "yes"])
     } else {
         RealRedis::start_for_test()
     };

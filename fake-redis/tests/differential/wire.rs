@@ -54,9 +54,12 @@ impl Client {
     pub(crate) fn roundtrip(&mut self, args: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, String> {
         self.send(args);
         self.send(&[b"PING".to_vec(), SENTINEL.as_bytes().to_vec()]);
-        let mut frames = Vec::new();
+        let mut frames: Vec<Vec<u8>> = Vec::new();
         loop {
-            let f = self.read_frame()?;
+            let f = self.read_frame().map_err(|e| {
+                let seen: Vec<String> = frames.iter().map(|f| show(f)).collect();
+                format!("{e}; after the frames {seen:?}")
+            })?;
             // The sentinel's own reply: a bulk, `["pong", sentinel]` when
             // subscribed, or `+QUEUED` inside MULTI (not a frame that merely
             // contains it, such as an EXEC reply with queued sentinels).

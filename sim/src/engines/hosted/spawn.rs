@@ -28,6 +28,21 @@ impl SpawnedRedis {
     /// Starts `redis-server` on a free port and waits until it accepts
     /// connections.
     pub(crate) fn start() -> Result<SpawnedRedis, SimError> {
+        // A port found free may be taken by another server before ours
+        // binds it (ours then exits, or another answers): a new port.
+        let mut tries = 0;
+        loop {
+            match SpawnedRedis::start_once() {
+                Err(e) if tries < 4 => {
+                    tries += 1;
+                    tracing::debug!("redis-server did not start ({e}); again on a new port");
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn start_once() -> Result<SpawnedRedis, SimError> {
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
             .map_err(|e| failed(format!("no free loopback port: {e}")))?
@@ -57,7 +72,13 @@ impl SpawnedRedis {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(server)
+        match fake_redis::testing::server_pid((Ipv4Addr::LOCALHOST, port).into(), None) {
+            Ok(pid) if pid == server.child.id() => Ok(server),
+            Ok(pid) => Err(failed(format!(
+                "port {port} is served by process {pid}, not by the redis-server started"
+            ))),
+            Err(e) => Err(failed(format!("INFO server on port {port}: {e}"))),
+        }
     }
 
     /// Its url.

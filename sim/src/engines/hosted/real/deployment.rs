@@ -57,6 +57,21 @@ impl Deployment {
     /// accepts connections (the replicas' first sync is waited for by the
     /// engine, which has a RESP connection to ask `INFO replication`).
     pub(crate) fn start(replicas: u32) -> Result<Deployment, SimError> {
+        // A port found free may be taken by another test's server before
+        // ours binds it (ours then exits, or another answers): new ports.
+        let mut tries = 0;
+        loop {
+            match Deployment::start_once(replicas) {
+                Err(e) if tries < 4 => {
+                    tries += 1;
+                    tracing::debug!("redis deployment did not start ({e}); again on new ports");
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn start_once(replicas: u32) -> Result<Deployment, SimError> {
         // Unique per process and run: runs in one test binary share a pid.
         static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -142,7 +157,14 @@ impl Deployment {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(())
+        let own = self.nodes[i].child.as_ref().map(Child::id);
+        match fake_redis::testing::server_pid((Ipv4Addr::LOCALHOST, port).into(), None) {
+            Ok(pid) if Some(pid) == own => Ok(()),
+            Ok(pid) => Err(failed(format!(
+                "port {port} is served by process {pid}, not by the redis-server started"
+            ))),
+            Err(e) => Err(failed(format!("INFO server on port {port}: {e}"))),
+        }
     }
 
     /// Kills node `i`'s process, as a crashed host: its connections close.
