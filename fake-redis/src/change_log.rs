@@ -3,7 +3,7 @@
 //! hold an entry while its change is logged (one search of the keyspace,
 //! not one to drop an expired key and another to find the live one).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use bytes::Bytes;
 
@@ -18,6 +18,12 @@ pub(crate) struct Touched {
     /// nothing per command, where a set made a node for each.
     pub(crate) keys: Vec<Bytes>,
 }
+
+/// How many of the latest keys dropped on expiry a database remembers for
+/// its observer: an observer asks after a client's commands ran, a handful
+/// of them, so the latest few are all it can need, and the log stays
+/// bounded however long the run.
+pub(crate) const EXPIRIES_KEPT: usize = 64;
 
 /// One database's log of changes.
 ///
@@ -35,12 +41,41 @@ pub(crate) struct ChangeLog {
     /// Bumped by everything that may change a key (see
     /// [`ChangeLog::version`]).
     version: u64,
+    /// The latest keys dropped on expiry, each with the version its drop
+    /// made, when an observer asked for them (`None`: not recording).
+    expired: Option<VecDeque<(Bytes, u64)>>,
 }
 
 impl ChangeLog {
     /// Starts (or stops) noting which keys commands write.
     pub(crate) fn record_writes(&mut self, on: bool) {
         self.written = on.then(Touched::default);
+    }
+
+    /// Starts (or stops) remembering the keys dropped on expiry.
+    pub(crate) fn record_expiries(&mut self, on: bool) {
+        self.expired = on.then(VecDeque::new);
+    }
+
+    /// `key` was dropped on expiry: a change like any other, remembered
+    /// for the observer when recording.
+    pub(crate) fn expire(&mut self, key: &[u8]) {
+        self.touch(key);
+        if let Some(log) = &mut self.expired {
+            if log.len() == EXPIRIES_KEPT {
+                log.pop_front();
+            }
+            log.push_back((Bytes::copy_from_slice(key), self.version));
+        }
+    }
+
+    /// Whether `key` was dropped on expiry after the log was at `version`
+    /// (as far as the kept drops tell).
+    pub(crate) fn expired_since(&self, key: &[u8], version: u64) -> bool {
+        self.expired
+            .iter()
+            .flatten()
+            .any(|(k, v)| *v > version && k.as_ref() == key)
     }
 
     /// Whether a command wrote anything since the last

@@ -132,6 +132,16 @@ impl Db {
         self.log.give_back_written(touched);
     }
 
+    /// See [`ChangeLog::record_expiries`].
+    pub(crate) fn record_expiries(&mut self, on: bool) {
+        self.log.record_expiries(on);
+    }
+
+    /// See [`ChangeLog::expired_since`].
+    pub(crate) fn expired_since(&self, key: &[u8], version: u64) -> bool {
+        self.log.expired_since(key, version)
+    }
+
     /// See [`ChangeLog::version`].
     pub(crate) fn version(&self) -> u64 {
         self.log.version()
@@ -146,7 +156,7 @@ impl Db {
     fn purge_in(entries: &mut BTreeMap<Small, Entry>, log: &mut ChangeLog, key: &[u8], now: i64) {
         if entries.get(key).is_some_and(|e| !live(e, now)) {
             entries.remove(key);
-            log.touch(key);
+            log.expire(key);
         }
     }
 
@@ -170,7 +180,7 @@ impl Db {
             btree_map::Entry::Occupied(o) if live(o.get(), now) => Some(o.into_mut()),
             btree_map::Entry::Occupied(o) => {
                 o.remove();
-                log.touch(key);
+                log.expire(key);
                 None
             }
             btree_map::Entry::Vacant(_) => None,
@@ -373,7 +383,7 @@ impl Db {
                 let entry = o.into_mut();
                 if !live(entry, now) {
                     *entry = fresh();
-                    self.log.touch(key);
+                    self.log.expire(key);
                 }
                 entry
             }

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use crate::client::Client;
 use crate::cmd::{self, Ctx};
 use crate::config::Config;
-use crate::db::{Data, Db};
+use crate::db::Db;
 use crate::outbox::OutputLimits;
 use crate::pubsub::PubSub;
 use crate::script::ScriptCache;
@@ -333,70 +333,6 @@ impl Engine {
         crate::multi::signal_touched(&mut self.dbs[index], &mut self.state);
         self.after_command(conn);
         replies
-    }
-
-    /// A hash key's fields in order and its absolute expiry (Unix ms), or
-    /// `None` when the key is missing, expired or not a hash. Observes
-    /// database 0 without side effects (nothing is purged).
-    pub fn hash_snapshot(&self, key: &[u8]) -> Option<(HashFields, Option<u64>)> {
-        let entry = self.dbs[0].peek(key, self.now())?;
-        match &entry.data {
-            Data::Hash(h) => Some((
-                h.iter().map(|(f, v)| (f.clone(), v.clone())).collect(),
-                entry.expires_at.map(|t| u64::try_from(t).unwrap_or(0)),
-            )),
-            _ => None,
-        }
-    }
-
-    /// A number that changes whenever a key of database 0 may have
-    /// changed: written, deleted, dropped on expiry, flushed. Two equal
-    /// numbers mean the same keys, values and expiries, so an observer
-    /// that read a key under one need not read it again until the number
-    /// changes or the key's expiry is reached (time alone drops no key
-    /// here; a key past its expiry reads as gone either way).
-    pub fn keyspace_version(&self) -> u64 {
-        self.dbs[0].version()
-    }
-
-    /// `read` of a hash key's first field and its value (in Redis's
-    /// order; a field named `mode` is passed over), the value of its
-    /// `mode` field (an `RReadWriteLock`'s `read` or `write`) and its
-    /// absolute expiry (Unix ms), or `None` when the key is missing,
-    /// expired or not a hash: [`Engine::hash_snapshot`] without copying
-    /// every field, for an observer that looks after every command. Lent,
-    /// not copied: the observer keeps only what it needs (the field, the
-    /// value parsed).
-    pub fn with_hash_head<R>(
-        &self,
-        key: &[u8],
-        read: impl FnOnce(Option<(&Bytes, &Bytes)>, Option<&Bytes>, Option<u64>) -> R,
-    ) -> Option<R> {
-        let entry = self.dbs[0].peek(key, self.now())?;
-        match &entry.data {
-            // An `RReadWriteLock`'s hash starts with its `mode` field: the
-            // head an observer wants is its first holder.
-            Data::Hash(h) => Some(read(
-                h.iter().find(|(field, _)| field.as_ref() != b"mode"),
-                h.get(b"mode".as_slice()),
-                entry.expires_at.map(|t| u64::try_from(t).unwrap_or(0)),
-            )),
-            _ => None,
-        }
-    }
-
-    /// A string key's value in database 0, or `None` when missing, expired
-    /// or not a string. Observes without side effects.
-    pub fn string_snapshot(&self, key: &[u8]) -> Option<Bytes> {
-        match &self.dbs[0].peek(key, self.now())?.data {
-            Data::Str(s) => Some(Bytes::copy_from_slice(s)),
-            _ => None,
-        }
-    }
-
-    /// The number of live keys in database 0 (what `DBSIZE` replies there).
-    pub fn dbsize(&self) -> usize {
-        self.dbs[0].len(self.now())
     }
 
     pub(crate) fn now(&self) -> i64 {

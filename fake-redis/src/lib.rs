@@ -247,6 +247,9 @@
 //!   and lex ranges.
 //! - `change_log`: what a database logs of its changes (for watchers,
 //!   replicas and observers).
+//! - `observer`: what an observer reads of an [`Engine`] without changing
+//!   it (a lock key's head, the keyspace's version, keys dropped on
+//!   expiry).
 //! - `glob`: Redis's glob patterns (KEYS, SCAN, PSUBSCRIBE, CONFIG GET).
 //! - `outbox`: a connection's output buffer and its limits.
 //! - `cmd`: the command table and dispatcher (name, arity, subcommands,
@@ -320,6 +323,7 @@ mod native_spin;
 #[cfg(test)]
 mod native_twins;
 mod number;
+mod observer;
 mod outbox;
 mod pubsub;
 mod replication;

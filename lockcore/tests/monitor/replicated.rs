@@ -150,7 +150,8 @@ fn lock_unlock(version: &str) -> Vec<Step> {
 
 /// A primary and its replica, the replica's first sync acknowledged.
 async fn primary_and_replica() -> (RealRedis, RealRedis) {
-    let primary = RealRedis::start_for_test();
+    // No wait for more replicas before the diskless sync (5 s by default).
+    let primary = RealRedis::start_for_test_with(&["--repl-diskless-sync-delay", "0"]);
     let port = primary.port().to_string();
     // Diskless load: the replica writes no RDB file anywhere.
     let replica = RealRedis::start_for_test_with(&[

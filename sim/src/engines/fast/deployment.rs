@@ -19,6 +19,10 @@ pub(crate) struct Owed {
     pub(crate) request: RequestId,
     pub(crate) purpose: Purpose,
     pub(crate) lock: LockName,
+    /// The primary's keyspace version before the command ran: whatever
+    /// changed the key since then is this command's doing, or a later
+    /// one's on the connection, or an expiry.
+    pub(crate) since: u64,
 }
 
 /// The primary, its replicas, and whether it serves now.

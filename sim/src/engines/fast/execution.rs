@@ -8,6 +8,7 @@ use fake_redis::ConnId;
 use crate::engines::fast::deployment::Owed;
 use crate::engines::fast::server::ConnKind;
 use crate::engines::fast::world::{Down, Ev, Up, World};
+use lockcore::{LockKind, LockName, Purpose};
 
 /// Runs `msg` from client life `(c, life)` on the engine: the reply goes
 /// back on the client's link, pub/sub messages to their subscribers, and
@@ -25,6 +26,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
             lock,
             args,
         } => {
+            let since = world.redis.server.keyspace_version();
             let (conn, resp) =
                 world
                     .redis
@@ -43,6 +45,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                         request,
                         purpose,
                         lock,
+                        since,
                     },
                 ),
             }
@@ -75,26 +78,103 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
 /// Sends what Redis produced for other connections than the caller's: a
 /// reply it owed a command connection (a `WAIT` answering, and what was
 /// queued behind it), or a pub/sub message.
+///
+/// Every command queued behind a `WAIT` ran before any of their replies is
+/// paid, so each lock a client's commands touched is recorded once, after
+/// them all: see [`Batch::purpose`] for whose doing the record is.
 pub(crate) fn deliver(world: &mut World<'_>, deliveries: Vec<(ConnId, Value)>) {
+    let mut out = Vec::with_capacity(deliveries.len());
+    let mut ran: Vec<Batch> = Vec::new();
     for (conn, value) in deliveries {
         let Some((to, to_life)) = world.redis.server.owner(conn) else {
             continue;
         };
-        if let Some(Owed {
-            request,
-            purpose,
-            lock,
-            ..
-        }) = world.redis.pay(conn)
-        {
-            world.observe_command(&lock, to, purpose);
-            world.send_down(to, to_life, Down::Reply { request, value });
-        } else if let Some((channel, payload)) =
-            lockcore::parse_message(&crate::engines::fast::inprocess::lock_value(value))
-        {
-            world.send_down(to, to_life, Down::Message { channel, payload });
+        let down = match world.redis.pay(conn) {
+            Some(owed) => {
+                let request = owed.request;
+                match ran.iter_mut().find(|b| b.lock == owed.lock && b.c == to) {
+                    Some(batch) => batch.add(&owed),
+                    None => ran.push(Batch::new(owed, to)),
+                }
+                Down::Reply { request, value }
+            }
+            None => {
+                let value = crate::engines::fast::inprocess::lock_value(value);
+                let Some((channel, payload)) = lockcore::parse_message(&value) else {
+                    continue;
+                };
+                Down::Message { channel, payload }
+            }
+        };
+        out.push((to, to_life, down));
+    }
+    for batch in ran {
+        let purpose = batch.purpose(world);
+        world.observe_command(&batch.lock, batch.c, purpose);
+    }
+    for (to, to_life, down) in out {
+        world.send_down(to, to_life, down);
+    }
+}
+
+/// The commands of one client on one lock whose replies came together.
+struct Batch {
+    lock: LockName,
+    c: u32,
+    /// The first command's purpose, and an unlock's among them, if any.
+    first: Purpose,
+    frees: Option<Purpose>,
+    /// The keyspace's version before the first of them ran.
+    since: u64,
+}
+
+impl Batch {
+    fn new(owed: Owed, c: u32) -> Batch {
+        let frees = is_unlock(owed.purpose).then_some(owed.purpose);
+        Batch {
+            lock: owed.lock,
+            c,
+            first: owed.purpose,
+            frees,
+            since: owed.since,
         }
     }
+
+    fn add(&mut self, owed: &Owed) {
+        if self.frees.is_none() && is_unlock(owed.purpose) {
+            self.frees = Some(owed.purpose);
+        }
+        self.since = self.since.min(owed.since);
+    }
+
+    /// Whose doing the lock's new state is recorded as. A key the commands
+    /// left gone was freed by the unlock among them, unless Redis dropped
+    /// it on expiry as they ran (4.7.0 seed 12599: an unlock queued behind
+    /// a renewal's `WAIT` was recorded as the key expiring, because the
+    /// renewal's reply came first; named for the unlock whatever happened,
+    /// a key whose TTL ran out while a `WAIT` held the connection was
+    /// recorded as unlocked). Otherwise the first command's, as one
+    /// observation per reply recorded it.
+    fn purpose(&self, world: &mut World<'_>) -> Purpose {
+        let Some(frees) = self.frees else {
+            return self.first;
+        };
+        if is_unlock(self.first) {
+            return self.first;
+        }
+        let key = self.lock.with_kind(LockKind::Lock);
+        let server = &mut world.redis.server;
+        let gone = server.view(world.now, key.as_str()).first.is_none();
+        if gone && !server.expired_since(key.as_str(), self.since) {
+            frees
+        } else {
+            self.first
+        }
+    }
+}
+
+fn is_unlock(p: Purpose) -> bool {
+    matches!(p, Purpose::Unlock | Purpose::ForceUnlock)
 }
 
 /// Redis answers what its blocked clients are owed now (timeouts due, and

@@ -78,6 +78,7 @@ impl Server {
         // A Redis Redisson has used before: its scripts are cached, so
         // 3.46+'s `EVALSHA` meets `NOSCRIPT` only after a restart.
         engine.load_lock_scripts();
+        engine.record_expiries(true);
         Server {
             clock,
             engine,
@@ -218,7 +219,8 @@ impl Server {
 
     /// `engine` takes the primary's place (a restart, a failover): every
     /// connection is lost and clients reconnect to it. Returns the old one.
-    pub(crate) fn replace(&mut self, engine: Engine) -> Engine {
+    pub(crate) fn replace(&mut self, mut engine: Engine) -> Engine {
+        engine.record_expiries(true);
         self.generation += 1;
         self.connections += 1;
         self.conns.clear();
@@ -240,6 +242,17 @@ impl Server {
     /// The primary's engine (to promote a replica in its place).
     pub(crate) fn primary_mut(&mut self) -> &mut Engine {
         &mut self.engine
+    }
+
+    /// The primary's keyspace version (see [`Server::stamp`]).
+    pub(crate) fn keyspace_version(&self) -> u64 {
+        self.engine.keyspace_version()
+    }
+
+    /// Whether the primary dropped `key` on expiry after its keyspace was
+    /// at `version` ([`Server::keyspace_version`]).
+    pub(crate) fn expired_since(&self, key: &str, version: u64) -> bool {
+        self.engine.expired_since(key.as_bytes(), version)
     }
 
     /// What a view of a key depends on besides the time: the engine (its
