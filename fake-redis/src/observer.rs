@@ -140,7 +140,10 @@ mod tests {
         for i in 0..n {
             e.execute(c, args(&["GET", &format!("k{i}")]));
         }
-        assert!(!e.expired_since(b"k0", before), "the oldest drop is forgotten");
+        assert!(
+            !e.expired_since(b"k0", before),
+            "the oldest drop is forgotten"
+        );
         assert!(e.expired_since(format!("k{}", n - 1).as_bytes(), before));
     }
 }
