@@ -1,6 +1,7 @@
 //! A Sentinel switchover on the fast engine: the primary is demoted to a
-//! replica of a promoted one while the clients stay connected to it, and
-//! later the clients move to the new primary.
+//! replica of a promoted one, which closes the clients' connections (they
+//! reconnect to it, the address they know), and later the clients move to
+//! the new primary.
 
 use crate::engines::fast::world::World;
 use crate::model::history::ServerCause;
@@ -8,9 +9,13 @@ use crate::model::history::ServerCause;
 impl World<'_> {
     /// Replica `k` (by default the most up to date) is promoted with what
     /// it had received; the primary becomes its replica and resyncs from
-    /// it, keeping the clients' connections, so their writes meet
-    /// `READONLY` and their `WAIT`s the replica's error. The new primary
-    /// waits aside: no client reaches it until [`World::follow_new_primary`].
+    /// it. Sentinel demotes it with one transaction that ends `CLIENT KILL
+    /// TYPE normal` and `CLIENT KILL TYPE pubsub` (Redis 7.0.15's
+    /// `sentinelSendSlaveOf`): every client connection closes, a command
+    /// in flight fails, and the clients reconnect to the address they
+    /// know, now a replica, where their writes meet `READONLY` and their
+    /// `WAIT`s the replica's error. The new primary waits aside: no client
+    /// reaches it until [`World::follow_new_primary`].
     pub(crate) fn demote_primary(&mut self, k: Option<usize>) {
         // Down or failing over: no live primary to demote.
         if self.redis.down > 0 {
@@ -33,6 +38,9 @@ impl World<'_> {
             demoted.apply(w);
         }
         self.redis.promoted = Some((k, promoted));
+        self.close_connections();
+        self.redis.server.drop_connections();
+        self.redis.waiting.clear();
         self.observe_all(ServerCause::Failover);
     }
 

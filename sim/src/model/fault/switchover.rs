@@ -1,6 +1,6 @@
 //! `switchover`: Sentinel promotes a replica and demotes the live primary
-//! to its replica, while the clients' connections stay on the demoted
-//! one until they learn the new primary.
+//! to its replica, closing the clients' connections; they reconnect to
+//! the demoted one and stay on it until they learn the new primary.
 
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -11,7 +11,9 @@ use crate::SimSpec;
 /// At `at_ms` Sentinel promotes `replica` (by default the most up to
 /// date) with what it had received and turns the primary into its
 /// replica (`REPLICAOF`), which resyncs from it; the primary's process
-/// and the clients' connections to it stay up. Until `duration_ms` later
+/// stays up, but Sentinel's transaction ends `CLIENT KILL TYPE normal`
+/// and `pubsub`, so the clients' connections close (a command in flight
+/// fails) and they reconnect to it. Until `duration_ms` later
 /// (when Redisson's sentinel manager handles `+switch-master` and moves
 /// its connections to the new primary) the clients talk to a replica:
 /// scripts that write are refused with `READONLY You can't write against

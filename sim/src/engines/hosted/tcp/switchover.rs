@@ -1,8 +1,8 @@
 //! A Sentinel switchover on the turmoil engine, as on the fast engine
 //! (`engines::fast::switchover`): the served engine becomes a replica of
-//! a promoted one while the clients' connections to it stay open; at the
-//! end the Redis host bounces (every connection closes) and the promoted
-//! engine serves.
+//! a promoted one and the Redis host bounces (Sentinel's `CLIENT KILL`
+//! closes every connection; the clients reconnect to it); at the end it
+//! bounces again and the promoted engine serves.
 
 use fake_redis::Engine;
 
@@ -12,7 +12,7 @@ use crate::model::history::ServerCause;
 impl Loop<'_, '_> {
     /// Replica `k` (by default the most up to date) is promoted with what
     /// it had received; the served engine becomes its replica and
-    /// resyncs from it, its connections kept.
+    /// resyncs from it, and its connections close.
     pub(super) fn demote_primary(&mut self, k: Option<u32>) {
         // Down or failing over: no live primary to demote.
         if self.redis_down > 0 {
@@ -34,6 +34,7 @@ impl Loop<'_, '_> {
             observe_all(self.recorder, e, ServerCause::Failover);
         });
         self.promoted = Some((k, promoted));
+        self.sim.bounce(REDIS);
     }
 
     /// The clients learn the new primary: it serves in the demoted one's
