@@ -34,7 +34,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                     .execute_on(world.now, (c, life), ConnKind::Command, &args);
             match resp.replies.into_iter().next() {
                 Some(value) => {
-                    world.observe_command(&lock, c, purpose);
+                    world.observe_command(&lock, c, purpose, since);
                     world.send_down(c, life, Down::Reply { request, value });
                 }
                 // A WAIT that blocked, or a command queued behind one.
@@ -110,7 +110,7 @@ pub(crate) fn deliver(world: &mut World<'_>, deliveries: Vec<(ConnId, Value)>) {
     }
     for batch in ran {
         let purpose = batch.purpose(world);
-        world.observe_command(&batch.lock, batch.c, purpose);
+        world.observe_command(&batch.lock, batch.c, purpose, batch.since);
     }
     for (to, to_life, down) in out {
         world.send_down(to, to_life, down);
@@ -154,7 +154,8 @@ impl Batch {
     /// renewal's reply came first; named for the unlock whatever happened,
     /// a key whose TTL ran out while a `WAIT` held the connection was
     /// recorded as unlocked). Otherwise the first command's, as one
-    /// observation per reply recorded it.
+    /// observation per reply recorded it (an unlock's, when the key
+    /// expired, is recorded as the expiry: see [`World::observe_command`]).
     fn purpose(&self, world: &mut World<'_>) -> Purpose {
         let Some(frees) = self.frees else {
             return self.first;
@@ -210,5 +211,38 @@ fn schedule_redis_tick(world: &mut World<'_>) {
     if world.redis.tick_at != Some(at) {
         world.redis.tick_at = Some(at);
         world.queue.push(at, Ev::RedisTick);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::faults::ReplicationDrop;
+    use crate::run::tests::{client, critical, spec, thread};
+    use crate::{Fault, FaultPlan, run};
+
+    /// Under 4.7.0 with a replica whose replication stalls, A's renewal
+    /// at about 1.1 s is a batch with a `WAIT` that blocks A's connection
+    /// for its 1 s timeout; A's unlock at about 1.6 s waits behind it
+    /// and runs when it answers, at about 2.1 s, long before the 3 s TTL
+    /// the renewal set runs out. The record must name the unlock: naming
+    /// the renewal, whose reply came first, said the key expired (4.7.0
+    /// seed 12599).
+    #[test]
+    fn an_unlock_queued_behind_a_wait_is_recorded_as_the_unlock() {
+        let mut s = spec(vec![client("A", vec![thread(100, critical(1_500))])]);
+        s.profile = "4.7.0".parse().expect("a release");
+        s.watchdog_timeout_ms = 3_000;
+        s.horizon_ms = 20_000;
+        s.redis.replicas = 1;
+        s.faults = FaultPlan(vec![Fault::ReplicationDrop(ReplicationDrop {
+            at_ms: 500,
+            duration_ms: 5_000,
+        })]);
+        let r = run(&s).expect("valid");
+        let text = r.history.to_string();
+        assert!(text.contains("renew redisson:lock"), "{text}");
+        let freed: Vec<&str> = text.lines().filter(|l| l.contains(" free (")).collect();
+        assert_eq!(freed.len(), 1, "{text}");
+        assert!(freed[0].contains("free (unlock by A)"), "{text}");
     }
 }

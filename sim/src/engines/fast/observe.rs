@@ -155,8 +155,22 @@ impl World<'_> {
 
     /// [`World::observe`] after a command of client `c`: its process is
     /// named only when a change is recorded, not after every command.
-    pub(crate) fn observe_command(&mut self, lock: &LockName, c: u32, purpose: Purpose) {
-        let deletes = matches!(purpose, Purpose::Unlock | Purpose::ForceUnlock);
+    /// `since` is the primary's keyspace version before the command ran:
+    /// an unlock that found its key past its TTL, which Redis dropped on
+    /// expiry as the unlock touched it, freed nothing (4.7.0 seed 63343:
+    /// a renewal behind a `WAIT` had moved the TTL unobserved).
+    pub(crate) fn observe_command(
+        &mut self,
+        lock: &LockName,
+        c: u32,
+        purpose: Purpose,
+        since: u64,
+    ) {
+        let deletes = matches!(purpose, Purpose::Unlock | Purpose::ForceUnlock)
+            && !self
+                .redis
+                .server
+                .expired_since(lock.with_kind(LockKind::Lock).as_str(), since);
         self.observe_with(lock, true, deletes, |w| ServerCause::Command {
             by: w.procs[c as usize].proc(),
             purpose,

@@ -133,8 +133,9 @@ mod tests {
     /// replica's `WAIT` error (not its script's `READONLY`) while Redis
     /// still names A: a false unlock error. Under 3.45.1 the batch is
     /// retried after the 1.5 s retry interval, reaches the new primary
-    /// and the unlock runs. Both engines tell the same story; an engine
-    /// that closed the connections at the demotion (a failover) or never
+    /// and the unlock runs. Both engines tell the same story (the
+    /// connections the demotion closed are back before the unlock); an
+    /// engine that took Redis down at the demotion (a failover) or never
     /// demoted the primary would give no WAIT error at all.
     #[test]
     fn a_demoted_primary_fails_the_unlock_until_3_45_1() {
