@@ -57,43 +57,43 @@ pub enum LockScript {
     /// Force unlock, Redisson 3.22.0 and later: as [`Self::ForceUnlock`],
     /// publishing with the command in `ARGV[2]`.
     ForceUnlockPublishArg,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_ACQUIRE_FIXED_LEASE`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_ACQUIRE_FIXED_LEASE`.
     ReadAcquireFixedLease,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_ACQUIRE`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_ACQUIRE`.
     ReadAcquire,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_RENEW`.
     ReadRenew,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH_SHADOWED`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_RENEW_BATCH_SHADOWED`.
     ReadRenewBatchShadowed,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_RENEW_BATCH`.
     ReadRenewBatch,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_RENEW_BATCH_OWN`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_RENEW_BATCH_OWN`.
     ReadRenewBatchOwn,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_UNLOCK`.
     ReadUnlock,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_PUBLISH_ARG`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_UNLOCK_PUBLISH_ARG`.
     ReadUnlockPublishArg,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_LATCHED_ONE`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_UNLOCK_LATCHED_ONE`.
     ReadUnlockLatchedOne,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_UNLOCK_LATCHED`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_UNLOCK_LATCHED`.
     ReadUnlockLatched,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_FORCE_UNLOCK`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_FORCE_UNLOCK`.
     ReadForceUnlock,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `READ_FORCE_UNLOCK_PUBLISH_ARG`.
+    /// `RReadWriteLock`: see `script_rw`'s `READ_FORCE_UNLOCK_PUBLISH_ARG`.
     ReadForceUnlockPublishArg,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_ACQUIRE`.
+    /// `RReadWriteLock`: see `script_rw`'s `WRITE_ACQUIRE`.
     WriteAcquire,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK`.
+    /// `RReadWriteLock`: see `script_rw`'s `WRITE_UNLOCK`.
     WriteUnlock,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_PUBLISH_ARG`.
+    /// `RReadWriteLock`: see `script_rw`'s `WRITE_UNLOCK_PUBLISH_ARG`.
     WriteUnlockPublishArg,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_LATCHED_ONE`.
+    /// `RReadWriteLock`: see `script_rw`'s `WRITE_UNLOCK_LATCHED_ONE`.
     WriteUnlockLatchedOne,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_UNLOCK_LATCHED`.
+    /// `RReadWriteLock`: see `script_rw`'s `WRITE_UNLOCK_LATCHED`.
     WriteUnlockLatched,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_FORCE_UNLOCK`.
+    /// `RReadWriteLock`: see `script_rw`'s `WRITE_FORCE_UNLOCK`.
     WriteForceUnlock,
-    /// `RReadWriteLock`: see [`crate::script_rw`]'s `WRITE_FORCE_UNLOCK_PUBLISH_ARG`.
+    /// `RReadWriteLock`: see `script_rw`'s `WRITE_FORCE_UNLOCK_PUBLISH_ARG`.
     WriteForceUnlockPublishArg,
     /// `RFairLock` `acquireFailedAsync` (Redisson 3.32.0 to 4.7.0): `KEYS`
     /// queue, timeout set; `ARGV` `<uuid>:<tid>`, the wait ms. Takes the
@@ -120,27 +120,27 @@ pub enum LockScript {
     /// `RFairLock` force unlock (3.32.0 to 4.7.0): `KEYS` K, queue, timeout
     /// set, channel prefix; `ARGV` message, now, publish command.
     FairForceUnlock,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_FAILED_HEAD`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_ACQUIRE_FAILED_HEAD`.
     FairAcquireFailedHead,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_TRY_ACQUIRE_LEGACY`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_TRY_ACQUIRE_LEGACY`.
     FairTryAcquireLegacy,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_FROM_HEAD`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_ACQUIRE_FROM_HEAD`.
     FairAcquireFromHead,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_LEGACY`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_UNLOCK_LEGACY`.
     FairUnlockLegacy,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_FORCE_UNLOCK_LEGACY`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_FORCE_UNLOCK_LEGACY`.
     FairForceUnlockLegacy,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_TRY_ACQUIRE_UNCHECKED_PURGE`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_TRY_ACQUIRE_UNCHECKED_PURGE`.
     FairTryAcquireUncheckedPurge,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_UNCHECKED_PURGE`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_ACQUIRE_UNCHECKED_PURGE`.
     FairAcquireUncheckedPurge,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_PUBLISH_ARG`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_UNLOCK_PUBLISH_ARG`.
     FairUnlockPublishArg,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_FORCE_UNLOCK_PUBLISH_ARG`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_FORCE_UNLOCK_PUBLISH_ARG`.
     FairForceUnlockPublishArg,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_UNLOCK_LATCHED_UNCHECKED_PURGE`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_UNLOCK_LATCHED_UNCHECKED_PURGE`.
     FairUnlockLatchedUncheckedPurge,
-    /// `RFairLock` before 3.32.0: see [`crate::script_fair_legacy::FAIR_ACQUIRE_OWN_DEADLINE`].
+    /// `RFairLock` before 3.32.0: see `script_fair_legacy::FAIR_ACQUIRE_OWN_DEADLINE`.
     FairAcquireOwnDeadline,
     /// `RFencedLock` acquire (3.19.0 to 4.7.0): `KEYS` K, token key;
     /// `ARGV` lease, field. `RLock`'s acquire with an `INCR` of the token

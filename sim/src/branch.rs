@@ -19,21 +19,21 @@
 //! - a [`Reseed`] at the fork: from then on, each link's latencies and
 //!   drops, each fault's draws and the replication lags come from
 //!   streams of the fork's seed, derived from the parent's seed (or its
-//!   last fork's) and the child's number ([`Stream::Branch`]);
+//!   last fork's) and the child's number (`Stream::Branch`);
 //! - each fault of the plan that strikes at or after the fork is drawn
 //!   again, the same kind (the seed's mix of kinds is what reached the
 //!   rare point), at a fresh time between the fork and the end of the
 //!   fault phase, on a fresh client (but a fault that moves a client's
 //!   clock keeps its client, whose clock starts a day ahead from the
 //!   run's start), with fresh fields
-//!   ([`Stream::BranchPlan`]); a draw the plan cannot take (an overlap,
+//!   (`Stream::BranchPlan`); a draw the plan cannot take (an overlap,
 //!   a window past the liveness phase's start) is drawn again, up to
 //!   [`REDRAWS`] times, and otherwise the fault is kept. Faults keep
 //!   their places in the plan, so every draw before the fork is the
 //!   parent's and the child is the parent up to the fork, byte for byte.
 //!
 //! Where to fork is [`fork_at`]: one ms after the first instant the run
-//! passed a [`RARE`] place of the lock's algorithm (the fast engine
+//! passed a rare place (rarer than one run in [`RARE_PER`]) of the lock's algorithm (the fast engine
 //! notes when each place was first passed), so the fork falls after the
 //! rare point and every child reaches it too.
 

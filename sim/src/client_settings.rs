@@ -10,7 +10,7 @@ use crate::model::rng::{self, Stream};
 use crate::model::validate::MAX_RETRY_ATTEMPTS;
 use crate::{RetryJitter, SimSpec};
 
-/// The chance that a scenario of the default kinds ([`SwarmKinds::Swarm`])
+/// The chance that a scenario of the default kinds ([`crate::SwarmKinds::Swarm`])
 /// gives its clients Redisson settings of their own instead of the
 /// release's defaults.
 pub const SETTINGS_CHANCE: f64 = 0.25;

@@ -5,7 +5,7 @@
 //! (what has to happen for the place in Redisson's algorithm or the
 //! history condition to be reached), not learnt from the counts of
 //! earlier seeds: a seed's run must not depend on the range it is swept
-//! in. Each seed draws one target from [`TARGETS`] ([`Stream::Directed`]);
+//! in. Each seed draws one target from [`TARGETS`] (`Stream::Directed`);
 //! the target's kinds are enabled with [`TARGET_KIND_CHANCE`], every other
 //! kind with [`OTHER_KIND_CHANCE`] (fewer unrelated faults, many of which
 //! excuse what they touch), and its workload features are always drawn.

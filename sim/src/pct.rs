@@ -16,7 +16,7 @@
 //! by one fixed delay, so it runs after everything else due within that
 //! delay, as a thread at the lowest priority would; outside the windows
 //! callbacks run in Redisson's usual order. A seed draws its depth
-//! (`1..=`[`MAX_DEPTH`]) and its change points from [`Stream::Pct`], so
+//! (`1..=`[`MAX_DEPTH`]) and its change points from `Stream::Pct`, so
 //! every other draw of the seed stays as the uniform swarm drew it, and
 //! every engine carries the windows out as it carries any `interleave`.
 

@@ -10,7 +10,7 @@
 //! uniform for at least half of them.
 //!
 //! A seed's arm is a pure function of the strategy and the seed, drawn
-//! from a stream of its own ([`Stream::Arm`]), never of the range, the
+//! from a stream of its own (`Stream::Arm`), never of the range, the
 //! thread count or what earlier seeds reached (adaptive weighting would
 //! make a seed's run depend on its range): a seed's history, verdict and
 //! label are the same alone and inside any range. The uniform arm is
@@ -59,7 +59,7 @@ impl Strategy {
     }
 
     /// The arm that draws `seed`'s scenario: the strategy itself, or for
-    /// the portfolio one arm drawn from the seed's [`Stream::Arm`] (two
+    /// the portfolio one arm drawn from the seed's `Stream::Arm` (two
     /// quarters uniform, one directed, one PCT).
     pub fn arm(self, seed: u64) -> Strategy {
         match self {

@@ -7,7 +7,7 @@
 //!
 //! Write `cli/NAME.rs` with a documented `#[derive(clap::Args)]` struct
 //! (its doc comment is the subcommand's help) that implements [`Execute`],
-//! then add one line `Name(NAME::NameArgs),` to the [`commands!`] list
+//! then add one line `Name(NAME::NameArgs),` to the `commands!` list
 //! below. The module, the enum variant and its dispatch are generated from
 //! that line; help and the shell completions follow from clap, and
 //! `every_subcommand_is_listed_everywhere` checks they do.

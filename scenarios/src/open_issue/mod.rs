@@ -17,10 +17,10 @@ use serde::Serialize;
 use sim::{History, Outcome, RecordKind, ServerCause, Violation, Who};
 
 /// An upstream issue, open with no fix, whose path a run took; or a
-/// defect no upstream issue reports ([`UNREPORTED`]).
+/// defect no upstream issue reports (`UNREPORTED`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct OpenIssue {
-    /// The upstream issue (`#4109`), or [`UNREPORTED`].
+    /// The upstream issue (`#4109`), or `UNREPORTED`.
     pub upstream: &'static str,
     /// What happens on the path, in one line.
     pub path: &'static str,

@@ -162,7 +162,7 @@ pub enum SweepEnd {
 /// prints the summary, the defects grouped by signature, and shrinks
 /// every defect group's first run and the first expected losses; or,
 /// when `interrupt` is set, prints the summary so far and how to resume.
-/// With `json`, prints one object instead (see [`Report`]).
+/// With `json`, prints one object instead (see `Report`).
 pub fn explore_sweep(
     o: &ExploreOptions,
     interrupt: &AtomicBool,
