@@ -224,14 +224,23 @@ mod tests {
         let ports: Vec<u16> = (0..deployment.len()).map(|i| deployment.port(i)).collect();
         drop(deployment);
         assert!(!dir.exists(), "{} is left", dir.display());
-        for pid in pids {
+        for pid in &pids {
             assert!(
                 !PathBuf::from(format!("/proc/{pid}")).exists(),
                 "redis-server {pid} is left"
             );
         }
+        // A parallel test may take a freed port at once: what must not
+        // answer there is one of ours.
         for port in ports {
-            assert!(TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err());
+            if let Ok(pid) =
+                fake_redis::testing::server_pid((Ipv4Addr::LOCALHOST, port).into(), None)
+            {
+                assert!(
+                    !pids.contains(&pid),
+                    "redis-server {pid} still serves {port}"
+                );
+            }
         }
     }
 }
