@@ -96,7 +96,8 @@ impl LockClient {
             .filter(|(_, p)| mine(&p.owner))
             .map(|(t, _)| *t)
             .collect();
-        if !in_flight.is_empty() || !resending.is_empty() {
+        let probed = self.abandon_probed(thread, cancels, &abandoned);
+        if !in_flight.is_empty() || !resending.is_empty() || probed {
             self.reach(super::Sometimes::AcquireAbandoned);
         }
         for request in in_flight {
@@ -225,6 +226,45 @@ mod tests {
             let renewals = h.sends().iter().filter(|&&p| p == Purpose::Renew).count();
             assert_eq!(renewals >= 3, renewed, "{text}: {renewals}");
         }
+    }
+
+    /// With a replica, 4.7.0's first lock script waits for the probe
+    /// (`WAIT 0 0`, `WAITAOF 0 0 0`), a stage of the same chained future:
+    /// an interrupt there abandons the script as one on the wire. It goes
+    /// out once the probe answers, and its reply runs the acquire's
+    /// callback (#5358) instead of answering the thread's next call. In
+    /// explore seed 5574 (4.7.0) that reply answered the thread's
+    /// `unlock()`, which threw "not locked by current thread" with the
+    /// lock held.
+    #[test]
+    fn an_interrupt_during_the_probe_abandons_the_script() {
+        let mut h = Harness::with_replicas("4.7.0", 1);
+        let wait = Some(crate::Millis(10_000));
+        h.call(T1, "l", Call::TryLock { wait, lease: None })
+            .unwrap();
+        let probe = [h.expect(Purpose::Probe), h.expect(Purpose::Probe)];
+        assert!(h.m.interrupt(h.now, T1));
+        assert_eq!(h.expect_return(T1), Err(LockError::Interrupted));
+        h.reply(probe[0], Value::Int(0));
+        h.reply(probe[1], Value::Array(vec![Value::Int(0), Value::Int(0)]));
+        let acquire = h.expect(Purpose::Acquire);
+        let acquire_sync = h.expect(Purpose::Sync);
+        h.call(T1, "l", Call::Unlock).unwrap();
+        let unlock = h.expect(Purpose::Unlock);
+        let unlock_sync = h.expect(Purpose::Sync);
+        h.reply(acquire, Value::Nil);
+        h.reply(acquire_sync, Value::Int(1));
+        assert_eq!(
+            h.returned(T1),
+            None,
+            "the acquire's reply answered the unlock"
+        );
+        h.reply(unlock, Value::Int(1));
+        h.reply(unlock_sync, Value::Int(1));
+        assert!(matches!(
+            h.returned(T1),
+            Some(Ok(crate::CallOutcome::Unlocked { .. }))
+        ));
     }
 
     /// `lock()` waiting on the latch ignores an interrupt; in its round

@@ -37,15 +37,17 @@
 //! scripts never use WAITAOF).
 //!
 //! A probe in flight is two requests of its own; the script waits in the
-//! probe's table, where an interrupt does not find it (its call is
-//! answered when the script's reply comes, as Redisson's chained future
-//! does).
+//! probe's table. The probe is a stage of the script's chained future, so
+//! an interrupt treats a script waiting here as one on the wire (see
+//! `interrupt`): it goes out after the probe all the same, and its reply
+//! goes to the abandoned acquire's callback, never to the thread's next
+//! call.
 
 use bytes::Bytes;
 
 use super::request::{Kind, Owner, Tries};
 use super::{LockClient, Purpose};
-use crate::{LockName, Millis, Switch, TransportError, Value};
+use crate::{LockName, Millis, Switch, ThreadId, TransportError, Value};
 
 /// Which of the two commands the client believes the server has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,6 +237,32 @@ impl LockClient {
         probe.replies = [None, None];
         self.set_timer(now.plus(pause), super::TimerKind::ProbeRetry(id));
         self.probes.insert(id, probe);
+    }
+
+    /// The scripts of `thread`'s interrupted call that wait for a probe:
+    /// dropped when the release's cancel reaches them, else handed to
+    /// `abandoned`'s callback. Whether there was one.
+    pub(super) fn abandon_probed(
+        &mut self,
+        thread: ThreadId,
+        cancels: bool,
+        abandoned: &super::interrupt::Abandoned,
+    ) -> bool {
+        let waiting: Vec<u64> = self
+            .probes
+            .iter()
+            .filter(|(_, p)| p.owner.is_call_of(thread))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in &waiting {
+            if cancels {
+                // Its two commands' replies then find no probe.
+                self.probes.remove(id);
+            } else if let Some(probe) = self.probes.get_mut(id) {
+                probe.owner.abandon(abandoned.clone());
+            }
+        }
+        !waiting.is_empty()
     }
 
     /// The retry delay of probe `id` is over: its batch goes again.
