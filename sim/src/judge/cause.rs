@@ -144,6 +144,11 @@ pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     {
         return Cause::beyond(spec, why, Some(f));
     }
+    if v.invariant == Invariant::LostWakeup
+        && let Some(cause) = lost_unlock::slept_past_expiry(spec, history, v)
+    {
+        return cause;
+    }
     // Liveness is judged only after the last fault's effect is over, so
     // no fault can explain it, but for a crash that left a fair-lock
     // waiter's place queued, which Redisson keeps for minutes by design,
@@ -453,6 +458,8 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
                 Cause::beyond(spec, format!("the key expired at {at}: {why}"), Some(f))
             } else if let Some((why, f)) = late_reply::late_reply(spec, history, v, end) {
                 Cause::beyond(spec, format!("the key expired at {at}: {why}"), Some(f))
+            } else if let Some((why, f)) = lost_unlock::renewal_cancelled(spec, history, v, end) {
+                Cause::beyond(spec, format!("the key expired at {at}: {why}"), Some(f))
             } else {
                 return Some(Cause::Defect);
             }
@@ -537,7 +544,7 @@ fn coverage(spec: &SimSpec, v: &Violation, start: u64, end: u64) -> u64 {
 }
 
 /// The lock the violation's events name.
-fn violated_lock(history: &History, v: &Violation) -> Option<LockName> {
+pub(crate) fn violated_lock(history: &History, v: &Violation) -> Option<LockName> {
     v.events
         .iter()
         .find_map(|&i| match &history.records.get(i)?.kind {

@@ -12,9 +12,10 @@
 //! watchdog's doing. An unlock Redis answered, even with "not locked by
 //! current thread", is not this path.
 
-use crate::model::history::{Outcome, RecordKind};
+use super::Cause;
+use crate::model::history::{Outcome, RecordKind, ServerCause};
 use crate::{History, SimSpec, SimTime, Violation};
-use lockcore::{Call, LockName};
+use lockcore::{Call, LockKind, LockName};
 
 /// The fault that made a thread of `v`'s clients lose an unlock of the
 /// violated lock before `v`, as the cause's text.
@@ -73,6 +74,118 @@ pub(crate) fn explains<'s>(
         SimTime::from_ms(f.at_ms())
     );
     Some((why, f))
+}
+
+/// A waiter judged late past the expiry of a key that a lost unlock left
+/// behind (what [`explains`] finds for the key's last holder). An expiry
+/// publishes nothing, so the waiter wakes on the TTL it last read, which
+/// the holder's count-down unlocks may have shortened since: a reentrant
+/// write lock's entry adds a lease to the TTL, its count-down sets one
+/// lease. Without the lost unlock the last unlock would have published;
+/// the fault that lost it explains the wait (4.7.0 seed 39789: a dropped
+/// unlock of C's write lock, whose key then expired 21 s before the
+/// waiter's timer).
+pub(crate) fn slept_past_expiry(spec: &SimSpec, history: &History, v: &Violation) -> Option<Cause> {
+    let &freed = v.events.get(1)?;
+    let RecordKind::Server {
+        lock,
+        cause: ServerCause::Expiry,
+        ..
+    } = &history.records.get(freed)?.kind
+    else {
+        return None;
+    };
+    let holder = history.records[..freed]
+        .iter()
+        .rev()
+        .find_map(|r| match &r.kind {
+            RecordKind::Server {
+                lock: l, holder, ..
+            } if l == lock => Some(holder.as_ref()),
+            _ => None,
+        })??;
+    let expired = Violation {
+        at: history.records[freed].at,
+        clients: vec![holder.client.to_string()],
+        events: vec![freed],
+        ..v.clone()
+    };
+    let (why, fault) = explains(spec, history, &expired)?;
+    let why = format!("{lock} expired unannounced after {why}");
+    Some(Cause::beyond(spec, why, Some(fault)))
+}
+
+/// A key that expired after an unlock that a fault failed cancelled its
+/// renewal. Redisson cancels one entry count on every unlock whatever its
+/// result (from 3.8.1); when the entry counts fewer holds than the thread
+/// (a renewal's 0 after Redis lost the key removed it, and the thread's
+/// next `lock()` made the key anew as if it re-entered), the failed
+/// unlock stops the watchdog while the thread still holds, and the key
+/// expires. The fault that failed the unlock explains the expiry, if no
+/// renewal of the key went out after it (4.7.0 seed 52438: a restart
+/// loses B/t1's key; B/t1's unlock, refused during a failover, stops the
+/// renewal of the hold it keeps, and B/t2 takes the key 9 s later).
+pub(crate) fn renewal_cancelled<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    v: &'s Violation,
+    expired: u64,
+) -> Option<(String, &'s crate::Fault)> {
+    let key = super::violated_lock(history, v)?.with_kind(LockKind::Lock);
+    let on_key = |l: &LockName| l.with_kind(LockKind::Lock) == key;
+    let ours = |c: &str| v.clients.iter().any(|x| x == c);
+    let mut calls: Vec<(&crate::model::history::Who, SimTime)> = Vec::new();
+    let mut failed: Option<(SimTime, SimTime)> = None;
+    for r in history
+        .records
+        .iter()
+        .take_while(|r| r.at.as_ms() <= expired)
+    {
+        match &r.kind {
+            RecordKind::Call {
+                who,
+                lock,
+                call: Call::Unlock,
+            } if on_key(lock) && ours(&who.client) => calls.push((who, r.at)),
+            RecordKind::Return {
+                who,
+                lock,
+                call: Call::Unlock,
+                outcome: Outcome::Error { message, .. },
+            } if on_key(lock) && unanswered(message) => {
+                if let Some(i) = calls.iter().position(|(w, _)| *w == who) {
+                    failed = Some((calls.swap_remove(i).1, r.at));
+                }
+            }
+            RecordKind::RenewSent { process, lock, .. }
+                if on_key(lock) && ours(&process.client) =>
+            {
+                failed = None;
+            }
+            _ => {}
+        }
+    }
+    let (sent, failed_at) = failed?;
+    let f = super::faults_on(spec, v, sent.as_ms(), failed_at.as_ms()).next()?;
+    let why = format!(
+        "an unlock that failed at {failed_at} ({} at {}) cancelled its renewal",
+        f.text(),
+        SimTime::from_ms(f.at_ms())
+    );
+    Some((why, f))
+}
+
+/// Whether an unlock's error says Redis never answered it (a timeout, a
+/// lost connection). An unlock that failed for too few synced replicas
+/// is not one: its retries cancel renewal once per attempt, the path not
+/// reported upstream that `open_issue` names, which no fault excuses.
+fn unanswered(message: &str) -> bool {
+    [
+        "transport error: timed out",
+        "transport error: connection lost",
+    ]
+    .iter()
+    .any(|p| message.starts_with(p))
 }
 
 /// Whether a client of `v` renewed the violated lock after `v` and after

@@ -237,6 +237,13 @@ impl Violation {
         self.own_doing = true;
         self
     }
+
+    /// The Redis key of the lock its events name, in `history` (the run
+    /// that found it): one key for every object of a read-write lock.
+    pub fn key(&self, history: &History) -> Option<String> {
+        let lock = crate::judge::cause::violated_lock(history, self)?;
+        Some(lock.with_kind(lockcore::LockKind::Lock).as_str().to_owned())
+    }
 }
 
 impl fmt::Display for Violation {
