@@ -75,13 +75,18 @@ pub fn defects_attributed(spec: &SimSpec, run: &Run, engine: &sim::Engine) -> Ve
 fn attributed(experiments: &mut Experiments<'_>, run: &Run) -> Vec<Defect> {
     let mut found = defects_signed(run);
     for d in &mut found {
+        let first = run
+            .violations
+            .iter()
+            .find(|v| v.cause == Cause::Defect && v.invariant == d.invariant);
+        experiments.key = first.and_then(|v| v.key(&run.history));
         d.fixed_by = fixed_by(experiments, d.invariant);
         if d.fixed_by.is_none() {
-            d.open_issue = run
-                .violations
-                .iter()
-                .find(|v| v.cause == Cause::Defect && v.invariant == d.invariant)
-                .and_then(|v| open_issue(experiments.spec.profile, &run.history, v));
+            d.open_issue =
+                first.and_then(|v| open_issue(experiments.spec.profile, &run.history, v));
+        }
+        if d.fixed_by.is_none() && d.open_issue.is_none() {
+            d.fixed_by = masked_fix(experiments, d.invariant);
         }
     }
     found
@@ -194,6 +199,33 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
     strict_like_run(experiments, &removing, invariant).map(fix)
 }
 
+/// Last, for a defect neither a fix nor an open issue names: a fix that
+/// the tests of [`fixed_by`] miss because the run needs two to lose the
+/// defect, the path it took and another that fixing the first lays bare
+/// (3.45.0 seed 454: a re-entrant holder's stale head renews A/t1's
+/// field, so A/t2's key expires, #6144; with #6144 alone, #6844's race
+/// breaks the same lock earlier). Each fix the release lacks, oldest
+/// first, is tested as a pair on the newest release given the run's
+/// switches that fix nothing, where every other fix is in force.
+fn masked_fix(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
+    let release = experiments.spec.profile;
+    let newest_like_run = like(Release::version(lockcore::Version::NEWEST), release);
+    let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
+        .iter()
+        .filter(|s| s.info().fixes && !release.has(**s))
+        .filter_map(|s| Some((s.info().since?, *s)))
+        .collect();
+    fixes.sort();
+    let (since, switch) = fixes
+        .into_iter()
+        .find(|&(_, switch)| experiments.pair(newest_like_run, switch, invariant))?;
+    Some(Fix {
+        switch: switch.name().to_owned(),
+        upstream: switch.info().upstream.to_owned(),
+        release: since.to_string(),
+    })
+}
+
 /// The last test: the strict test again, given the run's release's
 /// behaviour where a switch fixes nothing (the timer's tick, the WAIT for
 /// replicas), so a defect shown without the fix is not an artefact of
@@ -294,6 +326,14 @@ struct Experiments<'a> {
     /// The runs made so far (the explored run itself first, when every
     /// client ran the spec's release).
     known: Vec<Known>,
+    /// The Redis key of the defect being attributed (its first
+    /// violation's): an experiment shows it only by a defect of its
+    /// invariant on that key, so a fix that removes it is named even when
+    /// the run broke the invariant on another lock too, by another path
+    /// (3.45.0 seed 349: a re-entrant spin lock renewed after its unlock,
+    /// #6144, and a read lock, PR #6883). Not its clients too: a fix
+    /// moves which waiters a liveness failure names (3.45.0 seed 6823).
+    key: Option<String>,
     /// Whether a known run answers for other releases that agree with it
     /// on what it read (off: only for its own switches; tests compare).
     reuse: bool,
@@ -305,7 +345,7 @@ struct Experiments<'a> {
 struct Known {
     switches: SwitchSet,
     read: SwitchSet,
-    defects: Option<Vec<Invariant>>,
+    defects: Option<Vec<(Invariant, Option<String>)>>,
 }
 
 impl Known {
@@ -313,7 +353,7 @@ impl Known {
         Known {
             switches,
             read: run.switches_read,
-            defects: Some(defect_invariants(run).collect()),
+            defects: Some(defect_keys(run).collect()),
         }
     }
 }
@@ -324,6 +364,14 @@ fn defect_invariants(run: &Run) -> impl Iterator<Item = Invariant> + '_ {
         .iter()
         .filter(|v| v.cause == Cause::Defect)
         .map(|v| v.invariant)
+}
+
+/// The invariants `run` broke as defects, each with the key it broke on.
+fn defect_keys(run: &Run) -> impl Iterator<Item = (Invariant, Option<String>)> + '_ {
+    run.violations
+        .iter()
+        .filter(|v| v.cause == Cause::Defect)
+        .map(|v| (v.invariant, v.key(&run.history)))
 }
 
 impl<'a> Experiments<'a> {
@@ -344,6 +392,7 @@ impl<'a> Experiments<'a> {
             engine,
             asked,
             known,
+            key: None,
             reuse: true,
         }
     }
@@ -375,7 +424,11 @@ impl<'a> Experiments<'a> {
             }
         };
         let defects = self.known[i].defects.as_ref();
-        defects.map(|d| d.contains(&invariant))
+        let key = self.key.as_ref();
+        defects.map(|d| {
+            d.iter()
+                .any(|(i, k)| *i == invariant && key.is_none_or(|key| k.as_ref() == Some(key)))
+        })
     }
 
     /// The spec run under `release` on the engine. A release under which
