@@ -131,26 +131,8 @@ pub(crate) fn defects_signed(run: &Run) -> Vec<Defect> {
 /// last tests may still be one that only shifts the timing.
 fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
     let release = experiments.spec.profile;
-    let replicas = experiments.spec.redis.replicas > 0;
-    // A fix of what happens after the WAIT for replicas cannot act on a
-    // run that sends none (no replicas, or a release before 3.16.7).
-    let can_act = |s: &Switch| match s.needs() {
-        Some(Switch::LockWaitsForReplicas) => replicas && release.has(Switch::LockWaitsForReplicas),
-        Some(other) => release.has(other),
-        None => true,
-    };
-    let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
-        .iter()
-        .filter(|s| s.info().fixes && !release.has(**s) && can_act(s))
-        .filter_map(|s| Some((s.info().since?, *s)))
-        .collect();
-    fixes.sort();
+    let fixes = candidate_fixes(experiments.spec);
     let newest = Release::version(lockcore::Version::NEWEST);
-    let fix = |(since, switch): (lockcore::Version, Switch)| Fix {
-        switch: switch.name().to_owned(),
-        upstream: switch.info().upstream.to_owned(),
-        release: since.to_string(),
-    };
     // Oldest first, the first removing fix that passes the strict test
     // wins; the rest need testing only when none does.
     let mut removing = Vec::new();
@@ -199,6 +181,35 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
     strict_like_run(experiments, &removing, invariant).map(fix)
 }
 
+/// The fixes the run's release lacks that could act on it, oldest first.
+/// A fix of what happens after the WAIT for replicas cannot act on a run
+/// that sends none (no replicas, or a release before 3.16.7).
+fn candidate_fixes(spec: &SimSpec) -> Vec<(lockcore::Version, Switch)> {
+    let release = spec.profile;
+    let replicas = spec.redis.replicas > 0;
+    let can_act = |s: &Switch| match s.needs() {
+        Some(Switch::LockWaitsForReplicas) => replicas && release.has(Switch::LockWaitsForReplicas),
+        Some(other) => release.has(other),
+        None => true,
+    };
+    let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
+        .iter()
+        .filter(|s| s.info().fixes && !release.has(**s) && can_act(s))
+        .filter_map(|s| Some((s.info().since?, *s)))
+        .collect();
+    fixes.sort();
+    fixes
+}
+
+/// What a fix, shipped in `since`, is named.
+fn fix((since, switch): (lockcore::Version, Switch)) -> Fix {
+    Fix {
+        switch: switch.name().to_owned(),
+        upstream: switch.info().upstream.to_owned(),
+        release: since.to_string(),
+    }
+}
+
 /// Last, for a defect neither a fix nor an open issue names: a fix that
 /// the tests of [`fixed_by`] miss because the run needs two to lose the
 /// defect, the path it took and another that fixing the first lays bare
@@ -208,22 +219,12 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
 /// first, is tested as a pair on the newest release given the run's
 /// switches that fix nothing, where every other fix is in force.
 fn masked_fix(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
-    let release = experiments.spec.profile;
-    let newest_like_run = like(Release::version(lockcore::Version::NEWEST), release);
-    let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
-        .iter()
-        .filter(|s| s.info().fixes && !release.has(**s))
-        .filter_map(|s| Some((s.info().since?, *s)))
-        .collect();
-    fixes.sort();
-    let (since, switch) = fixes
+    let newest = Release::version(lockcore::Version::NEWEST);
+    let newest_like_run = like(newest, experiments.spec.profile);
+    candidate_fixes(experiments.spec)
         .into_iter()
-        .find(|&(_, switch)| experiments.pair(newest_like_run, switch, invariant))?;
-    Some(Fix {
-        switch: switch.name().to_owned(),
-        upstream: switch.info().upstream.to_owned(),
-        release: since.to_string(),
-    })
+        .find(|&(_, switch)| experiments.pair(newest_like_run, switch, invariant))
+        .map(fix)
 }
 
 /// The last test: the strict test again, given the run's release's
