@@ -13,9 +13,9 @@
 //! current thread", is not this path.
 
 use super::Cause;
-use crate::model::history::{Outcome, RecordKind, ServerCause};
+use crate::model::history::{Outcome, Record, RecordKind, ServerCause, Who};
 use crate::{History, SimSpec, SimTime, Violation};
-use lockcore::{Call, LockKind, LockName};
+use lockcore::{Call, LockError, LockKind, LockName, TransportError};
 
 /// The fault that made a thread of `v`'s clients lose an unlock of the
 /// violated lock before `v`, as the cause's text.
@@ -29,27 +29,15 @@ pub(crate) fn explains<'s>(
     // seed 6961, a fenced lock's dropped unlock).
     let lock = super::violated_lock(history, v)?;
     let on_key = |l: &LockName| l.as_str() == lock.as_str();
-    let mut calls: Vec<(&crate::model::history::Who, SimTime)> = Vec::new();
+    let mut calls = UnlockCalls::default();
     let mut failed: Option<(SimTime, SimTime)> = None;
     for r in history.records.iter().take_while(|r| r.at <= v.at) {
+        let transport = |m: &str| m.starts_with("transport error");
+        if let Some(lost) = calls.see(r, on_key, &v.clients, transport) {
+            failed = Some(lost);
+            continue;
+        }
         match &r.kind {
-            RecordKind::Call {
-                who,
-                lock: l,
-                call: Call::Unlock,
-            } if on_key(l) && v.clients.iter().any(|c| **c == *who.client) => {
-                calls.push((who, r.at));
-            }
-            RecordKind::Return {
-                who,
-                lock: l,
-                call: Call::Unlock,
-                outcome: Outcome::Error { message, .. },
-            } if on_key(l) && message.starts_with("transport error") => {
-                if let Some(i) = calls.iter().position(|(w, _)| *w == who) {
-                    failed = Some((calls.swap_remove(i).1, r.at));
-                }
-            }
             // A release since freed the key: that loss is not this one.
             RecordKind::Return {
                 lock: l,
@@ -134,35 +122,22 @@ pub(crate) fn renewal_cancelled<'s>(
     let key = super::violated_lock(history, v)?.with_kind(LockKind::Lock);
     let on_key = |l: &LockName| l.with_kind(LockKind::Lock) == key;
     let ours = |c: &str| v.clients.iter().any(|x| x == c);
-    let mut calls: Vec<(&crate::model::history::Who, SimTime)> = Vec::new();
+    let mut calls = UnlockCalls::default();
     let mut failed: Option<(SimTime, SimTime)> = None;
     for r in history
         .records
         .iter()
         .take_while(|r| r.at.as_ms() <= expired)
     {
-        match &r.kind {
-            RecordKind::Call {
-                who,
-                lock,
-                call: Call::Unlock,
-            } if on_key(lock) && ours(&who.client) => calls.push((who, r.at)),
-            RecordKind::Return {
-                who,
-                lock,
-                call: Call::Unlock,
-                outcome: Outcome::Error { message, .. },
-            } if on_key(lock) && unanswered(message) => {
-                if let Some(i) = calls.iter().position(|(w, _)| *w == who) {
-                    failed = Some((calls.swap_remove(i).1, r.at));
-                }
-            }
-            RecordKind::RenewSent { process, lock, .. }
-                if on_key(lock) && ours(&process.client) =>
-            {
-                failed = None;
-            }
-            _ => {}
+        if let Some(lost) = calls.see(r, on_key, &v.clients, unanswered) {
+            failed = Some(lost);
+            continue;
+        }
+        if let RecordKind::RenewSent { process, lock, .. } = &r.kind
+            && on_key(lock)
+            && ours(&process.client)
+        {
+            failed = None;
         }
     }
     let (sent, failed_at) = failed?;
@@ -180,12 +155,51 @@ pub(crate) fn renewal_cancelled<'s>(
 /// is not one: its retries cancel renewal once per attempt, the path not
 /// reported upstream that `open_issue` names, which no fault excuses.
 fn unanswered(message: &str) -> bool {
-    [
-        "transport error: timed out",
-        "transport error: connection lost",
-    ]
-    .iter()
-    .any(|p| message.starts_with(p))
+    let timed_out = LockError::from(TransportError::Timeout).to_string();
+    // The connection's own reason follows the prefix.
+    let lost = LockError::from(TransportError::Connection(String::new())).to_string();
+    message.starts_with(&timed_out) || message.starts_with(&lost)
+}
+
+/// The unlock calls of some clients on one key still waiting for their
+/// return, as a scan of the history meets them: the walk both rules make.
+#[derive(Default)]
+struct UnlockCalls<'h> {
+    open: Vec<(&'h Who, SimTime)>,
+}
+
+impl<'h> UnlockCalls<'h> {
+    /// Takes record `r`: an unlock call of one of `clients` on the key
+    /// (`on_key`) opens; its return with an error whose text `failed`
+    /// accepts closes it and gives when it was called and when it failed.
+    fn see(
+        &mut self,
+        r: &'h Record,
+        on_key: impl Fn(&LockName) -> bool,
+        clients: &[String],
+        failed: impl Fn(&str) -> bool,
+    ) -> Option<(SimTime, SimTime)> {
+        match &r.kind {
+            RecordKind::Call {
+                who,
+                lock,
+                call: Call::Unlock,
+            } if on_key(lock) && clients.iter().any(|c| **c == *who.client) => {
+                self.open.push((who, r.at));
+                None
+            }
+            RecordKind::Return {
+                who,
+                lock,
+                call: Call::Unlock,
+                outcome: Outcome::Error { message, .. },
+            } if on_key(lock) && failed(message) => {
+                let i = self.open.iter().position(|(w, _)| *w == who)?;
+                Some((self.open.swap_remove(i).1, r.at))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Whether a client of `v` renewed the violated lock after `v` and after
