@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 39] = [
+const FILES: [(&str, &str); 41] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -172,6 +172,14 @@ const FILES: [(&str, &str); 39] = [
     (
         "sentinel-restart-stops-pubsub-6026",
         include_str!("../history/sentinel-restart-stops-pubsub-6026.toml"),
+    ),
+    (
+        "waitaof-refused-fails-every-lock-6618",
+        include_str!("../history/waitaof-refused-fails-every-lock-6618.toml"),
+    ),
+    (
+        "waitaof-syncs-no-replica-6920",
+        include_str!("../history/waitaof-syncs-no-replica-6920.toml"),
     ),
 ];
 

@@ -346,6 +346,30 @@ fn a_real_redis_refuses_the_wrapped_latch_ttl() {
     );
 }
 
+/// Redisson #6618 on real `redis-server` 7.0 processes, a primary that
+/// writes an AOF (`INFO`: `aof_enabled:1`) and a replica: 7.0 has no
+/// `WAITAOF`. Under 3.47.0 the probe keeps both commands, every lock
+/// script after the probe is followed by `WAITAOF 1 1 <timeout>`, and the real
+/// server refuses it after the script ran: A's unlock releases the lock
+/// and reports the refusal (false-unlock-error). Under 3.48.0 the refusal
+/// reads as no `WAIT` and the scripts go out bare. The real run must give
+/// the fast engine's verdicts, with the server's own refusal text.
+#[test]
+fn a_real_redis_refuses_waitaof_after_every_lock_script_6618() {
+    let scenario = locksim::history_scenario("waitaof-refused-fails-every-lock-6618").expect("row");
+    let comparisons = row_gives_on_real_redis_at(
+        &scenario,
+        &["false-unlock-error (defect)".to_owned()],
+        REAL_SCALE,
+    );
+    let text = comparisons[0].trials[1].run.history.to_string();
+    assert!(
+        // The timeout, WAITAOF's third argument, is scaled to real time.
+        text.contains("unlock -> ERROR transport error: ERR unknown command 'WAITAOF', with args beginning with: '1' '1' '"),
+        "{text}"
+    );
+}
+
 /// Redisson #1604 on a real `redis-server`: under 3.8.0 the watchdog
 /// renews the read lock's hash but not the readers' `rwlock_timeout`
 /// keys, so B's read unlock, seeing no live timeout key of A's, deletes

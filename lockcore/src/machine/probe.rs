@@ -31,10 +31,11 @@
 //! on (`INFO`'s `aof_enabled`, [`Config::aof`](crate::Config::aof)) it is
 //! followed by `WAITAOF 1 <replicas> <timeout>` instead of `WAIT`, whose
 //! second element is the synced count: on a server without WAITAOF every
-//! lock script fails with its unknown-command error (3.46.0-3.51.x,
-//! #6775), and on 7.2 with replicas that write no AOF none is synced
-//! (until 4.0.0, `lock-sync-wait-only`, commit 64bacfef3, where lock
-//! scripts never use WAITAOF).
+//! lock script fails with its unknown-command error (3.46.0-3.47.x,
+//! #6579, #6618; from 3.48.0 the refusal reads as no WAIT and the scripts
+//! go bare until 3.52.0, #6775), and on 7.2 with replicas that write no
+//! AOF none is synced (until 4.0.0, `lock-sync-wait-only`, commit
+//! 64bacfef3, where lock scripts never use WAITAOF; #6920).
 //!
 //! A probe in flight is two requests of its own; the script waits in the
 //! probe's table. The probe is a stage of the script's chained future, so

@@ -49,7 +49,7 @@ mod nodes;
 mod replicated;
 mod sentinel;
 
-use deployment::Deployment;
+use deployment::{Aof, Deployment};
 use nodes::Nodes;
 pub(crate) use replicated::refusal;
 
@@ -94,6 +94,15 @@ fn failed(reason: String) -> SimError {
     }
 }
 
+/// An AOF asked of a server the engine did not start: its persistence is
+/// its own, so the run would not test what the spec says.
+fn unspawned_aof() -> SimError {
+    SimError::Unsupported {
+        engine: "redis".to_owned(),
+        what: "[sim.redis] appendonly = true on --redis redis://...: the engine sets AOF only on servers it starts; run it with --redis spawn".to_owned(),
+    }
+}
+
 /// What the engine does to `spec`'s faults, or why it cannot run `spec`.
 pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
     let actions = action::plan(spec, action::Kinds::Redis)?;
@@ -117,12 +126,6 @@ pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
             ),
         });
     }
-    if spec.redis.appendonly {
-        return Err(SimError::Unsupported {
-            engine: "redis".to_owned(),
-            what: "[sim.redis] appendonly = true: the engine's redis-server runs without persistence; run it on the fast or turmoil engine".to_owned(),
-        });
-    }
     replicated::check(spec)?;
     Ok(actions)
 }
@@ -138,11 +141,16 @@ pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> 
     }
     let actions = plan(spec)?;
     let replicas = spec.redis.replicas;
+    let aof = Aof {
+        primary: spec.redis.appendonly,
+        replicas: spec.redis.replica_appendonly,
+    };
     let (spawned, deployment) = match &opts.target {
         RedisTarget::Url(_) if replicas > 0 => return Err(replicated::not_spawned(replicas)),
+        RedisTarget::Url(_) if aof.primary => return Err(unspawned_aof()),
         RedisTarget::Url(_) => (None, None),
-        RedisTarget::Spawn if replicas > 0 => {
-            (None, Some(RefCell::new(Deployment::start(replicas)?)))
+        RedisTarget::Spawn if replicas > 0 || aof.primary => {
+            (None, Some(RefCell::new(Deployment::start(replicas, aof)?)))
         }
         RedisTarget::Spawn => (Some(super::spawn::SpawnedRedis::start()?), None),
     };
@@ -516,11 +524,12 @@ mod tests {
     use super::*;
     use crate::run::tests::{client, critical, spec, thread};
 
-    /// A scenario for another Redis release line, or with AOF, is refused
-    /// by name: the installed server is 7.0 without persistence, and a
-    /// run on it would pass for a run of the release asked for.
+    /// A scenario for another Redis release line is refused by name: the
+    /// installed server is 7.0, and a run on it would pass for a run of
+    /// the release asked for. An AOF is the engine's to set, so it is
+    /// refused on a server the engine did not start.
     #[test]
-    fn other_versions_and_aof_are_refused() {
+    fn other_versions_and_an_unspawned_aof_are_refused() {
         let base = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
         let mut s = base.clone();
         s.redis.version = fake_redis::RedisVersion::V6_2;
@@ -531,6 +540,14 @@ mod tests {
         assert!(what.contains("Redis 7.0"), "{what}");
         let mut s = base;
         s.redis.appendonly = true;
-        assert!(matches!(plan(&s), Err(SimError::Unsupported { .. })));
+        assert!(plan(&s).is_ok(), "the engine starts a server with an AOF");
+        let url = RealRedis {
+            target: RedisTarget::Url("redis://127.0.0.1:1".to_owned()),
+            time_scale: 1,
+        };
+        let Err(SimError::Unsupported { what, .. }) = play(&s, &url) else {
+            panic!("an AOF on a server the engine did not start must be refused");
+        };
+        assert!(what.starts_with("[sim.redis] appendonly = true"), "{what}");
     }
 }

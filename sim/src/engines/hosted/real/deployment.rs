@@ -1,8 +1,13 @@
-//! A replicated deployment for one run: a primary and `replicas` real
+//! A deployment for one run: a primary and `replicas` real
 //! `redis-server` processes on loopback, each replica started with
-//! `--replicaof` the primary, all without persistence, in a temporary
-//! directory of their own; dropping it (on every path, a panic's unwind
-//! too) kills every process and removes the directory.
+//! `--replicaof` the primary, in a temporary directory of their own;
+//! dropping it (on every path, a panic's unwind too) kills every process
+//! and removes the directory. No server saves RDB snapshots; the primary
+//! writes an AOF when the spec's `appendonly` says so and the replicas
+//! when `replica_appendonly` does (each in a folder of its own, fsync
+//! every second, Redis's default), so `INFO` reports `aof_enabled` as
+//! Redisson 3.46+ reads it. A node keeps its own setting when a failover
+//! changes its role, as the fast engine's nodes do.
 //!
 //! Each server is started from a configuration file of its own, as
 //! Sentinel's servers are: Sentinel's reconfiguration sends `CONFIG
@@ -43,6 +48,21 @@ struct Node {
 pub(crate) struct Deployment {
     dir: PathBuf,
     nodes: Vec<Node>,
+    aof: Aof,
+}
+
+/// Which servers write an AOF: the first primary, and the replicas.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Aof {
+    pub(crate) primary: bool,
+    pub(crate) replicas: bool,
+}
+
+impl Aof {
+    /// Node `i`'s setting (node 0 starts as the primary).
+    fn of(self, i: usize) -> bool {
+        if i == 0 { self.primary } else { self.replicas }
+    }
 }
 
 fn free_port() -> Result<u16, SimError> {
@@ -56,12 +76,12 @@ impl Deployment {
     /// Starts a primary and `replicas` replicas of it and waits until each
     /// accepts connections (the replicas' first sync is waited for by the
     /// engine, which has a RESP connection to ask `INFO replication`).
-    pub(crate) fn start(replicas: u32) -> Result<Deployment, SimError> {
+    pub(crate) fn start(replicas: u32, aof: Aof) -> Result<Deployment, SimError> {
         // A port found free may be taken by another test's server before
         // ours binds it (ours then exits, or another answers): new ports.
         let mut tries = 0;
         loop {
-            match Deployment::start_once(replicas) {
+            match Deployment::start_once(replicas, aof) {
                 Err(e) if tries < 4 => {
                     tries += 1;
                     tracing::debug!("redis deployment did not start ({e}); again on new ports");
@@ -71,7 +91,7 @@ impl Deployment {
         }
     }
 
-    fn start_once(replicas: u32) -> Result<Deployment, SimError> {
+    fn start_once(replicas: u32, aof: Aof) -> Result<Deployment, SimError> {
         // Unique per process and run: runs in one test binary share a pid.
         static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -92,6 +112,7 @@ impl Deployment {
         let mut deployment = Deployment {
             dir,
             nodes: Vec::new(),
+            aof,
         };
         for _ in 0..=replicas {
             let port = free_port()?;
@@ -113,8 +134,10 @@ impl Deployment {
     pub(crate) fn spawn(&mut self, i: usize, replica_of: Option<u16>) -> Result<(), SimError> {
         let port = self.nodes[i].port;
         let conf = self.dir.join(format!("node-{i}.conf"));
+        let appendonly = if self.aof.of(i) { "yes" } else { "no" };
         let mut text = format!(
-            "port {port}\nbind 127.0.0.1\nsave \"\"\nappendonly no\ndir {}\ndbfilename node-{i}.rdb\n\
+            "port {port}\nbind 127.0.0.1\nsave \"\"\nappendonly {appendonly}\nappenddirname node-{i}-aof\n\
+             dir {}\ndbfilename node-{i}.rdb\n\
              repl-diskless-load swapdb\nrepl-diskless-sync no\nenable-debug-command local\n",
             self.dir.display()
         );
@@ -209,7 +232,7 @@ mod tests {
     /// dropped: nothing outlives the run.
     #[test]
     fn dropping_a_deployment_leaves_nothing() {
-        let deployment = match Deployment::start(1) {
+        let deployment = match Deployment::start(1, Aof::default()) {
             Ok(d) => d,
             Err(e) => panic!("this test needs redis-server: {e}"),
         };

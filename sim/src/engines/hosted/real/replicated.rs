@@ -20,7 +20,7 @@ fn unsupported(what: String) -> SimError {
 
 /// Refuses what real replica processes cannot be made to do: a
 /// replication lag of the spec's choosing (a loopback replica's is its
-/// own, well under a millisecond), an AOF on the replicas, and a
+/// own, well under a millisecond), and a
 /// promotion during a `replication-drop` (the stalled replica sleeps
 /// through its promotion and catches up first, so the writes the fast
 /// engine loses would arrive).
@@ -34,11 +34,6 @@ pub(super) fn check(spec: &SimSpec) -> Result<(), SimError> {
             "[sim.redis] replication_lag {}-{}ms: a real replica's lag is the loopback's; run it on the fast or turmoil engine",
             redis.replication_lag.min_ms, redis.replication_lag.max_ms
         )));
-    }
-    if redis.replica_appendonly {
-        return Err(unsupported(
-            "[sim.redis] replica_appendonly = true: the engine's replicas run without persistence; run it on the fast or turmoil engine".to_owned(),
-        ));
     }
     let window = |f: &Fault| Some((f.at_ms(), f.end_ms()?));
     let stalls: Vec<(u64, u64)> = spec
