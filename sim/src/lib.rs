@@ -146,7 +146,8 @@
 //!   spec), `swarm` ([`generate`]) and `workload` ([`Usage`],
 //!   [`Workload`]: what generated scripts do, and the liveness phase),
 //!   `client_settings` ([`SETTINGS_CHANCE`]: generated clients' Redisson
-//!   settings), `branch` ([`BranchPath`]: a run re-run from its first rare
+//!   settings), `server_settings` ([`SERVER_CHANCE`]: generated Redis's
+//!   release line, AOFs and replicas), `branch` ([`BranchPath`]: a run re-run from its first rare
 //!   point with fresh draws).
 //!
 //! A new fault kind is its own file in `model/fault/` plus one line in
@@ -171,6 +172,7 @@ mod lock_types;
 mod model;
 pub mod pct;
 mod run;
+mod server_settings;
 mod strategy;
 mod swarm;
 mod workload;
@@ -211,6 +213,7 @@ pub use model::validate::{
     NAME_RULE, is_identifier, validate_spec,
 };
 pub use run::{Run, run, run_owned, run_real, run_turmoil};
+pub use server_settings::SERVER_CHANCE;
 pub use strategy::{Strategy, UnknownStrategy};
 pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use workload::{PROBE, Usage, Workload};

@@ -184,6 +184,7 @@ pub(crate) fn generate_typed(
     // others do.
     if workload.kinds == SwarmKinds::Swarm {
         crate::client_settings::draw_mode(&mut spec);
+        crate::server_settings::draw_server(&mut spec);
     }
     spec
 }

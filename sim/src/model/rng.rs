@@ -61,6 +61,9 @@ pub(crate) enum Stream {
     /// The generator's draw of the clients' connection mode (single
     /// server or Sentinel, [`crate::client_settings`]).
     SwarmMode,
+    /// The generator's draw of Redis's own settings: its release line,
+    /// AOF and replicas ([`crate::server_settings`]).
+    SwarmServer,
 }
 
 impl Stream {
@@ -89,6 +92,7 @@ impl Stream {
             Stream::BranchPlan => 14,
             Stream::SwarmDeleteKey => 15,
             Stream::SwarmMode => 16,
+            Stream::SwarmServer => 17,
         }
     }
 }
@@ -201,6 +205,9 @@ mod tests {
             Stream::Directed,
             Stream::Pct,
             Stream::BranchPlan,
+            Stream::SwarmDeleteKey,
+            Stream::SwarmMode,
+            Stream::SwarmServer,
         ];
         for i in [0u32, 1, 2, 7, 15, 255] {
             all.extend([

@@ -1,0 +1,96 @@
+//! Redis's own settings for generated scenarios (issue 52): with some
+//! chance per seed, the default workload's Redis is a replicated
+//! deployment of a drawn release line, with or without an AOF on the
+//! primary and on the replicas, drawn from a stream of its own so that
+//! every other draw of every seed, and every seed that draws none, stays
+//! as it was.
+//!
+//! Redisson 3.46+ probes `WAIT 0 0; WAITAOF 0 0 0` and parses the
+//! server's unknown-command text (6.2's backticks, 7.0's quotes), and
+//! follows lock scripts with `WAITAOF` when `INFO` says `aof_enabled:1`:
+//! a 6.2 or 7.0 server with an AOF refuses it (#6579, #6618), and a 7.2
+//! server's `WAITAOF` counts only replicas that write one (#6920). These
+//! defects need no fault, only the deployment users run.
+
+use fake_redis::RedisVersion;
+use rand::RngExt;
+
+use crate::SimSpec;
+use crate::model::rng::{self, Stream};
+
+/// The chance that a scenario of the default kinds
+/// ([`crate::SwarmKinds::Swarm`]) draws its Redis: a release line, the
+/// AOFs, and replicas when its faults gave it none.
+pub const SERVER_CHANCE: f64 = 0.25;
+
+/// With [`SERVER_CHANCE`], Redis answers as a release line drawn evenly
+/// from [`RedisVersion::ALL`], its primary writes an AOF in half the
+/// draws and its replicas in half, and a Redis without replicas gets one
+/// or two (a deployment with a fault that needs replicas keeps its own).
+/// Every value is drawn whether it is used or not, so a draw never moves
+/// another.
+pub(crate) fn draw_server(spec: &mut SimSpec) {
+    let mut r = rng::stream(spec.seed, Stream::SwarmServer);
+    if !r.random_bool(SERVER_CHANCE) {
+        return;
+    }
+    let version = RedisVersion::ALL[r.random_range(0..RedisVersion::ALL.len())];
+    let appendonly = r.random_bool(0.5);
+    let replica_appendonly = r.random_bool(0.5);
+    let replicas = r.random_range(1..=2);
+    let redis = &mut spec.redis;
+    redis.version = version;
+    redis.appendonly = appendonly;
+    redis.replica_appendonly = replica_appendonly;
+    if redis.replicas == 0 {
+        redis.replicas = replicas;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fake_redis::RedisVersion;
+
+    use crate::{SwarmKinds, Usage, Workload, generate_with, validate_spec};
+
+    /// About a quarter of the default workload's seeds draw their Redis,
+    /// each release line and both AOF settings among them, always with
+    /// replicas; every spec stays valid; the classic workload (the
+    /// regression corpus's) and `--kinds all` never draw it.
+    #[test]
+    fn a_quarter_of_default_seeds_draw_their_redis() {
+        let (mut drawn, mut versions, mut aof) = (0, [0; 3], 0);
+        for seed in 0..400 {
+            let spec = generate_with(seed, None, Workload::default());
+            validate_spec(&spec).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let redis = &spec.redis;
+            if redis.version != RedisVersion::V7_0 || redis.appendonly || redis.replica_appendonly {
+                assert!(redis.replicas > 0, "seed {seed}: {redis:?}");
+            }
+            if redis.appendonly || redis.version != RedisVersion::V7_0 {
+                drawn += 1;
+            }
+            let line = RedisVersion::ALL.iter().position(|v| *v == redis.version);
+            versions[line.expect("a modelled line")] += 1;
+            aof += usize::from(redis.appendonly);
+            let kinds = |kinds| Workload {
+                usage: Usage::Correct,
+                kinds,
+                strategy: crate::Strategy::Uniform,
+            };
+            for other in [Workload::CLASSIC, kinds(SwarmKinds::All)] {
+                let other = generate_with(seed, None, other);
+                assert_eq!(other.redis.version, RedisVersion::V7_0, "seed {seed}");
+                assert!(!other.redis.appendonly && !other.redis.replica_appendonly);
+            }
+        }
+        // A draw of 7.0 without a primary AOF is not told apart here:
+        // about 1/6 of the draws.
+        assert!(
+            (60..125).contains(&drawn),
+            "{drawn} of 400 seeds drew a Redis"
+        );
+        assert!(versions[0] > 10 && versions[2] > 10, "{versions:?}");
+        assert!(aof > 20, "{aof} seeds with a primary AOF");
+    }
+}
