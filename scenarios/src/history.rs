@@ -345,4 +345,21 @@ mod files {
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
+
+    /// A lock script's sync refused with an error is the `sync-refused`
+    /// point: a demoted primary's `WAIT` (#6488, refused under the fix
+    /// too, which retries it) and Redis 7.0's `WAITAOF` (#6618, which
+    /// 3.48.0 no longer sends).
+    #[test]
+    fn refused_syncs_reach_their_point() {
+        let reached = |name: &str, release: &str| {
+            let s = history_scenario(name).expect("a row");
+            let t = Trial::run(&s, None, Some(release.parse().unwrap())).unwrap();
+            t.run.coverage.has(sim::Point::SyncRefused)
+        };
+        assert!(reached("unlock-on-demoted-primary-fails", "3.45.0"));
+        assert!(reached("unlock-on-demoted-primary-fails", "3.45.1"));
+        assert!(reached("waitaof-refused-fails-every-lock-6618", "3.47.0"));
+        assert!(!reached("waitaof-refused-fails-every-lock-6618", "3.48.0"));
+    }
 }

@@ -50,6 +50,10 @@ places! {
     AcquireNotSynced => "acquire-not-synced",
     /// An unlock's `WAIT` synced too few replicas (#6651).
     UnlockNotSynced => "unlock-not-synced",
+    /// A lock script's `WAIT` or `WAITAOF` was refused with an error: a
+    /// demoted primary's `ERR WAIT cannot be used with replica instances`
+    /// (#6488), or a server without `WAITAOF` (#6618).
+    SyncRefused => "sync-refused",
     /// An unlock that counts a re-entrant hold down had its `WAIT` sync
     /// too few replicas (the defect not reported upstream).
     CountDownUnlockNotSynced => "count-down-unlock-not-synced",

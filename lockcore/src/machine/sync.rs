@@ -114,6 +114,9 @@ impl LockClient {
         script: RequestId,
         reply: Result<Value, TransportError>,
     ) -> Option<Result<Value, TransportError>> {
+        if matches!(reply, Err(TransportError::Redis(_))) && self.requests.contains_key(&script) {
+            self.reach(super::Sometimes::SyncRefused);
+        }
         let sync = self.requests.get_mut(&script)?.sync.as_mut()?;
         match reply {
             Ok(Value::Int(n)) => sync.synced = Some(n),

@@ -99,6 +99,8 @@ points! {
         "an acquire's WAIT synced too few replicas (#4822)";
     UnlockNotSynced => "unlock-not-synced", Lock(Sometimes::UnlockNotSynced),
         "an unlock's WAIT synced too few replicas (#6651)";
+    SyncRefused => "sync-refused", Lock(Sometimes::SyncRefused),
+        "a lock script's WAIT or WAITAOF was refused with an error (#6488, #6618)";
     CountDownUnlockNotSynced => "count-down-unlock-not-synced", Lock(Sometimes::CountDownUnlockNotSynced),
         "a count-down unlock's WAIT synced too few replicas (the defect not reported upstream)";
     RenewalFailed => "renewal-failed", Lock(Sometimes::RenewalFailed),
