@@ -74,7 +74,7 @@ pub(crate) fn draw_mode(spec: &mut SimSpec) {
 
 #[cfg(test)]
 mod tests {
-    use crate::{SwarmKinds, Usage, Workload, generate_with, validate_spec};
+    use crate::{Workload, generate_with, validate_spec};
 
     /// About a quarter of the default workload's seeds give their clients
     /// settings, some of them a #7089-sized `retryAttempts`; every spec
@@ -94,12 +94,7 @@ mod tests {
                 .iter()
                 .filter(|c| c.retry_attempts.is_some_and(|n| n >= 1_000_000))
                 .count();
-            let kinds = |kinds| Workload {
-                usage: Usage::Correct,
-                kinds,
-                strategy: crate::Strategy::Uniform,
-            };
-            for other in [Workload::CLASSIC, kinds(SwarmKinds::All)] {
+            for other in Workload::UNSET {
                 let other = generate_with(seed, None, other);
                 assert!(other.clients.iter().all(|c| c.timeout_ms.is_none()));
             }
@@ -124,12 +119,7 @@ mod tests {
                 assert!(spec.clients.iter().all(sentinel), "seed {seed}");
                 drawn += 1;
             }
-            let all = Workload {
-                usage: Usage::Correct,
-                kinds: SwarmKinds::All,
-                strategy: crate::Strategy::Uniform,
-            };
-            for other in [Workload::CLASSIC, all] {
+            for other in Workload::UNSET {
                 let other = generate_with(seed, None, other);
                 assert!(other.clients.iter().all(|c| c.mode.is_none()));
             }

@@ -51,7 +51,7 @@ pub(crate) fn draw_server(spec: &mut SimSpec) {
 mod tests {
     use fake_redis::RedisVersion;
 
-    use crate::{SwarmKinds, Usage, Workload, generate_with, validate_spec};
+    use crate::{Workload, generate_with, validate_spec};
 
     /// About a quarter of the default workload's seeds draw their Redis,
     /// each release line and both AOF settings among them, always with
@@ -73,12 +73,7 @@ mod tests {
             let line = RedisVersion::ALL.iter().position(|v| *v == redis.version);
             versions[line.expect("a modelled line")] += 1;
             aof += usize::from(redis.appendonly);
-            let kinds = |kinds| Workload {
-                usage: Usage::Correct,
-                kinds,
-                strategy: crate::Strategy::Uniform,
-            };
-            for other in [Workload::CLASSIC, kinds(SwarmKinds::All)] {
+            for other in Workload::UNSET {
                 let other = generate_with(seed, None, other);
                 assert_eq!(other.redis.version, RedisVersion::V7_0, "seed {seed}");
                 assert!(!other.redis.appendonly && !other.redis.replica_appendonly);

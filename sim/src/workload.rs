@@ -56,6 +56,19 @@ impl Workload {
         strategy: Strategy::Uniform,
     };
 
+    /// The workloads that draw none of the default kinds' settings (the
+    /// clients', the connection mode, the server): the classic one (the
+    /// regression corpus's) and `--kinds all`.
+    #[cfg(test)]
+    pub(crate) const UNSET: [Workload; 2] = [
+        Workload::CLASSIC,
+        Workload {
+            usage: Usage::Correct,
+            kinds: SwarmKinds::All,
+            strategy: Strategy::Uniform,
+        },
+    ];
+
     /// The command-line flags that select it (none for the default), with
     /// a leading space: ` --misuse --kinds classic --strategy pct`.
     pub fn flags(self) -> String {
