@@ -228,11 +228,15 @@ impl Drop for Deployment {
 mod tests {
     use super::*;
 
-    /// A deployment's processes and directory are gone once it is
-    /// dropped: nothing outlives the run.
+    /// A deployment's processes and directory, its primary's AOF folder
+    /// included, are gone once it is dropped: nothing outlives the run.
     #[test]
     fn dropping_a_deployment_leaves_nothing() {
-        let deployment = match Deployment::start(1, Aof::default()) {
+        let aof = Aof {
+            primary: true,
+            replicas: false,
+        };
+        let deployment = match Deployment::start(1, aof) {
             Ok(d) => d,
             Err(e) => panic!("this test needs redis-server: {e}"),
         };
