@@ -64,6 +64,12 @@ impl RedisVersion {
         }
     }
 
+    /// Whether it has `WAIT` (every release since Redis 3.0, so every one
+    /// modelled: a client that reads it as missing misread it).
+    pub fn has_wait(self) -> bool {
+        true
+    }
+
     /// Whether it has `WAITAOF`.
     pub fn has_waitaof(self) -> bool {
         self >= RedisVersion::V7_2

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 41] = [
+const FILES: [(&str, &str); 42] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -176,6 +176,10 @@ const FILES: [(&str, &str); 41] = [
     (
         "waitaof-refused-fails-every-lock-6618",
         include_str!("../history/waitaof-refused-fails-every-lock-6618.toml"),
+    ),
+    (
+        "failover-loses-unsynced-lock-6775",
+        include_str!("../history/failover-loses-unsynced-lock-6775.toml"),
     ),
     (
         "waitaof-syncs-no-replica-6920",

@@ -59,7 +59,8 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                 lockcore::Event::LeaseLost { .. } => (EventKind::LeaseLost, &process.client, None),
                 lockcore::Event::Renewed { .. }
                 | lockcore::Event::Resubscribing { .. }
-                | lockcore::Event::PubSubStopped { .. } => continue,
+                | lockcore::Event::PubSubStopped { .. }
+                | lockcore::Event::SyncProbed { .. } => continue,
             },
             RecordKind::Write { who, accepted, .. } => {
                 let kind = if *accepted {

@@ -643,6 +643,31 @@ at_ms = 3000
 duration_ms = 1000
 "#;
 
+/// Redisson #6775 on real `redis-server` 7.0 processes: the replica is
+/// pointed away from the primary for replication-drop's 2 s, the primary
+/// is killed at 0.5 s and the replica promoted at 1 s. Under 3.51.0 the
+/// probe reads the real refusal of `WAITAOF` as no `WAIT`, A's acquire
+/// goes out bare and answers, the promoted replica lacks the key (the
+/// shadow records it lost to the failover), and B takes the lock while A
+/// works: a defect, as the server has `WAIT`. Under 3.52.0 A's acquire
+/// waits for the replica and fails with the primary.
+#[test]
+fn a_real_redis_loses_an_unsynced_lock_in_a_failover_6775() {
+    let name = "failover-loses-unsynced-lock-6775";
+    let scenario = locksim::history_scenario(name).expect("row");
+    let comparisons = row_gives_on_real_redis_at(
+        &scenario,
+        &["mutual-exclusion (defect)".to_owned()],
+        REAL_SCALE,
+    );
+    let text = comparisons[0].trials[1].run.history.to_string();
+    assert!(
+        text.contains("probe read: the server lacks WAIT, has WAITAOF"),
+        "{text}"
+    );
+    assert!(text.contains("redisson:lock free (failover)"), "{text}");
+}
+
 #[test]
 fn a_real_redis_fails_over_to_a_real_replica() {
     let scenario = locksim::Scenario::parse(FAILOVER_WITH_WAITER, "test").expect("parses");

@@ -42,6 +42,10 @@ pub(crate) struct Harness {
     /// going on at once.
     pub(crate) hold_steps: bool,
     held: Vec<StepId>,
+    /// What the client made of each probe (`Event::SyncProbed`'s `wait`
+    /// and `waitaof`), kept here rather than shown: the probe's tests read
+    /// it, the others are about the sends around it.
+    pub(crate) probe_readings: Vec<(bool, bool)>,
 }
 
 impl Harness {
@@ -95,6 +99,7 @@ impl Harness {
             timers: BTreeMap::new(),
             pending: VecDeque::new(),
             show_cleanup: false,
+            probe_readings: Vec::new(),
             hold_steps: false,
             held: Vec::new(),
         }
@@ -141,6 +146,9 @@ impl Harness {
                 }) if !self.show_cleanup => {
                     self.m.on_reply(self.now, request, Ok(Value::Int(1)));
                     self.pump();
+                }
+                Some(Output::Event(Event::SyncProbed { wait, waitaof })) => {
+                    self.probe_readings.push((wait, waitaof));
                 }
                 other => return other,
             }

@@ -210,6 +210,10 @@ impl LockClient {
                 // Probes of scripts sent at once race; Redisson's last
                 // write wins, and every one of them finds the same.
                 self.supported = Some(supported);
+                self.event(super::Event::SyncProbed {
+                    wait: supported.wait,
+                    waitaof: supported.waitaof,
+                });
                 let tries = Tries {
                     bare,
                     ..probe.tries

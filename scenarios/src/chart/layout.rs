@@ -274,7 +274,8 @@ impl Builder {
                     }
                     lockcore::Event::Renewed { .. }
                     | lockcore::Event::Resubscribing { .. }
-                    | lockcore::Event::PubSubStopped { .. } => {
+                    | lockcore::Event::PubSubStopped { .. }
+                    | lockcore::Event::SyncProbed { .. } => {
                         return;
                     }
                 };

@@ -13,7 +13,9 @@
 //! - [`Cause::BeyondGuarantee`]: a fault no lease-based lock can survive,
 //!   named with its window. For a mutual-exclusion violation the key of
 //!   the thread that still believes it holds the lock must have gone:
-//!   Redis lost it (a restart, a delete, a failover), or it expired while
+//!   Redis lost it (a restart, a delete, a failover, unless the holder's
+//!   client had read a server that has `WAIT` as one without and sent its
+//!   lock scripts unsynced: #6775), or it expired while
 //!   faults on the holder's client or on Redis covered at least two thirds
 //!   of the lease before the expiry (two renewal periods: with less, a
 //!   renewal every third of the lease would have kept it), or a Redis
@@ -48,6 +50,7 @@ mod latch;
 mod late_reply;
 mod leftover;
 mod lost_unlock;
+mod unsynced;
 
 /// Why an invariant broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -407,6 +410,9 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
             format!("someone else deleted the key at {at}"),
             last_before(spec, v, |f| matches!(f, crate::Fault::DeleteKey(_))),
         ),
+        // A client that misread its server and synced nothing lost what
+        // a synced lock keeps (#6775).
+        ServerCause::Failover if unsynced::misread_sync(spec, history, v) => Cause::Defect,
         ServerCause::Failover => Cause::beyond(
             spec,
             format!("a failover lost the key at {at}"),

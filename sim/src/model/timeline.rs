@@ -111,6 +111,14 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 lockcore::Event::Resubscribing { channel } => {
                     format!("reconnect: subscribing to {channel} again")
                 }
+                lockcore::Event::SyncProbed { wait, waitaof } => {
+                    let has = |yes: bool| if yes { "has" } else { "lacks" };
+                    format!(
+                        "probe read: the server {} WAIT, {} WAITAOF",
+                        has(*wait),
+                        has(*waitaof)
+                    )
+                }
                 lockcore::Event::PubSubStopped { channels } => format!(
                     "reconnect: pub/sub stopped for good, {} not subscribed again (#6026)",
                     channels.join(", ")

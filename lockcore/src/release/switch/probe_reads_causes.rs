@@ -25,7 +25,8 @@ mod tests {
     use crate::{Call, ThreadId, Value};
 
     /// Redis 7.0 with AOF on: 3.52.0 sends even the probing script with
-    /// `WAIT 1 1000`; 3.51.0 sent it bare, and the later ones too.
+    /// `WAIT 1 1000`; 3.51.0 sent it bare, and the later ones too, having
+    /// read the server as one without `WAIT` (its `SyncProbed` event).
     #[test]
     fn from_3_52_0_a_server_without_waitaof_gets_wait() {
         let mut h = client("3.52.0", true);
@@ -33,12 +34,14 @@ mod tests {
         let (script, sync) = next_sync(&mut h);
         assert_eq!(sync.map(|s| s.1), Some(vec!["WAIT".into(), "1".into(), "1000".into()]));
         h.reply(script, Value::Nil);
+        assert_eq!(h.probe_readings, [(true, false)]);
 
         let mut h = client("3.51.0", true);
         answer_probe(&mut h, Value::Error(REFUSED_7_0.into()));
         let (script, sync) = next_sync(&mut h);
         assert!(sync.is_none());
         h.reply(script, Value::Nil);
+        assert_eq!(h.probe_readings, [(false, true)]);
         h.expect_return(ThreadId(1)).unwrap();
         h.call(ThreadId(2), "m", Call::TryLock { wait: None, lease: None }).unwrap();
         assert!(next_sync(&mut h).1.is_none());

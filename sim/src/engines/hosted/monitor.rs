@@ -252,6 +252,22 @@ impl Shadow {
         }
     }
 
+    /// A promoted replica lacks `lock`: it is gone from the shadow too,
+    /// recorded lost to the failover at `at` (if the shadow had it).
+    pub(crate) fn lose(&mut self, rec: &mut Recorder, lock: &LockName, at: SimTime) {
+        // A key that had expired by then is recorded expired, not lost.
+        rec.expire(at, |lock, at| self.view(lock, at));
+        let _ = self.engine.execute(
+            self.conn,
+            &[
+                Bytes::from_static(b"DEL"),
+                Bytes::from(lock.as_str().to_owned()),
+            ],
+        );
+        let view = self.view(lock, at);
+        rec.observe(lock, view, false, false, ServerCause::Failover, Some(at));
+    }
+
     /// `lock` as Redis held it at the spec's time `at`, in the spec's
     /// time units.
     pub(crate) fn view(&mut self, lock: &LockName, at: SimTime) -> KeyView {

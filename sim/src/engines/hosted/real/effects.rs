@@ -14,7 +14,7 @@ use super::{ClientHost, Faults, Named, lose_everything, start, words};
 use crate::engines::hosted::process::Slots;
 use crate::engines::hosted::recorder::{self, Shared};
 use crate::model::fault::{Effects, LinkRule, Strike};
-use crate::{Direction, SimSpec};
+use crate::{Direction, SimSpec, SimTime};
 
 /// One fault's verbs on the real engine, with the commands they leave
 /// for the control connection.
@@ -40,6 +40,9 @@ pub(super) struct Promotion {
     /// clients stay on it. A failover: the old primary's process starts
     /// again as its replica, and the clients move to it.
     pub(super) switchover: bool,
+    /// When (spec time): a key the promoted replica lacks is recorded
+    /// lost then.
+    pub(super) at: SimTime,
 }
 
 impl RealEffects<'_> {
@@ -140,7 +143,7 @@ impl Effects for RealEffects<'_> {
         }
     }
 
-    fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+    fn fail_over(&mut self, s: &Strike, on: bool, replica: Option<u32>) {
         let nodes = self.faults.nodes;
         if on {
             // During a switchover the clients first reach the promoted
@@ -151,21 +154,29 @@ impl Effects for RealEffects<'_> {
             self.promotion = Some(Promotion {
                 replica,
                 switchover: false,
+                at: s.at,
             });
         }
     }
 
     fn stall_replication(&mut self, s: &Strike, on: bool) {
-        if on {
-            let ms = s
-                .end_ms
-                .unwrap_or(s.at.as_ms())
-                .saturating_sub(s.at.as_ms());
-            self.faults.nodes.stall(ms);
+        let Some(fault) = self.spec.faults.0.get(s.i) else {
+            return;
+        };
+        let (from, to) = (fault.at_ms(), fault.end_ms().unwrap_or(fault.at_ms()));
+        let nodes = self.faults.nodes;
+        if super::replicated::promotes_within(self.spec, from, to) {
+            if on {
+                nodes.detach_replicas();
+            } else {
+                nodes.reattach_replicas();
+            }
+        } else if on {
+            nodes.stall(to.saturating_sub(from));
         }
     }
 
-    fn switch_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+    fn switch_over(&mut self, s: &Strike, on: bool, replica: Option<u32>) {
         let nodes = self.faults.nodes;
         if !on {
             nodes.follow_primary();
@@ -174,6 +185,7 @@ impl Effects for RealEffects<'_> {
             self.promotion = Some(Promotion {
                 replica,
                 switchover: true,
+                at: s.at,
             });
         }
     }

@@ -19,7 +19,14 @@
 //!   proxies move to it.
 //! - `replication-drop`: every replica runs `DEBUG SLEEP` for the window:
 //!   it reads nothing from the primary and acknowledges nothing (so a
-//!   `WAIT` counts none), then catches up from what its socket held.
+//!   `WAIT` counts none), then catches up from what its socket held. When
+//!   a promotion falls inside the window, a sleeping replica could
+//!   neither answer clients as the new primary nor keep from reading the
+//!   window's writes, so instead it is pointed at a port where nothing
+//!   listens for the window (`REPLICAOF`), then at the primary again.
+//! - A promotion drops from the shadow each lock key the promoted node
+//!   lacks, recorded lost to the failover (the other engines read their
+//!   promoted replica's data the same way).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -34,10 +41,15 @@ use tokio_util::codec::Framed;
 
 use super::deployment::Deployment;
 use super::{Named, failed, within, words};
-use crate::SimError;
 use crate::engines::hosted::monitor::{self, Shadow};
 use crate::engines::hosted::proxy::{Outage, Upstream};
 use crate::engines::hosted::recorder::{self, Shared};
+use crate::{SimError, SimTime};
+
+/// A loopback port where nothing listens (TCP port 1, `tcpmux`, is
+/// unassigned in practice): a replica pointed at it keeps failing to
+/// connect.
+const NOWHERE: u16 = 1;
 
 /// How long a replica may take to finish its first sync.
 const SYNC_WITHIN: Duration = Duration::from_secs(10);
@@ -248,6 +260,7 @@ impl<'a> Nodes<'a> {
         &self,
         asked: Option<u32>,
         demote: bool,
+        at: SimTime,
         recorder: &Shared,
         shadow: &Rc<RefCell<Shadow>>,
     ) -> usize {
@@ -259,6 +272,7 @@ impl<'a> Nodes<'a> {
             (roles[k + 1], roles[0])
         };
         self.send_all(new, super::sentinel::slave_of(None)).await;
+        self.forget_lost(new, at, recorder, shadow).await;
         // The old primary first, so its clients lose their connections at
         // the switchover's instant, as on the other engines it is demoted
         // then (Sentinel demotes it later: see `sentinel`).
@@ -324,12 +338,62 @@ impl<'a> Nodes<'a> {
     /// waits for its own).
     pub(super) fn stall(&self, ms: u64) {
         let secs = format!("{:.3}", (ms as f64 / self.scale.max(1) as f64) / 1_000.0);
+        self.to_replicas(|| words(&["DEBUG", "SLEEP", &secs]));
+    }
+
+    /// Replication stalls through a promotion: every replica is pointed
+    /// at a port where nothing listens ([`NOWHERE`]). It keeps its data
+    /// and answers clients, as a promoted replica must, but what the
+    /// primary writes from now on never reaches it (asleep, it would read
+    /// it from its socket on waking) and a `WAIT` counts none.
+    pub(super) fn detach_replicas(&self) {
+        let nowhere = NOWHERE.to_string();
+        self.to_replicas(|| words(&["REPLICAOF", "127.0.0.1", &nowhere]));
+    }
+
+    /// The end of [`Nodes::detach_replicas`]: every replica follows the
+    /// primary again and resyncs from it. Nothing while the primary is
+    /// down: its promotion points them at the new one.
+    pub(super) fn reattach_replicas(&self) {
+        if self.primary_down.get() {
+            return;
+        }
+        let port = self.port(self.primary_node()).to_string();
+        self.to_replicas(|| words(&["REPLICAOF", "127.0.0.1", &port]));
+    }
+
+    /// Sends `command()` to every replica in the background, ignoring the
+    /// replies.
+    fn to_replicas(&self, command: impl Fn() -> Vec<Bytes>) {
         for node in self.roles.borrow().iter().skip(1) {
             let control = self.controls[*node].clone();
-            let sleep = words(&["DEBUG", "SLEEP", &secs]);
+            let command = command();
             tokio::task::spawn_local(async move {
-                let _ = control.send(&sleep).await;
+                let _ = control.send(&command).await;
             });
+        }
+    }
+
+    /// The lock keys `node`, just promoted, lacks while the shadow has
+    /// them (their writes never reached it): the shadow forgets each, and
+    /// it is recorded lost to the failover at `at`, as the other engines
+    /// record what their promoted replica lacked.
+    async fn forget_lost(
+        &self,
+        node: usize,
+        at: SimTime,
+        recorder: &Shared,
+        shadow: &Rc<RefCell<Shadow>>,
+    ) {
+        let locks = recorder::lock(recorder).seen_locks();
+        for lock in locks {
+            let exists = self.controls[node]
+                .send(&words(&["EXISTS", lock.as_str()]))
+                .await;
+            if matches!(exists, Ok(Value::Int(0))) {
+                let mut rec = recorder::lock(recorder);
+                shadow.borrow_mut().lose(&mut rec, &lock, at);
+            }
         }
     }
 }
