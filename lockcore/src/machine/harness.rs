@@ -45,7 +45,7 @@ pub(crate) struct Harness {
     /// What the client made of each probe (`Event::SyncProbed`'s `wait`
     /// and `waitaof`), kept here rather than shown: the probe's tests read
     /// it, the others are about the sends around it.
-    pub(crate) probe_readings: Vec<(bool, bool)>,
+    pub(crate) probe_readings: Vec<(bool, Option<bool>)>,
 }
 
 impl Harness {
@@ -155,10 +155,16 @@ impl Harness {
         }
     }
 
-    /// 3.46+: the probe before the first synced lock script, answered as
-    /// a Redis 7.2 answers (both commands supported, nothing written).
+    /// 3.26.1+: the probe before the first synced lock script, answered
+    /// as a Redis 7.2 answers (both commands supported, nothing written):
+    /// `WAIT 0 0` alone until 3.45.x, with `WAITAOF 0 0 0` from 3.46.0.
     pub(crate) fn probed(&mut self) {
-        for _ in 0..2 {
+        let parts = if self.m.switches.has(crate::Switch::WaitProbe) {
+            2
+        } else {
+            1
+        };
+        for _ in 0..parts {
             let (request, purpose, command) = self.expect_send_purpose();
             assert_eq!(purpose, Purpose::Probe, "{command:?}");
             let reply = if command[0] == "WAIT" {

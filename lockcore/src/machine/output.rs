@@ -72,16 +72,18 @@ pub enum Event {
         /// The channels in use, none of which is subscribed again.
         channels: Vec<String>,
     },
-    /// 3.46+ (`wait-probe`): what the client made of its probe, `WAIT 0
-    /// 0` and `WAITAOF 0 0 0`. It keeps this for its lifetime, and every
-    /// later lock script is synced by it (`wait: false`: sent bare, with no
-    /// `WAIT`). It is the client's reading, which the release's matching
-    /// rule can get wrong (#6775).
+    /// 3.26.1+ (`jvm-wait-probe`, `wait-probe`): what the client made of
+    /// its probe, `WAIT 0 0` (and from 3.46.0 `WAITAOF 0 0 0`). It keeps
+    /// this for its lifetime, and every later lock script is synced by it
+    /// (`wait: false`: sent bare, with no `WAIT`). It is the client's
+    /// reading, which the release's matching rule can get wrong (#6775).
     SyncProbed {
         /// Whether the client believes the server has `WAIT`.
         wait: bool,
-        /// Whether it believes the server has `WAITAOF`.
-        waitaof: bool,
+        /// Whether it believes the server has `WAITAOF`; `None` before
+        /// 3.46.0, whose probe does not ask.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        waitaof: Option<bool>,
     },
     /// `fenced` only: the holder learns it no longer holds the lock.
     LeaseLost {

@@ -1,7 +1,13 @@
-//! 3.46+: the probe of what the server supports, `WAIT 0 0` and `WAITAOF
-//! 0 0 0`, and what its answer makes of every later lock script's sync
-//! (REDISSON-FAMILY.md §6.1-6.2; `CommandAsyncService.syncedEval` at the
-//! tags).
+//! 3.26.1+: the probe of what the server supports, and what its answer
+//! makes of every later lock script's sync (REDISSON-FAMILY.md §6.1-6.2;
+//! `CommandAsyncService.syncedEval` at the tags).
+//!
+//! 3.26.1-3.45.x (`jvm-wait-probe`, #5586, commit d91031f5a) send `WAIT 0
+//! 0` alone while the JVM's flag is unset: no error, scripts go with
+//! `WAIT`; an error starting "ERR unknown command", this and every later
+//! script go bare; any other error fails the script's call and the flag
+//! stays unset. From 3.46.0 the probe is per client and asks for both
+//! commands:
 //!
 //! Until the client knows (`waitSupportedCommands`, per client), a lock
 //! script that would wait for replicas first sends the two commands as a
@@ -76,9 +82,18 @@ pub(super) struct Probe {
     owner: Owner,
     tries: Tries,
     replies: [Option<Result<Value, TransportError>>; 2],
+    /// 3.26.1-3.45.x: `WAIT 0 0` alone, whose one reply decides.
+    wait_only: bool,
     /// How often the probe's batch was sent again after a demoted
     /// primary's `ERR WAIT…` (3.45.1+, `replica-wait-retried`).
     retried: u32,
+}
+
+impl Probe {
+    /// How many commands it sends: `WAIT 0 0` alone, or with `WAITAOF`.
+    fn parts(&self) -> usize {
+        if self.wait_only { 1 } else { 2 }
+    }
 }
 
 /// What the probe's errors decide.
@@ -92,14 +107,20 @@ enum Verdict {
 impl LockClient {
     /// Whether a script that would wait for replicas must probe first.
     pub(super) fn needs_probe(&self) -> bool {
-        self.switches.has(Switch::WaitProbe) && self.supported.is_none()
+        (self.switches.has(Switch::WaitProbe) || self.switches.has(Switch::JvmWaitProbe))
+            && self.supported.is_none()
     }
 
     /// How a script that would wait for replicas is synced, by what the
-    /// probe found (before 3.46: always `WAIT`).
+    /// probe found (before 3.26.1: always `WAIT`).
     pub(super) fn sync_with(&self) -> SyncWith {
         if !self.switches.has(Switch::WaitProbe) {
-            return SyncWith::Wait;
+            // Before 3.26.1 nothing probes; until 3.46.0 only a refused
+            // `WAIT 0 0` sends scripts bare.
+            return match self.supported {
+                Some(Supported { wait: false, .. }) => SyncWith::Bare,
+                _ => SyncWith::Wait,
+            };
         }
         let Some(supported) = self.supported else {
             return SyncWith::Wait;
@@ -136,6 +157,7 @@ impl LockClient {
                 owner,
                 tries,
                 replies: [None, None],
+                wait_only: !self.switches.has(Switch::WaitProbe),
                 retried: 0,
             },
         );
@@ -146,8 +168,9 @@ impl LockClient {
     fn send_probe_commands(&mut self, now: Millis, id: u64, lock: LockName) -> crate::RequestId {
         let words: [&[&'static [u8]]; 2] =
             [&[b"WAIT", b"0", b"0"], &[b"WAITAOF", b"0", b"0", b"0"]];
+        let parts = self.probes.get(&id).map_or(2, Probe::parts);
         let mut last = None;
-        for (part, words) in words.into_iter().enumerate() {
+        for (part, words) in words.into_iter().enumerate().take(parts) {
             let command: super::Command = words.iter().map(|w| Bytes::from_static(w)).collect();
             let kind = Kind::Command {
                 purpose: Purpose::Probe,
@@ -178,7 +201,7 @@ impl LockClient {
             return;
         };
         probe.replies[part] = Some(reply);
-        if probe.replies.iter().any(Option::is_none) {
+        if probe.replies[..probe.parts()].iter().any(Option::is_none) {
             return;
         }
         let Some(probe) = self.probes.remove(&id) else {
@@ -194,7 +217,9 @@ impl LockClient {
             self.retry_probe(now, id, probe);
             return;
         }
-        let verdict = if errors.is_empty() {
+        let verdict = if probe.wait_only {
+            Self::judge_wait_probe(&errors)
+        } else if errors.is_empty() {
             Verdict::Keep(
                 Supported {
                     wait: true,
@@ -212,7 +237,7 @@ impl LockClient {
                 self.supported = Some(supported);
                 self.event(super::Event::SyncProbed {
                     wait: supported.wait,
-                    waitaof: supported.waitaof,
+                    waitaof: (!probe.wait_only).then_some(supported.waitaof),
                 });
                 let tries = Tries {
                     bare,
@@ -275,6 +300,31 @@ impl LockClient {
         if let Some(probe) = self.probes.get(&id) {
             let lock = probe.lock.clone();
             self.send_probe_commands(now, id, lock);
+        }
+    }
+
+    /// 3.26.1-3.45.x's reading of `WAIT 0 0`'s reply
+    /// (`CommandAsyncService.syncedEval`, lines 1039-1048 at
+    /// redisson-3.45.1): no error, WAIT; "ERR unknown command", none, and
+    /// this script goes bare; else the call fails.
+    fn judge_wait_probe(errors: &[TransportError]) -> Verdict {
+        let Some(error) = errors.first() else {
+            return Verdict::Keep(
+                Supported {
+                    wait: true,
+                    waitaof: false,
+                },
+                false,
+            );
+        };
+        if error.to_string().starts_with("ERR unknown command") {
+            let none = Supported {
+                wait: false,
+                waitaof: false,
+            };
+            Verdict::Keep(none, true)
+        } else {
+            Verdict::Fail(error.clone())
         }
     }
 

@@ -11,7 +11,8 @@
 //! all of it yet; each command it leaves out or sends otherwise is marked
 //! with the [`Gap`] that names why, and the test checks lockcore's
 //! commands against Redisson's with exactly those gaps applied. So every
-//! other command (the `WAIT 1 1000` after each script, the 3.46+ probe,
+//! other command (the `WAIT 1 1000` after each script, 3.26.1-3.45.x's
+//! `WAIT 0 0` and the 3.46+ probe,
 //! the scripts, their keys and arguments, the order) is proven exact, and
 //! the test fails the day lockcore closes a gap without it being removed
 //! here. Not provable on Redis 7.0's `MONITOR`: `WAITAOF 0 0 0`, the
@@ -28,10 +29,6 @@ enum Gap {
     /// (3.46.0+, for `aof_enabled` too): lockcore takes the count from
     /// its config (`machine/sync.rs`: "changes only timing").
     Info,
-    /// 3.26.1-3.45.x's `WAIT 0 0` (commit d91031f5a, #5586,
-    /// `WAIT_SUPPORTED`, once per JVM before the first synced script):
-    /// lockcore probes only from 3.46.0 (`wait-probe`).
-    WaitProbe,
     /// 3.46.0+ sends a synced script in its batch as `EVALSHA`, after
     /// `SCRIPT LOAD` of a script this node has not cached
     /// (`CommandBatchService.loadScripts`); lockcore sends the batch's
@@ -125,7 +122,7 @@ fn lock_unlock(version: &str) -> Vec<Step> {
         // entry's available slaves are unknown (-1), then the batch; the
         // unlock's batch reuses both.
         "3.44.0" => {
-            steps.push(Step::Left(Gap::WaitProbe, exact(&["WAIT", "0", "0"])));
+            steps.push(Step::Same(exact(&["WAIT", "0", "0"])));
             steps.push(info("REPLICATION"));
             steps.extend(synced(version, &ACQUIRE, acquire_args));
             let rest = latched_args(FIELD_A, DEFAULT_LEASE, Arg::Word("13500"));
@@ -220,7 +217,7 @@ async fn redisson_3_23_4_replicated_lock_unlock() {
 /// write); Redisson's `WAIT 0 0` probe and `INFO REPLICATION` are the gaps.
 #[tokio::test]
 async fn redisson_3_44_0_replicated_lock_unlock() {
-    proves_replicated_lock_unlock("3.44.0", &[Gap::WaitProbe, Gap::Info]).await;
+    proves_replicated_lock_unlock("3.44.0", &[Gap::Info]).await;
 }
 
 /// `--redisson 4.7.0` with a replica: the probe's `WAIT 0 0` first, then

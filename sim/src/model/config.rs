@@ -139,15 +139,19 @@ pub(crate) fn probe(spec: &SimSpec) -> Option<ProbeBound> {
 }
 
 /// [`probe`] of clients' configs already built, each with whether its
-/// client asked about `wait-probe` (every synced send before the answer
-/// does), as [`acquire_once_of`] counts only the switches a run read, over
-/// links whose own one-way latency is at most `latency_ms`.
+/// client asked about `wait-probe` or `jvm-wait-probe` (every synced send
+/// before the answer does), as [`acquire_once_of`] counts only the
+/// switches a run read, over links whose own one-way latency is at most
+/// `latency_ms`.
 pub(crate) fn probe_of<'c>(
     configs: impl Iterator<Item = (&'c Config, bool)>,
     latency_ms: u64,
 ) -> Option<ProbeBound> {
+    let probes = |c: &Config| {
+        c.release.has(lockcore::Switch::WaitProbe) || c.release.has(lockcore::Switch::JvmWaitProbe)
+    };
     let budget_ms = configs
-        .filter(|&(c, asked)| asked && c.replicas > 0 && c.release.has(lockcore::Switch::WaitProbe))
+        .filter(|&(c, asked)| asked && c.replicas > 0 && probes(c))
         .map(|(c, _)| c.command_budget().0)
         .max()?;
     Some(ProbeBound {

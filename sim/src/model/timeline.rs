@@ -113,11 +113,14 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 }
                 lockcore::Event::SyncProbed { wait, waitaof } => {
                     let has = |yes: bool| if yes { "has" } else { "lacks" };
-                    format!(
-                        "probe read: the server {} WAIT, {} WAITAOF",
-                        has(*wait),
-                        has(*waitaof)
-                    )
+                    match waitaof {
+                        Some(aof) => format!(
+                            "probe read: the server {} WAIT, {} WAITAOF",
+                            has(*wait),
+                            has(*aof)
+                        ),
+                        None => format!("probe read: the server {} WAIT", has(*wait)),
+                    }
                 }
                 lockcore::Event::PubSubStopped { channels } => format!(
                     "reconnect: pub/sub stopped for good, {} not subscribed again (#6026)",

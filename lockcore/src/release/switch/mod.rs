@@ -94,6 +94,7 @@ switches! {
     UnlockLatch => unlock_latch,
     LatchTtlAtLeastOne => latch_ttl_at_least_one,
     NoSyncMessageLengthened => no_sync_message_lengthened,
+    JvmWaitProbe => jvm_wait_probe,
     CountDownKeepsLease => count_down_keeps_lease,
     ListenerRechecksLatch => listener_rechecks_latch,
     FairPurgeChecksScore => fair_purge_checks_score,
@@ -147,6 +148,7 @@ impl Switch {
             | Switch::NoSyncRetry
             | Switch::NoSyncMessageLengthened
             | Switch::NoSyncedSlavesException
+            | Switch::JvmWaitProbe
             | Switch::WaitProbe
             | Switch::ProbeBackticks
             | Switch::ProbePrefixMatch
@@ -177,6 +179,7 @@ impl Switch {
             | Switch::RenewalErrorRemovesEntry
             | Switch::RenewalZeroRemovesEntry => Some(Switch::BatchedRenewal),
             Switch::LatchTtlAtLeastOne => Some(Switch::JitteredRetryDelay),
+            Switch::JvmWaitProbe => Some(Switch::WaitProbe),
             _ => None,
         }
     }

@@ -34,14 +34,14 @@ mod tests {
         let (script, sync) = next_sync(&mut h);
         assert_eq!(sync.map(|s| s.1), Some(vec!["WAIT".into(), "1".into(), "1000".into()]));
         h.reply(script, Value::Nil);
-        assert_eq!(h.probe_readings, [(true, false)]);
+        assert_eq!(h.probe_readings, [(true, Some(false))]);
 
         let mut h = client("3.51.0", true);
         answer_probe(&mut h, Value::Error(REFUSED_7_0.into()));
         let (script, sync) = next_sync(&mut h);
         assert!(sync.is_none());
         h.reply(script, Value::Nil);
-        assert_eq!(h.probe_readings, [(false, true)]);
+        assert_eq!(h.probe_readings, [(false, Some(true))]);
         h.expect_return(ThreadId(1)).unwrap();
         h.call(ThreadId(2), "m", Call::TryLock { wait: None, lease: None }).unwrap();
         assert!(next_sync(&mut h).1.is_none());

@@ -53,6 +53,7 @@ mod tests {
             let mut h = Harness::with_replicas(release, 1);
             let t = ThreadId(1);
             h.call(t, "l", Call::TryLock { wait: None, lease: None }).unwrap();
+            h.probed();
             let (acquire, _) = h.expect_send();
             let (wait, _) = h.expect_send();
             h.reply(acquire, Value::Nil);
@@ -138,6 +139,7 @@ mod tests {
         let mut h = Harness::with_replicas("3.45.1", 1);
         let t = ThreadId(1);
         h.call(t, "l", Call::TryLock { wait: None, lease: None }).unwrap();
+        h.probed();
         let mut batches = 0;
         let result = loop {
             let (script, _) = h.expect_send();

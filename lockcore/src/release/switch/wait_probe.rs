@@ -77,13 +77,15 @@ pub(crate) mod tests {
         }
     }
 
-    /// 3.45.1 sends no probe; 3.46.0 probes once, before its first lock
-    /// script. On a 7.2 server (both supported) with AOF on, the script
-    /// goes with `WAITAOF 1 1 1000`, whose second element is the synced
-    /// count: a replica without AOF syncs none, and the call fails.
+    /// 3.45.1 probes `WAIT 0 0` alone (`jvm-wait-probe`) and never sends
+    /// WAITAOF; 3.46.0 probes both, before its first lock script. On a 7.2
+    /// server (both supported) with AOF on, the script goes with `WAITAOF
+    /// 1 1 1000`, whose second element is the synced count: a replica
+    /// without AOF syncs none, and the call fails.
     #[test]
     fn from_3_46_0_the_first_script_waits_for_the_probe() {
         let mut h = client("3.45.1", true);
+        h.probed();
         let (_, sync) = next_sync(&mut h);
         assert_eq!(sync.map(|s| s.1), Some(vec!["WAIT".into(), "1".into(), "1000".into()]));
 

@@ -306,7 +306,9 @@ impl<'s> World<'s> {
                 ),
                 probe: crate::model::config::probe_of(
                     self.procs.iter().map(|p| {
-                        let asked = (p.machine.switches_read()).has(lockcore::Switch::WaitProbe);
+                        let read = p.machine.switches_read();
+                        let asked = read.has(lockcore::Switch::WaitProbe)
+                            || read.has(lockcore::Switch::JvmWaitProbe);
                         (p.machine.config(), asked)
                     }),
                     self.spec.latency.max_ms,

@@ -25,9 +25,9 @@ use crate::{History, Invariant, SimTime, Violation};
 /// client's timers (a pause, starvation, a clock fault, interleaved
 /// callbacks) is not judged: its first attempt may have failed late.
 /// A first attempt that times out still throws in every release, and is
-/// not judged either. From 3.46 with replicas a client's first synced
-/// scripts wait for its `WAIT`/`WAITAOF` probe, a batch retried like any
-/// command, so a call made before the client was seen past its probe
+/// not judged either. From 3.26.1 with replicas a client's first synced
+/// scripts wait for its probe (`WAIT 0 0`, from 3.46 with `WAITAOF 0 0
+/// 0`), retried like any command, so a call made before the client was seen past its probe
 /// sends its first attempt a round trip late, or, when a fault that may
 /// hold replies touched the client or Redis during that round trip, up to
 /// a command budget late (4.7.0 seed 45310: the probe's replies delayed
