@@ -191,6 +191,20 @@ impl Engine {
         });
     }
 
+    /// Makes this server the one master of a cluster that serves every
+    /// slot, listening at `addr`: what a client sees of a Redis Cluster
+    /// through a proxy on one address (Envoy, Twemproxy, a managed
+    /// endpoint). A command whose keys hash to different slots is refused
+    /// with `CROSSSLOT`, a command of one slot runs, and nothing is ever
+    /// `MOVED`. It is also exactly a real `cluster-enabled yes` server
+    /// holding slots 0-16383, which the real-Redis engine runs for it.
+    pub fn serve_every_slot(&mut self, addr: SocketAddr) {
+        let mut t = Topology::new();
+        let me = t.add_master(addr);
+        t.assign(0..=SLOTS - 1, me);
+        self.join_cluster(Arc::new(Mutex::new(t)), me);
+    }
+
     /// This server's node index in its cluster, if it is a cluster node.
     pub fn cluster_node(&self) -> Option<usize> {
         self.state.cluster.as_ref().map(|c| c.me)
@@ -273,6 +287,37 @@ mod tests {
             Value::Int(12182)
         );
         assert_eq!(c.master_for(b"foo"), Some(2));
+    }
+
+    /// One node serving every slot (a proxy's view): cross-slot keys are
+    /// refused, a script on one slot runs, nothing is redirected.
+    #[test]
+    fn one_node_serving_every_slot_refuses_only_cross_slot() {
+        let mut e = Engine::new(Arc::new(ManualClock::new(1_000)));
+        e.serve_every_slot(addr(6379));
+        let conn = e.connect();
+        let mut run = |words: &[&str]| {
+            let args = words.iter().map(|w| Bytes::copy_from_slice(w.as_bytes()));
+            let r = e.execute(conn, args.collect::<Vec<Bytes>>());
+            r.replies.into_iter().next().unwrap_or(Value::Nil)
+        };
+        assert_eq!(run(&["SET", "foo", "1"]), Value::ok());
+        assert_eq!(run(&["SET", "bar", "1"]), Value::ok());
+        assert_eq!(
+            run(&["EVAL", "return 1", "2", "foo", "bar"]),
+            err("CROSSSLOT Keys in request don't hash to the same slot")
+        );
+        assert_eq!(
+            run(&[
+                "EVAL",
+                "return 1",
+                "2",
+                "foo",
+                "redisson_lock__channel:{foo}"
+            ]),
+            Value::Int(1)
+        );
+        assert_eq!(run(&["CLUSTER", "KEYSLOT", "bar"]), Value::Int(5061));
     }
 
     /// A queued command for another slot is MOVED and dooms the

@@ -93,6 +93,15 @@ pub struct Config {
     /// [`Switch::PubSubClosedEntryDropped`](crate::Switch::PubSubClosedEntryDropped)).
     #[serde(default, skip_serializing_if = "ServerMode::is_single")]
     pub mode: ServerMode,
+    /// Whether the server is a Redis Cluster behind a proxy on one address
+    /// (Envoy, Twemproxy, a managed endpoint), as 4.0.0+'s probe at
+    /// connect finds it: its two-key `MGET` (an `EVAL` from 4.3.1) is
+    /// refused with `CROSSSLOT`. The probe runs in `Redisson.create()`,
+    /// before the client's first command, and is not sent here; what it
+    /// changes is [`Switch::RenewalBySlot`](crate::Switch::RenewalBySlot)'s
+    /// grouping (every release computes slot 0 outside cluster mode).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cluster_proxy: bool,
 }
 
 /// Redisson's connection manager: which `Config.use...()` the client was
@@ -150,6 +159,7 @@ impl Default for Config {
             timer_tick: Millis(0),
             replicas: 0,
             aof: false,
+            cluster_proxy: false,
             slaves_sync_timeout: default_slaves_sync_timeout(),
             retry_delay: RetryDelay::Constant,
             jitter_seed: 0,
@@ -344,6 +354,13 @@ impl ConfigBuilder {
     /// Sets how many replicas the client sees (0: a single server).
     pub fn replicas(&mut self, n: u32) -> &mut Self {
         self.config.replicas = n;
+        self
+    }
+
+    /// Sets whether the server is a Redis Cluster behind a proxy (what
+    /// 4.0.0+'s connect-time probe reads).
+    pub fn cluster_proxy(&mut self, on: bool) -> &mut Self {
+        self.config.cluster_proxy = on;
         self
     }
 

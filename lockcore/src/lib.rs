@@ -135,6 +135,7 @@ mod script_fair_legacy;
 mod script_fenced;
 mod script_rw;
 mod script_spin;
+mod slot;
 mod transport;
 mod value;
 mod vec_map;
@@ -157,6 +158,7 @@ pub use release::{
 #[cfg(feature = "async")]
 pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};
 pub use retry_delay::RetryDelay;
+pub use slot::calc_slot;
 pub use transport::{Incoming, Message, Transport, parse_message};
 pub use value::{Value, lossy_text};
 pub use vec_map::VecMap;

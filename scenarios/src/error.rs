@@ -106,6 +106,13 @@ pub enum InputError {
         /// What is wrong, with the accepted range or rule.
         message: String,
     },
+    /// `locksim audit --behind-proxy` with a config that names replicas
+    /// (a cluster's shards and their replicas are not modelled behind a
+    /// proxy).
+    #[error(
+        "--behind-proxy: {0} names replicas, but a cluster behind a proxy is modelled without them yet; audit a singleServerConfig"
+    )]
+    ProxyWithReplicas(String),
     /// `locksim envelope` was asked for something it cannot search.
     #[error("envelope: {0}")]
     Envelope(String),

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 42] = [
+const FILES: [(&str, &str); 43] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -184,6 +184,10 @@ const FILES: [(&str, &str); 42] = [
     (
         "waitaof-syncs-no-replica-6920",
         include_str!("../history/waitaof-syncs-no-replica-6920.toml"),
+    ),
+    (
+        "proxy-renewal-crossslot-6867",
+        include_str!("../history/proxy-renewal-crossslot-6867.toml"),
     ),
 ];
 

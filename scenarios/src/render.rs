@@ -166,6 +166,9 @@ fn settings(spec: &SimSpec) -> String {
     if redis.replica_appendonly {
         s.push_str(" replica_appendonly=yes");
     }
+    if redis.proxy {
+        s.push_str(" proxy=cluster");
+    }
     s
 }
 

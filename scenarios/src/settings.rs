@@ -32,6 +32,11 @@ pub struct Settings {
     /// [`lockcore::ServerMode::Sentinel`] (#6026's pub/sub after a restart
     /// of the primary); otherwise in the single-server mode.
     pub sentinel: bool,
+    /// Whether the client reaches a Redis Cluster through a proxy on one
+    /// address (`[sim.redis] proxy`). A config cannot say so, so the
+    /// audit's deployment is no cluster: a proxy drawn by explore's
+    /// generator is taken off.
+    pub proxy: bool,
 }
 
 impl Default for Settings {
@@ -47,6 +52,7 @@ impl Default for Settings {
             slaves_sync_timeout_ms: None,
             replicated: false,
             sentinel: false,
+            proxy: false,
         }
     }
 }
@@ -55,11 +61,12 @@ impl Settings {
     /// `spec` as the user's clients and deployment would run it: every
     /// client with these settings. On a single server (where Redisson
     /// sends no `WAIT`, whatever the server has) Redis has no replicas,
-    /// and the faults that act on replicas (a failover, a replication
-    /// stall) are left out; configured with replicas, Redis has at least
-    /// one.
+    /// and the faults that act on replicas (a failover, a switchover, a
+    /// replication stall: every kind that needs one) and the replicas' AOF
+    /// are left out; configured with replicas, Redis has at least one.
     pub fn apply(&self, spec: &mut SimSpec) {
         spec.watchdog_timeout_ms = self.watchdog_timeout_ms;
+        spec.redis.proxy = self.proxy && !self.replicated;
         for c in &mut spec.clients {
             self.apply_client(c);
         }
@@ -67,10 +74,14 @@ impl Settings {
             spec.redis.replicas = spec.redis.replicas.max(1);
         } else {
             spec.redis.replicas = 0;
+            spec.redis.replica_appendonly = false;
             spec.faults.0.retain(|f| {
-                !sim::verbs(f)
-                    .iter()
-                    .any(|v| matches!(v, Verb::FailOver | Verb::StallReplication))
+                !sim::verbs(f).iter().any(|v| {
+                    matches!(
+                        v,
+                        Verb::FailOver | Verb::StallReplication | Verb::SwitchOver
+                    )
+                })
             });
         }
     }

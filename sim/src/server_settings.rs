@@ -11,6 +11,12 @@
 //! a 6.2 or 7.0 server with an AOF refuses it (#6579, #6618), and a 7.2
 //! server's `WAITAOF` counts only replicas that write one (#6920). These
 //! defects need no fault, only the deployment users run.
+//!
+//! With a chance of its own, a Redis without replicas is a Redis Cluster
+//! behind a proxy on one address (`[sim.redis] proxy`): from Redisson
+//! 3.44.0 the watchdog's one renewal `EVAL` over a client's locks of two
+//! slots is refused with `CROSSSLOT` (#6867, #7116), again without a
+//! fault.
 
 use fake_redis::RedisVersion;
 use rand::RngExt;
@@ -44,6 +50,20 @@ pub(crate) fn draw_server(spec: &mut SimSpec) {
     redis.replica_appendonly = replica_appendonly;
     if redis.replicas == 0 {
         redis.replicas = replicas;
+    }
+}
+
+/// The chance that a scenario of the default kinds whose Redis has no
+/// replicas reaches it through a cluster proxy.
+pub const PROXY_CHANCE: f64 = 0.25;
+
+/// With [`PROXY_CHANCE`], drawn from a stream of its own after every
+/// other draw of the deployment, Redis is a cluster behind a proxy; a
+/// deployment with replicas never is (not modelled behind a proxy).
+pub(crate) fn draw_proxy(spec: &mut SimSpec) {
+    let mut r = rng::stream(spec.seed, Stream::SwarmProxy);
+    if r.random_bool(PROXY_CHANCE) && spec.redis.replicas == 0 {
+        spec.redis.proxy = true;
     }
 }
 
@@ -87,5 +107,24 @@ mod tests {
         );
         assert!(versions[0] > 10 && versions[2] > 10, "{versions:?}");
         assert!(aof > 20, "{aof} seeds with a primary AOF");
+    }
+
+    /// Some default seeds without replicas put Redis behind a cluster
+    /// proxy, none with replicas; the other workloads never do.
+    #[test]
+    fn some_seeds_without_replicas_reach_redis_through_a_proxy() {
+        let mut proxied = 0;
+        for seed in 0..400 {
+            let spec = generate_with(seed, None, Workload::default());
+            validate_spec(&spec).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            if spec.redis.proxy {
+                assert_eq!(spec.redis.replicas, 0, "seed {seed}");
+                proxied += 1;
+            }
+            for other in Workload::UNSET {
+                assert!(!generate_with(seed, None, other).redis.proxy, "seed {seed}");
+            }
+        }
+        assert!((6..40).contains(&proxied), "{proxied} of 400 seeds");
     }
 }

@@ -668,6 +668,30 @@ fn a_real_redis_loses_an_unsynced_lock_in_a_failover_6775() {
     assert!(text.contains("redisson:lock free (failover)"), "{text}");
 }
 
+/// Redisson #6867 / #7116 against a real one-node Redis Cluster holding
+/// every slot (what a proxy in front of a cluster answers): under 4.7.0
+/// the batched renewal's one `EVAL` over "orders" and "payments" is
+/// refused with the real server's `CROSSSLOT` every round and B takes
+/// "orders" under A; with PR #7114's slots each `EVAL` names one slot
+/// and both locks stay renewed.
+#[test]
+fn a_real_cluster_refuses_the_cross_slot_renewal_6867() {
+    let name = "proxy-renewal-crossslot-6867";
+    let scenario = locksim::history_scenario(name).expect("row");
+    let comparisons = row_gives_on_real_redis_at(
+        &scenario,
+        &["mutual-exclusion (defect)".to_owned()],
+        REAL_SCALE,
+    );
+    let broken = comparisons[0].trials[1].run.history.to_string();
+    assert!(
+        broken.contains("renew -> error: CROSSSLOT Keys in request don't hash to the same slot"),
+        "{broken}"
+    );
+    let fixed = comparisons[1].trials[1].run.history.to_string();
+    assert!(!fixed.contains("CROSSSLOT"), "{fixed}");
+}
+
 #[test]
 fn a_real_redis_fails_over_to_a_real_replica() {
     let scenario = locksim::Scenario::parse(FAILOVER_WITH_WAITER, "test").expect("parses");

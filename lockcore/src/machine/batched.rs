@@ -44,8 +44,18 @@ impl LockClient {
         // Every release pauses here, so that turning the fix on changes
         // only what a missing entry does, not when the round goes out.
         self.watchdog.chain = Chain::Reading;
-        let locks = self.watchdog.entries.keys().cloned().collect();
+        let mut locks: Vec<LockName> = self.watchdog.entries.keys().cloned().collect();
+        // `renewSlots`: slot after slot (stable, so name order within one).
+        locks.sort_by_key(|lock| self.renewal_slot(lock));
         self.pause_callback(now, Continuation::Round(locks));
+    }
+
+    /// The slot a round groups `lock` under: `Some` only behind a cluster
+    /// proxy with PR #7114's real slots (`renewal-by-slot`); every
+    /// release's own grouping puts all keys in slot 0, one group.
+    pub(super) fn renewal_slot(&self, lock: &LockName) -> Option<u16> {
+        (self.config.cluster_proxy && self.switches.has(Switch::RenewalBySlot))
+            .then(|| crate::calc_slot(lock.as_str()))
     }
 
     /// The round looks up the entries of `locks`, the keys it read, and
@@ -77,7 +87,15 @@ impl LockClient {
         }
         let size = self.config.watchdog_batch_size.max(1) as usize;
         let mut chunk: Vec<(LockName, ThreadId, Bytes)> = Vec::new();
+        let slot = keys.front().and_then(|lock| self.renewal_slot(lock));
         while chunk.len() < size {
+            // A slot's last chunk ends at the next slot's first key.
+            if keys
+                .front()
+                .is_some_and(|lock| self.renewal_slot(lock) != slot)
+            {
+                break;
+            }
             let Some(lock) = keys.pop_front() else {
                 break;
             };

@@ -122,9 +122,12 @@ impl LockClient {
     }
 
     /// The chain's timer: a round over every entry, in lock-name order.
+    /// Behind a cluster proxy with `renewal-by-slot`, slot after slot
+    /// (`RenewalTask.renewSlots`, which `ReadLockTask` inherits).
     pub(super) fn on_read_round_timer(&mut self, now: Millis) {
-        let locks = self.watchdog.read.entries.keys().cloned().collect();
-        self.send_read_chunk(now, locks);
+        let mut locks: Vec<LockName> = self.watchdog.read.entries.keys().cloned().collect();
+        locks.sort_by_key(|lock| self.renewal_slot(lock));
+        self.send_read_chunk(now, locks.into());
     }
 
     /// Builds the next chunk from `keys` and sends it; none left: the
@@ -132,7 +135,14 @@ impl LockClient {
     fn send_read_chunk(&mut self, now: Millis, mut keys: VecDeque<LockName>) {
         let size = self.config.watchdog_batch_size.max(1) as usize;
         let mut chunk: Vec<(LockName, Bytes, Vec<Bytes>, Vec<ThreadId>)> = Vec::new();
+        let slot = keys.front().and_then(|lock| self.renewal_slot(lock));
         while chunk.len() < size {
+            if keys
+                .front()
+                .is_some_and(|lock| self.renewal_slot(lock) != slot)
+            {
+                break;
+            }
             let Some(lock) = keys.pop_front() else {
                 break;
             };

@@ -132,6 +132,7 @@ impl Release {
         if self.base == Base::Era(Era::Fenced) {
             set = set.with(Switch::Fencing);
             set = set.with(Switch::InterruptedAcquireUnlocks);
+            set = set.with(Switch::RenewalBySlot);
         }
         set.union(self.with).difference(self.without)
     }

@@ -135,6 +135,7 @@ pub fn settings_of(config: &RedissonConfig) -> Settings {
         slaves_sync_timeout_ms: config.slaves_sync_timeout_ms,
         replicated: config.mode != Mode::Single,
         sentinel: config.mode == Mode::Sentinel,
+        proxy: false,
     }
 }
 
@@ -147,7 +148,7 @@ pub fn notes_of(config: &RedissonConfig) -> Vec<String> {
             "sentinelServersConfig: modelled as a primary with replicas, with Sentinel mode's pub/sub after a restart of the primary (#6026); Sentinel's own discovery and failover are not (yet)".to_owned(),
         ),
         Mode::Cluster => notes.push(
-            "clusterServersConfig: modelled as one master with replicas; cluster slots, MOVED and CROSSSLOT are not (yet)".to_owned(),
+            "clusterServersConfig: modelled as one master with replicas; the cluster's slots, MOVED and the per-slot renewal are not (yet) (a cluster behind a proxy reached with singleServerConfig is: --behind-proxy)".to_owned(),
         ),
     }
     if matches!(

@@ -49,6 +49,8 @@ fn settings_line(a: &Audit) -> String {
         or_default(st.retry_attempts.map(|n| n.to_string())),
         if st.replicated {
             "with replicas (WAIT after lock scripts)"
+        } else if st.proxy {
+            "single server: a cluster behind a proxy (CROSSSLOT across slots)"
         } else {
             "single server"
         }

@@ -156,3 +156,41 @@ fn a_replicated_configs_exposures_replay_to_their_issue() {
         assert!(statuses.contains(&e.status), "{}: {statuses:?}", e.replay);
     }
 }
+
+/// Behind a cluster proxy (`--behind-proxy`), 4.7.0 is exposed to #6867
+/// (the batched renewal's cross-slot `EVAL`), whose replay shows the
+/// proxy's `CROSSSLOT`; the same release on a plain server is not, and
+/// no run of a plain server's audit is behind a proxy.
+#[test]
+fn behind_a_proxy_the_batched_renewal_is_exposed_6867() {
+    let six_eight = |a: &super::Audit| {
+        a.sweep
+            .exposures
+            .iter()
+            .find(|e| e.status.title().starts_with("#6867"))
+            .cloned()
+    };
+    // Critical sections longer than a short watchdog's timeout: a lock
+    // held past the timeout after a refused round is lost.
+    let long_work = |o: &mut AuditOptions| {
+        o.settings.watchdog_timeout_ms = 5_000;
+        o.tailor = Tailor(Some(Usage {
+            work_ms: Some(20_000),
+            ..Usage::default()
+        }));
+    };
+    let mut o = options(Version::new(4, 7, 0), 300);
+    o.settings.proxy = true;
+    long_work(&mut o);
+    let a = audit(&o).expect("audits");
+    let e = six_eight(&a).unwrap_or_else(|| panic!("{}", render::text(&a)));
+    assert!(render::text(&a).contains("a cluster behind a proxy"));
+    let (trial, statuses) = replay(e.seeds[0], &o).expect("replays");
+    assert!(statuses.contains(&e.status), "{statuses:?}");
+    assert!(trial.run.history.to_string().contains("CROSSSLOT"));
+
+    let mut plain = options(Version::new(4, 7, 0), 300);
+    long_work(&mut plain);
+    let plain = audit(&plain).expect("audits");
+    assert!(six_eight(&plain).is_none(), "{}", render::text(&plain));
+}

@@ -44,6 +44,12 @@ pub struct AuditArgs {
     /// exposure's replay command does) instead of auditing.
     #[arg(long)]
     pub replay: Option<u64>,
+    /// Your Redis is a Redis Cluster behind a proxy on one address
+    /// (Envoy, Twemproxy, a managed endpoint) that your
+    /// `singleServerConfig` points at: a script whose keys hash to
+    /// different slots is refused with CROSSSLOT. A config cannot say so.
+    #[arg(long)]
+    pub behind_proxy: bool,
 }
 
 fn parse_version(s: &str) -> Result<Version, String> {
@@ -88,6 +94,14 @@ impl AuditArgs {
             Some(path) => audit::config_file(path, self.redisson)?,
             None => (Settings::default(), Vec::new()),
         };
+        let mut settings = settings;
+        if self.behind_proxy {
+            if settings.replicated {
+                let config = self.config.as_ref().map(|p| p.display().to_string());
+                return Err(InputError::ProxyWithReplicas(config.unwrap_or_default()));
+            }
+            settings.proxy = true;
+        }
         let usage = match &self.usage {
             Some(path) => Some(Usage::parse(&audit::read(path)?, &path.display().to_string())?),
             None => None,
@@ -109,6 +123,9 @@ impl AuditArgs {
             if let Some(p) = path {
                 c.push_str(&format!(" {flag} {}", shell_word(&p.display().to_string())));
             }
+        }
+        if self.behind_proxy {
+            c.push_str(" --behind-proxy");
         }
         c
     }

@@ -64,6 +64,9 @@ pub(crate) enum Stream {
     /// The generator's draw of Redis's own settings: its release line,
     /// AOF and replicas ([`crate::server_settings`]).
     SwarmServer,
+    /// The generator's draw of a cluster proxy in front of Redis
+    /// ([`crate::server_settings`]).
+    SwarmProxy,
 }
 
 impl Stream {
@@ -93,6 +96,7 @@ impl Stream {
             Stream::SwarmDeleteKey => 15,
             Stream::SwarmMode => 16,
             Stream::SwarmServer => 17,
+            Stream::SwarmProxy => 18,
         }
     }
 }

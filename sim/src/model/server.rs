@@ -1,5 +1,6 @@
 //! A Redis node's own settings in a deployment (`[sim.redis]`'s `version`,
-//! `appendonly` and `replica_appendonly`), and how they reach fake-redis.
+//! `appendonly`, `replica_appendonly` and `proxy`), and how they reach
+//! fake-redis.
 //!
 //! They matter to Redisson from 3.46.0, which probes `WAIT 0 0; WAITAOF 0
 //! 0 0` and parses the server's unknown-command text, then sends
@@ -25,6 +26,11 @@ impl RedisSpec {
             self.appendonly
         });
         engine.set_replicas_appendonly(self.replica_appendonly);
+        if self.proxy {
+            // What the clients see through the proxy: one node that
+            // serves every slot and refuses cross-slot keys.
+            engine.serve_every_slot(std::net::SocketAddr::from(([127, 0, 0, 1], 6379)));
+        }
     }
 }
 

@@ -81,6 +81,12 @@ pub struct RedisSpec {
     /// Whether the replicas write an AOF: `WAITAOF` counts only those.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub replica_appendonly: bool,
+    /// Whether the clients reach a Redis Cluster through a proxy on one
+    /// address (Envoy, Twemproxy, a managed cloud endpoint): a command or
+    /// script whose keys hash to different slots is refused with
+    /// `CROSSSLOT`, and Redisson 4.0.0+'s probe at connect reads it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub proxy: bool,
 }
 
 impl RedisSpec {

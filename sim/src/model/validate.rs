@@ -195,6 +195,15 @@ fn redis(spec: &SimSpec) -> Result<(), SimError> {
             "there are no replicas to write an AOF: set redis.replicas".to_owned(),
         );
     }
+    if r.proxy && r.replicas > 0 {
+        // A cluster's replicas follow `CLUSTER REPLICATE`, per shard: not
+        // modelled yet (issue #49).
+        return invalid(
+            "redis.proxy",
+            "a cluster behind a proxy is modelled without replicas yet: set redis.replicas = 0"
+                .to_owned(),
+        );
+    }
     crate::model::fault::range(
         "redis.replication_lag",
         r.replication_lag.min_ms,

@@ -129,6 +129,7 @@ switches! {
     Fencing => fencing,
     InterruptedAcquireUnlocks => interrupted_acquire_unlocks,
     ReadEntryClearsQueue => read_entry_clears_queue,
+    RenewalBySlot => renewal_by_slot,
 }
 
 impl Switch {
@@ -159,6 +160,7 @@ impl Switch {
             Switch::ReadRenewLoopFixed
             | Switch::ReadRenewOwnNames
             | Switch::ReadEntryClearsQueue => Some(Switch::ReadLockTask),
+            Switch::RenewalBySlot => Some(Switch::BatchedRenewal),
             _ => None,
         }
     }

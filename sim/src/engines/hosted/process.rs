@@ -202,6 +202,7 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 // for a scaled `slavesSyncTimeout`.
                 .replicas(config.replicas)
                 .aof(config.aof)
+                .cluster_proxy(config.cluster_proxy)
                 .slaves_sync_timeout(scaled(config.slaves_sync_timeout))
                 .jitter_seed(config.jitter_seed)
                 .watchdog_batch_size(config.watchdog_batch_size)

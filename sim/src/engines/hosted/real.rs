@@ -152,6 +152,9 @@ pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> 
         RedisTarget::Spawn if replicas > 0 || aof.primary => {
             (None, Some(RefCell::new(Deployment::start(replicas, aof)?)))
         }
+        RedisTarget::Spawn if spec.redis.proxy => {
+            (Some(super::spawn::SpawnedRedis::start_cluster()?), None)
+        }
         RedisTarget::Spawn => (Some(super::spawn::SpawnedRedis::start()?), None),
     };
     let addrs = match (&opts.target, &spawned, &deployment) {

@@ -1,5 +1,8 @@
 //! A `redis-server` started for one run (`--redis spawn`) on a free
-//! loopback port, without persistence, and stopped when dropped.
+//! loopback port, without persistence, and stopped when dropped; for a
+//! cluster behind a proxy (`[sim.redis] proxy`), a one-node Redis
+//! Cluster holding every slot, which answers as a proxy does: one
+//! address, cross-slot keys refused with `CROSSSLOT`.
 
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -13,8 +16,19 @@ const READY_WITHIN: Duration = Duration::from_secs(10);
 /// A running `redis-server`; dropping it stops it.
 #[derive(Debug)]
 pub(crate) struct SpawnedRedis {
-    child: Child,
+    process: Process,
     port: u16,
+}
+
+/// What was started: a plain server, or a cluster's one node (which
+/// stops itself and removes its directory when dropped).
+#[derive(Debug)]
+enum Process {
+    Server(Child),
+    Cluster(
+        #[expect(dead_code, reason = "held for its Drop, which stops the node")]
+        fake_redis::testing::RealCluster,
+    ),
 }
 
 fn failed(reason: String) -> SimError {
@@ -58,10 +72,15 @@ impl SpawnedRedis {
                     "cannot start redis-server ({e}); install it (apt-get install redis-server) or pass --redis redis://HOST:PORT"
                 ))
             })?;
-        let mut server = SpawnedRedis { child, port };
+        let mut server = SpawnedRedis {
+            process: Process::Server(child),
+            port,
+        };
         let started = Instant::now();
         while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
-            if let Ok(Some(status)) = server.child.try_wait() {
+            if let Process::Server(child) = &mut server.process
+                && let Ok(Some(status)) = child.try_wait()
+            {
                 return Err(failed(format!("redis-server exited at start: {status}")));
             }
             if started.elapsed() > READY_WITHIN {
@@ -73,11 +92,31 @@ impl SpawnedRedis {
             std::thread::sleep(Duration::from_millis(20));
         }
         match fake_redis::testing::server_pid((Ipv4Addr::LOCALHOST, port).into(), None) {
-            Ok(pid) if pid == server.child.id() => Ok(server),
+            Ok(pid) if Some(pid) == server.pid() => Ok(server),
             Ok(pid) => Err(failed(format!(
                 "port {port} is served by process {pid}, not by the redis-server started"
             ))),
             Err(e) => Err(failed(format!("INFO server on port {port}: {e}"))),
+        }
+    }
+
+    /// Starts a one-node Redis Cluster holding every slot (`cluster-enabled
+    /// yes`, `CLUSTER ADDSLOTSRANGE 0 16383`) and waits for
+    /// `cluster_state:ok`.
+    pub(crate) fn start_cluster() -> Result<SpawnedRedis, SimError> {
+        let cluster = fake_redis::testing::RealCluster::start(1)
+            .map_err(|e| failed(format!("cannot start a one-node redis cluster: {e}")))?;
+        let port = cluster.addr(0).port();
+        Ok(SpawnedRedis {
+            process: Process::Cluster(cluster),
+            port,
+        })
+    }
+
+    fn pid(&self) -> Option<u32> {
+        match &self.process {
+            Process::Server(child) => Some(child.id()),
+            Process::Cluster(_) => None,
         }
     }
 
@@ -89,7 +128,9 @@ impl SpawnedRedis {
 
 impl Drop for SpawnedRedis {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Process::Server(child) = &mut self.process {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
