@@ -186,19 +186,29 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
 /// that sends none (no replicas, or a release before 3.16.7).
 fn candidate_fixes(spec: &SimSpec) -> Vec<(lockcore::Version, Switch)> {
     let release = spec.profile;
-    let replicas = spec.redis.replicas > 0;
-    let can_act = |s: &Switch| match s.needs() {
-        Some(Switch::LockWaitsForReplicas) => replicas && release.has(Switch::LockWaitsForReplicas),
-        Some(other) => release.has(other),
-        None => true,
-    };
     let mut fixes: Vec<(lockcore::Version, Switch)> = Switch::ALL
         .iter()
-        .filter(|s| s.info().fixes && !release.has(**s) && can_act(s))
+        .filter(|s| s.info().fixes && !release.has(**s) && can_act(**s, spec))
         .filter_map(|s| Some((s.info().since?, *s)))
         .collect();
     fixes.sort();
     fixes
+}
+
+/// Whether `switch` can change a run of `spec` at all: one that works
+/// through another needs it in force (a fix of what follows the `WAIT`
+/// for replicas needs a `WAIT` sent, so replicas too), and the per-slot
+/// renewal needs a cluster behind a proxy.
+fn can_act(switch: Switch, spec: &SimSpec) -> bool {
+    let release = spec.profile;
+    let needed = match switch.needs() {
+        Some(Switch::LockWaitsForReplicas) => {
+            spec.redis.replicas > 0 && release.has(Switch::LockWaitsForReplicas)
+        }
+        Some(other) => release.has(other),
+        None => true,
+    };
+    needed && (switch != Switch::RenewalBySlot || spec.redis.proxy)
 }
 
 /// What a fix, shipped in `since`, is named.
@@ -276,7 +286,7 @@ fn proposed_fix(experiments: &mut Experiments<'_>, invariant: Invariant) -> Opti
     let release = experiments.spec.profile;
     let switch = Switch::ALL
         .iter()
-        .filter(|s| s.is_proposed_fix() && !release.has(**s))
+        .filter(|s| s.is_proposed_fix() && !release.has(**s) && can_act(**s, experiments.spec))
         .find(|&&switch| experiments.shows(release.with(switch), invariant) == Some(false))?;
     Some(Fix {
         switch: switch.name().to_owned(),

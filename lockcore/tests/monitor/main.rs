@@ -20,6 +20,12 @@
 //! before 3.46.0, on from it: see [`Wire`]); `replicated` adds a real
 //! replica and the client's `WAIT`s, with the commands lockcore does not
 //! send yet named.
+//!
+//! What Redisson sends while `Redisson.create()` connects is outside the
+//! lock path measured here, and lockcore does not send it: among it,
+//! 4.0.0+'s probe for a cluster behind a proxy (`MGET test1 test2`, an
+//! `EVAL` of two keys from 4.3.1; `MasterSlaveConnectionManager.
+//! detectCluster`), whose answer lockcore takes from `Config::cluster_proxy`.
 
 mod fair;
 mod fair_legacy;
