@@ -240,22 +240,30 @@ fn fair_queue_paths_name_their_open_issues() {
     }
 }
 
-/// Shrunk findings no fix removes that are named as paths no upstream
-/// issue reports, each with the invariant it breaks:
+/// Shrunk findings no fix removes that are named as open paths, each
+/// with the invariant it breaks:
 /// - seed 113 under 4.7.0: a spin lock's `tryLock(wait)` still throws a
 ///   response timeout from inside its back-off loop (#5019's fix is in
-///   `RedissonLock.tryLock`; `RedissonSpinLock` has a loop of its own);
+///   `RedissonLock.tryLock`; `RedissonSpinLock` has a loop of its own),
+///   which no upstream issue reports;
 /// - seed 4927 under 4.7.0: a fair lock's `tryLock(wait)` whose
 ///   `acquireFailed` times out after the wait ran out throws (#5019's fix
-///   retries `acquireFailed` but lets its last timeout escape);
+///   retries `acquireFailed` but lets its last timeout escape): #5019's
+///   own case, open upstream;
 /// - seed 20907 under 4.7.0: the same script called by #5019's own catch
 ///   of a timed-out attempt in the loop, 10.6 s into a 19.3 s wait.
 #[test]
-fn unreported_try_lock_paths_are_named() {
-    for file in [
-        "explored-113-4-7-0-spin-try-lock-throws.toml",
-        "explored-4927-4-7-0-fair-acquire-failed-times-out.toml",
-        "explored-20907-4-7-0-fair-loop-timeout-acquire-failed-throws.toml",
+fn open_try_lock_paths_are_named() {
+    for (file, upstream) in [
+        ("explored-113-4-7-0-spin-try-lock-throws.toml", "unreported"),
+        (
+            "explored-4927-4-7-0-fair-acquire-failed-times-out.toml",
+            "#5019",
+        ),
+        (
+            "explored-20907-4-7-0-fair-loop-timeout-acquire-failed-throws.toml",
+            "#5019",
+        ),
     ] {
         let named: Vec<_> = finding_defects(file)
             .iter()
@@ -264,7 +272,7 @@ fn unreported_try_lock_paths_are_named() {
                 (d.invariant.name(), d.fixed_by.is_none(), open)
             })
             .collect();
-        let want = [("try-lock-answers", true, Some("unreported"))];
+        let want = [("try-lock-answers", true, Some(upstream))];
         assert_eq!(named, want, "{file}");
     }
 }

@@ -152,8 +152,13 @@ const SPIN_TRY_LOCK_THROWS: OpenIssue = OpenIssue {
     path: "a spin lock's tryLock(wait) threw a response timeout from inside its back-off loop: #5019's fix (4.7.0) changed RedissonLock.tryLock only",
 };
 
-/// Found by locksim (4.7.0 seed 4927), not reported upstream (searched
-/// 2026-11-28). A fair lock's `tryLock(wait)` whose wait runs out sends
+/// Found by locksim (4.7.0 seed 4927); #5019's own case (read
+/// 2026-11-29: "the tryLock method throws a redis timeout exception, and
+/// the key `redisson_lock_queue` and `redisson_lock_timeout` in redis is
+/// not removed ... a redis timeout may have occurred when calling
+/// acquireFailed", against 3.21.0, which resent the script), which its
+/// fix (4.7.0) answers by resending it again; the issue is open upstream.
+/// A fair lock's `tryLock(wait)` whose wait runs out sends
 /// `acquireFailed` and waits for it (`RedissonBaseLock.acquireFailed` is
 /// `commandExecutor.get(acquireFailedAsync(...))`, read at tag
 /// redisson-4.7.0); for the fair lock that is a script, and when its
@@ -167,7 +172,7 @@ const SPIN_TRY_LOCK_THROWS: OpenIssue = OpenIssue {
 /// `acquireFailed` before `return false`, so a timeout of that script
 /// escapes too, before the wait has run out.
 const FAIR_ACQUIRE_FAILED_THREW: OpenIssue = OpenIssue {
-    upstream: UNREPORTED,
+    upstream: "#5019",
     path: "a fair lock's tryLock(wait) gave up (its wait ran out, or an attempt in its loop timed out) and its acquireFailed script timed out, and the timeout escaped tryLock instead of false",
 };
 

@@ -203,6 +203,9 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 .replicas(config.replicas)
                 .aof(config.aof)
                 .cluster_proxy(config.cluster_proxy)
+                .mode(config.mode)
+                .spin_back_off(config.spin_back_off)
+                .spin_seed(config.spin_seed)
                 .slaves_sync_timeout(scaled(config.slaves_sync_timeout))
                 .jitter_seed(config.jitter_seed)
                 .watchdog_batch_size(config.watchdog_batch_size)
@@ -422,4 +425,43 @@ pub(crate) fn finish(spec: &SimSpec, recorder: &Shared, slots: &Slots) -> (Histo
         records,
     };
     (history, cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::configs;
+
+    /// Scaling a client's config for the real engine divides its
+    /// durations and keeps every other setting: the connection mode, the
+    /// cluster proxy, the spin back-off and its seed, the replicas, the
+    /// batch size (a setting dropped here would run silently as
+    /// Redisson's default on that engine alone).
+    #[test]
+    fn scaling_keeps_every_setting_but_durations() {
+        let spec: crate::SimSpec = serde_json::from_value(serde_json::json!({
+            "seed": 1,
+            "profile": "4.7.0",
+            "redis": { "proxy": true },
+            "clients": [{
+                "name": "A",
+                "mode": "sentinel",
+                "spin_back_off": "constant",
+                "watchdog_batch_size": 7,
+                "threads": [{ "steps": [{ "step": "lock" }] }]
+            }]
+        }))
+        .expect("a spec");
+        let (one, _) = configs(&spec, 1).expect("configs").remove(0);
+        let (ten, watchdog_ms) = configs(&spec, 10).expect("configs").remove(0);
+        assert_eq!(watchdog_ms, 30_000);
+        assert_eq!(ten.watchdog_timeout.0, one.watchdog_timeout.0 / 10);
+        assert_eq!(ten.response_timeout.0, one.response_timeout.0 / 10);
+        assert_eq!(ten.mode, lockcore::ServerMode::Sentinel);
+        assert!(ten.cluster_proxy);
+        assert_eq!(ten.spin_back_off, lockcore::BackOff::Constant);
+        assert_eq!(ten.spin_seed, one.spin_seed);
+        assert_eq!(ten.jitter_seed, one.jitter_seed);
+        assert_eq!(ten.watchdog_batch_size, 7);
+        assert_eq!(ten.release, one.release);
+    }
 }
