@@ -14,6 +14,10 @@ use std::fmt::Write as _;
 use rayon::prelude::*;
 use sim::Workload;
 
+/// A proxied seed, its defects as (name, invariant), and whether its
+/// timeline shows a refused `CROSSSLOT`.
+type Proxied = (u64, Vec<(String, String)>, bool);
+
 fn main() {
     let seeds: u64 = std::env::args()
         .nth(1)
@@ -23,9 +27,8 @@ fn main() {
         .unwrap_or_else(|| "4.7.0".to_owned())
         .parse()
         .expect("a release");
-    // Each proxied seed's defects, as (name, invariant) and whether its
-    // timeline shows a refused CROSSSLOT; folded in seed order.
-    let found: Vec<(u64, Vec<(String, String)>, bool)> = (0..seeds)
+    // Folded in seed order.
+    let found: Vec<Proxied> = (0..seeds)
         .into_par_iter()
         .filter_map(|seed| {
             let spec = locksim::explored_spec_with(seed, Some(release), Workload::default());
