@@ -33,9 +33,9 @@ pub struct Settings {
     /// of the primary); otherwise in the single-server mode.
     pub sentinel: bool,
     /// Whether the client reaches a Redis Cluster through a proxy on one
-    /// address (`[sim.redis] proxy`). A config cannot say so, so the
-    /// audit's deployment is no cluster: a proxy drawn by explore's
-    /// generator is taken off.
+    /// address (`[sim.redis] proxy`). A config cannot say so: `locksim
+    /// audit --behind-proxy` does. Otherwise the audit's deployment is no
+    /// cluster, and a proxy drawn by explore's generator is taken off.
     pub proxy: bool,
 }
 
