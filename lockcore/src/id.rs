@@ -107,10 +107,11 @@ impl LockName {
             return Err(LockError::EmptyLockName);
         }
         let prefix = kind.info().channel_prefix;
-        // `RLock`'s channel has always been built with braces here; the
-        // other kinds follow Redisson's `prefixName` (no braces around a
-        // name that already has a hash tag).
-        let braces = kind == LockKind::Lock || !name.contains('{');
+        // Redisson's `prefixName` for every kind (read at tags
+        // redisson-3.8.0, 3.24.0 and 4.7.0, `RedissonObject.java`): no
+        // braces around a name that already has a hash tag, so a name's
+        // own tag puts its channel in its slot.
+        let braces = !name.contains('{');
         let mut channel = String::with_capacity(prefix.len() + name.len() + 3);
         channel.push_str(prefix);
         channel.push(':');
@@ -300,6 +301,10 @@ mod tests {
         assert_eq!(a.cmp(&b), std::cmp::Ordering::Less);
         assert_eq!(b.cmp(&a.clone()), std::cmp::Ordering::Greater);
         assert_eq!(a.channel(), "redisson_lock__channel:{orders}");
+        // `prefixName`: a name with a hash tag keeps it, unwrapped.
+        let tagged = LockName::new("{inventory}orders").expect("a name");
+        assert_eq!(tagged.channel(), "redisson_lock__channel:{inventory}orders");
+        assert_eq!(tagged.as_str(), "{inventory}orders");
         assert_eq!(a.fencing_key(), "{orders}:fencing");
         // The name's order, not its channel's (`}` sorts after `0`).
         let short = LockName::new("a").expect("a name");

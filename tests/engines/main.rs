@@ -692,6 +692,41 @@ fn a_real_cluster_refuses_the_cross_slot_renewal_6867() {
     assert!(!fixed.contains("CROSSSLOT"), "{fixed}");
 }
 
+/// Hash-tagged names behind a proxy: Redisson's `prefixName` keeps a
+/// name's own tag unwrapped, so the channel and unlock latch of
+/// "{inventory}orders" share its slot, and one client's locks of one tag
+/// renew in one `EVAL` the proxy accepts. Under 4.7.0 the row's scenario
+/// with tagged names is safe, nothing refused, on fast and on a real
+/// one-node cluster (a channel wrapped in braces again would make each
+/// unlock a cross-slot script there).
+#[test]
+fn hash_tagged_names_behind_a_proxy_are_never_refused() {
+    let text = include_str!("../../scenarios/history/proxy-renewal-crossslot-6867.toml")
+        .replace("lock = \"orders\"", "lock = \"{inventory}orders\"")
+        .replace("lock = \"payments\"", "lock = \"{inventory}payments\"");
+    let scenario = locksim::Scenario::parse(&text, "tagged").expect("parses");
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    let release: Release = "4.7.0".parse().expect("a release");
+    let comparison = Comparison::run(&scenario, None, Some(release), real).expect("runs");
+    let [fast, redis] = comparison.verdicts();
+    assert!(
+        fast.is_empty() && redis.is_empty(),
+        "{}",
+        comparison.render()
+    );
+    for trial in &comparison.trials {
+        let history = trial.run.history.to_string();
+        assert!(!history.contains("CROSSSLOT"), "{history}");
+        assert!(
+            history.contains("{inventory}orders held by B/t1"),
+            "{history}"
+        );
+    }
+}
+
 #[test]
 fn a_real_redis_fails_over_to_a_real_replica() {
     let scenario = locksim::Scenario::parse(FAILOVER_WITH_WAITER, "test").expect("parses");
