@@ -88,8 +88,50 @@ fn attributed(experiments: &mut Experiments<'_>, run: &Run) -> Vec<Defect> {
         if d.fixed_by.is_none() && d.open_issue.is_none() {
             d.fixed_by = masked_fix(experiments, d.invariant);
         }
+        if d.fixed_by.is_none() && d.open_issue.is_none() {
+            d.fixed_by = told_apart(experiments, d, first);
+        }
     }
     found
+}
+
+/// Last, the tests again with the defect told apart more finely: a later
+/// release can break the invariant on the same key by another path,
+/// which the key alone takes for this defect, so no fix passes the
+/// strict test. First by its clients too (3.45.0 seed 1862 of the
+/// Sentinel audit: B's write lock renewed after its unlock, #6144, and
+/// under 4.7.0 A's read lock renewed after its unlock by an interrupted
+/// acquire, #7272), then by its signature too (seed 11433: B's lock
+/// renewed after an unlock a demoted primary's `WAIT` error failed,
+/// 58947344d, and later after an interrupted acquire, #7272). Then a
+/// defect the newest release still shows with the same clients may be a
+/// proposed fix's, which no upgrade removes (seed 2517: #6144 and #7272
+/// in series). Only here: a fix moves which clients a defect names
+/// (3.45.0 seed 6823's liveness) and its signature, so every test before
+/// asks by key alone.
+fn told_apart(
+    experiments: &mut Experiments<'_>,
+    d: &Defect,
+    first: Option<&sim::Violation>,
+) -> Option<Fix> {
+    experiments.clients = first.map(|v| sorted(&v.clients));
+    let mut found =
+        fixed_by(experiments, d.invariant).or_else(|| masked_fix(experiments, d.invariant));
+    if found.is_none() {
+        experiments.signature = Some(d.signature.clone());
+        found = fixed_by(experiments, d.invariant).or_else(|| masked_fix(experiments, d.invariant));
+        experiments.signature = None;
+    }
+    let found = found.or_else(|| proposed_fix_on_newest(experiments, d.invariant));
+    experiments.clients = None;
+    found
+}
+
+/// `clients` in order, as an experiment's defects keep them.
+fn sorted(clients: &[String]) -> Vec<String> {
+    let mut clients = clients.to_vec();
+    clients.sort();
+    clients
 }
 
 /// The run's defects (its first violation of each invariant that is a
@@ -283,11 +325,37 @@ pub const UNRELEASED: &str = "no release";
 /// removes the defect: the release plus it loses the defect. The defect
 /// is open upstream, so there is no release without it to compare with.
 fn proposed_fix(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
-    let release = experiments.spec.profile;
+    proposed_removing(experiments, experiments.spec.profile, invariant)
+}
+
+/// For a defect that needs two fixes, one released and one proposed
+/// upstream (3.45.0 seed 2517 of the Sentinel audit: a stale head of the
+/// renewal entry, #6144, and an interrupted acquire's count, #7272): the
+/// newest release still shows it, given the run's switches that fix
+/// nothing, and the newest plus a proposed fix does not. It is that open
+/// issue's, which no upgrade removes.
+fn proposed_fix_on_newest(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<Fix> {
+    let newest = like(
+        Release::version(lockcore::Version::NEWEST),
+        experiments.spec.profile,
+    );
+    if experiments.shows(newest, invariant) != Some(true) {
+        return None;
+    }
+    proposed_removing(experiments, newest, invariant)
+}
+
+/// The first fix proposed upstream that `base` lacks and whose addition
+/// loses the defect.
+fn proposed_removing(
+    experiments: &mut Experiments<'_>,
+    base: Release,
+    invariant: Invariant,
+) -> Option<Fix> {
     let switch = Switch::ALL
         .iter()
-        .filter(|s| s.is_proposed_fix() && !release.has(**s) && can_act(**s, experiments.spec))
-        .find(|&&switch| experiments.shows(release.with(switch), invariant) == Some(false))?;
+        .filter(|s| s.is_proposed_fix() && !base.has(**s) && can_act(**s, experiments.spec))
+        .find(|&&switch| experiments.shows(base.with(switch), invariant) == Some(false))?;
     Some(Fix {
         switch: switch.name().to_owned(),
         upstream: switch.info().upstream.to_owned(),
@@ -345,6 +413,14 @@ struct Experiments<'a> {
     /// #6144, and a read lock, PR #6883). Not its clients too: a fix
     /// moves which waiters a liveness failure names (3.45.0 seed 6823).
     key: Option<String>,
+    /// When set, the clients of the defect being attributed (its first
+    /// violation's, in order): an experiment shows it only by a defect of
+    /// its invariant on its key that names the same clients.
+    clients: Option<Vec<String>>,
+    /// When set, the signature of the defect being attributed: an
+    /// experiment shows it only by a defect whose signature ends with its
+    /// steps too (see [`Signature::ends`]).
+    signature: Option<Signature>,
     /// Whether a known run answers for other releases that agree with it
     /// on what it read (off: only for its own switches; tests compare).
     reuse: bool,
@@ -356,8 +432,12 @@ struct Experiments<'a> {
 struct Known {
     switches: SwitchSet,
     read: SwitchSet,
-    defects: Option<Vec<(Invariant, Option<String>)>>,
+    defects: Option<Vec<KeyedDefect>>,
 }
+
+/// A defect of an experiment: its invariant, its key, its clients and
+/// its signature.
+type KeyedDefect = (Invariant, Option<String>, Vec<String>, Signature);
 
 impl Known {
     fn of(switches: SwitchSet, run: &Run) -> Known {
@@ -377,12 +457,21 @@ fn defect_invariants(run: &Run) -> impl Iterator<Item = Invariant> + '_ {
         .map(|v| v.invariant)
 }
 
-/// The invariants `run` broke as defects, each with the key it broke on.
-fn defect_keys(run: &Run) -> impl Iterator<Item = (Invariant, Option<String>)> + '_ {
+/// The invariants `run` broke as defects, each with the key it broke on
+/// and the clients it names.
+fn defect_keys(run: &Run) -> impl Iterator<Item = KeyedDefect> + '_ {
     run.violations
         .iter()
         .filter(|v| v.cause == Cause::Defect)
-        .map(|v| (v.invariant, v.key(&run.history)))
+        .map(|v| {
+            let signature = Signature::of(&run.history, v);
+            (
+                v.invariant,
+                v.key(&run.history),
+                sorted(&v.clients),
+                signature,
+            )
+        })
 }
 
 impl<'a> Experiments<'a> {
@@ -404,6 +493,8 @@ impl<'a> Experiments<'a> {
             asked,
             known,
             key: None,
+            clients: None,
+            signature: None,
             reuse: true,
         }
     }
@@ -435,10 +526,15 @@ impl<'a> Experiments<'a> {
             }
         };
         let defects = self.known[i].defects.as_ref();
-        let key = self.key.as_ref();
+        let (key, clients) = (self.key.as_ref(), self.clients.as_ref());
+        let signature = self.signature.as_ref();
         defects.map(|d| {
-            d.iter()
-                .any(|(i, k)| *i == invariant && key.is_none_or(|key| k.as_ref() == Some(key)))
+            d.iter().any(|(i, k, c, s)| {
+                *i == invariant
+                    && key.is_none_or(|key| k.as_ref() == Some(key))
+                    && clients.is_none_or(|clients| c == clients)
+                    && signature.is_none_or(|signature| signature.ends(s))
+            })
         })
     }
 

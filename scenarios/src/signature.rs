@@ -25,6 +25,17 @@ pub struct Signature {
     pub steps: Vec<Step>,
 }
 
+impl Signature {
+    /// Whether a run's defect of signature `other` is this one where a
+    /// changed release adds steps before its path: the same invariant,
+    /// and this one's steps are the last of `other`'s (a fix of the
+    /// renewal map stops the renewal one more time on the way, `renewal
+    /// stopped (not-held) > return unlock error > renew-sent`).
+    pub(crate) fn ends(&self, other: &Signature) -> bool {
+        self.invariant == other.invariant && other.steps.ends_with(&self.steps)
+    }
+}
+
 /// One decisive step of a defect: a record's kind in a few words, without
 /// times, names or values. Names are the kebab-case names the history's
 /// JSON gives the variants (`not-acquired`, `renew-sent`).

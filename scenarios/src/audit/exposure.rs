@@ -83,6 +83,16 @@ impl Status {
         }
     }
 
+    /// Its title where it stands alone in a list, without the path line
+    /// an exposure prints under it: a defect not reported upstream is
+    /// told from the others by its path.
+    pub fn name(&self) -> String {
+        match self {
+            Status::Unreported { path } => format!("not reported upstream: {path}"),
+            other => other.title(),
+        }
+    }
+
     /// The release that removes it, if one does.
     pub fn fixed_in(&self) -> Option<lockcore::Version> {
         match self {

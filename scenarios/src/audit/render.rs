@@ -180,11 +180,23 @@ fn upgrade_body(s: &mut String, u: &Upgrade) {
     } else {
         let _ = writeln!(s, "  audited under {}: still shows", u.to);
         for e in &u.after {
-            let _ = writeln!(s, "    - {} ({} run(s))", e.status.title(), e.runs);
+            let _ = writeln!(s, "    - {} ({} run(s))", e.status.name(), e.runs);
         }
     }
     for stay in &u.stays {
         let _ = writeln!(s, "  stays after any upgrade: {stay}");
+    }
+    for un in &u.unattributed {
+        let seen = if un.seen_after {
+            "still seen"
+        } else {
+            "not seen"
+        };
+        let _ = writeln!(
+            s,
+            "  no fix known (unattributed), {seen} under {}: {}",
+            u.to, un.signature
+        );
     }
     let _ = writeln!(s, "  behaviour changes on the way ({}):", u.changes.len());
     for c in &u.changes {

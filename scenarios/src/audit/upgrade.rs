@@ -6,7 +6,7 @@
 use lockcore::{Release, Switch, Version};
 use serde::Serialize;
 
-use super::exposure::{self, Sweep};
+use super::exposure::{self, Status, Sweep};
 use super::{AuditOptions, Exposure};
 
 /// How many releases an upgrade tries at most: each try is an audit.
@@ -19,9 +19,14 @@ pub struct Upgrade {
     pub to: String,
     /// The defects it removes, by title.
     pub removes: Vec<String>,
-    /// The defects no release removes (open upstream, not reported, or
-    /// unattributed), by title: they stay after any upgrade.
+    /// The defects no release removes (open upstream, with or without a
+    /// proposed fix, or not reported upstream), by name: they stay after
+    /// any upgrade.
     pub stays: Vec<String>,
+    /// The defects no experiment attributed: no release is known to
+    /// remove them, and whether the upgrade's own audit still shows each
+    /// (by its signature) is all that can be said.
+    pub unattributed: Vec<Unattributed>,
     /// The releases tried before it, each with the defect that moved the
     /// search on.
     pub tried: Vec<String>,
@@ -31,6 +36,15 @@ pub struct Upgrade {
     pub runs: u64,
     /// The behaviour changes between the two releases.
     pub changes: Vec<Change>,
+}
+
+/// A defect of the audited release that no experiment attributed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unattributed {
+    /// What identifies it.
+    pub signature: String,
+    /// Whether the upgrade's audit shows a defect of the same signature.
+    pub seen_after: bool,
 }
 
 /// One behaviour change between the user's release and the upgrade.
@@ -65,15 +79,29 @@ pub fn upgrade(o: &AuditOptions, found: &Sweep) -> Option<Upgrade> {
             _ => break,
         }
     }
-    let title = |e: &Exposure| e.status.title();
-    let (removes, stays) = found
+    let name = |e: &Exposure| e.status.name();
+    let (removes, rest) = found
         .exposures
         .iter()
         .partition::<Vec<&Exposure>, _>(|e| e.status.fixed_in().is_some());
+    let (unattributed, stays): (Vec<&Exposure>, Vec<&Exposure>) = rest
+        .into_iter()
+        .partition(|e| matches!(e.status, Status::Unattributed { .. }));
+    let unattributed = unattributed
+        .into_iter()
+        .filter_map(|e| match &e.status {
+            Status::Unattributed { signature } => Some(Unattributed {
+                signature: signature.clone(),
+                seen_after: after.exposures.iter().any(|a| a.status == e.status),
+            }),
+            _ => None,
+        })
+        .collect();
     Some(Upgrade {
         to: target.to_string(),
-        removes: removes.into_iter().map(title).collect(),
-        stays: stays.into_iter().map(title).collect(),
+        removes: removes.into_iter().map(name).collect(),
+        stays: stays.into_iter().map(name).collect(),
+        unattributed,
         tried,
         runs: after.runs,
         after: after.exposures,
