@@ -156,9 +156,12 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
 ///   shortens K's TTL below what a waiting writer read, and K expires
 ///   with no message.
 ///
-/// And a crashed write holder that had re-entered (seed 90584, not
-/// reported upstream): each re-entry adds its lease to K's TTL, so K
-/// outlives the crash by the sum of the leases (release-after-crash).
+/// And a write holder that had re-entered (not reported upstream): each
+/// re-entry adds its lease to K's TTL, so K outlives a crash by the sum
+/// of the leases (seed 90584, release-after-crash), and a waiter that
+/// read the longer TTL sleeps past K's expiry after a count-down unlock
+/// set it back to one lease without a message (seed 231422,
+/// lost-wakeup).
 #[test]
 fn read_write_paths_name_their_issues() {
     for (file, invariant, upstream) in [
@@ -175,6 +178,11 @@ fn read_write_paths_name_their_issues() {
         (
             "explored-90584-4-7-0-crashed-write-reentry-adds-lease.toml",
             "release-after-crash",
+            "unreported",
+        ),
+        (
+            "explored-231422-4-7-0-write-count-down-shortens-ttl.toml",
+            "lost-wakeup",
             "unreported",
         ),
     ] {

@@ -248,6 +248,10 @@ const KNOWN: &[(OpenIssue, Took)] = &[
         write_reentry::WRITE_REENTRY_ADDS_LEASE,
         write_reentry::write_reentry_added,
     ),
+    (
+        write_reentry::WRITE_COUNT_DOWN_SHORTENS,
+        write_reentry::write_count_down_shortened,
+    ),
     (FAIR_EXPIRED_SLEEPS, fair_expired_slept),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),

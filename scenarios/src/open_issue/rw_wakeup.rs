@@ -84,12 +84,19 @@ pub(super) fn rw_count_down_shortened(
     history: &History,
     v: &Violation,
 ) -> bool {
-    let Some((_, lock, free)) = rw_wait(history, v) else {
-        return false;
-    };
-    let (Some(&call), Some(start)) = (v.events.first(), history.records.get(free)) else {
-        return false;
-    };
+    count_down_then_expiry(history, v, LockKind::Read).is_some()
+}
+
+/// When a read-write waiter's lost wake-up began with K's expiry after
+/// an unlock of `kind` on K counted down while it waited: the record of
+/// the expiry, and K.
+pub(super) fn count_down_then_expiry(
+    history: &History,
+    v: &Violation,
+    kind: LockKind,
+) -> Option<(usize, LockName)> {
+    let (_, lock, free) = rw_wait(history, v)?;
+    let (&call, start) = (v.events.first()?, history.records.get(free)?);
     let expired = matches!(
         &start.kind,
         RecordKind::Server {
@@ -98,14 +105,14 @@ pub(super) fn rw_count_down_shortened(
         }
     );
     let key = lock.with_kind(LockKind::Lock);
-    expired
-        && history.records[call..free].iter().any(|r| match &r.kind {
-            RecordKind::Return {
-                lock: l,
-                call: Call::Unlock,
-                outcome: Outcome::Unlocked { released: false },
-                ..
-            } => l.kind() == LockKind::Read && l.with_kind(LockKind::Lock) == key,
-            _ => false,
-        })
+    let counted_down = history.records[call..free].iter().any(|r| match &r.kind {
+        RecordKind::Return {
+            lock: l,
+            call: Call::Unlock,
+            outcome: Outcome::Unlocked { released: false },
+            ..
+        } => l.kind() == kind && l.with_kind(LockKind::Lock) == key,
+        _ => false,
+    });
+    (expired && counted_down).then_some((free, key))
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use lockcore::{Call, LockName};
 
 use crate::judge::check::work::Count;
-use crate::model::history::{Outcome, Phase, Proc, RecordKind, Who};
+use crate::model::history::{Outcome, Phase, Proc, RecordKind, ReleaseCause, Who};
 use crate::model::name::Name;
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -64,16 +64,40 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 }
                 state.client_record(&r.kind, i, r.at);
             }
-            RecordKind::Release { who, lock, .. } => {
-                if let Some(n) = state.believers.get_mut(&(lock.as_str(), who)) {
+            RecordKind::Release { who, lock, cause } => {
+                let left = state.believers.get_mut(&(lock.as_str(), who)).is_some_and(|n| {
                     *n = n.saturating_sub(1);
-                    if *n == 0
-                        && let Some(open) = waiting_on.get(lock.as_str())
-                    {
-                        for &p in open {
-                            pending[p].left(who, r.at);
-                        }
+                    *n == 0
+                });
+                if left && let Some(open) = waiting_on.get(lock.as_str()) {
+                    // A sharer that crashed keeps its share until its own
+                    // lease ends (4.7.0 seed 1705044: crashed B's share
+                    // outlived by crashed C's, renewed just before).
+                    let until = match cause {
+                        ReleaseCause::Crash => state.lease_end(who, lock, r.at, delay, work),
+                        _ => Some(r.at),
+                    };
+                    for &p in open {
+                        pending[p].left(who, until);
                     }
+                }
+                state.client_record(&r.kind, i, r.at);
+            }
+            // The last sharer's unlock frees the key when it runs on
+            // Redis, which its reply follows: a command can wait on the
+            // client past the call that ended the belief (4.7.0 seed
+            // 612771: 43 ms between A's unlock call and its run).
+            RecordKind::Return {
+                who,
+                lock,
+                call: Call::Unlock,
+                ..
+            } => {
+                // Its key may be settled already (the unlock's own record
+                // freed it), so every crash of the key is asked.
+                for p in pending.iter_mut().filter(|p| p.lock.as_str() == lock.as_str()) {
+                    work.tick(1);
+                    p.unlock_ran(who, r.at);
                 }
                 state.client_record(&r.kind, i, r.at);
             }
@@ -101,6 +125,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     pending.push(Pending {
                         sharers,
                         shared_until: None,
+                        last_sharer: None,
                         process: key,
                         proc: process,
                         lock,
@@ -200,6 +225,23 @@ impl<'h> State<'h> {
             })
             .map(|(&(_, who), _)| who)
             .collect()
+    }
+
+    /// When `who`'s process, crashing at `at`, last set the key's expiry
+    /// to end: its last refresh plus its lease (see [`Refresh::last`]).
+    fn lease_end(
+        &self,
+        who: &'h Who,
+        lock: &'h LockName,
+        at: SimTime,
+        delay: u64,
+        work: &impl Count,
+    ) -> Option<SimTime> {
+        let key = (Name(&who.client), who.life);
+        let watchdog = self.watchdog.get(&key).copied();
+        let refresh = self.refresh.get(&(key, lock.as_str()))?;
+        let (base, lease_ms, _) = refresh.last(at, delay, watchdog, work)?;
+        Some(base.plus_ms(lease_ms))
     }
 
     /// The locks Redis names `process` holder of, with the server record
@@ -447,17 +489,36 @@ struct Pending<'h> {
     freed: Option<(usize, SimTime)>,
     /// Other processes' readers of the key at the crash, still holding.
     sharers: Vec<&'h Who>,
-    /// When the last of them let go.
+    /// When the last of them let go: its unlock's call, then its reply.
     shared_until: Option<SimTime>,
+    /// The last of them, once it let go.
+    last_sharer: Option<&'h Who>,
 }
 
 impl<'h> Pending<'h> {
-    /// `who` let go of its read hold at `at`.
-    fn left(&mut self, who: &Who, at: SimTime) {
-        let before = self.sharers.len();
+    /// `who` let go of its read hold, its share in use until `until`
+    /// (`None`: for as long as the key lives, a crashed sharer's whose
+    /// lease is not known).
+    fn left(&mut self, who: &'h Who, until: Option<SimTime>) {
+        if !self.sharers.contains(&who) {
+            return;
+        }
+        let Some(until) = until else {
+            return;
+        };
         self.sharers.retain(|w| *w != who);
-        if before > 0 && self.sharers.is_empty() {
-            self.shared_until = Some(at);
+        self.shared_until = Some(self.shared_until.map_or(until, |s| s.max(until)));
+        if self.sharers.is_empty() {
+            self.last_sharer = Some(who);
+        }
+    }
+
+    /// `who`'s unlock answered at `at`: if it was the last sharer's, the
+    /// key was in use until it ran.
+    fn unlock_ran(&mut self, who: &Who, at: SimTime) {
+        if self.last_sharer.is_some_and(|w| w == who) {
+            self.shared_until = self.shared_until.map(|s| s.max(at));
+            self.last_sharer = None;
         }
     }
 
