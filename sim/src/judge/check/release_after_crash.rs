@@ -374,6 +374,16 @@ impl Refresh {
         {
             self.maybe(old);
         }
+        // And a reader's lease does not shorten it below a watchdog
+        // reader's timeout (a read acquire keeps the longer TTL, #2144;
+        // 4.7.0 seed 804376: t2 reads with the watchdog, 30 s, then t1
+        // with a 20 s lease): the watchdog refresh stays a candidate.
+        if self.shared
+            && lease.is_some()
+            && let Some(old) = self.last.filter(|old| old.1.is_none())
+        {
+            self.maybe(old);
+        }
         if !keep {
             self.last = Some(new);
         }
