@@ -457,8 +457,8 @@ fn defect_invariants(run: &Run) -> impl Iterator<Item = Invariant> + '_ {
         .map(|v| v.invariant)
 }
 
-/// The invariants `run` broke as defects, each with the key it broke on
-/// and the clients it names.
+/// The invariants `run` broke as defects, each with the key it broke on,
+/// the clients it names and its signature.
 fn defect_keys(run: &Run) -> impl Iterator<Item = KeyedDefect> + '_ {
     run.violations
         .iter()

@@ -23,9 +23,14 @@ type ProcKey<'h> = (Name<'h>, u32);
 /// delay (plus any Redis pause, which delays commands). A lock still held
 /// past that bound, or never freed before the end, is a violation.
 ///
+/// A read lock shared with other processes' readers is in use until the
+/// last of them has left: its unlock ran (its reply came), or, crashed,
+/// its own lease ended.
+///
 /// One pass keeps, per process and lock, what the crash needs; the Redis
 /// pauses that push a deadline are a prefix of them in time order, found
-/// by one search: O(n log n) in the history.
+/// by one search: O(n log n) in the history, plus a look at each crash of
+/// the key per unlock reply.
 pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // Without a crash nothing is pending, so nothing is judged: most runs
     // have none, and the pass below (maps keyed by client names) was a
