@@ -62,6 +62,14 @@ pub fn render_header(trial: &Trial, description: &str, source: Option<&str>) -> 
             " (real time: not deterministic, a rerun may differ)"
         };
         let _ = writeln!(s, "engine    {}{note}", trial.engine);
+        if !trial.engine.is_deterministic() {
+            // The real engine's bounds stretch with the stalls it measured.
+            let _ = writeln!(
+                s,
+                "          judged allowing {}ms a message: the spec's latency or the run's longest stall, scaled",
+                trial.run.history.meta.max_latency_ms
+            );
+        }
     }
     let _ = writeln!(s, "settings  {}", settings(spec));
     for c in &spec.clients {

@@ -59,7 +59,8 @@ const CONNECT_WITHIN: Duration = Duration::from_secs(5);
 const BOOT: Duration = Duration::from_millis(200);
 /// The longest one-way delay, in real ms, the checkers' bounds allow a
 /// message to or from a real Redis on a busy machine (loopback is far
-/// faster; a descheduled process is not).
+/// faster; a descheduled process is not), unless the run measured a
+/// longer stall of its own thread (see [`Driver::drive`]).
 pub const REAL_DELAY_MS: u64 = 2;
 
 /// How many `TIME` round trips calibrate Redis's clock against ours.
@@ -339,9 +340,22 @@ impl Driver<'_> {
             start(host, &slots);
         }
         let expiring = (recorder.clone(), shadow.clone());
+        // The poll wakes every millisecond on the thread that runs every
+        // client, proxy and the recorder: how late it wakes is how long
+        // that thread was held (descheduled on a loaded machine, or busy),
+        // a delay any message or timer of the run may have suffered. (A
+        // stall of the `redis-server` process itself is not seen here.)
+        let stall = Rc::new(std::cell::Cell::new(Duration::ZERO));
+        let stalled = stall.clone();
         tokio::task::spawn_local(async move {
             loop {
-                tokio::time::sleep(EXPIRY_POLL).await;
+                let due = Instant::now() + EXPIRY_POLL;
+                tokio::time::sleep_until(due).await;
+                // The clients' boot, before time zero, is not the run's.
+                if due >= zero {
+                    let late = Instant::now().saturating_duration_since(due);
+                    stalled.set(stalled.get().max(late));
+                }
                 let mut rec = recorder::lock(&expiring.0);
                 // A script's lines arrive together: the one last seen is
                 // whole by now.
@@ -379,8 +393,10 @@ impl Driver<'_> {
             recorder::lock(&recorder).leftovers(self.spec, at, &reply);
         }
         let (mut history, cut) = process::finish(self.spec, &recorder, &slots);
-        // Real messages take real time, which the scale magnifies.
-        let real_delay = REAL_DELAY_MS.saturating_mul(self.scale);
+        // Real messages take real time, which the scale magnifies; the
+        // checkers' bounds allow the longest stall the run measured.
+        let stall_ms = u64::try_from(stall.get().as_millis()).unwrap_or(u64::MAX);
+        let real_delay = REAL_DELAY_MS.max(stall_ms).saturating_mul(self.scale);
         history.meta.max_latency_ms = history.meta.max_latency_ms.max(real_delay);
         Ok((history, cut))
     }
