@@ -164,30 +164,40 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
 /// lost-wakeup).
 #[test]
 fn read_write_paths_name_their_issues() {
-    for (file, invariant, upstream) in [
+    for (file, invariant, upstream, path) in [
         (
             "explored-2724-4-7-0-rw-async-waiter-misses-message.toml",
             "lost-wakeup",
             "#3891",
+            "LockPubSub releases one permit per thread already waiting",
         ),
         (
             "explored-3485-4-7-0-rw-count-down-shortens-ttl.toml",
             "lost-wakeup",
             "unreported",
+            "a reader's unlock that left other readers shortened K's TTL",
         ),
         (
             "explored-90584-4-7-0-crashed-write-reentry-adds-lease.toml",
             "release-after-crash",
             "unreported",
+            "crashed before its next renewal keeps K for the sum of its leases",
         ),
         (
             "explored-231422-4-7-0-write-count-down-shortens-ttl.toml",
             "lost-wakeup",
             "unreported",
+            "the holder's count-down unlock set it back to one lease",
         ),
     ] {
-        let named = open_issues_named(file);
+        let defects = finding_defects(file);
+        let named: Vec<_> = defects
+            .iter()
+            .map(|d| (d.invariant.name(), d.open_issue.map(|o| o.upstream)))
+            .collect();
         assert_eq!(named, [(invariant, Some(upstream))], "{file}");
+        let took = defects[0].open_issue.map_or("", |o| o.path);
+        assert!(took.contains(path), "{file}: {took}");
     }
 }
 
