@@ -201,6 +201,28 @@ fn read_write_paths_name_their_issues() {
     }
 }
 
+/// A client's renewal entry renews its first thread (not reported
+/// upstream): 4.7.0 seed 1235191, shrunk. Someone deletes the key under
+/// C/t2, which works on; C/t1 takes the lock and joins the entry behind
+/// t2; the next round renews t2's missing field (0) and only drops it,
+/// and t1's key expires before the round after, which an interleave
+/// window held back, renews it. Named by that path, not left unnamed.
+#[test]
+fn a_stale_first_thread_in_the_renewal_entry_is_named() {
+    let file = "explored-1235191-4-7-0-stale-first-thread-renewed.toml";
+    let defects = finding_defects(file);
+    assert!(!defects.is_empty(), "{file}: no defect");
+    for d in &defects {
+        assert_eq!(d.invariant.name(), "mutual-exclusion", "{file}");
+        let path = d.open_issue.map(|o| (o.upstream, o.path));
+        assert!(
+            path.is_some_and(|(u, p)| u == "unreported"
+                && p.contains("stayed first in its client's renewal entry")),
+            "{file}: {path:?}"
+        );
+    }
+}
+
 /// Fair-lock liveness defects no fix removes, each named by the open
 /// upstream issue whose path the run took:
 /// - #4595: a waiter whose acquire fails after its script queued it keeps

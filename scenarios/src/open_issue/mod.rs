@@ -10,6 +10,7 @@
 //! predicate plus one line in [`KNOWN`].
 
 mod rw_wakeup;
+mod stale_first_thread;
 mod write_reentry;
 
 use lockcore::{LockKind, LockName, Release, Switch};
@@ -253,6 +254,10 @@ const KNOWN: &[(OpenIssue, Took)] = &[
         write_reentry::write_count_down_shortened,
     ),
     (FAIR_EXPIRED_SLEEPS, fair_expired_slept),
+    (
+        stale_first_thread::STALE_FIRST_THREAD_RENEWED,
+        stale_first_thread::stale_first_thread_renewed,
+    ),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
 ];
