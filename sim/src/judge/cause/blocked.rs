@@ -177,9 +177,25 @@ fn none_sent<'s>(
         return None;
     };
     let process = who.process();
-    let learned = history.records[first..]
-        .iter()
-        .take_while(|r| r.at.as_ms() <= end)
+    let window = || {
+        history.records[first..]
+            .iter()
+            .take_while(|r| r.at.as_ms() <= end)
+    };
+    // The watchdog let go on its own (an unlock's cancel, a renewal's
+    // 0): why is for other rules, not a fault that merely was in force
+    // (4.7.0 seed 1809674: a count-down unlock retried for a replication
+    // stall cancelled renewal, #4822's retry, while the thread held on).
+    let stopped = window().any(|r| {
+        matches!(&r.kind, RecordKind::Lock {
+            process: p,
+            event: lockcore::Event::RenewalStopped { lock: l, .. },
+        } if *p == process && l == lock)
+    });
+    if stopped {
+        return None;
+    }
+    let learned = window()
         .filter(|r| {
             matches!(&r.kind, RecordKind::RenewReply { process: p, lock: l, reply, .. }
                 if *p == process && l == lock && reply == "1")
