@@ -60,7 +60,7 @@ const BOOT: Duration = Duration::from_millis(200);
 /// The longest one-way delay, in real ms, the checkers' bounds allow a
 /// message to or from a real Redis on a busy machine (loopback is far
 /// faster; a descheduled process is not), unless the run measured a
-/// longer stall of its own thread (see [`Driver::drive`]).
+/// longer stall of its own thread (its expiry poll measures it).
 pub const REAL_DELAY_MS: u64 = 2;
 
 /// How many `TIME` round trips calibrate Redis's clock against ours.
