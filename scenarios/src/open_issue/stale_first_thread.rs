@@ -8,7 +8,7 @@ use sim::{History, RecordKind, ServerCause, Violation, Who};
 
 use super::{OpenIssue, UNREPORTED};
 
-/// Found by locksim (4.7.0 seeds 1025008, 1235191 and 1920297), not
+/// Found by locksim (4.7.0 seed 1235191; 1055099 under PCT), not
 /// reported upstream (searched 2026-11-29; #3712 and #3714, fixed in
 /// 3.16.1, are a thread taking the lock again after the renewal's 0).
 /// `LockTask.buildChunk` renews each lock for `entry.getFirstThreadId()`

@@ -496,13 +496,17 @@ fn believer_key_gone<'h>(
     // seed 1920297: an acquire's reply held back past its 1 s lease; seed
     // 1025008: past another client's hold since) finds it gone before the
     // hold begins: the record that ended Redis's last naming of the thread.
-    let on_lock = |r: &&crate::model::history::Record| matches!(&r.kind, RecordKind::Server { lock: l, .. } if l == lock);
     let before = &history.records[..first];
     let named = before.iter().rposition(|r| {
-        matches!(&r.kind, RecordKind::Server { lock: l, holder: Some(h), .. } if l == lock && h == who)
+        matches!(&r.kind, RecordKind::Server { lock: l, holder: Some(h), .. }
+            if l == lock && h == who)
     });
     let mut gone = named
-        .and_then(|j| before[j + 1..].iter().find(on_lock))
+        .and_then(|j| {
+            before[j + 1..]
+                .iter()
+                .find(|r| matches!(&r.kind, RecordKind::Server { lock: l, .. } if l == lock))
+        })
         .filter(|r| match &r.kind {
             RecordKind::Server { holder: None, .. } => true,
             RecordKind::Server {

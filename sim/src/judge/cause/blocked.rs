@@ -151,14 +151,14 @@ pub(super) fn renewals_blocked<'s>(
     Some((why, blamed))
 }
 
-/// No renewal went in the lease: a fault on an involved client or on
+/// No renewal went in the lease: a fault on the holder's client or on
 /// Redis was in force when the watchdog's next renewal fell due (a third
 /// of the lease after the holder learned of its hold or of its last
 /// renewal, plus a timer tick), early enough for a renewal on time to
 /// arrive, and lasted until a renewal sent as it ended could no longer
-/// reach Redis before the expiry (4.7.0 seed
-/// 413189: a pause began 1 ms before the first renewal was due and
-/// outlasted the key, of which it covered 651 of 1,000 ms).
+/// reach Redis before the expiry (4.7.0 seed 413189: a pause began 15 ms
+/// before the first renewal was due and outlasted the key, of which it
+/// covered 651 of 1,000 ms).
 fn none_sent<'s>(
     spec: &'s SimSpec,
     history: &History,
