@@ -161,6 +161,38 @@ pub(crate) fn probe_of<'c>(
     })
 }
 
+/// [`crate::model::history::Meta::script_load_ms`] of `spec`'s clients.
+pub(crate) fn script_load_ms(spec: &SimSpec) -> Vec<(String, u64)> {
+    let configs: Vec<_> = (0..spec.clients.len())
+        .map(|c| client_config(spec, c).ok())
+        .collect();
+    let built = spec
+        .clients
+        .iter()
+        .zip(&configs)
+        .filter_map(|(client, config)| config.as_ref().map(|config| (client, (config, true))));
+    script_load_of(built)
+}
+
+/// [`script_load_ms`] of clients and their configs already built, each
+/// with whether the client asked about `script-cache` (every script it
+/// sent did), as [`acquire_once_of`] counts only the switches a run read.
+pub(crate) fn script_load_of<'c>(
+    clients: impl Iterator<Item = (&'c crate::ClientSpec, (&'c Config, bool))>,
+) -> Vec<(String, u64)> {
+    clients
+        .filter(|(_, (c, asked))| {
+            *asked && c.release.has(lockcore::Switch::ScriptCache) && c.replicas == 0
+        })
+        .map(|(client, (c, _))| {
+            (
+                client.name.clone(),
+                2 * (c.response_timeout.0 + c.timer_tick.0),
+            )
+        })
+        .collect()
+}
+
 /// The longest timer tick of `spec`'s clients: how late any client's
 /// timer can fire, which the checkers' bounds allow for.
 pub(crate) fn max_timer_tick_ms(spec: &SimSpec) -> u64 {

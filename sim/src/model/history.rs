@@ -62,6 +62,16 @@ pub struct Meta {
     /// read back has none, and is judged as if no call waited for a probe.
     #[serde(skip)]
     pub probe: Option<ProbeBound>,
+    /// The clients that send their scripts by SHA (Redisson 3.46+ on a
+    /// single server, `script-cache`), each with how much longer than
+    /// one command's retries a script's first attempt may take, in ms: an
+    /// `EVALSHA` answered `NOSCRIPT` (a restarted Redis) up to one
+    /// response timeout in, then a `SCRIPT LOAD` retried like any
+    /// command, then the `EVALSHA` again: two response timeouts and
+    /// their timers' ticks around the load. Not written to the file, like
+    /// [`Meta::acquire_once_ms`]; a history read back has none.
+    #[serde(skip)]
+    pub script_load_ms: Vec<(String, u64)>,
 }
 
 /// How long a client's server probe may hold its first synced scripts.

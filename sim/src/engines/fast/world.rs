@@ -313,6 +313,12 @@ impl<'s> World<'s> {
                     }),
                     self.spec.latency.max_ms,
                 ),
+                script_load_ms: crate::model::config::script_load_of(self.spec.clients.iter().zip(
+                    self.procs.iter().map(|p| {
+                        let asked = (p.machine.switches_read()).has(lockcore::Switch::ScriptCache);
+                        (p.machine.config(), asked)
+                    }),
+                )),
             },
             records: self.obs.into_records(),
         };

@@ -421,6 +421,7 @@ pub(crate) fn finish(spec: &SimSpec, recorder: &Shared, slots: &Slots) -> (Histo
             retries: crate::model::config::retries(spec),
             acquire_once_ms: crate::model::config::acquire_once_ms(spec),
             probe: crate::model::config::probe(spec),
+            script_load_ms: crate::model::config::script_load_ms(spec),
         },
         records,
     };

@@ -44,6 +44,7 @@ impl Sample {
                     retries: None,
                     acquire_once_ms: None,
                     probe: None,
+                    script_load_ms: Vec::new(),
                 },
                 records: Vec::new(),
             },
