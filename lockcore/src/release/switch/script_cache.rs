@@ -8,11 +8,26 @@
 //! `SCRIPT LOAD` fails the command with its error. It remembers nothing:
 //! every command starts with `EVALSHA` (read at tags redisson-3.46.0,
 //! `CommandAsyncService.java:536-617`, and redisson-4.7.0, `:578-659`).
-//! Every lock script goes this way on a single server; where the client
-//! sees replicas, `syncedEval` runs the script in a batch followed by
-//! `WAIT`, and a batch never uses the cache (`isEvalCacheActive()` is
-//! false), so it sends `EVAL`. A timed-out `EVALSHA` is resent as
-//! `EVALSHA`.
+//! Every lock script goes this way on a single server. A timed-out
+//! `EVALSHA` is resent as `EVALSHA`.
+//!
+//! Where the client sees replicas, `syncedEval` runs the script in a
+//! batch followed by `WAIT`. A batch does not take the path above
+//! (`CommandBatchService.isEvalCacheActive()` is false), but its
+//! `loadScripts` (there since before 3.46.0, live once the option is on)
+//! rewrites every `EVAL` of the batch to `EVALSHA`, first sending
+//! `SCRIPT LOAD` for the scripts that `ServiceManager`'s static
+//! per-address set (`SCRIPT_SHA_CACHE`) does not hold, and adding them
+//! once loaded; the set forgets an address when its connection drops
+//! (`onDisconnect`). A batch's `NOSCRIPT` therefore comes only from a
+//! node that lost a script without the client seeing it go, and until
+//! 3.48.0 (commit 32df429bd, "NOSCRIPT error is thrown after failover
+//! by RLock methods") it failed the lock call; from 3.48.0 the call
+//! loads the script and runs `syncedEval` again. Read at tags
+//! redisson-3.47.0 and redisson-4.7.0, `CommandBatchService.java:495-531`
+//! and `CommandAsyncService.syncedEval`. locksim sends a batch's script
+//! as `EVAL`: the same effect on Redis, without the client-side set
+//! (issue 52 leaves the exact trigger open).
 //!
 //! The effect on the lock is time: after every Redis restart, each lock
 //! command a client sends first costs two more round trips.
@@ -116,7 +131,9 @@ mod tests {
         h.expect_quiet();
     }
 
-    /// With replicas the script goes in a batch with `WAIT`, never by SHA.
+    /// With replicas the script goes in a batch with `WAIT`, as `EVAL`
+    /// (Redisson's batch sends `EVALSHA` after its own `SCRIPT LOAD`: see
+    /// the module's docs).
     #[test]
     fn with_replicas_scripts_go_as_eval() {
         let config = crate::Config::builder()
