@@ -317,6 +317,26 @@ fn open_try_lock_paths_are_named() {
     }
 }
 
+/// Seed 633698 under 4.7.0, shrunk: a spin lock's `lock()` interrupted
+/// while its acquire was on the wire. The script takes the lock after
+/// the thread gave up, and the interrupt's cancel reaches the future
+/// the watchdog's callback hangs on (a spin lock's acquire is outside
+/// the retry wrapper in every release), so the key lives out its lease
+/// with no holder: the open path of a hold its thread does not know of
+/// (#4109), not #7272's watchdog, which PR #7277 would fix.
+#[test]
+fn an_interrupted_spin_lock_whose_script_ran_is_named() {
+    let named: Vec<_> = finding_defects("explored-633698-4-7-0-spin-interrupted-lock-ran.toml")
+        .iter()
+        .map(|d| {
+            let open = d.open_issue.map(|o| o.upstream);
+            (d.invariant.name(), d.fixed_by.is_none(), open)
+        })
+        .collect();
+    let want = [("lock-left-behind", true, Some("#4109"))];
+    assert_eq!(named, want);
+}
+
 /// A fair lock's unlock of a key that expired under its holder returns
 /// normally (`false-unlock-success`), at 4.7.0 as at every release:
 /// `RedissonFairLock`'s unlock script answers 1 when K does not exist,

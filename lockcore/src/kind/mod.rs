@@ -221,7 +221,12 @@ macro_rules! kinds {
                 }
             }
 
-            pub(crate) fn acquire_retried(self) -> bool {
+            /// Whether this kind's acquire is inside the 3.20.1 retry
+            /// wrapper (`ServiceManager.execute`): a rolled-back acquire
+            /// is tried again, and an interrupt reaches the wrapper's
+            /// future, not the acquire's (a spin lock's is outside it in
+            /// every release).
+            pub fn acquire_retried(self) -> bool {
                 match self {
                     $(LockKind::$variant => $module::$ty::acquire_retried(),)*
                 }

@@ -279,20 +279,27 @@ pub(crate) fn open_issue(release: Release, history: &History, v: &Violation) -> 
 /// a message (its unknown count kept the key until it expired: fenced
 /// seeds 44624 and 76079).
 fn timed_out_acquire_ran(release: Release, history: &History, v: &Violation) -> bool {
-    // From 3.16.3 (#2714) to 3.20.0 an interrupted acquire's future is
-    // cancelled, so a script that ran anyway is a hold its thread does
-    // not know of, as after a timeout (3.16.6 seed 86100: a lock(lease)
-    // left behind for its lease). Otherwise its late reply's callback
-    // runs: #2714's or #5358's path, not this one.
-    let interrupt_hides =
-        release.has(Switch::InterruptCancelsAcquire) && !release.has(Switch::AcquireRetryWrapper);
     if v.invariant == sim::Invariant::LostWakeup {
-        return last_holder(history, v).is_some_and(|holder| {
-            timed_out_acquire_ran_by(history, v, interrupt_hides, |c| c == holder)
-        });
+        return last_holder(history, v)
+            .is_some_and(|holder| timed_out_acquire_ran_by(history, v, release, |c| c == holder));
     }
     let of = |c: &str| v.clients.iter().any(|x| **x == *c);
-    timed_out_acquire_ran_by(history, v, interrupt_hides, of)
+    timed_out_acquire_ran_by(history, v, release, of)
+}
+
+/// Whether an interrupt of a call on `kind` under `release` cancels the
+/// future its acquire's callback hangs on, so that a script that ran
+/// anyway is a hold its thread does not know of, as after a timeout
+/// (lockcore's `interrupt`). From 3.16.3 (#2714) the cancel reaches the
+/// acquire's own future: to 3.20.0 for every kind (3.16.6 seed 86100: a
+/// `lock(lease)` left behind for its lease), and in every later release
+/// for a spin lock, whose acquire is outside the retry wrapper (4.7.0
+/// seed 633698: an interrupted `lock()` whose script then took the lock
+/// for its lease). Otherwise the late reply's callback runs: #2714's or
+/// #5358's path, not this one.
+fn interrupt_hides(release: Release, kind: LockKind) -> bool {
+    release.has(Switch::InterruptCancelsAcquire)
+        && (!kind.acquire_retried() || !release.has(Switch::AcquireRetryWrapper))
 }
 
 /// The client Redis named holder last before the lock went free (the
@@ -318,7 +325,7 @@ fn last_holder<'h>(history: &'h History, v: &Violation) -> Option<&'h str> {
 fn timed_out_acquire_ran_by(
     history: &History,
     v: &Violation,
-    interrupt_hides: bool,
+    release: Release,
     of: impl Fn(&str) -> bool,
 ) -> bool {
     let mut calling: Vec<&Who> = Vec::new();
@@ -379,7 +386,10 @@ fn timed_out_acquire_ran_by(
                 }
             }
             RecordKind::Return {
-                who, call, outcome, ..
+                who,
+                call,
+                outcome,
+                lock,
             } if call.is_acquire() => {
                 let error = matches!(outcome, Outcome::Error { .. });
                 // From 4.7.0 (#5019) a timeout inside tryLock's wait loop
@@ -393,7 +403,7 @@ fn timed_out_acquire_ran_by(
                 // An interrupted acquire that runs later is #5358's path
                 // (the late reply's callback), unless the release drops
                 // that reply.
-                let interrupted = !interrupt_hides
+                let interrupted = !interrupt_hides(release, lock.kind())
                     && matches!(outcome, Outcome::Error { message, .. } if *message == interrupted);
                 if error && !interrupted && calling.contains(&who) {
                     failed.push(who);
