@@ -161,7 +161,10 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
 /// of the leases (seed 90584, release-after-crash), and a waiter that
 /// read the longer TTL sleeps past K's expiry after a count-down unlock
 /// set it back to one lease without a message (seed 231422,
-/// lost-wakeup).
+/// lost-wakeup). And a read lock's renewal that sets K's TTL to the
+/// watchdog timeout under another reader's longer lease (not reported
+/// upstream), seen by a waiting writer: K expires with no message
+/// before the TTL the writer read (seed 426553, lost-wakeup).
 #[test]
 fn read_write_paths_name_their_issues() {
     for (file, invariant, upstream, path) in [
@@ -188,6 +191,12 @@ fn read_write_paths_name_their_issues() {
             "lost-wakeup",
             "unreported",
             "the holder's count-down unlock set it back to one lease",
+        ),
+        (
+            "explored-426553-4-7-0-read-renewal-shortens-waiters-ttl.toml",
+            "lost-wakeup",
+            "unreported",
+            "a read lock's renewal set K's TTL to the watchdog timeout",
         ),
     ] {
         let defects = finding_defects(file);

@@ -253,6 +253,8 @@ const KNOWN: &[(OpenIssue, Took)] = &[
         write_reentry::WRITE_COUNT_DOWN_SHORTENS,
         write_reentry::write_count_down_shortened,
     ),
+    // The same path seen by a waiter, after the waiter paths above.
+    (READ_RENEWAL_SHORTENS, rw_wakeup::read_renewal_then_expiry),
     (FAIR_EXPIRED_SLEEPS, fair_expired_slept),
     (
         stale_first_thread::STALE_FIRST_THREAD_RENEWED,

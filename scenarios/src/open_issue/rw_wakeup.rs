@@ -3,7 +3,7 @@
 //! reader against the key's `read` mode and a writer against the key.
 
 use lockcore::{Call, LockKind, LockName};
-use sim::{History, Outcome, RecordKind, ServerCause, Violation, Who};
+use sim::{History, Outcome, RecordKind, ReleaseCause, ServerCause, Violation, Who};
 
 use super::{OpenIssue, UNREPORTED};
 
@@ -115,4 +115,58 @@ pub(super) fn count_down_then_expiry(
         _ => false,
     });
     (expired && counted_down).then_some((free, key))
+}
+
+/// Whether a read-write waiter's lost wake-up began with K's expiry
+/// inside the lease of a reader that held K with a lease of its own and
+/// had not unlocked, after a read lock's renewal on K since that hold: the renewal
+/// set K's TTL to the watchdog timeout under the longer lease, so K
+/// expired, with no message, before the TTL the waiter had read (the
+/// open path `READ_RENEWAL_SHORTENS`, seen by a waiter: 4.7.0 seeds
+/// 426553 and 1102043).
+pub(super) fn read_renewal_then_expiry(
+    _: lockcore::Release,
+    history: &History,
+    v: &Violation,
+) -> bool {
+    let Some((_, lock, free)) = rw_wait(history, v) else {
+        return false;
+    };
+    let Some(start) = history.records.get(free) else {
+        return false;
+    };
+    if !matches!(
+        &start.kind,
+        RecordKind::Server {
+            cause: ServerCause::Expiry,
+            ..
+        }
+    ) {
+        return false;
+    }
+    let key = lock.with_kind(LockKind::Lock);
+    let read_on_key =
+        |l: &LockName| l.kind() == LockKind::Read && l.with_kind(LockKind::Lock) == key;
+    let before = &history.records[..free];
+    before.iter().enumerate().any(|(i, r)| match &r.kind {
+        RecordKind::Hold {
+            who,
+            lock: l,
+            lease_ms,
+            watchdog: false,
+            ..
+        } if read_on_key(l) && r.at.as_ms() + lease_ms > start.at.as_ms() => {
+            let since = &before[i..];
+            // An unlock takes the reader's lease off Redis; a crash
+            // leaves it there (4.7.0 seed 1102043).
+            let released = since.iter().any(|s| {
+                matches!(&s.kind, RecordKind::Release { who: w, lock: rl, cause: ReleaseCause::Unlock } if w == who && rl == l)
+            });
+            let renewed = since
+                .iter()
+                .any(|s| matches!(&s.kind, RecordKind::RenewSent { lock: rl, .. } if read_on_key(rl)));
+            renewed && !released
+        }
+        _ => false,
+    })
 }
