@@ -68,7 +68,8 @@ pub struct Meta {
     /// `EVALSHA` answered `NOSCRIPT` (a restarted Redis) up to one
     /// response timeout in, then a `SCRIPT LOAD` retried like any
     /// command, then the `EVALSHA` again: two response timeouts and
-    /// their timers' ticks around the load. Not written to the file, like
+    /// their timers' ticks around the load (try-lock-answers allows it
+    /// when the run shows the caller's load held or lost). Not written to the file, like
     /// [`Meta::acquire_once_ms`]; a history read back has none.
     #[serde(skip)]
     pub script_load_ms: Vec<(String, u64)>,

@@ -35,7 +35,9 @@ pub(super) fn renewals_blocked<'s>(
     let mut ok = std::collections::BTreeSet::new();
     let mut answered = std::collections::BTreeSet::new();
     let mut other_thread = std::collections::BTreeSet::new();
-    let mut reloaded = std::collections::BTreeSet::new();
+    let mut reloaded: Vec<(Renewal<'_>, u64)> = Vec::new();
+    // Messages of each process (client, life) a drop fault lost, and when.
+    let mut dropped: Vec<(&str, u32, u64)> = Vec::new();
     // When each renewal failed with an error, and when the command layer
     // sent it again after that (its retry pause, not a third of the lease).
     let mut errored: Vec<(Renewal<'_>, u64)> = Vec::new();
@@ -78,7 +80,7 @@ pub(super) fn renewals_blocked<'s>(
                     // (its own record): that resend is the one that had
                     // to get through (4.7.0 seed 26953, after a restart).
                     text if text.contains("NOSCRIPT") => {
-                        reloaded.insert((&*process.client, (process.life, *request)));
+                        reloaded.push(((&*process.client, (process.life, *request)), ms));
                     }
                     text if text.starts_with("error") => {
                         errored.push(((&*process.client, (process.life, *request)), ms));
@@ -86,13 +88,30 @@ pub(super) fn renewals_blocked<'s>(
                     _ => {}
                 }
             }
+            RecordKind::Drop { process, .. } if ms <= end => {
+                dropped.push((&*process.client, process.life, ms));
+            }
             _ => {}
         }
     }
+    // A renewal answered `NOSCRIPT` whose `SCRIPT LOAD` (or its reply) a
+    // drop then lost: it goes again only once the load timed out (4.7.0
+    // seed 127659: a 3 s lease, the load's reply dropped 9 ms after the
+    // `NOSCRIPT`).
+    let load_lost: Vec<(Renewal<'_>, u64)> = (reloaded.iter())
+        .filter(|&&((c, (life, _)), at)| {
+            (dropped.iter()).any(|&(dc, dl, ms)| dc == c && dl == life && ms >= at)
+        })
+        .copied()
+        .collect();
+    let lost_at = |r: Renewal<'_>| load_lost.iter().find(|(k, _)| *k == r).map(|&(_, at)| at);
     // The key was the believer's all through the window, so a renewal of
     // it that found no hold renewed another thread of the client (a stale
     // head of its renewal entry, 3.44.0 seed 26953): not the believer's.
-    sent.retain(|&(_, c, r)| !other_thread.contains(&(c, r)) && !reloaded.contains(&(c, r)));
+    let reloads = |r: Renewal<'_>| reloaded.iter().any(|(k, _)| *k == r);
+    sent.retain(|&(_, c, r)| {
+        !other_thread.contains(&(c, r)) && (!reloads((c, r)) || lost_at((c, r)).is_some())
+    });
     // Only the renewals after the last that succeeded (it set the TTL
     // that ran out) had to get through.
     if let Some(last_ok) = sent.iter().rposition(|&(_, c, r)| ok.contains(&(c, r))) {
@@ -123,6 +142,10 @@ pub(super) fn renewals_blocked<'s>(
     // sets the next renewal in the reply's callback (4.7.0 seed 5119: a
     // dropped reply, a 3 s lease).
     let next = match sent.last() {
+        Some(&(_, client, request)) if lost_at((client, request)).is_some() => {
+            let at = lost_at((client, request)).unwrap_or(0);
+            (healed + lease / 3).max(at + chain::resend_after_ms(spec, client))
+        }
         Some(&(ms, client, request)) if !answered.contains(&(client, request)) => {
             (healed + lease / 3).max(ms + chain::resend_after_ms(spec, client))
         }

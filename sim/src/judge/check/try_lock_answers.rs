@@ -22,10 +22,11 @@ use crate::{History, Invariant, SimTime, Violation};
 /// thrown later came from the wait loop, however soon (it once had to
 /// come a whole retry budget into the call, which such a call rarely
 /// lasts). When a fault touched it, the first attempt may take one
-/// command's retries; with scripts sent by SHA (3.46+), a restarted
-/// Redis's `NOSCRIPT` may come up to a response timeout in, and the
-/// `SCRIPT LOAD` after it takes one command's retries of its own before
-/// the `EVALSHA` goes again. A call during which a fault moved its
+/// command's retries; with scripts sent by SHA (3.46+), when the run
+/// shows the caller's `SCRIPT LOAD` held or lost, a restarted Redis's
+/// `NOSCRIPT` may have come up to a response timeout in, and the load
+/// taken one command's retries of its own before the `EVALSHA` went
+/// again. A call during which a fault moved its
 /// client's timers (a pause, starvation, a clock fault, interleaved
 /// callbacks) is not judged: its first attempt may have failed late.
 /// A first attempt that times out still throws in every release, and is
@@ -97,10 +98,14 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 });
                 // A fault may have held the `EVALSHA` until a restarted
                 // Redis answered `NOSCRIPT`, and the `SCRIPT LOAD` after it
-                // for its whole budget (4.7.0 seeds 830022, 1030405,
-                // 1806115).
+                // for its whole budget (4.7.0 seeds 830022 and 1806115),
+                // when the run shows a load of the caller's held or lost
+                // during the call. Elapsed time alone cannot tell that
+                // from a throw in the wait loop (4.7.0 seeds 847410 and
+                // 102984, a fair lock's after its wait, #5019).
                 let script_load = (history.meta.script_load_ms.iter())
                     .find(|(client, _)| *client == *who.client)
+                    .filter(|_| load_held(&history.records[c..i], who))
                     .map_or(0, |(_, ms)| *ms);
                 let bound = once.unwrap_or(first_attempt + probe + script_load);
                 let late = r.at.as_ms() > start.as_ms() + bound;
@@ -128,6 +133,18 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         }
     }
     found
+}
+
+/// Whether `records` show a `SCRIPT LOAD` of `who`'s process held by a
+/// partition or lost to a drop on its way to Redis.
+fn load_held(records: &[crate::model::history::Record], who: &crate::model::history::Who) -> bool {
+    let script = |what: &str| what == "SCRIPT" || what.starts_with("SCRIPT ");
+    records.iter().any(|r| match &r.kind {
+        RecordKind::Held { process, what, .. } | RecordKind::Drop { process, what, .. } => {
+            process.client == who.client && process.life == who.life && script(what)
+        }
+        _ => false,
+    })
 }
 
 /// The client processes seen past their server probe: a script of theirs
