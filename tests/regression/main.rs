@@ -97,6 +97,18 @@ fn finding_defects(file: &str) -> Vec<locksim::Defect> {
     locksim::defects_of(&scenario.spec(None, None), &trial.run)
 }
 
+/// Each defect of shrunk finding `file`, as its invariant, whether no
+/// fix removes it, and the open upstream issue whose path names it.
+fn open_paths_named(file: &str) -> Vec<(&'static str, bool, Option<&'static str>)> {
+    finding_defects(file)
+        .iter()
+        .map(|d| {
+            let open = d.open_issue.map(|o| o.upstream);
+            (d.invariant.name(), d.fixed_by.is_none(), open)
+        })
+        .collect()
+}
+
 /// Each defect of shrunk finding `file`, as its invariant and the open
 /// upstream issue whose path names it.
 fn open_issues_named(file: &str) -> Vec<(&'static str, Option<&'static str>)> {
@@ -314,13 +326,7 @@ fn open_try_lock_paths_are_named() {
             "#5019",
         ),
     ] {
-        let named: Vec<_> = finding_defects(file)
-            .iter()
-            .map(|d| {
-                let open = d.open_issue.map(|o| o.upstream);
-                (d.invariant.name(), d.fixed_by.is_none(), open)
-            })
-            .collect();
+        let named = open_paths_named(file);
         let want = [("try-lock-answers", true, Some(upstream))];
         assert_eq!(named, want, "{file}");
     }
@@ -335,13 +341,7 @@ fn open_try_lock_paths_are_named() {
 /// (#4109), not #7272's watchdog, which PR #7277 would fix.
 #[test]
 fn an_interrupted_spin_lock_whose_script_ran_is_named() {
-    let named: Vec<_> = finding_defects("explored-633698-4-7-0-spin-interrupted-lock-ran.toml")
-        .iter()
-        .map(|d| {
-            let open = d.open_issue.map(|o| o.upstream);
-            (d.invariant.name(), d.fixed_by.is_none(), open)
-        })
-        .collect();
+    let named = open_paths_named("explored-633698-4-7-0-spin-interrupted-lock-ran.toml");
     let want = [("lock-left-behind", true, Some("#4109"))];
     assert_eq!(named, want);
 }
@@ -354,13 +354,7 @@ fn an_interrupted_spin_lock_whose_script_ran_is_named() {
 /// path no upstream issue reports (found from 4.7.0 seed 935).
 #[test]
 fn a_fair_unlock_of_an_expired_lock_is_named_as_unreported() {
-    let named: Vec<_> = finding_defects("fair-unlock-of-expired-lock-returns.toml")
-        .iter()
-        .map(|d| {
-            let open = d.open_issue.map(|o| o.upstream);
-            (d.invariant.name(), d.fixed_by.is_none(), open)
-        })
-        .collect();
+    let named = open_paths_named("fair-unlock-of-expired-lock-returns.toml");
     let want = [("false-unlock-success", true, Some("unreported"))];
     assert_eq!(named, want);
 }
