@@ -103,8 +103,10 @@
 //!   `acquire` (lock / tryLock), `subscription` (channel and latch),
 //!   `spin` (a spin lock's sleeps), `unlock`, `query`, `watchdog`
 //!   (`redisson`), `legacy`, `batched`,
-//!   `fence` (`fenced`), `sometimes` (the places it notes passing,
-//!   [`Sometimes`], for coverage).
+//!   `fence` (`fenced`), `sync` (the `WAIT` after a lock script),
+//!   `probe` (what the server supports), `replica_count` (the `INFO`
+//!   that gives the `WAIT`'s count), `sometimes` (the places it notes
+//!   passing, [`Sometimes`], for coverage).
 //! - `value`: [`Value`], a reply as the lock reads it.
 //! - `script`: the exact texts of the scripts the lock sends.
 //! - `transport`: the [`Transport`] trait.

@@ -46,6 +46,12 @@ pub(crate) struct Harness {
     /// and `waitaof`), kept here rather than shown: the probe's tests read
     /// it, the others are about the sends around it.
     pub(crate) probe_readings: Vec<(bool, Option<bool>)>,
+    /// The replicas an `INFO` (3.18.1+) finds connected: the harness
+    /// answers it itself, by default with the configured count, and keeps
+    /// its words in [`Harness::infos`].
+    pub(crate) connected_replicas: Option<u32>,
+    /// Each `INFO` answered so far, as words (`"INFO ALL"`).
+    pub(crate) infos: Vec<String>,
 }
 
 impl Harness {
@@ -100,6 +106,8 @@ impl Harness {
             pending: VecDeque::new(),
             show_cleanup: false,
             probe_readings: Vec::new(),
+            connected_replicas: None,
+            infos: Vec::new(),
             hold_steps: false,
             held: Vec::new(),
         }
@@ -145,6 +153,23 @@ impl Harness {
                     ..
                 }) if !self.show_cleanup => {
                     self.m.on_reply(self.now, request, Ok(Value::Int(1)));
+                    self.pump();
+                }
+                Some(Output::Send {
+                    request,
+                    purpose: Purpose::Info,
+                    command,
+                    ..
+                }) => {
+                    let words: Vec<String> = command
+                        .iter()
+                        .map(|w| String::from_utf8_lossy(w).into_owned())
+                        .collect();
+                    self.infos.push(words.join(" "));
+                    let n = self.connected_replicas.unwrap_or(self.m.config().replicas);
+                    let text = format!("# Replication\r\nrole:master\r\nconnected_slaves:{n}\r\n");
+                    self.m
+                        .on_reply(self.now, request, Ok(Value::Bulk(text.into_bytes().into())));
                     self.pump();
                 }
                 Some(Output::Event(Event::SyncProbed { wait, waitaof })) => {

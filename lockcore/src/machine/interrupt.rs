@@ -96,7 +96,22 @@ impl LockClient {
             .filter(|(_, p)| mine(&p.owner))
             .map(|(t, _)| *t)
             .collect();
-        let probed = self.abandon_probed(thread, cancels, &abandoned);
+        // Scripts waiting for the probe or `INFO`: stages of the call's
+        // chained future, so the cancel reaches them as it reaches one
+        // on the wire.
+        let staged = |owner: &mut Owner| {
+            if !owner.is_call_of(thread) {
+                return (true, false);
+            }
+            if cancels {
+                // Its stage's replies then find no script.
+                return (false, true);
+            }
+            owner.abandon(abandoned.clone());
+            (true, true)
+        };
+        let probed = retain_staged(&mut self.probes, |p| staged(p.owner_mut()))
+            | retain_staged(&mut self.asking, |a| staged(a.owner_mut()));
         if !in_flight.is_empty() || !resending.is_empty() || probed {
             self.reach(super::Sometimes::AcquireAbandoned);
         }
@@ -151,6 +166,21 @@ impl LockClient {
             self.pause_callback(now, super::step::Continuation::Arm(lock, thread));
         }
     }
+}
+
+/// Keeps the entries of `table` for which `staged` says keep (its first
+/// part); whether it said any was the call's (its second).
+fn retain_staged<T>(
+    table: &mut crate::VecMap<u64, T>,
+    mut staged: impl FnMut(&mut T) -> (bool, bool),
+) -> bool {
+    let mut found = false;
+    table.retain(|_, item| {
+        let (keep, mine) = staged(item);
+        found |= mine;
+        keep
+    });
+    found
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ mod output;
 mod probe;
 mod query;
 mod read_task;
+mod replica_count;
 mod replica_wait;
 mod request;
 mod sometimes;
@@ -186,7 +187,13 @@ pub struct LockClient {
     supported: Option<probe::Supported>,
     /// 3.46+: probes in flight, each with the lock script waiting on it.
     probes: VecMap<u64, probe::Probe>,
+    /// 3.18.1+: lock scripts waiting for the `INFO` that gives their
+    /// replica count (numbered with the probes).
+    asking: VecMap<u64, replica_count::Asking>,
     next_probe: u64,
+    /// 3.27.0+: the replica count last read from `INFO`, kept until a
+    /// `WAIT` forgets it (`replica_count`).
+    replica_count: Option<u32>,
 }
 
 impl LockClient {
@@ -224,7 +231,9 @@ impl LockClient {
             reached: Reached::EMPTY,
             supported: None,
             probes: VecMap::new(),
+            asking: VecMap::new(),
             next_probe: 0,
+            replica_count: None,
         }
     }
 
@@ -535,6 +544,7 @@ impl LockClient {
             Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
             Owner::ScriptLoad(reload) => self.on_script_loaded(now, *reload, reply, sent_at),
             Owner::Probe(id, part) => self.on_probe_reply(now, id, part, reply, sent_at),
+            Owner::Info(id) => self.on_info_reply(now, id, reply, sent_at),
             Owner::Nobody => {}
         }
     }

@@ -37,6 +37,11 @@ pub enum Purpose {
     /// client before its first lock script with replicas, to learn which
     /// the server supports.
     Probe,
+    /// 3.18.1+ (`replica-count-from-info`): `INFO REPLICATION` (`INFO
+    /// ALL` from 3.46.0) before a synced lock script, whose
+    /// `connected_slaves` is the count its `WAIT` asks for; from 3.27.0
+    /// only while the client has no count cached.
+    Info,
     /// `SCRIPT LOAD` of a script Redis answered `NOSCRIPT` for (3.46+,
     /// `script-cache`); the script's `EVALSHA` is sent again once it
     /// answers.
@@ -116,6 +121,10 @@ pub enum Output {
         /// reason: a renewal resent after its lock was unlocked was first
         /// sent while it was held.
         attempt: u32,
+        /// Whether it waited for a stage of its own first (the probe of
+        /// 3.26.1+, the `INFO` of 3.18.1+): it was decided when that
+        /// stage went out, as a resend was decided at its first send.
+        staged: bool,
     },
     /// Subscribe to `channel` on the pub/sub connection; answer with
     /// [`LockClient::on_reply`](crate::LockClient::on_reply) once subscribed (or with an error).

@@ -54,7 +54,7 @@ use bytes::Bytes;
 
 use super::request::{Kind, Owner, Tries};
 use super::{LockClient, Purpose};
-use crate::{LockName, Millis, Switch, ThreadId, TransportError, Value};
+use crate::{LockName, Millis, Switch, TransportError, Value};
 
 /// Which of the two commands the client believes the server has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +90,11 @@ pub(super) struct Probe {
 }
 
 impl Probe {
+    /// Who waits for the script's reply.
+    pub(super) fn owner_mut(&mut self) -> &mut Owner {
+        &mut self.owner
+    }
+
     /// How many commands it sends: `WAIT 0 0` alone, or with `WAITAOF`.
     fn parts(&self) -> usize {
         if self.wait_only { 1 } else { 2 }
@@ -241,6 +246,7 @@ impl LockClient {
                 });
                 let tries = Tries {
                     bare,
+                    staged: true,
                     ..probe.tries
                 };
                 self.transmit(now, probe.kind, probe.lock, probe.owner, tries);
@@ -267,32 +273,6 @@ impl LockClient {
         probe.replies = [None, None];
         self.set_timer(now.plus(pause), super::TimerKind::ProbeRetry(id));
         self.probes.insert(id, probe);
-    }
-
-    /// The scripts of `thread`'s interrupted call that wait for a probe:
-    /// dropped when the release's cancel reaches them, else handed to
-    /// `abandoned`'s callback. Whether there was one.
-    pub(super) fn abandon_probed(
-        &mut self,
-        thread: ThreadId,
-        cancels: bool,
-        abandoned: &super::interrupt::Abandoned,
-    ) -> bool {
-        let waiting: Vec<u64> = self
-            .probes
-            .iter()
-            .filter(|(_, p)| p.owner.is_call_of(thread))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in &waiting {
-            if cancels {
-                // Its two commands' replies then find no probe.
-                self.probes.remove(id);
-            } else if let Some(probe) = self.probes.get_mut(id) {
-                probe.owner.abandon(abandoned.clone());
-            }
-        }
-        !waiting.is_empty()
     }
 
     /// The retry delay of probe `id` is over: its batch goes again.

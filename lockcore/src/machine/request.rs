@@ -54,6 +54,10 @@ pub(super) enum Owner {
     /// 3.46+ (`wait-probe`): one of the probe's two commands (by probe
     /// and part); the lock script waits in the probe's table.
     Probe(u64, usize),
+    /// 3.18.1+ (`replica-count-from-info`): the `INFO` that gives a lock
+    /// script its replica count; the script waits in `replica_count`'s
+    /// table.
+    Info(u64),
 }
 
 impl Owner {
@@ -116,6 +120,12 @@ pub(super) struct Tries {
     /// 3.46+: the probe (see `probe`) sent this lock script bare, without
     /// the sync it would otherwise get; its resends stay bare.
     pub(super) bare: bool,
+    /// The replica count its batch's `WAIT` asks for, once known (see
+    /// `replica_count`); its resends ask for the same.
+    pub(super) replicas: Option<u32>,
+    /// It waited for the probe or `INFO` before its first send
+    /// ([`Output::Send`]'s `staged`).
+    pub(super) staged: bool,
 }
 
 impl LockClient {
@@ -162,11 +172,25 @@ impl LockClient {
         if wants_sync && self.needs_probe() {
             return self.send_probe(now, kind, lock, owner, tries);
         }
-        let with = if wants_sync {
+        let mut with = if wants_sync {
             self.sync_with()
         } else {
             SyncWith::Bare
         };
+        let mut tries = tries;
+        if with != SyncWith::Bare {
+            match tries.replicas.or_else(|| self.known_replicas()) {
+                None => return self.send_info(now, kind, lock, owner, tries),
+                Some(n) => {
+                    tries.replicas = Some(n);
+                    if n == 0 {
+                        // With no replica to wait for the batch has no
+                        // `WAIT` (`getSyncSlaves() > 0`).
+                        with = SyncWith::Bare;
+                    }
+                }
+            }
+        }
         let synced = with != SyncWith::Bare;
         let request = RequestId(self.next_request);
         self.next_request += 1;
@@ -177,6 +201,7 @@ impl LockClient {
                 lock: lock.clone(),
                 command: command.clone(),
                 attempt: tries.sent,
+                staged: tries.staged,
             },
             Kind::Subscribe { channel } => Output::Subscribe {
                 request,
@@ -191,7 +216,8 @@ impl LockClient {
             wait = wait.plus(self.config.slaves_sync_timeout);
         }
         let timeout = self.set_timer(now.plus(wait), TimerKind::ResponseTimeout(request));
-        let sync = synced.then(|| self.send_wait(request, lock.clone(), with));
+        let replicas = tries.replicas.unwrap_or(self.config.replicas);
+        let sync = synced.then(|| self.send_wait(request, lock.clone(), with, replicas));
         self.requests.insert(
             request,
             Pending {
@@ -308,6 +334,8 @@ impl LockClient {
                     sent: reload.sent + 1,
                     retried: 0,
                     bare: reload.bare,
+                    replicas: None,
+                    staged: false,
                 };
                 self.transmit(now, reload.kind, reload.lock, reload.owner, tries);
             }
@@ -435,6 +463,8 @@ impl LockClient {
                 sent: pending.tries.sent + 1,
                 retried: pending.tries.retried + 1,
                 bare: pending.tries.bare,
+                replicas: pending.tries.replicas,
+                staged: pending.tries.staged,
             };
             self.transmit(now, pending.kind, pending.lock, pending.owner, tries);
         }

@@ -18,10 +18,10 @@
 //! Both commands go out on the client's one command connection, so a
 //! `WAIT` that blocks holds back what the client sends after it; Redisson
 //! runs a batch on a connection of its pool. The replica count is the
-//! configured one ([`Config::replicas`](crate::Config::replicas)); from
-//! 3.18.1 Redisson reads it from `INFO REPLICATION` first (commit
-//! 95ec3ee70, #4621), which changes only timing while the replicas stay
-//! connected, as locksim's do.
+//! configured one ([`Config::replicas`](crate::Config::replicas)) before
+//! 3.18.1, and from it `INFO`'s `connected_slaves`, read before the
+//! script and cached from 3.27.0 (see `replica_count`); a count of 0
+//! sends the script without `WAIT`.
 
 use bytes::Bytes;
 
@@ -42,6 +42,8 @@ pub(super) struct Sync {
     /// The script's error, held while its `WAIT` is still to answer (a
     /// replica's `READONLY`, `replica_wait`).
     error: Option<TransportError>,
+    /// How many replicas the `WAIT` asks for (`replica_count`).
+    asked: u32,
 }
 
 impl LockClient {
@@ -64,10 +66,16 @@ impl LockClient {
 
     /// Sends the `WAIT` (or, 3.46+ with AOF, the `WAITAOF 1`) that
     /// follows script request `script`.
-    pub(super) fn send_wait(&mut self, script: RequestId, lock: LockName, with: SyncWith) -> Sync {
+    pub(super) fn send_wait(
+        &mut self,
+        script: RequestId,
+        lock: LockName,
+        with: SyncWith,
+        asked: u32,
+    ) -> Sync {
         let wait = RequestId(self.next_request);
         self.next_request += 1;
-        let replicas = Bytes::from(self.config.replicas.to_string());
+        let replicas = Bytes::from(asked.to_string());
         let timeout = Bytes::from(self.config.slaves_sync_timeout.0.to_string());
         let command: super::Command = if with == SyncWith::WaitAof {
             // numlocal 1: the primary's own fsync too.
@@ -87,6 +95,7 @@ impl LockClient {
             lock,
             command,
             attempt: 0,
+            staged: false,
         });
         self.syncs.insert(wait, script);
         Sync {
@@ -94,6 +103,7 @@ impl LockClient {
             reply: None,
             synced: None,
             error: None,
+            asked,
         }
     }
 
@@ -177,15 +187,18 @@ impl LockClient {
 
     /// Once both replies are in: the script's, or the release's complaint
     /// about too few replicas.
-    fn sync_done(&self, script: RequestId) -> Option<Result<Value, TransportError>> {
+    fn sync_done(&mut self, script: RequestId) -> Option<Result<Value, TransportError>> {
         let sync = self.requests.get(&script)?.sync.as_ref()?;
         if let (Some(e), Some(_)) = (&sync.error, sync.synced) {
             return Some(Err(e.clone()));
         }
-        let (Some(reply), Some(synced)) = (&sync.reply, sync.synced) else {
+        let (Some(reply), Some(synced)) = (sync.reply.clone(), sync.synced) else {
             return None;
         };
-        let replicas = i64::from(self.config.replicas);
+        let asked = sync.asked;
+        // The batch succeeded: its count is what the cache learns from.
+        self.recount(asked, synced);
+        let replicas = i64::from(asked);
         let failed = if self.switches.has(Switch::NoSyncedReplicasOnly) {
             (synced == 0).then(|| self.no_sync_text().to_owned())
         } else {
@@ -193,7 +206,7 @@ impl LockClient {
         };
         Some(match failed {
             Some(text) => Err(TransportError::NoSyncedReplicas(text)),
-            None => Ok(reply.clone()),
+            None => Ok(reply),
         })
     }
 }

@@ -18,8 +18,8 @@
 //! sends a plain `EVAL`, no `INFO REPLICATION` or `WAIT`), the default
 //! timeouts and retries, and each release's default script cache (off
 //! before 3.46.0, on from it: see [`Wire`]); `replicated` adds a real
-//! replica and the client's `WAIT`s, with the commands lockcore does not
-//! send yet named.
+//! replica, the client's `INFO` and `WAIT`s, with the commands lockcore
+//! does not send yet named.
 //!
 //! What Redisson sends while `Redisson.create()` connects is outside the
 //! lock path measured here, and lockcore does not send it: among it,

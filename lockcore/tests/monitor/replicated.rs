@@ -11,9 +11,11 @@
 //! all of it yet; each command it leaves out or sends otherwise is marked
 //! with the [`Gap`] that names why, and the test checks lockcore's
 //! commands against Redisson's with exactly those gaps applied. So every
-//! other command (the `WAIT 1 1000` after each script, 3.26.1-3.45.x's
-//! `WAIT 0 0` and the 3.46+ probe,
-//! the scripts, their keys and arguments, the order) is proven exact, and
+//! other command (the `INFO` that gives each script's replica count:
+//! `REPLICATION` before every one at 3.23.4, once while the count is
+//! unknown from 3.27.0, `ALL` from 3.46.0; the `WAIT 1 1000` after each
+//! script, 3.26.1-3.45.x's `WAIT 0 0` and the 3.46+ probe, the scripts,
+//! their keys and arguments, the order) is proven exact, and
 //! the test fails the day lockcore closes a gap without it being removed
 //! here. Not provable on Redis 7.0's `MONITOR`: `WAITAOF 0 0 0`, the
 //! probe's second command, which 7.0 does not know (an unknown command is
@@ -24,11 +26,6 @@ use super::*;
 /// A command of Redisson's that lockcore does not send as Redisson does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Gap {
-    /// `INFO REPLICATION` (3.18.1+, before each synced script until
-    /// 3.26.x, then while the replica count is unknown) and `INFO ALL`
-    /// (3.46.0+, for `aof_enabled` too): lockcore takes the count from
-    /// its config (`machine/sync.rs`: "changes only timing").
-    Info,
     /// 3.46.0+ sends a synced script in its batch as `EVALSHA`, after
     /// `SCRIPT LOAD` of a script this node has not cached
     /// (`CommandBatchService.loadScripts`); lockcore sends the batch's
@@ -103,7 +100,7 @@ fn synced(version: &str, script: &'static Script, rest: Vec<Arg>) -> Vec<Step> {
 
 /// Redisson's commands for `lock()` then `unlock()` with one replica.
 fn lock_unlock(version: &str) -> Vec<Step> {
-    let info = |section| Step::Left(Gap::Info, exact(&["INFO", section]));
+    let info = |section| Step::Same(exact(&["INFO", section]));
     let acquire_args = exact(&["1", LOCK, DEFAULT_LEASE, FIELD_A]);
     let mut steps = Vec::new();
     match version {
@@ -205,28 +202,29 @@ async fn proves_replicated_lock_unlock(version: &str, gaps: &[Gap]) {
 }
 
 /// `--redisson 3.23.4` with a replica: each script in a batch followed
-/// by `WAIT 1 1000` (3.16.7+); Redisson's `INFO REPLICATION` before each
-/// is the gap.
+/// by `WAIT 1 1000` (3.16.7+), after the `INFO REPLICATION` that gives
+/// its count (3.18.1+).
 #[tokio::test]
 async fn redisson_3_23_4_replicated_lock_unlock() {
-    proves_replicated_lock_unlock("3.23.4", &[Gap::Info]).await;
+    proves_replicated_lock_unlock("3.23.4", &[]).await;
 }
 
 /// `--redisson 3.44.0` with a replica: acquire and latched unlock, each
 /// followed by `WAIT 1 1000`, then the latch's `DEL` (no WAIT: a plain
-/// write); Redisson's `WAIT 0 0` probe and `INFO REPLICATION` are the gaps.
+/// write), after the `WAIT 0 0` probe and one `INFO REPLICATION` (the
+/// count is cached from 3.27.0).
 #[tokio::test]
 async fn redisson_3_44_0_replicated_lock_unlock() {
-    proves_replicated_lock_unlock("3.44.0", &[Gap::Info]).await;
+    proves_replicated_lock_unlock("3.44.0", &[]).await;
 }
 
 /// `--redisson 4.7.0` with a replica: the probe's `WAIT 0 0` first, then
 /// acquire and latched unlock each followed by `WAIT 1 1000` (7.0 lacks
-/// WAITAOF, so WAIT it is), then the latch's `DEL`; Redisson's `INFO ALL`
-/// and its batches' `SCRIPT LOAD` + `EVALSHA` are the gaps.
+/// WAITAOF, so WAIT it is), after one `INFO ALL`, then the latch's
+/// `DEL`; Redisson's batches' `SCRIPT LOAD` + `EVALSHA` are the gap.
 #[tokio::test]
 async fn redisson_4_7_0_replicated_lock_unlock() {
-    proves_replicated_lock_unlock("4.7.0", &[Gap::Info, Gap::BatchEvalsha]).await;
+    proves_replicated_lock_unlock("4.7.0", &[Gap::BatchEvalsha]).await;
 }
 
 /// Sends Sentinel's `SLAVEOF` transaction (redis 7.0.15 sentinel.c,

@@ -406,6 +406,11 @@ pub enum RecordKind {
         /// unanswered (lockcore's command retry, `Output::Send`'s
         /// `attempt` > 0), not a new renewal.
         retry: bool,
+        /// It went out after the `INFO` that gave its replica count
+        /// (3.18.1+ with replicas, `Output::Send`'s `staged`): the
+        /// watchdog sent it when it sent that `INFO`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        staged: bool,
     },
     /// A renewal's reply reached the client. A late reply to an attempt
     /// that timed out is recorded too: lockcore ignores it, but Redis did

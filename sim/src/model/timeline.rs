@@ -79,6 +79,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::Cleanup => "cleanup",
                         Purpose::Sync => "wait-for-replicas",
                         Purpose::Probe => "probe-wait-support",
+                        Purpose::Info => "replica-count",
                         Purpose::ScriptLoad => "script-load",
                     };
                     format!("{lock} free ({what} by {by})")

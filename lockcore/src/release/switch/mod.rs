@@ -83,6 +83,7 @@ switches! {
     SubscribeFailureFalse => subscribe_failure_false,
     SpinLastSpinTrue => spin_last_spin_true,
     NoSyncedReplicasOnly => no_synced_replicas_only,
+    ReplicaCountFromInfo => replica_count_from_info,
     CombinedAcquireScript => combined_acquire_script,
     FencedLock => fenced_lock,
     UnlockResetsLease => unlock_resets_lease,
@@ -95,6 +96,7 @@ switches! {
     LatchTtlAtLeastOne => latch_ttl_at_least_one,
     NoSyncMessageLengthened => no_sync_message_lengthened,
     JvmWaitProbe => jvm_wait_probe,
+    ReplicaCountCached => replica_count_cached,
     CountDownKeepsLease => count_down_keeps_lease,
     ListenerRechecksLatch => listener_rechecks_latch,
     FairPurgeChecksScore => fair_purge_checks_score,
@@ -112,6 +114,7 @@ switches! {
     PubSubClosedEntryDropped => pubsub_closed_entry_dropped,
     ScriptCache => script_cache,
     WaitProbe => wait_probe,
+    ReplicaCountResetOnMore => replica_count_reset_on_more,
     NoSyncedSlavesException => no_synced_slaves_exception,
     ProbeBackticks => probe_backticks,
     ProbePrefixMatch => probe_prefix_match,
@@ -156,7 +159,10 @@ impl Switch {
             | Switch::ProbeReadsCauses
             | Switch::LockSyncWaitOnly
             | Switch::ReplicaWaitRetried
-            | Switch::NoSyncKeepsRequestId => Some(Switch::LockWaitsForReplicas),
+            | Switch::NoSyncKeepsRequestId
+            | Switch::ReplicaCountFromInfo
+            | Switch::ReplicaCountCached => Some(Switch::LockWaitsForReplicas),
+            Switch::ReplicaCountResetOnMore => Some(Switch::ReplicaCountCached),
             Switch::ReadRenewLoopFixed
             | Switch::ReadRenewOwnNames
             | Switch::ReadEntryClearsQueue => Some(Switch::ReadLockTask),

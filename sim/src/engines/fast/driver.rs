@@ -107,11 +107,12 @@ impl World<'_> {
                 lock,
                 command,
                 attempt,
+                staged,
             } => {
                 if is_renewal(purpose) {
                     let locks = renewal_locks(&lock, &command);
                     let process = self.procs[c].proc();
-                    for record in renewal::sent(&process, &locks, request, attempt) {
+                    for record in renewal::sent(&process, &locks, request, (attempt, staged)) {
                         self.record(record);
                     }
                     self.procs[c].renewals.insert(request, locks);

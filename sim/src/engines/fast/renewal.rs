@@ -88,18 +88,19 @@ pub(crate) fn renewal_failed(error: &dyn std::fmt::Display, locks: usize) -> Rep
 }
 
 /// The `RenewSent` record of each of `locks`, sent as `request` (a resend
-/// when `attempt` > 0).
+/// when `attempt` > 0; `staged` when it waited for its `INFO` first).
 pub(crate) fn sent<'a>(
     process: &'a Proc,
     locks: &'a [LockName],
     request: RequestId,
-    attempt: u32,
+    (attempt, staged): (u32, bool),
 ) -> impl Iterator<Item = RecordKind> + 'a {
     locks.iter().map(move |lock| RecordKind::RenewSent {
         process: process.clone(),
         lock: lock.clone(),
         request: request.0,
         retry: attempt > 0,
+        staged,
     })
 }
 

@@ -305,11 +305,12 @@ impl Recorder {
                 lock,
                 command,
                 attempt,
+                staged,
             }) => {
                 self.purposes.insert(command.clone(), *purpose);
                 if is_renewal(*purpose) {
                     let locks = renewal_locks(lock, command);
-                    for record in renewal::sent(&process, &locks, *request, *attempt) {
+                    for record in renewal::sent(&process, &locks, *request, (*attempt, *staged)) {
                         self.record(record);
                     }
                     self.renewals.insert((c, life, *request), locks);

@@ -128,6 +128,7 @@ fn last_round_before(
             lock: l,
             request,
             retry: false,
+            ..
         } = &r.kind
             && p == process
             && lock.is_none_or(|lock| lock == l)

@@ -184,6 +184,7 @@ impl Sample {
                 lock: lock(),
                 request: ms,
                 retry: false,
+                staged: false,
             },
         )
     }

@@ -1,0 +1,173 @@
+//! How many replicas a synced lock script's `WAIT` asks for, release by
+//! release (`CommandAsyncService.syncedEval` at the tags).
+//!
+//! - Before 3.18.1: the replicas the client knows
+//!   ([`Config::replicas`](crate::Config::replicas)).
+//! - 3.18.1 (`replica-count-from-info`, #4621, commit 95ec3ee70): `INFO
+//!   REPLICATION` before every synced script, its `connected_slaves`
+//!   line; so a replica that is down is not waited for, and with none
+//!   connected the script goes without `WAIT`.
+//! - 3.27.0 (`replica-count-cached`, #5614, commit 0ee5155b5): the count
+//!   is kept per client (`MasterSlaveEntry.availableSlaves`) and `INFO` is
+//!   sent only while it is unknown; it is forgotten when a `WAIT` counts
+//!   fewer replicas than it asked for. A count that is too low stays: a
+//!   replica that came back is never waited for (#6518). A count of 0
+//!   stays for good in every release since: with 0 no `WAIT` is sent
+//!   (`CommandBatchService`, `getSyncSlaves() > 0`), so nothing ever
+//!   counts differently, and a client whose first synced script ran while
+//!   no replica was connected never waits for replicas again.
+//! - 3.46.0 (`replica-count-reset-on-more`, #6518, commit 67cc43151): a
+//!   `WAIT` that counts more than it asked for forgets the count too. The
+//!   probe's commit (4de934766, `wait-probe`) asks `INFO ALL` instead, for
+//!   `aof_enabled` too (locksim takes that from
+//!   [`Config::aof`](crate::Config::aof)).
+//!
+//! `INFO` is a stage of the script's chained future, like the probe
+//! before it: the script waits in this module's table and goes out once
+//! `INFO` has answered; an `INFO` that fails fails the script's call.
+//! A retried script keeps the count its batch was built with.
+
+use bytes::Bytes;
+
+use super::request::{Kind, Owner, Tries};
+use super::{LockClient, Purpose};
+use crate::{LockName, Millis, RequestId, Switch, TransportError, Value};
+
+/// A lock script waiting for the `INFO` that gives its replica count.
+#[derive(Debug, Clone)]
+pub(super) struct Asking {
+    kind: Kind,
+    lock: LockName,
+    owner: Owner,
+    tries: Tries,
+}
+
+impl Asking {
+    /// Who waits for the script's reply.
+    pub(super) fn owner_mut(&mut self) -> &mut Owner {
+        &mut self.owner
+    }
+}
+
+impl LockClient {
+    /// The count a synced script's batch asks for without asking `INFO`:
+    /// `None` when `INFO` must be asked first.
+    pub(super) fn known_replicas(&self) -> Option<u32> {
+        if !self.switches.has(Switch::ReplicaCountFromInfo) {
+            return Some(self.config.replicas);
+        }
+        if self.switches.has(Switch::ReplicaCountCached) {
+            self.replica_count
+        } else {
+            None
+        }
+    }
+
+    /// Sends `INFO`; `kind` goes out once it has answered.
+    pub(super) fn send_info(
+        &mut self,
+        now: Millis,
+        kind: Kind,
+        lock: LockName,
+        owner: Owner,
+        tries: Tries,
+    ) -> RequestId {
+        let id = self.next_probe;
+        self.next_probe += 1;
+        self.asking.insert(
+            id,
+            Asking {
+                kind,
+                lock: lock.clone(),
+                owner,
+                tries,
+            },
+        );
+        let section: &'static [u8] = if self.switches.has(Switch::WaitProbe) {
+            b"ALL"
+        } else {
+            b"REPLICATION"
+        };
+        let command: super::Command = [Bytes::from_static(b"INFO"), Bytes::from_static(section)]
+            .into_iter()
+            .collect();
+        let kind = Kind::Command {
+            purpose: Purpose::Info,
+            command,
+        };
+        self.transmit(now, kind, lock, Owner::Info(id), Tries::default())
+    }
+
+    /// `INFO`'s reply: the script waiting on it goes out with the count,
+    /// or its call fails with `INFO`'s error.
+    pub(super) fn on_info_reply(
+        &mut self,
+        now: Millis,
+        id: u64,
+        reply: Result<Value, TransportError>,
+        sent_at: Millis,
+    ) {
+        let Some(asking) = self.asking.remove(&id) else {
+            return;
+        };
+        let count = match reply {
+            Ok(value) => connected_slaves(&value),
+            Err(e) => return self.deliver(now, asking.owner, Err(e), sent_at),
+        };
+        if self.switches.has(Switch::ReplicaCountCached) {
+            self.replica_count = Some(count);
+        }
+        let tries = Tries {
+            replicas: Some(count),
+            staged: true,
+            ..asking.tries
+        };
+        self.transmit(now, asking.kind, asking.lock, asking.owner, tries);
+    }
+
+    /// What a batch's `WAIT`, which asked for `asked` and counted
+    /// `synced`, does to the cached count (3.27.0+).
+    pub(super) fn recount(&mut self, asked: u32, synced: i64) {
+        if !self.switches.has(Switch::ReplicaCountCached) {
+            return;
+        }
+        let asked = i64::from(asked);
+        if synced < asked || (synced > asked && self.switches.has(Switch::ReplicaCountResetOnMore))
+        {
+            self.replica_count = None;
+        }
+    }
+}
+
+/// `connected_slaves` of an `INFO` reply, 0 when absent or unreadable
+/// (Redisson's `getOrDefault("connected_slaves", "0")`).
+fn connected_slaves(value: &Value) -> u32 {
+    let text = match value {
+        Value::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Simple(s) => s.clone(),
+        _ => return 0,
+    };
+    text.lines()
+        .find_map(|line| line.trim_end().strip_prefix("connected_slaves:"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_count_is_read_from_the_replication_section() {
+        let info = "# Replication\r\nrole:master\r\nconnected_slaves:2\r\nmaster_repl_offset:9\r\n";
+        assert_eq!(
+            connected_slaves(&Value::Bulk(info.as_bytes().to_vec().into())),
+            2
+        );
+        assert_eq!(
+            connected_slaves(&Value::Bulk(Bytes::from_static(b"# Server\r\n"))),
+            0
+        );
+        assert_eq!(connected_slaves(&Value::Int(3)), 0);
+    }
+}
