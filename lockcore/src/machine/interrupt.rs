@@ -110,8 +110,8 @@ impl LockClient {
             owner.abandon(abandoned.clone());
             (true, true)
         };
-        let probed = retain_staged(&mut self.probes, |p| staged(p.owner_mut()))
-            | retain_staged(&mut self.asking, |a| staged(a.owner_mut()));
+        let probed = retain_staged(&mut self.probes, |p| staged(&mut p.held.owner))
+            | retain_staged(&mut self.asking, |held| staged(&mut held.owner));
         if !in_flight.is_empty() || !resending.is_empty() || probed {
             self.reach(super::Sometimes::AcquireAbandoned);
         }

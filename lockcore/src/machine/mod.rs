@@ -189,7 +189,7 @@ pub struct LockClient {
     probes: VecMap<u64, probe::Probe>,
     /// 3.18.1+: lock scripts waiting for the `INFO` that gives their
     /// replica count (numbered with the probes).
-    asking: VecMap<u64, replica_count::Asking>,
+    asking: VecMap<u64, request::Held>,
     next_probe: u64,
     /// 3.27.0+: the replica count last read from `INFO`, kept until a
     /// `WAIT` forgets it (`replica_count`).

@@ -52,7 +52,7 @@
 
 use bytes::Bytes;
 
-use super::request::{Kind, Owner, Tries};
+use super::request::{Held, Kind, Owner, Tries};
 use super::{LockClient, Purpose};
 use crate::{LockName, Millis, Switch, TransportError, Value};
 
@@ -77,10 +77,8 @@ pub(super) enum SyncWith {
 /// A probe in flight: the script that waits for it, and the two replies.
 #[derive(Debug, Clone)]
 pub(super) struct Probe {
-    kind: Kind,
-    lock: LockName,
-    owner: Owner,
-    tries: Tries,
+    /// The script that waits for it.
+    pub(super) held: Held,
     replies: [Option<Result<Value, TransportError>>; 2],
     /// 3.26.1-3.45.x: `WAIT 0 0` alone, whose one reply decides.
     wait_only: bool,
@@ -90,11 +88,6 @@ pub(super) struct Probe {
 }
 
 impl Probe {
-    /// Who waits for the script's reply.
-    pub(super) fn owner_mut(&mut self) -> &mut Owner {
-        &mut self.owner
-    }
-
     /// How many commands it sends: `WAIT 0 0` alone, or with `WAITAOF`.
     fn parts(&self) -> usize {
         if self.wait_only { 1 } else { 2 }
@@ -144,23 +137,14 @@ impl LockClient {
     }
 
     /// Sends the probe; `kind` goes out once it has answered.
-    pub(super) fn send_probe(
-        &mut self,
-        now: Millis,
-        kind: Kind,
-        lock: LockName,
-        owner: Owner,
-        tries: Tries,
-    ) -> crate::RequestId {
+    pub(super) fn send_probe(&mut self, now: Millis, held: Held) -> crate::RequestId {
         let id = self.next_probe;
         self.next_probe += 1;
+        let lock = held.lock.clone();
         self.probes.insert(
             id,
             Probe {
-                kind,
-                lock: lock.clone(),
-                owner,
-                tries,
+                held,
                 replies: [None, None],
                 wait_only: !self.switches.has(Switch::WaitProbe),
                 retried: 0,
@@ -244,14 +228,15 @@ impl LockClient {
                     wait: supported.wait,
                     waitaof: (!probe.wait_only).then_some(supported.waitaof),
                 });
+                let held = probe.held;
                 let tries = Tries {
                     bare,
                     staged: true,
-                    ..probe.tries
+                    ..held.tries
                 };
-                self.transmit(now, probe.kind, probe.lock, probe.owner, tries);
+                self.transmit(now, held.kind, held.lock, held.owner, tries);
             }
-            Verdict::Fail(error) => self.deliver(now, probe.owner, Err(error), sent_at),
+            Verdict::Fail(error) => self.deliver(now, probe.held.owner, Err(error), sent_at),
         }
     }
 
@@ -278,7 +263,7 @@ impl LockClient {
     /// The retry delay of probe `id` is over: its batch goes again.
     pub(super) fn on_probe_retry(&mut self, now: Millis, id: u64) {
         if let Some(probe) = self.probes.get(&id) {
-            let lock = probe.lock.clone();
+            let lock = probe.held.lock.clone();
             self.send_probe_commands(now, id, lock);
         }
     }

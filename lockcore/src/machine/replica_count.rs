@@ -29,25 +29,9 @@
 
 use bytes::Bytes;
 
-use super::request::{Kind, Owner, Tries};
+use super::request::{Held, Kind, Owner, Tries};
 use super::{LockClient, Purpose};
-use crate::{LockName, Millis, RequestId, Switch, TransportError, Value};
-
-/// A lock script waiting for the `INFO` that gives its replica count.
-#[derive(Debug, Clone)]
-pub(super) struct Asking {
-    kind: Kind,
-    lock: LockName,
-    owner: Owner,
-    tries: Tries,
-}
-
-impl Asking {
-    /// Who waits for the script's reply.
-    pub(super) fn owner_mut(&mut self) -> &mut Owner {
-        &mut self.owner
-    }
-}
+use crate::{Millis, RequestId, Switch, TransportError, Value};
 
 impl LockClient {
     /// The count a synced script's batch asks for without asking `INFO`:
@@ -63,26 +47,12 @@ impl LockClient {
         }
     }
 
-    /// Sends `INFO`; `kind` goes out once it has answered.
-    pub(super) fn send_info(
-        &mut self,
-        now: Millis,
-        kind: Kind,
-        lock: LockName,
-        owner: Owner,
-        tries: Tries,
-    ) -> RequestId {
+    /// Sends `INFO`; `held` goes out once it has answered.
+    pub(super) fn send_info(&mut self, now: Millis, held: Held) -> RequestId {
         let id = self.next_probe;
         self.next_probe += 1;
-        self.asking.insert(
-            id,
-            Asking {
-                kind,
-                lock: lock.clone(),
-                owner,
-                tries,
-            },
-        );
+        let lock = held.lock.clone();
+        self.asking.insert(id, held);
         let section: &'static [u8] = if self.switches.has(Switch::WaitProbe) {
             b"ALL"
         } else {
@@ -107,12 +77,12 @@ impl LockClient {
         reply: Result<Value, TransportError>,
         sent_at: Millis,
     ) {
-        let Some(asking) = self.asking.remove(&id) else {
+        let Some(held) = self.asking.remove(&id) else {
             return;
         };
         let count = match reply {
             Ok(value) => connected_slaves(&value),
-            Err(e) => return self.deliver(now, asking.owner, Err(e), sent_at),
+            Err(e) => return self.deliver(now, held.owner, Err(e), sent_at),
         };
         if self.switches.has(Switch::ReplicaCountCached) {
             self.replica_count = Some(count);
@@ -120,9 +90,9 @@ impl LockClient {
         let tries = Tries {
             replicas: Some(count),
             staged: true,
-            ..asking.tries
+            ..held.tries
         };
-        self.transmit(now, asking.kind, asking.lock, asking.owner, tries);
+        self.transmit(now, held.kind, held.lock, held.owner, tries);
     }
 
     /// What a batch's `WAIT`, which asked for `asked` and counted

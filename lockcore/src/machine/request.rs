@@ -93,6 +93,27 @@ pub(super) struct Reload {
     bare: bool,
 }
 
+/// A lock script held back by a stage of its own (the probe, `INFO`):
+/// it goes out, or its call fails, once the stage has answered.
+#[derive(Debug, Clone)]
+pub(super) struct Held {
+    pub(super) kind: Kind,
+    pub(super) lock: LockName,
+    pub(super) owner: Owner,
+    pub(super) tries: Tries,
+}
+
+impl Held {
+    fn new(kind: Kind, lock: LockName, owner: Owner, tries: Tries) -> Held {
+        Held {
+            kind,
+            lock,
+            owner,
+            tries,
+        }
+    }
+}
+
 /// A request the machine waits on (or one waiting to be retried).
 #[derive(Debug, Clone)]
 pub(super) struct Pending {
@@ -170,7 +191,7 @@ impl LockClient {
     ) -> RequestId {
         let wants_sync = !tries.bare && self.waits_for_replicas(&kind);
         if wants_sync && self.needs_probe() {
-            return self.send_probe(now, kind, lock, owner, tries);
+            return self.send_probe(now, Held::new(kind, lock, owner, tries));
         }
         let mut with = if wants_sync {
             self.sync_with()
@@ -180,7 +201,7 @@ impl LockClient {
         let mut tries = tries;
         if with != SyncWith::Bare {
             match tries.replicas.or_else(|| self.known_replicas()) {
-                None => return self.send_info(now, kind, lock, owner, tries),
+                None => return self.send_info(now, Held::new(kind, lock, owner, tries)),
                 Some(n) => {
                     tries.replicas = Some(n);
                     if n == 0 {
