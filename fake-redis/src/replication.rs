@@ -69,6 +69,10 @@ pub(crate) struct Replication {
     outbox: Vec<Write>,
     /// Per replica, the highest offset it acknowledged.
     acks: Vec<u64>,
+    /// Per replica, whether its link to this primary is down: Redis frees
+    /// a replica's client when its link drops, so it is out of
+    /// `connected_slaves` and of `WAIT`'s count until it resyncs.
+    down: Vec<bool>,
     /// Whether the replicas write an AOF (`WAITAOF` counts only those).
     pub(crate) replicas_aof: bool,
     /// Per connection, the offset of its last write.
@@ -82,14 +86,23 @@ impl Replication {
         let role = if self.replica { "slave" } else { "master" };
         vec![
             format!("role:{role}"),
-            format!("connected_slaves:{}", self.acks.len()),
+            format!("connected_slaves:{}", self.connected()),
             format!("master_repl_offset:{}", self.offset),
         ]
     }
 
-    /// How many replicas acknowledged `target`.
+    /// How many replicas are connected.
+    fn connected(&self) -> usize {
+        self.down.iter().filter(|&&d| !d).count()
+    }
+
+    /// How many connected replicas acknowledged `target`.
     fn acked(&self, target: u64) -> u64 {
-        self.acks.iter().filter(|&&a| a >= target).count() as u64
+        self.acks
+            .iter()
+            .zip(&self.down)
+            .filter(|&(&a, &down)| !down && a >= target)
+            .count() as u64
     }
 
     /// How many replicas fsynced `target` to their AOF. A replica writes
@@ -114,6 +127,7 @@ impl Engine {
         let r = &mut self.state.replication;
         r.replica = false;
         r.acks = vec![r.offset; n];
+        r.down = vec![false; n];
         r.outbox.clear();
         self.dbs[0].record_writes(n > 0);
     }
@@ -183,10 +197,31 @@ impl Engine {
     }
 
     /// Replica `replica` has applied everything up to `offset`. A `WAIT`
-    /// this satisfies answers at the next [`Engine::tick`].
+    /// this satisfies answers at the next [`Engine::tick`]. Nothing while
+    /// its link is down: the primary has no client to read it from.
     pub fn ack(&mut self, replica: usize, offset: u64) {
-        if let Some(a) = self.state.replication.acks.get_mut(replica) {
+        let r = &mut self.state.replication;
+        if r.down.get(replica) == Some(&false)
+            && let Some(a) = r.acks.get_mut(replica)
+        {
             *a = (*a).max(offset);
+        }
+    }
+
+    /// Replica `replica`'s link to this primary goes down, or comes back
+    /// (`up`). Down, Redis frees its client: it leaves `INFO`'s
+    /// `connected_slaves` and `WAIT`'s count, and what it acknowledged is
+    /// forgotten. Back, it counts from what it acknowledges next: a real
+    /// 7.0 primary lists a replica back from a partial resync with
+    /// `offset=0` until the replica's next `REPLCONF ACK` (its cron's, up
+    /// to a second later, or a blocked `WAIT`'s `GETACK`).
+    pub fn set_replica_link(&mut self, replica: usize, up: bool) {
+        let r = &mut self.state.replication;
+        if let (Some(down), Some(ack)) = (r.down.get_mut(replica), r.acks.get_mut(replica)) {
+            if !up {
+                *ack = 0;
+            }
+            *down = !up;
         }
     }
 
@@ -419,6 +454,45 @@ mod tests {
         assert!(
             matches!(&reply[0], Value::Error(e) if e.starts_with("ERR WAIT cannot be used with replica"))
         );
+    }
+
+    /// A replica whose link is down is out of `connected_slaves` and of
+    /// `WAIT`'s count, and its acknowledgements are ignored; back, it
+    /// counts from what it acknowledges next.
+    #[test]
+    fn a_replica_whose_link_is_down_does_not_count() {
+        let (mut primary, _, conn) = engine_at(0);
+        primary.set_replicas(2);
+        let connected = |e: &mut Engine| {
+            let c = e.connect();
+            let info = run(e, c, &["INFO", "replication"]);
+            match &info[0] {
+                Value::Bulk(b) => String::from_utf8_lossy(b)
+                    .lines()
+                    .find_map(|l| l.strip_prefix("connected_slaves:").map(str::to_owned)),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(connected(&mut primary).as_deref(), Some("2"));
+        primary.set_replica_link(1, false);
+        primary.set_replica_link(7, false);
+        assert_eq!(connected(&mut primary).as_deref(), Some("1"));
+        run(&mut primary, conn, &["SET", "k", "v"]);
+        primary.ack(0, 1);
+        primary.ack(1, 1);
+        assert!(
+            run(&mut primary, conn, &["WAIT", "2", "0"]).is_empty(),
+            "blocks: one replica counts"
+        );
+        assert!(primary.tick().deliveries.is_empty());
+        primary.set_replica_link(1, true);
+        assert_eq!(connected(&mut primary).as_deref(), Some("2"));
+        assert!(
+            primary.tick().deliveries.is_empty(),
+            "its old ack was forgotten"
+        );
+        primary.ack(1, 1);
+        assert_eq!(primary.tick().deliveries, [(conn, Value::Int(2))]);
     }
 
     /// `tick_one` answers one blocked client at a time, in the order they

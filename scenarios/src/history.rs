@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 43] = [
+const FILES: [(&str, &str); 44] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -172,6 +172,10 @@ const FILES: [(&str, &str); 43] = [
     (
         "sentinel-restart-stops-pubsub-6026",
         include_str!("../history/sentinel-restart-stops-pubsub-6026.toml"),
+    ),
+    (
+        "replica-back-not-waited-for-6518",
+        include_str!("../history/replica-back-not-waited-for-6518.toml"),
     ),
     (
         "waitaof-refused-fails-every-lock-6618",

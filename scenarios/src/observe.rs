@@ -60,7 +60,8 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                 lockcore::Event::Renewed { .. }
                 | lockcore::Event::Resubscribing { .. }
                 | lockcore::Event::PubSubStopped { .. }
-                | lockcore::Event::SyncProbed { .. } => continue,
+                | lockcore::Event::SyncProbed { .. }
+                | lockcore::Event::ReplicasCounted { .. } => continue,
             },
             RecordKind::Write { who, accepted, .. } => {
                 let kind = if *accepted {

@@ -4,7 +4,7 @@
 //! explored run with them, and the envelope its probes.
 
 use serde::Serialize;
-use sim::{ClientSpec, RetryJitter, SimSpec, Verb};
+use sim::{ClientSpec, RetryJitter, SimSpec};
 
 /// What the audit models of a Redisson config.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -75,14 +75,9 @@ impl Settings {
         } else {
             spec.redis.replicas = 0;
             spec.redis.replica_appendonly = false;
-            spec.faults.0.retain(|f| {
-                !sim::verbs(f).iter().any(|v| {
-                    matches!(
-                        v,
-                        Verb::FailOver | Verb::StallReplication | Verb::SwitchOver
-                    )
-                })
-            });
+            spec.faults
+                .0
+                .retain(|f| !sim::verbs(f).iter().any(|v| v.on_replicas()));
         }
     }
 

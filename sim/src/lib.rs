@@ -76,7 +76,10 @@
 //! - `redis-down`, `delete-key`, `delay-replies`, `delay-requests`,
 //!   `clock-jump` (Redis's clock), `clock-skew` and `clock-drift` (a
 //!   client's own clock, which its lock reads as `now`: see `clock`),
-//!   `replication-drop` and `failover` (Redis's replicas, `[sim.redis]`).
+//!   `replication-drop` (every replica's link, or one's, held: still
+//!   connected), `replica-down` (one replica's link closed: the primary
+//!   counts it out of `INFO` and `WAIT`) and `failover` (Redis's
+//!   replicas, `[sim.redis]`).
 //! - `interrupt`: `Thread.interrupt()` of one thread, at a time or a few
 //!   ms into its next acquire; the application's own act, so the oracle
 //!   never blames it for what follows.

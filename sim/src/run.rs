@@ -275,6 +275,39 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// A, under `release`, locks at `start_ms` and never unlocks; Redis
+    /// has one replica; `faults` strike in an 8 s run.
+    pub(crate) fn one_holder_replicated(
+        release: &str,
+        start_ms: u64,
+        faults: Vec<Fault>,
+    ) -> SimSpec {
+        let mut s = spec(vec![client("A", vec![thread(start_ms, never_unlock())])]);
+        s.horizon_ms = 8_000;
+        s.profile = release.parse().expect("a release");
+        s.redis.replicas = 1;
+        s.faults = FaultPlan(faults);
+        s
+    }
+
+    /// `s` run on the fast engine, or on turmoil's.
+    pub(crate) fn run_on(s: &SimSpec, on_turmoil: bool) -> Run {
+        let r = if on_turmoil {
+            crate::run_turmoil(s)
+        } else {
+            run(s)
+        };
+        r.expect("a valid spec")
+    }
+
+    /// The field `s`'s validation refuses.
+    pub(crate) fn refused_field(s: &SimSpec) -> String {
+        match run(s) {
+            Err(SimError::Invalid { field, .. }) => field,
+            other => panic!("expected Invalid, got {other:?}"),
+        }
+    }
+
     pub(crate) fn never_unlock() -> Vec<Step> {
         vec![
             Step::Lock(steps::Lock { lease_ms: None }),
@@ -410,10 +443,7 @@ pub(crate) mod tests {
     #[test]
     fn specs_that_test_nothing_are_refused() {
         let ok = || spec(vec![client("A", vec![thread(0, critical(10))])]);
-        let field = |s: SimSpec| match run(&s) {
-            Err(SimError::Invalid { field, .. }) => field,
-            other => panic!("expected Invalid, got {other:?}"),
-        };
+        let field = |s: SimSpec| refused_field(&s);
         let mut s = ok();
         s.faults = FaultPlan(vec![Fault::RedisRestart(
             crate::model::fault::RedisRestart {
@@ -551,7 +581,7 @@ pub(crate) mod tests {
             small(),
             small(),
             prop_oneof![9 => 0.0f64..=1.0, 1 => -1.0f64..2.0],
-            0..12u8,
+            0..13u8,
         )
             .prop_map(|(client, at_ms, d, lo, extra, probability, kind)| {
                 let hi = lo.wrapping_add(extra);
@@ -606,12 +636,18 @@ pub(crate) mod tests {
                     11 => Fault::ReplicationDrop(crate::model::fault::ReplicationDrop {
                         at_ms,
                         duration_ms: d,
+                        replica: (lo % 4 == 0).then_some(hi as u32),
                     }),
                     9 => Fault::ClockDrift(crate::model::fault::ClockDrift {
                         client,
                         at_ms,
                         duration_ms: d,
                         drift_ppm: (lo as i64).wrapping_mul(1_000).wrapping_sub(hi as i64),
+                    }),
+                    12 => Fault::ReplicaDown(crate::model::fault::ReplicaDown {
+                        at_ms,
+                        duration_ms: d,
+                        replica: (hi % 3) as u32,
                     }),
                     _ => Fault::RedisPause(crate::model::fault::RedisPause {
                         at_ms,

@@ -650,66 +650,70 @@ at_ms = 3000
 duration_ms = 1000
 "#;
 
-/// Redisson #6775 on real `redis-server` 7.0 processes: the replica is
-/// pointed away from the primary for replication-drop's 2 s, the primary
-/// is killed at 0.5 s and the replica promoted at 1 s. Under 3.51.0 the
-/// probe reads the real refusal of `WAITAOF` as no `WAIT`, A's acquire
-/// goes out bare and answers, the promoted replica lacks the key (the
-/// shadow records it lost to the failover), and B takes the lock while A
-/// works: a defect, as the server has `WAIT`. The real run must give the
-/// fast engine's verdicts.
-///
-/// Under 3.52.0 the engines part, and this test pins how: a known gap of
-/// the real engine. The fast and turmoil engines stall the replication
-/// link with the replica still connected (as a stall shorter than
-/// `repl-timeout` leaves it), so the primary's `INFO` counts it, A's
-/// acquire waits for it and fails with the primary. The real engine can
-/// keep a real replica from reading the window's writes across a
-/// promotion only by pointing it away, a disconnection: `INFO` says
-/// `connected_slaves:0`, and 3.18.1+ then send the acquire without
-/// `WAIT` (`replica-count-from-info`), so A holds a lock the promotion
-/// loses, as 3.51.0 does. A relay on the replication link that holds the
-/// primary's bytes would keep the replica connected (issue #52); the day
-/// it does, this test fails and the comparison covers 3.52.0 again.
+/// Redisson #6775 on real `redis-server` 7.0 processes: the replica's
+/// relay holds its link for replication-drop's 2 s (the replica stays
+/// connected), the primary is killed at 0.5 s and the replica promoted at
+/// 1 s. Under 3.51.0 the probe reads the real refusal of `WAITAOF` as no
+/// `WAIT`, A's acquire goes out bare and answers, the promoted replica
+/// lacks the key (the shadow records it lost to the failover), and B
+/// takes the lock while A works: a defect, as the server has `WAIT`.
+/// Under 3.52.0 the primary's `INFO` counts the stalled replica, A's
+/// acquire waits for it and fails with the primary. The real runs must
+/// give the fast engine's verdicts. (Before the relay, the real engine
+/// pointed the replica away, `INFO` counted none, and 3.52.0 lost the
+/// lock here alone.)
 #[test]
 fn a_real_redis_loses_an_unsynced_lock_in_a_failover_6775() {
     let name = "failover-loses-unsynced-lock-6775";
     let scenario = locksim::history_scenario(name).expect("row");
-    let [affected, fixed] = scenario.history.clone().expect("a history row").releases();
-    let real = sim::Engine::Redis(sim::RealRedis {
-        target: sim::RedisTarget::Spawn,
-        time_scale: REAL_SCALE,
-    });
-    let runs = side_by_side(&[affected, fixed], true, |release| {
-        Comparison::run(&scenario, None, Some(*release), real.clone())
-            .unwrap_or_else(|e| panic!("{release}: {e}"))
-    });
-    let [fast, redis] = runs[0].verdicts();
-    assert_eq!(fast, redis, "{affected}\n{}", runs[0].render());
-    assert_eq!(
-        redis,
-        ["mutual-exclusion (defect)"],
-        "{affected}\n{}",
-        runs[0].render()
+    let comparisons = row_gives_on_real_redis_at(
+        &scenario,
+        &["mutual-exclusion (defect)".to_owned()],
+        REAL_SCALE,
     );
-    let text = runs[0].trials[1].run.history.to_string();
+    let text = comparisons[0].trials[1].run.history.to_string();
     assert!(
         text.contains("probe read: the server lacks WAIT, has WAITAOF"),
         "{text}"
     );
     assert!(text.contains("redisson:lock free (failover)"), "{text}");
-    // The gap: the fast engine's 3.52.0 holds, the real one loses the
-    // lock A was told it holds.
-    let [fast, redis] = runs[1].verdicts();
-    assert!(fast.is_empty(), "{fixed}\n{}", runs[1].render());
-    assert_eq!(
-        redis,
-        ["mutual-exclusion (beyond-guarantee)"],
-        "{fixed}\n{}",
-        runs[1].render()
+    let text = comparisons[1].trials[1].run.history.to_string();
+    assert!(text.contains("INFO read: 1 replica(s) connected"), "{text}");
+    assert!(!text.contains("A/t1     lock -> acquired"), "{text}");
+}
+
+/// Redisson #6518 on real `redis-server` 7.0 processes, two replicas:
+/// replica 1 pointed away for the first 2 s (the primary frees it, and
+/// `INFO` counts one replica), then its relay held from 3.9 s to 6 s
+/// across its own promotion. Under 3.45.1 A's client keeps the count of
+/// 1, its acquire at 4 s waits for replica 0 alone and answers, and the
+/// promoted replica 1 lacks the key: C takes the lock while A works. Under
+/// 3.46.0 A's failed `tryLock`, whose `WAIT` counted both replicas, has
+/// it read `INFO` again: its acquire waits for both and fails with the
+/// primary. The real runs must give the fast engine's verdicts.
+#[test]
+fn a_real_redis_loses_a_lock_synced_to_too_few_replicas_6518() {
+    let name = "replica-back-not-waited-for-6518";
+    let scenario = locksim::history_scenario(name).expect("row");
+    let comparisons = row_gives_on_real_redis_at(
+        &scenario,
+        &["mutual-exclusion (defect)".to_owned()],
+        REAL_SCALE,
     );
-    let text = runs[1].trials[1].run.history.to_string();
-    assert!(text.contains("A/t1     lock -> acquired"), "{text}");
+    let affected = comparisons[0].trials[1].run.history.to_string();
+    assert!(
+        affected.contains("A        INFO read: 1 replica(s) connected"),
+        "{affected}"
+    );
+    assert!(
+        affected.contains("redisson:lock free (failover)"),
+        "{affected}"
+    );
+    let fixed = comparisons[1].trials[1].run.history.to_string();
+    assert!(
+        fixed.contains("A        INFO read: 2 replica(s) connected"),
+        "{fixed}"
+    );
 }
 
 /// Redisson #6867 / #7116 against a real one-node Redis Cluster holding

@@ -153,7 +153,11 @@ fn fault() -> impl Strategy<Value = Fault> {
                     replica: None,
                 })
             } else {
-                Fault::ReplicationDrop(sim::faults::ReplicationDrop { at_ms, duration_ms })
+                Fault::ReplicationDrop(sim::faults::ReplicationDrop {
+                    at_ms,
+                    duration_ms,
+                    replica: None,
+                })
             }
         }),
         (client(), at, dur, -40_000i64..40_000, any::<bool>())

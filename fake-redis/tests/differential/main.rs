@@ -56,6 +56,7 @@ mod generate;
 mod generate_family;
 mod generate_zset;
 mod latch;
+mod replica_link;
 mod sentinel;
 mod version;
 mod wire;

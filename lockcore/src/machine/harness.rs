@@ -46,6 +46,9 @@ pub(crate) struct Harness {
     /// and `waitaof`), kept here rather than shown: the probe's tests read
     /// it, the others are about the sends around it.
     pub(crate) probe_readings: Vec<(bool, Option<bool>)>,
+    /// Each count the client reported reading from `INFO`
+    /// (`Event::ReplicasCounted`).
+    pub(crate) replicas_counted: Vec<u32>,
     /// The replicas an `INFO` (3.18.1+) finds connected: the harness
     /// answers it itself, by default with the configured count, and keeps
     /// its words in [`Harness::infos`].
@@ -106,6 +109,7 @@ impl Harness {
             pending: VecDeque::new(),
             show_cleanup: false,
             probe_readings: Vec::new(),
+            replicas_counted: Vec::new(),
             connected_replicas: None,
             infos: Vec::new(),
             hold_steps: false,
@@ -174,6 +178,9 @@ impl Harness {
                 }
                 Some(Output::Event(Event::SyncProbed { wait, waitaof })) => {
                     self.probe_readings.push((wait, waitaof));
+                }
+                Some(Output::Event(Event::ReplicasCounted { connected })) => {
+                    self.replicas_counted.push(connected);
                 }
                 other => return other,
             }

@@ -194,6 +194,9 @@ pub struct LockClient {
     /// 3.27.0+: the replica count last read from `INFO`, kept until a
     /// `WAIT` forgets it (`replica_count`).
     replica_count: Option<u32>,
+    /// 3.18.1+: the count the last `INFO` read, cached or not (reported
+    /// when a reading differs).
+    replicas_read: Option<u32>,
 }
 
 impl LockClient {
@@ -234,6 +237,7 @@ impl LockClient {
             asking: VecMap::new(),
             next_probe: 0,
             replica_count: None,
+            replicas_read: None,
         }
     }
 

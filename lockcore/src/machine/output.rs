@@ -90,6 +90,16 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         waitaof: Option<bool>,
     },
+    /// 3.18.1+ (`replica-count-from-info`): the `connected_slaves` the
+    /// client read from `INFO`, which its synced lock scripts' `WAIT`
+    /// asks for (none with 0) until it reads another. Reported when it
+    /// differs from the client's last reading: before 3.27.0 every synced
+    /// script reads it again, from 3.27.0 the client keeps it until a
+    /// `WAIT` counts differently.
+    ReplicasCounted {
+        /// The replicas the primary counted connected.
+        connected: u32,
+    },
     /// `fenced` only: the holder learns it no longer holds the lock.
     LeaseLost {
         /// The lock.

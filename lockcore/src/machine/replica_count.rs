@@ -87,6 +87,9 @@ impl LockClient {
         if self.switches.has(Switch::ReplicaCountCached) {
             self.replica_count = Some(count);
         }
+        if self.replicas_read.replace(count) != Some(count) {
+            self.event(super::Event::ReplicasCounted { connected: count });
+        }
         let tries = Tries {
             replicas: Some(count),
             staged: true,

@@ -275,7 +275,8 @@ impl Builder {
                     lockcore::Event::Renewed { .. }
                     | lockcore::Event::Resubscribing { .. }
                     | lockcore::Event::PubSubStopped { .. }
-                    | lockcore::Event::SyncProbed { .. } => {
+                    | lockcore::Event::SyncProbed { .. }
+                    | lockcore::Event::ReplicasCounted { .. } => {
                         return;
                     }
                 };

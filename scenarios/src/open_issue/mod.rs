@@ -12,6 +12,7 @@
 mod rw_wakeup;
 mod stale_first_thread;
 mod write_reentry;
+mod zero_replica_count;
 
 use lockcore::{LockKind, LockName, Release, Switch};
 use serde::Serialize;
@@ -261,6 +262,10 @@ const KNOWN: &[(OpenIssue, Took)] = &[
         stale_first_thread::stale_first_thread_renewed,
     ),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
+    (
+        zero_replica_count::ZERO_REPLICA_COUNT_KEPT,
+        zero_replica_count::zero_count_kept,
+    ),
     (TIMED_OUT_ACQUIRE_RAN, timed_out_acquire_ran),
 ];
 

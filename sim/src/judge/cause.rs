@@ -413,6 +413,9 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
         // A client that misread its server and synced nothing lost what
         // a synced lock keeps (#6775).
         ServerCause::Failover if unsynced::misread_sync(spec, history, v) => Cause::Defect,
+        // A client that waited for fewer replicas than were connected
+        // lost what a `WAIT` for each of them keeps (#6518).
+        ServerCause::Failover if unsynced::waited_for_too_few(spec, history, v) => Cause::Defect,
         ServerCause::Failover => Cause::beyond(
             spec,
             format!("a failover lost the key at {at}"),

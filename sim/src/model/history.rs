@@ -550,6 +550,24 @@ impl History {
         digest.iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    /// What `read` finds in the last of `process`'s lock events before
+    /// record `before` that it reads anything in (the client's last
+    /// reading of its server, say).
+    pub fn last_event_before<T>(
+        &self,
+        process: &Proc,
+        before: usize,
+        read: impl Fn(&lockcore::Event) -> Option<T>,
+    ) -> Option<T> {
+        self.records[..before.min(self.records.len())]
+            .iter()
+            .rev()
+            .find_map(|r| match &r.kind {
+                RecordKind::Lock { process: p, event } if p == process => read(event),
+                _ => None,
+            })
+    }
+
     /// Every failed unlock, in order.
     pub fn unlock_errors(&self) -> Vec<UnlockError> {
         self.records

@@ -123,6 +123,9 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         None => format!("probe read: the server {} WAIT", has(*wait)),
                     }
                 }
+                lockcore::Event::ReplicasCounted { connected } => {
+                    format!("INFO read: {connected} replica(s) connected, to WAIT for")
+                }
                 lockcore::Event::PubSubStopped { channels } => format!(
                     "reconnect: pub/sub stopped for good, {} not subscribed again (#6026)",
                     channels.join(", ")

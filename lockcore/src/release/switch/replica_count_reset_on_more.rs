@@ -47,5 +47,8 @@ mod tests {
             h.connected_replicas = Some(2);
         }
         assert_eq!(h.infos, ["INFO ALL", "INFO ALL"]);
+        // Each reading is reported once: the client's timeline shows why
+        // its WAIT asked for one replica, then for two.
+        assert_eq!(h.replicas_counted, [1, 2]);
     }
 }

@@ -147,8 +147,12 @@ impl Effects for World<'_> {
         }
     }
 
-    fn stall_replication(&mut self, _s: &Strike, on: bool) {
-        World::stall_replication(self, on);
+    fn stall_replication(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+        World::stall_replication(self, on, replica.map(|r| r as usize));
+    }
+
+    fn replica_link(&mut self, _s: &Strike, replica: u32, up: bool) {
+        World::replica_link(self, replica as usize, up);
     }
 
     fn switch_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {

@@ -237,6 +237,7 @@ mod tests {
         s.faults = FaultPlan(vec![Fault::ReplicationDrop(ReplicationDrop {
             at_ms: 500,
             duration_ms: 5_000,
+            replica: None,
         })]);
         let r = run(&s).expect("valid");
         let text = r.history.to_string();

@@ -1,7 +1,8 @@
 //! Redis's replicas: the primary's writes reach each replica after a lag,
-//! in order, unless replication stalls (`replication-drop`) or the
-//! primary fails first (`failover`), in which case the writes the replica
-//! had not received are lost when it is promoted.
+//! in order, unless replication stalls (`replication-drop`), a replica's
+//! link is down (`replica-down`: the writes wait for its partial resync)
+//! or the primary fails first (`failover`), in which case the writes the
+//! replica had not received are lost when it is promoted.
 //!
 //! A run without replicas never touches this module's state, so its
 //! history is what it was before replication existed.
@@ -38,6 +39,14 @@ pub(crate) struct Replicas {
     stalled: u32,
     /// Writes held back while replication stalls.
     held: Vec<Write>,
+    /// Per replica, the `replica-down` windows open on its link.
+    down: Vec<u32>,
+    /// Per replica, the `replication-drop` windows open on its link alone.
+    stalled_one: Vec<u32>,
+    /// Per replica, the writes its link missed while down or stalled,
+    /// sent in order when it flows again (a partial resync from the
+    /// primary's backlog).
+    missed: Vec<Vec<Rc<Write>>>,
     /// The writes of the send under way, shared by every replica.
     batch: Vec<Rc<Write>>,
     /// When each write of the last send arrives, and where: refilled by
@@ -68,6 +77,9 @@ impl Replicas {
             last_at: vec![SimTime::ZERO; n],
             stalled: 0,
             held: Vec::new(),
+            down: vec![0; n],
+            stalled_one: vec![0; n],
+            missed: vec![Vec::new(); n],
             batch: Vec::new(),
             arrivals: Vec::new(),
             epoch: 0,
@@ -102,18 +114,78 @@ impl Replicas {
         }
         // Every write is in hand before the first lag is drawn: the draws
         // go replica by replica, each replica's writes in order.
-        self.batch.extend(writes.into_iter().map(Rc::new));
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.extend(writes.into_iter().map(Rc::new));
         for r in 0..self.engines.len() {
-            for w in &self.batch {
-                let lag = rng::between(&mut self.rng, self.lag.min_ms, self.lag.max_ms);
-                let at = now.plus_ms(lag).max(self.last_at[r]);
-                self.last_at[r] = at;
-                self.in_flight[r].push_back((at, w.clone()));
-                self.arrivals.push((at, r as u32));
+            if self.down[r] > 0 || self.stalled_one[r] > 0 {
+                self.missed[r].extend(batch.iter().cloned());
+            } else {
+                self.send_to(now, r, batch.iter().cloned());
             }
         }
-        self.batch.clear();
+        batch.clear();
+        self.batch = batch;
         &self.arrivals
+    }
+
+    /// Sends replica `r` the writes `writes`, each after its lag.
+    fn send_to(&mut self, now: SimTime, r: usize, writes: impl IntoIterator<Item = Rc<Write>>) {
+        for w in writes {
+            let lag = rng::between(&mut self.rng, self.lag.min_ms, self.lag.max_ms);
+            let at = now.plus_ms(lag).max(self.last_at[r]);
+            self.last_at[r] = at;
+            self.in_flight[r].push_back((at, w));
+            self.arrivals.push((at, r as u32));
+        }
+    }
+
+    /// Replica `r`'s link to `primary` goes down, or comes back (`up`):
+    /// what it missed, sent. Down, the primary forgets it (see
+    /// [`Engine::set_replica_link`]); writes already on their way still
+    /// arrive, but their acknowledgements find no link. Back (the last
+    /// open window closing), it catches up from the primary's backlog,
+    /// and counts again from the first write it acknowledges.
+    pub(crate) fn link(
+        &mut self,
+        now: SimTime,
+        r: usize,
+        up: bool,
+        primary: &mut Engine,
+    ) -> &[(SimTime, u32)] {
+        self.arrivals.clear();
+        let Some(down) = self.down.get_mut(r) else {
+            return &self.arrivals;
+        };
+        if !up {
+            *down += 1;
+            primary.set_replica_link(r, false);
+            return &self.arrivals;
+        }
+        *down = down.saturating_sub(1);
+        if *down == 0 {
+            primary.set_replica_link(r, true);
+            self.catch_up(now, r);
+        }
+        &self.arrivals
+    }
+
+    /// Replica `r`'s link flows again if nothing holds it: what it
+    /// missed goes out.
+    fn catch_up(&mut self, now: SimTime, r: usize) {
+        if self.down[r] == 0 && self.stalled_one[r] == 0 {
+            let missed = std::mem::take(&mut self.missed[r]);
+            self.send_to(now, r, missed);
+        }
+    }
+
+    /// Tells `primary` (just started, or promoted) which replicas' links
+    /// are down.
+    pub(crate) fn apply_links(&self, primary: &mut Engine) {
+        for (r, &down) in self.down.iter().enumerate() {
+            if down > 0 {
+                primary.set_replica_link(r, false);
+            }
+        }
     }
 
     /// Replica `r`'s next write arrives: it applies it; the offset to
@@ -136,15 +208,34 @@ impl Replicas {
         acks
     }
 
-    /// Replication stalls (`stall`) or resumes: what it held back, sent.
-    pub(crate) fn stall(&mut self, now: SimTime, stall: bool) -> &[(SimTime, u32)] {
+    /// Replication to every replica (or to `one`) stalls (`stall`) or
+    /// resumes: what it held back, sent.
+    pub(crate) fn stall(
+        &mut self,
+        now: SimTime,
+        stall: bool,
+        one: Option<usize>,
+    ) -> &[(SimTime, u32)] {
+        self.arrivals.clear();
+        if let Some(r) = one {
+            let Some(stalled) = self.stalled_one.get_mut(r) else {
+                return &self.arrivals;
+            };
+            if stall {
+                *stalled += 1;
+            } else {
+                *stalled = stalled.saturating_sub(1);
+                self.catch_up(now, r);
+            }
+            return &self.arrivals;
+        }
         if stall {
             self.stalled += 1;
-            return &[];
+            return &self.arrivals;
         }
         self.stalled = self.stalled.saturating_sub(1);
         if self.stalled > 0 {
-            return &[];
+            return &self.arrivals;
         }
         let held = std::mem::take(&mut self.held);
         self.send(now, held)
@@ -155,6 +246,9 @@ impl Replicas {
     pub(crate) fn primary_failed(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
         self.held.clear();
+        for m in &mut self.missed {
+            m.clear();
+        }
         for q in &mut self.in_flight {
             q.clear();
         }
@@ -223,6 +317,9 @@ impl World<'_> {
             return;
         }
         let epoch = self.redis.replicas.epoch;
+        self.redis
+            .replicas
+            .apply_links(self.redis.server.primary_mut());
         let sync = self.redis.server.full_sync(self.now);
         let arrivals = self.redis.replicas.send(self.now, sync);
         schedule(&mut self.queue, epoch, arrivals);
@@ -240,10 +337,21 @@ impl World<'_> {
         }
     }
 
-    /// Replication stalls (`begin`) or resumes, sending what it held back.
-    pub(crate) fn stall_replication(&mut self, stall: bool) {
+    /// Replication to every replica (or to `one`) stalls (`begin`) or
+    /// resumes, sending what it held back.
+    pub(crate) fn stall_replication(&mut self, stall: bool, one: Option<usize>) {
         let epoch = self.redis.replicas.epoch;
-        let arrivals = self.redis.replicas.stall(self.now, stall);
+        let arrivals = self.redis.replicas.stall(self.now, stall, one);
+        schedule(&mut self.queue, epoch, arrivals);
+    }
+
+    /// Replica `r`'s link goes down, or comes back (`up`) and catches up.
+    pub(crate) fn replica_link(&mut self, r: usize, up: bool) {
+        let epoch = self.redis.replicas.epoch;
+        let arrivals = self
+            .redis
+            .replicas
+            .link(self.now, r, up, self.redis.server.primary_mut());
         schedule(&mut self.queue, epoch, arrivals);
     }
 
@@ -352,10 +460,10 @@ mod tests {
         primary.set_replicas(1);
         let conn = primary.connect();
         primary.execute(conn, ["SET", "k", "v"].map(bytes::Bytes::from));
-        assert!(reps.stall(SimTime::ZERO, true).is_empty());
+        assert!(reps.stall(SimTime::ZERO, true, None).is_empty());
         assert!(reps.send(SimTime::ZERO, primary.take_writes()).is_empty());
         assert_eq!(reps.held.len(), 1);
-        let sent = reps.stall(SimTime::from_ms(9), false).to_vec();
+        let sent = reps.stall(SimTime::from_ms(9), false, None).to_vec();
         assert!(
             sent.len() == 1 && sent[0].0 >= SimTime::from_ms(10),
             "{sent:?}"

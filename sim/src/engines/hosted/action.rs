@@ -27,9 +27,10 @@ pub const TURMOIL_FAULTS: &str = "pause (the client's tasks and its lock freeze)
      (RLock::interrupt), delete-key, clock-skew and clock-drift (the client's wall clock \
      and timer oscillator, as on the fast engine), and failover and replication-drop (Redis's \
      replicas, as on the fast engine: the primary's host crashes and a replica's engine \
-     serves in its place), and switchover (the served engine becomes a replica of a promoted \
+     serves in its place), switchover (the served engine becomes a replica of a promoted \
      one with its connections open; at the end the Redis host bounces and the promoted \
-     engine serves)";
+     engine serves), and replica-down (as on the fast engine: the primary counts the replica \
+     out until its link is back)";
 
 /// The kinds the real-Redis engine carries out, and how.
 pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), starve \
@@ -47,8 +48,10 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      SLAVEOF transactions promote a replica and demote the primary, closing its clients' \
      connections; at the end the proxies move to the new primary), failover (the primary's \
      process is killed; at the end a replica is promoted, the proxies move to it and the old \
-     primary restarts as its replica) and replication-drop (every replica runs DEBUG SLEEP for \
-     the window)";
+     primary restarts as its replica), replication-drop (each replica replicates through a \
+     loopback relay, which holds the stalled replicas' bytes both ways for the window) and \
+     replica-down (REPLICAOF a port where nothing listens for the window, then the relay \
+     again)";
 
 /// Which engine's kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,11 +65,7 @@ impl Kinds {
     /// random (TCP does not lose a message and go on); both stall and
     /// promote replicas (the real engine, replica processes it starts).
     pub(crate) fn supports(self, verb: Verb) -> bool {
-        match verb {
-            Verb::DropMessages => false,
-            Verb::FailOver | Verb::StallReplication | Verb::SwitchOver => true,
-            _ => true,
-        }
+        verb != Verb::DropMessages
     }
 
     /// What the engine carries out, and how, in words.

@@ -3,7 +3,9 @@
 //! carries during a partition and forwards it at TCP's first
 //! retransmission after the heal (`crate::model::retransmission`), and
 //! delays it during a latency or one-way delay window. Order is kept:
-//! each direction forwards its bytes in the order they came.
+//! each direction forwards its bytes in the order they came. The same
+//! proxy relays a replica's link to its primary (`real::nodes`), held
+//! while replication to it stalls.
 
 use std::cell::{Cell, RefCell};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -39,6 +41,10 @@ pub(crate) struct Link {
     /// The run's time scale: TCP's retransmission schedule is in spec
     /// time.
     pub(crate) scale: u64,
+    /// Held bytes go on as soon as the link opens, not at TCP's next
+    /// retransmission: a replication link, whose stall the other engines
+    /// end by sending what it held at once.
+    pub(crate) resumes_at_open: bool,
 }
 
 /// Redis as every client's proxy shows it: up, or stopped for a while.
@@ -163,6 +169,9 @@ impl Relay {
             return true;
         }
         rules.held.opened().await;
+        if self.link.resumes_at_open {
+            return true;
+        }
         let scale = u32::try_from(self.link.scale.max(1)).unwrap_or(u32::MAX);
         let heal_after = (Instant::now() - arrived).saturating_mul(scale);
         match crate::model::retransmission::delivered_after(heal_after) {

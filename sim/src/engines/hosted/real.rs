@@ -20,6 +20,8 @@
 //! - `deployment`: the primary and replica processes the engine starts.
 //! - `nodes`: the servers during the run (control connections, the
 //!   primary, whose `MONITOR` is replayed) and the replication faults.
+//! - `relays`: each replica's link to the primary, through a relay that
+//!   holds it while replication stalls.
 //! - `sentinel`: Sentinel's `SLAVEOF` transaction, word for word.
 //! - `replicated`: what real replicas cannot do (refused), and a promotion.
 
@@ -46,6 +48,7 @@ mod clock_jump;
 mod deployment;
 mod effects;
 mod nodes;
+mod relays;
 mod replicated;
 mod sentinel;
 

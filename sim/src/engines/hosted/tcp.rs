@@ -357,8 +357,10 @@ impl Loop<'_, '_> {
     fn redis_starts(&mut self, keep_data: bool) {
         if !keep_data {
             let now = self.now();
+            let replicas = &self.replicas;
             let sync = self.shared.with_engine(|e| {
                 *e = primary_engine(self.spec, self.clock);
+                replicas.apply_links(e);
                 observe_all(self.recorder, e, ServerCause::Restart);
                 e.full_sync()
             });

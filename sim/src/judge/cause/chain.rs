@@ -77,7 +77,7 @@ pub(super) fn chain_stalled<'s>(
         // A replication stall makes a `WAIT` answer (none synced), not go
         // unanswered: the renewal failed, and what the release does then
         // is its own (the history scenario replica-lag-stops-renewal).
-        let loses_replies = !matches!(f, crate::Fault::ReplicationDrop(_));
+        let loses_replies = f.kind().holds_replies();
         f.client().is_none_or(|name| name == &*process.client)
             && f.at_ms() <= sent + rtt
             && sent <= f.effect_end_ms().unwrap_or(f.at_ms())

@@ -8,9 +8,13 @@ use crate::{Fault, Invariant, Violation};
 /// (kept by a lease carried over from an earlier call, 3.14.0 to 3.19.1's
 /// path to #4818) is the lock's doing. Other faults (a Redis pause, a
 /// clock jump) still excuse it. A crash once excused every such
-/// violation, so the check could never find a defect.
+/// violation, so the check could never find a defect. Nor does a fault
+/// on the replicas' links alone (`replication-drop`, `replica-down`): the
+/// key lives on the primary by its own TTL whatever its replicas receive
+/// (a failover, which replaces the primary, is its own kind).
 pub(super) fn may_excuse(v: &Violation, f: &Fault) -> bool {
-    v.invariant != Invariant::ReleaseAfterCrash || !matches!(f, Fault::Crash(_))
+    v.invariant != Invariant::ReleaseAfterCrash
+        || (!matches!(f, Fault::Crash(_)) && f.kind().holds_replies())
 }
 
 #[cfg(test)]

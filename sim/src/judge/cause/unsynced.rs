@@ -12,6 +12,12 @@
 //! guarantee; on one that has it (every Redis modelled), the client threw
 //! the guarantee away: 3.48.0-3.51.x match the refused `WAITAOF`'s text
 //! for "WAIT" on Redis 6.2-7.1, until 3.52.0 (`probe-reads-causes`).
+//!
+//! From 3.18.1 the `WAIT` asks for the replicas `INFO` counted connected,
+//! a count kept from 3.27.0 until a `WAIT` counts differently. A client
+//! whose count is below the replicas connected at its acquire waits for
+//! some of them only, and a failover to another loses its key: the
+//! client's doing too (#6518).
 
 use crate::model::history::RecordKind;
 use crate::{History, SimSpec, Violation};
@@ -27,16 +33,47 @@ pub(super) fn misread_sync(spec: &SimSpec, history: &History, v: &Violation) -> 
     let Some(RecordKind::Hold { who, .. }) = history.records.get(first).map(|r| &r.kind) else {
         return false;
     };
-    let process = who.process();
-    let read_wait = history.records[..first]
-        .iter()
-        .rev()
-        .find_map(|r| match &r.kind {
-            RecordKind::Lock {
-                process: p,
-                event: lockcore::Event::SyncProbed { wait, .. },
-            } if *p == process => Some(*wait),
-            _ => None,
-        });
+    let read_wait = history.last_event_before(&who.process(), first, |e| match e {
+        lockcore::Event::SyncProbed { wait, .. } => Some(*wait),
+        _ => None,
+    });
     read_wait == Some(false) && spec.redis.version.has_wait()
+}
+
+/// Whether the holder's client asked its `WAIT` for fewer replicas than
+/// the primary had connected when the violation's first hold began: its
+/// last `INFO` reading before the hold (lockcore's
+/// `Event::ReplicasCounted`) counted fewer than the replicas whose link
+/// was up then. A failover can then promote a connected replica the key
+/// never reached, which a `WAIT` for every connected replica rules out:
+/// a count kept after replicas came back (3.27.0-3.45.x, #6518), or a
+/// count of 0, which no later `WAIT` can correct (3.27.0 on). `false`
+/// before 3.18.1, which reads no count.
+pub(super) fn waited_for_too_few(spec: &SimSpec, history: &History, v: &Violation) -> bool {
+    let Some(&first) = v.events.iter().min() else {
+        return false;
+    };
+    let Some(hold) = history.records.get(first) else {
+        return false;
+    };
+    let RecordKind::Hold { who, .. } = &hold.kind else {
+        return false;
+    };
+    let counted = history.last_event_before(&who.process(), first, |e| match e {
+        lockcore::Event::ReplicasCounted { connected } => Some(*connected),
+        _ => None,
+    });
+    let at = hold.at.as_ms();
+    let down = spec
+        .faults
+        .0
+        .iter()
+        .filter_map(|f| match f {
+            crate::Fault::ReplicaDown(d) if f.covers_ms(at) => Some(d.replica),
+            _ => None,
+        })
+        .collect::<std::collections::BTreeSet<u32>>()
+        .len();
+    let connected = (spec.redis.replicas as usize).saturating_sub(down);
+    counted.is_some_and(|c| (c as usize) < connected)
 }

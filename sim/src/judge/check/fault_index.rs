@@ -21,12 +21,12 @@ impl<'h> FaultIndex<'h> {
         Self::of(history, work, |f| f.kind().excuses())
     }
 
-    /// [`Self::excusing`] less replication stalls: the faults that may
-    /// hold a command no replica answers (a client's server probe, `WAIT
-    /// 0 0`).
+    /// [`Self::excusing`] less the faults on replicas alone: those that
+    /// may hold a command no replica answers (a client's server probe,
+    /// `WAIT 0 0`).
     pub(crate) fn holding_replies(history: &'h History, work: &impl Count) -> FaultIndex<'h> {
         Self::of(history, work, |f| {
-            f.kind().excuses() && !matches!(f, Fault::ReplicationDrop(_))
+            f.kind().excuses() && f.kind().holds_replies()
         })
     }
 

@@ -74,6 +74,8 @@ pub enum Verb {
     /// Demote the primary with its connections open, or move the clients
     /// to the promoted replica.
     SwitchOver,
+    /// Take one replica's link to the primary down, or bring it back.
+    ReplicaLink,
 }
 
 impl Verb {
@@ -100,7 +102,17 @@ impl Verb {
             Verb::FailOver => "fail Redis over to a replica",
             Verb::StallReplication => "stall replication",
             Verb::SwitchOver => "demote the primary to a replica with its connections open",
+            Verb::ReplicaLink => "take a replica's link down",
         }
+    }
+
+    /// Whether it acts on Redis's replicas (a deployment without any
+    /// cannot carry it out).
+    pub fn on_replicas(self) -> bool {
+        matches!(
+            self,
+            Verb::FailOver | Verb::StallReplication | Verb::SwitchOver | Verb::ReplicaLink
+        )
     }
 }
 
@@ -158,8 +170,13 @@ pub trait Effects {
     /// the freshest).
     fn fail_over(&mut self, s: &Strike, on: bool, replica: Option<u32>);
 
-    /// Replication stalls, or flows again.
-    fn stall_replication(&mut self, s: &Strike, on: bool);
+    /// Replication to every replica (or to `replica` alone) stalls, or
+    /// flows again.
+    fn stall_replication(&mut self, s: &Strike, on: bool, replica: Option<u32>);
+
+    /// Replica `replica`'s link to the primary goes down (`up` false), or
+    /// comes back and catches up (a partial resync).
+    fn replica_link(&mut self, s: &Strike, replica: u32, up: bool);
 
     /// Replica `replica` (or the freshest) is promoted and the primary
     /// becomes its replica, the clients still connected to it (`on`); or
@@ -306,10 +323,13 @@ impl Effects for Probe {
     fn fail_over(&mut self, _: &Strike, _: bool, _: Option<u32>) {
         self.0.push(Verb::FailOver);
     }
-    fn stall_replication(&mut self, _: &Strike, _: bool) {
+    fn stall_replication(&mut self, _: &Strike, _: bool, _: Option<u32>) {
         self.0.push(Verb::StallReplication);
     }
     fn switch_over(&mut self, _: &Strike, _: bool, _: Option<u32>) {
         self.0.push(Verb::SwitchOver);
+    }
+    fn replica_link(&mut self, _: &Strike, _: u32, _: bool) {
+        self.0.push(Verb::ReplicaLink);
     }
 }

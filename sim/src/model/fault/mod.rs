@@ -69,6 +69,7 @@ mod pause;
 mod redis_down;
 mod redis_pause;
 mod redis_restart;
+mod replica_down;
 mod replication_drop;
 mod starve;
 mod switchover;
@@ -96,6 +97,7 @@ pub use pause::Pause;
 pub use redis_down::RedisDown;
 pub use redis_pause::RedisPause;
 pub use redis_restart::RedisRestart;
+pub use replica_down::ReplicaDown;
 pub use replication_drop::ReplicationDrop;
 pub use starve::Starve;
 pub use switchover::Switchover;
@@ -204,6 +206,14 @@ pub(crate) trait Kind {
     /// Whether it acts on Redis's replicas (the swarm gives Redis some).
     fn needs_replicas(&self) -> bool {
         false
+    }
+
+    /// Whether it can keep a client's command unanswered. A kind that acts
+    /// on the replicas' links alone makes a `WAIT` answer (fewer synced),
+    /// never go unanswered: the checkers do not excuse a missing reply by
+    /// it.
+    fn holds_replies(&self) -> bool {
+        true
     }
 
     /// Whether it moves its client's clock (then every client's clock
@@ -324,6 +334,8 @@ faults! {
     Interleave(interleave::Interleave),
     /// Sentinel demotes the live primary; clients reach the new one later.
     Switchover(switchover::Switchover),
+    /// One replica's link to the primary is down, then it resyncs.
+    ReplicaDown(replica_down::ReplicaDown),
     @tests
     /// The extension recipe's worked example: a client and Redis stall
     /// together (`example.rs`).

@@ -1,6 +1,6 @@
-//! `replication-drop`: the link from the primary to its replicas is down
-//! for a window, so replication stalls; a failover inside it loses every
-//! write made since it began.
+//! `replication-drop`: the link from the primary to its replicas (or to
+//! one of them) is down for a window, so replication stalls; a failover
+//! inside it loses every write made since it began.
 
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -8,9 +8,12 @@ use serde::{Deserialize, Serialize};
 use super::{Draw, Effects, Fault, Invalid, Kind, Strike};
 use crate::SimSpec;
 
-/// While the window lasts no write reaches any replica; when it ends the
-/// replicas catch up (a partial resync from the primary's backlog) and
-/// the held writes arrive, each after its lag. Clients are not affected.
+/// While the window lasts no write reaches any replica (or replica
+/// `replica`), and none acknowledges one; when it ends the replicas catch
+/// up and the held writes arrive, each after its lag. The link is held,
+/// not closed (shorter than `repl-timeout`): the primary still counts the
+/// replicas as connected, in `INFO` and in `WAIT`'s numbers. Clients are
+/// not affected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplicationDrop {
@@ -19,6 +22,10 @@ pub struct ReplicationDrop {
     /// How long.
     #[schemars(range(min = 1, max = crate::MAX_HORIZON_MS))]
     pub duration_ms: u64,
+    /// The one replica (from 0) whose link stalls; by default every
+    /// replica's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica: Option<u32>,
 }
 
 impl Kind for ReplicationDrop {
@@ -28,11 +35,26 @@ impl Kind for ReplicationDrop {
         true
     }
 
+    fn holds_replies(&self) -> bool {
+        false
+    }
+
     fn check_plan(&self, _i: usize, spec: &SimSpec) -> Result<(), Invalid> {
         super::needs_replicas(
             spec,
             "replication stalls between the primary and its replicas",
         )?;
+        if let Some(r) = self.replica
+            && r >= spec.redis.replicas
+        {
+            return Err((
+                "replica",
+                format!(
+                    "Redis has {} replica(s), numbered from 0; got {r}",
+                    spec.redis.replicas
+                ),
+            ));
+        }
         let end = self.at_ms.saturating_add(self.duration_ms);
         if end > spec.horizon_ms {
             return Err((
@@ -47,15 +69,18 @@ impl Kind for ReplicationDrop {
     }
 
     fn text(&self) -> String {
-        format!("replication stalls {}ms", self.duration_ms)
+        match self.replica {
+            Some(r) => format!("replication to replica {r} stalls {}ms", self.duration_ms),
+            None => format!("replication stalls {}ms", self.duration_ms),
+        }
     }
 
     fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.stall_replication(s, true);
+        fx.stall_replication(s, true, self.replica);
     }
 
     fn end(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.stall_replication(s, false);
+        fx.stall_replication(s, false, self.replica);
     }
 }
 
@@ -63,13 +88,16 @@ pub(crate) fn generate(_r: &mut ChaCha8Rng, d: Draw) -> Fault {
     Fault::ReplicationDrop(ReplicationDrop {
         at_ms: d.at_ms,
         duration_ms: d.duration_ms,
+        replica: None,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::run::tests::{client, never_unlock, spec, thread};
-    use crate::{FaultPlan, SimError, run};
+    use crate::FaultPlan;
+    use crate::run::tests::{
+        client, never_unlock, one_holder_replicated, refused_field, run_on, spec, thread,
+    };
 
     use super::*;
 
@@ -82,27 +110,20 @@ mod tests {
     #[test]
     fn a_stall_loses_the_writes_it_held() {
         let lost = |failover_at: u64, on_turmoil: bool| {
-            let mut s = spec(vec![client("A", vec![thread(0, never_unlock())])]);
-            s.horizon_ms = 8_000;
-            s.profile = "3.16.6".parse().expect("a release");
-            s.redis.replicas = 1;
-            s.faults = FaultPlan(vec![
+            let faults = vec![
                 Fault::ReplicationDrop(ReplicationDrop {
                     at_ms: 0,
                     duration_ms: 3_000,
+                    replica: None,
                 }),
                 Fault::Failover(crate::model::fault::Failover {
                     at_ms: failover_at,
                     duration_ms: 500,
                     replica: None,
                 }),
-            ]);
-            let r = if on_turmoil {
-                crate::run_turmoil(&s)
-            } else {
-                run(&s)
-            };
-            crate::model::fault::failover::tests::lost_at_failover(&r.expect("valid"))
+            ];
+            let s = one_holder_replicated("3.16.6", 0, faults);
+            crate::model::fault::failover::tests::lost_at_failover(&run_on(&s, on_turmoil))
         };
         for on_turmoil in [false, true] {
             assert!(lost(2_000, on_turmoil));
@@ -117,11 +138,9 @@ mod tests {
         s.faults = FaultPlan(vec![Fault::ReplicationDrop(ReplicationDrop {
             at_ms: 1_000,
             duration_ms: 60_000,
+            replica: None,
         })]);
-        let field = |s: &crate::SimSpec| match run(s) {
-            Err(SimError::Invalid { field, .. }) => field,
-            other => panic!("{other:?}"),
-        };
+        let field = refused_field;
         assert_eq!(field(&s), "faults[0].fault");
         s.redis.replicas = 1;
         assert_eq!(field(&s), "faults[0].duration_ms");

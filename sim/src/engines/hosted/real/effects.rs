@@ -159,21 +159,13 @@ impl Effects for RealEffects<'_> {
         }
     }
 
-    fn stall_replication(&mut self, s: &Strike, on: bool) {
-        let Some(fault) = self.spec.faults.0.get(s.i) else {
-            return;
-        };
-        let (from, to) = (fault.at_ms(), fault.end_ms().unwrap_or(fault.at_ms()));
-        let nodes = self.faults.nodes;
-        if super::replicated::promotes_within(self.spec, from, to) {
-            if on {
-                nodes.detach_replicas();
-            } else {
-                nodes.reattach_replicas();
-            }
-        } else if on {
-            nodes.stall(to.saturating_sub(from));
-        }
+    fn stall_replication(&mut self, s: &Strike, on: bool, replica: Option<u32>) {
+        let replica = replica.map(|r| r as usize);
+        self.faults.nodes.stall(s.i, on, replica);
+    }
+
+    fn replica_link(&mut self, _s: &Strike, replica: u32, up: bool) {
+        self.faults.nodes.replica_link(replica as usize, up);
     }
 
     fn switch_over(&mut self, s: &Strike, on: bool, replica: Option<u32>) {

@@ -17,13 +17,19 @@
 //!   end a replica is promoted as above, the other replicas follow it,
 //!   the old primary's process is started again as its replica, and the
 //!   proxies move to it.
-//! - `replication-drop`: every replica runs `DEBUG SLEEP` for the window:
-//!   it reads nothing from the primary and acknowledges nothing (so a
-//!   `WAIT` counts none), then catches up from what its socket held. When
-//!   a promotion falls inside the window, a sleeping replica could
-//!   neither answer clients as the new primary nor keep from reading the
-//!   window's writes, so instead it is pointed at a port where nothing
-//!   listens for the window (`REPLICAOF`), then at the primary again.
+//! - Every replica replicates through a relay of its own on loopback (a
+//!   [`Proxy`] to the primary, as the clients' are to Redis): `REPLICAOF`
+//!   points it at its relay, which a promotion points at the new primary.
+//! - `replication-drop`: the relays of the replicas it stalls hold their
+//!   bytes both ways for the window. The primary still counts each
+//!   replica connected (in `INFO` and in `WAIT`'s numbers), none
+//!   acknowledges, and none reads what the primary writes; when the
+//!   window ends they catch up from what the relay held. A replica
+//!   promoted inside the window never receives it.
+//! - `replica-down`: the replica is pointed at [`NOWHERE`] for the window,
+//!   which closes its link at once: the primary frees its client, so it
+//!   leaves `connected_slaves` and `WAIT`'s count. At the end it follows
+//!   its relay again, a partial resync from the backlog.
 //! - A promotion drops from the shadow each lock key the promoted node
 //!   lacks, recorded lost to the failover (the other engines read their
 //!   promoted replica's data the same way).
@@ -40,6 +46,7 @@ use redis_protocol::resp2::types::BytesFrame;
 use tokio_util::codec::Framed;
 
 use super::deployment::Deployment;
+use super::relays::Relays;
 use super::{Named, failed, within, words};
 use crate::engines::hosted::monitor::{self, Shadow};
 use crate::engines::hosted::proxy::{Outage, Upstream};
@@ -65,6 +72,10 @@ pub(super) struct Nodes<'a> {
     /// The node of the primary (`roles[0]`) and of replica k (`roles[k +
     /// 1]`), as the fault plan numbers replicas.
     roles: RefCell<Vec<usize>>,
+    /// Per node, the `replica-down` windows open on its link.
+    links_down: RefCell<Vec<u32>>,
+    /// Each node's replication link.
+    relays: RefCell<Relays>,
     /// Where every client's proxy relays new connections.
     pub(super) upstream: Upstream,
     /// Closes every client's connections.
@@ -100,9 +111,12 @@ impl<'a> Nodes<'a> {
             .await?;
             controls.push(Rc::new(control));
         }
+        let relays = RefCell::new(Relays::start(&addrs[0], addrs.len(), scale).await?);
         Ok(Nodes {
             upstream: Rc::new(RefCell::new(addrs[0].clone())),
             roles: RefCell::new((0..addrs.len()).collect()),
+            links_down: RefCell::new(vec![0; addrs.len()]),
+            relays,
             addrs,
             controls,
             primary_down: Cell::new(false),
@@ -134,14 +148,26 @@ impl<'a> Nodes<'a> {
         self.addrs.iter().map(String::as_str).zip(controls)
     }
 
-    /// Waits until every replica acknowledges a write: a replica counts
-    /// in a lock's `WAIT` only once its first sync is over. The write is
+    /// Points every replica at its relay, then waits until each
+    /// acknowledges a write: a replica counts in a lock's `WAIT` only once
+    /// its first sync through the relay is over. The write is
     /// a `PUBLISH` nobody hears (replicated, it moves the offset), and the
     /// run's `MONITOR` is not open yet.
     pub(super) async fn wait_synced(&self) -> Result<(), SimError> {
         let replicas = self.addrs.len() - 1;
         if replicas == 0 {
             return Ok(());
+        }
+        for node in 1..self.addrs.len() {
+            let port = self.relays.borrow().port(node).to_string();
+            let replicaof = words(&["REPLICAOF", "127.0.0.1", &port]);
+            within("cannot point at its relay", &self.addrs[node], async {
+                self.controls[node]
+                    .send(&replicaof)
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
         }
         let started = tokio::time::Instant::now();
         let addr = self.primary_addr().to_owned();
@@ -273,17 +299,23 @@ impl<'a> Nodes<'a> {
         };
         self.send_all(new, super::sentinel::slave_of(None)).await;
         self.forget_lost(new, at, recorder, shadow).await;
+        let replicas: Vec<usize> = self.roles.borrow()[1..].to_vec();
+        let (nodes, scale) = (self.addrs.len(), self.scale);
+        match Relays::start(&self.addrs[new], nodes, scale).await {
+            Ok(fresh) => self.relays.borrow_mut().renew(fresh, &replicas),
+            Err(e) => tracing::warn!(error = %e, "the replicas cannot follow the promoted replica"),
+        }
         // The old primary first, so its clients lose their connections at
         // the switchover's instant, as on the other engines it is demoted
         // then (Sentinel demotes it later: see `sentinel`).
-        let port = self.port(new);
-        let mut others: Vec<usize> = self.roles.borrow()[1..].to_vec();
+        let mut others = replicas;
         others.sort_by_key(|&n| n != old);
         for node in others {
             if node == old && !demote {
                 continue;
             }
-            let slave_of = super::sentinel::slave_of(Some(("127.0.0.1", port)));
+            let relay = self.relays.borrow().port(node);
+            let slave_of = super::sentinel::slave_of(Some(("127.0.0.1", relay)));
             self.send_all(node, slave_of).await;
         }
         // Its MONITOR opens after the transaction, which kills it.
@@ -291,14 +323,6 @@ impl<'a> Nodes<'a> {
             tracing::warn!(error = %e, "cannot monitor the promoted replica");
         }
         new
-    }
-
-    /// The port of node `node`.
-    fn port(&self, node: usize) -> u16 {
-        self.addrs[node]
-            .rsplit_once(':')
-            .and_then(|(_, p)| p.parse().ok())
-            .unwrap_or(0)
     }
 
     /// The clients' proxies move to the primary and close every
@@ -312,10 +336,12 @@ impl<'a> Nodes<'a> {
         }
     }
 
-    /// Kills the primary's process: its connections close, and the
-    /// proxies find nothing to connect to until a promotion.
+    /// Kills the primary's process: its connections close, its
+    /// replication links with what they held, and the proxies find
+    /// nothing to connect to until a promotion.
     pub(super) fn kill_primary(&self) {
         self.primary_down.set(true);
+        self.relays.borrow().cut();
         let primary = self.roles.borrow()[0];
         if let Some(deployment) = self.deployment {
             deployment.borrow_mut().kill(primary);
@@ -323,55 +349,62 @@ impl<'a> Nodes<'a> {
     }
 
     /// Starts the killed old primary (`node`) again as a replica of the
-    /// primary, as it rejoins after a failover.
+    /// primary, through its relay, as it rejoins after a failover.
     pub(super) fn rejoin(&self, node: usize) {
-        let primary = self.port(self.roles.borrow()[0]);
+        let relay = self.relays.borrow().port(node);
         if let Some(deployment) = self.deployment
-            && let Err(e) = deployment.borrow_mut().spawn(node, Some(primary))
+            && let Err(e) = deployment.borrow_mut().spawn(node, Some(relay))
         {
             tracing::warn!(error = %e, "the old primary cannot rejoin");
         }
     }
 
-    /// Every replica sleeps `ms` (spec time): replication stalls. The
-    /// sleeps run in the background (each replica's control connection
-    /// waits for its own).
-    pub(super) fn stall(&self, ms: u64) {
-        let secs = format!("{:.3}", (ms as f64 / self.scale.max(1) as f64) / 1_000.0);
-        self.to_replicas(|| words(&["DEBUG", "SLEEP", &secs]));
-    }
-
-    /// Replication stalls through a promotion: every replica is pointed
-    /// at a port where nothing listens ([`NOWHERE`]). It keeps its data
-    /// and answers clients, as a promoted replica must, but what the
-    /// primary writes from now on never reaches it (asleep, it would read
-    /// it from its socket on waking) and a `WAIT` counts none.
-    pub(super) fn detach_replicas(&self) {
-        let nowhere = NOWHERE.to_string();
-        self.to_replicas(|| words(&["REPLICAOF", "127.0.0.1", &nowhere]));
-    }
-
-    /// The end of [`Nodes::detach_replicas`]: every replica follows the
-    /// primary again and resyncs from it. Nothing while the primary is
-    /// down: its promotion points them at the new one.
-    pub(super) fn reattach_replicas(&self) {
-        if self.primary_down.get() {
+    /// Replication to every replica (`None`) or to replica `k` stalls
+    /// (`on`) for stall `i` (its place in the plan), or flows again: their
+    /// relays hold their bytes.
+    pub(super) fn stall(&self, i: usize, on: bool, k: Option<usize>) {
+        let mut relays = self.relays.borrow_mut();
+        if !on {
+            relays.release(i);
             return;
         }
-        let port = self.port(self.primary_node()).to_string();
-        self.to_replicas(|| words(&["REPLICAOF", "127.0.0.1", &port]));
+        let roles = self.roles.borrow();
+        let nodes: Vec<usize> = match k {
+            Some(k) => roles.get(k + 1).copied().into_iter().collect(),
+            None => roles[1..].to_vec(),
+        };
+        relays.hold(i, k, &nodes);
     }
 
-    /// Sends `command()` to every replica in the background, ignoring the
-    /// replies.
-    fn to_replicas(&self, command: impl Fn() -> Vec<Bytes>) {
-        for node in self.roles.borrow().iter().skip(1) {
-            let control = self.controls[*node].clone();
-            let command = command();
-            tokio::task::spawn_local(async move {
-                let _ = control.send(&command).await;
-            });
+    /// Replica `k`'s link to the primary goes down (pointed at
+    /// [`NOWHERE`]), or comes back (`up`, the last open window closing):
+    /// it follows its relay again, unless the primary is down.
+    pub(super) fn replica_link(&self, k: usize, up: bool) {
+        let Some(&node) = self.roles.borrow().get(k + 1) else {
+            return;
+        };
+        let mut down = self.links_down.borrow_mut();
+        if up {
+            down[node] = down[node].saturating_sub(1);
+            if down[node] > 0 || self.primary_down.get() {
+                return;
+            }
+            let port = self.relays.borrow().port(node).to_string();
+            self.to_node(node, words(&["REPLICAOF", "127.0.0.1", &port]));
+        } else {
+            down[node] += 1;
+            let nowhere = NOWHERE.to_string();
+            self.to_node(node, words(&["REPLICAOF", "127.0.0.1", &nowhere]));
         }
+    }
+
+    /// Sends `command` to node `node` in the background, ignoring the
+    /// reply.
+    fn to_node(&self, node: usize, command: Vec<Bytes>) {
+        let control = self.controls[node].clone();
+        tokio::task::spawn_local(async move {
+            let _ = control.send(&command).await;
+        });
     }
 
     /// The lock keys `node`, just promoted, lacks while the shadow has

@@ -135,9 +135,17 @@ impl Effects for Loop<'_, '_> {
         }
     }
 
-    fn stall_replication(&mut self, _s: &Strike, on: bool) {
+    fn stall_replication(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
         let now = self.now();
-        self.replicas.stall(now, on);
+        self.replicas.stall(now, on, replica.map(|r| r as usize));
+    }
+
+    fn replica_link(&mut self, _s: &Strike, replica: u32, up: bool) {
+        let now = self.now();
+        let replicas = &mut self.replicas;
+        self.shared.with_engine(|e| {
+            replicas.link(now, replica as usize, up, e);
+        });
     }
 
     fn switch_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
