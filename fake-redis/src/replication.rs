@@ -17,6 +17,18 @@
 //! acknowledgements arrive ([`Engine::ack`]) or time passes. As in Redis,
 //! it blocks with no replicas too (until its timeout, or for ever with
 //! timeout 0), and inside `MULTI` it answers at once.
+//!
+//! When a replica acknowledges is the host's to say. locksim's engines
+//! acknowledge each write as it arrives. A real replica acknowledges once
+//! a second (`REPLCONF ACK` from its cron) and when a blocked `WAIT`'s
+//! `REPLCONF GETACK` reaches it, so the two agree on a `WAIT` that blocks
+//! (the `GETACK` follows the writes), but a `WAIT` that answers at once
+//! may count here a replica whose latest write a real primary has not
+//! yet had acknowledged (measured: a 7.0 primary lists a replica back from
+//! a partial resync with `offset=0` for up to a second). A known gap:
+//! `WAIT`'s count, which Redisson 3.27.0+ compares with its kept replica
+//! count, can differ from a real server's right after a replica's link
+//! comes back.
 
 use bytes::Bytes;
 
