@@ -105,7 +105,10 @@ pub(super) fn count_down_then_expiry(
         }
     );
     let key = lock.with_kind(LockKind::Lock);
-    let counted_down = history.records[call..free].iter().any(|r| match &r.kind {
+    // A call made after K was freed (the waiter's first event later than
+    // the expiry) saw no count-down before it.
+    let between = history.records.get(call..free).unwrap_or_default();
+    let counted_down = between.iter().any(|r| match &r.kind {
         RecordKind::Return {
             lock: l,
             call: Call::Unlock,
