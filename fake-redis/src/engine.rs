@@ -331,7 +331,7 @@ impl Engine {
         };
         let replies = how(&mut ctx, args);
         crate::multi::signal_touched(&mut self.dbs[index], &mut self.state);
-        self.after_command(conn);
+        self.after_command();
         replies
     }
 

@@ -24,6 +24,7 @@ pub(crate) fn run_client_command(
     out: &mut Response,
 ) -> Vec<Value> {
     let replies = run_or_exec(engine, conn, args, now, out);
+    engine.note_wait_offset(conn);
     // `ASKING` lasts one command, or the transaction it was sent in
     // (Redis's `resetClient`).
     let client = engine.state.client(conn);

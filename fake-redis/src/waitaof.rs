@@ -78,7 +78,7 @@ pub(crate) fn waitaof(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>, C
         ));
     }
     let r = &ctx.state.replication;
-    let target = r.last_write.get(&ctx.conn).copied().unwrap_or(0);
+    let target = r.wait_offset.get(&ctx.conn).copied().unwrap_or(0);
     let acked = r.acked_aof(target);
     let client = ctx.state.client(ctx.conn);
     // The local fsync is immediate: only the replicas can keep it waiting.

@@ -59,6 +59,7 @@ mod latch;
 mod replica_link;
 mod sentinel;
 mod version;
+mod wait_offset;
 mod wire;
 mod zset;
 

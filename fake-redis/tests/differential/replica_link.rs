@@ -15,7 +15,7 @@ use fake_redis::{Engine, Protocol, SystemClock, Value, encode_to_vec};
 
 use crate::wire::{Client, show};
 
-fn ask(c: &mut Client, w: &[&str]) -> String {
+pub(crate) fn ask(c: &mut Client, w: &[&str]) -> String {
     c.send(&w.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>());
     show(&c.read_frame().unwrap_or_else(|e| panic!("{w:?}: {e}")))
 }
@@ -46,7 +46,7 @@ fn until(c: &mut Client, w: &[&str], what: &str, done: impl Fn(&str) -> bool) ->
 
 /// The fake primary's reply to `w`, as the wire shows it (`None` while it
 /// blocks).
-fn fake(e: &mut Engine, conn: fake_redis::ConnId, w: &[&str]) -> Option<String> {
+pub(crate) fn fake(e: &mut Engine, conn: fake_redis::ConnId, w: &[&str]) -> Option<String> {
     let args: Vec<Bytes> = w.iter().map(|s| Bytes::from(s.to_string())).collect();
     let replies = e.execute(conn, args).replies;
     replies
