@@ -164,7 +164,7 @@ pub(super) fn renewals_blocked<'s>(
         None => healed + lease / 3,
     };
     if end > next + history.meta.max_timer_tick_ms + rtt {
-        return None;
+        return next_held(spec, history, (sent.last()?.1, next, end), blamed);
     }
     let why = format!(
         "all {} renewal(s) sent in the lease before it failed under faults ({})",
@@ -172,6 +172,33 @@ pub(super) fn renewals_blocked<'s>(
         blamed.map(|f| f.text()).unwrap_or_default()
     );
     Some((why, blamed))
+}
+
+/// The renewals sent failed under `blamed`, and the next, due by `next`,
+/// would have been in time, but a fault on its client or on Redis was in
+/// force when it fell due and lasted until a renewal sent as it ended
+/// could no longer reach Redis before the expiry at `end` (4.7.0 seed
+/// 1609745: a failover refused the renewal at 18 s, and a 14 s pause from
+/// 26 s held the one due at 28 s past the expiry at 38 s).
+fn next_held<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    (client, next, end): (&str, u64, u64),
+    blamed: Option<&crate::Fault>,
+) -> Option<(String, Option<&'s crate::Fault>)> {
+    let due = next + history.meta.max_timer_tick_ms;
+    let held = excusing(spec).find(|f| {
+        f.client().is_none_or(|c| c == client)
+            && f.at_ms() <= due
+            && f.effect_end_ms().unwrap_or(f.at_ms()) + history.meta.max_latency_ms >= end
+    })?;
+    let why = format!(
+        "the renewal(s) sent in the lease failed under faults ({}), and {} held the next, due by {}, until it could no longer arrive",
+        blamed.map(|f| f.text()).unwrap_or_default(),
+        held.text(),
+        crate::SimTime::from_ms(due)
+    );
+    Some((why, Some(held)))
 }
 
 /// No renewal went in the lease: a fault on the holder's client or on
@@ -250,7 +277,7 @@ fn none_sent<'s>(
 
 #[cfg(test)]
 mod tests {
-    use crate::faults::Switchover;
+    use crate::faults::{Pause, RedisDown, Switchover};
     use crate::run::tests::{causes, client, critical, spec, thread};
     use crate::{Fault, FaultPlan, Invariant, run};
 
@@ -264,19 +291,30 @@ mod tests {
     /// after the fault, and called the expiry a defect.
     #[test]
     fn a_renewal_failed_by_a_fault_and_resent_late_is_the_faults() {
-        let mut s = spec(vec![
-            client("A", vec![thread(0, critical(3_000))]),
-            client("B", vec![thread(200, critical(10))]),
-        ]);
-        s.profile = "4.7.0".parse().expect("a release");
-        s.watchdog_timeout_ms = 1_000;
-        s.horizon_ms = 30_000;
-        s.redis.replicas = 1;
-        s.faults = FaultPlan(vec![Fault::Switchover(Switchover {
+        let switchover = Fault::Switchover(Switchover {
             at_ms: 300,
             duration_ms: 150,
             replica: None,
-        })]);
+        });
+        assert_lost_beyond_guarantee((3_000, 1_000, 1), vec![switchover]);
+    }
+
+    /// A holds the lock for `work` ms with a `watchdog` ms watchdog, B
+    /// tries it at 200 ms, Redis has `replicas`, under 4.7.0 and `faults`:
+    /// the mutual-exclusion violation is beyond the guarantee.
+    fn assert_lost_beyond_guarantee(
+        (work, watchdog, replicas): (u64, u64, u32),
+        faults: Vec<Fault>,
+    ) {
+        let mut s = spec(vec![
+            client("A", vec![thread(0, critical(work))]),
+            client("B", vec![thread(200, critical(10))]),
+        ]);
+        s.profile = "4.7.0".parse().expect("a release");
+        s.watchdog_timeout_ms = watchdog;
+        s.horizon_ms = 30_000;
+        s.redis.replicas = replicas;
+        s.faults = FaultPlan(faults);
         let r = run(&s).expect("valid");
         assert_eq!(
             causes(&r, Invariant::MutualExclusion),
@@ -284,5 +322,29 @@ mod tests {
             "{}",
             r.history
         );
+    }
+
+    /// A holds the lock with a 3 s watchdog. Its first renewal (at 1 s)
+    /// is refused by Redis, down from 0.9 s to 1.3 s; a pause of A from
+    /// 1.5 s to 4.5 s then holds the next one (due about 2 s) past the
+    /// key's expiry at 3 s, and B takes the lock. The two faults cover
+    /// less than two thirds of the lease, but every renewal the lease had
+    /// was refused or held: beyond the guarantee (4.7.0 seed 1609745: a
+    /// failover refused the renewal at 18 s, a 14 s pause held the one
+    /// due at 28 s). The rule once stopped at the first fault's end and
+    /// called the expiry a defect.
+    #[test]
+    fn a_renewal_refused_then_the_next_held_by_a_pause_is_the_faults() {
+        let down = Fault::RedisDown(RedisDown {
+            at_ms: 900,
+            duration_ms: 400,
+            keep_data: true,
+        });
+        let pause = Fault::Pause(Pause {
+            client: "A".into(),
+            at_ms: 1_500,
+            duration_ms: 3_000,
+        });
+        assert_lost_beyond_guarantee((6_000, 3_000, 0), vec![down, pause]);
     }
 }

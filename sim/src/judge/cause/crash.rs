@@ -63,4 +63,59 @@ mod tests {
         assert_eq!(late_release("3.16.6"), ["defect"]);
         assert!(late_release("3.19.2").is_empty());
     }
+
+    /// A holds the read lock with a 3 s watchdog and crashes at 1 s; B's
+    /// read lock (a 10 s lease) joins it at 0.2 s, and a pause of B from
+    /// 0.201 s to 8 s holds its reply. B's hold, learned only at 8 s, is
+    /// what shows the key in use by someone else past A's lease: B's
+    /// pause, a fault on the client that settled it, explains the
+    /// lateness (4.7.0 seed 719363). It once named only A, and the check
+    /// called it a defect.
+    #[test]
+    fn a_sharers_hold_learned_late_under_its_own_pause_is_the_pauses() {
+        let read = |lease_ms| {
+            Step::ReadLock(steps::ReadLock {
+                lease_ms,
+                is_async: false,
+            })
+        };
+        let a = vec![
+            read(None),
+            Step::Work(steps::Work { ms: 5_000 }),
+            Step::Unlock(steps::Unlock {}),
+        ];
+        let b = vec![
+            read(Some(10_000)),
+            Step::Work(steps::Work { ms: 100 }),
+            Step::Unlock(steps::Unlock {}),
+        ];
+        let clients = vec![
+            client("A", vec![thread(0, a)]),
+            client("B", vec![thread(200, b)]),
+        ];
+        let faults = vec![
+            Fault::Crash(crate::faults::Crash {
+                client: "A".to_owned(),
+                at_ms: 1_000,
+                restart_after_ms: None,
+            }),
+            Fault::Pause(crate::faults::Pause {
+                client: "B".to_owned(),
+                at_ms: 201,
+                duration_ms: 7_799,
+            }),
+        ];
+        let mut s = crate::run::tests::spec(clients);
+        s.profile = "4.7.0".parse().expect("a release");
+        s.watchdog_timeout_ms = 3_000;
+        s.horizon_ms = 30_000;
+        s.faults = crate::FaultPlan(faults);
+        let run = crate::run(&s).expect("valid");
+        assert_eq!(
+            causes(&run, Invariant::ReleaseAfterCrash),
+            ["beyond-guarantee"],
+            "{}",
+            run.history
+        );
+    }
 }

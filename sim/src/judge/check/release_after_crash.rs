@@ -566,10 +566,22 @@ impl<'h> Pending<'h> {
         events.sort_unstable();
         events.dedup();
         let (lock, process) = (self.lock, self.proc);
+        let mut clients = vec![process.client.clone()];
+        // Freed by another process's hold: the record is when that client
+        // learned of it, a round trip after Redis ran it, which faults on
+        // that client stretch (4.7.0 seed 719363: B's read acquire ran at
+        // 10.6 s, inside A's lease, and a pause of B held its reply until
+        // 20.7 s), so the client is involved.
+        if let Some(RecordKind::Hold { who, .. }) =
+            self.freed.and_then(|(fi, _)| history.records.get(fi)).map(|r| &r.kind)
+            && who.client != process.client
+        {
+            clients.push(who.client.clone());
+        }
         Some(Violation::new(
             Invariant::ReleaseAfterCrash,
             deadline,
-            [process.client.clone()],
+            clients,
             format!(
                 "{lock} of crashed {process} should be free by {deadline} (lease {lease_ms}ms), {how}"
             ),
