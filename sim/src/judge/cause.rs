@@ -20,8 +20,9 @@
 //!   of the lease before the expiry (two renewal periods: with less, a
 //!   renewal every third of the lease would have kept it), or a Redis
 //!   clock jump fell within the hold's own lease, or every renewal sent
-//!   since the last that succeeded failed under a fault lasting until no
-//!   later renewal could be in time, or a fault held the acquire's reply
+//!   since the last that succeeded failed under a fault, and that fault
+//!   or another in force when the next fell due lasted until no later
+//!   renewal could be in time, or a fault held the acquire's reply
 //!   back until the first renewal (a third of the lease after the reply)
 //!   could no longer be in time. A fencing token handed out twice
 //!   after Redis lost its data (the counter with it) is beyond the
