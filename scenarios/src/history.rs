@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 44] = [
+const FILES: [(&str, &str); 45] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -180,6 +180,10 @@ const FILES: [(&str, &str); 44] = [
     (
         "waitaof-refused-fails-every-lock-6618",
         include_str!("../history/waitaof-refused-fails-every-lock-6618.toml"),
+    ),
+    (
+        "unlock-resent-to-promoted-replica-noscript",
+        include_str!("../history/unlock-resent-to-promoted-replica-noscript.toml"),
     ),
     (
         "failover-loses-unsynced-lock-6775",
@@ -373,5 +377,21 @@ mod files {
         assert!(reached("unlock-on-demoted-primary-fails", "3.45.1"));
         assert!(reached("waitaof-refused-fails-every-lock-6618", "3.47.0"));
         assert!(!reached("waitaof-refused-fails-every-lock-6618", "3.48.0"));
+    }
+
+    /// A batch resent to a promoted replica meets `NOSCRIPT` under the
+    /// defect and the fix alike (the fix reloads it): the
+    /// `batch-no-script` point; a row without a failover never does.
+    #[test]
+    fn a_batch_resent_to_a_promoted_replica_reaches_no_script() {
+        let reached = |name: &str, release: &str| {
+            let s = history_scenario(name).expect("a row");
+            let t = Trial::run(&s, None, Some(release.parse().unwrap())).unwrap();
+            t.run.coverage.has(sim::Point::BatchNoScript)
+        };
+        let row = "unlock-resent-to-promoted-replica-noscript";
+        assert!(reached(row, "3.47.0"));
+        assert!(reached(row, "3.48.0"));
+        assert!(!reached("waitaof-syncs-no-replica-6920", "4.0.0"));
     }
 }

@@ -596,6 +596,53 @@ fn a_real_redis_fails_the_unlock_on_a_demoted_primary() {
     );
 }
 
+/// Commit 32df429bd on real `redis-server` 7.0 processes: Sentinel's own
+/// transactions demote the primary while A unlocks; the unlock's batch
+/// loads its script on the demoted primary (`SCRIPT LOAD` is allowed on a
+/// replica) and meets the replica's `WAIT` error, and its retry reaches
+/// the promoted replica as the same `EVALSHA`. The real server answers
+/// `NOSCRIPT`: Redis 7 replicates no `SCRIPT LOAD`, so a promoted replica
+/// starts with an empty script cache, as the fake engines' do. Under
+/// 3.47.0 the unlock fails with it. Two changes to the row, whose 7.2
+/// the installed server is not: on 7.0 the probe's refused `WAITAOF`
+/// sends A's first script bare, without the `INFO` that counts the
+/// replica, so A locks and unlocks once first (its second lock reads the
+/// count, and the unlock's batch then waits for the replica); and the
+/// fixed release is not run, as on 7.0 3.48.0 sends every script bare
+/// (`probe-prefix-match`). At time scale 2, as the #6488 row on the same
+/// timing.
+#[test]
+fn a_real_redis_answers_noscript_to_a_batch_resent_to_a_promoted_replica() {
+    let text = include_str!(
+        "../../scenarios/history/unlock-resent-to-promoted-replica-noscript.toml"
+    )
+    .replace("version = \"7.2\"", "version = \"7.0\"")
+    // B takes the lock at about 30 s, once A's key expired.
+    .replace("horizon_ms = 120000", "horizon_ms = 40000")
+    .replace(
+        "  { step = \"lock\" },\n  { step = \"work\", ms = 5400 },",
+        "  { step = \"lock\" },\n  { step = \"unlock\" },\n  { step = \"lock\" },\n  { step = \"work\", ms = 5300 },",
+    );
+    let scenario = locksim::Scenario::parse(&text, "on 7.0").expect("parses");
+    assert_eq!(scenario.sim.clients[0].threads[0].steps.len(), 6);
+    assert_eq!(scenario.sim.horizon_ms, 40_000);
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: 2,
+    });
+    let release: Release = "3.47.0".parse().unwrap();
+    let comparison = Comparison::run(&scenario, None, Some(release), real)
+        .unwrap_or_else(|e| panic!("{release}: {e}"));
+    let [fast, redis] = comparison.verdicts();
+    assert_eq!(fast, redis, "{}", comparison.render());
+    assert_eq!(redis, ["false-unlock-error (beyond-guarantee)"]);
+    let text = comparison.trials[1].run.history.to_string();
+    assert!(
+        text.contains("unlock -> ERROR transport error: NOSCRIPT No matching script"),
+        "{text}"
+    );
+}
+
 /// Redisson #4822 on real `redis-server` processes: the replica runs
 /// `DEBUG SLEEP` for replication-drop's first 1.5 s, so the real `WAIT`
 /// after A's acquire counts no replica within its (scaled) second and

@@ -55,6 +55,12 @@ pub(crate) struct Harness {
     pub(crate) connected_replicas: Option<u32>,
     /// Each `INFO` answered so far, as words (`"INFO ALL"`).
     pub(crate) infos: Vec<String>,
+    /// Whether a batch's `SCRIPT LOAD` (3.46+) is shown; by default the
+    /// harness answers it as Redis would and keeps its script's SHA1 in
+    /// [`Harness::batch_loads`].
+    pub(crate) show_batch_loads: bool,
+    /// The SHA1 of each batch's `SCRIPT LOAD` answered so far.
+    pub(crate) batch_loads: Vec<String>,
 }
 
 impl Harness {
@@ -112,6 +118,8 @@ impl Harness {
             replicas_counted: Vec::new(),
             connected_replicas: None,
             infos: Vec::new(),
+            show_batch_loads: false,
+            batch_loads: Vec::new(),
             hold_steps: false,
             held: Vec::new(),
         }
@@ -174,6 +182,19 @@ impl Harness {
                     let text = format!("# Replication\r\nrole:master\r\nconnected_slaves:{n}\r\n");
                     self.m
                         .on_reply(self.now, request, Ok(Value::Bulk(text.into_bytes().into())));
+                    self.pump();
+                }
+                Some(Output::Send {
+                    request,
+                    purpose: Purpose::BatchLoad,
+                    command,
+                    ..
+                }) if !self.show_batch_loads => {
+                    let script = crate::script::LockScript::from_text(&command[2])
+                        .expect("a batch loads a lock script");
+                    self.batch_loads.push(script.sha1().to_owned());
+                    self.m
+                        .on_reply(self.now, request, Ok(Value::bulk(script.sha1())));
                     self.pump();
                 }
                 Some(Output::Event(Event::SyncProbed { wait, waitaof })) => {

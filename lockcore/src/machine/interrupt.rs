@@ -96,7 +96,7 @@ impl LockClient {
             .filter(|(_, p)| mine(&p.owner))
             .map(|(t, _)| *t)
             .collect();
-        // Scripts waiting for the probe or `INFO`: stages of the call's
+        // Scripts waiting for the probe, `INFO` or a batch's load: stages of the call's
         // chained future, so the cancel reaches them as it reaches one
         // on the wire.
         let staged = |owner: &mut Owner| {
@@ -111,7 +111,8 @@ impl LockClient {
             (true, true)
         };
         let probed = retain_staged(&mut self.probes, |p| staged(&mut p.held.owner))
-            | retain_staged(&mut self.asking, |held| staged(&mut held.owner));
+            | retain_staged(&mut self.asking, |held| staged(&mut held.owner))
+            | retain_staged(&mut self.loading, |held| staged(&mut held.owner));
         if !in_flight.is_empty() || !resending.is_empty() || probed {
             self.reach(super::Sometimes::AcquireAbandoned);
         }

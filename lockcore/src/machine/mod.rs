@@ -10,6 +10,7 @@
 //! same inputs give the same outputs byte for byte.
 
 mod acquire;
+mod batch_script;
 mod batched;
 pub(crate) mod command;
 mod fence;
@@ -197,6 +198,12 @@ pub struct LockClient {
     /// 3.18.1+: the count the last `INFO` read, cached or not (reported
     /// when a reading differs).
     replicas_read: Option<u32>,
+    /// 3.46+: the lock scripts this client's batches loaded on the node
+    /// it is connected to (`batch_script`).
+    batch_scripts: std::collections::BTreeSet<crate::script::LockScript>,
+    /// 3.46+: lock scripts waiting for their batch's `SCRIPT LOAD`.
+    loading: VecMap<u64, request::Held>,
+    next_load: u64,
 }
 
 impl LockClient {
@@ -238,6 +245,9 @@ impl LockClient {
             next_probe: 0,
             replica_count: None,
             replicas_read: None,
+            batch_scripts: std::collections::BTreeSet::new(),
+            loading: VecMap::new(),
+            next_load: 0,
         }
     }
 
@@ -497,8 +507,12 @@ impl LockClient {
             tracing::debug!("the lock script's batch failed; the script is never answered (#2790)");
             return;
         }
-        if let Some(text) = Self::noscript(&pending, &reply) {
-            self.load_script(now, pending, text);
+        if let Some(script) = batch_script::batch_noscript_of(&pending, &reply) {
+            self.batch_noscript(now, pending, reply, script);
+            return;
+        }
+        if let Some(script) = Self::noscript(&pending, &reply) {
+            self.load_script(now, pending, script);
             return;
         }
         if self.retries_replica_wait(&pending, &reply) {
@@ -547,6 +561,7 @@ impl LockClient {
             Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
             Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
             Owner::ScriptLoad(reload) => self.on_script_loaded(now, *reload, reply, sent_at),
+            Owner::BatchLoad(id, script) => self.on_batch_loaded(now, (id, script), reply, sent_at),
             Owner::Probe(id, part) => self.on_probe_reply(now, id, part, reply, sent_at),
             Owner::Info(id) => self.on_info_reply(now, id, reply, sent_at),
             Owner::Nobody => {}

@@ -46,6 +46,10 @@ pub enum Purpose {
     /// `script-cache`); the script's `EVALSHA` is sent again once it
     /// answers.
     ScriptLoad,
+    /// 3.46+ (`script-cache`): `SCRIPT LOAD` of a synced lock script the
+    /// client has not loaded on this node, sent before the script's batch
+    /// (`CommandBatchService.loadScripts`), which then sends `EVALSHA`.
+    BatchLoad,
 }
 
 /// Something the lock reports about itself, for logs and observers.

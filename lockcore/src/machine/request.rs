@@ -10,6 +10,7 @@ use crate::Value;
 use bytes::Bytes;
 use tracing::debug;
 
+use super::batch_script::Batch;
 use super::probe::SyncWith;
 use super::{Command, LockClient, Output, Purpose, TimerKind};
 use crate::script::LockScript;
@@ -51,6 +52,10 @@ pub(super) enum Owner {
     /// 3.46+ (`script-cache`): a `SCRIPT LOAD` after `NOSCRIPT`; the
     /// script's command goes again once it answered.
     ScriptLoad(Box<Reload>),
+    /// 3.46+ (`script-cache`): the `SCRIPT LOAD` a synced script's batch
+    /// sends first (by load and script); the script waits in
+    /// `batch_script`'s table.
+    BatchLoad(u64, LockScript),
     /// 3.46+ (`wait-probe`): one of the probe's two commands (by probe
     /// and part); the lock script waits in the probe's table.
     Probe(u64, usize),
@@ -104,6 +109,10 @@ pub(super) struct Held {
 }
 
 impl Held {
+    pub(super) fn into_parts(self) -> (Kind, LockName, Owner, Tries) {
+        (self.kind, self.lock, self.owner, self.tries)
+    }
+
     fn new(kind: Kind, lock: LockName, owner: Owner, tries: Tries) -> Held {
         Held {
             kind,
@@ -117,7 +126,7 @@ impl Held {
 /// A request the machine waits on (or one waiting to be retried).
 #[derive(Debug, Clone)]
 pub(super) struct Pending {
-    kind: Kind,
+    pub(super) kind: Kind,
     lock: LockName,
     pub(super) owner: Owner,
     /// How many times it was sent before this attempt, and how many of
@@ -147,6 +156,9 @@ pub(super) struct Tries {
     /// It waited for the probe or `INFO` before its first send
     /// ([`Output::Send`]'s `staged`).
     pub(super) staged: bool,
+    /// 3.46+: its batch sent it as `EVALSHA` after the client's own
+    /// `SCRIPT LOAD` (see `batch_script`).
+    pub(super) batched: bool,
 }
 
 impl LockClient {
@@ -198,7 +210,7 @@ impl LockClient {
         } else {
             SyncWith::Bare
         };
-        let mut tries = tries;
+        let (mut kind, mut lock, mut owner, mut tries) = (kind, lock, owner, tries);
         if with != SyncWith::Bare {
             match tries.replicas.or_else(|| self.known_replicas()) {
                 None => return self.send_info(now, Held::new(kind, lock, owner, tries)),
@@ -206,10 +218,14 @@ impl LockClient {
                     tries.replicas = Some(n);
                     if n == 0 {
                         // With no replica to wait for the batch has no
-                        // `WAIT` (`getSyncSlaves() > 0`).
+                        // `WAIT` (`getSyncSlaves() > 0`), but is a batch.
                         with = SyncWith::Bare;
                     }
                 }
+            }
+            match self.batch_form(now, Held::new(kind, lock, owner, tries)) {
+                Batch::Ready(held) => (kind, lock, owner, tries) = held.into_parts(),
+                Batch::Loading(request) => return request,
             }
         }
         let synced = with != SyncWith::Bare;
@@ -293,12 +309,12 @@ impl LockClient {
         Kind::Command { purpose, command }
     }
 
-    /// The text to load when `reply` is `NOSCRIPT` for an `EVALSHA` of a
-    /// lock script.
+    /// The lock script to load when `reply` is `NOSCRIPT` for an
+    /// `EVALSHA` of one.
     pub(super) fn noscript(
         pending: &Pending,
         reply: &Result<Value, TransportError>,
-    ) -> Option<&'static str> {
+    ) -> Option<LockScript> {
         let Err(TransportError::Redis(text)) = reply else {
             return None;
         };
@@ -307,34 +323,36 @@ impl LockClient {
         };
         match &**command {
             [name, sha, ..] if text.starts_with("NOSCRIPT") && name.as_ref() == b"EVALSHA" => {
-                LockScript::from_sha1(sha).map(LockScript::text)
+                LockScript::from_sha1(sha)
             }
             _ => None,
         }
     }
 
-    /// `NOSCRIPT`: `SCRIPT LOAD` the text, then send `pending` again
+    /// `NOSCRIPT`: `SCRIPT LOAD` the script, then send `pending` again
     /// (`CommandAsyncService.evalAsync`, 3.46.0 to 4.7.0).
-    pub(super) fn load_script(&mut self, now: Millis, pending: Pending, text: &'static str) {
-        let command = Command::from([
-            Bytes::from_static(b"SCRIPT"),
-            Bytes::from_static(b"LOAD"),
-            Bytes::from_static(text.as_bytes()),
-        ]);
-        let kind = Kind::Command {
+    pub(super) fn load_script(&mut self, now: Millis, pending: Pending, script: LockScript) {
+        let kind = pending.kind.clone();
+        self.reload(now, pending, kind, script);
+    }
+
+    /// `SCRIPT LOAD` of `script` for `pending`, which then goes again as
+    /// `kind`.
+    pub(super) fn reload(&mut self, now: Millis, pending: Pending, kind: Kind, script: LockScript) {
+        let load = Kind::Command {
             purpose: Purpose::ScriptLoad,
-            command,
+            command: super::batch_script::load_command(script),
         };
         let lock = pending.lock.clone();
         let reload = Reload {
-            kind: pending.kind,
+            kind,
             lock: pending.lock,
             owner: pending.owner,
             sent: pending.tries.sent,
             bare: pending.tries.bare,
         };
         let owner = Owner::ScriptLoad(Box::new(reload));
-        self.transmit(now, kind, lock, owner, Tries::default());
+        self.transmit(now, load, lock, owner, Tries::default());
     }
 
     /// The `SCRIPT LOAD` answered: the script's command goes again, or
@@ -357,6 +375,7 @@ impl LockClient {
                     bare: reload.bare,
                     replicas: None,
                     staged: false,
+                    batched: false,
                 };
                 self.transmit(now, reload.kind, reload.lock, reload.owner, tries);
             }
@@ -486,6 +505,7 @@ impl LockClient {
                 bare: pending.tries.bare,
                 replicas: pending.tries.replicas,
                 staged: pending.tries.staged,
+                batched: pending.tries.batched,
             };
             self.transmit(now, pending.kind, pending.lock, pending.owner, tries);
         }

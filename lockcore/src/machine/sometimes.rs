@@ -54,6 +54,10 @@ places! {
     /// demoted primary's `ERR WAIT cannot be used with replica instances`
     /// (#6488), or a server without `WAITAOF` (#6618).
     SyncRefused => "sync-refused",
+    /// A synced lock script's batch (3.46+, `EVALSHA`) was answered
+    /// `NOSCRIPT`: resent to a node that lacks it, or after a `SCRIPT
+    /// FLUSH` (commit 32df429bd).
+    BatchNoScript => "batch-no-script",
     /// An unlock that counts a re-entrant hold down had its `WAIT` sync
     /// too few replicas (the defect not reported upstream).
     CountDownUnlockNotSynced => "count-down-unlock-not-synced",

@@ -226,7 +226,8 @@ impl LockClient {
     /// Redisson's reconnect does, every subscription still in use is sent
     /// again, and counts as unconfirmed until Redis confirms it. Threads
     /// already on the latch keep waiting; messages published meanwhile are
-    /// lost, as they are in Redis.
+    /// lost, as they are in Redis. The scripts its batches loaded are
+    /// forgotten (see `batch_script`).
     ///
     /// Before 3.46, a Sentinel client that had a subscription in use does
     /// not: its closed pub/sub connection stays on the list of connections
@@ -234,6 +235,7 @@ impl LockClient {
     /// fails (#6026, see
     /// [`Switch::PubSubClosedEntryDropped`](crate::Switch::PubSubClosedEntryDropped)).
     pub fn on_connection_lost(&mut self, now: Millis) {
+        self.forget_batch_scripts();
         if self.pubsub_wedged {
             return;
         }

@@ -7,100 +7,54 @@
 //! primary, sent once (3.45.0) or retried (3.45.1+).
 //!
 //! The expected lists are Redisson's, written from `syncedEval` at each
-//! tag (`CommandAsyncService`), not from lockcore. lockcore does not send
-//! all of it yet; each command it leaves out or sends otherwise is marked
-//! with the [`Gap`] that names why, and the test checks lockcore's
-//! commands against Redisson's with exactly those gaps applied. So every
-//! other command (the `INFO` that gives each script's replica count:
-//! `REPLICATION` before every one at 3.23.4, once while the count is
-//! unknown from 3.27.0, `ALL` from 3.46.0; the `WAIT 1 1000` after each
-//! script, 3.26.1-3.45.x's `WAIT 0 0` and the 3.46+ probe, the scripts,
-//! their keys and arguments, the order) is proven exact, and
-//! the test fails the day lockcore closes a gap without it being removed
-//! here. Not provable on Redis 7.0's `MONITOR`: `WAITAOF 0 0 0`, the
-//! probe's second command, which 7.0 does not know (an unknown command is
-//! refused before it runs, so `MONITOR` never shows it).
+//! tag (`CommandAsyncService`, and from 3.46.0 `CommandBatchService.
+//! loadScripts`), not from lockcore, and lockcore's commands must be
+//! exactly them: the `INFO` that gives each script's replica count
+//! (`REPLICATION` before every one at 3.23.4, once while the count is
+//! unknown from 3.27.0, `ALL` from 3.46.0), the `WAIT 1 1000` after each
+//! script, 3.26.1-3.45.x's `WAIT 0 0` and the 3.46+ probe, 3.46+'s
+//! `SCRIPT LOAD` before a batch of a script the client has not loaded on
+//! the node and the batch's `EVALSHA`, the scripts, their keys and
+//! arguments, the order. Not provable on Redis 7.0's `MONITOR`: `WAITAOF
+//! 0 0 0`, the probe's second command, which 7.0 does not know (an
+//! unknown command is refused before it runs, so `MONITOR` never shows
+//! it).
 
 use super::*;
-
-/// A command of Redisson's that lockcore does not send as Redisson does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Gap {
-    /// 3.46.0+ sends a synced script in its batch as `EVALSHA`, after
-    /// `SCRIPT LOAD` of a script this node has not cached
-    /// (`CommandBatchService.loadScripts`); lockcore sends the batch's
-    /// script as `EVAL` (issue #52).
-    BatchEvalsha,
-}
-
-/// One command of Redisson's, as lockcore sends it.
-enum Step {
-    /// Sent alike.
-    Same(Vec<Arg>),
-    /// Sent by Redisson only.
-    Left(Gap, Vec<Arg>),
-    /// Redisson sends the first, lockcore the second.
-    Other(Gap, Vec<Arg>, Vec<Arg>),
-}
-
-/// Redisson's commands, and lockcore's, with the gaps met.
-fn split(steps: Vec<Step>) -> (Vec<Vec<Arg>>, Vec<Vec<Arg>>, Vec<Gap>) {
-    let (mut redisson, mut lockcore, mut gaps) = (Vec::new(), Vec::new(), Vec::new());
-    for step in steps {
-        match step {
-            Step::Same(c) => {
-                redisson.push(c.clone());
-                lockcore.push(c);
-            }
-            Step::Left(gap, c) => {
-                redisson.push(c);
-                gaps.push(gap);
-            }
-            Step::Other(gap, theirs, ours) => {
-                redisson.push(theirs);
-                lockcore.push(ours);
-                gaps.push(gap);
-            }
-        }
-    }
-    // Each gap once, in the order first met.
-    let mut met = Vec::new();
-    for gap in gaps {
-        if !met.contains(&gap) {
-            met.push(gap);
-        }
-    }
-    (redisson, lockcore, met)
-}
 
 /// `WAIT <replicas> <slavesSyncTimeout>`: the batch's last command
 /// (`CommandBatchService`, `options.getSyncSlaves() > 0`), one replica and
 /// Redisson's default 1 000 ms.
-fn wait_one() -> Step {
-    Step::Same(exact(&["WAIT", "1", "1000"]))
+fn wait_one() -> Vec<Arg> {
+    exact(&["WAIT", "1", "1000"])
 }
 
-/// A synced script: `EVAL` (before 3.46.0: the script cache is off), or
-/// 3.46.0+'s `SCRIPT LOAD` and `EVALSHA` in the batch.
-fn synced(version: &str, script: &'static Script, rest: Vec<Arg>) -> Vec<Step> {
-    let mut eval = vec![Arg::Word("EVAL"), Arg::Script(script)];
-    eval.extend(rest.clone());
+/// A synced script's batch: `EVAL` (before 3.46.0: the script cache is
+/// off), or 3.46.0+'s `EVALSHA` after the `SCRIPT LOAD` of a script the
+/// client has not loaded on this node (`load`); then `WAIT`.
+fn synced(version: &str, script: &'static Script, rest: Vec<Arg>, load: bool) -> Vec<Vec<Arg>> {
     if version != "4.7.0" {
-        return vec![Step::Same(eval), wait_one()];
+        let mut eval = vec![Arg::Word("EVAL"), Arg::Script(script)];
+        eval.extend(rest);
+        return vec![eval, wait_one()];
     }
-    let load = vec![Arg::Word("SCRIPT"), Arg::Word("LOAD"), Arg::Script(script)];
     let mut evalsha = vec![Arg::Word("EVALSHA"), Arg::Word(script.sha1)];
     evalsha.extend(rest);
-    vec![
-        Step::Left(Gap::BatchEvalsha, load),
-        Step::Other(Gap::BatchEvalsha, evalsha, eval),
-        wait_one(),
-    ]
+    let mut batch = Vec::new();
+    if load {
+        batch.push(vec![
+            Arg::Word("SCRIPT"),
+            Arg::Word("LOAD"),
+            Arg::Script(script),
+        ]);
+    }
+    batch.extend([evalsha, wait_one()]);
+    batch
 }
 
 /// Redisson's commands for `lock()` then `unlock()` with one replica.
-fn lock_unlock(version: &str) -> Vec<Step> {
-    let info = |section| Step::Same(exact(&["INFO", section]));
+fn lock_unlock(version: &str) -> Vec<Vec<Arg>> {
+    let info = |section| exact(&["INFO", section]);
     let acquire_args = exact(&["1", LOCK, DEFAULT_LEASE, FIELD_A]);
     let mut steps = Vec::new();
     match version {
@@ -108,35 +62,35 @@ fn lock_unlock(version: &str) -> Vec<Step> {
         // REPLICATION before every synced script, then the batch.
         "3.23.4" => {
             steps.push(info("REPLICATION"));
-            steps.extend(synced(version, &ACQUIRE, acquire_args));
+            steps.extend(synced(version, &ACQUIRE, acquire_args, true));
             steps.push(info("REPLICATION"));
             let args = [UNLOCK_MESSAGE, DEFAULT_LEASE, FIELD_A, PUBLISH];
             let rest = exact(&[&["2", LOCK, CHANNEL][..], &args].concat());
-            steps.extend(synced(version, &UNLOCK_3_23, rest));
+            steps.extend(synced(version, &UNLOCK_3_23, rest, true));
         }
         // redisson-3.44.0 CommandAsyncService.java:1010-1076: `WAIT 0 0`
         // while WAIT_SUPPORTED is unknown, INFO REPLICATION while the
         // entry's available slaves are unknown (-1), then the batch; the
         // unlock's batch reuses both.
         "3.44.0" => {
-            steps.push(Step::Same(exact(&["WAIT", "0", "0"])));
+            steps.push(exact(&["WAIT", "0", "0"]));
             steps.push(info("REPLICATION"));
-            steps.extend(synced(version, &ACQUIRE, acquire_args));
+            steps.extend(synced(version, &ACQUIRE, acquire_args, true));
             let rest = latched_args(FIELD_A, DEFAULT_LEASE, Arg::Word("13500"));
-            steps.extend(synced(version, &UNLOCK_LATCHED, rest));
-            steps.push(Step::Same(del_latch()));
+            steps.extend(synced(version, &UNLOCK_LATCHED, rest, true));
+            steps.push(del_latch());
         }
         // redisson-4.7.0 CommandAsyncService.syncedEval: the probe batch
         // `WAIT 0 0`, `WAITAOF 0 0 0` (7.0 refuses the second, unseen
         // here; the order WAITAOF, WAIT keeps WAIT), INFO ALL while the
         // available slaves are unknown, then the batch.
         _ => {
-            steps.push(Step::Same(exact(&["WAIT", "0", "0"])));
+            steps.push(exact(&["WAIT", "0", "0"]));
             steps.push(info("ALL"));
-            steps.extend(synced(version, &ACQUIRE, acquire_args));
+            steps.extend(synced(version, &ACQUIRE, acquire_args, true));
             let rest = latched_args(FIELD_A, DEFAULT_LEASE, Arg::Between(16_000, 20_000));
-            steps.extend(synced(version, &UNLOCK_LATCHED, rest));
-            steps.push(Step::Same(del_latch()));
+            steps.extend(synced(version, &UNLOCK_LATCHED, rest, true));
+            steps.push(del_latch());
         }
     }
     steps
@@ -175,12 +129,11 @@ async fn primary_and_replica() -> (RealRedis, RealRedis) {
 }
 
 /// Under `version`, with one replica: `lock()` then `unlock()`; lockcore's
-/// commands must be Redisson's with exactly `gaps` applied.
-async fn proves_replicated_lock_unlock(version: &str, gaps: &[Gap]) {
-    let (redisson, expected, met) = split(lock_unlock(version));
-    assert_eq!(met, gaps, "{version}: the gaps this release meets");
-    // Redisson's own list, for the failure message's reader.
-    let full: Vec<String> = redisson
+/// commands must be Redisson's.
+async fn proves_replicated_lock_unlock(version: &str) {
+    let expected = lock_unlock(version);
+    // Redisson's list, for the failure message's reader.
+    let full: Vec<String> = expected
         .iter()
         .map(|c| c.iter().map(Arg::render).collect::<Vec<_>>().join(" "))
         .collect();
@@ -206,7 +159,7 @@ async fn proves_replicated_lock_unlock(version: &str, gaps: &[Gap]) {
 /// its count (3.18.1+).
 #[tokio::test]
 async fn redisson_3_23_4_replicated_lock_unlock() {
-    proves_replicated_lock_unlock("3.23.4", &[]).await;
+    proves_replicated_lock_unlock("3.23.4").await;
 }
 
 /// `--redisson 3.44.0` with a replica: acquire and latched unlock, each
@@ -215,16 +168,16 @@ async fn redisson_3_23_4_replicated_lock_unlock() {
 /// count is cached from 3.27.0).
 #[tokio::test]
 async fn redisson_3_44_0_replicated_lock_unlock() {
-    proves_replicated_lock_unlock("3.44.0", &[]).await;
+    proves_replicated_lock_unlock("3.44.0").await;
 }
 
 /// `--redisson 4.7.0` with a replica: the probe's `WAIT 0 0` first, then
 /// acquire and latched unlock each followed by `WAIT 1 1000` (7.0 lacks
 /// WAITAOF, so WAIT it is), after one `INFO ALL`, then the latch's
-/// `DEL`; Redisson's batches' `SCRIPT LOAD` + `EVALSHA` are the gap.
+/// `DEL`; each batch's script as `EVALSHA`, after its `SCRIPT LOAD`.
 #[tokio::test]
 async fn redisson_4_7_0_replicated_lock_unlock() {
-    proves_replicated_lock_unlock("4.7.0", &[Gap::BatchEvalsha]).await;
+    proves_replicated_lock_unlock("4.7.0").await;
 }
 
 /// Sends Sentinel's `SLAVEOF` transaction (redis 7.0.15 sentinel.c,
@@ -254,7 +207,7 @@ async fn slave_of(node: SocketAddr, primary: Option<u16>) {
 /// "ERR WAIT" is one too, a `RedisRetryException` that `RedisExecutor`
 /// sends again after each retry pause until `retryAttempts` (3 in 3.x,
 /// 4 in 4.x) run out.
-fn demoted_unlock(version: &str, attempts: usize) -> Vec<Step> {
+fn demoted_unlock(version: &str, attempts: usize) -> Vec<Vec<Arg>> {
     let ttl = match version {
         "4.7.0" => Arg::Between(16_000, 20_000),
         _ => Arg::Word("13500"),
@@ -262,12 +215,10 @@ fn demoted_unlock(version: &str, attempts: usize) -> Vec<Step> {
     let args = latched_args(FIELD_A, DEFAULT_LEASE, ttl);
     let mut steps = Vec::new();
     for attempt in 0..attempts {
-        let mut batch = synced(version, &UNLOCK_LATCHED, args.clone());
-        if attempt > 0 && version == "4.7.0" {
-            // The script is loaded once, before the batch's first send.
-            batch.remove(0);
-        }
-        steps.extend(batch);
+        // 4.7.0 loads the script once, before the batch's first send:
+        // its resends reuse the `EVALSHA` (the demotion's `CLIENT KILL`
+        // emptied the client's set, so the first send loads).
+        steps.extend(synced(version, &UNLOCK_LATCHED, args.clone(), attempt == 0));
     }
     steps
 }
@@ -276,13 +227,12 @@ fn demoted_unlock(version: &str, attempts: usize) -> Vec<Step> {
 /// the replica is promoted and the primary demoted with Sentinel's own
 /// transactions, which close A's connections; A's client reconnects to
 /// the address it knows, now a replica (it has no sentinel manager to
-/// move it), and unlocks there once reconnected. `MONITOR` on the demoted primary must
-/// show Redisson's commands with exactly `gaps` applied, and the unlock
-/// fail with the replica's `WAIT` error.
-async fn proves_unlock_on_demoted_primary(version: &str, attempts: usize, gaps: &[Gap]) {
-    let (redisson, expected, met) = split(demoted_unlock(version, attempts));
-    assert_eq!(met, gaps, "{version}: the gaps this release meets");
-    assert_eq!(redisson.iter().filter(|c| is_wait(c)).count(), attempts);
+/// move it), and unlocks there once reconnected. `MONITOR` on the
+/// demoted primary must show Redisson's commands, and the unlock fail
+/// with the replica's `WAIT` error.
+async fn proves_unlock_on_demoted_primary(version: &str, attempts: usize) {
+    let expected = demoted_unlock(version, attempts);
+    assert_eq!(expected.iter().filter(|c| is_wait(c)).count(), attempts);
     let (primary, replica) = primary_and_replica().await;
     let config = with_replica(version);
     let a = client(&primary, UUID_A, config).await;
@@ -317,7 +267,7 @@ fn is_wait(command: &[Arg]) -> bool {
 /// failing with the replica's `WAIT` error (Redisson PR #6488's defect).
 #[tokio::test]
 async fn redisson_3_45_0_unlock_on_a_demoted_primary() {
-    proves_unlock_on_demoted_primary("3.45.0", 1, &[]).await;
+    proves_unlock_on_demoted_primary("3.45.0", 1).await;
 }
 
 /// `--redisson 3.45.1`: the same batch sent four times, 1.5 s apart,
@@ -326,15 +276,15 @@ async fn redisson_3_45_0_unlock_on_a_demoted_primary() {
 /// manager, so here every retry meets the demoted primary).
 #[tokio::test]
 async fn redisson_3_45_1_unlock_on_a_demoted_primary() {
-    proves_unlock_on_demoted_primary("3.45.1", 4, &[]).await;
+    proves_unlock_on_demoted_primary("3.45.1", 4).await;
 }
 
 /// `--redisson 4.7.0`: the batch five times (`retryAttempts` 4), after
-/// pauses of `EqualJitterDelay(1 s, 2 s)`; Redisson's `SCRIPT LOAD` of the
-/// unlock script and its `EVALSHA`s are the gap.
+/// pauses of `EqualJitterDelay(1 s, 2 s)`, as `EVALSHA` after one `SCRIPT
+/// LOAD` of the unlock script on the demoted primary.
 #[tokio::test]
 async fn redisson_4_7_0_unlock_on_a_demoted_primary() {
-    proves_unlock_on_demoted_primary("4.7.0", 5, &[Gap::BatchEvalsha]).await;
+    proves_unlock_on_demoted_primary("4.7.0", 5).await;
 }
 
 /// The release's defaults with one replica, as a master-slave or

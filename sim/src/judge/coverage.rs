@@ -101,6 +101,8 @@ points! {
         "an unlock's WAIT synced too few replicas (#6651)";
     SyncRefused => "sync-refused", Lock(Sometimes::SyncRefused),
         "a lock script's WAIT or WAITAOF was refused with an error (#6488, #6618)";
+    BatchNoScript => "batch-no-script", Lock(Sometimes::BatchNoScript),
+        "a synced lock script's batch was answered NOSCRIPT (commit 32df429bd)";
     CountDownUnlockNotSynced => "count-down-unlock-not-synced", Lock(Sometimes::CountDownUnlockNotSynced),
         "a count-down unlock's WAIT synced too few replicas (the defect not reported upstream)";
     RenewalFailed => "renewal-failed", Lock(Sometimes::RenewalFailed),

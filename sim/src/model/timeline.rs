@@ -81,6 +81,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::Probe => "probe-wait-support",
                         Purpose::Info => "replica-count",
                         Purpose::ScriptLoad => "script-load",
+                        Purpose::BatchLoad => "batch-script-load",
                     };
                     format!("{lock} free ({what} by {by})")
                 }

@@ -118,6 +118,7 @@ switches! {
     NoSyncedSlavesException => no_synced_slaves_exception,
     ProbeBackticks => probe_backticks,
     ProbePrefixMatch => probe_prefix_match,
+    BatchNoscriptReloads => batch_noscript_reloads,
     FixedTimerTick => fixed_timer_tick,
     JitteredRetryDelay => jittered_retry_delay,
     RetryDelayTimerTick => retry_delay_timer_tick,
@@ -167,6 +168,7 @@ impl Switch {
             | Switch::ReadRenewOwnNames
             | Switch::ReadEntryClearsQueue => Some(Switch::ReadLockTask),
             Switch::RenewalBySlot => Some(Switch::BatchedRenewal),
+            Switch::BatchNoscriptReloads => Some(Switch::ScriptCache),
             _ => None,
         }
     }

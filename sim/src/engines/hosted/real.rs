@@ -299,16 +299,16 @@ impl Driver<'_> {
                 .await?;
             }
         }
-        // On every node: a replica promoted later has them too, as the
-        // fast engine's does.
-        for (addr, control) in nodes.all() {
-            within(
-                "cannot load the lock scripts on",
-                addr,
-                load_lock_scripts(control),
-            )
-            .await?;
-        }
+        // On the primary only, as the other engines' Redis: Redis 7 does
+        // not replicate `SCRIPT LOAD`, so a replica promoted later starts
+        // with an empty script cache, where a batch resent to it across
+        // the failover meets `NOSCRIPT`.
+        within(
+            "cannot load the lock scripts on",
+            &target,
+            load_lock_scripts(control),
+        )
+        .await?;
         let (zero, zero_unix_us) = self.calibrate(control, &target).await?;
         let recorder: Shared = std::sync::Arc::new(std::sync::Mutex::new(Recorder::new(self.spec)));
         recorder::lock(&recorder).time = TimeSource::Real {

@@ -142,12 +142,6 @@ impl<'a> Nodes<'a> {
         &self.controls[self.roles.borrow()[0]]
     }
 
-    /// Every node's control connection, the primary's first.
-    pub(super) fn all(&self) -> impl Iterator<Item = (&str, &RespTransport)> {
-        let controls = self.controls.iter().map(|c| &**c);
-        self.addrs.iter().map(String::as_str).zip(controls)
-    }
-
     /// Points every replica at its relay, then waits until each
     /// acknowledges a write: a replica counts in a lock's `WAIT` only once
     /// its first sync through the relay is over. The write is
