@@ -33,6 +33,7 @@ mod fenced;
 mod replicated;
 mod rw;
 mod rw_async;
+mod sentinel;
 mod spin;
 
 use std::net::SocketAddr;
@@ -481,6 +482,28 @@ impl Monitor {
         stream.read_exact(&mut body).await.unwrap();
         body.truncate(len);
         (addr, body)
+    }
+
+    /// Leaves out the commands from `addr` (on a replica, its primary's
+    /// link, whose replicated writes and pings `MONITOR` shows).
+    fn ignore(&mut self, addr: SocketAddr) {
+        self.ignored.push(addr.to_string());
+    }
+
+    /// Leaves out the commands of every connection named `name…` now
+    /// (a sentinel's, which names its links `sentinel-<id>-cmd` and
+    /// `-pubsub`).
+    async fn ignore_named(&mut self, name: &str) {
+        let (_, list) = self.helper(b"CLIENT LIST\r\n").await;
+        let list = String::from_utf8(list).unwrap();
+        for line in list.lines() {
+            let field = |key: &str| line.split(' ').find_map(|f| f.strip_prefix(key));
+            if field("name=").is_some_and(|n| n.starts_with(name))
+                && let Some(addr) = field("addr=")
+            {
+                self.ignored.push(addr.to_owned());
+            }
+        }
     }
 
     /// The addresses of every client connected now but the test's own.

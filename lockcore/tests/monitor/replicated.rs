@@ -32,7 +32,12 @@ fn wait_one() -> Vec<Arg> {
 /// A synced script's batch: `EVAL` (before 3.46.0: the script cache is
 /// off), or 3.46.0+'s `EVALSHA` after the `SCRIPT LOAD` of a script the
 /// client has not loaded on this node (`load`); then `WAIT`.
-fn synced(version: &str, script: &'static Script, rest: Vec<Arg>, load: bool) -> Vec<Vec<Arg>> {
+pub(super) fn synced(
+    version: &str,
+    script: &'static Script,
+    rest: Vec<Arg>,
+    load: bool,
+) -> Vec<Vec<Arg>> {
     if version != "4.7.0" {
         let mut eval = vec![Arg::Word("EVAL"), Arg::Script(script)];
         eval.extend(rest);
@@ -97,7 +102,7 @@ fn lock_unlock(version: &str) -> Vec<Vec<Arg>> {
 }
 
 /// A primary and its replica, the replica's first sync acknowledged.
-async fn primary_and_replica() -> (RealRedis, RealRedis) {
+pub(super) async fn primary_and_replica() -> (RealRedis, RealRedis) {
     // No wait for more replicas before the diskless sync (5 s by default).
     let primary = RealRedis::start_for_test_with(&["--repl-diskless-sync-delay", "0"]);
     let port = primary.port().to_string();
@@ -208,11 +213,20 @@ async fn slave_of(node: SocketAddr, primary: Option<u16>) {
 /// sends again after each retry pause until `retryAttempts` (3 in 3.x,
 /// 4 in 4.x) run out.
 fn demoted_unlock(version: &str, attempts: usize) -> Vec<Vec<Arg>> {
+    demoted_unlock_with(version, attempts, DEFAULT_LEASE)
+}
+
+/// [`demoted_unlock`] of a lock held with the watchdog's `lease`.
+pub(super) fn demoted_unlock_with(
+    version: &str,
+    attempts: usize,
+    lease: &'static str,
+) -> Vec<Vec<Arg>> {
     let ttl = match version {
         "4.7.0" => Arg::Between(16_000, 20_000),
         _ => Arg::Word("13500"),
     };
-    let args = latched_args(FIELD_A, DEFAULT_LEASE, ttl);
+    let args = latched_args(FIELD_A, lease, ttl);
     let mut steps = Vec::new();
     for attempt in 0..attempts {
         // 4.7.0 loads the script once, before the batch's first send:
@@ -259,7 +273,7 @@ async fn proves_unlock_on_demoted_primary(version: &str, attempts: usize) {
     assert_sequence(&label, &expected, &words(sent));
 }
 
-fn is_wait(command: &[Arg]) -> bool {
+pub(super) fn is_wait(command: &[Arg]) -> bool {
     matches!(command.first(), Some(Arg::Word("WAIT")))
 }
 
