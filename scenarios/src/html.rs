@@ -163,7 +163,7 @@ pub(crate) fn run_section(s: &mut String, sc: &Scenario, t: &Trial) {
         &format!("{} under {}", sc.name, t.profile),
     ));
     s.push_str("<pre class=\"timeline\">");
-    for (i, r) in t.run.history.iter() {
+    for (i, r) in t.run.history.iter().filter(|(_, r)| r.shown()) {
         let _ = writeln!(
             s,
             "<span data-line=\"{i}\">{}</span>",

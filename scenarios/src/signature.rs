@@ -288,6 +288,7 @@ fn kind_name(kind: &RecordKind) -> &'static str {
         RecordKind::Hold { .. } => "hold",
         RecordKind::Release { .. } => "release",
         RecordKind::Server { .. } => "server",
+        RecordKind::AcquireSent { .. } => "acquire-sent",
         RecordKind::RenewSent { .. } => "renew-sent",
         RecordKind::RenewReply { .. } => "renew-reply",
         RecordKind::Lock { .. } => "lock",

@@ -670,14 +670,17 @@ fn toml_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     files
 }
 
-/// Explore's attribution of 4.7.0 seed 8302 (`locksim explore --redisson
-/// 4.7.0 --kinds all`): a read waiter whose call began after the key it
-/// waited on had expired once sliced the history backwards in the
-/// read-write wake-up path's count-down check and panicked, taking the
-/// whole explore down. It is attributed now (a lost wake-up no modelled
-/// fix removes).
+/// 4.7.0 seed 8302 (`locksim explore --redisson 4.7.0 --kinds all`):
+/// a reader's first `tryLock` took 114 ms against the lost-wakeup bound
+/// of 109 ms while the key was free, because its client asked first
+/// (the probe, then `INFO`; since issue 52 also the batch's `SCRIPT
+/// LOAD`): round trips before its first attempt, not a wake-up lost. A
+/// wait is now judged from its first acquire's send (the history's
+/// `acquire-sent` record), and the run is safe. (Its attribution once
+/// panicked in the read-write wake-up path, 64a7b7d; explore must still
+/// attribute whatever the run breaks.)
 #[test]
-fn a_waiter_that_called_after_the_expiry_is_attributed_without_a_panic() {
+fn a_waiters_setup_round_trips_are_not_a_lost_wakeup_8302() {
     let workload = sim::Workload {
         usage: sim::Usage::Correct,
         kinds: sim::SwarmKinds::All,
@@ -687,17 +690,17 @@ fn a_waiter_that_called_after_the_expiry_is_attributed_without_a_panic() {
     let spec = locksim::explored_spec_with(8302, Some(release), workload);
     let run = sim::run(&spec).expect("the explored spec runs");
     assert!(
-        run.violations
+        !run.violations
             .iter()
             .any(|v| v.invariant == sim::Invariant::LostWakeup),
         "{}",
         run.history
     );
-    let defects = locksim::defects_of(&spec, &run);
-    assert!(
-        defects
-            .iter()
-            .any(|d| d.invariant == sim::Invariant::LostWakeup),
-        "{defects:?}"
-    );
+    let sent = run
+        .history
+        .records
+        .iter()
+        .any(|r| matches!(r.kind, sim::RecordKind::AcquireSent { .. }));
+    assert!(sent, "no acquire-sent record");
+    let _ = locksim::defects_of(&spec, &run);
 }

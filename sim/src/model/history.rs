@@ -121,6 +121,14 @@ pub struct Record {
     pub kind: RecordKind,
 }
 
+impl Record {
+    /// Whether a timeline shows it: every record but the bookkeeping the
+    /// checkers alone read (an acquire's send).
+    pub fn shown(&self) -> bool {
+        !matches!(self.kind, RecordKind::AcquireSent { .. })
+    }
+}
+
 /// A thread of one life of a client process: `A/t1` (life 0) or `A~1/t1`
 /// after one restart. Ordered by client name, life, then thread.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -412,6 +420,18 @@ pub enum RecordKind {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         staged: bool,
     },
+    /// A thread's acquire script went out (its first send, not a resend):
+    /// when a waiter's first attempt left, after whatever its client had
+    /// to ask first (3.26+'s probe, 3.18.1+'s `INFO`, 3.46+'s batch
+    /// `SCRIPT LOAD`). Not shown in timelines.
+    AcquireSent {
+        /// The process.
+        process: Proc,
+        /// The lock.
+        lock: LockName,
+        /// lockcore's request id.
+        request: u64,
+    },
     /// A renewal's reply reached the client. A late reply to an attempt
     /// that timed out is recorded too: lockcore ignores it, but Redis did
     /// run the renewal.
@@ -612,7 +632,7 @@ impl History {
 
 impl fmt::Display for History {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for r in &self.records {
+        for r in self.records.iter().filter(|r| r.shown()) {
             writeln!(f, "{r}")?;
         }
         Ok(())

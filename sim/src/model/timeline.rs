@@ -88,6 +88,9 @@ fn describe(kind: &RecordKind) -> (String, String) {
             };
             ("redis".to_owned(), s)
         }
+        RecordKind::AcquireSent { process, lock, .. } => {
+            (process.to_string(), format!("acquire {lock} sent"))
+        }
         RecordKind::RenewSent {
             process,
             lock,

@@ -1,7 +1,7 @@
 //! Driving one client's lockcore machine: its inputs (thread steps,
 //! timers, replies, messages) and its outputs.
 
-use lockcore::{Call, CallOutcome, LockError, Output, RequestId, Value};
+use lockcore::{Call, CallOutcome, LockError, Output, Purpose, RequestId, Value};
 
 use crate::engines::fast::process::thread_id;
 use crate::engines::fast::renewal::{
@@ -109,6 +109,14 @@ impl World<'_> {
                 attempt,
                 staged,
             } => {
+                if purpose == Purpose::Acquire && attempt == 0 {
+                    let process = self.procs[c].proc();
+                    self.record(RecordKind::AcquireSent {
+                        process,
+                        lock: lock.clone(),
+                        request: request.0,
+                    });
+                }
                 if is_renewal(purpose) {
                     let locks = renewal_locks(&lock, &command);
                     let process = self.procs[c].proc();

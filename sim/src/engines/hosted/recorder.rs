@@ -308,6 +308,13 @@ impl Recorder {
                 staged,
             }) => {
                 self.purposes.insert(command.clone(), *purpose);
+                if *purpose == lockcore::Purpose::Acquire && *attempt == 0 {
+                    self.record(RecordKind::AcquireSent {
+                        process: process.clone(),
+                        lock: lock.clone(),
+                        request: request.0,
+                    });
+                }
                 if is_renewal(*purpose) {
                     let locks = renewal_locks(lock, command);
                     for record in renewal::sent(&process, &locks, *request, (*attempt, *staged)) {

@@ -62,7 +62,8 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         let Some((on, spans)) = index.spans_for(wait.lock) else {
             continue;
         };
-        if let Some((fi, free_from)) = spans.too_long(start, until, work) {
+        let first = wait.first_sent.unwrap_or(start);
+        if let Some((fi, free_from)) = spans.too_long(first, until, work) {
             let (who, lock) = (wait.who, wait.lock);
             let state = match on {
                 Judged::Free => "free",
@@ -88,6 +89,10 @@ struct Wait<'h> {
     who: &'h Who,
     lock: &'h LockName,
     call: usize,
+    /// When its first acquire went: a waiter waits for a wake-up only
+    /// from then, whatever its client asked first (the probe, `INFO`, a
+    /// batch's `SCRIPT LOAD`: up to three round trips, 4.7.0 seed 613).
+    first_sent: Option<SimTime>,
     end: usize,
 }
 
@@ -108,6 +113,8 @@ impl<'h> Index<'h> {
         // Keyed by (client, life, thread), in a map of the few waits open
         // at once (a `BTreeMap` made and dropped a node for each).
         let mut open: VecMap<(Name<'h>, u32, u64), (usize, &'h LockName, &'h Who)> = VecMap::new();
+        // Each open wait's first acquire send, once it went.
+        let mut sent: VecMap<(Name<'h>, u32, u64), SimTime> = VecMap::new();
         let mut waits = Vec::new();
         let mut free: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
         let mut shareable: BTreeMap<&'h LockName, FreeSpans> = BTreeMap::new();
@@ -115,6 +122,16 @@ impl<'h> Index<'h> {
             match &r.kind {
                 RecordKind::Call { who, lock, call } if call.waits() => {
                     open.insert(key(who), (i, lock, who));
+                    sent.remove(&key(who));
+                }
+                RecordKind::AcquireSent { process, lock, .. } => {
+                    let (c, l) = (Name(&process.client), process.life);
+                    work.tick(open.len() as u64);
+                    for (k, (_, wait_lock, _)) in open.iter() {
+                        if k.0 == c && k.1 == l && *wait_lock == lock && sent.get(k).is_none() {
+                            sent.insert(*k, r.at);
+                        }
+                    }
                 }
                 RecordKind::Return { who, .. } => {
                     if let Some((call, lock, who)) = open.remove(&key(who)) {
@@ -122,6 +139,7 @@ impl<'h> Index<'h> {
                             who,
                             lock,
                             call,
+                            first_sent: sent.remove(&key(who)),
                             end: i,
                         });
                     }
@@ -141,6 +159,7 @@ impl<'h> Index<'h> {
                                 who,
                                 lock,
                                 call,
+                                first_sent: sent.remove(&k),
                                 end: i,
                             });
                         }
@@ -164,10 +183,11 @@ impl<'h> Index<'h> {
             }
         }
         let end = history.len();
-        waits.extend(open.into_values().map(|(call, lock, who)| Wait {
+        waits.extend(open.iter().map(|(k, &(call, lock, who))| Wait {
             who,
             lock,
             call,
+            first_sent: sent.get(k).copied(),
             end,
         }));
         waits.sort_by_key(|w| w.call);
