@@ -38,6 +38,12 @@ impl Down {
     /// What it is, for the timeline.
     fn label(&self) -> &'static str {
         match self {
+            // The oracle tells a lost confirmation from a lost reply: a
+            // waiter waits on it (`lost_subscription`).
+            Down::Reply {
+                value: Value::Array(words) | Value::Push(words),
+                ..
+            } if words.first() == Some(&Value::bulk("subscribe")) => "SUBSCRIBE confirmation",
             Down::Reply { .. } | Down::Failed { .. } => "reply",
             Down::Message { .. } => "message",
             Down::Closed => "connection close",
