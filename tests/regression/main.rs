@@ -704,3 +704,57 @@ fn a_waiters_setup_round_trips_are_not_a_lost_wakeup_8302() {
     assert!(sent, "no acquire-sent record");
     let _ = locksim::defects_of(&spec, &run);
 }
+
+/// 4.7.0 seed 84095 (`locksim explore --redisson 4.7.0 --seeds 100000`):
+/// A's client read `INFO` during a switchover, counted no connected
+/// replica and kept the count, so its acquire at 12.2 s went without
+/// `WAIT`; a failover at 12.4 s promoted the replica, whose replication
+/// had stalled since C's hold, and Redis gave the key back to C's older
+/// hold instead of freeing it. The zero-count path (not reported
+/// upstream) once asked for a failover that freed the key, and the run
+/// was a defect no fix or open issue named; a key given to an older
+/// holder is lost as surely.
+#[test]
+fn a_zero_count_failover_to_an_older_holder_names_its_path_84095() {
+    let (spec, run) = explored_470(84095, sim::Strategy::Uniform);
+    let named: Vec<_> = locksim::defects_of(&spec, &run)
+        .iter()
+        .filter(|d| d.invariant == sim::Invariant::MutualExclusion)
+        .map(|d| d.open_issue.map(|o| o.path))
+        .collect();
+    let zero_count = |p: &Option<&str>| p.is_some_and(|p| p.starts_with("the client read 0"));
+    assert!(
+        !named.is_empty() && named.iter().all(zero_count),
+        "{named:?}"
+    );
+}
+
+/// 4.7.0 seed 40695 (`locksim explore --redisson 4.7.0 --seeds 100000`,
+/// its PCT arm): a failover refused two of B's renewal rounds (their
+/// first command, the script's `SCRIPT LOAD`), at 16.71 s and 20.10 s,
+/// and the third fell due after the key's expiry at 23.35 s: beyond the
+/// guarantee. The refused-round rule set the next round a third of the
+/// lease after the refused send, not after its refusal came back, missed
+/// the second, and called the expiry a defect.
+#[test]
+fn a_round_refused_a_delay_after_its_send_is_the_faults_40695() {
+    let (_, run) = explored_470(40695, sim::Strategy::Pct);
+    let defects: Vec<_> = (run.violations.iter())
+        .filter(|v| v.cause == sim::Cause::Defect)
+        .map(|v| v.to_string())
+        .collect();
+    assert!(defects.is_empty(), "{defects:?}\n{}", run.history);
+}
+
+/// Seed `seed` of explore's `strategy` arm under 4.7.0 (the default
+/// workload), and its run.
+fn explored_470(seed: u64, strategy: sim::Strategy) -> (sim::SimSpec, sim::Run) {
+    let workload = sim::Workload {
+        strategy,
+        ..Default::default()
+    };
+    let release: lockcore::Release = "4.7.0".parse().expect("a release");
+    let spec = locksim::explored_spec_with(seed, Some(release), workload);
+    let run = sim::run(&spec).expect("the explored spec runs");
+    (spec, run)
+}

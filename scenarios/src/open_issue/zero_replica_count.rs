@@ -25,7 +25,7 @@ pub(super) const ZERO_REPLICA_COUNT_KEPT: OpenIssue = OpenIssue {
 
 /// Whether `v` is a mutual exclusion whose believer's client keeps
 /// replica counts (3.27.0+) and last read 0 before its hold, and whose
-/// key a failover lost.
+/// key a failover lost (freed, or gave to an older holder).
 pub(super) fn zero_count_kept(release: Release, history: &History, v: &Violation) -> bool {
     if v.invariant != sim::Invariant::MutualExclusion || !release.has(Switch::ReplicaCountCached) {
         return false;
@@ -41,14 +41,17 @@ pub(super) fn zero_count_kept(release: Release, history: &History, v: &Violation
         lockcore::Event::ReplicasCounted { connected } => Some(*connected),
         _ => None,
     });
+    // The failover freed the key, or put a replica's older holder in its
+    // place (4.7.0 seed 84095: replication had stalled since another
+    // client's hold).
     let lost = history.records[first..].iter().any(|r| {
         r.at <= v.at
             && matches!(&r.kind, RecordKind::Server {
                 lock: l,
-                holder: None,
+                holder,
                 cause: ServerCause::Failover,
                 ..
-            } if l == lock)
+            } if l == lock && holder.as_ref() != Some(who))
     });
     counted == Some(0) && lost
 }

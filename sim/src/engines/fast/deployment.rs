@@ -23,6 +23,9 @@ pub(crate) struct Owed {
     /// changed the key since then is this command's doing, or a later
     /// one's on the connection, or an expiry.
     pub(crate) since: u64,
+    /// The other locks a batched renewal round names: Redis changed their
+    /// keys too (see `execution::run`).
+    pub(crate) others: crate::engines::fast::renewal::Locks,
 }
 
 /// The primary, its replicas, and whether it serves now.

@@ -32,9 +32,13 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                     .redis
                     .server
                     .execute_on(world.now, (c, life), ConnKind::Command, &args);
+            let others = others_renewed(&lock, purpose, &args);
             match resp.replies.into_iter().next() {
                 Some(value) => {
                     world.observe_command(&lock, c, purpose, since);
+                    for other in &others {
+                        world.observe_command(other, c, purpose, since);
+                    }
                     world.send_down(c, life, Down::Reply { request, value });
                 }
                 // A WAIT that blocked, or a command queued behind one.
@@ -46,6 +50,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                         purpose,
                         lock,
                         since,
+                        others,
                     },
                 ),
             }
@@ -75,6 +80,26 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
     }
 }
 
+/// The locks a batched renewal round (3.44+) renews besides `lock`, the
+/// one it is routed by: its script touched their keys too, renewing them
+/// or dropping them on expiry, and each is observed after it as its own
+/// lock is. Observed on the routed lock alone, a key whose TTL a Redis
+/// clock jump back had moved before its watched expiry ran out unrecorded,
+/// and the holder's unlock after it was recorded as freeing it (4.7.0
+/// seed 85093: a false unlock error the unlock never caused).
+fn others_renewed(
+    lock: &LockName,
+    purpose: Purpose,
+    args: &[Bytes],
+) -> crate::engines::fast::renewal::Locks {
+    if !crate::engines::fast::renewal::is_renewal(purpose) {
+        return Default::default();
+    }
+    let mut locks = crate::engines::fast::renewal::renewal_locks(lock, args);
+    locks.retain(|l| l != lock);
+    locks
+}
+
 /// Sends what Redis produced for other connections than the caller's: a
 /// reply it owed a command connection (a `WAIT` answering, and what was
 /// queued behind it), or a pub/sub message.
@@ -92,6 +117,18 @@ pub(crate) fn deliver(world: &mut World<'_>, deliveries: Vec<(ConnId, Value)>) {
         let down = match world.redis.pay(conn) {
             Some(owed) => {
                 let request = owed.request;
+                for other in &owed.others {
+                    let lock = other.clone();
+                    let owed = Owed {
+                        lock,
+                        others: Default::default(),
+                        ..owed.clone()
+                    };
+                    match ran.iter_mut().find(|b| b.lock == owed.lock && b.c == to) {
+                        Some(batch) => batch.add(&owed),
+                        None => ran.push(Batch::new(owed, to)),
+                    }
+                }
                 match ran.iter_mut().find(|b| b.lock == owed.lock && b.c == to) {
                     Some(batch) => batch.add(&owed),
                     None => ran.push(Batch::new(owed, to)),
