@@ -103,6 +103,10 @@ pub(crate) struct Replication {
     /// Per connection, what its `WAIT` waits for (Redis's `c->woff`):
     /// the stream's end after its last command, written by it or another.
     pub(crate) wait_offset: std::collections::BTreeMap<ConnId, u64>,
+    /// Whether a `WAIT` or `WAITAOF` blocked since the host last asked:
+    /// Redis's `server.get_ack_from_slaves`, on which its `beforeSleep`
+    /// sends every replica `REPLCONF GETACK` (server.c:1634 at 7.0.15).
+    pub(crate) get_ack: bool,
 }
 
 impl Replication {
@@ -155,6 +159,7 @@ impl Engine {
         r.acks = vec![r.offset; n];
         r.down = vec![false; n];
         r.outbox.clear();
+        r.get_ack = false;
         self.dbs[0].record_writes(n > 0);
     }
 
@@ -220,6 +225,14 @@ impl Engine {
             Change::Key(k, e) => self.dbs[0].replace(k.clone(), e.clone()),
         }
         self.state.replication.offset = write.offset;
+    }
+
+    /// Whether a `WAIT` or `WAITAOF` blocked since the last call: the
+    /// host then asks every replica for an acknowledgement (`REPLCONF
+    /// GETACK`), which each gives once it has read what came before it
+    /// in its stream.
+    pub fn take_ack_request(&mut self) -> bool {
+        std::mem::take(&mut self.state.replication.get_ack)
     }
 
     /// Replica `replica` has applied everything up to `offset`. A `WAIT`
@@ -352,6 +365,8 @@ pub(crate) fn wait(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>, CmdE
         },
         deadline: (timeout > 0).then(|| ctx.now.saturating_add(timeout)),
     });
+    // Redis's waitCommand: replicationRequestAckFromSlaves().
+    ctx.state.replication.get_ack = true;
     // No reply now: it comes when enough replicas acknowledge or at the
     // timeout.
     Ok(vec![])
@@ -411,6 +426,23 @@ mod tests {
             writes[1].change,
             Change::Key(Bytes::from_static(b"t"), None)
         );
+    }
+
+    /// A `WAIT` that blocks asks the replicas to acknowledge (once, until
+    /// the host takes the request); one answered at once asks nothing.
+    #[test]
+    fn a_blocked_wait_asks_for_acknowledgements() {
+        let (mut primary, _, conn) = engine_at(0);
+        primary.set_replicas(1);
+        assert_eq!(
+            run(&mut primary, conn, &["WAIT", "1", "0"]),
+            [Value::Int(1)]
+        );
+        assert!(!primary.take_ack_request());
+        run(&mut primary, conn, &["SET", "k", "v"]);
+        assert!(run(&mut primary, conn, &["WAIT", "1", "100"]).is_empty());
+        assert!(primary.take_ack_request());
+        assert!(!primary.take_ack_request(), "taken once");
     }
 
     /// A full resync replaces everything the replica had.

@@ -97,6 +97,8 @@ pub(crate) fn waitaof(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Vec<Value>, C
         },
         deadline: (timeout > 0).then(|| ctx.now.saturating_add(timeout)),
     });
+    // As `WAIT`: replicas are asked to acknowledge at once.
+    ctx.state.replication.get_ack = true;
     Ok(vec![])
 }
 
@@ -192,6 +194,7 @@ mod tests {
             e.set_replicas_appendonly(replicas_aof);
             run(&mut e, conn, &["SET", "k", "v"]);
             assert!(run(&mut e, conn, &["WAITAOF", "1", "1", "100"]).is_empty());
+            assert!(e.take_ack_request(), "a blocked WAITAOF asks for acks");
             e.ack(0, 1);
             let answered = e.tick().deliveries;
             if replicas_aof {

@@ -1008,3 +1008,32 @@ fn three_engines_leave_the_fenced_token_key() {
         }
     }
 }
+
+/// Issue 52 (4.7.0 seed 59496): a replica whose link came back with
+/// nothing to catch up acknowledges no write, but a blocked `WAIT` asks
+/// it to (`REPLCONF GETACK`). On a real `redis-server` pair the waiter's
+/// `WAIT`s answer at once and it takes the lock when the key expires;
+/// the fast and turmoil engines, which once let each `WAIT` block to its
+/// timeout and woke the waiter late, now do the same.
+#[test]
+fn three_engines_answer_a_wait_after_a_replica_link_came_back() {
+    let scenario = locksim::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/regression/harness/wait-after-a-replica-link-came-back.toml"
+    ))
+    .expect("a scenario file");
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    for engine in [sim::Engine::Fast, sim::Engine::Turmoil, real] {
+        let trial = locksim::Trial::run_on(&scenario, None, None, engine.clone())
+            .unwrap_or_else(|e| panic!("{engine}: {e}"));
+        assert!(
+            trial.as_expected() && trial.run.violations.is_empty(),
+            "{engine}: {:?}\n{}",
+            trial.mismatches,
+            trial.run.history
+        );
+    }
+}

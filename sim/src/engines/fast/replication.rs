@@ -4,6 +4,19 @@
 //! or the primary fails first (`failover`), in which case the writes the
 //! replica had not received are lost when it is promoted.
 //!
+//! A replica acknowledges each write as it applies it. Redis's other
+//! acknowledgements matter only when that one is missing, after a
+//! replica's link comes back (the primary forgets a replica's offset
+//! while its link is down): a blocked `WAIT` asks every replica for one
+//! (`REPLCONF GETACK`, in the stream behind what is on its way), carried
+//! here as a request in the stream. Without it, a `WAIT` after a link
+//! came back with nothing to catch up blocked to its timeout however up
+//! to date the replica was (4.7.0 seed 59496's waiters woke a second
+//! late, as nothing real does). The replica's cron acknowledgement each
+//! second (`replicationCron`) is not modelled: only a `WAIT` reads the
+//! acknowledgements, and one that finds them short blocks and asks, so
+//! the cron's would save it a replication round trip at most.
+//!
 //! A run without replicas never touches this module's state, so its
 //! history is what it was before replication existed.
 
@@ -30,8 +43,9 @@ pub(crate) struct Replicas {
     rng: ChaCha8Rng,
     /// Per replica, the writes on their way, in order, each with when it
     /// arrives: one write shared by every replica (a copy per replica
-    /// cloned the key's whole value).
-    in_flight: Vec<VecDeque<(SimTime, Rc<Write>)>>,
+    /// cloned the key's whole value), or `None`, a request for an
+    /// acknowledgement.
+    in_flight: Vec<VecDeque<(SimTime, Option<Rc<Write>>)>>,
     /// Per replica, when its last write arrives (a write never overtakes
     /// an earlier one).
     last_at: Vec<SimTime>,
@@ -134,9 +148,31 @@ impl Replicas {
             let lag = rng::between(&mut self.rng, self.lag.min_ms, self.lag.max_ms);
             let at = now.plus_ms(lag).max(self.last_at[r]);
             self.last_at[r] = at;
-            self.in_flight[r].push_back((at, w));
+            self.in_flight[r].push_back((at, Some(w)));
             self.arrivals.push((at, r as u32));
         }
+    }
+
+    /// Whether writes flow to replica `r` now.
+    fn flows(&self, r: usize) -> bool {
+        self.stalled == 0 && self.down[r] == 0 && self.stalled_one[r] == 0
+    }
+
+    /// A `WAIT` blocked: the primary asks each replica to acknowledge
+    /// (`REPLCONF GETACK` in its stream). One with a write on its way
+    /// acknowledges that write anyway; one idle answers after a lag.
+    pub(crate) fn request_acks(&mut self, now: SimTime) -> &[(SimTime, u32)] {
+        self.arrivals.clear();
+        for r in 0..self.engines.len() {
+            if self.flows(r) && self.in_flight[r].is_empty() {
+                let lag = rng::between(&mut self.rng, self.lag.min_ms, self.lag.max_ms);
+                let at = now.plus_ms(lag).max(self.last_at[r]);
+                self.last_at[r] = at;
+                self.in_flight[r].push_back((at, None));
+                self.arrivals.push((at, r as u32));
+            }
+        }
+        &self.arrivals
     }
 
     /// Replica `r`'s link to `primary` goes down, or comes back (`up`):
@@ -188,12 +224,15 @@ impl Replicas {
         }
     }
 
-    /// Replica `r`'s next write arrives: it applies it; the offset to
-    /// acknowledge.
+    /// Replica `r`'s next write (or request) arrives: it applies it;
+    /// the offset to acknowledge.
     pub(crate) fn receive(&mut self, r: usize) -> Option<u64> {
         let (_, w) = self.in_flight.get_mut(r)?.pop_front()?;
-        self.engines[r].apply(&w);
-        Some(w.offset())
+        let engine = &mut self.engines[r];
+        if let Some(w) = w {
+            engine.apply(&w);
+        }
+        Some(engine.repl_offset())
     }
 
     /// Every write due by `now` arrives: each replica and offset to
@@ -309,6 +348,10 @@ impl World<'_> {
         };
         let arrivals = self.redis.replicas.send(self.now, writes);
         schedule(&mut self.queue, epoch, arrivals);
+        if self.redis.server.primary_mut().take_ack_request() {
+            let arrivals = self.redis.replicas.request_acks(self.now);
+            schedule(&mut self.queue, epoch, arrivals);
+        }
     }
 
     /// The primary's replicas resync from it (after it restarted empty).
@@ -416,9 +459,9 @@ mod tests {
         assert_eq!(
             reps.in_flight[0]
                 .iter()
-                .map(|(_, w)| w.offset())
+                .map(|(_, w)| w.as_ref().map(|w| w.offset()))
                 .collect::<Vec<_>>(),
-            [1, 2, 3]
+            [Some(1), Some(2), Some(3)]
         );
         // Every write arrives within its lag, none before an earlier one,
         // and each replica ends as the primary is.
@@ -443,6 +486,38 @@ mod tests {
             assert_eq!(e.repl_offset(), 3);
         }
         let _ = run(&s).expect("a spec with replicas runs");
+    }
+
+    /// A blocked `WAIT`'s request for acknowledgements reaches only a
+    /// replica with nothing on its way and writes flowing, in its stream:
+    /// answered with the replica's offset, and no later write overtakes
+    /// it.
+    #[test]
+    fn a_getack_reaches_an_idle_replica_in_its_stream() {
+        let mut s = spec(vec![]);
+        s.redis.replicas = 2;
+        let server = Server::new(&s.redis);
+        let mut reps = Replicas::new(&s, || server.new_engine());
+        let mut primary = server.new_engine();
+        primary.set_replicas(2);
+        let conn = primary.connect();
+        primary.execute(conn, ["SET", "k", "v"].map(bytes::Bytes::from));
+        reps.send(SimTime::ZERO, primary.take_writes());
+        assert_eq!(reps.receive_due(SimTime::from_ms(10)).len(), 2);
+        // Replica 1's link goes down and comes back: it is idle again.
+        reps.link(SimTime::from_ms(10), 1, false, &mut primary);
+        primary.execute(conn, ["SET", "k", "w"].map(bytes::Bytes::from));
+        reps.send(SimTime::from_ms(10), primary.take_writes());
+        let asked = reps.request_acks(SimTime::from_ms(11)).to_vec();
+        assert!(asked.is_empty(), "busy or down: {asked:?}");
+        reps.link(SimTime::from_ms(20), 1, true, &mut primary);
+        assert_eq!(reps.receive_due(SimTime::from_ms(40)), [(0, 2), (1, 2)]);
+        let asked = reps.request_acks(SimTime::from_ms(40)).to_vec();
+        assert_eq!(asked.iter().map(|a| a.1).collect::<Vec<_>>(), [0, 1]);
+        primary.execute(conn, ["SET", "k", "x"].map(bytes::Bytes::from));
+        reps.send(SimTime::from_ms(40), primary.take_writes());
+        let acks = reps.receive_due(SimTime::from_ms(100));
+        assert_eq!(acks, [(0, 2), (0, 3), (1, 2), (1, 3)]);
     }
 
     /// While replication stalls nothing is sent; what was held goes out

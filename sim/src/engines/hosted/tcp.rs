@@ -381,8 +381,13 @@ impl Loop<'_, '_> {
             return;
         }
         let now = self.now();
-        let writes = self.shared.with_engine(Engine::take_writes);
+        let (writes, ask) = self
+            .shared
+            .with_engine(|e| (e.take_writes(), e.take_ack_request()));
         self.replicas.send(now, writes);
+        if ask {
+            self.replicas.request_acks(now);
+        }
         let acks = self.replicas.receive_due(now);
         self.shared.with_engine(|e| {
             for (r, offset) in acks {
