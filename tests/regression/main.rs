@@ -346,6 +346,18 @@ fn an_interrupted_spin_lock_whose_script_ran_is_named() {
     assert_eq!(named, want);
 }
 
+/// A fair lock's queue that a failover gave back with the place of a
+/// thread that had taken the lock (its dequeue had not reached the
+/// replica) holds the waiters behind it until that place's deadline,
+/// with the lock free: #4595's path (open upstream), reached through
+/// Redis (found from 4.7.0 seed 98382, directed).
+#[test]
+fn a_fair_place_a_failover_restored_is_named_4595() {
+    let named = open_paths_named("fair-place-restored-by-a-failover.toml");
+    let want = [("liveness", true, Some("#4595"))];
+    assert_eq!(named, want);
+}
+
 /// A fair lock's unlock of a key that expired under its holder returns
 /// normally (`false-unlock-success`), at 4.7.0 as at every release:
 /// `RedissonFairLock`'s unlock script answers 1 when K does not exist,
@@ -744,6 +756,24 @@ fn a_round_refused_a_delay_after_its_send_is_the_faults_40695() {
         .map(|v| v.to_string())
         .collect();
     assert!(defects.is_empty(), "{defects:?}\n{}", run.history);
+}
+
+/// 4.7.0 seed 92802: a 5 s failover refused D's resubscription 52 ms
+/// before its watchdog's round, then that round and the next; the round
+/// after fell due past the expiry. The refused-round rule once took the
+/// `SUBSCRIBE` for the round and called the expiry a defect.
+#[test]
+fn a_refused_resubscription_is_not_the_round_92802() {
+    let (_, run) = explored_470(92802, sim::Strategy::Uniform);
+    let causes: Vec<_> = (run.violations.iter())
+        .filter(|v| v.invariant == sim::Invariant::MutualExclusion)
+        .map(|v| v.cause.clone())
+        .collect();
+    assert!(
+        !causes.is_empty() && causes.iter().all(|c| *c != sim::Cause::Defect),
+        "{causes:?}\n{}",
+        run.history
+    );
 }
 
 /// Seed `seed` of explore's `strategy` arm under 4.7.0 (the default

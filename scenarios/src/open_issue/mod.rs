@@ -9,6 +9,7 @@
 //! when no fix removes the defect. A new one is a `const` and a
 //! predicate plus one line in [`KNOWN`].
 
+mod fair_place_restored;
 mod rw_wakeup;
 mod stale_first_thread;
 mod write_reentry;
@@ -236,6 +237,10 @@ type Took = fn(Release, &History, &Violation) -> bool;
 const KNOWN: &[(OpenIssue, Took)] = &[
     (FAIR_REQUEUED_SLEEPS, fair_requeued_slept),
     (FAIR_PLACE_LEFT, fair_place_left),
+    (
+        fair_place_restored::FAIR_PLACE_RESTORED,
+        fair_place_restored::fair_place_restored,
+    ),
     (SPIN_TRY_LOCK_THROWS, spin_try_lock_threw),
     (FAIR_ACQUIRE_FAILED_THREW, fair_acquire_failed_threw),
     (FAIR_UNLOCK_ABSENT_ONE, fair_unlock_absent_one),
