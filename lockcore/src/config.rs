@@ -51,11 +51,6 @@ pub struct Config {
     /// [`Switch::LockWaitsForReplicas`](crate::Switch::LockWaitsForReplicas)).
     #[serde(default)]
     pub replicas: u32,
-    /// Whether the primary writes an AOF, as its `INFO` says
-    /// (`aof_enabled`): from 3.46.0 a client with replicas then follows
-    /// lock scripts with `WAITAOF` (see `machine/probe.rs`).
-    #[serde(default)]
-    pub aof: bool,
     /// `slavesSyncTimeout`: how long that `WAIT` waits (default 1 000 ms).
     #[serde(default = "default_slaves_sync_timeout")]
     pub slaves_sync_timeout: Millis,
@@ -158,7 +153,6 @@ impl Default for Config {
             retry_interval: Millis(1_500),
             timer_tick: Millis(0),
             replicas: 0,
-            aof: false,
             cluster_proxy: false,
             slaves_sync_timeout: default_slaves_sync_timeout(),
             retry_delay: RetryDelay::Constant,
@@ -361,12 +355,6 @@ impl ConfigBuilder {
     /// 4.0.0+'s connect-time probe reads).
     pub fn cluster_proxy(&mut self, on: bool) -> &mut Self {
         self.config.cluster_proxy = on;
-        self
-    }
-
-    /// Sets whether the primary's `INFO` says `aof_enabled:1`.
-    pub fn aof(&mut self, on: bool) -> &mut Self {
-        self.config.aof = on;
         self
     }
 

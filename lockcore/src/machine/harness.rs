@@ -53,6 +53,8 @@ pub(crate) struct Harness {
     /// answers it itself, by default with the configured count, and keeps
     /// its words in [`Harness::infos`].
     pub(crate) connected_replicas: Option<u32>,
+    /// What the automatic `INFO` reply says of the primary's AOF.
+    pub(crate) aof_enabled: bool,
     /// Each `INFO` answered so far, as words (`"INFO ALL"`).
     pub(crate) infos: Vec<String>,
     /// Whether a batch's `SCRIPT LOAD` (3.46+) is shown; by default the
@@ -117,6 +119,7 @@ impl Harness {
             probe_readings: Vec::new(),
             replicas_counted: Vec::new(),
             connected_replicas: None,
+            aof_enabled: false,
             infos: Vec::new(),
             show_batch_loads: false,
             batch_loads: Vec::new(),
@@ -179,7 +182,10 @@ impl Harness {
                         .collect();
                     self.infos.push(words.join(" "));
                     let n = self.connected_replicas.unwrap_or(self.m.config().replicas);
-                    let text = format!("# Replication\r\nrole:master\r\nconnected_slaves:{n}\r\n");
+                    let aof = u8::from(self.aof_enabled);
+                    let text = format!(
+                        "# Persistence\r\naof_enabled:{aof}\r\n# Replication\r\nrole:master\r\nconnected_slaves:{n}\r\n"
+                    );
                     self.m
                         .on_reply(self.now, request, Ok(Value::Bulk(text.into_bytes().into())));
                     self.pump();

@@ -198,6 +198,9 @@ pub struct LockClient {
     /// 3.18.1+: the count the last `INFO` read, cached or not (reported
     /// when a reading differs).
     replicas_read: Option<u32>,
+    /// 3.46+: `aof_enabled` as the last `INFO ALL` read it (kept with
+    /// the count, as `MasterSlaveEntry` keeps both).
+    aof_read: bool,
     /// 3.46+: the lock scripts this client's batches loaded on the node
     /// it is connected to (`batch_script`).
     batch_scripts: std::collections::BTreeSet<crate::script::LockScript>,
@@ -245,6 +248,7 @@ impl LockClient {
             next_probe: 0,
             replica_count: None,
             replicas_read: None,
+            aof_read: false,
             batch_scripts: std::collections::BTreeSet::new(),
             loading: VecMap::new(),
             next_load: 0,

@@ -34,7 +34,7 @@
 //!
 //! Then each script asks for WAIT (`syncedEvalNoRetry`'s `SyncMode.WAIT`):
 //! with WAIT not among the supported it goes bare. With the primary's AOF
-//! on (`INFO`'s `aof_enabled`, [`Config::aof`](crate::Config::aof)) it is
+//! on (`INFO ALL`'s `aof_enabled`, read with the replica count) it is
 //! followed by `WAITAOF 1 <replicas> <timeout>` instead of `WAIT`, whose
 //! second element is the synced count: on a server without WAITAOF every
 //! lock script fails with its unknown-command error (3.46.0-3.47.x,
@@ -126,7 +126,7 @@ impl LockClient {
         if !supported.wait {
             return SyncWith::Bare;
         }
-        let aof = self.config.aof
+        let aof = self.aof_read
             && !self.switches.has(Switch::LockSyncWaitOnly)
             && (supported.waitaof || !self.switches.has(Switch::ProbeReadsCauses));
         if aof {

@@ -19,8 +19,10 @@
 //! - 3.46.0 (`replica-count-reset-on-more`, #6518, commit 67cc43151): a
 //!   `WAIT` that counts more than it asked for forgets the count too. The
 //!   probe's commit (4de934766, `wait-probe`) asks `INFO ALL` instead, for
-//!   `aof_enabled` too (locksim takes that from
-//!   [`Config::aof`](crate::Config::aof)).
+//!   `aof_enabled` too, which is read and kept with the count
+//!   (`MasterSlaveEntry.setAofEnabled` at tag redisson-4.7.0): a failover
+//!   to a replica whose AOF differs is seen only once the count is
+//!   forgotten and `INFO` asked again.
 //!
 //! `INFO` is a stage of the script's chained future, like the probe
 //! before it: the script waits in this module's table and goes out once
@@ -80,10 +82,13 @@ impl LockClient {
         let Some(held) = self.asking.remove(&id) else {
             return;
         };
-        let count = match reply {
-            Ok(value) => connected_slaves(&value),
+        let (count, aof) = match reply {
+            Ok(value) => (connected_slaves(&value), aof_enabled(&value)),
             Err(e) => return self.deliver(now, held.owner, Err(e), sent_at),
         };
+        // `INFO REPLICATION` (before 3.46.0) has no `aof_enabled`, and
+        // nothing before 3.46.0 reads it.
+        self.aof_read = aof && self.switches.has(Switch::WaitProbe);
         if self.switches.has(Switch::ReplicaCountCached) {
             self.replica_count = Some(count);
         }
@@ -115,15 +120,28 @@ impl LockClient {
 /// `connected_slaves` of an `INFO` reply, 0 when absent or unreadable
 /// (Redisson's `getOrDefault("connected_slaves", "0")`).
 fn connected_slaves(value: &Value) -> u32 {
+    info_field(value, "connected_slaves:")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Whether an `INFO` reply says `aof_enabled:1` (Redisson's
+/// `"1".equals(getOrDefault("aof_enabled", "0"))`).
+fn aof_enabled(value: &Value) -> bool {
+    info_field(value, "aof_enabled:").as_deref() == Some("1")
+}
+
+/// The value of the first line of an `INFO` reply that starts with
+/// `prefix`.
+fn info_field(value: &Value, prefix: &str) -> Option<String> {
     let text = match value {
         Value::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
         Value::Simple(s) => s.clone(),
-        _ => return 0,
+        _ => return None,
     };
     text.lines()
-        .find_map(|line| line.trim_end().strip_prefix("connected_slaves:"))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0)
+        .find_map(|line| line.trim_end().strip_prefix(prefix))
+        .map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -142,5 +160,20 @@ mod tests {
             0
         );
         assert_eq!(connected_slaves(&Value::Int(3)), 0);
+    }
+
+    /// `aof_enabled` is read from `INFO ALL`'s persistence section; only
+    /// `1` is on, and a reply without it is off.
+    #[test]
+    fn the_aof_is_read_from_the_persistence_section() {
+        let info = |t: &str| Value::Bulk(Bytes::from(t.to_owned()));
+        assert!(aof_enabled(&info(
+            "# Persistence\r\nloading:0\r\naof_enabled:1\r\n"
+        )));
+        assert!(!aof_enabled(&info("# Persistence\r\naof_enabled:0\r\n")));
+        assert!(!aof_enabled(&info(
+            "# Replication\r\nconnected_slaves:1\r\n"
+        )));
+        assert!(!aof_enabled(&Value::Int(1)));
     }
 }

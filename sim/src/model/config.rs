@@ -26,7 +26,6 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
         .release(cs.profile.unwrap_or(spec.profile))
         .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
         .replicas(spec.redis.replicas)
-        .aof(spec.redis.appendonly)
         .cluster_proxy(spec.redis.proxy)
         .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32))
         .spin_seed(rng::client_spin_seed(spec.seed, c as u32));

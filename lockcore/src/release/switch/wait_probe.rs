@@ -40,10 +40,10 @@ pub(crate) mod tests {
             Config::builder()
                 .release(release(version))
                 .replicas(1)
-                .aof(aof)
                 .build()
                 .unwrap(),
         );
+        h.aof_enabled = aof;
         h.call(ThreadId(1), "l", Call::TryLock { wait: None, lease: None }).unwrap();
         h
     }
@@ -129,5 +129,33 @@ pub(crate) mod tests {
             h.expect_return(ThreadId(2)),
             Err(LockError::Transport(TransportError::Redis(refused.into())))
         );
+    }
+
+    /// 3.52.0 on Redis 7.2: the AOF the client read with its count
+    /// decides its sync, and is kept with the count: a primary that
+    /// turns AOF on is not seen while the count is cached.
+    #[test]
+    fn the_aof_is_kept_with_the_count() {
+        let mut h = client("3.52.0", false);
+        answer_probe(&mut h, Value::Array(vec![Value::Int(1), Value::Int(0)]));
+        let (script, sync) = next_sync(&mut h);
+        let (wait, words) = sync.expect("a sync");
+        assert_eq!(words, ["WAIT", "1", "1000"]);
+        h.reply(script, Value::Nil);
+        h.reply(wait, Value::Int(1));
+        h.expect_acquired(ThreadId(1));
+        h.aof_enabled = true;
+        h.call(
+            ThreadId(2),
+            "l",
+            Call::TryLock {
+                wait: None,
+                lease: None,
+            },
+        )
+        .unwrap();
+        let (_, sync) = next_sync(&mut h);
+        assert_eq!(sync.map(|s| s.1).unwrap_or_default(), ["WAIT", "1", "1000"]);
+        assert_eq!(h.infos.len(), 1, "the count and AOF were cached");
     }
 }

@@ -201,7 +201,6 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 // Replicas make every lock script wait for them (`WAIT`),
                 // for a scaled `slavesSyncTimeout`.
                 .replicas(config.replicas)
-                .aof(config.aof)
                 .cluster_proxy(config.cluster_proxy)
                 .mode(config.mode)
                 .spin_back_off(config.spin_back_off)
