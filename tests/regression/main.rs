@@ -758,6 +758,33 @@ fn a_round_refused_a_delay_after_its_send_is_the_faults_40695() {
     assert!(defects.is_empty(), "{defects:?}\n{}", run.history);
 }
 
+/// 4.7.0 seed 100255, `--branch 50555:7` (`locksim explore --redisson
+/// 4.7.0 --from 100000 --seeds 100000`): B's client read 0 connected
+/// replicas during a switchover and kept the count; B/t1's acquire ran
+/// unsynced during a replication stall, and a partition held its reply
+/// past the next switchover, which promoted a replica without the key:
+/// B/t1 learned of a hold Redis had already lost, and P took the lock.
+/// The zero-count path once looked for the failover after the hold was
+/// learned, and the run was a defect no fix or open issue named.
+#[test]
+fn a_zero_count_key_lost_before_its_reply_names_its_path_100255() {
+    let release: lockcore::Release = "4.7.0".parse().expect("a release");
+    let spec = locksim::explored_spec_with(100255, Some(release), sim::Workload::default());
+    let path: sim::BranchPath = "50555:7".parse().expect("a branch path");
+    let spec = sim::branch::branch(spec, &path).expect("the branch replays");
+    let run = sim::run(&spec).expect("the explored spec runs");
+    let named: Vec<_> = locksim::defects_of(&spec, &run)
+        .iter()
+        .filter(|d| d.invariant == sim::Invariant::MutualExclusion)
+        .map(|d| d.open_issue.map(|o| o.path))
+        .collect();
+    let zero_count = |p: &Option<&str>| p.is_some_and(|p| p.starts_with("the client read 0"));
+    assert!(
+        !named.is_empty() && named.iter().all(zero_count),
+        "{named:?}"
+    );
+}
+
 /// 4.7.0 seed 92802: a 5 s failover refused D's resubscription 52 ms
 /// before its watchdog's round, then that round and the next; the round
 /// after fell due past the expiry. The refused-round rule once took the

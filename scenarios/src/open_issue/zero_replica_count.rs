@@ -25,7 +25,8 @@ pub(super) const ZERO_REPLICA_COUNT_KEPT: OpenIssue = OpenIssue {
 
 /// Whether `v` is a mutual exclusion whose believer's client keeps
 /// replica counts (3.27.0+) and last read 0 before its hold, and whose
-/// key a failover lost (freed, or gave to an older holder).
+/// key a failover lost (freed, or gave to an older holder) once its
+/// acquire had run.
 pub(super) fn zero_count_kept(release: Release, history: &History, v: &Violation) -> bool {
     if v.invariant != sim::Invariant::MutualExclusion || !release.has(Switch::ReplicaCountCached) {
         return false;
@@ -41,10 +42,20 @@ pub(super) fn zero_count_kept(release: Release, history: &History, v: &Violation
         lockcore::Event::ReplicasCounted { connected } => Some(*connected),
         _ => None,
     });
+    // From the acquire that made it the holder: a failover can free the
+    // key before the reply reaches the thread (4.7.0 seed 100255, `--branch
+    // 50555:7`: a partition held the reply past the switchover).
+    let from = history.records[..first]
+        .iter()
+        .rposition(|r| {
+            matches!(&r.kind, RecordKind::Server { lock: l, holder: Some(h), .. }
+                if l == lock && h == who)
+        })
+        .unwrap_or(first);
     // The failover freed the key, or put a replica's older holder in its
     // place (4.7.0 seed 84095: replication had stalled since another
     // client's hold).
-    let lost = history.records[first..].iter().any(|r| {
+    let lost = history.records[from..].iter().any(|r| {
         r.at <= v.at
             && matches!(&r.kind, RecordKind::Server {
                 lock: l,
