@@ -729,16 +729,7 @@ fn a_waiters_setup_round_trips_are_not_a_lost_wakeup_8302() {
 #[test]
 fn a_zero_count_failover_to_an_older_holder_names_its_path_84095() {
     let (spec, run) = explored_470(84095, sim::Strategy::Uniform);
-    let named: Vec<_> = locksim::defects_of(&spec, &run)
-        .iter()
-        .filter(|d| d.invariant == sim::Invariant::MutualExclusion)
-        .map(|d| d.open_issue.map(|o| o.path))
-        .collect();
-    let zero_count = |p: &Option<&str>| p.is_some_and(|p| p.starts_with("the client read 0"));
-    assert!(
-        !named.is_empty() && named.iter().all(zero_count),
-        "{named:?}"
-    );
+    assert_zero_count_named(&spec, &run);
 }
 
 /// 4.7.0 seed 40695 (`locksim explore --redisson 4.7.0 --seeds 100000`,
@@ -768,21 +759,8 @@ fn a_round_refused_a_delay_after_its_send_is_the_faults_40695() {
 /// learned, and the run was a defect no fix or open issue named.
 #[test]
 fn a_zero_count_key_lost_before_its_reply_names_its_path_100255() {
-    let release: lockcore::Release = "4.7.0".parse().expect("a release");
-    let spec = locksim::explored_spec_with(100255, Some(release), sim::Workload::default());
-    let path: sim::BranchPath = "50555:7".parse().expect("a branch path");
-    let spec = sim::branch::branch(spec, &path).expect("the branch replays");
-    let run = sim::run(&spec).expect("the explored spec runs");
-    let named: Vec<_> = locksim::defects_of(&spec, &run)
-        .iter()
-        .filter(|d| d.invariant == sim::Invariant::MutualExclusion)
-        .map(|d| d.open_issue.map(|o| o.path))
-        .collect();
-    let zero_count = |p: &Option<&str>| p.is_some_and(|p| p.starts_with("the client read 0"));
-    assert!(
-        !named.is_empty() && named.iter().all(zero_count),
-        "{named:?}"
-    );
+    let (spec, run) = explored_470_branch(100255, sim::Strategy::Uniform, Some("50555:7"));
+    assert_zero_count_named(&spec, &run);
 }
 
 /// 4.7.0 seed 92802: a 5 s failover refused D's resubscription 52 ms
@@ -806,12 +784,40 @@ fn a_refused_resubscription_is_not_the_round_92802() {
 /// Seed `seed` of explore's `strategy` arm under 4.7.0 (the default
 /// workload), and its run.
 fn explored_470(seed: u64, strategy: sim::Strategy) -> (sim::SimSpec, sim::Run) {
+    explored_470_branch(seed, strategy, None)
+}
+
+/// [`explored_470`], on branch `path` of the run (explore's `--branch`).
+fn explored_470_branch(
+    seed: u64,
+    strategy: sim::Strategy,
+    path: Option<&str>,
+) -> (sim::SimSpec, sim::Run) {
     let workload = sim::Workload {
         strategy,
         ..Default::default()
     };
     let release: lockcore::Release = "4.7.0".parse().expect("a release");
-    let spec = locksim::explored_spec_with(seed, Some(release), workload);
+    let mut spec = locksim::explored_spec_with(seed, Some(release), workload);
+    if let Some(path) = path {
+        let path: sim::BranchPath = path.parse().expect("a branch path");
+        spec = sim::branch::branch(spec, &path).expect("the branch replays");
+    }
     let run = sim::run(&spec).expect("the explored spec runs");
     (spec, run)
+}
+
+/// Every mutual exclusion the run breaks is a defect named as the
+/// zero-count path (a client that read 0 replicas never waits again).
+fn assert_zero_count_named(spec: &sim::SimSpec, run: &sim::Run) {
+    let named: Vec<_> = locksim::defects_of(spec, run)
+        .iter()
+        .filter(|d| d.invariant == sim::Invariant::MutualExclusion)
+        .map(|d| d.open_issue.map(|o| o.path))
+        .collect();
+    let zero_count = |p: &Option<&str>| p.is_some_and(|p| p.starts_with("the client read 0"));
+    assert!(
+        !named.is_empty() && named.iter().all(zero_count),
+        "{named:?}"
+    );
 }
