@@ -123,7 +123,8 @@
 //!   validation, timeline text, generator, link rule or timer delay, and
 //!   what its window's edges do, written once in the verbs of
 //!   `fault::effect`); `history` and `timeline` (the records and their
-//!   one-line rendering); `validate`; `script` (thread scripts flattened
+//!   one-line rendering), `drop_cause` (why the network lost a message:
+//!   answered, or only timed out); `validate`; `script` (thread scripts flattened
 //!   into the instructions every engine runs); `rng` (per-component streams); `config` (each
 //!   client's lock config and the bounds every engine shares);
 //!   `retransmission` (when what a partition held arrives); `server`
@@ -187,6 +188,7 @@ pub use judge::check::{Case, Invariant, Violation, check_all, check_all_counted}
 pub use judge::coverage::{Coverage, Point, Source as PointSource};
 pub use judge::residue::{Residue, TOKEN_KEY_ISSUE};
 pub use model::cut::CutShort;
+pub use model::drop_cause::DropCause;
 pub use model::fault::{Fault, FaultPlan};
 
 pub use client_settings::{HUGE_RETRIES_CHANCE, SETTINGS_CHANCE};

@@ -289,7 +289,7 @@ fn lost_subscription<'s>(
             RecordKind::Drop { process, what, .. }
                 if v.clients.iter().any(|c| **c == *process.client)
                     && (what.starts_with("connection close")
-                        || what.starts_with("SUBSCRIBE ")
+                        || what.starts_with("SUBSCRIBE")
                             && r.at.as_ms() + SUBSCRIPTION_TIMEOUT_MS >= v.at.as_ms()) =>
             {
                 let ms = r.at.as_ms();

@@ -480,6 +480,8 @@ pub enum RecordKind {
         direction: Direction,
         /// What it was (command name, `reply`, `message`).
         what: String,
+        /// Why it was lost.
+        why: crate::model::drop_cause::DropCause,
     },
     /// A partition held a message: the connection keeps it, and it
     /// arrives with TCP's first retransmission after the heal.

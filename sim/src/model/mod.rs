@@ -7,6 +7,7 @@
 
 pub(crate) mod config;
 pub(crate) mod cut;
+pub(crate) mod drop_cause;
 pub(crate) mod ended;
 pub(crate) mod error;
 pub(crate) mod fault;

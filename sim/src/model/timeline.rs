@@ -159,9 +159,10 @@ fn describe(kind: &RecordKind) -> (String, String) {
             process,
             direction,
             what,
+            why,
         } => {
             let arrow = arrow(process, *direction);
-            ("net".to_owned(), format!("dropped {what} {arrow}"))
+            ("net".to_owned(), format!("dropped {what} ({why}) {arrow}"))
         }
         RecordKind::Held {
             process,

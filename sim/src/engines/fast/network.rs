@@ -5,6 +5,7 @@ use std::time::Duration;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
+use crate::model::drop_cause::DropCause;
 use crate::model::fault::LinkRule;
 use crate::model::history::Direction;
 use crate::model::retransmission::Stall;
@@ -22,7 +23,7 @@ pub(crate) enum Verdict {
     /// retransmission.
     Held(SimTime),
     /// It is lost, and why (`partition`, `drop`).
-    Drop(&'static str),
+    Drop(DropCause),
 }
 
 /// One client's link to Redis: both directions share a latency stream;
@@ -87,7 +88,7 @@ impl Network {
             }
         }
         let Some(link) = self.links.get_mut(client) else {
-            return Verdict::Drop("no link");
+            return Verdict::Drop(DropCause::NoLink);
         };
         let latency_us = rng::between(
             &mut link.rng,
@@ -102,7 +103,7 @@ impl Network {
                     if let Some(r) = fault_rngs.get_mut(i)
                         && r.random_bool(p.clamp(0.0, 1.0))
                     {
-                        return Verdict::Drop("drop");
+                        return Verdict::Drop(DropCause::Fault);
                     }
                 }
                 LinkRule::Retransmit => heal_ms = heal_ms.max(f.end_ms()),
@@ -120,7 +121,7 @@ impl Network {
             let stall = Stall::held(link.stalls[slot], now_d, heal);
             link.stalls[slot] = Some(stall);
             let Some(until) = stall.until else {
-                return Verdict::Drop("partition outlasting TCP's retries");
+                return Verdict::Drop(DropCause::Partition);
             };
             let until = SimTime(u64::try_from(until.as_micros()).unwrap_or(u64::MAX));
             earliest = earliest.max(until.plus_us(latency_us));
@@ -219,7 +220,7 @@ mod tests {
             &faults,
             &mut rngs,
         );
-        assert_eq!(v, Verdict::Drop("partition outlasting TCP's retries"));
+        assert_eq!(v, Verdict::Drop(DropCause::Partition));
         // One sent late in the window still gets through after the heal.
         let late = SimTime::from_ms(899_000);
         match net.send(late, 0, "A", Direction::Down, &faults, &mut rngs) {
@@ -289,7 +290,7 @@ mod tests {
         let mut rngs = vec![rng::stream(1, Stream::Fault(0))];
         let mut net = Network::new(1, LatencyRange::default(), 1);
         let v = net.send(SimTime::from_ms(5), 0, "A", Direction::Up, &all, &mut rngs);
-        assert_eq!(v, Verdict::Drop("drop"));
+        assert_eq!(v, Verdict::Drop(DropCause::Fault));
         let slow = [Fault::Latency(crate::model::fault::Latency {
             client: "A".into(),
             at_ms: 0,

@@ -10,6 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::engines::fast::network::{Network, Verdict};
 use crate::engines::fast::process::{Process, Thread};
 use crate::model::config::{PING_INTERVAL_MS, client_config, max_latency_ms, most_retries};
+use crate::model::drop_cause::DropCause;
 use crate::model::ended::Ended;
 use crate::model::history::{Direction, Meta, Phase, RecordKind, ServerCause};
 use crate::model::rng::{self, Stream};
@@ -451,7 +452,8 @@ impl<'s> World<'s> {
                 self.record(RecordKind::Drop {
                     process,
                     direction: Direction::Up,
-                    what: format!("{what} ({why})"),
+                    what: what.to_owned(),
+                    why,
                 });
                 return;
             }
@@ -506,7 +508,8 @@ impl<'s> World<'s> {
                 self.record(RecordKind::Drop {
                     process,
                     direction: Direction::Down,
-                    what: format!("{what} ({why})"),
+                    what: what.to_owned(),
+                    why,
                 });
             }
         }
@@ -525,7 +528,8 @@ impl<'s> World<'s> {
             self.record(RecordKind::Drop {
                 process,
                 direction: Direction::Up,
-                what: format!("{what} (connection lost)"),
+                what,
+                why: DropCause::ConnectionLost,
             });
             return;
         }
@@ -550,7 +554,8 @@ impl World<'_> {
         self.record(RecordKind::Drop {
             process,
             direction: Direction::Up,
-            what: format!("{} (redis down: refused)", msg.label()),
+            what: msg.label(),
+            why: DropCause::Refused,
         });
         if let Up::Command { request, .. } | Up::Subscribe { request, .. } = msg {
             let reason = "connection refused (redis down)".to_owned();

@@ -266,13 +266,21 @@ fn none_sent<'s>(
     if due + quiet >= end {
         return None;
     }
+    // The client's timers run on its clock: a slow one fires the round
+    // late, a fast one early (4.7.0 seed 118379: a drift to a third of
+    // true speed for 125 ms put the round 83 ms past its due time).
+    let (mut lead, lag) = clock_drift(spec, &process.client, (learned, due));
+    due += lag;
     let mut refused = Vec::new();
     let mut blamed: Option<&crate::Fault> = None;
     let ends = |f: &crate::Fault| f.effect_end_ms().unwrap_or(f.at_ms());
     loop {
         let in_force = |f: &&crate::Fault| {
             f.client().is_none_or(|c| *c == *process.client)
-                && f.at_ms() <= due
+                // A fault that struck while the round was on its way
+                // caught it too (4.7.0 seed 106226: a switchover closed
+                // the connection 5 ms after the round's `SCRIPT LOAD` went).
+                && f.at_ms() <= due + latency
                 && due.saturating_sub(tick) <= ends(f) + latency
         };
         if let Some(f) = excusing(spec).find(|f| in_force(f) && ends(f) + latency >= end) {
@@ -290,36 +298,74 @@ fn none_sent<'s>(
         // Under `interleave` the round's callback may run that window's
         // delay late (4.7.0 seed 39802: a failover refused a round at
         // 16.19 s and the next, 97 ms late, at 19.62 s).
-        let from = due.saturating_sub(2 * tick + quiet);
+        let from = due.saturating_sub(2 * tick + quiet + lead);
         let slack = super::interleave_delay(spec, v, from, due + latency);
         // A resubscription refused in the same window is the pub/sub
         // connection's, not the round's (4.7.0 seed 92802: a failover
         // refused a SUBSCRIBE 52 ms before the round's `SCRIPT LOAD`,
         // and the next round was looked for 52 ms early).
-        let at = window()
+        let (at, why) = window()
             .filter(|r| (from..=due + latency + slack).contains(&r.at.as_ms()))
             .find_map(|r| match &r.kind {
                 RecordKind::Drop {
                     process: p,
                     direction: crate::model::history::Direction::Up,
                     what,
-                } if *p == process && !what.contains("SUBSCRIBE") => Some(r.at.as_ms()),
+                    why,
+                } if *p == process && !what.contains("SUBSCRIBE") => Some((r.at.as_ms(), *why)),
                 _ => None,
             })?;
-        refused.push(at);
-        // The refusal comes back a one-way delay after the send, and the
-        // next round is set a third of the lease after that (4.7.0 seed
-        // 40695: refused at 16.71 s, the next at 20.10 s).
-        due = at + quiet + lease / 3 + tick;
+        refused.push((at, why));
+        due = if why.answered() {
+            // The refusal comes back a one-way delay after the send, and
+            // the next round is set a third of the lease after that
+            // (4.7.0 seed 40695: refused at 16.71 s, the next at 20.10 s).
+            at + quiet + lease / 3 + tick
+        } else {
+            // Lost unanswered (on a connection a switchover had closed):
+            // only the response timeout fails it, and the command layer
+            // resends after its retry pause (4.7.0 seed 106226: a 3 s
+            // watchdog's `SCRIPT LOAD` lost so at 13.83 s, the key
+            // expired at 15.76 s, the resend due after 16.83 s).
+            at + chain::resend_after_ms(spec, &process.client) + tick
+        };
+        let (ahead, behind) = clock_drift(spec, &process.client, (at, due));
+        (lead, due) = (ahead, due + behind);
         if due + quiet >= end {
             return Some((none_went(f, due, &refused), Some(f)));
         }
     }
 }
 
-/// Why no renewal went: `f` was in force when one fell due, and refused
+/// How far `client`'s clock runs ahead of true time and behind it over
+/// the true-time window `(start, due)` (its drifts' gains and losses,
+/// in ms, rounded up): a timer set at `start` for `due` fires up to the
+/// loss later, or up to the gain earlier. A loss moves the window on,
+/// so it is taken again over the longer window until it settles.
+fn clock_drift(spec: &SimSpec, client: &str, (start, due): (u64, u64)) -> (u64, u64) {
+    let over = |end: u64, slow: bool| -> u64 {
+        (spec.faults.0.iter())
+            .filter_map(|f| match f {
+                crate::Fault::ClockDrift(d) if d.client == client && (d.drift_ppm < 0) == slow => {
+                    let overlap = (d.at_ms + d.duration_ms)
+                        .min(end)
+                        .saturating_sub(d.at_ms.max(start));
+                    Some((overlap * d.drift_ppm.unsigned_abs()).div_ceil(1_000_000))
+                }
+                _ => None,
+            })
+            .sum()
+    };
+    let mut lag = 0;
+    for _ in 0..4 {
+        lag = over(due + lag, true);
+    }
+    (over(due, false), lag)
+}
+
+/// Why no renewal went: `f` was in force when one fell due, and failed
 /// the attempts at `refused` (if any) until the next fell due at `due`.
-fn none_went(f: &crate::Fault, due: u64, refused: &[u64]) -> String {
+fn none_went(f: &crate::Fault, due: u64, refused: &[(u64, crate::DropCause)]) -> String {
     let at = |ms: u64| crate::SimTime::from_ms(ms).to_string();
     if refused.is_empty() {
         return format!(
@@ -329,9 +375,11 @@ fn none_went(f: &crate::Fault, due: u64, refused: &[u64]) -> String {
             at(due)
         );
     }
-    let rounds: Vec<String> = refused.iter().map(|&ms| at(ms)).collect();
+    let rounds: Vec<String> = (refused.iter())
+        .map(|&(ms, why)| format!("{} ({why})", at(ms)))
+        .collect();
     format!(
-        "no renewal went: {} (at {}) refused the watchdog's rounds at {}, and the next fell due at {}, too late",
+        "no renewal went: {} (at {}) failed the watchdog's rounds at {}, and the next fell due at {}, too late",
         f.text(),
         at(f.at_ms()),
         rounds.join(", "),
