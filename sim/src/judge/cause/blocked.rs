@@ -245,14 +245,20 @@ fn none_sent<'s>(
     if stopped {
         return None;
     }
-    let learned = window()
+    let renewed = window()
         .filter(|r| {
             matches!(&r.kind, RecordKind::RenewReply { process: p, lock: l, reply, .. }
                 if *p == process && l == lock && reply == "1")
         })
         .map(|r| r.at.as_ms())
-        .last()
-        .unwrap_or(hold.at.as_ms());
+        .last();
+    let learned = renewed.unwrap_or(hold.at.as_ms());
+    // The round that renewed ended when its batch's `WAIT` answered,
+    // which a replication stall holds up to the sync timeout; the next is
+    // set from there (4.7.0 seed 174449: a stall held the WAIT 590 ms,
+    // and the next round went that much after a third of the lease).
+    // A hold is recorded as its call returns, after its batch ended.
+    let mut synced = renewed.map_or(0, |_| chain::sync_wait_ms(spec, &process.client));
     let tick = history.meta.max_timer_tick_ms;
     let mut due = learned + lease / 3 + tick;
     let latency = history.meta.max_latency_ms;
@@ -280,7 +286,7 @@ fn none_sent<'s>(
                 // A fault that struck while the round was on its way
                 // caught it too (4.7.0 seed 106226: a switchover closed
                 // the connection 5 ms after the round's `SCRIPT LOAD` went).
-                && f.at_ms() <= due + latency
+                && f.at_ms() <= due + synced + latency
                 && due.saturating_sub(tick) <= ends(f) + latency
         };
         if let Some(f) = excusing(spec).find(|f| in_force(f) && ends(f) + latency >= end) {
@@ -305,7 +311,7 @@ fn none_sent<'s>(
         // refused a SUBSCRIBE 52 ms before the round's `SCRIPT LOAD`,
         // and the next round was looked for 52 ms early).
         let (at, why) = window()
-            .filter(|r| (from..=due + latency + slack).contains(&r.at.as_ms()))
+            .filter(|r| (from..=due + synced + latency + slack).contains(&r.at.as_ms()))
             .find_map(|r| match &r.kind {
                 RecordKind::Drop {
                     process: p,
@@ -316,6 +322,7 @@ fn none_sent<'s>(
                 _ => None,
             })?;
         refused.push((at, why));
+        synced = 0;
         due = if why.answered() {
             // The refusal comes back a one-way delay after the send, and
             // the next round is set a third of the lease after that

@@ -166,6 +166,18 @@ pub(super) fn resend_after_ms(spec: &SimSpec, client: &str) -> u64 {
     })
 }
 
+/// How long a synced round's `WAIT` may hold its end after the renewal
+/// script answered (the client's sync timeout when Redis has replicas):
+/// the next round is set from the batch's end. 0 for an unknown client.
+pub(super) fn sync_wait_ms(spec: &SimSpec, client: &str) -> u64 {
+    let Some(c) = spec.clients.iter().position(|c| c.name == client) else {
+        return 0;
+    };
+    crate::model::config::client_config(spec, c).map_or(0, |config| {
+        resend_delays(&config).0 - config.response_timeout.0
+    })
+}
+
 /// A client's response timeout (with the sync timeout of a `WAIT` batch
 /// when Redis has replicas) and the longest pause before its first resend
 /// (the retry interval; from 3.48 a jittered pause of up to 1 s).
