@@ -61,7 +61,9 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                 | lockcore::Event::Resubscribing { .. }
                 | lockcore::Event::PubSubStopped { .. }
                 | lockcore::Event::SyncProbed { .. }
-                | lockcore::Event::ReplicasCounted { .. } => continue,
+                | lockcore::Event::ReplicasCounted { .. }
+                | lockcore::Event::AcquireRolledBack { .. }
+                | lockcore::Event::WaitBegan { .. } => continue,
             },
             RecordKind::Write { who, accepted, .. } => {
                 let kind = if *accepted {

@@ -46,6 +46,8 @@ pub(crate) struct Harness {
     /// and `waitaof`), kept here rather than shown: the probe's tests read
     /// it, the others are about the sends around it.
     pub(crate) probe_readings: Vec<(bool, Option<bool>)>,
+    /// The threads whose timed wait loop began (`Event::WaitBegan`).
+    pub(crate) waits_began: Vec<ThreadId>,
     /// Each count the client reported reading from `INFO`
     /// (`Event::ReplicasCounted`).
     pub(crate) replicas_counted: Vec<u32>,
@@ -117,6 +119,7 @@ impl Harness {
             pending: VecDeque::new(),
             show_cleanup: false,
             probe_readings: Vec::new(),
+            waits_began: Vec::new(),
             replicas_counted: Vec::new(),
             connected_replicas: None,
             aof_enabled: false,
@@ -209,6 +212,9 @@ impl Harness {
                 Some(Output::Event(Event::ReplicasCounted { connected })) => {
                     self.replicas_counted.push(connected);
                 }
+                Some(Output::Event(Event::WaitBegan { thread, .. })) => {
+                    self.waits_began.push(thread);
+                }
                 other => return other,
             }
         }
@@ -252,6 +258,15 @@ impl Harness {
     pub(crate) fn expect_send(&mut self) -> (RequestId, Vec<String>) {
         let (request, _, command) = self.expect_send_purpose();
         (request, command)
+    }
+
+    /// The next output must be the report that `thread`'s acquire was
+    /// rolled back for too few synced replicas.
+    pub(crate) fn expect_rolled_back(&mut self, thread: ThreadId) {
+        match self.next() {
+            Some(Output::Event(Event::AcquireRolledBack { thread: t, .. })) if t == thread => {}
+            other => panic!("expected {thread}'s rollback, got {other:?}"),
+        }
     }
 
     pub(crate) fn expect_send_purpose(&mut self) -> (RequestId, Purpose, Vec<String>) {

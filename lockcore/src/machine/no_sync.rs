@@ -57,6 +57,10 @@ impl LockClient {
         };
         acquiring.phase = Phase::RollingBack;
         let lock = lock.clone();
+        self.event(super::Event::AcquireRolledBack {
+            lock: lock.clone(),
+            thread,
+        });
         let (command, _) = self.unlock_command(now, thread, &lock, None);
         let owner = Owner::Rollback(thread, error.clone());
         self.send(now, lock, Purpose::Unlock, command, owner);

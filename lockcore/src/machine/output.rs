@@ -104,6 +104,28 @@ pub enum Event {
         /// The replicas the primary counted connected.
         connected: u32,
     },
+    /// 3.20.0+ (`no-sync-rollback`): an acquire's `WAIT` synced too few
+    /// replicas, so the thread's hold is rolled back (its unlock script)
+    /// and, where the release retries it, the acquire runs again after a
+    /// retry pause, all inside the same attempt (`handleNoSync` and
+    /// `ServiceManager.execute`): the caller sees neither.
+    AcquireRolledBack {
+        /// The lock.
+        lock: LockName,
+        /// The thread whose acquire it was.
+        thread: ThreadId,
+    },
+    /// A `tryLock(wait)`'s first attempt found the lock held with wait
+    /// left: the thread subscribes and enters the wait loop, whose
+    /// timed-out attempts 4.7.0 answers with `false` (#5019) while a
+    /// first attempt's timeout throws in every release. Bookkeeping that
+    /// the checkers read; timelines do not show it.
+    WaitBegan {
+        /// The lock.
+        lock: LockName,
+        /// The waiting thread.
+        thread: ThreadId,
+    },
     /// `fenced` only: the holder learns it no longer holds the lock.
     LeaseLost {
         /// The lock.

@@ -96,11 +96,20 @@ impl LockClient {
             return;
         }
         let listens = a.listens;
+        let timed = matches!(a.wait, Wait::For(_));
         let Some(spin) = a.spin.as_mut() else {
             return;
         };
+        // The first attempt found it held: the loop of sleeps begins.
+        let began = timed && !spin.spun;
         let sleep = spin.policy.next_sleep(&mut self.spin_rng);
         let at = now.plus(sleep);
+        if began {
+            let lock = self.calls.get(&thread).map(|c| c.lock.clone());
+            if let Some(lock) = lock {
+                self.event(super::Event::WaitBegan { lock, thread });
+            }
+        }
         let timer = if listens {
             self.set_timer(at, TimerKind::Wait(thread))
         } else {
@@ -242,6 +251,7 @@ mod tests {
         let (wait, _) = h.expect_send();
         h.reply(acquire, Value::Nil);
         h.reply(wait, Value::Int(0));
+        h.expect_rolled_back(T1);
         let (unlock, purpose, _) = h.expect_send_purpose();
         assert_eq!(purpose, Purpose::Unlock);
         let (wait, _) = h.expect_send();

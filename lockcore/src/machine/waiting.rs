@@ -32,6 +32,12 @@ impl LockClient {
         }
         if !acquiring.subscribed {
             acquiring.subscribed = true;
+            if remaining.is_some() {
+                self.event(super::Event::WaitBegan {
+                    lock: lock.clone(),
+                    thread,
+                });
+            }
             let channel = self.wait_channel(&lock, thread);
             if self.join(now, &lock, &channel) {
                 self.attempt(now, thread);
@@ -310,6 +316,20 @@ mod tests {
         h.expect_unsubscribe();
         assert_eq!(h.expect_return(T2), Ok(CallOutcome::NotAcquired));
         assert!(h.timers.is_empty());
+        // The wait loop began once, with the first attempt's `held`.
+        assert_eq!(h.waits_began, [T2]);
+    }
+
+    /// Only a timed wait reports its loop's start (the checkers tell a
+    /// `tryLock`'s first attempt from its loop by it): `lock()` does not.
+    #[test]
+    fn only_a_timed_wait_reports_its_loop() {
+        let mut h = Harness::new(Era::Redisson);
+        h.call(T2, "l", Call::Lock { lease: None }).unwrap();
+        let req = h.expect(Purpose::Acquire);
+        h.reply(req, Value::Int(30_000));
+        let _ = h.expect_subscribe();
+        assert!(h.waits_began.is_empty());
     }
 
     /// A subscription that is not confirmed within the wait ends the call

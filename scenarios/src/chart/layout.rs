@@ -276,7 +276,9 @@ impl Builder {
                     | lockcore::Event::Resubscribing { .. }
                     | lockcore::Event::PubSubStopped { .. }
                     | lockcore::Event::SyncProbed { .. }
-                    | lockcore::Event::ReplicasCounted { .. } => {
+                    | lockcore::Event::ReplicasCounted { .. }
+                    | lockcore::Event::AcquireRolledBack { .. }
+                    | lockcore::Event::WaitBegan { .. } => {
                         return;
                     }
                 };

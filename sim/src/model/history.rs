@@ -123,9 +123,16 @@ pub struct Record {
 
 impl Record {
     /// Whether a timeline shows it: every record but the bookkeeping the
-    /// checkers alone read (an acquire's send).
+    /// checkers alone read (an acquire's send, a wait loop's start).
     pub fn shown(&self) -> bool {
-        !matches!(self.kind, RecordKind::AcquireSent { .. })
+        !matches!(
+            self.kind,
+            RecordKind::AcquireSent { .. }
+                | RecordKind::Lock {
+                    event: lockcore::Event::WaitBegan { .. },
+                    ..
+                }
+        )
     }
 }
 

@@ -109,6 +109,12 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 lockcore::Event::RenewalStopped { lock, reason } => {
                     format!("renewal of {lock} stopped: {reason}")
                 }
+                lockcore::Event::WaitBegan { lock, thread } => {
+                    format!("t{thread} waits for {lock}")
+                }
+                lockcore::Event::AcquireRolledBack { lock, thread } => {
+                    format!("t{thread}'s acquire of {lock} synced too few replicas: rolled back")
+                }
                 lockcore::Event::LeaseLost { lock, threads } => {
                     let ts: Vec<String> = threads.iter().map(|t| format!("t{t}")).collect();
                     format!("lease of {lock} lost ({})", ts.join(","))

@@ -53,6 +53,7 @@ mod tests {
         let (wait, _) = h.expect_send();
         h.reply(acquire, Value::Nil);
         h.reply(wait, Value::Int(0));
+        h.expect_rolled_back(ThreadId(1));
         let (_, rollback) = h.expect_send();
         assert_eq!(rollback[0], "EVAL", "the rollback's unlock script");
     }

@@ -44,6 +44,7 @@ mod tests {
                 );
                 return;
             }
+            h.expect_rolled_back(ThreadId(1));
             let (unlock, _) = h.expect_send();
             let (wait, _) = h.expect_send();
             h.reply(unlock, Value::Int(1));
@@ -65,6 +66,7 @@ mod tests {
             let (wait, _) = h.expect_send();
             h.reply(acquire, Value::Nil);
             h.reply(wait, Value::Int(0));
+            h.expect_rolled_back(ThreadId(1));
             let (unlock, _) = h.expect_send();
             let (wait, _) = h.expect_send();
             h.reply(unlock, Value::Int(1));

@@ -40,6 +40,7 @@ mod tests {
             h.reply(acquire, Value::Nil);
             h.reply(wait, Value::Int(0));
             if rolls_back {
+                h.expect_rolled_back(ThreadId(1));
                 let (unlock, purpose, _) = h.expect_send_purpose();
                 assert_eq!(purpose, Purpose::Unlock);
                 let (wait, _) = h.expect_send();

@@ -141,6 +141,22 @@ impl Sample {
         )
     }
 
+    /// `w`'s timed wait loop began (its first attempt found the lock
+    /// held): lockcore's `WaitBegan`.
+    pub(crate) fn waits(self, ms: u64, w: &Who) -> Sample {
+        let event = lockcore::Event::WaitBegan {
+            lock: lock(),
+            thread: lockcore::ThreadId(w.thread),
+        };
+        self.at(
+            ms,
+            RecordKind::Lock {
+                process: w.process(),
+                event,
+            },
+        )
+    }
+
     pub(crate) fn call(self, ms: u64, w: Who, call: Call) -> Sample {
         self.at(
             ms,

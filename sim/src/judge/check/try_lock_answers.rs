@@ -30,7 +30,14 @@ use crate::{History, Invariant, SimTime, Violation};
 /// client's timers (a pause, starvation, a clock fault, interleaved
 /// callbacks) is not judged: its first attempt may have failed late.
 /// A first attempt that times out still throws in every release, and is
-/// not judged either. From 3.26.1 with replicas a client's first synced
+/// not judged either: a call whose thread never began its wait loop
+/// (lockcore's `WaitBegan`: the first attempt found the lock held) threw
+/// from its first attempt, however late. Redisson's retry wrapper runs
+/// a first attempt whose `WAIT` synced too few replicas again after a
+/// rollback, as often as the client retries (4.7.0 seeds 188812 and
+/// 198898: a replication stall failed the first attempt's `WAIT`, and
+/// the `INFO` of a retry timed out under a partition 24 s into a 3 s
+/// `tryLock`). From 3.26.1 with replicas a client's first synced
 /// scripts wait for its probe (`WAIT 0 0`, from 3.46 with `WAITAOF 0 0
 /// 0`), retried like any command, so a call made before the client was seen past its probe
 /// sends its first attempt a round trip late, or, when a fault that may
@@ -62,6 +69,8 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let mut probed = Probed::default();
     // Each open call, and the probe it may have waited for (ms).
     let mut open: BTreeMap<(Name<'_>, u32, u64), (usize, u64)> = BTreeMap::new();
+    // Open calls whose thread began its wait loop.
+    let mut waiting = std::collections::BTreeSet::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
         probed.see(&r.kind);
@@ -80,7 +89,18 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                             false => quick,
                         }
                     });
-                open.insert((Name(&who.client), who.life, who.thread), (i, probe));
+                let key = (Name(&who.client), who.life, who.thread);
+                waiting.remove(&key);
+                open.insert(key, (i, probe));
+            }
+            RecordKind::Lock {
+                process,
+                event: lockcore::Event::WaitBegan { thread, .. },
+            } => {
+                let key = (Name(&process.client), process.life, thread.0);
+                if open.contains_key(&key) {
+                    waiting.insert(key);
+                }
             }
             RecordKind::Return {
                 who,
@@ -88,10 +108,13 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 lock,
                 outcome: Outcome::Error { message, .. },
             } if *message == timed_out => {
-                let Some((c, probe)) = open.remove(&(Name(&who.client), who.life, who.thread))
-                else {
+                let key = (Name(&who.client), who.life, who.thread);
+                let Some((c, probe)) = open.remove(&key) else {
                     continue;
                 };
+                if !waiting.remove(&key) {
+                    continue;
+                }
                 let start = history.records[c].at;
                 let once = sent_once.map(|once| once + probe).filter(|&once| {
                     !faults.touched(&who.client, start, start.plus_ms(once), work)
@@ -249,6 +272,7 @@ mod tests {
         let call = try_wait(30_000);
         let late = Sample::new(5)
             .call(0, who("A", 1), call.clone())
+            .waits(10, &who("A", 1))
             .ret(20_000, who("A", 1), call.clone(), timed_out())
             .build();
         let found = check(&late, &Work::default());
@@ -256,14 +280,24 @@ mod tests {
         assert!(found[0].own_doing);
         let first = Sample::new(5)
             .call(0, who("A", 1), call.clone())
+            .waits(10, &who("A", 1))
             .ret(3_000, who("A", 1), call.clone(), timed_out())
             .build();
         assert!(check(&first, &Work::default()).is_empty());
         let answered = Sample::new(5)
             .call(0, who("A", 1), call.clone())
-            .ret(20_000, who("A", 1), call, Outcome::NotAcquired)
+            .waits(10, &who("A", 1))
+            .ret(20_000, who("A", 1), call.clone(), Outcome::NotAcquired)
             .build();
         assert!(check(&answered, &Work::default()).is_empty());
+        // However late, a throw before the loop began is the first
+        // attempt's: one rolled back for too few synced replicas runs
+        // again (4.7.0 seeds 188812 and 198898).
+        let never_waited = Sample::new(5)
+            .call(0, who("A", 1), call.clone())
+            .ret(20_000, who("A", 1), call, timed_out())
+            .build();
+        assert!(check(&never_waited, &Work::default()).is_empty());
     }
 
     /// From 3.37 (an acquire sent once, 3 s timeout): a tryLock(30 s) that
@@ -275,7 +309,9 @@ mod tests {
     fn an_acquire_sent_once_bounds_the_first_attempt() {
         let call = try_wait(30_000);
         let run = |ret_ms: u64, fault: bool| {
-            let mut sample = Sample::new(5).call(0, who("A", 1), call.clone());
+            let mut sample = Sample::new(5)
+                .call(0, who("A", 1), call.clone())
+                .waits(10, &who("A", 1));
             if fault {
                 sample = redis_paused_at_1s(sample);
             }
@@ -313,6 +349,7 @@ mod tests {
             }
             let mut h = sample
                 .call(1_000, who("A", 2), call.clone())
+                .waits(1_010, &who("A", 2))
                 .ret(21_000, who("A", 2), call.clone(), timed_out())
                 .build();
             h.meta.probe = Some(crate::model::history::ProbeBound {
