@@ -33,8 +33,7 @@ pub(super) fn chain_stalled<'s>(
     let RecordKind::Hold { who, .. } = &history.records.get(first)?.kind else {
         return None;
     };
-    let c = spec.clients.iter().position(|c| *c.name == *who.client)?;
-    let config = crate::model::config::client_config(spec, c).ok()?;
+    let config = config_of(spec, &who.client)?;
     let lock = (!config.release.has(Switch::BatchedRenewal))
         .then(|| super::violated_lock(history, v))
         .flatten();
@@ -62,7 +61,7 @@ pub(super) fn chain_stalled<'s>(
     // With replicas the renewal is a batch with a `WAIT` whose reply the
     // history does not show: the script's answer alone does not complete
     // it (4.7.0 seed 80644: a drop lost the `WAIT`'s reply).
-    let (timeout, _) = resend_delays(&config);
+    let timeout = config.response_timeout.0 + sync_timeout(&config);
     let answered = |request: u64| {
         history.records.iter().any(|r| {
             matches!(&r.kind, RecordKind::RenewReply { process: p, request: q, .. }
@@ -151,17 +150,14 @@ fn last_round_before(
 /// (4.7.0 seed 1459507: `retryAttempts` 0, a dropped round failed at
 /// 4.7 s and the next went 3.3 s after). 0 for an unknown client.
 pub(super) fn resend_after_ms(spec: &SimSpec, client: &str) -> u64 {
-    let Some(c) = spec.clients.iter().position(|c| c.name == client) else {
-        return 0;
-    };
-    crate::model::config::client_config(spec, c).map_or(0, |config| {
-        let (timeout, interval) = resend_delays(&config);
+    config_of(spec, client).map_or(0, |config| {
         let next_round = config.retry_attempts == 0 && config.release.has(Switch::BatchedRenewal);
-        timeout
+        config.response_timeout.0
+            + sync_timeout(&config)
             + if next_round {
                 config.renewal_interval().0
             } else {
-                interval
+                config.retry_delay_range(0).1.0
             }
     })
 }
@@ -170,27 +166,23 @@ pub(super) fn resend_after_ms(spec: &SimSpec, client: &str) -> u64 {
 /// script answered (the client's sync timeout when Redis has replicas):
 /// the next round is set from the batch's end. 0 for an unknown client.
 pub(super) fn sync_wait_ms(spec: &SimSpec, client: &str) -> u64 {
-    let Some(c) = spec.clients.iter().position(|c| c.name == client) else {
-        return 0;
-    };
-    crate::model::config::client_config(spec, c).map_or(0, |config| {
-        resend_delays(&config).0 - config.response_timeout.0
-    })
+    config_of(spec, client).map_or(0, |config| sync_timeout(&config))
 }
 
-/// A client's response timeout (with the sync timeout of a `WAIT` batch
-/// when Redis has replicas) and the longest pause before its first resend
-/// (the retry interval; from 3.48 a jittered pause of up to 1 s).
-fn resend_delays(config: &Config) -> (u64, u64) {
-    let sync = if config.replicas > 0 {
+/// Client `client`'s lock config, if the spec has the client.
+fn config_of(spec: &SimSpec, client: &str) -> Option<Config> {
+    let c = spec.clients.iter().position(|c| c.name == client)?;
+    crate::model::config::client_config(spec, c).ok()
+}
+
+/// What a `WAIT` batch adds to a command's wait: the sync timeout, when
+/// Redis has replicas.
+fn sync_timeout(config: &Config) -> u64 {
+    if config.replicas > 0 {
         config.slaves_sync_timeout.0
     } else {
         0
-    };
-    (
-        config.response_timeout.0 + sync,
-        config.retry_delay_range(0).1.0,
-    )
+    }
 }
 
 #[cfg(test)]
