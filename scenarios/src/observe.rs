@@ -63,7 +63,8 @@ pub(crate) fn observations(history: &History) -> Vec<Observation> {
                 | lockcore::Event::SyncProbed { .. }
                 | lockcore::Event::ReplicasCounted { .. }
                 | lockcore::Event::AcquireRolledBack { .. }
-                | lockcore::Event::WaitBegan { .. } => continue,
+                | lockcore::Event::WaitBegan { .. }
+                | lockcore::Event::RenewalStaged { .. } => continue,
             },
             RecordKind::Write { who, accepted, .. } => {
                 let kind = if *accepted {

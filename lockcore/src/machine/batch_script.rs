@@ -45,14 +45,7 @@ impl LockClient {
     /// once rewritten; `EVALSHA` when this client loaded it; otherwise
     /// its `SCRIPT LOAD` goes out and the script waits for it.
     pub(super) fn batch_form(&mut self, now: Millis, held: Held) -> Batch {
-        let script = match &held.kind {
-            Kind::Command { command, .. } => match &**command {
-                [name, text, ..] if name.as_ref() == b"EVAL" => LockScript::from_text(text),
-                _ => None,
-            },
-            Kind::Subscribe { .. } => None,
-        };
-        let Some(script) = script.filter(|_| self.switches.has(Switch::ScriptCache)) else {
+        let Some(script) = self.cached_form(&held.kind) else {
             return Batch::Ready(held);
         };
         if self.batch_scripts.contains(&script) {
@@ -76,6 +69,26 @@ impl LockClient {
             Owner::BatchLoad(id, script),
             Tries::default(),
         ))
+    }
+
+    /// Whether `kind`'s batch goes out only after a `SCRIPT LOAD` of its
+    /// own (3.46+, a lock script this client has not loaded).
+    pub(super) fn loads_first(&self, kind: &Kind) -> bool {
+        self.cached_form(kind)
+            .is_some_and(|script| !self.batch_scripts.contains(&script))
+    }
+
+    /// The lock script `kind` runs, when its batch sends it as `EVALSHA`
+    /// (3.46+, `script-cache`).
+    fn cached_form(&self, kind: &Kind) -> Option<LockScript> {
+        let script = match kind {
+            Kind::Command { command, .. } => match &**command {
+                [name, text, ..] if name.as_ref() == b"EVAL" => LockScript::from_text(text),
+                _ => None,
+            },
+            Kind::Subscribe { .. } => None,
+        };
+        script.filter(|_| self.switches.has(Switch::ScriptCache))
     }
 
     /// The batch's `SCRIPT LOAD` answered: the client now holds the

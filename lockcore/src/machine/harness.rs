@@ -48,6 +48,9 @@ pub(crate) struct Harness {
     pub(crate) probe_readings: Vec<(bool, Option<bool>)>,
     /// The threads whose timed wait loop began (`Event::WaitBegan`).
     pub(crate) waits_began: Vec<ThreadId>,
+    /// Each renewal that waited for a stage of its own
+    /// (`Event::RenewalStaged`).
+    pub(crate) renewals_staged: Vec<LockName>,
     /// Each count the client reported reading from `INFO`
     /// (`Event::ReplicasCounted`).
     pub(crate) replicas_counted: Vec<u32>,
@@ -120,6 +123,7 @@ impl Harness {
             show_cleanup: false,
             probe_readings: Vec::new(),
             waits_began: Vec::new(),
+            renewals_staged: Vec::new(),
             replicas_counted: Vec::new(),
             connected_replicas: None,
             aof_enabled: false,
@@ -214,6 +218,9 @@ impl Harness {
                 }
                 Some(Output::Event(Event::WaitBegan { thread, .. })) => {
                     self.waits_began.push(thread);
+                }
+                Some(Output::Event(Event::RenewalStaged { lock })) => {
+                    self.renewals_staged.push(lock);
                 }
                 other => return other,
             }

@@ -126,6 +126,17 @@ pub enum Event {
         /// The waiting thread.
         thread: ThreadId,
     },
+    /// The watchdog's renewal of `lock` (from 3.44 a round's chunk, named
+    /// by the lock it is routed by) waits for a stage of its own before
+    /// its script goes: 3.26.1+'s probe, 3.18.1+'s `INFO`, 3.46+'s batch
+    /// `SCRIPT LOAD`. The chain's round went out now, though the renewal
+    /// is sent (and recorded) only once the stage answers; a stage held
+    /// by a fault holds the round. Bookkeeping that the oracle reads;
+    /// timelines do not show it.
+    RenewalStaged {
+        /// The lock.
+        lock: LockName,
+    },
     /// `fenced` only: the holder learns it no longer holds the lock.
     LeaseLost {
         /// The lock.

@@ -176,4 +176,41 @@ mod tests {
         )));
         assert!(!aof_enabled(&Value::Int(1)));
     }
+
+    /// A renewal that reads `INFO` first (3.18.1 to 3.26.x ask before
+    /// every synced script) reports its stage as it goes, so a history
+    /// dates its round from the `INFO`; from 3.27.0 the count is kept
+    /// and the renewal goes at once, with no stage to report.
+    #[test]
+    fn a_renewal_behind_its_info_reports_its_stage() {
+        use crate::machine::harness::Harness;
+        use crate::{Call, CallOutcome, LockName, Purpose, ThreadId};
+        // 3.26.1+ probes `WAIT` before the first synced script.
+        for (version, probes, staged) in [("3.20.1", false, true), ("3.27.0", true, false)] {
+            let mut h = Harness::with_replicas(version, 1);
+            h.call(ThreadId(1), "l", Call::Lock { lease: None })
+                .unwrap();
+            if probes {
+                h.probed();
+            }
+            let (acquire, _) = h.expect_send();
+            let (wait, _) = h.expect_send();
+            h.reply(acquire, Value::Nil);
+            h.reply(wait, Value::Int(1));
+            assert_eq!(
+                h.expect_return(ThreadId(1)),
+                Ok(CallOutcome::Acquired { token: None })
+            );
+            assert!(h.renewals_staged.is_empty(), "{version}");
+            h.advance(10_500);
+            let (_, purpose, _) = h.expect_send_purpose();
+            assert_eq!(purpose, Purpose::Renew, "{version}");
+            let expected: &[LockName] = if staged {
+                &[LockName::new("l").unwrap()]
+            } else {
+                &[]
+            };
+            assert_eq!(h.renewals_staged, expected, "{version}");
+        }
+    }
 }

@@ -193,6 +193,22 @@ impl LockClient {
         )
     }
 
+    /// A renewal about to wait for a stage of its own (the probe, `INFO`,
+    /// its batch's `SCRIPT LOAD`) went out now as far as its chain is
+    /// concerned: reported once, on its first send's first stage.
+    fn report_staged(&mut self, kind: &Kind, lock: &LockName, tries: Tries) {
+        let renewal = matches!(
+            kind,
+            Kind::Command {
+                purpose: Purpose::Renew,
+                ..
+            }
+        );
+        if renewal && tries.sent == 0 && !tries.staged {
+            self.event(super::Event::RenewalStaged { lock: lock.clone() });
+        }
+    }
+
     pub(super) fn transmit(
         &mut self,
         now: Millis,
@@ -203,6 +219,7 @@ impl LockClient {
     ) -> RequestId {
         let wants_sync = !tries.bare && self.waits_for_replicas(&kind);
         if wants_sync && self.needs_probe() {
+            self.report_staged(&kind, &lock, tries);
             return self.send_probe(now, Held::new(kind, lock, owner, tries));
         }
         let mut with = if wants_sync {
@@ -213,7 +230,10 @@ impl LockClient {
         let (mut kind, mut lock, mut owner, mut tries) = (kind, lock, owner, tries);
         if with != SyncWith::Bare {
             match tries.replicas.or_else(|| self.known_replicas()) {
-                None => return self.send_info(now, Held::new(kind, lock, owner, tries)),
+                None => {
+                    self.report_staged(&kind, &lock, tries);
+                    return self.send_info(now, Held::new(kind, lock, owner, tries));
+                }
                 Some(n) => {
                     tries.replicas = Some(n);
                     if n == 0 {
@@ -222,6 +242,9 @@ impl LockClient {
                         with = SyncWith::Bare;
                     }
                 }
+            }
+            if self.loads_first(&kind) {
+                self.report_staged(&kind, &lock, tries);
             }
             match self.batch_form(now, Held::new(kind, lock, owner, tries)) {
                 Batch::Ready(held) => (kind, lock, owner, tries) = held.into_parts(),

@@ -278,7 +278,8 @@ impl Builder {
                     | lockcore::Event::SyncProbed { .. }
                     | lockcore::Event::ReplicasCounted { .. }
                     | lockcore::Event::AcquireRolledBack { .. }
-                    | lockcore::Event::WaitBegan { .. } => {
+                    | lockcore::Event::WaitBegan { .. }
+                    | lockcore::Event::RenewalStaged { .. } => {
                         return;
                     }
                 };

@@ -123,13 +123,15 @@ pub struct Record {
 
 impl Record {
     /// Whether a timeline shows it: every record but the bookkeeping the
-    /// checkers alone read (an acquire's send, a wait loop's start).
+    /// checkers alone read (an acquire's send, a wait loop's start, a
+    /// renewal's wait for its stage).
     pub fn shown(&self) -> bool {
         !matches!(
             self.kind,
             RecordKind::AcquireSent { .. }
                 | RecordKind::Lock {
-                    event: lockcore::Event::WaitBegan { .. },
+                    event: lockcore::Event::WaitBegan { .. }
+                        | lockcore::Event::RenewalStaged { .. },
                     ..
                 }
         )

@@ -112,6 +112,9 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 lockcore::Event::WaitBegan { lock, thread } => {
                     format!("t{thread} waits for {lock}")
                 }
+                lockcore::Event::RenewalStaged { lock } => {
+                    format!("renewal of {lock} waits for its stage")
+                }
                 lockcore::Event::AcquireRolledBack { lock, thread } => {
                     format!("t{thread}'s acquire of {lock} synced too few replicas: rolled back")
                 }

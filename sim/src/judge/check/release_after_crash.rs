@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use lockcore::{Call, LockName};
 
 use crate::judge::check::work::Count;
-use crate::model::history::{Outcome, Phase, Proc, RecordKind, ReleaseCause, Who};
+use crate::model::history::{Outcome, Phase, Proc, RecordKind, ReleaseCause, ServerCause, Who};
 use crate::model::name::Name;
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -48,7 +48,23 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     let mut pauses = Vec::new();
     for (i, r) in work.records(history) {
         match &r.kind {
-            RecordKind::Server { lock, holder, .. } => {
+            RecordKind::Server {
+                lock,
+                holder,
+                count,
+                cause,
+                ..
+            } => {
+                // A thread's count rose: its acquire ran. The record's
+                // cause may be the command that let it run (a blocked
+                // `WAIT` it queued behind), not the acquire itself.
+                if let (Some(h), ServerCause::Command { by, .. }) = (holder, cause)
+                    && by.client == h.client
+                    && by.life == h.life
+                    && state.count_rose(history, lock, h, *count)
+                {
+                    state.entry(h, lock).acquire_ran(h.thread, r.at, i);
+                }
                 let by = holder.as_ref().map(|h| (Name(&h.client), h.life));
                 if let Some(open) = waiting_on.get_mut(lock.as_str()) {
                     settle(open, &mut pending, by, (i, r.at), work);
@@ -220,6 +236,20 @@ impl<'h> State<'h> {
         self.server.insert(lock, (by, i, name));
     }
 
+    /// Whether Redis's new record of `lock`, held by `who` `count` times,
+    /// raised that thread's count (a new holder, or a greater count).
+    fn count_rose(&self, history: &History, lock: &LockName, who: &Who, count: i64) -> bool {
+        let before = self.server.get(lock.as_str()).map(|&(_, i, _)| &history.records[i].kind);
+        match before {
+            Some(RecordKind::Server {
+                holder: Some(old),
+                count: old_count,
+                ..
+            }) => old != who || *old_count < count,
+            _ => true,
+        }
+    }
+
     /// The threads of processes other than `process` that believe they
     /// hold a read lock of `key`.
     fn other_readers(&self, key: &str, process: ProcKey<'h>) -> Vec<&'h Who> {
@@ -346,6 +376,9 @@ struct Refresh {
     waiting: BTreeMap<u64, (Option<u64>, usize)>,
     /// Threads inside an unlock: thread -> call record.
     unlocking: BTreeMap<u64, usize>,
+    /// Threads whose acquire failed (an interrupt, a timeout) while it
+    /// may not have run yet: thread -> lease asked.
+    abandoned: BTreeMap<u64, Option<u64>>,
     /// Per thread, the lease of its hold in force.
     hold_lease: BTreeMap<u64, Option<u64>>,
     /// A read lock: readers share the key, and Redisson arms it for the
@@ -417,7 +450,10 @@ impl Refresh {
                         self.hold_lease.insert(thread, lease);
                         self.set(at, lease, i);
                     }
-                    Outcome::Error { .. } => self.maybe((at, lease, i)),
+                    Outcome::Error { .. } => {
+                        self.abandoned.insert(thread, lease);
+                        self.maybe((at, lease, i));
+                    }
                     _ => {}
                 }
             }
@@ -431,6 +467,21 @@ impl Refresh {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Redis ran an acquire of `thread` at `at` (record `i`). With no
+    /// acquire call of the thread open, it is the one its failed call
+    /// abandoned: a command left on the connection runs when Redis reads
+    /// it, not when the call gave up (4.7.0 seed 164386, `--branch
+    /// 22614:5`: C/t2's `lock()` interrupted 1 ms in, its acquire run
+    /// 541 ms later behind a blocked `WAIT`, then C crashed).
+    fn acquire_ran(&mut self, thread: u64, at: SimTime, i: usize) {
+        if self.waiting.contains_key(&thread) {
+            return;
+        }
+        if let Some(lease) = self.abandoned.remove(&thread) {
+            self.maybe((at, lease, i));
         }
     }
 
