@@ -396,8 +396,8 @@ fn a_read_renewal_that_shortens_a_longer_lease_is_named() {
 }
 
 /// A defect no upstream issue reports is named by its path too. Seed
-/// 15828 under 4.7.0, shrunk: a count-down unlock whose `WAIT` synced no
-/// replica is tried again, and each attempt's handler takes a count off
+/// 100816 under 4.7.0 (directed), shrunk: a count-down unlock whose
+/// `WAIT` synced no replica is tried again, and each attempt's handler takes a count off
 /// the renewal entry (`RedissonBaseLock.unlockAsync0` inside
 /// `ServiceManager.execute`), so renewal stops under a thread that still
 /// holds the lock.
@@ -406,7 +406,7 @@ fn a_read_renewal_that_shortens_a_longer_lease_is_named() {
 #[test]
 fn a_retried_count_down_unlock_is_named_as_unreported() {
     for file in [
-        "explored-15828-4-7-0-mutual-exclusion-defect.toml",
+        "explored-100816-4-7-0-mutual-exclusion-defect.toml",
         "explored-25489-4-7-0-mutual-exclusion-defect.toml",
     ] {
         let named: Vec<_> = finding_defects(file)

@@ -155,25 +155,38 @@ impl LockClient {
         let waits = acquiring.wait.waits();
         let (asked, token) = (acquiring.lease, acquiring.token);
         let lock = lock.clone();
-        let lease = asked.unwrap_or_else(|| self.watchdog_lease(&lock));
+        let command = self.acquire_command(now, (&lock, thread), asked, (waits, token));
+        self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
+    }
+
+    /// `thread`'s acquire script of `lock`, with the lease it asked
+    /// (`None`: the watchdog's), as a call that `waits` sends it (`token`:
+    /// `RFencedLock`'s token methods).
+    pub(super) fn acquire_command(
+        &mut self,
+        now: Millis,
+        (lock, thread): (&LockName, ThreadId),
+        asked: Option<Millis>,
+        (waits, token): (Waits, bool),
+    ) -> super::Command {
+        let lease = asked.unwrap_or_else(|| self.watchdog_lease(lock));
         let lease = self.wire.number(lease.0);
         let field = self.wire.field(&self.uuid, thread);
         let words = Words {
             switches: &self.switches,
-            lock: &self.wire.lock(&lock),
+            lock: &self.wire.lock(lock),
             thread_field: field,
             lease,
             now,
             waits,
             thread_wait: self.config.fair_lock_wait_timeout,
         };
-        let command = match token {
+        match token {
             // `call` refuses the token methods on a kind without them.
             true => lock.kind().acquire_token(&words),
             false => None,
         }
-        .unwrap_or_else(|| lock.kind().acquire(&words));
-        self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
+        .unwrap_or_else(|| lock.kind().acquire(&words))
     }
 
     /// The wait left, in ms (`None`: unbounded); zero or less means spent.

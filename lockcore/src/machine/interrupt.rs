@@ -37,9 +37,15 @@ use crate::{LockError, LockName, Millis, Switch, ThreadId, TransportError};
 /// An acquire script still on the wire after its thread was interrupted.
 #[derive(Debug, Clone)]
 pub(crate) struct Abandoned {
-    lock: LockName,
-    thread: ThreadId,
-    lease: Option<Millis>,
+    pub(super) lock: LockName,
+    pub(super) thread: ThreadId,
+    pub(super) lease: Option<Millis>,
+    /// How the call waited (the fair lock's script says so).
+    pub(super) waits: crate::kind::Waits,
+    /// `RFencedLock`'s token methods: their own script, no rollback.
+    pub(super) token: bool,
+    /// Its tries again for too few synced replicas so far (3.20.1+).
+    pub(super) tries: u32,
 }
 
 impl LockClient {
@@ -61,9 +67,15 @@ impl LockClient {
             lock: state.lock.clone(),
             thread,
             lease: acquiring.lease,
+            waits: acquiring.wait.waits(),
+            token: acquiring.token,
+            tries: self.no_sync_tries.get(&thread).copied().unwrap_or(0),
         };
-        if acquiring.phase == Phase::Attempting {
-            self.abandon_attempt(now, abandoned);
+        match acquiring.phase {
+            Phase::Attempting => self.abandon_attempt(now, abandoned),
+            Phase::RollingBack => self.abandon_rollback(abandoned),
+            Phase::NoSyncPause { timer } => self.abandon_pause(timer, abandoned),
+            _ => {}
         }
         self.finish(thread, Err(LockError::Interrupted));
         true
@@ -144,6 +156,9 @@ impl LockClient {
         abandoned: Abandoned,
         reply: Result<Value, TransportError>,
     ) {
+        if super::no_sync::no_sync(&reply) && self.abandoned_not_synced(now, &abandoned) {
+            return;
+        }
         let fencing = self.switches.has(Switch::Fencing);
         let acquired = reply
             .map_err(LockError::from)
@@ -156,6 +171,7 @@ impl LockClient {
             lock,
             thread,
             lease,
+            ..
         } = abandoned;
         if self.switches.has(Switch::InterruptedAcquireUnlocks) {
             let (command, _latch) = self.unlock_command(now, thread, &lock, None);

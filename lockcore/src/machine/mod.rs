@@ -9,6 +9,7 @@
 //! draws no randomness, and keeps all state in ordered collections, so the
 //! same inputs give the same outputs byte for byte.
 
+mod abandoned_retry;
 mod acquire;
 mod batch_script;
 mod batched;
@@ -87,6 +88,9 @@ enum TimerKind {
     /// 3.45.1+: the probe's batch, answered by a demoted primary, goes
     /// again (`replica-wait-retried`).
     ProbeRetry(u64),
+    /// 3.20.1+: an interrupted thread's acquire, rolled back for too few
+    /// synced replicas, goes again (by its key in `abandoned`).
+    AbandonedRetry(u64),
     /// A Sentinel client's pub/sub stopped for good before 3.46 (#6026):
     /// this subscription (its channel and generation) fails now.
     SubscriptionTimeout(String, u64),
@@ -156,6 +160,10 @@ pub struct LockClient {
     /// How often each thread's current call was tried again for too few
     /// synced replicas (3.20.1+).
     no_sync_tries: BTreeMap<ThreadId, u32>,
+    /// Interrupted threads' acquires waiting for their next try after a
+    /// rollback (3.20.1+), by key.
+    abandoned: VecMap<u64, interrupt::Abandoned>,
+    next_abandoned: u64,
     retrying: VecMap<TimerId, Pending>,
     calls: VecMap<ThreadId, CallState>,
     holds: BTreeMap<(LockName, ThreadId), Hold>,
@@ -226,6 +234,8 @@ impl LockClient {
             requests: VecMap::new(),
             syncs: VecMap::new(),
             no_sync_tries: BTreeMap::new(),
+            abandoned: VecMap::new(),
+            next_abandoned: 0,
             retrying: VecMap::new(),
             calls: VecMap::new(),
             holds: BTreeMap::new(),
@@ -398,6 +408,7 @@ impl LockClient {
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
             TimerKind::NoSyncRetry(thread) => self.on_no_sync_retry(now, thread),
             TimerKind::ProbeRetry(id) => self.on_probe_retry(now, id),
+            TimerKind::AbandonedRetry(id) => self.on_abandoned_retry(now, id),
         }
     }
 
@@ -564,6 +575,7 @@ impl LockClient {
             }
             Owner::Abandoned(abandoned) => self.on_abandoned_reply(now, abandoned, reply),
             Owner::Rollback(thread, error) => self.on_rollback_reply(now, thread, error),
+            Owner::AbandonedRollback(abandoned) => self.on_abandoned_rollback_reply(now, abandoned),
             Owner::ScriptLoad(reload) => self.on_script_loaded(now, *reload, reply, sent_at),
             Owner::BatchLoad(id, script) => self.on_batch_loaded(now, (id, script), reply, sent_at),
             Owner::Probe(id, part) => self.on_probe_reply(now, id, part, reply, sent_at),

@@ -35,7 +35,7 @@ impl LockClient {
     /// Whether the rollback and the retry recognise the failure: by its
     /// exact text until 3.46.x, which from 3.25.0 is no longer the text
     /// raised; by its type from 3.47.0.
-    fn no_sync_recognised(&self) -> bool {
+    pub(super) fn no_sync_recognised(&self) -> bool {
         !self.switches.has(Switch::NoSyncMessageLengthened)
             || self.switches.has(Switch::NoSyncedSlavesException)
     }

@@ -47,6 +47,9 @@ pub(super) enum Owner {
     /// 3.20.0+: the unlock that rolls back this thread's acquire, which
     /// failed with this error for too few synced replicas.
     Rollback(ThreadId, TransportError),
+    /// 3.20.0+: the unlock that rolls back an interrupted thread's
+    /// acquire, which synced too few replicas (see `abandoned_retry`).
+    AbandonedRollback(super::interrupt::Abandoned),
     /// Nobody: the reply is dropped (a latch's `DEL`).
     Nobody,
     /// 3.46+ (`script-cache`): a `SCRIPT LOAD` after `NOSCRIPT`; the
@@ -72,6 +75,14 @@ impl Owner {
             Owner::Call(t) => *t == thread,
             Owner::ScriptLoad(reload) => reload.owner.is_call_of(thread),
             _ => false,
+        }
+    }
+
+    /// The owner the reply goes to: this one, or a script load's.
+    pub(super) fn innermost(&mut self) -> &mut Owner {
+        match self {
+            Owner::ScriptLoad(reload) => reload.owner.innermost(),
+            owner => owner,
         }
     }
 
