@@ -216,6 +216,89 @@ fn none_sent<'s>(
     (lease, end): (u64, u64),
 ) -> Option<(String, Option<&'s crate::Fault>)> {
     let first = *v.events.iter().min()?;
+    let FirstRound {
+        process,
+        mut due,
+        mut lead,
+        mut synced,
+    } = first_round(spec, history, first, (lease, end))?;
+    let tick = history.meta.max_timer_tick_ms;
+    let latency = history.meta.max_latency_ms;
+    let quiet = spec.latency.max_ms.min(latency);
+    let mut refused = Vec::new();
+    let mut blamed: Option<&crate::Fault> = None;
+    let ends = |f: &crate::Fault| f.effect_end_ms().unwrap_or(f.at_ms());
+    loop {
+        let in_force = |f: &&crate::Fault| {
+            f.client().is_none_or(|c| *c == *process.client)
+                // A fault that struck while the round was on its way
+                // caught it too (4.7.0 seed 106226: a switchover closed
+                // the connection 5 ms after the round's `SCRIPT LOAD` went).
+                && f.at_ms() <= due + synced + latency
+                && due.saturating_sub(tick) <= ends(f) + latency
+        };
+        if let Some(f) = excusing(spec).find(|f| in_force(f) && ends(f) + latency >= end) {
+            let f = blamed.unwrap_or(f);
+            return Some((none_went(f, due, &refused), Some(f)));
+        }
+        // The fault named is the one that refused the first round.
+        let f = *blamed.get_or_insert(excusing(spec).find(in_force)?);
+        // The fault ended in time, but it refused the attempt before the
+        // renewal's script went (3.46+: the batch's `SCRIPT LOAD`, or an
+        // `INFO`, dropped at the due time): the round failed, and the
+        // watchdog's next is a third of the lease after it (4.7.0 seed
+        // 139: a 5 s failover refused two rounds of a 10 s lease, and the
+        // third fell due after the expiry).
+        // Under `interleave` the round's callback may run that window's
+        // delay late (4.7.0 seed 39802: a failover refused a round at
+        // 16.19 s and the next, 97 ms late, at 19.62 s).
+        let from = due.saturating_sub(2 * tick + quiet + lead);
+        let slack = super::interleave_delay(spec, v, from, due + latency);
+        let to = due + synced + latency + slack;
+        let (at, why) = lost_round(history, (first, end), &process, (from, to))?;
+        refused.push((at, why));
+        synced = 0;
+        due = if why.answered() {
+            // The refusal comes back a one-way delay after the send, and
+            // the next round is set a third of the lease after that
+            // (4.7.0 seed 40695: refused at 16.71 s, the next at 20.10 s).
+            at + quiet + lease / 3 + tick
+        } else {
+            // Lost unanswered (on a connection a switchover had closed):
+            // only the response timeout fails it, and the command layer
+            // resends after its retry pause (4.7.0 seed 106226: a 3 s
+            // watchdog's `SCRIPT LOAD` lost so at 13.83 s, the key
+            // expired at 15.76 s, the resend due after 16.83 s).
+            at + chain::resend_after_ms(spec, &process.client) + tick
+        };
+        let (ahead, behind) = clock_drift(spec, &process.client, (at, due));
+        (lead, due) = (ahead, due + behind);
+        if due + quiet >= end {
+            return Some((none_went(f, due, &refused), Some(f)));
+        }
+    }
+}
+
+/// When the watchdog's first round after a hold's start (or its last
+/// renewal) fell due, on true time; how far the client's clock ran
+/// ahead by then; and how long the renewing round's `WAIT` may have held
+/// its end.
+struct FirstRound {
+    process: crate::Proc,
+    due: u64,
+    lead: u64,
+    synced: u64,
+}
+
+/// The first round of the believer's hold (record `first`), if it was a
+/// watchdog hold whose renewal the watchdog did not stop on its own and
+/// a renewal on time could have arrived before the expiry at `end`.
+fn first_round(
+    spec: &SimSpec,
+    history: &History,
+    first: usize,
+    (lease, end): (u64, u64),
+) -> Option<FirstRound> {
     let hold = history.records.get(first)?;
     let RecordKind::Hold {
         who,
@@ -258,103 +341,67 @@ fn none_sent<'s>(
     // set from there (4.7.0 seed 174449: a stall held the WAIT 590 ms,
     // and the next round went that much after a third of the lease).
     // A hold is recorded as its call returns, after its batch ended.
-    let mut synced = renewed.map_or(0, |_| chain::sync_wait_ms(spec, &process.client));
-    let tick = history.meta.max_timer_tick_ms;
-    let mut due = learned + lease / 3 + tick;
-    let latency = history.meta.max_latency_ms;
+    let synced = renewed.map_or(0, |_| chain::sync_wait_ms(spec, &process.client));
+    let due = learned + lease / 3 + history.meta.max_timer_tick_ms;
     // A key that ran out before a renewal on time could arrive had a
     // shorter TTL than the watchdog's (3.19.1's previous lease, #4818):
     // no fault explains that. On time means without faults: the run's
     // bound adds every delay fault's, which is what is being judged
     // (4.7.0 seed 4980: a 7.6 s reply delay later in the run hid a 1 s
     // key whose first round, a `SCRIPT LOAD`, a 3.7 s delay held).
-    let quiet = spec.latency.max_ms.min(latency);
-    if due + quiet >= end {
+    if due + spec.latency.max_ms.min(history.meta.max_latency_ms) >= end {
         return None;
     }
     // The client's timers run on its clock: a slow one fires the round
     // late, a fast one early (4.7.0 seed 118379: a drift to a third of
     // true speed for 125 ms put the round 83 ms past its due time).
-    let (mut lead, lag) = clock_drift(spec, &process.client, (learned, due));
-    due += lag;
-    let mut refused = Vec::new();
-    let mut blamed: Option<&crate::Fault> = None;
-    let ends = |f: &crate::Fault| f.effect_end_ms().unwrap_or(f.at_ms());
-    loop {
-        let in_force = |f: &&crate::Fault| {
-            f.client().is_none_or(|c| *c == *process.client)
-                // A fault that struck while the round was on its way
-                // caught it too (4.7.0 seed 106226: a switchover closed
-                // the connection 5 ms after the round's `SCRIPT LOAD` went).
-                && f.at_ms() <= due + synced + latency
-                && due.saturating_sub(tick) <= ends(f) + latency
-        };
-        if let Some(f) = excusing(spec).find(|f| in_force(f) && ends(f) + latency >= end) {
-            let f = blamed.unwrap_or(f);
-            return Some((none_went(f, due, &refused), Some(f)));
-        }
-        // The fault named is the one that refused the first round.
-        let f = *blamed.get_or_insert(excusing(spec).find(in_force)?);
-        // The fault ended in time, but it refused the attempt before the
-        // renewal's script went (3.46+: the batch's `SCRIPT LOAD`, or an
-        // `INFO`, dropped at the due time): the round failed, and the
-        // watchdog's next is a third of the lease after it (4.7.0 seed
-        // 139: a 5 s failover refused two rounds of a 10 s lease, and the
-        // third fell due after the expiry).
-        // Under `interleave` the round's callback may run that window's
-        // delay late (4.7.0 seed 39802: a failover refused a round at
-        // 16.19 s and the next, 97 ms late, at 19.62 s).
-        let from = due.saturating_sub(2 * tick + quiet + lead);
-        let slack = super::interleave_delay(spec, v, from, due + latency);
-        // A resubscription refused in the same window is the pub/sub
-        // connection's, not the round's (4.7.0 seed 92802: a failover
-        // refused a SUBSCRIBE 52 ms before the round's `SCRIPT LOAD`,
-        // and the next round was looked for 52 ms early).
-        // A round a partition held and then lost (its connection closed
-        // meanwhile) failed unanswered, timed from when it went (4.7.0
-        // seed 191312: held at 26.55 s, lost at 29.55 s on a connection a
-        // failover had closed, resent after 4.4 s and a 2.6 s pause).
-        let (at, why) = window()
-            .filter(|r| (from..=due + synced + latency + slack).contains(&r.at.as_ms()))
-            .find_map(|r| match &r.kind {
-                RecordKind::Drop {
-                    process: p,
-                    direction: Direction::Up,
-                    what,
-                    why,
-                } if *p == process && !what.contains("SUBSCRIBE") => Some((r.at.as_ms(), *why)),
-                RecordKind::Held {
-                    process: p,
-                    direction: Direction::Up,
-                    what,
-                    until,
-                } if *p == process && !what.contains("SUBSCRIBE") => {
-                    let why = held_then_lost(history, (p, what), *until)?;
-                    Some((r.at.as_ms(), why))
-                }
-                _ => None,
-            })?;
-        refused.push((at, why));
-        synced = 0;
-        due = if why.answered() {
-            // The refusal comes back a one-way delay after the send, and
-            // the next round is set a third of the lease after that
-            // (4.7.0 seed 40695: refused at 16.71 s, the next at 20.10 s).
-            at + quiet + lease / 3 + tick
-        } else {
-            // Lost unanswered (on a connection a switchover had closed):
-            // only the response timeout fails it, and the command layer
-            // resends after its retry pause (4.7.0 seed 106226: a 3 s
-            // watchdog's `SCRIPT LOAD` lost so at 13.83 s, the key
-            // expired at 15.76 s, the resend due after 16.83 s).
-            at + chain::resend_after_ms(spec, &process.client) + tick
-        };
-        let (ahead, behind) = clock_drift(spec, &process.client, (at, due));
-        (lead, due) = (ahead, due + behind);
-        if due + quiet >= end {
-            return Some((none_went(f, due, &refused), Some(f)));
-        }
-    }
+    let (lead, lag) = clock_drift(spec, &process.client, (learned, due));
+    Some(FirstRound {
+        process,
+        due: due + lag,
+        lead,
+        synced,
+    })
+}
+
+/// The first round `process` lost in `from..=to` (ms; records from the
+/// hold `first` up to `end`): when it went, and why it was lost. A
+/// resubscription refused in the same window is the pub/sub
+/// connection's, not the round's (4.7.0 seed 92802: a failover refused
+/// a SUBSCRIBE 52 ms before the round's `SCRIPT LOAD`, and the next
+/// round was looked for 52 ms early). A round a partition held and then
+/// lost (its connection closed meanwhile) failed unanswered, timed from
+/// when it went (4.7.0 seed 191312: held at 26.55 s, lost at 29.55 s on
+/// a connection a failover had closed, resent after 4.4 s and a 2.6 s
+/// pause).
+fn lost_round(
+    history: &History,
+    (first, end): (usize, u64),
+    process: &crate::Proc,
+    (from, to): (u64, u64),
+) -> Option<(u64, crate::DropCause)> {
+    history.records[first..]
+        .iter()
+        .take_while(|r| r.at.as_ms() <= end)
+        .filter(|r| (from..=to).contains(&r.at.as_ms()))
+        .find_map(|r| match &r.kind {
+            RecordKind::Drop {
+                process: p,
+                direction: Direction::Up,
+                what,
+                why,
+            } if p == process && !what.contains("SUBSCRIBE") => Some((r.at.as_ms(), *why)),
+            RecordKind::Held {
+                process: p,
+                direction: Direction::Up,
+                what,
+                until,
+            } if p == process && !what.contains("SUBSCRIBE") => {
+                let why = held_then_lost(history, (p, what), *until)?;
+                Some((r.at.as_ms(), why))
+            }
+            _ => None,
+        })
 }
 
 /// Why the message `what` of `process` that a partition held until
