@@ -27,7 +27,7 @@ use crate::{Protocol, Value};
 fn needs_own_headers(value: &Value, protocol: Protocol) -> bool {
     match value {
         Value::NilArray => protocol == Protocol::Resp2,
-        Value::Double(_) => true,
+        Value::Double(_) | Value::Written(..) => true,
         Value::Array(items) | Value::Push(items) => {
             items.iter().any(|v| needs_own_headers(v, protocol))
         }
@@ -40,6 +40,9 @@ fn needs_own_headers(value: &Value, protocol: Protocol) -> bool {
 
 /// Appends `value`, encoded for `protocol`, to `out`.
 pub fn encode(value: &Value, protocol: Protocol, out: &mut BytesMut) {
+    if let Value::Written(written, inner) = value {
+        return encode(inner, *written, out);
+    }
     if encode_scalar(value, protocol, out) {
         return;
     }
@@ -179,6 +182,8 @@ fn resp2_frame(value: &Value) -> Resp2Frame {
                 .flat_map(|(k, v)| [resp2_frame(k), resp2_frame(v)])
                 .collect(),
         ),
+        // Written by `encode` itself, in its own protocol; never reached.
+        Value::Written(_, inner) => resp2_frame(inner),
     }
 }
 
@@ -233,6 +238,8 @@ fn resp3_frame(value: &Value) -> Resp3Frame {
                 .collect::<FrameMap<_, _>>(),
             attributes: None,
         },
+        // Written by `encode` itself, in its own protocol; never reached.
+        Value::Written(_, inner) => resp3_frame(inner),
     }
 }
 

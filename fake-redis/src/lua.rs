@@ -117,6 +117,8 @@ fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<Lv> {
             }
             Lv::Table(t)
         }
+        // Only `EXEC` makes one, and a script cannot run `EXEC`.
+        Value::Written(_, inner) => to_lua(lua, inner)?,
     })
 }
 

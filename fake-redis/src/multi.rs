@@ -83,9 +83,23 @@ fn exec(engine: &mut Engine, conn: ConnId, now: i64, out: &mut Response) -> Vec<
     let mut replies = Vec::with_capacity(count);
     engine.state.client(conn).in_exec = true;
     for args in multi.queue {
-        replies.extend(engine.run_queued(conn, &args, now, out));
+        let written = engine.run_queued(conn, &args, now, out);
+        // A queued `HELLO` switches the protocol of its own reply and the
+        // ones after it; the ones before it were written in the old one.
+        let protocol = engine.state.protocol(conn);
+        replies.extend(written.into_iter().map(|v| (protocol, v)));
     }
     engine.state.client(conn).in_exec = false;
+    let last = engine.state.protocol(conn);
+    let mut replies: Vec<Value> = (replies.into_iter())
+        .map(|(p, v)| {
+            if p == last {
+                v
+            } else {
+                Value::Written(p, Box::new(v))
+            }
+        })
+        .collect();
     let rest = replies.split_off(count.min(replies.len()));
     let mut all = vec![Value::Array(replies)];
     all.extend(rest);
@@ -116,5 +130,29 @@ pub(crate) fn signal_touched(db: &mut Db, state: &mut State) {
         if let Some(client) = state.clients.get_mut(&conn) {
             client.dirty_cas = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{args, engine_at};
+    use crate::{Protocol, encode_to_vec};
+
+    /// A `HELLO 3` queued in a RESP2 transaction switches the protocol of
+    /// the replies after it only: Redis 7.0.15 answers `MULTI; CLIENT
+    /// GETNAME; HELLO 3; EXEC` with the name's nil as RESP2's `$-1` and
+    /// the `HELLO` map as RESP3's `%7` (found by the differential test;
+    /// fake-redis once wrote the whole `EXEC` in the final protocol, `_`).
+    #[test]
+    fn a_queued_hello_switches_only_the_replies_after_it() {
+        let (mut e, _, c) = engine_at(0);
+        e.execute(c, args(&["MULTI"]));
+        e.execute(c, args(&["CLIENT", "GETNAME"]));
+        e.execute(c, args(&["HELLO", "3"]));
+        let reply = e.execute(c, args(&["EXEC"])).replies;
+        assert_eq!(e.protocol(c), Protocol::Resp3);
+        let wire = encode_to_vec(&reply[0], e.protocol(c));
+        let text = String::from_utf8_lossy(&wire);
+        assert!(text.starts_with("*2\r\n$-1\r\n%7\r\n"), "{text:?}");
     }
 }

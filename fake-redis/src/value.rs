@@ -41,6 +41,12 @@ pub enum Value {
     /// A RESP3 push (pub/sub messages and subscribe confirmations; an array
     /// on RESP2).
     Push(Vec<Value>),
+    /// A reply written in `protocol` whatever the connection speaks when
+    /// it is sent: inside `EXEC`, a reply Redis wrote before a queued
+    /// `HELLO` switched the protocol (Redis writes each queued command's
+    /// reply as it runs, so `MULTI; CLIENT GETNAME; HELLO 3; EXEC` answers
+    /// the name's nil as RESP2's `$-1`).
+    Written(crate::Protocol, Box<Value>),
 }
 
 /// A double reply. Equal when its bits are: Redis never replies NaN, so

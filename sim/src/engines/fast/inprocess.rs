@@ -192,5 +192,7 @@ pub fn lock_value(v: fake_redis::Value) -> Value {
                 .collect(),
         ),
         F::Push(items) => Value::Push(items.into_iter().map(lock_value).collect()),
+        // The shape is the same whatever protocol wrote it.
+        F::Written(_, inner) => lock_value(*inner),
     }
 }
