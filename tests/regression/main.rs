@@ -129,7 +129,9 @@ fn open_issues_named(file: &str) -> Vec<(&'static str, Option<&'static str>)> {
 /// thread tries again, and both scripts run while the second is out (x1,
 /// x2 at once), so one unlock leaves a count. 4.7.0 seed 56801: a fair
 /// tryLock's timed-out attempt ran, and #5019's catch answers false
-/// without undoing the hold. (Seed 11638, a tryLock that timed
+/// without undoing the hold. 4.7.0 seed 206060, written small: a
+/// re-entrant `lock()` timed out under a partition and ran after the
+/// thread's next call, an unlock, was sent. (Seed 11638, a tryLock that timed
 /// out after its script ran, stopped breaking when 3.46's script cache
 /// came in: after its Redis restart the renewal's `NOSCRIPT` round trip
 /// moves every later step.)
@@ -150,6 +152,10 @@ fn a_timed_out_acquire_that_ran_names_redisson_4109() {
         ),
         (
             "explored-56801-4-7-0-fair-trylock-false-after-it-ran.toml",
+            "lock-left-behind",
+        ),
+        (
+            "reentrant-lock-ran-after-the-threads-next-unlock.toml",
             "lock-left-behind",
         ),
     ] {

@@ -342,10 +342,12 @@ fn timed_out_acquire_ran_by(
 ) -> bool {
     let mut calling: Vec<&Who> = Vec::new();
     let mut ran: Vec<&Who> = Vec::new();
-    // Threads whose acquire failed with an error and that called nothing
-    // since: a script Redis runs for one of them now is that acquire,
-    // held back on the way (a timeout before the script ran, not after:
-    // fenced seed 89456, a re-entrant `lock(lease)`).
+    // Threads whose acquire failed with an error and that asked for no
+    // lock since: a script Redis runs for one of them now, raising its
+    // count, is that acquire, held back on the way (a timeout before the
+    // script ran, not after: fenced seed 89456, a re-entrant
+    // `lock(lease)`; 4.7.0 seed 206060, a `lock()` held by a partition
+    // that ran after the thread's next call, an unlock).
     let mut failed: Vec<&Who> = Vec::new();
     // Acquires out, with the count Redis showed for their thread when
     // they were called: two holds more while one call is out means a
@@ -365,7 +367,9 @@ fn timed_out_acquire_ran_by(
         }
         match &r.kind {
             RecordKind::Call { who, call, .. } => {
-                failed.retain(|w| *w != who);
+                if call.is_acquire() {
+                    failed.retain(|w| *w != who);
+                }
                 if call.is_acquire() && of(&who.client) {
                     calling.push(who);
                     retrying.push((who, count_of(&holders, who)));
@@ -378,6 +382,9 @@ fn timed_out_acquire_ran_by(
                 cause,
                 ..
             } => {
+                let before = (holders.iter())
+                    .find(|(l, _, _)| *l == lock)
+                    .map(|&(_, w, c)| (w, c));
                 holders.retain(|(l, _, _)| *l != lock);
                 let Some(who) = holder else {
                     continue;
@@ -386,7 +393,10 @@ fn timed_out_acquire_ran_by(
                 if !matches!(cause, ServerCause::Command { .. }) {
                     continue;
                 }
-                if failed.contains(&who)
+                // Only an acquire raises a thread's count: an unlock of
+                // a failed thread counts down.
+                let rose = before.is_none_or(|(w, c)| w != who || c < *count);
+                if failed.contains(&who) && rose
                     || retrying
                         .iter()
                         .any(|(w, base)| *w == who && *count >= base + 2)

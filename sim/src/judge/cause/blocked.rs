@@ -164,7 +164,12 @@ pub(super) fn renewals_blocked<'s>(
         None => healed + lease / 3,
     };
     if end > next + history.meta.max_timer_tick_ms + rtt {
-        return next_held(spec, history, (sent.last()?.1, next, end), blamed);
+        let &(_, client, (life, _)) = sent.last()?;
+        let process = crate::Proc {
+            client: client.into(),
+            life,
+        };
+        return next_held(spec, history, v, (process, next, lease, end), blamed);
     }
     let why = format!(
         "all {} renewal(s) sent in the lease before it failed under faults ({})",
@@ -179,22 +184,39 @@ pub(super) fn renewals_blocked<'s>(
 /// force when it fell due and lasted until a renewal sent as it ended
 /// could no longer reach Redis before the expiry at `end` (4.7.0 seed
 /// 1609745: a failover refused the renewal at 18 s, and a 14 s pause from
-/// 26 s held the one due at 28 s past the expiry at 38 s).
+/// 26 s held the one due at 28 s past the expiry at 38 s), or failed
+/// that round and the ones after it as `none_sent` says (4.7.0 seed
+/// 201990: a pause held a renewal into a failover that refused it, and
+/// refused the next round, a third of the lease later; the one after
+/// fell due after the expiry, 108 ms after the failover ended).
 fn next_held<'s>(
     spec: &'s SimSpec,
     history: &History,
-    (client, next, end): (&str, u64, u64),
+    v: &Violation,
+    (process, next, lease, end): (crate::Proc, u64, u64, u64),
     blamed: Option<&crate::Fault>,
 ) -> Option<(String, Option<&'s crate::Fault>)> {
     let due = next + history.meta.max_timer_tick_ms;
+    let failed = blamed.map(|f| f.text()).unwrap_or_default();
     let held = excusing(spec).find(|f| {
-        f.client().is_none_or(|c| c == client)
+        f.client().is_none_or(|c| *c == *process.client)
             && f.at_ms() <= due
             && f.effect_end_ms().unwrap_or(f.at_ms()) + history.meta.max_latency_ms >= end
-    })?;
+    });
+    let Some(held) = held else {
+        let round = FirstRound {
+            process,
+            due,
+            lead: 0,
+            synced: 0,
+        };
+        let (why, f) = rounds_lost(spec, history, v, (0, lease, end), round)?;
+        let why =
+            format!("the renewal(s) sent in the lease failed under faults ({failed}), and {why}");
+        return Some((why, f));
+    };
     let why = format!(
-        "the renewal(s) sent in the lease failed under faults ({}), and {} held the next, due by {}, until it could no longer arrive",
-        blamed.map(|f| f.text()).unwrap_or_default(),
+        "the renewal(s) sent in the lease failed under faults ({failed}), and {} held the next, due by {}, until it could no longer arrive",
         held.text(),
         crate::SimTime::from_ms(due)
     );
@@ -216,18 +238,38 @@ fn none_sent<'s>(
     (lease, end): (u64, u64),
 ) -> Option<(String, Option<&'s crate::Fault>)> {
     let first = *v.events.iter().min()?;
+    let round = first_round(spec, history, first, (lease, end))?;
+    let (why, f) = rounds_lost(spec, history, v, (first, lease, end), round)?;
+    Some((format!("no renewal went: {why}"), f))
+}
+
+/// The watchdog's round due at `round.due` and each after it (records
+/// from `first`, up to the expiry at `end`) failed under a fault until
+/// the next fell due too late: why, and the fault that failed the first.
+fn rounds_lost<'s>(
+    spec: &'s SimSpec,
+    history: &History,
+    v: &Violation,
+    (first, lease, end): (usize, u64, u64),
+    round: FirstRound,
+) -> Option<(String, Option<&'s crate::Fault>)> {
     let FirstRound {
         process,
         mut due,
         mut lead,
         mut synced,
-    } = first_round(spec, history, first, (lease, end))?;
+    } = round;
     let tick = history.meta.max_timer_tick_ms;
     let latency = history.meta.max_latency_ms;
     let quiet = spec.latency.max_ms.min(latency);
     let mut refused = Vec::new();
     let mut blamed: Option<&crate::Fault> = None;
     let ends = |f: &crate::Fault| f.effect_end_ms().unwrap_or(f.at_ms());
+    // The soonest the round can go: its due time, or for a resend after a
+    // round lost unanswered the shortest of its jittered pauses (4.7.0
+    // seed 238769: a dropped reply's resend went 3.7 s after the round,
+    // the longest pause would have put it at 6 s).
+    let mut soonest = due;
     loop {
         let in_force = |f: &&crate::Fault| {
             f.client().is_none_or(|c| *c == *process.client)
@@ -235,7 +277,7 @@ fn none_sent<'s>(
                 // caught it too (4.7.0 seed 106226: a switchover closed
                 // the connection 5 ms after the round's `SCRIPT LOAD` went).
                 && f.at_ms() <= due + synced + latency
-                && due.saturating_sub(tick) <= ends(f) + latency
+                && soonest.saturating_sub(tick) <= ends(f) + latency
         };
         if let Some(f) = excusing(spec).find(|f| in_force(f) && ends(f) + latency >= end) {
             let f = blamed.unwrap_or(f);
@@ -252,12 +294,13 @@ fn none_sent<'s>(
         // Under `interleave` the round's callback may run that window's
         // delay late (4.7.0 seed 39802: a failover refused a round at
         // 16.19 s and the next, 97 ms late, at 19.62 s).
-        let from = due.saturating_sub(2 * tick + quiet + lead);
+        let from = soonest.saturating_sub(2 * tick + quiet + lead);
         let slack = super::interleave_delay(spec, v, from, due + latency);
         let to = due + synced + latency + slack;
-        let (at, why) = lost_round(history, (first, end), &process, (from, to))?;
+        let (at, why) = lost_round(history, (first, end), &process, (from, to), latency)?;
         refused.push((at, why));
         synced = 0;
+        soonest = at + chain::resend_soonest_ms(spec, &process.client);
         due = if why.answered() {
             // The refusal comes back a one-way delay after the send, and
             // the next round is set a third of the lease after that
@@ -273,6 +316,9 @@ fn none_sent<'s>(
         };
         let (ahead, behind) = clock_drift(spec, &process.client, (at, due));
         (lead, due) = (ahead, due + behind);
+        if why.answered() {
+            soonest = due;
+        }
         if due + quiet >= end {
             return Some((none_went(f, due, &refused), Some(f)));
         }
@@ -373,30 +419,42 @@ fn first_round(
 /// lost (its connection closed meanwhile) failed unanswered, timed from
 /// when it went (4.7.0 seed 191312: held at 26.55 s, lost at 29.55 s on
 /// a connection a failover had closed, resent after 4.4 s and a 2.6 s
-/// pause).
+/// pause). A round whose reply a fault dropped on the way back (`what`
+/// "reply", up to a one-way delay later) was lost unanswered too (4.7.0
+/// seed 238769: a 50 % drop took the reply to the round's `SCRIPT LOAD`
+/// and to its resend).
 fn lost_round(
     history: &History,
     (first, end): (usize, u64),
     process: &crate::Proc,
     (from, to): (u64, u64),
+    latency: u64,
 ) -> Option<(u64, crate::DropCause)> {
     history.records[first..]
         .iter()
         .take_while(|r| r.at.as_ms() <= end)
-        .filter(|r| (from..=to).contains(&r.at.as_ms()))
+        .filter(|r| (from..=to + latency).contains(&r.at.as_ms()))
         .find_map(|r| match &r.kind {
             RecordKind::Drop {
                 process: p,
                 direction: Direction::Up,
                 what,
                 why,
-            } if p == process && !what.contains("SUBSCRIBE") => Some((r.at.as_ms(), *why)),
+            } if p == process && !what.contains("SUBSCRIBE") && r.at.as_ms() <= to => {
+                Some((r.at.as_ms(), *why))
+            }
+            RecordKind::Drop {
+                process: p,
+                direction: Direction::Down,
+                what,
+                why,
+            } if p == process && what == "reply" && !why.answered() => Some((r.at.as_ms(), *why)),
             RecordKind::Held {
                 process: p,
                 direction: Direction::Up,
                 what,
                 until,
-            } if p == process && !what.contains("SUBSCRIBE") => {
+            } if p == process && !what.contains("SUBSCRIBE") && r.at.as_ms() <= to => {
                 let why = held_then_lost(history, (p, what), *until)?;
                 Some((r.at.as_ms(), why))
             }
@@ -449,13 +507,13 @@ fn clock_drift(spec: &SimSpec, client: &str, (start, due): (u64, u64)) -> (u64, 
     (over(due, false), lag)
 }
 
-/// Why no renewal went: `f` was in force when one fell due, and failed
+/// Why no renewal went in time: `f` was in force when one fell due, and failed
 /// the attempts at `refused` (if any) until the next fell due at `due`.
 fn none_went(f: &crate::Fault, due: u64, refused: &[(u64, crate::DropCause)]) -> String {
     let at = |ms: u64| crate::SimTime::from_ms(ms).to_string();
     if refused.is_empty() {
         return format!(
-            "no renewal went: {} (at {}) was in force when the renewal fell due at {} and until it could no longer arrive",
+            "{} (at {}) was in force when the renewal fell due at {} and until it could no longer arrive",
             f.text(),
             at(f.at_ms()),
             at(due)
@@ -465,7 +523,7 @@ fn none_went(f: &crate::Fault, due: u64, refused: &[(u64, crate::DropCause)]) ->
         .map(|&(ms, why)| format!("{} ({why})", at(ms)))
         .collect();
     format!(
-        "no renewal went: {} (at {}) failed the watchdog's rounds at {}, and the next fell due at {}, too late",
+        "{} (at {}) failed the watchdog's rounds at {}, and the next fell due at {}, too late",
         f.text(),
         at(f.at_ms()),
         rounds.join(", "),

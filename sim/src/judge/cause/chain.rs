@@ -182,6 +182,23 @@ pub(super) fn resend_after_ms(spec: &SimSpec, client: &str) -> u64 {
     })
 }
 
+/// The soonest a request of client `client` that went unanswered is
+/// sent again: its response timeout (with no `WAIT` in its batch: a
+/// round's `SCRIPT LOAD`), then the shortest retry pause. With no
+/// retries, the batched chain's next round a third of the lease later.
+/// 0 for an unknown client.
+pub(super) fn resend_soonest_ms(spec: &SimSpec, client: &str) -> u64 {
+    config_of(spec, client).map_or(0, |config| {
+        let next_round = config.retry_attempts == 0 && config.release.has(Switch::BatchedRenewal);
+        config.response_timeout.0
+            + if next_round {
+                config.renewal_interval().0
+            } else {
+                config.retry_delay_range(0).0.0
+            }
+    })
+}
+
 /// How long a synced round's `WAIT` may hold its end after the renewal
 /// script answered (the client's sync timeout when Redis has replicas):
 /// the next round is set from the batch's end. 0 for an unknown client.
