@@ -112,13 +112,15 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 who,
                 lock,
                 call: Call::Unlock,
+                outcome,
                 ..
             } => {
                 // Its key may be settled already (the unlock's own record
                 // freed it), so every crash of the key is asked.
+                let failed = matches!(outcome, Outcome::Error { .. });
                 for p in pending.iter_mut().filter(|p| p.lock.as_str() == lock.as_str()) {
                     work.tick(1);
-                    p.unlock_ran(who, r.at);
+                    p.unlock_ran(who, r.at, failed);
                 }
                 state.client_record(&r.kind, i, r.at);
             }
@@ -147,6 +149,8 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                         sharers,
                         shared_until: None,
                         last_sharer: None,
+                        left: Vec::new(),
+                        failed: Vec::new(),
                         process: key,
                         proc: process,
                         lock,
@@ -168,6 +172,19 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 pauses.push((fault.at_ms(), delay));
             }
             kind => state.client_record(kind, i, r.at),
+        }
+    }
+    // A sharer whose unlock failed may hold on (the unlock may not have
+    // run): its share lasts to its own last refresh's end, known only
+    // now (4.7.0 seed 391087: B's unlock timed out unrun, and a renewal
+    // it had in flight renewed B's share after it).
+    for p in &mut pending {
+        for who in std::mem::take(&mut p.failed) {
+            let end = state.lease_end(who, p.lock, history.meta.horizon, delay, work);
+            p.shared_until = match end {
+                Some(end) => Some(p.shared_until.map_or(end, |s| s.max(end))),
+                None => p.shared_until,
+            };
         }
     }
     let pauses = Pauses::new(pauses);
@@ -559,6 +576,10 @@ struct Pending<'h> {
     shared_until: Option<SimTime>,
     /// The last of them, once it let go.
     last_sharer: Option<&'h Who>,
+    /// Those of them that let go.
+    left: Vec<&'h Who>,
+    /// Those of them that let go in an unlock that failed.
+    failed: Vec<&'h Who>,
 }
 
 impl<'h> Pending<'h> {
@@ -573,15 +594,20 @@ impl<'h> Pending<'h> {
             return;
         };
         self.sharers.retain(|w| *w != who);
+        self.left.push(who);
         self.shared_until = Some(self.shared_until.map_or(until, |s| s.max(until)));
         if self.sharers.is_empty() {
             self.last_sharer = Some(who);
         }
     }
 
-    /// `who`'s unlock answered at `at`: if it was the last sharer's, the
-    /// key was in use until it ran.
-    fn unlock_ran(&mut self, who: &Who, at: SimTime) {
+    /// `who`'s unlock answered at `at` (`failed`: with an error): if it
+    /// was the last sharer's, the key was in use until it ran; a sharer
+    /// whose unlock failed keeps its share until its own lease ends.
+    fn unlock_ran(&mut self, who: &'h Who, at: SimTime, failed: bool) {
+        if failed && self.left.contains(&who) && !self.failed.contains(&who) {
+            self.failed.push(who);
+        }
         if self.last_sharer.is_some_and(|w| w == who) {
             self.shared_until = self.shared_until.map(|s| s.max(at));
             self.last_sharer = None;
