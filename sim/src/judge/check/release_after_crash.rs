@@ -65,6 +65,16 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 {
                     state.entry(h, lock).acquire_ran(h.thread, r.at, i);
                 }
+                // A sharer rolling back its acquire frees the key when its
+                // rollback runs (after its own `INFO`): in use until then.
+                if let (None, ServerCause::Command { by, .. }) = (holder, cause) {
+                    let rolling = Some((Name(&by.client), by.life));
+                    for p in pending.iter_mut().filter(|p| p.lock.as_str() == lock.as_str()) {
+                        if p.freed.is_none() && p.rolling == rolling {
+                            p.shared_until = Some(p.shared_until.map_or(r.at, |s| s.max(r.at)));
+                        }
+                    }
+                }
                 let by = holder.as_ref().map(|h| (Name(&h.client), h.life));
                 if let Some(open) = waiting_on.get_mut(lock.as_str()) {
                     settle(open, &mut pending, by, (i, r.at), work);
@@ -151,6 +161,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                         last_sharer: None,
                         left: Vec::new(),
                         failed: Vec::new(),
+                        rolling: None,
                         process: key,
                         proc: process,
                         lock,
@@ -170,6 +181,27 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
             } if fault.kind().free_delay_ms().is_some() => {
                 let delay = fault.kind().free_delay_ms().unwrap_or(0);
                 pauses.push((fault.at_ms(), delay));
+            }
+            // Another process's reader whose acquire ran and is rolled
+            // back (too few replicas synced) shared the key until then:
+            // its script raised the key's TTL to its lease, and Redis's
+            // record names one field only (4.7.0 seed 430440: D's read
+            // acquires, run and rolled back one after another, kept the
+            // key of crashed A 1.8 s past A's lease, until a rollback
+            // deleted it).
+            RecordKind::Lock {
+                process,
+                event: lockcore::Event::AcquireRolledBack { lock, .. },
+            } if lock.kind() == lockcore::LockKind::Read => {
+                let by = (Name(&process.client), process.life);
+                for p in pending.iter_mut() {
+                    let same = p.lock.as_str() == lock.as_str();
+                    if same && p.process != by && p.freed.is_none() {
+                        p.shared_until = Some(p.shared_until.map_or(r.at, |s| s.max(r.at)));
+                        p.rolling = Some(by);
+                    }
+                }
+                state.client_record(&r.kind, i, r.at);
             }
             kind => state.client_record(kind, i, r.at),
         }
@@ -580,6 +612,8 @@ struct Pending<'h> {
     left: Vec<&'h Who>,
     /// Those of them that let go in an unlock that failed.
     failed: Vec<&'h Who>,
+    /// Another process whose read acquire ran and is being rolled back.
+    rolling: Option<ProcKey<'h>>,
 }
 
 impl<'h> Pending<'h> {
