@@ -71,7 +71,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     let rolling = Some((Name(&by.client), by.life));
                     for p in pending.iter_mut().filter(|p| p.lock.as_str() == lock.as_str()) {
                         if p.freed.is_none() && p.rolling == rolling {
-                            p.shared_until = Some(p.shared_until.map_or(r.at, |s| s.max(r.at)));
+                            p.shared_to(r.at);
                         }
                     }
                 }
@@ -197,7 +197,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 for p in pending.iter_mut() {
                     let same = p.lock.as_str() == lock.as_str();
                     if same && p.process != by && p.freed.is_none() {
-                        p.shared_until = Some(p.shared_until.map_or(r.at, |s| s.max(r.at)));
+                        p.shared_to(r.at);
                         p.rolling = Some(by);
                     }
                 }
@@ -213,10 +213,9 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     for p in &mut pending {
         for who in std::mem::take(&mut p.failed) {
             let end = state.lease_end(who, p.lock, history.meta.horizon, delay, work);
-            p.shared_until = match end {
-                Some(end) => Some(p.shared_until.map_or(end, |s| s.max(end))),
-                None => p.shared_until,
-            };
+            if let Some(end) = end {
+                p.shared_to(end);
+            }
         }
     }
     let pauses = Pauses::new(pauses);
@@ -617,6 +616,11 @@ struct Pending<'h> {
 }
 
 impl<'h> Pending<'h> {
+    /// Another process's reader kept the key in use until `at` at least.
+    fn shared_to(&mut self, at: SimTime) {
+        self.shared_until = Some(self.shared_until.map_or(at, |s| s.max(at)));
+    }
+
     /// `who` let go of its read hold, its share in use until `until`
     /// (`None`: for as long as the key lives, a crashed sharer's whose
     /// lease is not known).
@@ -629,7 +633,7 @@ impl<'h> Pending<'h> {
         };
         self.sharers.retain(|w| *w != who);
         self.left.push(who);
-        self.shared_until = Some(self.shared_until.map_or(until, |s| s.max(until)));
+        self.shared_to(until);
         if self.sharers.is_empty() {
             self.last_sharer = Some(who);
         }
