@@ -289,6 +289,7 @@ fn kind_name(kind: &RecordKind) -> &'static str {
         RecordKind::Release { .. } => "release",
         RecordKind::Server { .. } => "server",
         RecordKind::AcquireSent { .. } => "acquire-sent",
+        RecordKind::UnlockSent { .. } => "unlock-sent",
         RecordKind::RenewSent { .. } => "renew-sent",
         RecordKind::RenewReply { .. } => "renew-reply",
         RecordKind::Lock { .. } => "lock",

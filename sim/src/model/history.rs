@@ -123,12 +123,13 @@ pub struct Record {
 
 impl Record {
     /// Whether a timeline shows it: every record but the bookkeeping the
-    /// checkers alone read (an acquire's send, a wait loop's start, a
+    /// checkers alone read (an acquire's or unlock's send, a wait loop's start, a
     /// renewal's wait for its stage).
     pub fn shown(&self) -> bool {
         !matches!(
             self.kind,
             RecordKind::AcquireSent { .. }
+                | RecordKind::UnlockSent { .. }
                 | RecordKind::Lock {
                     event: lockcore::Event::WaitBegan { .. }
                         | lockcore::Event::RenewalStaged { .. },
@@ -440,6 +441,20 @@ pub enum RecordKind {
         lock: LockName,
         /// lockcore's request id.
         request: u64,
+    },
+    /// An unlock script went out, its first send or a resend (a response
+    /// timeout's, or the retry after too few replicas synced): an
+    /// unlock that timed out may still have one on its way, which runs
+    /// after a later call of its thread began. Not shown in timelines.
+    UnlockSent {
+        /// The process.
+        process: Proc,
+        /// The lock.
+        lock: LockName,
+        /// lockcore's request id.
+        request: u64,
+        /// 0 for the first send, `n` for the `n`-th resend.
+        attempt: u32,
     },
     /// A renewal's reply reached the client. A late reply to an attempt
     /// that timed out is recorded too: lockcore ignores it, but Redis did

@@ -91,6 +91,9 @@ fn describe(kind: &RecordKind) -> (String, String) {
         RecordKind::AcquireSent { process, lock, .. } => {
             (process.to_string(), format!("acquire {lock} sent"))
         }
+        RecordKind::UnlockSent { process, lock, .. } => {
+            (process.to_string(), format!("unlock {lock} sent"))
+        }
         RecordKind::RenewSent {
             process,
             lock,

@@ -117,6 +117,15 @@ impl World<'_> {
                         request: request.0,
                     });
                 }
+                if purpose == Purpose::Unlock {
+                    let process = self.procs[c].proc();
+                    self.record(RecordKind::UnlockSent {
+                        process,
+                        lock: lock.clone(),
+                        request: request.0,
+                        attempt,
+                    });
+                }
                 if is_renewal(purpose) {
                     let locks = renewal_locks(&lock, &command);
                     let process = self.procs[c].proc();

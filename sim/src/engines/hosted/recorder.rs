@@ -315,6 +315,14 @@ impl Recorder {
                         request: request.0,
                     });
                 }
+                if *purpose == lockcore::Purpose::Unlock {
+                    self.record(RecordKind::UnlockSent {
+                        process: process.clone(),
+                        lock: lock.clone(),
+                        request: request.0,
+                        attempt: *attempt,
+                    });
+                }
                 if is_renewal(*purpose) {
                     let locks = renewal_locks(lock, command);
                     for record in renewal::sent(&process, &locks, *request, (*attempt, *staged)) {

@@ -5,9 +5,9 @@ use lockcore::{Call, LockName, Purpose, VecMap};
 
 use crate::judge::check::Case;
 use crate::judge::check::work::Count;
-use crate::model::history::{Outcome, RecordKind, ServerCause, Who};
+use crate::model::history::{Direction, Outcome, RecordKind, ServerCause, Who};
 use crate::model::name::Name;
-use crate::{History, Invariant, Violation};
+use crate::{History, Invariant, SimTime, Violation};
 
 /// How lockcore's errors that say "no answer" begin (`TransportError`).
 const TRANSPORT: &str = "transport error";
@@ -18,6 +18,13 @@ struct Pending {
     /// A server record showing Redis ran an unlock of this process on
     /// this lock while the call was out.
     ran: Option<usize>,
+    /// The unlock scripts the call sent (its first, its resends) and the
+    /// runs credited to it.
+    sent: u32,
+    runs: u32,
+    /// When the last message a partition held on the process's way to
+    /// Redis during the call arrives.
+    held_until: Option<SimTime>,
 }
 
 /// An unlock that returned an error is false when Redis ran an unlock
@@ -34,9 +41,9 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // unlock).
     let mut pending: VecMap<(Name<'_>, u32, &LockName, u64), Pending> = VecMap::new();
     let mut holder: VecMap<&LockName, (Option<&Who>, usize)> = VecMap::new();
-    // Earlier unlocks of a thread that timed out before their script ran:
-    // it may still arrive (a partition holds it until TCP retransmits),
-    // and it runs before a later unlock's, on the same connection.
+    // Scripts of a thread's earlier unlocks that timed out and may still
+    // arrive (a partition holds them until TCP retransmits): they run
+    // before a later unlock's, on the same connection.
     let mut orphans: VecMap<(Name<'_>, u32, &LockName, u64), u32> = VecMap::new();
     let mut found = Vec::new();
     for (i, r) in work.records(history) {
@@ -46,7 +53,43 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                 lock,
                 call: Call::Unlock,
             } => {
-                pending.insert(key(who, lock), Pending { call: i, ran: None });
+                let p = Pending {
+                    call: i,
+                    ran: None,
+                    sent: 0,
+                    runs: 0,
+                    held_until: None,
+                };
+                pending.insert(key(who, lock), p);
+            }
+            RecordKind::UnlockSent { process, lock, .. } => {
+                // The script is the newest pending call's of its process on
+                // that lock (a resend follows its call's first send).
+                let (c, life) = (Name(&process.client), process.life);
+                let range = (c, life, lock, 0)..=(c, life, lock, u64::MAX);
+                work.tick(pending.len() as u64);
+                if let Some((_, p)) = pending
+                    .iter_mut()
+                    .filter(|(k, _)| range.contains(*k))
+                    .max_by_key(|(_, p)| p.call)
+                {
+                    p.sent += 1;
+                }
+            }
+            RecordKind::Held {
+                process,
+                direction: Direction::Up,
+                until,
+                ..
+            } => {
+                let (c, life) = (Name(&process.client), process.life);
+                work.tick(pending.len() as u64);
+                for (_, p) in pending
+                    .iter_mut()
+                    .filter(|(k, _)| k.0 == c && k.1 == life)
+                {
+                    p.held_until = p.held_until.max(Some(*until));
+                }
             }
             RecordKind::Server {
                 lock,
@@ -83,6 +126,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     }
                     for (_, p) in pending.iter_mut().filter(|(k, _)| range.contains(*k)) {
                         p.ran.get_or_insert(i);
+                        p.runs += 1;
                     }
                 }
             }
@@ -96,8 +140,19 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
                     continue;
                 };
                 let timed_out = matches!(outcome, Outcome::Error { message, .. } if message.starts_with(TRANSPORT));
-                if timed_out && p.ran.is_none() {
-                    *orphans.get_or_default(key(who, lock)) += 1;
+                // A script it sent may still arrive: one, when none ran (a
+                // timeout waited for it); when one ran, those it sent after
+                // it that a partition still held (4.7.0 seed 433008: the
+                // retry after too few replicas synced ran 8 s after the
+                // call timed out, past its latch, and counted down).
+                let in_flight = p.held_until.is_some_and(|u| u > r.at);
+                let unrun = match p.ran {
+                    None => 1,
+                    Some(_) if in_flight => p.sent.saturating_sub(p.runs),
+                    Some(_) => 0,
+                };
+                if timed_out && unrun > 0 {
+                    *orphans.get_or_default(key(who, lock)) += unrun;
                 } else if !timed_out {
                     // Redis answered this call's script, so whatever an
                     // earlier call sent on the connection ran or was lost.
@@ -271,5 +326,73 @@ mod tests {
         let v = check(&h, &Work::default());
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].case, Case::UnlockRan);
+    }
+    /// A count-down unlock ran, its retry after too few replicas synced
+    /// was held by a partition and the call timed out; the thread
+    /// unlocked again (also held) and a third time. The retry and the
+    /// second call's script ran when TCP retransmitted, the retry past its
+    /// latch, and freed the lock: the third call's "not locked" is true
+    /// (4.7.0 seed 433008). Had nothing held the retry, it would have run
+    /// before the call's timeout and the third call's refusal would be
+    /// false.
+    #[test]
+    fn a_timed_out_calls_held_retry_is_not_a_later_calls() {
+        let timed_out = || Outcome::Error {
+            message: "transport error: timed out waiting for a reply".into(),
+            script: false,
+        };
+        let a = || who("A", 1);
+        let sent = |attempt| RecordKind::UnlockSent {
+            process: crate::judge::check::sample::proc("A"),
+            lock: lock(),
+            request: 1,
+            attempt,
+        };
+        let held = RecordKind::Held {
+            process: crate::judge::check::sample::proc("A"),
+            direction: Direction::Up,
+            what: "EVALSHA".into(),
+            until: SimTime::from_ms(9_000),
+        };
+        let run = |holder: Option<Who>| RecordKind::Server {
+            lock: lock(),
+            holder,
+            count: 0,
+            shared: false,
+            ttl_ms: -2,
+            cause: ServerCause::Command {
+                by: crate::judge::check::sample::proc("A"),
+                purpose: Purpose::Unlock,
+            },
+        };
+        let history = |retry_held: bool| {
+            let mut h = Sample::new(5)
+                .server(0, Some(a()))
+                .call(1_000, a(), Call::Unlock)
+                .at(1_000, sent(0))
+                .at(1_002, run(Some(a())))
+                .at(2_000, sent(1));
+            if retry_held {
+                h = h.at(2_000, held.clone());
+            }
+            h.ret(4_000, a(), Call::Unlock, timed_out())
+                .call(5_000, a(), Call::Unlock)
+                .at(5_000, sent(0))
+                .ret(8_000, a(), Call::Unlock, timed_out())
+                .call(8_500, a(), Call::Unlock)
+                .at(8_500, sent(0))
+                .at(9_000, run(Some(a())))
+                .at(9_005, run(None))
+                .ret(9_010, a(), Call::Unlock, not_locked())
+                .build()
+        };
+        let ran = |h: &History| {
+            check(h, &Work::default())
+                .into_iter()
+                .filter(|v| v.case == Case::UnlockRan && v.at.as_ms() == 9_010)
+                .count()
+        };
+        assert_eq!(ran(&history(true)), 0);
+        assert_eq!(ran(&history(false)), 1);
     }
 }
