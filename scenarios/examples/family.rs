@@ -1,15 +1,18 @@
-//! Issue 47's yardstick: for each release, the modelled read-write and
-//! fair-lock defects it has, and in how many disjoint seed ranges
-//! `locksim explore` finds each, attributed to its fix. Writes
-//! `reports/family.md`.
+//! Issues 47's and 52's yardstick: for each release, the modelled
+//! defects of a set it has, and in how many disjoint seed ranges
+//! `locksim explore` finds each, attributed to its fix. The sets are the
+//! lock family's (`family`, issue 47: the read-write and fair locks) and
+//! the deployment's (`deployment`, issue 52: replicas, `WAIT`, the probe,
+//! Sentinel, client settings). Writes `reports/family.md` by default.
 //!
 //! ```text
-//! cargo run --release -p locksim --example family [SEEDS] [RANGES] [THREADS] [RELEASES] [OUT]
+//! cargo run --release -p locksim --example family [SEEDS] [RANGES] [THREADS] [RELEASES] [OUT] [SET]
 //! ```
 //!
 //! `OUT` is the file under `reports/` it writes (`family.md` unless
 //! given): the direct sweep of the bar, 20 ranges of 100,000 seeds, is
-//! kept beside the estimate from smaller ranges.
+//! kept beside the estimate from smaller ranges. `SET` is `family`
+//! unless given.
 //!
 //! A release has a defect when it lacks the fix's switch, has the switch
 //! the fix works on (`Switch::needs`), and models the lock kind the
@@ -26,27 +29,114 @@ use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use lockcore::{LockKind, Release, Switch};
+use lockcore::{LockKind, Release, Switch, Version};
 use locksim::{SeedRange, SweepEvent, explore_workload_on};
 use sim::Workload;
 
-/// The family's fixes, by switch name, and the lock kind each defect is
-/// of: what the issue's bar counts.
-const FAMILY: &[(&str, LockKind)] = &[
-    ("read-lock-renewal", LockKind::Read),
-    ("write-unlock-wakes-all", LockKind::Write),
-    ("read-acquire-keeps-ttl", LockKind::Read),
-    ("rw-unlock-absent-nil", LockKind::Read),
-    ("read-renew-loop-fixed", LockKind::Read),
-    ("read-renew-own-names", LockKind::Read),
-    ("read-entry-clears-queue", LockKind::Read),
-    ("fair-enqueue-from-last", LockKind::Fair),
-    ("fair-wait-from-try-lock", LockKind::Fair),
-    ("fair-purge-checks-score", LockKind::Fair),
-    ("fair-wait-reply-pttl", LockKind::Fair),
-    ("fair-enqueue-checks-score", LockKind::Fair),
-    ("trylock-timeout-false", LockKind::Fair),
+/// A fix by switch name, the lock kind its defect is of, and the first
+/// release with the defect where the switch it needs (`Switch::needs`)
+/// does not say it (read in the switch's notes).
+type Fix = (&'static str, LockKind, Option<Version>);
+
+/// The family's fixes: what issue 47's bar counts.
+const FAMILY: &[Fix] = &[
+    ("read-lock-renewal", LockKind::Read, None),
+    ("write-unlock-wakes-all", LockKind::Write, None),
+    ("read-acquire-keeps-ttl", LockKind::Read, None),
+    ("rw-unlock-absent-nil", LockKind::Read, None),
+    ("read-renew-loop-fixed", LockKind::Read, None),
+    ("read-renew-own-names", LockKind::Read, None),
+    ("read-entry-clears-queue", LockKind::Read, None),
+    ("fair-enqueue-from-last", LockKind::Fair, None),
+    ("fair-wait-from-try-lock", LockKind::Fair, None),
+    ("fair-purge-checks-score", LockKind::Fair, None),
+    ("fair-wait-reply-pttl", LockKind::Fair, None),
+    ("fair-enqueue-checks-score", LockKind::Fair, None),
+    ("trylock-timeout-false", LockKind::Fair, None),
 ];
+
+/// Issue 52's fixes: replicas and `WAIT`, the probe, Sentinel's
+/// failover, the client's settings (all of them `RLock`'s path).
+const DEPLOYMENT: &[Fix] = &[
+    ("replica-wait-retried", LockKind::Lock, None),
+    ("replica-count-reset-on-more", LockKind::Lock, None),
+    (
+        "pubsub-closed-entry-dropped",
+        LockKind::Lock,
+        Some(Version::new(3, 27, 2)),
+    ),
+    (
+        "no-synced-slaves-exception",
+        LockKind::Lock,
+        Some(Version::new(3, 25, 0)),
+    ),
+    (
+        "probe-prefix-match",
+        LockKind::Lock,
+        Some(Version::new(3, 46, 0)),
+    ),
+    ("batch-noscript-reloads", LockKind::Lock, None),
+    (
+        "probe-reads-causes",
+        LockKind::Lock,
+        Some(Version::new(3, 46, 0)),
+    ),
+    (
+        "no-sync-keeps-request-id",
+        LockKind::Lock,
+        Some(Version::new(3, 47, 0)),
+    ),
+    (
+        "lock-sync-wait-only",
+        LockKind::Lock,
+        Some(Version::new(3, 46, 0)),
+    ),
+    (
+        "latch-ttl-long",
+        LockKind::Lock,
+        Some(Version::new(3, 48, 0)),
+    ),
+    ("interrupted-acquire-unlocks", LockKind::Lock, None),
+];
+
+/// A set of defects the yardstick measures.
+struct Set {
+    /// Its fixes.
+    fixes: &'static [Fix],
+    /// The report's title.
+    title: &'static str,
+    /// What it is, in the report's opening.
+    what: &'static str,
+    /// The issue whose bar it measures.
+    issue: u32,
+    /// What else to know when reading its tables.
+    note: &'static str,
+}
+
+/// The set named `name`.
+fn set(name: &str) -> Set {
+    match name {
+        "family" => Set {
+            fixes: FAMILY,
+            title: "The lock family's defects",
+            what: "read-write and fair-lock",
+            issue: 47,
+            note: "#5019's fix (`trylock-timeout-false`) is `RLock`'s too: its seeds count \
+                   both locks' runs.",
+        },
+        "deployment" => Set {
+            fixes: DEPLOYMENT,
+            title: "The deployment's defects",
+            what: "replication, probe, Sentinel and client-setting",
+            issue: 52,
+            note: "#7272's fix (`interrupted-acquire-unlocks`, PR #7277) is in no release: \
+                   every release has the defect. The defect not reported upstream (a \
+                   count-down unlock short of replicas) and the zero replica count are open \
+                   issues, not fixes, and are not counted here.",
+        },
+        other => panic!("no defect set {other:?}: family or deployment"),
+    }
+}
 
 /// Releases spanning the family's defect eras.
 const RELEASES: &str = "3.8.0,3.10.0,3.30.0,3.40.0,3.44.0,4.2.0,4.6.0";
@@ -75,24 +165,32 @@ fn main() {
     let started = Instant::now();
     let mut md = String::new();
     let named = args.get(5).map_or(String::new(), |o| format!(" {o}"));
+    let set_name = args.get(6).map_or("family", String::as_str);
+    let set = set(set_name);
+    let named = match args.get(6) {
+        Some(s) => format!("{named} {s}"),
+        None => named,
+    };
+    let (title, issue, what) = (set.title, set.issue, set.what);
     let _ = writeln!(
         md,
-        "# The lock family's defects, range by range\n\n\
+        "# {title}, range by range\n\n\
          Written by `cargo run --release -p locksim --example family {seeds} {ranges} \
-         {threads} {list}{named}` (issue 47). For each release, the modelled read-write and \
-         fair-lock defects it has (it lacks the fix, and models the lock), and the seeds \
+         {threads} {list}{named}` (issue {issue}). For each release, the modelled {what} \
+         defects it has (it lacks the fix, and models the lock), and the seeds \
          of {ranges} disjoint ranges of {seeds} seeds (range k is seeds \
          k*{seeds}..(k+1)*{seeds}, swept as `locksim explore --redisson R --from F \
          --seeds {seeds}`) with a run attributed to that fix. The issue's bar is 19 of 20 \
          ranges of 100,000 seeds; `P(100k)` is the chance a 100,000-seed range holds one \
          at the rate measured, `p = 1 - exp(-100000 * rate)`, and `P(19/20)` the chance \
          that at least 19 of 20 such ranges do, `p^20 + 20 (1 - p) p^19` (one half at a \
-         rate of 2.5e-5 a seed): estimates from the rate, not a sweep of 2,000,000 seeds. #5019's fix (`trylock-timeout-false`) is \
-         `RLock`'s too: its seeds count both locks' runs."
+         rate of 2.5e-5 a seed): estimates from the rate, not a sweep of 2,000,000 seeds. \
+         {}",
+        set.note
     );
     for &release in &releases {
         let found = sweep_release(&pool, release, seeds, ranges);
-        table(&mut md, release, &found, seeds, ranges);
+        table(&mut md, (release, &set), &found, seeds, ranges);
         eprintln!("{release}: done ({:.0?} so far)", started.elapsed());
         std::fs::write(&out, &md).expect("reports/ is writable");
     }
@@ -140,29 +238,36 @@ fn sweep_release(
     found
 }
 
-/// Whether `release` has the defect `switch` fixes, on a lock of `kind`.
-fn has_defect(release: Release, switch: Switch, kind: LockKind) -> bool {
+/// Whether `release` has the defect `switch` fixes, on a lock of `kind`,
+/// from release `from` on.
+fn has_defect(release: Release, (switch, kind, from): (Switch, LockKind, Option<Version>)) -> bool {
     let models = kind.refusal(release, true).is_none() || kind.refusal(release, false).is_none();
-    !release.has(switch) && switch.needs().is_none_or(|n| release.has(n)) && models
+    let since = from.is_none_or(|v| release.base_version() >= v);
+    !release.has(switch) && switch.needs().is_none_or(|n| release.has(n)) && models && since
 }
 
 fn table(
     md: &mut String,
-    release: Release,
+    (release, set): (Release, &Set),
     found: &BTreeMap<String, Vec<u64>>,
     seeds: u64,
     ranges: u64,
 ) {
     let _ = writeln!(md, "\n## {release}\n");
-    let has: Vec<Switch> = FAMILY
+    let has: Vec<Switch> = set
+        .fixes
         .iter()
-        .filter_map(|&(name, kind)| {
-            let switch = Switch::ALL.iter().copied().find(|s| s.name() == name)?;
-            has_defect(release, switch, kind).then_some(switch)
+        .filter_map(|&(name, kind, from)| {
+            let switch = Switch::ALL
+                .iter()
+                .copied()
+                .find(|s| s.name() == name)
+                .unwrap_or_else(|| panic!("no switch named {name}"));
+            has_defect(release, (switch, kind, from)).then_some(switch)
         })
         .collect();
     if has.is_empty() {
-        let _ = writeln!(md, "No modelled read-write or fair-lock defect.");
+        let _ = writeln!(md, "No modelled {} defect.", set.what);
         return;
     }
     let _ = writeln!(
