@@ -110,9 +110,14 @@ impl LockClient {
             return;
         }
         let asked = i64::from(asked);
-        if synced < asked || (synced > asked && self.switches.has(Switch::ReplicaCountResetOnMore))
-        {
+        if synced < asked {
             self.replica_count = None;
+        } else if synced > asked {
+            if self.switches.has(Switch::ReplicaCountResetOnMore) {
+                self.replica_count = None;
+            } else {
+                self.reach(super::Sometimes::ReplicaCountKeptLow);
+            }
         }
     }
 }
@@ -211,6 +216,31 @@ mod tests {
                 &[]
             };
             assert_eq!(h.renewals_staged, expected, "{version}");
+        }
+    }
+
+    /// #6518's precondition: a `WAIT` that counts more replicas than the
+    /// cached count asked for. 3.45.1 keeps the count (the place is
+    /// noted), 3.46.0 forgets it and notes nothing.
+    #[test]
+    fn a_count_kept_below_the_replicas_that_synced_is_noted() {
+        use crate::machine::harness::Harness;
+        use crate::{Call, Sometimes, ThreadId};
+        for (version, kept) in [("3.45.1", true), ("3.46.0", false)] {
+            let mut h = Harness::with_replicas(version, 1);
+            h.call(ThreadId(1), "l", Call::Lock { lease: None })
+                .unwrap();
+            h.probed();
+            let (acquire, _) = h.expect_send();
+            let (wait, _) = h.expect_send();
+            h.reply(acquire, Value::Nil);
+            h.reply(wait, Value::Int(2));
+            h.expect_acquired(ThreadId(1));
+            assert_eq!(
+                h.m.reached().has(Sometimes::ReplicaCountKeptLow),
+                kept,
+                "{version}"
+            );
         }
     }
 }

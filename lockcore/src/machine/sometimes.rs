@@ -61,6 +61,10 @@ places! {
     /// An unlock that counts a re-entrant hold down had its `WAIT` sync
     /// too few replicas (the defect not reported upstream).
     CountDownUnlockNotSynced => "count-down-unlock-not-synced",
+    /// A synced script's `WAIT` counted more replicas than the client's
+    /// cached count asked for, and the client kept the count: its later
+    /// scripts wait for too few (3.27.0 to 3.45.x, #6518).
+    ReplicaCountKeptLow => "replica-count-kept-low",
     /// A renewal failed with an error (#3194, #6303).
     RenewalFailed => "renewal-failed",
     /// A renewal answered 0: the key was not held by the client

@@ -105,6 +105,8 @@ points! {
         "a synced lock script's batch was answered NOSCRIPT (commit 32df429bd)";
     CountDownUnlockNotSynced => "count-down-unlock-not-synced", Lock(Sometimes::CountDownUnlockNotSynced),
         "a count-down unlock's WAIT synced too few replicas (the defect not reported upstream)";
+    ReplicaCountKeptLow => "replica-count-kept-low", Lock(Sometimes::ReplicaCountKeptLow),
+        "a WAIT counted more replicas than the client's cached count asked for, and the client kept the count (#6518)";
     RenewalFailed => "renewal-failed", Lock(Sometimes::RenewalFailed),
         "a renewal failed with an error (#3194, #6303, #6472)";
     RenewalFoundLockGone => "renewal-found-lock-gone", Lock(Sometimes::RenewalFoundLockGone),
