@@ -164,13 +164,9 @@ fn main() {
         .expect("a pool");
     let started = Instant::now();
     let mut md = String::new();
-    let named = args.get(5).map_or(String::new(), |o| format!(" {o}"));
-    let set_name = args.get(6).map_or("family", String::as_str);
-    let set = set(set_name);
-    let named = match args.get(6) {
-        Some(s) => format!("{named} {s}"),
-        None => named,
-    };
+    // OUT and SET, as given, for the command the report names.
+    let named: String = args.iter().skip(5).map(|a| format!(" {a}")).collect();
+    let set = set(args.get(6).map_or("family", String::as_str));
     let (title, issue, what) = (set.title, set.issue, set.what);
     let _ = writeln!(
         md,
