@@ -277,9 +277,24 @@ fn lost_subscription<'s>(
     history: &History,
     v: &Violation,
 ) -> Option<(String, &'s crate::Fault)> {
-    let from =
-        v.at.as_ms()
-            .saturating_sub(crate::model::config::PING_INTERVAL_MS);
+    // A close is news to the client until its next ping, so it was deaf
+    // to the wake-up if the close came within a ping interval before the
+    // lock was free for its wait (the later of the wait's call and the
+    // freeing record), not before the violation's instant, a bound later
+    // (4.7.0 seed 560672: a close dropped at 21.935 s, found by the ping
+    // at 51.935 s; the lock was free at 51.69 s, the violation 52.02 s).
+    let free = v
+        .events
+        .iter()
+        .take(2)
+        .filter_map(|&i| history.records.get(i))
+        .map(|r| r.at)
+        .max()
+        .unwrap_or(v.at)
+        .min(v.at);
+    let from = free
+        .as_ms()
+        .saturating_sub(crate::model::config::PING_INTERVAL_MS);
     history
         .records
         .iter()
