@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use lockcore::{Call, LockName};
 
 use crate::judge::check::work::Count;
-use crate::model::history::{Outcome, Phase, Proc, RecordKind, ReleaseCause, ServerCause, Who};
+use crate::model::history::{
+    Direction, Outcome, Phase, Proc, RecordKind, ReleaseCause, ServerCause, Who,
+};
 use crate::model::name::Name;
 use crate::{History, Invariant, SimTime, Violation};
 
@@ -211,6 +213,7 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
     // now (4.7.0 seed 391087: B's unlock timed out unrun, and a renewal
     // it had in flight renewed B's share after it).
     for p in &mut pending {
+        late_shares(p, &state.late, history);
         for who in std::mem::take(&mut p.failed) {
             let end = state.lease_end(who, p.lock, history.meta.horizon, delay, work);
             if let Some(end) = end {
@@ -223,6 +226,41 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         .into_iter()
         .filter_map(|p| p.judge(history, &pauses, work))
         .collect()
+}
+
+/// Another process's read acquire whose call failed while a partition
+/// held its script ran when the script arrived, unseen: Redis's record of
+/// a read lock names one field, and the caller never learned of its share
+/// (4.7.0 seed 475869: D's `lock(31090)` timed out at 27.5 s, its script
+/// held until 29.7 s; it joined crashed B's read lock then and kept the
+/// key to 60.8 s). A key in `read` mode at the crash that the script
+/// found still held is shared from its arrival to its lease's end, or,
+/// the lease being a watchdog timeout the process never said, to the end.
+fn late_shares(p: &mut Pending<'_>, late: &[Late<'_>], history: &History) {
+    let read_mode = matches!(
+        history.records.get(p.held_at).map(|r| &r.kind),
+        Some(RecordKind::Server { shared: true, .. })
+    );
+    if !read_mode {
+        return;
+    }
+    for l in late {
+        let found_held = p.freed.is_none_or(|(_, at)| at > l.arrives);
+        if l.lock == p.lock.as_str() && l.process != p.process && found_held {
+            let lease = l.lease.map(|ms| l.arrives.plus_ms(ms));
+            p.shared_to(lease.unwrap_or(history.meta.horizon));
+        }
+    }
+}
+
+/// A read acquire whose call failed while a partition held its process's
+/// script: when the script reached Redis, and its lease (`None`: the
+/// watchdog timeout of a process that never said it).
+struct Late<'h> {
+    process: ProcKey<'h>,
+    lock: &'h str,
+    arrives: SimTime,
+    lease: Option<u64>,
 }
 
 /// Marks freed, by the record `(i, at)`, every crash of `open` whose key
@@ -266,6 +304,11 @@ struct State<'h> {
     watchdog: BTreeMap<ProcKey<'h>, u64>,
     /// Per key and thread, the read holds it believes it has.
     believers: BTreeMap<(&'h str, &'h Who), u32>,
+    /// Per process, its last script a partition held: the record, and
+    /// when it arrives.
+    held_script: BTreeMap<ProcKey<'h>, (usize, SimTime)>,
+    /// Read acquires that failed while a partition held their script.
+    late: Vec<Late<'h>>,
 }
 
 impl<'h> State<'h> {
@@ -363,9 +406,22 @@ impl<'h> State<'h> {
                 lock,
                 call,
                 outcome,
-            } => self
-                .entry(who, lock)
-                .returned(who.thread, call, outcome, at, i),
+            } => {
+                if call.is_acquire() && matches!(outcome, Outcome::Error { .. }) {
+                    self.failed_acquire(who, lock, at);
+                }
+                self.entry(who, lock)
+                    .returned(who.thread, call, outcome, at, i)
+            }
+            RecordKind::Held {
+                process,
+                direction: Direction::Up,
+                what,
+                until,
+            } if what.starts_with("EVAL") => {
+                let key = (Name(&process.client), process.life);
+                self.held_script.insert(key, (i, *until));
+            }
             RecordKind::RenewReply {
                 process,
                 lock,
@@ -389,6 +445,33 @@ impl<'h> State<'h> {
                     .insert(*request, (at, i));
             }
             _ => {}
+        }
+    }
+
+    /// `who`'s read acquire of `lock` failed at `at`: if a partition held
+    /// a script of its process sent during the call past the failure, it
+    /// may be the acquire, run when it arrives.
+    fn failed_acquire(&mut self, who: &'h Who, lock: &'h LockName, at: SimTime) {
+        if lock.kind() != lockcore::LockKind::Read {
+            return;
+        }
+        let key = (Name(&who.client), who.life);
+        let open = self.refresh.get(&(key, lock.as_str()));
+        let Some(&(lease, call)) = open.and_then(|r| r.waiting.get(&who.thread)) else {
+            return;
+        };
+        let Some(&(held, arrives)) = self.held_script.get(&key) else {
+            return;
+        };
+        if held > call && arrives > at {
+            let lease = lease.or_else(|| self.watchdog.get(&key).copied());
+            let lock = lock.as_str();
+            self.late.push(Late {
+                process: key,
+                lock,
+                arrives,
+                lease,
+            });
         }
     }
 
@@ -830,6 +913,51 @@ mod tests {
             .server(90_000, None)
             .build();
         assert_eq!(check(&left, &Work::default()).len(), 1);
+    }
+
+    /// 4.7.0 seed 475869: D's read acquire (a 31 s lease) timed out while
+    /// a partition held its script, which reached Redis at 20 s and joined
+    /// crashed A's read lock unseen: the key is D's until 51 s. Held only
+    /// until before the call failed (the caller saw its answer), or with
+    /// the key in `write` mode (a reader's acquire fails), it is not.
+    #[test]
+    fn a_failed_read_acquire_run_late_shares_the_key() {
+        let read = lock().with_kind(lockcore::LockKind::Read);
+        let acquire = Call::Lock {
+            lease: Some(lockcore::Millis(31_000)),
+        };
+        let history = |arrives: u64, shared: bool| {
+            let held = RecordKind::Held {
+                process: proc("D"),
+                direction: Direction::Up,
+                what: "EVALSHA".into(),
+                until: SimTime::from_ms(arrives),
+            };
+            let failed = RecordKind::Return {
+                who: who("D", 1),
+                lock: read.clone(),
+                call: acquire.clone(),
+                outcome: Outcome::Error {
+                    message: "timed out".into(),
+                    script: false,
+                },
+            };
+            Sample::new(5)
+                .call_on(0, who("A", 1), lockcore::LockKind::Read, lock_call())
+                .server_in(3, Some(who("A", 1)), shared)
+                .hold_on(6, who("A", 1), read.clone())
+                .call_on(1_000, who("D", 1), lockcore::LockKind::Read, acquire.clone())
+                .at(2_000, held)
+                .at(5_000, RecordKind::Crash { process: proc("A") })
+                .release_on(5_000, who("A", 1), read.clone(), ReleaseCause::Crash)
+                .at(10_000, failed)
+                .server(arrives + 31_000, None)
+                .build()
+        };
+        let judged = |arrives, shared| check(&history(arrives, shared), &Work::default());
+        assert!(judged(20_000, true).is_empty(), "{:?}", judged(20_000, true));
+        assert_eq!(judged(9_000, true).len(), 1);
+        assert_eq!(judged(20_000, false).len(), 1);
     }
 
     /// Never freed before the end of the run, long past the lease: a
