@@ -20,7 +20,7 @@
 //! client's doing too (#6518).
 
 use crate::model::history::RecordKind;
-use crate::{History, SimSpec, Violation};
+use crate::{Fault, History, SimSpec, SimTime, Violation};
 
 /// Whether the failover's loss of the violation's first hold is the
 /// lock's: the holder's client had read its probe as a server without
@@ -48,7 +48,8 @@ pub(super) fn misread_sync(spec: &SimSpec, history: &History, v: &Violation) -> 
 /// never reached, which a `WAIT` for every connected replica rules out:
 /// a count kept after replicas came back (3.27.0-3.45.x, #6518), or a
 /// count of 0, which no later `WAIT` can correct (3.27.0 on). `false`
-/// before 3.18.1, which reads no count.
+/// before 3.18.1, which reads no count, and when the key reached every
+/// replica anyway ([`reached_every_replica`]).
 pub(super) fn waited_for_too_few(spec: &SimSpec, history: &History, v: &Violation) -> bool {
     let Some(&first) = v.events.iter().min() else {
         return false;
@@ -69,11 +70,49 @@ pub(super) fn waited_for_too_few(spec: &SimSpec, history: &History, v: &Violatio
         .0
         .iter()
         .filter_map(|f| match f {
-            crate::Fault::ReplicaDown(d) if f.covers_ms(at) => Some(d.replica),
+            Fault::ReplicaDown(d) if f.covers_ms(at) => Some(d.replica),
             _ => None,
         })
         .collect::<std::collections::BTreeSet<u32>>()
         .len();
     let connected = (spec.redis.replicas as usize).saturating_sub(down);
     counted.is_some_and(|c| (c as usize) < connected)
+        && !reached_every_replica(spec, history, first, hold.at)
+}
+
+/// Whether the hold's acquire reached every replica whatever its `WAIT`
+/// asked: nothing that holds replication back (a stall, a replica down,
+/// the primary failing) struck between the thread's acquire call and one
+/// replication lag after the hold. The failover then lost the key some
+/// other way: a replica's copy that expired because renewals made during
+/// a later stall never reached it (4.7.0 seed 515307: A locked at 62.45
+/// s, both replicas had the key by 62.46 s, replication stalled from
+/// 64.6 s, and the replica promoted at 72.6 s had the key's TTL of 62.45
+/// s: expired).
+fn reached_every_replica(spec: &SimSpec, history: &History, hold: usize, at: SimTime) -> bool {
+    let Some(RecordKind::Hold { who, .. }) = history.records.get(hold).map(|r| &r.kind) else {
+        return false;
+    };
+    let called = history.records[..hold]
+        .iter()
+        .rev()
+        .find_map(|r| match &r.kind {
+            RecordKind::Call { who: w, .. } if w == who => Some(r.at.as_ms()),
+            _ => None,
+        });
+    let Some(from) = called else {
+        return false;
+    };
+    let to = at.as_ms().saturating_add(spec.redis.replication_lag.max_ms);
+    !spec.faults.0.iter().any(|f| {
+        let holds_back = matches!(
+            f,
+            Fault::ReplicationDrop(_)
+                | Fault::ReplicaDown(_)
+                | Fault::Failover(_)
+                | Fault::Switchover(_)
+        );
+        let end = f.end_ms().unwrap_or(f.at_ms());
+        holds_back && f.at_ms() <= to && end >= from
+    })
 }

@@ -228,12 +228,12 @@ pub(crate) fn check(history: &History, work: &impl Count) -> Vec<Violation> {
         .collect()
 }
 
-/// Another process's read acquire whose call failed while a partition
-/// held its script ran when the script arrived, unseen: Redis's record of
-/// a read lock names one field, and the caller never learned of its share
-/// (4.7.0 seed 475869: D's `lock(31090)` timed out at 27.5 s, its script
-/// held until 29.7 s; it joined crashed B's read lock then and kept the
-/// key to 60.8 s). A key in `read` mode at the crash that the script
+/// Another process's read acquire whose call failed may have run unseen
+/// (a partition held its script, or the network lost its reply): Redis's
+/// record of a read lock names one field, and the caller never learned of
+/// its share (4.7.0 seed 475869: D's `lock(31090)` timed out at 27.5 s,
+/// its script held until 29.7 s; it joined crashed B's read lock then and
+/// kept the key to 60.8 s). A key in `read` mode at the crash that the script
 /// found still held is shared from its arrival to its lease's end, or,
 /// the lease being a watchdog timeout the process never said, to the end.
 fn late_shares(p: &mut Pending<'_>, late: &[Late<'_>], history: &History) {
@@ -253,8 +253,8 @@ fn late_shares(p: &mut Pending<'_>, late: &[Late<'_>], history: &History) {
     }
 }
 
-/// A read acquire whose call failed while a partition held its process's
-/// script: when the script reached Redis, and its lease (`None`: the
+/// A read acquire whose call failed and may have run unseen: when the
+/// script ran on Redis, and its lease (`None`: the
 /// watchdog timeout of a process that never said it).
 struct Late<'h> {
     process: ProcKey<'h>,
@@ -307,7 +307,12 @@ struct State<'h> {
     /// Per process, its last script a partition held: the record, and
     /// when it arrives.
     held_script: BTreeMap<ProcKey<'h>, (usize, SimTime)>,
-    /// Read acquires that failed while a partition held their script.
+    /// Per process and key, its last acquire sent.
+    acquire_sent: BTreeMap<(ProcKey<'h>, &'h str), usize>,
+    /// Per process, the last reply Redis sent it that the network lost:
+    /// the record, and when (the command it answers ran then).
+    lost_reply: BTreeMap<ProcKey<'h>, (usize, SimTime)>,
+    /// Read acquires that failed and may have run unseen.
     late: Vec<Late<'h>>,
 }
 
@@ -422,6 +427,19 @@ impl<'h> State<'h> {
                 let key = (Name(&process.client), process.life);
                 self.held_script.insert(key, (i, *until));
             }
+            RecordKind::AcquireSent { process, lock, .. } => {
+                let key = (Name(&process.client), process.life);
+                self.acquire_sent.insert((key, lock.as_str()), i);
+            }
+            RecordKind::Drop {
+                process,
+                direction: Direction::Down,
+                what,
+                ..
+            } if what == "reply" => {
+                let key = (Name(&process.client), process.life);
+                self.lost_reply.insert(key, (i, at));
+            }
             RecordKind::RenewReply {
                 process,
                 lock,
@@ -448,9 +466,8 @@ impl<'h> State<'h> {
         }
     }
 
-    /// `who`'s read acquire of `lock` failed at `at`: if a partition held
-    /// a script of its process sent during the call past the failure, it
-    /// may be the acquire, run when it arrives.
+    /// `who`'s read acquire of `lock` failed at `at`: it may have run
+    /// unseen ([`State::ran_unseen`]).
     fn failed_acquire(&mut self, who: &'h Who, lock: &'h LockName, at: SimTime) {
         if lock.kind() != lockcore::LockKind::Read {
             return;
@@ -460,10 +477,7 @@ impl<'h> State<'h> {
         let Some(&(lease, call)) = open.and_then(|r| r.waiting.get(&who.thread)) else {
             return;
         };
-        let Some(&(held, arrives)) = self.held_script.get(&key) else {
-            return;
-        };
-        if held > call && arrives > at {
+        if let Some(arrives) = self.ran_unseen(key, lock.as_str(), call, at) {
             let lease = lease.or_else(|| self.watchdog.get(&key).copied());
             let lock = lock.as_str();
             self.late.push(Late {
@@ -473,6 +487,29 @@ impl<'h> State<'h> {
                 lease,
             });
         }
+    }
+
+    /// When a failed acquire of `lock` by `process`, called at record
+    /// `call` and failed at `at`, may have run on Redis: a script of the
+    /// process sent during the call that a partition held past the
+    /// failure, when it arrives; or a reply the network lost after the
+    /// call's last acquire went, when Redis sent it (4.7.0 seed 615932:
+    /// B's read acquire joined crashed C's read lock, its reply dropped,
+    /// and kept the key 2.5 s past C's lease).
+    fn ran_unseen(
+        &self,
+        process: ProcKey<'h>,
+        lock: &str,
+        call: usize,
+        at: SimTime,
+    ) -> Option<SimTime> {
+        let held = self.held_script.get(&process);
+        if let Some(&(_, arrives)) = held.filter(|&&(i, until)| i > call && until > at) {
+            return Some(arrives);
+        }
+        let sent = *self.acquire_sent.get(&(process, lock))?;
+        let &(lost, when) = self.lost_reply.get(&process)?;
+        (sent > call && lost > sent).then_some(when)
     }
 
     fn refresh_of(&mut self, process: &'h Proc, lock: &'h LockName) -> &mut Refresh {
@@ -915,6 +952,19 @@ mod tests {
         assert_eq!(check(&left, &Work::default()).len(), 1);
     }
 
+    /// `w`'s call of `call` on `lock` failed with a response timeout.
+    fn timed_out(w: Who, lock: LockName, call: Call) -> RecordKind {
+        RecordKind::Return {
+            who: w,
+            lock,
+            call,
+            outcome: Outcome::Error {
+                message: "timed out".into(),
+                script: false,
+            },
+        }
+    }
+
     /// 4.7.0 seed 475869: D's read acquire (a 31 s lease) timed out while
     /// a partition held its script, which reached Redis at 20 s and joined
     /// crashed A's read lock unseen: the key is D's until 51 s. Held only
@@ -933,15 +983,7 @@ mod tests {
                 what: "EVALSHA".into(),
                 until: SimTime::from_ms(arrives),
             };
-            let failed = RecordKind::Return {
-                who: who("D", 1),
-                lock: read.clone(),
-                call: acquire.clone(),
-                outcome: Outcome::Error {
-                    message: "timed out".into(),
-                    script: false,
-                },
-            };
+            let failed = timed_out(who("D", 1), read.clone(), acquire.clone());
             Sample::new(5)
                 .call_on(0, who("A", 1), lockcore::LockKind::Read, lock_call())
                 .server_in(3, Some(who("A", 1)), shared)
@@ -958,6 +1000,50 @@ mod tests {
         assert!(judged(20_000, true).is_empty(), "{:?}", judged(20_000, true));
         assert_eq!(judged(9_000, true).len(), 1);
         assert_eq!(judged(20_000, false).len(), 1);
+    }
+
+    /// 4.7.0 seed 615932: D's read acquire ran and joined crashed A's read
+    /// lock, and the network lost its reply: the key is D's for D's lease
+    /// from the reply. A reply lost before the acquire went answers
+    /// something else, and excuses nothing.
+    #[test]
+    fn a_failed_read_acquire_whose_reply_was_lost_shares_the_key() {
+        let read = lock().with_kind(lockcore::LockKind::Read);
+        let acquire = Call::Lock {
+            lease: Some(lockcore::Millis(41_000)),
+        };
+        let history = |lost_at: u64| {
+            let sent = RecordKind::AcquireSent {
+                process: proc("D"),
+                lock: read.clone(),
+                request: 7,
+            };
+            let dropped = RecordKind::Drop {
+                process: proc("D"),
+                direction: Direction::Down,
+                what: "reply".into(),
+                why: crate::model::drop_cause::DropCause::Fault,
+            };
+            let failed = timed_out(who("D", 1), read.clone(), acquire.clone());
+            let mut events = [(1_500, sent), (lost_at, dropped)];
+            events.sort_by_key(|e| e.0);
+            let [first, second] = events;
+            Sample::new(5)
+                .call_on(0, who("A", 1), lockcore::LockKind::Read, lock_call())
+                .server_in(3, Some(who("A", 1)), true)
+                .hold_on(6, who("A", 1), read.clone())
+                .call_on(1_000, who("D", 1), lockcore::LockKind::Read, acquire.clone())
+                .at(first.0, first.1)
+                .at(second.0, second.1)
+                .at(5_000, RecordKind::Crash { process: proc("A") })
+                .release_on(5_000, who("A", 1), read.clone(), ReleaseCause::Crash)
+                .at(10_000, failed)
+                .server(2_000 + 41_000, None)
+                .build()
+        };
+        let judged = |lost_at| check(&history(lost_at), &Work::default());
+        assert!(judged(2_000).is_empty(), "{:?}", judged(2_000));
+        assert_eq!(judged(1_200).len(), 1);
     }
 
     /// Never freed before the end of the run, long past the lease: a
