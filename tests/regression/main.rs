@@ -250,6 +250,26 @@ fn a_stale_first_thread_in_the_renewal_entry_is_named() {
     }
 }
 
+/// An `RLock` unlock message wakes one waiting thread per client (not
+/// reported upstream): 4.7.0 seed 526918, shrunk. B's unlock wakes A/t1,
+/// which loses the lock to C and gives up; A/t2, not woken, sleeps on
+/// B's TTL after C's key expires with no message. Named by that path,
+/// not left unnamed.
+#[test]
+fn a_waiter_the_one_permit_did_not_wake_is_named() {
+    let file = "explored-526918-4-7-0-one-permit-stale-ttl.toml";
+    let defects = finding_defects(file);
+    assert!(!defects.is_empty(), "{file}: no defect");
+    for d in &defects {
+        assert_eq!(d.invariant.name(), "lost-wakeup", "{file}");
+        let path = d.open_issue.map(|o| (o.upstream, o.path));
+        assert!(
+            path.is_some_and(|(u, p)| u == "unreported" && p.contains("one permit per message")),
+            "{file}: {path:?}"
+        );
+    }
+}
+
 /// Fair-lock liveness defects no fix removes, each named by the open
 /// upstream issue whose path the run took:
 /// - #4595: a waiter whose acquire fails after its script queued it keeps

@@ -10,6 +10,7 @@
 //! predicate plus one line in [`KNOWN`].
 
 mod fair_place_restored;
+mod one_permit;
 mod rw_wakeup;
 mod stale_first_thread;
 mod write_reentry;
@@ -261,6 +262,10 @@ const KNOWN: &[(OpenIssue, Took)] = &[
     ),
     // The same path seen by a waiter, after the waiter paths above.
     (READ_RENEWAL_SHORTENS, rw_wakeup::read_renewal_then_expiry),
+    (
+        one_permit::ONE_PERMIT_STALE_TTL,
+        one_permit::one_permit_stale_ttl,
+    ),
     (FAIR_EXPIRED_SLEEPS, fair_expired_slept),
     (
         stale_first_thread::STALE_FIRST_THREAD_RENEWED,
