@@ -413,7 +413,7 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
     let freed = believer_key_gone(history, v, &lock).or_else(|| {
         history.records.iter().rev().find(|r| {
             r.at <= v.at
-                && matches!(&r.kind, RecordKind::Server { lock: l, holder: None, .. } if *l == lock)
+                && matches!(&r.kind, RecordKind::Server { lock: l, holder: None, .. } if l.as_str() == lock.as_str())
         })
     })?;
     let RecordKind::Server { cause, .. } = &freed.kind else {
@@ -530,13 +530,13 @@ fn believer_key_gone<'h>(
     let before = &history.records[..first];
     let named = before.iter().rposition(|r| {
         matches!(&r.kind, RecordKind::Server { lock: l, holder: Some(h), .. }
-            if l == lock && h == who)
+            if l.as_str() == lock.as_str() && h == who)
     });
     let mut gone = named
         .and_then(|j| {
             before[j + 1..]
                 .iter()
-                .find(|r| matches!(&r.kind, RecordKind::Server { lock: l, .. } if l == lock))
+                .find(|r| matches!(&r.kind, RecordKind::Server { lock: l, .. } if l.as_str() == lock.as_str()))
         })
         .filter(|r| match &r.kind {
             RecordKind::Server { holder: None, .. } => true,
@@ -551,7 +551,7 @@ fn believer_key_gone<'h>(
         if let RecordKind::Server {
             lock: l, holder, ..
         } = &r.kind
-            && l == lock
+            && l.as_str() == lock.as_str()
         {
             match (holder.as_ref() == Some(who), gone) {
                 (true, _) => gone = None,
@@ -601,6 +601,18 @@ fn coverage(spec: &SimSpec, v: &Violation, start: u64, end: u64) -> u64 {
         }
     }
     total
+}
+
+/// When `who` last called before record `before` (ms): the call a hold
+/// at `before` answers.
+pub(super) fn called_at(history: &History, who: &crate::Who, before: usize) -> Option<u64> {
+    history.records[..before.min(history.records.len())]
+        .iter()
+        .rev()
+        .find_map(|r| match &r.kind {
+            RecordKind::Call { who: w, .. } if w == who => Some(r.at.as_ms()),
+            _ => None,
+        })
 }
 
 /// The lock the violation's events name.

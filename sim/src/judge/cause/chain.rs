@@ -108,7 +108,7 @@ fn chain_ended(
                 && matches!(&r.kind, RecordKind::Lock {
                     process: p,
                     event: lockcore::Event::RenewalStopped { lock: l, .. },
-                } if p == process && l == lock)
+                } if p == process && l.as_str() == lock.as_str())
         })
 }
 
@@ -136,7 +136,7 @@ fn last_round_before(
             RecordKind::Lock {
                 process: p,
                 event: lockcore::Event::RenewalStaged { lock: l },
-            } if p == process && lock.is_none_or(|lock| lock == l) => {
+            } if p == process && lock.is_none_or(|lock| lock.as_str() == l.as_str()) => {
                 if !matches!(&last, Some((when, _)) if *when == at) {
                     last = Some((at, Vec::new()));
                 }
@@ -148,14 +148,16 @@ fn last_round_before(
                 request,
                 retry: false,
                 staged,
-            } if p == process && lock.is_none_or(|lock| lock == l) => match &mut last {
-                Some((_, requests)) if *staged && staging => requests.push(*request),
-                Some((when, requests)) if *when == at => requests.push(*request),
-                _ => {
-                    last = Some((at, vec![*request]));
-                    staging = false;
+            } if p == process && lock.is_none_or(|lock| lock.as_str() == l.as_str()) => {
+                match &mut last {
+                    Some((_, requests)) if *staged && staging => requests.push(*request),
+                    Some((when, requests)) if *when == at => requests.push(*request),
+                    _ => {
+                        last = Some((at, vec![*request]));
+                        staging = false;
+                    }
                 }
-            },
+            }
             _ => {}
         }
     }

@@ -42,6 +42,14 @@ pub(super) fn late_reply<'s>(
     };
     let acquired = end.saturating_sub(*lease_ms);
     let replied = hold.at.as_ms();
+    // The expiry is the acquire's lease only if the acquire could have
+    // set it: after the thread called. A key that ran out earlier had its
+    // TTL cut since (3.23.4 seed 20: a fair lock's count-down unlock set
+    // it to the watchdog's 1 s under a 13 s lease, #5623), which no fault
+    // before the call explains.
+    if super::called_at(history, who, first).is_none_or(|c| end < c + lease_ms) {
+        return None;
+    }
     if !watchdog {
         let f = faults_on(spec, v, end, end)
             .chain(faults_on(spec, v, acquired, replied))

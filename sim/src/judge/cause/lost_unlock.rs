@@ -89,7 +89,7 @@ pub(crate) fn slept_past_expiry(spec: &SimSpec, history: &History, v: &Violation
         .find_map(|r| match &r.kind {
             RecordKind::Server {
                 lock: l, holder, ..
-            } if l == lock => Some(holder.as_ref()),
+            } if l.as_str() == lock.as_str() => Some(holder.as_ref()),
             _ => None,
         })??;
     let expired = Violation {

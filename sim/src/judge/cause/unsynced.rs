@@ -93,14 +93,7 @@ fn reached_every_replica(spec: &SimSpec, history: &History, hold: usize, at: Sim
     let Some(RecordKind::Hold { who, .. }) = history.records.get(hold).map(|r| &r.kind) else {
         return false;
     };
-    let called = history.records[..hold]
-        .iter()
-        .rev()
-        .find_map(|r| match &r.kind {
-            RecordKind::Call { who: w, .. } if w == who => Some(r.at.as_ms()),
-            _ => None,
-        });
-    let Some(from) = called else {
+    let Some(from) = super::called_at(history, who, hold) else {
         return false;
     };
     let to = at.as_ms().saturating_add(spec.redis.replication_lag.max_ms);
