@@ -758,6 +758,19 @@ fn a_zero_count_failover_to_an_older_holder_names_its_path_84095() {
     assert_zero_count_named(&spec, &run);
 }
 
+/// 4.7.0 seed 108190 (`locksim explore --redisson 4.7.0 --from 100000
+/// --seeds 100000`): B's client read 0 connected replicas while both
+/// were down and kept the count; B/t1's fenced lock at 49.57 s went
+/// without `WAIT` during a replication stall, and a failover at 49.94 s
+/// promoted a replica without it. The zero-count path compared Redis's
+/// record of the key with the fenced hold as lock names, which differ in
+/// kind, never found the failover, and the defect went unnamed.
+#[test]
+fn a_zero_count_fenced_lock_names_its_path_108190() {
+    let (spec, run) = explored_470(108190, sim::Strategy::Uniform);
+    assert_zero_count_named(&spec, &run);
+}
+
 /// 4.7.0 seed 40695 (`locksim explore --redisson 4.7.0 --seeds 100000`,
 /// its PCT arm): a failover refused two of B's renewal rounds (their
 /// first command, the script's `SCRIPT LOAD`), at 16.71 s and 20.10 s,

@@ -56,7 +56,7 @@ pub(super) fn one_permit_stale_ttl(_: lockcore::Release, history: &History, v: &
         // The new holder may reach Redis before the message reaches the
         // client: look from the unlock that published it.
         let unlocked = history.records[..i].iter().rposition(|r| {
-            matches!(&r.kind, RecordKind::Server { lock: l, holder: None, .. } if l == lock)
+            matches!(&r.kind, RecordKind::Server { lock: l, holder: None, .. } if l.as_str() == lock.as_str())
         });
         message
             && sibling_waits(&history.records[..i], who, lock)
@@ -89,6 +89,6 @@ fn sibling_waits(before: &[sim::Record], who: &Who, lock: &LockName) -> bool {
 /// Whether Redis named a holder of `lock` other than `who` in `after`.
 fn taken_by_another(after: &[sim::Record], who: &Who, lock: &LockName) -> bool {
     after.iter().any(|r| {
-        matches!(&r.kind, RecordKind::Server { lock: l, holder: Some(h), .. } if l == lock && h != who)
+        matches!(&r.kind, RecordKind::Server { lock: l, holder: Some(h), .. } if l.as_str() == lock.as_str() && h != who)
     })
 }

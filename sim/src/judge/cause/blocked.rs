@@ -43,6 +43,9 @@ pub(super) fn renewals_blocked<'s>(
     // sent it again after that (its retry pause, not a third of the lease).
     let mut errored: Vec<(Renewal<'_>, u64)> = Vec::new();
     let mut resent: Vec<(&str, u32, u64)> = Vec::new();
+    // Every reply to a renewal, whenever it came: when, and whether it
+    // was `NOSCRIPT`.
+    let mut replies: Vec<(Renewal<'_>, u64, bool)> = Vec::new();
     for r in &history.records {
         let ms = r.at.as_ms();
         match &r.kind {
@@ -68,26 +71,25 @@ pub(super) fn renewals_blocked<'s>(
                 request,
                 reply,
                 ..
-            } if ms <= end => {
-                answered
-                    .entry((&*process.client, (process.life, *request)))
-                    .or_insert(ms);
+            } => {
+                let renewal = (&*process.client, (process.life, *request));
+                replies.push((renewal, ms, reply.contains("NOSCRIPT")));
+                if ms > end {
+                    continue;
+                }
+                answered.entry(renewal).or_insert(ms);
                 match reply.as_str() {
                     "1" => {
-                        ok.insert((&*process.client, (process.life, *request)));
+                        ok.insert(renewal);
                     }
                     "0" => {
-                        other_thread.insert((&*process.client, (process.life, *request)));
+                        other_thread.insert(renewal);
                     }
                     // 3.46+ loads the script and sends the renewal again
                     // (its own record): that resend is the one that had
                     // to get through (4.7.0 seed 26953, after a restart).
-                    text if text.contains("NOSCRIPT") => {
-                        reloaded.push(((&*process.client, (process.life, *request)), ms));
-                    }
-                    text if text.starts_with("error") => {
-                        errored.push(((&*process.client, (process.life, *request)), ms));
-                    }
+                    text if text.contains("NOSCRIPT") => reloaded.push((renewal, ms)),
+                    text if text.starts_with("error") => errored.push((renewal, ms)),
                     _ => {}
                 }
             }
@@ -141,7 +143,8 @@ pub(super) fn renewals_blocked<'s>(
                 && f.at_ms() <= ms + history.meta.max_latency_ms
                 && replied.is_none_or(|&a| f.at_ms() <= a)
                 && ms <= f.effect_end_ms().unwrap_or(f.at_ms())
-        })?;
+        });
+        let on_it = on_it.or_else(|| emptied_cache(spec, &replies, (client, request), ms))?;
         blamed.get_or_insert(on_it);
         healed = healed.max(on_it.effect_end_ms().unwrap_or(on_it.at_ms()));
     }
@@ -188,6 +191,38 @@ pub(super) fn renewals_blocked<'s>(
         blamed.map(|f| f.text()).unwrap_or_default()
     );
     Some((why, blamed))
+}
+
+/// The fault that emptied the script cache of the primary the renewal
+/// `sent` at `ms` met, when Redis answered it `NOSCRIPT`: the last
+/// failover, switchover or restart before it. Redis 7.0+ replicates no
+/// scripts, so a promoted replica has none. Such a renewal is judged at
+/// all only when its reload and resend could not come in time: answered
+/// after the expiry (4.7.0 seed 411960: a switchover refused a renewal
+/// and three resends; the fourth went 1.9 s after it ended, 13 ms before
+/// the expiry, and met `NOSCRIPT`), or lost (seed 669503: the resend
+/// after the reload went into a failover).
+fn emptied_cache<'s>(
+    spec: &'s SimSpec,
+    replies: &[(Renewal<'_>, u64, bool)],
+    sent: Renewal<'_>,
+    ms: u64,
+) -> Option<&'s crate::Fault> {
+    let &(_, _, noscript) = replies.iter().find(|&&(r, at, _)| r == sent && at >= ms)?;
+    if !noscript {
+        return None;
+    }
+    excusing(spec)
+        .filter(|f| {
+            f.at_ms() <= ms
+                && matches!(
+                    f,
+                    crate::Fault::Failover(_)
+                        | crate::Fault::Switchover(_)
+                        | crate::Fault::RedisRestart(_)
+                )
+        })
+        .max_by_key(|f| f.at_ms())
 }
 
 /// The renewals sent failed under `blamed`, and the next, due by `next`,
@@ -433,7 +468,11 @@ fn first_round(
 /// pause). A round whose reply a fault dropped on the way back (`what`
 /// "reply", up to a one-way delay later) was lost unanswered too (4.7.0
 /// seed 238769: a 50 % drop took the reply to the round's `SCRIPT LOAD`
-/// and to its resend).
+/// and to its resend). Where the round is on record in the window (its
+/// stage, or its script sent), what the process lost before it was
+/// another call's (4.7.0 seed 664396: a failover refused a thread's
+/// acquire 69 ms before the round's `SCRIPT LOAD`, and the next round
+/// was looked for that much early).
 fn lost_round(
     history: &History,
     (first, end): (usize, u64),
@@ -441,10 +480,28 @@ fn lost_round(
     (from, to): (u64, u64),
     latency: u64,
 ) -> Option<(u64, crate::DropCause)> {
-    history.records[first..]
-        .iter()
-        .take_while(|r| r.at.as_ms() <= end)
-        .filter(|r| (from..=to + latency).contains(&r.at.as_ms()))
+    let window = || {
+        history.records[first..]
+            .iter()
+            .take_while(|r| r.at.as_ms() <= end)
+            .filter(|r| (from..=to + latency).contains(&r.at.as_ms()))
+    };
+    let went = window()
+        .find(|r| match &r.kind {
+            RecordKind::Lock {
+                process: p,
+                event: lockcore::Event::RenewalStaged { .. },
+            } => p == process,
+            RecordKind::RenewSent {
+                process: p,
+                retry: false,
+                ..
+            } => p == process,
+            _ => false,
+        })
+        .map_or(from, |r| r.at.as_ms());
+    window()
+        .filter(|r| r.at.as_ms() >= went)
         .find_map(|r| match &r.kind {
             RecordKind::Drop {
                 process: p,
