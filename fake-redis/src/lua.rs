@@ -231,7 +231,7 @@ fn random(state: &RefCell<u64>, args: Variadic<f64>) -> mlua::Result<f64> {
 }
 
 /// The error handler: Redis's text and the script line it happened on.
-fn error_text(lua: &Lua, err: &Lv, sha: &str) -> String {
+fn error_text(lua: &Lua, err: &Lv, sha: &str, version: crate::RedisVersion) -> String {
     let mut line = 0;
     for level in 1..64 {
         let Some(frame) = lua.inspect_stack(level) else {
@@ -261,7 +261,7 @@ fn error_text(lua: &Lua, err: &Lv, sha: &str) -> String {
                 .map_or_else(String::new, |s| s.to_string_lossy())
         ),
     };
-    format!("{text} script: {sha}, on @user_script:{line}.")
+    version.script_error(&text, sha, line)
 }
 
 /// Runs `text` (compiled first) with `keys` and `argv`.
@@ -326,7 +326,9 @@ pub(crate) fn run(
         g.raw_set("cjson", crate::lua_cjson::library(&lua)?)?;
         lua.load(PRELUDE).set_name("=prelude").exec()?;
         let sha = sha.to_owned();
-        let handler = lua.create_function(move |lua, err: Lv| Ok(error_text(lua, &err, &sha)))?;
+        let version = ctx.borrow().state.version;
+        let handler =
+            lua.create_function(move |lua, err: Lv| Ok(error_text(lua, &err, &sha, version)))?;
         let xpcall: mlua::Function = g.raw_get("xpcall")?;
         lua.set_hook(
             mlua::HookTriggers::new().every_nth_instruction(MAX_INSTRUCTIONS),

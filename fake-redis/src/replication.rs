@@ -676,6 +676,32 @@ mod tests {
         assert_eq!(run(&mut e, conn, &["EXISTS", "free"]), [Value::Int(0)]);
     }
 
+    /// Redis 6.2 words a replica's refusal of a script's write inside
+    /// `Error running script`, natively and in Lua alike, and the text no
+    /// longer begins `READONLY`.
+    #[test]
+    fn a_6_2_replica_wraps_its_refusal_of_a_script() {
+        for in_lua in [false, true] {
+            let (mut e, _, conn) = engine_at(0);
+            e.set_version(crate::RedisVersion::V6_2);
+            e.state.lock_scripts_in_lua = in_lua;
+            run(&mut e, conn, &["HSET", "lock", "u:1", "1"]);
+            e.set_replica();
+            let renew = crate::LockScript::Renew;
+            let reply = run(
+                &mut e,
+                conn,
+                &["EVAL", renew.text(), "1", "lock", "1000", "u:1"],
+            );
+            let text = format!(
+                "ERR Error running script (call to f_{}): @user_script:1: @user_script: 1: \
+                 -READONLY You can't write against a read only replica.",
+                renew.sha1()
+            );
+            assert_eq!(reply, [Value::error(text)], "in Lua: {in_lua}");
+        }
+    }
+
     /// Bad arguments get Redis's errors, and a closed connection's wait
     /// is forgotten.
     #[test]

@@ -75,6 +75,41 @@ impl RedisVersion {
         self >= RedisVersion::V7_2
     }
 
+    /// Whether its replicas hold the primary's script cache, so a
+    /// promoted replica answers `EVALSHA` of a script loaded on the old
+    /// primary. Redis 6.2 propagates `SCRIPT LOAD` to replicas and the
+    /// AOF (`scriptCommand`'s `forceCommandPropagation`), rewrites an
+    /// `EVALSHA` a replica may lack into `SCRIPT LOAD` or `EVAL`
+    /// (`evalGenericCommand`), and ships the cache in a full sync's RDB
+    /// (`rdbSaveRio`'s `lua` aux fields); read at tag 6.2.14. Redis 7.0
+    /// replicates a script's effects only and propagates neither (its
+    /// `eval.c`), so a replica promoted by a failover meets its first
+    /// `EVALSHA` with `NOSCRIPT`, which Redisson 3.46.0-3.47.x's batched
+    /// path failed to handle (commit 32df429bd).
+    pub fn replicates_scripts(self) -> bool {
+        self < RedisVersion::V7_0
+    }
+
+    /// The reply to a script (SHA1 `sha`) whose line `line` raised
+    /// `text`: 7.0 and later add `script: <sha>, on @user_script:<line>.`.
+    /// 6.2 wraps a replica's refusal of the script's write (the
+    /// demoted primary's, under a switchover) in `Error running script`,
+    /// its error handler's position and `luaPushError`'s, so it no longer
+    /// begins `READONLY` and Redisson reads it as a plain error, not a
+    /// `RedisReadonlyException` it retries (`scripting.c`'s
+    /// `luaRedisGenericCommand`, `luaPushError` and `evalGenericCommand`
+    /// at tag 6.2.14; the same text is quoted from a 6.2 server in
+    /// spring-data-redis #3042). 6.2's other script errors are given 7.0's
+    /// text: no lock path Redisson parses reads them.
+    pub(crate) fn script_error(self, text: &str, sha: &str, line: impl fmt::Display) -> String {
+        match self {
+            RedisVersion::V6_2 if text.starts_with("READONLY ") => format!(
+                "ERR Error running script (call to f_{sha}): @user_script:{line}: @user_script: {line}: -{text}"
+            ),
+            _ => format!("{text} script: {sha}, on @user_script:{line}."),
+        }
+    }
+
     /// The `ERR unknown command` reply to `name` with `args` (printable
     /// forms), as this release words it: up to 128 bytes of arguments,
     /// each cut to the room left.

@@ -105,9 +105,17 @@ impl LockError {
         let LockError::Transport(TransportError::Redis(text)) = self else {
             return false;
         };
-        !text.starts_with("READONLY")
+        !is_read_only(text)
             && (text.contains(", on @user_script:") || text.starts_with("ERR Error running script"))
     }
+}
+
+/// Whether Redis's error `text` is a replica's refusal of a write:
+/// `READONLY …`, or from a script on Redis 6.2 `ERR Error running script
+/// (call to f_<sha>): @user_script:1: @user_script: 1: -READONLY …`.
+pub(crate) fn is_read_only(text: &str) -> bool {
+    text.starts_with("READONLY")
+        || (text.starts_with("ERR Error running script") && text.contains(": -READONLY "))
 }
 
 #[cfg(test)]
@@ -131,6 +139,8 @@ mod tests {
         // redis-server 7.0.15 as a replica (fake-redis's `replication.rs`).
         let replica = "READONLY You can't write against a read only replica. script: d223ed8c7345b684e8ed044ed472601f536fa58b, on @user_script:1.";
         assert!(!redis(replica).is_script_error());
+        let replica_6_2 = "ERR Error running script (call to f_d223ed8c7345b684e8ed044ed472601f536fa58b): @user_script:1: @user_script: 1: -READONLY You can't write against a read only replica.";
+        assert!(!redis(replica_6_2).is_script_error());
         assert!(!LockError::from(TransportError::Timeout).is_script_error());
     }
 }

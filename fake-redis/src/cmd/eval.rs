@@ -26,7 +26,8 @@ fn keys_and_args(args: &[Bytes]) -> Result<(&[Bytes], &[Bytes]), CmdError> {
     Ok(rest.split_at(numkeys))
 }
 
-/// Runs a known script, adding Redis 7.0's suffix to an error raised inside.
+/// Runs a known script, an error raised inside worded as the server's
+/// release words it.
 fn run(
     ctx: &mut Ctx<'_>,
     script: LockScript,
@@ -39,8 +40,9 @@ fn run(
     if crate::native_rw::loops_too_long(ctx.db, ctx.now, script, keys) {
         return crate::lua::run(ctx, script.text().as_bytes(), sha, keys, argv);
     }
+    let version = ctx.state.version;
     native::run(ctx, script, keys, argv)
-        .map_err(|e| CmdError::other(format!("{e} script: {sha}, on @user_script:1.")))
+        .map_err(|e| CmdError::other(version.script_error(&e, sha, 1)))
 }
 
 /// # Format

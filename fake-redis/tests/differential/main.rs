@@ -57,6 +57,7 @@ mod generate_family;
 mod generate_zset;
 mod latch;
 mod replica_link;
+mod script_cache;
 mod sentinel;
 mod version;
 mod wait_offset;

@@ -29,7 +29,7 @@ fn connected(info: &str) -> String {
 }
 
 /// Asks the primary until `done` holds of its reply, for up to 10 s.
-fn until(c: &mut Client, w: &[&str], what: &str, done: impl Fn(&str) -> bool) -> String {
+pub(crate) fn until(c: &mut Client, w: &[&str], what: &str, done: impl Fn(&str) -> bool) -> String {
     let started = Instant::now();
     loop {
         let reply = ask(c, w);

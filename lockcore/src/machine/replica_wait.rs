@@ -14,13 +14,15 @@ use crate::{Switch, TransportError, Value};
 
 impl LockClient {
     /// Whether the script's error `e` leaves the batch's answer to its
-    /// `WAIT`: a `READONLY` refusal, which only a replica gives. Every
+    /// `WAIT`: a `READONLY` refusal, which only a replica gives (Redis
+    /// 6.2 wraps it in `ERR Error running script`, with `-READONLY` after
+    /// the script's position; fake-redis's `RedisVersion`). Every
     /// script error does so in Redisson, but with a primary's `WAIT`
     /// after it the answer is the script's error either way, a moment
     /// later; only a replica's `WAIT` fails too and changes it, so the
     /// timing of every other error is left as it was.
     pub(super) fn script_error_awaits_wait(e: &TransportError) -> bool {
-        matches!(e, TransportError::Redis(text) if text.starts_with("READONLY"))
+        matches!(e, TransportError::Redis(text) if crate::error::is_read_only(text))
     }
 
     /// Whether `pending`'s batch failed with a `WAIT` error that the

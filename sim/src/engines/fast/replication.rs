@@ -80,6 +80,11 @@ impl Replicas {
             .map(|_| {
                 let mut e = new_engine();
                 e.set_replica();
+                // Synced from a primary Redisson has used before, which
+                // holds the lock scripts: 6.2 ships them to its replicas.
+                if spec.redis.version.replicates_scripts() {
+                    e.load_lock_scripts();
+                }
                 e
             })
             .collect();
