@@ -530,7 +530,7 @@ impl LockClient {
             self.load_script(now, pending, script);
             return;
         }
-        if self.retries_replica_wait(&pending, &reply) {
+        if self.retries_replica_wait(&pending, &reply) || self.retries_read_only(&pending, &reply) {
             self.retry_later(now, pending);
             return;
         }

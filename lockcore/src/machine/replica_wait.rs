@@ -25,6 +25,39 @@ impl LockClient {
         matches!(e, TransportError::Redis(text) if crate::error::is_read_only(text))
     }
 
+    /// Whether `pending` failed with a `READONLY` refusal that the
+    /// release retries: from 3.27.1 (`readonly-retried`, #5396)
+    /// `CommandDecoder` makes it a `RedisReadonlyException`, which
+    /// `RedisExecutor.checkAttemptPromise` sends again after the retry
+    /// delay while attempts remain. A lock script's batch (with its
+    /// `WAIT`, or without one when the client counted no replica) has
+    /// the client's `retryAttempts`; a command sent alone has its own
+    /// (none for 3.37+'s acquire and unlock). A batch reaches here with
+    /// its script's refusal only once the batch fails with its first
+    /// error (`batch-first-error`, 3.46.0); before, its `WAIT`'s error
+    /// replaces it. Redis 6.2 words a script's refusal otherwise (`ERR
+    /// Error running script`), which is a plain error to Redisson.
+    pub(super) fn retries_read_only(
+        &self,
+        pending: &Pending,
+        reply: &Result<Value, TransportError>,
+    ) -> bool {
+        // The switches are read only for a refusal: a read is what makes
+        // a switch count as asked about (`locksim mutants`).
+        let refused =
+            matches!(reply, Err(TransportError::Redis(text)) if text.starts_with("READONLY"));
+        if !refused || !self.switches.has(Switch::ReadonlyRetried) {
+            return false;
+        }
+        let batched = pending.sync.is_some() || pending.tries.replicas == Some(0);
+        let attempts = if batched {
+            self.config.retry_attempts
+        } else {
+            self.retries_for(&pending.kind)
+        };
+        pending.tries.retried < attempts
+    }
+
     /// Whether `pending`'s batch failed with a `WAIT` error that the
     /// release retries: from 3.45.1 one beginning `ERR WAIT` (so
     /// `WAITAOF`'s errors too, as Redisson's `startsWith` has it), while

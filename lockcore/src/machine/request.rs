@@ -504,7 +504,7 @@ impl LockClient {
 
     /// How often a timed-out request of this kind is sent again: since
     /// 3.37.0 (`no-lock-resend`, #6144) acquire and unlock never are.
-    fn retries_for(&self, kind: &Kind) -> u32 {
+    pub(super) fn retries_for(&self, kind: &Kind) -> u32 {
         match kind {
             Kind::Command {
                 purpose: Purpose::Acquire | Purpose::Unlock,

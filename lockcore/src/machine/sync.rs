@@ -142,7 +142,16 @@ impl LockClient {
                 let text = format!("unexpected WAIT reply {other:?}");
                 return Some(Err(TransportError::Redis(text)));
             }
-            Err(e) => return Some(Err(e)),
+            // The batch fails with its first failed command's error from
+            // 3.46.0 (`batch-first-error`): a script's refusal kept for
+            // the `WAIT` wins over the `WAIT`'s own; before, the last's.
+            Err(e) => {
+                let first = sync
+                    .error
+                    .take()
+                    .filter(|_| self.switches.has(Switch::BatchFirstError));
+                return Some(Err(first.unwrap_or(e)));
+            }
         }
         self.sync_done(script)
     }

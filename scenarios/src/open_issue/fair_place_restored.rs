@@ -3,7 +3,7 @@
 //! deadline with the lock free.
 
 use lockcore::LockName;
-use sim::{History, RecordKind, ServerCause, Violation, Who};
+use sim::{History, Phase, RecordKind, ServerCause, Violation, Who};
 
 use super::OpenIssue;
 
@@ -47,6 +47,19 @@ pub(super) fn fair_place_restored(_: lockcore::Release, history: &History, v: &V
                 cause: ServerCause::Failover,
                 ..
             } if on_key(lock) => restored.append(&mut held),
+            // A promotion that left the key's holder as it was (free on
+            // both) records nothing of the key, but may give the queue
+            // back all the same (4.7.0 seed 448875: A/t1 took and released
+            // the lock during a replication stall, and a switchover 1.7 s
+            // later restored its place with the lock free).
+            RecordKind::Fault {
+                fault: sim::Fault::Failover(_),
+                phase: Phase::End,
+            }
+            | RecordKind::Fault {
+                fault: sim::Fault::Switchover(_),
+                phase: Phase::Begin,
+            } => restored.append(&mut held),
             RecordKind::Call { who, lock, call } if on_key(lock) && call.waits() => {
                 held.retain(|w| *w != who);
                 restored.retain(|w| *w != who);

@@ -97,6 +97,7 @@ switches! {
     NoSyncMessageLengthened => no_sync_message_lengthened,
     JvmWaitProbe => jvm_wait_probe,
     ReplicaCountCached => replica_count_cached,
+    ReadonlyRetried => readonly_retried,
     CountDownKeepsLease => count_down_keeps_lease,
     ListenerRechecksLatch => listener_rechecks_latch,
     FairPurgeChecksScore => fair_purge_checks_score,
@@ -115,6 +116,7 @@ switches! {
     ScriptCache => script_cache,
     WaitProbe => wait_probe,
     ReplicaCountResetOnMore => replica_count_reset_on_more,
+    BatchFirstError => batch_first_error,
     NoSyncedSlavesException => no_synced_slaves_exception,
     ProbeBackticks => probe_backticks,
     ProbePrefixMatch => probe_prefix_match,
@@ -160,6 +162,7 @@ impl Switch {
             | Switch::ProbeReadsCauses
             | Switch::LockSyncWaitOnly
             | Switch::ReplicaWaitRetried
+            | Switch::BatchFirstError
             | Switch::NoSyncKeepsRequestId
             | Switch::ReplicaCountFromInfo
             | Switch::ReplicaCountCached => Some(Switch::LockWaitsForReplicas),

@@ -493,6 +493,37 @@ mod tests {
         let _ = run(&s).expect("a spec with replicas runs");
     }
 
+    /// A promoted replica answers the lock scripts' `EVALSHA` on Redis
+    /// 6.2, which ships the primary's script cache to its replicas, and
+    /// `NOSCRIPT` on 7.0 and 7.2, which do not
+    /// (`RedisVersion::replicates_scripts`).
+    #[test]
+    fn a_6_2_replica_has_the_lock_scripts() {
+        let sha = fake_redis::LockScript::Renew.sha1();
+        for version in fake_redis::RedisVersion::ALL {
+            let mut s = spec(vec![]);
+            s.redis.replicas = 1;
+            s.redis.version = version;
+            let server = Server::new(&s.redis);
+            let mut reps = Replicas::new(&s, || server.new_engine());
+            let mut fresh = server.new_engine();
+            fresh.set_replicas(1);
+            let (_, mut promoted) = reps.promote(None, fresh).expect("a replica");
+            let conn = promoted.connect();
+            let words =
+                ["SCRIPT".to_owned(), "EXISTS".to_owned(), sha.clone()].map(bytes::Bytes::from);
+            let exists = promoted.execute(conn, words).replies;
+            let cached = i64::from(version.replicates_scripts());
+            assert_eq!(
+                exists,
+                [fake_redis::Value::Array(vec![fake_redis::Value::Int(
+                    cached
+                )])],
+                "{version}"
+            );
+        }
+    }
+
     /// A blocked `WAIT`'s request for acknowledgements reaches only a
     /// replica with nothing on its way and writes flowing, in its stream:
     /// answered with the replica's offset, and no later write overtakes

@@ -150,15 +150,25 @@ pub(crate) fn renewal_cancelled<'s>(
     Some((why, f))
 }
 
-/// Whether an unlock's error says Redis never answered it (a timeout, a
-/// lost connection). An unlock that failed for too few synced replicas
-/// is not one: its retries cancel renewal once per attempt, the path not
-/// reported upstream that `open_issue` names, which no fault excuses.
+/// Whether an unlock's error says a fault kept its script from running:
+/// Redis never answered it (a timeout, a lost connection), or a primary
+/// demoted by a switchover refused it (its `READONLY`, in 7.0's words or
+/// 6.2's, or its `WAIT`'s "cannot be used with replica instances"; 4.7.0
+/// seed 391140: both count-down unlocks of a re-entrant holder refused on
+/// a 6.2 replica, the second cancelling renewal). An unlock that failed
+/// for too few synced replicas is not one: its retries cancel renewal
+/// once per attempt, the path not reported upstream that `open_issue`
+/// names, which no fault excuses.
 fn unanswered(message: &str) -> bool {
     let timed_out = LockError::from(TransportError::Timeout).to_string();
-    // The connection's own reason follows the prefix.
+    // The connection's own reason, or Redis's text, follows the prefix.
     let lost = LockError::from(TransportError::Connection(String::new())).to_string();
-    message.starts_with(&timed_out) || message.starts_with(&lost)
+    let redis = LockError::from(TransportError::Redis(String::new())).to_string();
+    let refused = message.strip_prefix(&redis).is_some_and(|text| {
+        text.contains("READONLY You can't write against a read only replica")
+            || text.contains("cannot be used with replica instances")
+    });
+    message.starts_with(&timed_out) || message.starts_with(&lost) || refused
 }
 
 /// The unlock calls of some clients on one key still waiting for their
