@@ -27,6 +27,18 @@ pub(crate) fn release(text: &str) -> Release {
 /// The uuid every harness client has.
 pub(crate) const UUID: &str = "uuid-a";
 
+/// A demoted primary's refusal of a lock script's write, in Redis 7.0's
+/// words.
+pub(crate) const READ_ONLY: &str =
+    "READONLY You can't write against a read only replica. script: 0, on @user_script:1.";
+
+/// The same refusal in Redis 6.2's words (fake-redis's
+/// `RedisVersion::script_error`).
+pub(crate) const READ_ONLY_6_2: &str = "ERR Error running script (call to f_0): @user_script:1: @user_script: 1: -READONLY You can't write against a read only replica.";
+
+/// A replica's refusal of `WAIT`.
+pub(crate) const REPLICA_WAIT: &str = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.";
+
 pub(crate) struct Harness {
     pub(crate) m: LockClient,
     pub(crate) now: Millis,
@@ -101,6 +113,31 @@ impl Harness {
                 .build()
                 .unwrap(),
         )
+    }
+
+    /// A `version` client with one replica whose thread 1 took `l` (its
+    /// script and `WAIT` answered) and has just called `unlock()`: the
+    /// unlock's batch is next.
+    pub(crate) fn synced_holder_unlocking(version: &str) -> Self {
+        let mut h = Self::with_replicas(version, 1);
+        let t = ThreadId(1);
+        h.call(
+            t,
+            "l",
+            Call::TryLock {
+                wait: None,
+                lease: None,
+            },
+        )
+        .unwrap();
+        h.probed();
+        let (acquire, _) = h.expect_send();
+        let (wait, _) = h.expect_send();
+        h.reply(acquire, Value::Nil);
+        h.reply(wait, Value::Int(1));
+        h.expect_return(t).unwrap();
+        h.call(t, "l", Call::Unlock).unwrap();
+        h
     }
 
     /// A `version` client that knows of `replicas` replicas.

@@ -33,11 +33,9 @@ pub(super) const INFO: SwitchInfo = SwitchInfo {
 #[cfg(test)]
 mod tests {
     use crate::machine::harness::Harness;
-    use crate::{Call, LockError, Purpose, ThreadId, TransportError, Value};
+    use crate::{LockError, Purpose, ThreadId, TransportError, Value};
 
-    const RO: &str = "READONLY You can't write against a read only replica. script: 0, on @user_script:1.";
-    const RO_6_2: &str = "ERR Error running script (call to f_0): @user_script:1: @user_script: 1: -READONLY You can't write against a read only replica.";
-    const WAIT_ERR: &str = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.";
+    use crate::machine::harness::{READ_ONLY as RO, READ_ONLY_6_2 as RO_6_2, REPLICA_WAIT as WAIT_ERR};
 
     /// A holder's unlock meets a demoted primary under 3.45.1 and 3.46.0,
     /// in 7.0's words and 6.2's. The retries run out (3 by default): the
@@ -52,16 +50,8 @@ mod tests {
             ("3.46.0", RO, 4, RO),
             ("3.46.0", RO_6_2, 1, RO_6_2),
         ] {
-            let mut h = Harness::with_replicas(version, 1);
+            let mut h = Harness::synced_holder_unlocking(version);
             let t = ThreadId(1);
-            h.call(t, "l", Call::TryLock { wait: None, lease: None }).unwrap();
-            h.probed();
-            let (acquire, _) = h.expect_send();
-            let (wait, _) = h.expect_send();
-            h.reply(acquire, Value::Nil);
-            h.reply(wait, Value::Int(1));
-            h.expect_return(t).unwrap();
-            h.call(t, "l", Call::Unlock).unwrap();
             for sent in 1..=sends {
                 let (unlock, purpose, _) = h.expect_send_purpose();
                 assert_eq!(purpose, Purpose::Unlock, "{version}: send {sent}");

@@ -35,8 +35,7 @@ mod tests {
     use crate::machine::harness::{Harness, release};
     use crate::{Call, Config, LockError, Purpose, ThreadId, TransportError, Value};
 
-    const RO: &str = "READONLY You can't write against a read only replica. script: 0, on @user_script:1.";
-    const RO_6_2: &str = "ERR Error running script (call to f_0): @user_script:1: @user_script: 1: -READONLY You can't write against a read only replica.";
+    use crate::machine::harness::{READ_ONLY as RO, READ_ONLY_6_2 as RO_6_2};
 
     /// A client that counted no replica sends its unlock in a batch
     /// without `WAIT`; a demoted primary refuses it. 3.27.0 fails the

@@ -38,11 +38,7 @@ mod tests {
     use crate::machine::harness::Harness;
     use crate::{Call, LockError, Purpose, ThreadId, TransportError, Value};
 
-    const RO: &str = "READONLY You can't write against a read only replica. script: 0, on @user_script:1.";
-    /// Redis 6.2's words for the same refusal (fake-redis's
-    /// `RedisVersion::script_error`).
-    const RO_6_2: &str = "ERR Error running script (call to f_0): @user_script:1: @user_script: 1: -READONLY You can't write against a read only replica.";
-    const WAIT_ERR: &str = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.";
+    use crate::machine::harness::{READ_ONLY as RO, READ_ONLY_6_2 as RO_6_2, REPLICA_WAIT as WAIT_ERR};
 
     /// A holder's unlock meets a demoted primary: its script is refused
     /// (READONLY, in 7.0's words or 6.2's) and its `WAIT` too. 3.45.0 fails the unlock with the
@@ -54,16 +50,8 @@ mod tests {
     fn from_3_45_1_a_replica_wait_error_is_retried() {
         let cases = [("3.45.0", false), ("3.45.1", true)];
         for ((release, retried), ro) in cases.into_iter().flat_map(|c| [(c, RO), (c, RO_6_2)]) {
-            let mut h = Harness::with_replicas(release, 1);
+            let mut h = Harness::synced_holder_unlocking(release);
             let t = ThreadId(1);
-            h.call(t, "l", Call::TryLock { wait: None, lease: None }).unwrap();
-            h.probed();
-            let (acquire, _) = h.expect_send();
-            let (wait, _) = h.expect_send();
-            h.reply(acquire, Value::Nil);
-            h.reply(wait, Value::Int(1));
-            h.expect_return(t).unwrap();
-            h.call(t, "l", Call::Unlock).unwrap();
             let (unlock, purpose, _) = h.expect_send_purpose();
             assert_eq!(purpose, Purpose::Unlock);
             let (wait, _) = h.expect_send();
