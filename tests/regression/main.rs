@@ -412,11 +412,7 @@ fn a_fair_place_a_switchover_restored_is_named_4595_448875() {
 #[test]
 fn an_unlock_refused_by_a_demoted_primary_is_the_faults_391140() {
     let (_, run) = explored_470(391140, sim::Strategy::Directed);
-    let defects: Vec<_> = (run.violations.iter())
-        .filter(|v| v.cause == sim::Cause::Defect)
-        .map(|v| v.to_string())
-        .collect();
-    assert!(defects.is_empty(), "{defects:?}\n{}", run.history);
+    assert_no_defect(&run);
 }
 
 /// A fair lock's unlock of a key that expired under its holder returns
@@ -822,11 +818,7 @@ fn a_zero_count_fenced_lock_names_its_path_108190() {
 #[test]
 fn a_round_refused_a_delay_after_its_send_is_the_faults_40695() {
     let (_, run) = explored_470(40695, sim::Strategy::Pct);
-    let defects: Vec<_> = (run.violations.iter())
-        .filter(|v| v.cause == sim::Cause::Defect)
-        .map(|v| v.to_string())
-        .collect();
-    assert!(defects.is_empty(), "{defects:?}\n{}", run.history);
+    assert_no_defect(&run);
 }
 
 /// 4.7.0 seed 121968 (`locksim explore --redisson 4.7.0 --from 100000
@@ -891,6 +883,15 @@ fn explored(
     }
     let run = sim::run(&spec).expect("the explored spec runs");
     (spec, run)
+}
+
+/// No violation of the run is a defect.
+fn assert_no_defect(run: &sim::Run) {
+    let defects: Vec<_> = (run.violations.iter())
+        .filter(|v| v.cause == sim::Cause::Defect)
+        .map(|v| v.to_string())
+        .collect();
+    assert!(defects.is_empty(), "{defects:?}\n{}", run.history);
 }
 
 /// Every mutual exclusion the run breaks is a defect named as the
