@@ -113,6 +113,10 @@ pub enum InputError {
         "--behind-proxy: {0} names replicas, but a cluster behind a proxy is modelled without them yet; audit a singleServerConfig"
     )]
     ProxyWithReplicas(String),
+    /// `locksim audit --replicated-endpoint` with a config that already
+    /// names replicas, or with `--behind-proxy`.
+    #[error("--replicated-endpoint: {0}")]
+    ReplicatedEndpoint(String),
     /// `locksim envelope` was asked for something it cannot search.
     #[error("envelope: {0}")]
     Envelope(String),

@@ -80,7 +80,9 @@ pub fn render_header(trial: &Trial, description: &str, source: Option<&str>) -> 
         if let Some(w) = c.watchdog_timeout_ms {
             over.push(format!("lockWatchdogTimeout={w}ms"));
         }
-        if let Some(mode) = c.mode.filter(|m| !m.is_single()) {
+        // A single server is the default only without replicas: with them
+        // it says the client sends no `WAIT`.
+        if let Some(mode) = c.mode.filter(|m| !m.is_single() || spec.redis.replicas > 0) {
             over.push(format!("mode={}", mode.name()));
         }
         if !over.is_empty() {

@@ -37,6 +37,14 @@ pub struct Settings {
     /// audit --behind-proxy` does. Otherwise the audit's deployment is no
     /// cluster, and a proxy drawn by explore's generator is taken off.
     pub proxy: bool,
+    /// Whether the single server's one address fronts a primary with
+    /// replicas that fails over behind it (a managed endpoint: Azure Cache
+    /// for Redis, ElastiCache's primary endpoint; `locksim audit
+    /// --replicated-endpoint`). A config cannot say so. Redisson's
+    /// single-server mode sends no `WAIT` (`isSingleConfig()`), so the
+    /// clients run as `mode = "single"` on a Redis with replicas, and the
+    /// faults that act on replicas stay.
+    pub replicated_endpoint: bool,
 }
 
 impl Default for Settings {
@@ -53,6 +61,7 @@ impl Default for Settings {
             replicated: false,
             sentinel: false,
             proxy: false,
+            replicated_endpoint: false,
         }
     }
 }
@@ -63,14 +72,15 @@ impl Settings {
     /// sends no `WAIT`, whatever the server has) Redis has no replicas,
     /// and the faults that act on replicas (a failover, a switchover, a
     /// replication stall: every kind that needs one) and the replicas' AOF
-    /// are left out; configured with replicas, Redis has at least one.
+    /// are left out; configured with replicas, or on a replicated
+    /// endpoint, Redis has at least one.
     pub fn apply(&self, spec: &mut SimSpec) {
         spec.watchdog_timeout_ms = self.watchdog_timeout_ms;
-        spec.redis.proxy = self.proxy && !self.replicated;
+        spec.redis.proxy = self.proxy && !self.replicated && !self.replicated_endpoint;
         for c in &mut spec.clients {
             self.apply_client(c);
         }
-        if self.replicated {
+        if self.replicated || self.replicated_endpoint {
             spec.redis.replicas = spec.redis.replicas.max(1);
         } else {
             spec.redis.replicas = 0;
@@ -90,6 +100,12 @@ impl Settings {
         c.retry_interval_ms = self.retry_interval_ms;
         c.retry_jitter = self.retry_jitter;
         c.slaves_sync_timeout_ms = self.slaves_sync_timeout_ms;
-        c.mode = self.sentinel.then_some(lockcore::ServerMode::Sentinel);
+        c.mode = if self.sentinel {
+            Some(lockcore::ServerMode::Sentinel)
+        } else if self.replicated_endpoint && !self.replicated {
+            Some(lockcore::ServerMode::Single)
+        } else {
+            None
+        };
     }
 }

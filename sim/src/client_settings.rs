@@ -72,6 +72,27 @@ pub(crate) fn draw_mode(spec: &mut SimSpec) {
     }
 }
 
+/// On a Redis with replicas whose clients were not drawn to Sentinel,
+/// with [`ENDPOINT_CHANCE`], drawn from a stream of its own, every client
+/// reaches it in single-server mode through one address that follows the
+/// primary (a managed endpoint): it sends no `WAIT`, whatever the server
+/// has (`isSingleConfig()`), so a failover can lose a lock it answered.
+pub(crate) fn draw_endpoint(spec: &mut SimSpec) {
+    let mut r = rng::stream(spec.seed, Stream::SwarmEndpoint);
+    let drawn = r.random_bool(ENDPOINT_CHANCE);
+    if !drawn || spec.redis.replicas == 0 || spec.clients.iter().any(|c| c.mode.is_some()) {
+        return;
+    }
+    for c in &mut spec.clients {
+        c.mode = Some(lockcore::ServerMode::Single);
+    }
+}
+
+/// The chance that a scenario of the default kinds on a Redis with
+/// replicas, not drawn to Sentinel, reaches it through a managed
+/// endpoint in single-server mode.
+pub const ENDPOINT_CHANCE: f64 = 0.25;
+
 #[cfg(test)]
 mod tests {
     use crate::{Workload, generate_with, validate_spec};
@@ -104,6 +125,32 @@ mod tests {
             "{drawn} of 400 seeds drew settings"
         );
         assert!(huge > 5, "{huge} clients with a huge retryAttempts");
+    }
+
+    /// About a quarter of the default workload's replicated seeds not
+    /// drawn to Sentinel reach Redis through a managed endpoint, every
+    /// client of such a seed does, and none without replicas does.
+    #[test]
+    fn a_quarter_of_replicated_seeds_reach_redis_through_an_endpoint() {
+        let single = |c: &crate::ClientSpec| c.mode == Some(lockcore::ServerMode::Single);
+        let (mut replicated, mut drawn) = (0, 0);
+        for seed in 0..2_000 {
+            let spec = generate_with(seed, None, Workload::default());
+            let sentinel = spec
+                .clients
+                .iter()
+                .any(|c| c.mode == Some(lockcore::ServerMode::Sentinel));
+            if spec.clients.iter().any(single) {
+                assert!(spec.clients.iter().all(single), "seed {seed}");
+                assert!(spec.redis.replicas > 0, "seed {seed}");
+                drawn += 1;
+            }
+            replicated += usize::from(spec.redis.replicas > 0 && !sentinel);
+        }
+        assert!(
+            (replicated * 15 / 100..replicated * 35 / 100).contains(&drawn),
+            "{drawn} of {replicated} replicated seeds drew an endpoint"
+        );
     }
 
     /// About a quarter of the default workload's seeds reach Redis through

@@ -185,6 +185,7 @@ pub(crate) fn generate_typed(
     if workload.kinds == SwarmKinds::Swarm {
         crate::client_settings::draw_mode(&mut spec);
         crate::server_settings::draw_server(&mut spec);
+        crate::client_settings::draw_endpoint(&mut spec);
         crate::server_settings::draw_proxy(&mut spec);
     }
     spec

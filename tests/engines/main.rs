@@ -847,6 +847,41 @@ fn a_real_redis_fails_over_to_a_real_replica() {
     }
 }
 
+/// The guide's managed endpoint (`docs/src/scenarios.in/
+/// managed-endpoint.toml`) on real `redis-server` processes under 4.7.0:
+/// the clients in single-server mode send no `WAIT` to the real primary,
+/// whose replica's link is held, so the promoted replica lacks A's key
+/// and B takes the lock while A works, a loss the failover explains; the
+/// same clients configured with the replica (no `mode`) wait for it, and
+/// nobody takes the lock under another. The real runs must give the fast
+/// engine's verdicts.
+#[test]
+fn a_real_redis_loses_a_single_server_clients_lock_in_a_failover() {
+    const ENDPOINT: &str = include_str!("../../docs/src/scenarios.in/managed-endpoint.toml");
+    let real = sim::Engine::Redis(sim::RealRedis {
+        target: sim::RedisTarget::Spawn,
+        time_scale: REAL_SCALE,
+    });
+    let release: Release = "4.7.0".parse().expect("a release");
+    let replicated = ENDPOINT.replace("mode = \"single\"\n", "");
+    let runs = side_by_side(&[ENDPOINT.to_owned(), replicated], true, |text| {
+        let scenario = locksim::Scenario::parse(text, "test").expect("parses");
+        Comparison::run(&scenario, None, Some(release), real.clone()).expect("runs")
+    });
+    for (comparison, lost) in runs.iter().zip([true, false]) {
+        let [fast, redis] = comparison.verdicts();
+        let history = comparison.trials[1].run.history.to_string();
+        assert_eq!(fast, redis, "{}\n{history}", comparison.render());
+        assert_eq!(
+            redis.contains(&"mutual-exclusion (beyond-guarantee)".to_owned()),
+            lost,
+            "{}\n{history}",
+            comparison.render()
+        );
+        assert_eq!(!history.contains("WAIT"), lost, "{history}");
+    }
+}
+
 /// [`FAILOVER_WITH_WAITER`] with two replicas, as a failover and as a
 /// switchover: Sentinel's promotion reconfigures the other replica too
 /// (and, in a switchover, the demoted primary), so each `WAIT 2` after it

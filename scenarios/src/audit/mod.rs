@@ -136,6 +136,7 @@ pub fn settings_of(config: &RedissonConfig) -> Settings {
         replicated: config.mode != Mode::Single,
         sentinel: config.mode == Mode::Sentinel,
         proxy: false,
+        replicated_endpoint: false,
     }
 }
 

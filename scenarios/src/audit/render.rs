@@ -49,10 +49,12 @@ fn settings_line(a: &Audit) -> String {
         or_default(st.retry_attempts.map(|n| n.to_string())),
         if st.replicated {
             "with replicas (WAIT after lock scripts)"
+        } else if st.replicated_endpoint {
+            "single server: one endpoint in front of a primary with replicas (no WAIT; a failover can lose a lock)"
         } else if st.proxy {
             "single server: a cluster behind a proxy (CROSSSLOT across slots)"
         } else {
-            "single server"
+            "single server without replicas (one in front of replicas: --replicated-endpoint)"
         }
     )
 }

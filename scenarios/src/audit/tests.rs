@@ -201,6 +201,51 @@ fn behind_a_proxy_the_batched_renewal_is_exposed_6867() {
     assert!(six_eight(&plain).is_none(), "{}", render::text(&plain));
 }
 
+/// On a replicated endpoint (`--replicated-endpoint`: a
+/// `singleServerConfig` in front of a primary with replicas), every run
+/// has replicas and single-server clients, which send no `WAIT`, its
+/// failovers stay, and a failover loses a lock no fix prevents: the
+/// audit counts it beyond the guarantee, and its text names the
+/// deployment. On a plain single server no run has a replica.
+#[test]
+fn a_replicated_endpoint_keeps_replicas_and_sends_no_wait() {
+    let mut o = options(Version::new(4, 7, 0), 200);
+    o.settings.replicated_endpoint = true;
+    let mut failovers = 0;
+    for seed in 0..200 {
+        let spec = super::audited_spec(seed, o.release, &o.settings, &o.tailor);
+        assert!(spec.redis.replicas >= 1, "seed {seed}");
+        assert!(
+            spec.clients
+                .iter()
+                .all(|c| c.mode == Some(lockcore::ServerMode::Single)),
+            "seed {seed}"
+        );
+        failovers += usize::from(
+            spec.faults
+                .0
+                .iter()
+                .any(|f| matches!(f, sim::Fault::Failover(_) | sim::Fault::Switchover(_))),
+        );
+        let plain = super::audited_spec(seed, o.release, &Settings::default(), &o.tailor);
+        assert_eq!(plain.redis.replicas, 0, "seed {seed}");
+    }
+    assert!(failovers > 10, "{failovers} of 200 seeds fail over");
+    let a = audit(&o).expect("audits");
+    let text = render::text(&a);
+    assert!(
+        text.contains("in front of a primary with replicas"),
+        "{text}"
+    );
+    assert!(
+        a.sweep
+            .by_cause
+            .get("beyond-guarantee")
+            .is_some_and(|&n| n > 0),
+        "{text}"
+    );
+}
+
 /// The Sentinel config's runs that a later release breaks again on the
 /// same key by another path are attributed by their clients too: seed
 /// 1862 renews B's write lock after its unlock through a stale head

@@ -50,6 +50,13 @@ pub struct AuditArgs {
     /// different slots is refused with CROSSSLOT. A config cannot say so.
     #[arg(long)]
     pub behind_proxy: bool,
+    /// Your `singleServerConfig` points at one address in front of a
+    /// primary with replicas that fails over behind it (Azure Cache for
+    /// Redis Standard or Premium, ElastiCache's primary endpoint, a
+    /// virtual IP). Single-server mode sends no WAIT, so a failover can
+    /// promote a replica that never got a lock. A config cannot say so.
+    #[arg(long)]
+    pub replicated_endpoint: bool,
 }
 
 fn parse_version(s: &str) -> Result<Version, String> {
@@ -102,6 +109,21 @@ impl AuditArgs {
             }
             settings.proxy = true;
         }
+        if self.replicated_endpoint {
+            let config = self.config.as_ref().map(|p| p.display().to_string());
+            if settings.replicated {
+                return Err(InputError::ReplicatedEndpoint(format!(
+                    "{} names replicas, so Redisson already waits for them; the flag describes a singleServerConfig",
+                    config.unwrap_or_default()
+                )));
+            }
+            if self.behind_proxy {
+                return Err(InputError::ReplicatedEndpoint(
+                    "a cluster behind a proxy is modelled without replicas yet; give one of --behind-proxy and --replicated-endpoint".to_owned(),
+                ));
+            }
+            settings.replicated_endpoint = true;
+        }
         let usage = match &self.usage {
             Some(path) => Some(Usage::parse(&audit::read(path)?, &path.display().to_string())?),
             None => None,
@@ -126,6 +148,9 @@ impl AuditArgs {
         }
         if self.behind_proxy {
             c.push_str(" --behind-proxy");
+        }
+        if self.replicated_endpoint {
+            c.push_str(" --replicated-endpoint");
         }
         c
     }

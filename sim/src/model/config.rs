@@ -25,13 +25,26 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
     builder
         .release(cs.profile.unwrap_or(spec.profile))
         .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
-        .replicas(spec.redis.replicas)
+        .replicas(seen_replicas(spec, cs))
         .cluster_proxy(spec.redis.proxy)
         .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32))
         .spin_seed(rng::client_spin_seed(spec.seed, c as u32));
     apply_settings(cs, &mut builder);
     let tick = rng::client_timer_tick(spec.seed, c as u32, &builder.build().map_err(invalid)?);
     builder.timer_tick(tick).build().map_err(invalid)
+}
+
+/// The replicas client `cs` is configured with (Redisson's
+/// `availableSlaves`): none for `mode = "single"` (`useSingleServer()`,
+/// whose `isSingleConfig()` sends every lock script without `WAIT`,
+/// whatever the server behind its one address has: a managed endpoint
+/// that follows the primary); otherwise the deployment's.
+fn seen_replicas(spec: &SimSpec, cs: &crate::ClientSpec) -> u32 {
+    if cs.mode == Some(lockcore::ServerMode::Single) {
+        0
+    } else {
+        spec.redis.replicas
+    }
 }
 
 /// The client's overrides of Redisson's settings: where a spec leaves

@@ -67,6 +67,9 @@ pub(crate) enum Stream {
     /// The generator's draw of a cluster proxy in front of Redis
     /// ([`crate::server_settings`]).
     SwarmProxy,
+    /// The generator's draw of a managed endpoint in front of a Redis
+    /// with replicas ([`crate::client_settings`]).
+    SwarmEndpoint,
 }
 
 impl Stream {
@@ -97,6 +100,7 @@ impl Stream {
             Stream::SwarmMode => 16,
             Stream::SwarmServer => 17,
             Stream::SwarmProxy => 18,
+            Stream::SwarmEndpoint => 19,
         }
     }
 }

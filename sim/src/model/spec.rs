@@ -176,11 +176,18 @@ pub struct ClientSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<SpinBackOffName>")]
     pub spin_back_off: Option<lockcore::BackOff>,
-    /// How the client reaches Redis: `single` (`useSingleServer()`, the
-    /// default) or `sentinel` (`useSentinelServers()`, the same Redis
+    /// How the client reaches Redis. Left out: as the deployment, a
+    /// single server without replicas, and with replicas a client
+    /// configured with them (`useMasterSlaveServers()`,
+    /// `useReplicatedServers()`), whose lock scripts wait for them
+    /// (`WAIT`, 3.16.7+). `single`: `useSingleServer()`, which sends no
+    /// `WAIT` whatever the server has (`isSingleConfig()`): with replicas,
+    /// one address that follows the primary through a failover, as a
+    /// managed endpoint does (Azure Cache for Redis, ElastiCache's primary
+    /// endpoint). `sentinel`: `useSentinelServers()`, the same Redis
     /// behind Sentinel: a `redis-restart` is then a restart of the
     /// primary, which before Redisson 3.46.0 stops the client's pub/sub
-    /// for good when it had a subscription in use, #6026).
+    /// for good when it had a subscription in use (#6026).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<ServerModeName>")]
     pub mode: Option<lockcore::ServerMode>,

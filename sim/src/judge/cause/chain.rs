@@ -70,7 +70,7 @@ pub(super) fn chain_stalled<'s>(
     };
     // A round still waiting on its stage sent no script yet.
     let scripts_answered = !round.is_empty() && round.iter().all(|&request| answered(request));
-    if scripts_answered && spec.redis.replicas == 0 {
+    if scripts_answered && config.replicas == 0 {
         return None;
     }
     let lost_by = super::excusing(spec).find(|f| {

@@ -189,6 +189,45 @@ pub(crate) mod tests {
         );
     }
 
+    /// A 4.7.0 client in single-server mode (`useSingleServer()` on a
+    /// managed endpoint that follows the primary) sends its acquire
+    /// without `WAIT` whatever the server has (`isSingleConfig()`), so the
+    /// failover loses it as it did before 3.16.7; the same clients
+    /// configured with the replica wait for it and fail instead.
+    #[test]
+    fn a_single_server_client_on_a_replicated_endpoint_loses_the_acquire() {
+        let mut s = failover_spec(5_000, 2_000);
+        s.profile = "4.7.0".parse().expect("a release");
+        for c in &mut s.clients {
+            c.mode = Some(lockcore::ServerMode::Single);
+        }
+        let single = run(&s).expect("valid");
+        let text = single.history.to_string();
+        assert!(lost_at_failover(&single), "{text}");
+        assert!(!text.contains("WAIT"), "{text}");
+        assert!(
+            single
+                .violations
+                .iter()
+                .any(|v| v.invariant == Invariant::MutualExclusion
+                    && v.cause != crate::Cause::Defect),
+            "{:?}\n{text}",
+            single.violations
+        );
+        for c in &mut s.clients {
+            c.mode = None;
+        }
+        let replicated = run(&s).expect("valid");
+        let text = replicated.history.to_string();
+        assert!(
+            !replicated
+                .violations
+                .iter()
+                .any(|v| v.invariant == Invariant::MutualExclusion),
+            "{text}"
+        );
+    }
+
     fn refused(s: &crate::SimSpec) -> (String, String) {
         match run(s) {
             Err(SimError::Invalid { field, reason }) => (field, reason),
