@@ -854,6 +854,34 @@ fn a_refused_resubscription_is_not_the_round_92802() {
     );
 }
 
+/// 3.23.4 seed 2897 (`locksim explore --redisson 3.23.4 --seeds 100000`):
+/// D/t1 and D/t2 hold the read lock; D/t2's unlock runs on Redis at
+/// 10.41 s and cuts the key's TTL to D/t1's remaining 669 ms, and the
+/// watchdog's round 4 ms later renews the entry's first thread, D/t2,
+/// whose field is gone: 0, and 3.23.4 cancels the whole entry before
+/// D/t2's reply has taken it off. The key expires under D/t1 and A takes
+/// the write lock. The stale-first-thread path compared Redis's record of
+/// the key (an `RLock`) with the read lock's renewal by name, never
+/// matched, and the run was a defect no fix or open issue named.
+#[test]
+fn a_sibling_readers_unlock_in_flight_stales_the_first_thread_2897() {
+    let release = "3.23.4".parse().expect("a release");
+    let (spec, run) = explored(2897, release, sim::Strategy::Uniform, None);
+    let named: Vec<_> = locksim::defects_of(&spec, &run)
+        .iter()
+        .filter(|d| d.invariant == sim::Invariant::ReaderWriterExclusion)
+        .map(|d| d.open_issue.map(|o| o.path))
+        .collect();
+    assert!(
+        !named.is_empty()
+            && named.iter().all(
+                |p| p.is_some_and(|p| p.contains("stayed first in its client's renewal entry"))
+            ),
+        "{named:?}\n{}",
+        run.history
+    );
+}
+
 /// Seed `seed` of explore's `strategy` arm under 4.7.0 (the default
 /// workload), and its run.
 fn explored_470(seed: u64, strategy: sim::Strategy) -> (sim::SimSpec, sim::Run) {

@@ -2,8 +2,10 @@
 //! whose hold Redis lost while it kept working stays first, and a sibling
 //! thread that took the lock after the loss is not renewed until the
 //! entry has dropped the stale thread, one round for each of its holds.
+//! The same happens to a sibling reader while the first thread's unlock
+//! has run on Redis and its reply, whose handler takes the thread off the
+//! entry, is on its way.
 
-use lockcore::LockName;
 use sim::{History, RecordKind, ServerCause, Violation, Who};
 
 use super::{OpenIssue, UNREPORTED};
@@ -27,9 +29,18 @@ use super::{OpenIssue, UNREPORTED};
 /// expire under its holder. From 3.16.1 to 3.43.x a 0 cancels the whole
 /// entry (`cancelExpirationRenewal(null, null)`), so the live holder is
 /// never renewed again; 3.44.0's batched renewal (#6303) removed that.
+///
+/// A read lock's two reader threads of one client meet the same path
+/// with no hold lost (3.23.4 seed 2897): the first thread's unlock runs
+/// on Redis, and until its reply's handler calls
+/// `cancelExpirationRenewal(threadId)` (`RedissonBaseLock.unlockAsync0`,
+/// tags 3.23.4 and 4.7.0) a round renews its missing field and gets 0.
+/// The read lock's renewal script renews every reader's timeout key only
+/// when that field exists, and the unlock has just cut the key's TTL to
+/// the longest remaining reader's, so the sibling's key can expire first.
 pub(super) const STALE_FIRST_THREAD_RENEWED: OpenIssue = OpenIssue {
     upstream: UNREPORTED,
-    path: "a thread whose hold Redis lost stayed first in its client's renewal entry, so the renewal renewed its missing field (0) instead of the sibling thread that had taken the lock since, whose key expired before a round renewed it",
+    path: "a thread whose hold was gone from Redis (lost, or unlocked with the unlock's reply on its way) stayed first in its client's renewal entry, so the renewal renewed its missing field (0) instead of a sibling thread's hold, whose key expired before a round renewed it",
 };
 
 /// Whether a renewal of a lock answered 0 while Redis named a thread of
@@ -42,9 +53,12 @@ pub(super) fn stale_first_thread_renewed(
     v: &Violation,
 ) -> bool {
     let of = |who: &Who| v.clients.iter().any(|c| **c == *who.client);
-    let mut holders: Vec<(&LockName, &Who)> = Vec::new();
-    // Holds a renewal passed over, by lock.
-    let mut skipped: Vec<(&LockName, &Who)> = Vec::new();
+    // By key: Redis's record names the key as an `RLock`, a renewal the
+    // lock it renews (a read lock's, a fair lock's), so names of other
+    // kinds would never meet (3.23.4 seed 2897).
+    let mut holders: Vec<(&str, &Who)> = Vec::new();
+    // Holds a renewal passed over, by key.
+    let mut skipped: Vec<(&str, &Who)> = Vec::new();
     for r in history.records.iter().take_while(|r| r.at <= v.at) {
         match &r.kind {
             RecordKind::Server {
@@ -53,12 +67,13 @@ pub(super) fn stale_first_thread_renewed(
                 cause,
                 ..
             } => {
-                let before = holders.iter().position(|(l, _)| *l == lock);
+                let key = lock.as_str();
+                let before = holders.iter().position(|(l, _)| *l == key);
                 let previous = before.map(|i| holders.swap_remove(i).1);
                 if let Some(who) = holder {
-                    holders.push((lock, who));
+                    holders.push((key, who));
                 }
-                let passed = skipped.iter().position(|(l, _)| *l == lock);
+                let passed = skipped.iter().position(|(l, _)| *l == key);
                 let Some(passed) = passed.map(|i| skipped.swap_remove(i).1) else {
                     continue;
                 };
@@ -69,7 +84,7 @@ pub(super) fn stale_first_thread_renewed(
                     return true;
                 }
                 if holder.as_ref() == Some(passed) {
-                    skipped.push((lock, passed));
+                    skipped.push((key, passed));
                 }
             }
             RecordKind::RenewReply {
@@ -78,11 +93,12 @@ pub(super) fn stale_first_thread_renewed(
                 reply,
                 ..
             } if reply == "0" => {
-                let held = holders.iter().find(|(l, _)| *l == lock).map(|(_, w)| *w);
+                let key = lock.as_str();
+                let held = holders.iter().find(|(l, _)| *l == key).map(|(_, w)| *w);
                 if let Some(who) = held.filter(|w| w.process() == *process)
-                    && !skipped.iter().any(|(l, _)| *l == lock)
+                    && !skipped.iter().any(|(l, _)| *l == key)
                 {
-                    skipped.push((lock, who));
+                    skipped.push((key, who));
                 }
             }
             _ => {}
