@@ -895,11 +895,7 @@ fn explored_470(seed: u64, strategy: sim::Strategy) -> (sim::SimSpec, sim::Run) 
 /// takes away the `WAIT` their paths need. The endpoint is its own draw,
 /// so the rest of the spec is as it was.
 fn explored_470_configured_with_replicas(seed: u64) -> (sim::SimSpec, sim::Run) {
-    let workload = sim::Workload {
-        strategy: sim::Strategy::Uniform,
-        ..Default::default()
-    };
-    let mut spec = locksim::explored_spec_with(seed, Some(release_470()), workload);
+    let mut spec = explored_spec(seed, release_470(), sim::Strategy::Uniform, None);
     for c in &mut spec.clients {
         if c.mode == Some(lockcore::ServerMode::Single) {
             c.mode = None;
@@ -921,17 +917,30 @@ fn explored(
     strategy: sim::Strategy,
     path: Option<&str>,
 ) -> (sim::SimSpec, sim::Run) {
+    let spec = explored_spec(seed, release, strategy, path);
+    let run = sim::run(&spec).expect("the explored spec runs");
+    (spec, run)
+}
+
+/// The spec of [`explored`]'s run.
+fn explored_spec(
+    seed: u64,
+    release: lockcore::Release,
+    strategy: sim::Strategy,
+    path: Option<&str>,
+) -> sim::SimSpec {
     let workload = sim::Workload {
         strategy,
         ..Default::default()
     };
-    let mut spec = locksim::explored_spec_with(seed, Some(release), workload);
-    if let Some(path) = path {
-        let path: sim::BranchPath = path.parse().expect("a branch path");
-        spec = sim::branch::branch(spec, &path).expect("the branch replays");
+    let spec = locksim::explored_spec_with(seed, Some(release), workload);
+    match path {
+        Some(path) => {
+            let path: sim::BranchPath = path.parse().expect("a branch path");
+            sim::branch::branch(spec, &path).expect("the branch replays")
+        }
+        None => spec,
     }
-    let run = sim::run(&spec).expect("the explored spec runs");
-    (spec, run)
 }
 
 /// No violation of the run is a defect.
