@@ -34,8 +34,10 @@ use crate::{
 };
 
 mod freeze;
+mod multi;
 
 use freeze::Deferred;
+pub use multi::RMultiLock;
 
 type Reply = oneshot::Sender<Result<CallOutcome, LockError>>;
 
@@ -256,6 +258,18 @@ impl<T: Transport> Shared<T> {
         lock: &LockName,
         call: Call,
     ) -> Result<CallOutcome, LockError> {
+        self.run(thread, |machine, now| {
+            machine.call(now, thread, lock.clone(), call)
+        })
+        .await
+    }
+
+    /// Starts a call of `thread` with `start` and waits for its return.
+    async fn run(
+        self: &Arc<Self>,
+        thread: ThreadId,
+        start: impl FnOnce(&mut LockClient, Millis) -> Result<(), LockError>,
+    ) -> Result<CallOutcome, LockError> {
         let (tx, rx) = oneshot::channel();
         {
             let mut state = self.lock();
@@ -263,7 +277,7 @@ impl<T: Transport> Shared<T> {
                 return Err(LockError::Shutdown);
             }
             let now = self.now();
-            state.machine.call(now, thread, lock.clone(), call)?;
+            start(&mut state.machine, now)?;
             state.returns.insert(thread, tx);
             self.drive(&mut state);
         }

@@ -88,6 +88,12 @@ pub enum LockError {
     /// The client was shut down.
     #[error("client is shut down")]
     Shutdown,
+    /// A multi-lock of no lock: Redisson's `IllegalArgumentException`.
+    #[error("Lock objects are not defined")]
+    NoLockObjects,
+    /// A multi-lock that names one lock twice.
+    #[error("lock '{0}' is named twice in one multi-lock (Redisson re-enters it; not modelled)")]
+    LockNamedTwice(String),
 }
 
 impl LockError {

@@ -21,6 +21,8 @@
 //! quinn-proto. Inputs, each with the driver's `now` in [`Millis`]:
 //!
 //! - [`LockClient::call`]: a thread calls an [`RLock`] method ([`Call`]);
+//!   [`LockClient::call_multi`]: a `RedissonMultiLock` or
+//!   `RedissonRedLock` method ([`MultiLock`]), made of its locks' calls;
 //! - [`LockClient::on_reply`]: a command's reply, or a [`TransportError`];
 //! - [`LockClient::on_timer`]: a timer the machine asked for fired;
 //! - [`LockClient::on_message`]: a pub/sub message arrived;
@@ -97,11 +99,16 @@
 //! - `script_fenced`: the exact texts of `RFencedLock`'s scripts.
 //! - `script_spin`: the exact texts of `RSpinLock`'s scripts.
 //! - `call`: [`Call`] and [`CallOutcome`].
+//! - `multi_lock`: [`MultiLock`] and [`MultiKind`], Redisson's
+//!   `RedissonMultiLock` and `RedissonRedLock` (their algorithm is the
+//!   machine's `multi`).
 //! - `error`: [`LockError`] and [`TransportError`].
 //! - `machine`: [`LockClient`] and its [`Output`]s, split by concept:
 //!   `request` (timeouts, retries), `command` (wire form of each script),
 //!   `acquire` (lock / tryLock), `subscription` (channel and latch),
-//!   `spin` (a spin lock's sleeps), `unlock`, `query`, `watchdog`
+//!   `spin` (a spin lock's sleeps), `unlock`, `query`, `multi` (the
+//!   multi-lock's loop over its locks), `caller` (a call's key: a thread
+//!   on a lock), `watchdog`
 //!   (`redisson`), `legacy`, `batched`,
 //!   `fence` (`fenced`), `sync` (the `WAIT` after a lock script),
 //!   `probe` (what the server supports), `replica_count` (the `INFO`
@@ -111,7 +118,8 @@
 //! - `script`: the exact texts of the scripts the lock sends.
 //! - `transport`: the [`Transport`] trait.
 //! - `client`: the async wrapper [`RedissonClient`] and [`RLock`];
-//!   `client/freeze`: its stop-the-world pause (`freeze`, `thaw`).
+//!   `client/freeze`: its stop-the-world pause (`freeze`, `thaw`);
+//!   `client/multi`: [`RMultiLock`].
 //! - `local_time`: [`LocalTime`], the client's wall clock and timer
 //!   oscillator as the wrapper reads them.
 //! - `resp`: [`RespTransport`].
@@ -127,6 +135,7 @@ mod kind;
 #[cfg(feature = "async")]
 mod local_time;
 mod machine;
+mod multi_lock;
 mod release;
 #[cfg(feature = "async")]
 mod resp;
@@ -145,7 +154,7 @@ mod vec_map;
 pub use back_off::BackOff;
 pub use call::{Call, CallOutcome};
 #[cfg(feature = "async")]
-pub use client::{Lag, Lagged, RLock, RedissonClient, Trace, Tracer};
+pub use client::{Lag, Lagged, RLock, RMultiLock, RedissonClient, Trace, Tracer};
 pub use config::{Config, ConfigBuilder, ServerMode};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
@@ -153,6 +162,7 @@ pub use kind::{KindInfo, LockKind, fair_thread_wait};
 #[cfg(feature = "async")]
 pub use local_time::LocalTime;
 pub use machine::{Command, Event, LockClient, Output, Purpose, Reached, Sometimes};
+pub use multi_lock::{MultiKind, MultiLock};
 pub use release::{
     Era, MAX_TIMER_TICK, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, TIMER_TICK_SWITCHES,
     Version, timer_tick,

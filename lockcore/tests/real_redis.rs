@@ -178,3 +178,79 @@ async fn bad_url() {
         "{error}"
     );
 }
+
+fn names(names: &[&str]) -> Vec<lockcore::LockName> {
+    names
+        .iter()
+        .map(|n| lockcore::LockName::new(*n).unwrap())
+        .collect()
+}
+
+/// `RedissonMultiLock` against real Redis: A takes `m1` and `m2`; B's
+/// multi-lock over `m2` and `m3` cannot, and unlocks the `m3` it took
+/// before its `tryLock` answers false; once A unlocks, B takes both.
+#[tokio::test]
+async fn multi_locks_contend() {
+    use lockcore::MultiKind;
+    let redis = RealRedis::start_for_test();
+    let raw = transport(&redis).await;
+    let a = client(&redis, "uuid-a", Config::default()).await;
+    let b = client(&redis, "uuid-b", Config::default()).await;
+    let ma = a
+        .multi_lock(MultiKind::Multi, names(&["m1", "m2"]))
+        .unwrap();
+    let mb = b
+        .multi_lock(MultiKind::Multi, names(&["m3", "m2"]))
+        .unwrap();
+    ma.lock(T1).await.unwrap();
+    assert_eq!(mb.try_lock(T1, 300).await, Ok(false));
+    let exists = |key: &'static str| {
+        let raw = &raw;
+        async move { raw.send(&cmd(&["EXISTS", key])).await }
+    };
+    assert_eq!(exists("m3").await, Ok(Value::Int(0)), "B left m3 held");
+    assert_eq!(exists("m1").await, Ok(Value::Int(1)));
+    ma.unlock(T1).await.unwrap();
+    assert_eq!(exists("m1").await, Ok(Value::Int(0)));
+    assert_eq!(mb.try_lock(T1, 5_000).await, Ok(true));
+    assert_eq!(exists("m3").await, Ok(Value::Int(1)));
+    mb.unlock(T1).await.unwrap();
+    assert_eq!(exists("m2").await, Ok(Value::Int(0)));
+}
+
+/// A red lock's leased `tryLock(wait, lease)` takes each lock for twice
+/// the wait, then expires each after the lease with `RedissonExpirable`'s
+/// script, run by real Lua.
+#[tokio::test]
+async fn a_leased_red_lock_expires_its_locks_by_script() {
+    use lockcore::{Call, CallOutcome, MultiKind};
+    let redis = RealRedis::start_for_test();
+    let raw = transport(&redis).await;
+    let a = client(&redis, "uuid-a", Config::default()).await;
+    let red = a
+        .multi_lock(MultiKind::Red, names(&["r1", "r2", "r3"]))
+        .unwrap();
+    let call = Call::TryLock {
+        wait: Some(Millis(10_000)),
+        lease: Some(Millis(5_000)),
+    };
+    let taken = red.call(T1, call).await;
+    assert!(
+        matches!(taken, Ok(CallOutcome::Acquired { .. })),
+        "{taken:?}"
+    );
+    for key in ["r1", "r2", "r3"] {
+        let Ok(Value::Int(ttl)) = raw.send(&cmd(&["PTTL", key])).await else {
+            panic!("PTTL {key} failed")
+        };
+        assert!(
+            ttl > 4_000 && ttl <= 5_000,
+            "{key}: ttl {ttl}, not the lease"
+        );
+    }
+    red.unlock(T1).await.unwrap();
+    let Ok(Value::Int(left)) = raw.send(&cmd(&["EXISTS", "r1", "r2", "r3"])).await else {
+        panic!("EXISTS failed")
+    };
+    assert_eq!(left, 0);
+}

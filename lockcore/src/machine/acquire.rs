@@ -13,7 +13,7 @@ use crate::Value;
 use super::command::{self, AcquireReply};
 use super::request::Owner;
 use super::spin::Spin;
-use super::{CallKind, CallState, Hold, LockClient, Purpose};
+use super::{CallKind, CallState, Caller, Hold, LockClient, Purpose};
 use crate::kind::{Waits, Words};
 use crate::{
     CallOutcome, FencingToken, LockError, LockName, Millis, Switch, ThreadId, TimerId,
@@ -124,7 +124,7 @@ impl LockClient {
             spin,
         };
         self.calls.insert(
-            thread,
+            Caller::new(thread, lock.clone()),
             CallState {
                 lock,
                 kind: CallKind::Acquire(acquiring),
@@ -134,7 +134,7 @@ impl LockClient {
     }
 
     pub(super) fn acquiring(&mut self, thread: ThreadId) -> Option<(&LockName, &mut Acquiring)> {
-        match self.calls.get_mut(&thread) {
+        match self.call_of_mut(thread) {
             Some(CallState {
                 lock,
                 kind: CallKind::Acquire(acquiring),
@@ -156,7 +156,8 @@ impl LockClient {
         let (asked, token) = (acquiring.lease, acquiring.token);
         let lock = lock.clone();
         let command = self.acquire_command(now, (&lock, thread), asked, (waits, token));
-        self.send(now, lock, Purpose::Acquire, command, Owner::Call(thread));
+        let owner = Owner::Call(Caller::new(thread, lock.clone()));
+        self.send(now, lock, Purpose::Acquire, command, owner);
     }
 
     /// `thread`'s acquire script of `lock`, with the lease it asked
@@ -225,7 +226,8 @@ impl LockClient {
             return;
         }
         // Redisson's retry wrapper counts per attempt of the loop.
-        self.no_sync_tries.remove(&thread);
+        self.no_sync_tries
+            .remove(&Caller::new(thread, lock.clone()));
         let parsed = reply
             .map_err(LockError::from)
             .and_then(|value| match token {
@@ -325,11 +327,12 @@ impl LockClient {
             self.finish(thread, Ok(CallOutcome::NotAcquired));
             return;
         };
-        self.no_sync_tries.remove(&thread);
+        let caller = Caller::new(thread, lock.clone());
+        self.no_sync_tries.remove(&caller);
         if let Some(CallState {
             kind: CallKind::Acquire(mut acquiring),
             ..
-        }) = self.calls.remove(&thread)
+        }) = self.calls.remove(&caller)
         {
             if let Phase::Subscribing { timer: Some(timer) }
             | Phase::Latch { timer: Some(timer) }
@@ -340,14 +343,14 @@ impl LockClient {
             }
             acquiring.phase = Phase::Attempting;
             self.calls.insert(
-                thread,
+                caller.clone(),
                 CallState {
                     lock: lock.clone(),
                     kind: CallKind::AcquireFailed(acquiring),
                 },
             );
         }
-        let owner = Owner::Call(thread);
+        let owner = Owner::Call(caller);
         self.send(now, lock, Purpose::AcquireFailed, command, owner);
     }
 

@@ -135,6 +135,29 @@ pub(super) fn del(key: &str) -> Command {
     Command::from([Bytes::from_static(b"DEL"), Bytes::from(key.to_owned())])
 }
 
+/// `RedissonExpirable.expireAsync(ttl, unit, param, keys...)` from 3.17.0
+/// (#4147, commit edab5ecd6; the same text to 4.7.0): `PEXPIRE` of each
+/// key, with an option when `ARGV[2]` is not empty.
+pub(crate) const EXPIRE_SCRIPT: &str = "local result = 0;for j = 1, #KEYS, 1 do local expireSet; if ARGV[2] ~= '' then expireSet = redis.call('pexpire', KEYS[j], ARGV[1], ARGV[2]); else expireSet = redis.call('pexpire', KEYS[j], ARGV[1]); end; if expireSet == 1 then result = expireSet;end; end; return result; ";
+
+/// An `RLock`'s `expireAsync(lease)`: the script from 3.17.0
+/// (`expire-script`), `PEXPIRE <key> <ms>` before.
+pub(super) fn expire(switches: &SwitchReads, lock: &LockWords, lease: crate::Millis) -> Command {
+    let ms = Bytes::from(lease.0.to_string());
+    if switches.has(Switch::ExpireScript) {
+        Command::from([
+            Bytes::from_static(b"EVAL"),
+            Bytes::from_static(EXPIRE_SCRIPT.as_bytes()),
+            Bytes::from_static(b"1"),
+            lock.key.clone(),
+            ms,
+            Bytes::new(),
+        ])
+    } else {
+        Command::from([Bytes::from_static(b"PEXPIRE"), lock.key.clone(), ms])
+    }
+}
+
 /// The unlock script (`KEYS` lock, channel; `ARGV` message, lease, field
 /// and, from 3.22.0, the publish command).
 pub(crate) fn unlock(

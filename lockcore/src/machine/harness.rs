@@ -172,7 +172,7 @@ impl Harness {
         }
     }
 
-    fn pump(&mut self) {
+    pub(crate) fn pump(&mut self) {
         while let Some(output) = self.m.poll() {
             match output {
                 Output::SetTimer { timer, at } => {

@@ -31,7 +31,7 @@ use crate::Value;
 use super::acquire::{Phase, Wait};
 use super::command::{self, AcquireReply};
 use super::request::Owner;
-use super::{CallKind, LockClient, Purpose};
+use super::{CallKind, Caller, LockClient, Purpose};
 use crate::{LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 /// An acquire script still on the wire after its thread was interrupted.
@@ -50,7 +50,7 @@ pub(crate) struct Abandoned {
 
 impl LockClient {
     pub(super) fn handle_interrupt(&mut self, now: Millis, thread: ThreadId) -> bool {
-        let Some(state) = self.calls.get(&thread) else {
+        let Some(state) = self.call_of(thread) else {
             return false;
         };
         let CallKind::Acquire(acquiring) = &state.kind else {
@@ -69,7 +69,11 @@ impl LockClient {
             lease: acquiring.lease,
             waits: acquiring.wait.waits(),
             token: acquiring.token,
-            tries: self.no_sync_tries.get(&thread).copied().unwrap_or(0),
+            tries: self
+                .no_sync_tries
+                .get(&Caller::new(thread, state.lock.clone()))
+                .copied()
+                .unwrap_or(0),
         };
         match acquiring.phase {
             Phase::Attempting => self.abandon_attempt(now, abandoned),

@@ -13,6 +13,7 @@ mod abandoned_retry;
 mod acquire;
 mod batch_script;
 mod batched;
+mod caller;
 pub(crate) mod command;
 mod fence;
 #[cfg(test)]
@@ -20,6 +21,9 @@ pub(crate) mod harness;
 mod instance;
 mod interrupt;
 mod legacy;
+mod multi;
+#[cfg(test)]
+pub(crate) mod multi_harness;
 mod no_sync;
 mod output;
 mod probe;
@@ -55,6 +59,7 @@ use crate::{
     StepId, SwitchSet, ThreadId, TimerId, TransportError, VecMap,
 };
 use acquire::{Acquiring, Wait};
+use caller::Caller;
 use fence::Fence;
 use query::Query;
 use request::{Owner, Pending};
@@ -82,9 +87,9 @@ enum TimerKind {
     Resubscribe(String),
     /// `fenced`: the lease ends unless renewed before.
     LeaseDeadline(LockName),
-    /// 3.20.1+: the thread's acquire or unlock, failed for too few synced
+    /// 3.20.1+: the call's acquire or unlock, failed for too few synced
     /// replicas, is tried again.
-    NoSyncRetry(ThreadId),
+    NoSyncRetry(Caller),
     /// 3.45.1+: the probe's batch, answered by a demoted primary, goes
     /// again (`replica-wait-retried`).
     ProbeRetry(u64),
@@ -157,15 +162,15 @@ pub struct LockClient {
     requests: VecMap<RequestId, Pending>,
     /// Each `WAIT` in flight, and the lock script it follows.
     syncs: VecMap<RequestId, RequestId>,
-    /// How often each thread's current call was tried again for too few
-    /// synced replicas (3.20.1+).
-    no_sync_tries: BTreeMap<ThreadId, u32>,
+    /// How often each call was tried again for too few synced replicas
+    /// (3.20.1+).
+    no_sync_tries: BTreeMap<Caller, u32>,
     /// Interrupted threads' acquires waiting for their next try after a
     /// rollback (3.20.1+), by key.
     abandoned: VecMap<u64, interrupt::Abandoned>,
     next_abandoned: u64,
     retrying: VecMap<TimerId, Pending>,
-    calls: VecMap<ThreadId, CallState>,
+    calls: VecMap<Caller, CallState>,
     holds: BTreeMap<(LockName, ThreadId), Hold>,
     subscriptions: BTreeMap<String, Subscription>,
     next_generation: u64,
@@ -215,12 +220,20 @@ pub struct LockClient {
     /// 3.46+: lock scripts waiting for their batch's `SCRIPT LOAD`.
     loading: VecMap<u64, request::Held>,
     next_load: u64,
+    /// Each thread's multi-lock call in flight.
+    multis: BTreeMap<ThreadId, multi::MultiCall>,
+    /// Answers of constituent calls, for their multi-lock calls once the
+    /// input that made them is done ([`LockClient::settle`]).
+    multi_results: VecDeque<(Caller, Result<CallOutcome, LockError>)>,
+    /// Draws the wait of a multi-lock's `lock(lease)` rounds.
+    multi_rng: ChaCha8Rng,
 }
 
 impl LockClient {
     /// A client with identity `uuid` (Redisson's connection-manager id).
     pub fn new(uuid: impl Into<String>, config: Config) -> Self {
         let jitter = ChaCha8Rng::seed_from_u64(config.jitter_seed);
+        let config_seed = config.jitter_seed;
         let spin_rng = spin::spin_rng(config.spin_seed);
         Self {
             uuid: uuid.into(),
@@ -262,6 +275,9 @@ impl LockClient {
             batch_scripts: std::collections::BTreeSet::new(),
             loading: VecMap::new(),
             next_load: 0,
+            multis: BTreeMap::new(),
+            multi_results: VecDeque::new(),
+            multi_rng: multi::multi_rng(config_seed),
         }
     }
 
@@ -312,9 +328,23 @@ impl LockClient {
         lock: LockName,
         call: Call,
     ) -> Result<(), LockError> {
-        if self.calls.contains_key(&thread) {
+        if self.is_busy(thread) {
             return Err(LockError::ThreadBusy(thread));
         }
+        self.start_call(now, thread, lock, call)?;
+        self.settle(now);
+        Ok(())
+    }
+
+    /// [`Self::call`] of a thread known to be free (or a multi-lock's
+    /// constituent).
+    fn start_call(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        lock: LockName,
+        call: Call,
+    ) -> Result<(), LockError> {
         let watchdog = call.is_acquire() && call.lease().is_none();
         let kind = lock.kind();
         let refused = kind.too_old(self.config.release);
@@ -385,6 +415,7 @@ impl LockClient {
         reply: Result<Value, TransportError>,
     ) {
         self.handle_reply(now, request, reply);
+        self.settle(now);
     }
 
     /// A timer set with [`Output::SetTimer`] fired. Unknown or cancelled
@@ -406,10 +437,11 @@ impl LockClient {
                 self.on_subscription_timeout(now, &channel, generation)
             }
             TimerKind::LeaseDeadline(lock) => self.on_lease_deadline(now, lock),
-            TimerKind::NoSyncRetry(thread) => self.on_no_sync_retry(now, thread),
+            TimerKind::NoSyncRetry(caller) => self.on_no_sync_retry(now, caller),
             TimerKind::ProbeRetry(id) => self.on_probe_retry(now, id),
             TimerKind::AbandonedRetry(id) => self.on_abandoned_retry(now, id),
         }
+        self.settle(now);
     }
 
     /// `Thread.interrupt()` of `thread`. An acquiring call ends with
@@ -420,7 +452,9 @@ impl LockClient {
     /// Returns whether a call ended. Other calls, and a thread with no
     /// call, are not affected.
     pub fn interrupt(&mut self, now: Millis, thread: ThreadId) -> bool {
-        self.handle_interrupt(now, thread)
+        let ended = self.handle_interrupt(now, thread);
+        self.settle(now);
+        ended
     }
 
     /// Turns interleaving on or off: while on, callbacks pause with
@@ -435,11 +469,13 @@ impl LockClient {
     /// finished steps are ignored.
     pub fn resume(&mut self, now: Millis, step: StepId) {
         self.run_step(now, step);
+        self.settle(now);
     }
 
     /// A pub/sub message arrived on a subscribed channel.
     pub fn on_message(&mut self, now: Millis, channel: &str, payload: &[u8]) {
         self.handle_message(now, channel, payload);
+        self.settle(now);
     }
 
     /// The next output, in the order the machine produced them.
@@ -465,7 +501,7 @@ impl LockClient {
 
     /// Whether `thread` has a call in flight.
     pub fn is_busy(&self, thread: ThreadId) -> bool {
-        self.calls.contains_key(&thread)
+        self.multis.contains_key(&thread) || self.caller_of(thread).is_some()
     }
 
     fn push(&mut self, output: Output) {
@@ -500,22 +536,6 @@ impl LockClient {
         }
     }
 
-    /// Ends `thread`'s call with `result`.
-    fn finish(&mut self, thread: ThreadId, result: Result<CallOutcome, LockError>) {
-        let Some(state) = self.calls.remove(&thread) else {
-            return;
-        };
-        self.no_sync_tries.remove(&thread);
-        if let CallKind::Acquire(acquiring) | CallKind::AcquireFailed(acquiring) = &state.kind {
-            self.leave_acquire(thread, &state.lock, acquiring);
-        }
-        self.push(Output::Return {
-            thread,
-            lock: state.lock,
-            result,
-        });
-    }
-
     /// Dispatches a completed request to whoever sent it.
     fn complete(&mut self, now: Millis, pending: Pending, reply: Result<Value, TransportError>) {
         if self.batch_loses(&pending, &reply) {
@@ -547,13 +567,14 @@ impl LockClient {
         sent_at: Millis,
     ) {
         match owner {
-            Owner::Call(thread) => {
-                let Some(state) = self.calls.get(&thread) else {
+            Owner::Call(caller) => {
+                let Some(state) = self.calls.get(&caller) else {
                     return;
                 };
+                let thread = caller.thread;
                 match &state.kind {
                     CallKind::Acquire(_) => self.on_acquire_reply(now, thread, reply, sent_at),
-                    CallKind::Unlock(_) => self.on_unlock_reply(now, thread, reply, sent_at),
+                    CallKind::Unlock(_) => self.on_unlock_reply(now, &caller, reply, sent_at),
                     CallKind::ForceUnlock => self.on_force_unlock_reply(thread, reply),
                     CallKind::AcquireFailed(_) => {
                         let result = reply.map(|_| CallOutcome::NotAcquired);
@@ -580,6 +601,7 @@ impl LockClient {
             Owner::BatchLoad(id, script) => self.on_batch_loaded(now, (id, script), reply, sent_at),
             Owner::Probe(id, part) => self.on_probe_reply(now, id, part, reply, sent_at),
             Owner::Info(id) => self.on_info_reply(now, id, reply, sent_at),
+            Owner::MultiExpire(thread, i) => self.on_multi_expired(thread, i, reply),
             Owner::Nobody => {}
         }
     }

@@ -23,7 +23,7 @@
 
 use super::acquire::Phase;
 use super::request::Owner;
-use super::{CallKind, LockClient, Purpose, TimerKind};
+use super::{CallKind, Caller, LockClient, Purpose, TimerKind};
 use crate::{LockError, Millis, Switch, ThreadId, TransportError, Value};
 
 /// Whether `reply` is a lock script's "too few replicas" failure.
@@ -88,7 +88,8 @@ impl LockClient {
             self.finish(thread, Err(LockError::Transport(error)));
             return;
         }
-        match self.no_sync_pause(now, thread) {
+        let caller = Caller::new(thread, lock.clone());
+        match self.no_sync_pause(now, &caller) {
             Some(timer) => {
                 if let Some((_, acquiring)) = self.acquiring(thread) {
                     acquiring.phase = Phase::NoSyncPause { timer };
@@ -100,17 +101,17 @@ impl LockClient {
 
     /// An unlock that failed for its `WAIT`, after its renewal was
     /// cancelled: `true` when it will be tried again (3.20.1+).
-    pub(super) fn unlock_not_synced(&mut self, now: Millis, thread: ThreadId) -> bool {
-        self.no_sync_pause(now, thread).is_some()
+    pub(super) fn unlock_not_synced(&mut self, now: Millis, caller: &Caller) -> bool {
+        self.no_sync_pause(now, caller).is_some()
     }
 
-    /// Sets the timer of the next try of `thread`'s call, if the release
+    /// Sets the timer of the next try of `caller`'s call, if the release
     /// retries and attempts are left.
-    fn no_sync_pause(&mut self, now: Millis, thread: ThreadId) -> Option<crate::TimerId> {
+    fn no_sync_pause(&mut self, now: Millis, caller: &Caller) -> Option<crate::TimerId> {
         if !self.switches.has(Switch::NoSyncRetry) || !self.no_sync_recognised() {
             return None;
         }
-        let tries = self.no_sync_tries.entry(thread).or_default();
+        let tries = self.no_sync_tries.entry(caller.clone()).or_default();
         if *tries >= self.config.retry_attempts {
             return None;
         }
@@ -119,12 +120,13 @@ impl LockClient {
         // pause: the first is `calcDelay(1)`.
         let attempt = *tries;
         let at = now.plus(self.retry_pause(attempt));
-        Some(self.set_timer(at, TimerKind::NoSyncRetry(thread)))
+        Some(self.set_timer(at, TimerKind::NoSyncRetry(caller.clone())))
     }
 
     /// The pause is over: the acquire or the unlock goes out again.
-    pub(super) fn on_no_sync_retry(&mut self, now: Millis, thread: ThreadId) {
-        let Some(state) = self.calls.get(&thread) else {
+    pub(super) fn on_no_sync_retry(&mut self, now: Millis, caller: Caller) {
+        let thread = caller.thread;
+        let Some(state) = self.calls.get(&caller) else {
             return;
         };
         let lock = state.lock.clone();
@@ -139,10 +141,10 @@ impl LockClient {
                     .clone()
                     .filter(|_| self.switches.has(Switch::NoSyncKeepsRequestId));
                 let (command, latch) = self.unlock_command(now, thread, &lock, keep);
-                if let Some(state) = self.calls.get_mut(&thread) {
+                if let Some(state) = self.calls.get_mut(&caller) {
                     state.kind = CallKind::Unlock(latch);
                 }
-                self.send(now, lock, Purpose::Unlock, command, Owner::Call(thread));
+                self.send(now, lock, Purpose::Unlock, command, Owner::Call(caller));
             }
             _ => {}
         }

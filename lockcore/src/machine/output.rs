@@ -50,6 +50,9 @@ pub enum Purpose {
     /// client has not loaded on this node, sent before the script's batch
     /// (`CommandBatchService.loadScripts`), which then sends `EVALSHA`.
     BatchLoad,
+    /// `expireAsync(lease)` of a lock a multi-lock's leased `tryLock`
+    /// took (`PEXPIRE`; from 3.17.0 `RedissonExpirable`'s script).
+    Expire,
 }
 
 /// Something the lock reports about itself, for logs and observers.

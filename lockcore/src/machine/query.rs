@@ -6,7 +6,7 @@ use crate::Value;
 use super::request::Owner;
 use bytes::Bytes;
 
-use super::{CallKind, CallState, Command, LockClient, Purpose, command};
+use super::{CallKind, CallState, Caller, Command, LockClient, Purpose, command};
 use crate::{LockError, LockName, Millis, ThreadId, TransportError};
 
 /// Which query a thread asked.
@@ -51,14 +51,15 @@ impl LockClient {
             (Query::Token, Some(key)) => Command::from([Bytes::from_static(b"GET"), key]),
             _ => command::query(query, &words, field),
         };
+        let caller = Caller::new(thread, lock.clone());
         self.calls.insert(
-            thread,
+            caller.clone(),
             CallState {
                 lock: lock.clone(),
                 kind: CallKind::Query(query),
             },
         );
-        self.send(now, lock, Purpose::Query, command, Owner::Call(thread));
+        self.send(now, lock, Purpose::Query, command, Owner::Call(caller));
     }
 
     pub(super) fn on_query_reply(

@@ -28,8 +28,8 @@ pub(super) enum Kind {
 /// Who waits for the reply.
 #[derive(Debug, Clone)]
 pub(super) enum Owner {
-    /// The thread's current call.
-    Call(ThreadId),
+    /// A thread's call on a lock.
+    Call(super::Caller),
     /// The client's subscription to this channel, in this generation (a
     /// confirmation for an earlier, since dropped, subscription must not
     /// count for a new one).
@@ -66,13 +66,16 @@ pub(super) enum Owner {
     /// script its replica count; the script waits in `replica_count`'s
     /// table.
     Info(u64),
+    /// A multi-lock's `expireAsync` of the thread's taken lock (by its
+    /// place among the taken ones).
+    MultiExpire(ThreadId, usize),
 }
 
 impl Owner {
     /// Whether `thread`'s call waits on it (through a script load too).
     pub(super) fn is_call_of(&self, thread: ThreadId) -> bool {
         match self {
-            Owner::Call(t) => *t == thread,
+            Owner::Call(caller) => caller.thread == thread,
             Owner::ScriptLoad(reload) => reload.owner.is_call_of(thread),
             _ => false,
         }

@@ -78,8 +78,11 @@ impl LockClient {
     /// The lock is held by another: give up when the wait is spent, else
     /// sleep the back-off.
     pub(super) fn spin_held(&mut self, now: Millis, thread: ThreadId) {
+        let Some(caller) = self.caller_of(thread) else {
+            return;
+        };
         let switches = &self.switches;
-        let Some(state) = self.calls.get_mut(&thread) else {
+        let Some(state) = self.calls.get_mut(&caller) else {
             return;
         };
         let super::CallKind::Acquire(a) = &mut state.kind else {
@@ -105,7 +108,7 @@ impl LockClient {
         let sleep = spin.policy.next_sleep(&mut self.spin_rng);
         let at = now.plus(sleep);
         if began {
-            let lock = self.calls.get(&thread).map(|c| c.lock.clone());
+            let lock = self.call_of(thread).map(|c| c.lock.clone());
             if let Some(lock) = lock {
                 self.event(super::Event::WaitBegan { lock, thread });
             }

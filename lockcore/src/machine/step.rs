@@ -48,7 +48,7 @@ pub(super) enum Continuation {
 }
 
 /// A call's answer, held back until a paused callback has finished.
-pub(super) type Answer = (ThreadId, Result<CallOutcome, LockError>);
+pub(super) type Answer = (super::Caller, Result<CallOutcome, LockError>);
 
 impl LockClient {
     /// Stops the callback here for the driver to resume, or, with
@@ -69,7 +69,7 @@ impl LockClient {
     pub(super) fn answer_after(&mut self, step: StepId, answer: Answer) {
         match self.steps.get_mut(&step) {
             Some(Continuation::RemoveEntry(_, owed)) => *owed = Some(Box::new(answer)),
-            _ => self.finish(answer.0, answer.1),
+            _ => self.finish_call(&answer.0, answer.1),
         }
     }
 
@@ -84,8 +84,8 @@ impl LockClient {
             Continuation::RemoveEntry(lock, owed) => {
                 self.remove_entry(&lock, "unlocked");
                 if let Some(answer) = owed {
-                    let (thread, result) = *answer;
-                    self.finish(thread, result);
+                    let (caller, result) = *answer;
+                    self.finish_call(&caller, result);
                 }
             }
             Continuation::Arm(lock, thread) => self.schedule_renewal(now, &lock, thread),

@@ -186,7 +186,7 @@ impl LockClient {
         let waiting: Vec<ThreadId> = self
             .calls
             .keys()
-            .copied()
+            .map(|c| c.thread)
             .filter(|t| self.is_subscribing(*t, channel))
             .collect();
         match reply {
@@ -235,6 +235,11 @@ impl LockClient {
     /// fails (#6026, see
     /// [`Switch::PubSubClosedEntryDropped`](crate::Switch::PubSubClosedEntryDropped)).
     pub fn on_connection_lost(&mut self, now: Millis) {
+        self.connection_lost(now);
+        self.settle(now);
+    }
+
+    fn connection_lost(&mut self, now: Millis) {
         self.forget_batch_scripts();
         if self.pubsub_wedged {
             return;

@@ -8,21 +8,22 @@
 use crate::Value;
 
 use super::request::Owner;
-use super::{CallKind, CallState, Hold, LockClient, Purpose, command};
+use super::{CallKind, CallState, Caller, Hold, LockClient, Purpose, command};
 use crate::kind::{Waits, Words};
 use crate::{CallOutcome, LockError, LockName, Millis, Switch, ThreadId, TransportError};
 
 impl LockClient {
     pub(super) fn start_unlock(&mut self, now: Millis, thread: ThreadId, lock: LockName) {
         let (command, latch) = self.unlock_command(now, thread, &lock, None);
+        let caller = Caller::new(thread, lock.clone());
         self.calls.insert(
-            thread,
+            caller.clone(),
             CallState {
                 lock: lock.clone(),
                 kind: CallKind::Unlock(latch),
             },
         );
-        self.send(now, lock, Purpose::Unlock, command, Owner::Call(thread));
+        self.send(now, lock, Purpose::Unlock, command, Owner::Call(caller));
     }
 
     /// The release's unlock script for `thread`, with the latch key of
@@ -38,11 +39,11 @@ impl LockClient {
         lock: &LockName,
         latch: Option<String>,
     ) -> (super::Command, Option<String>) {
-        let pending = match self.calls.get(&thread) {
+        let pending = match self.calls.get(&Caller::new(thread, lock.clone())) {
             Some(CallState {
-                lock: l,
                 kind: CallKind::Acquire(acquiring),
-            }) if l == lock => Some(acquiring.lease),
+                ..
+            }) => Some(acquiring.lease),
             _ => None,
         };
         let lease = pending
@@ -124,11 +125,12 @@ impl LockClient {
     pub(super) fn on_unlock_reply(
         &mut self,
         now: Millis,
-        thread: ThreadId,
+        caller: &Caller,
         reply: Result<Value, TransportError>,
         sent_at: Millis,
     ) {
-        let Some((lock, latch)) = self.calls.get(&thread).map(|call| {
+        let thread = caller.thread;
+        let Some((lock, latch)) = self.calls.get(caller).map(|call| {
             let latch = match &call.kind {
                 CallKind::Unlock(latch) => latch.clone(),
                 _ => None,
@@ -158,7 +160,7 @@ impl LockClient {
         if matches!(
             parsed,
             Err(LockError::Transport(TransportError::NoSyncedReplicas(_)))
-        ) && self.unlock_not_synced(now, thread)
+        ) && self.unlock_not_synced(now, caller)
         {
             return;
         }
@@ -197,8 +199,8 @@ impl LockClient {
             self.drop_fence(&lock);
         }
         match paused {
-            Some(step) => self.answer_after(step, (thread, result)),
-            None => self.finish(thread, result),
+            Some(step) => self.answer_after(step, (caller.clone(), result)),
+            None => self.finish_call(caller, result),
         }
     }
 
@@ -217,20 +219,16 @@ impl LockClient {
             thread_wait: self.config.fair_lock_wait_timeout,
         };
         let command = lock.kind().force_unlock(&words);
+        let caller = Caller::new(thread, lock.clone());
         self.calls.insert(
-            thread,
+            caller.clone(),
             CallState {
                 lock: lock.clone(),
                 kind: CallKind::ForceUnlock,
             },
         );
-        self.send(
-            now,
-            lock,
-            Purpose::ForceUnlock,
-            command,
-            Owner::Call(thread),
-        );
+        let owner = Owner::Call(caller);
+        self.send(now, lock, Purpose::ForceUnlock, command, owner);
     }
 
     pub(super) fn on_force_unlock_reply(
@@ -238,7 +236,7 @@ impl LockClient {
         thread: ThreadId,
         reply: Result<Value, TransportError>,
     ) {
-        let Some(lock) = self.calls.get(&thread).map(|call| call.lock.clone()) else {
+        let Some(lock) = self.call_of(thread).map(|call| call.lock.clone()) else {
             return;
         };
         let result = reply

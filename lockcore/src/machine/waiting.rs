@@ -185,7 +185,7 @@ impl LockClient {
     /// Whether `thread` waits for the subscription of `channel`.
     pub(super) fn is_subscribing(&self, thread: ThreadId, channel: &str) -> bool {
         matches!(
-            self.calls.get(&thread),
+            self.call_of(thread),
             Some(CallState { lock, kind: CallKind::Acquire(a) })
                 if matches!(a.phase, Phase::Subscribing { .. })
                     && self.wait_channel(lock, thread) == channel

@@ -82,6 +82,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::Info => "replica-count",
                         Purpose::ScriptLoad => "script-load",
                         Purpose::BatchLoad => "batch-script-load",
+                        Purpose::Expire => "expire",
                     };
                     format!("{lock} free ({what} by {by})")
                 }
