@@ -234,6 +234,8 @@ impl<T: Transport> Shared<T> {
                         }
                     }
                 }
+                // A tracer saw them; the multi-lock's call returns later.
+                Output::Constituent { .. } | Output::ConstituentReturn { .. } => {}
                 Output::Event(event) => {
                     debug!(?event, "lock event");
                     let _ = self.events.send(event);

@@ -12,14 +12,15 @@ use crate::{LockError, LockName};
 
 /// Which of Redisson's multi-locks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum MultiKind {
     /// `RedissonMultiLock` (`getMultiLock(locks...)`): held when every
     /// constituent is.
+    #[serde(rename = "multi-lock")]
     Multi,
     /// `RedissonRedLock` (deprecated since 3.12.5, #2669): held when a
     /// majority is (`n/2 + 1`), each constituent given a share of the
     /// wait.
+    #[serde(rename = "red-lock")]
     Red,
 }
 

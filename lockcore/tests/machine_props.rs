@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lockcore::Value;
 use lockcore::{
-    Call, Config, Era, LockClient, LockName, Millis, Output, RequestId, StepId, ThreadId, TimerId,
-    TransportError,
+    Call, Config, Era, LockClient, LockName, Millis, MultiKind, MultiLock, Output, RequestId,
+    StepId, ThreadId, TimerId, TransportError,
 };
 use proptest::prelude::*;
 
@@ -44,7 +44,7 @@ enum Step {
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        (1..=3u64, 0..2u8, 0..9u8, 0..400u64).prop_map(|(thread, lock, call, ms)| Step::Call {
+        (1..=3u64, 0..4u8, 0..9u8, 0..400u64).prop_map(|(thread, lock, call, ms)| Step::Call {
             thread,
             lock,
             call,
@@ -124,7 +124,19 @@ fn run(profile: Era, steps: &[Step]) -> Vec<String> {
                 ms,
             } => {
                 let thread = ThreadId(*thread);
-                let accepted = m.call(now, thread, locks[*lock as usize].clone(), call(*kind, *ms));
+                // Locks 2 and 3: a multi-lock over both, a red lock over
+                // both the other way round.
+                let accepted = match *lock {
+                    2 | 3 => {
+                        let (multi_kind, order) = match *lock {
+                            2 => (MultiKind::Multi, locks.to_vec()),
+                            _ => (MultiKind::Red, locks.iter().rev().cloned().collect()),
+                        };
+                        let multi = MultiLock::new(multi_kind, order).unwrap();
+                        m.call_multi(now, thread, &multi, call(*kind, *ms))
+                    }
+                    l => m.call(now, thread, locks[l as usize].clone(), call(*kind, *ms)),
+                };
                 match accepted {
                     Ok(()) => {
                         assert!(busy.insert(thread), "{thread:?} accepted while busy");
@@ -173,6 +185,9 @@ fn run(profile: Era, steps: &[Step]) -> Vec<String> {
                     assert!(busy.remove(thread), "{thread:?} answered twice or unasked");
                 }
                 Output::Step { step } => paused.push(*step),
+                Output::Constituent { thread, .. } | Output::ConstituentReturn { thread, .. } => {
+                    assert!(busy.contains(thread), "{thread:?} has no multi-lock call");
+                }
                 Output::Unsubscribe { .. } | Output::Event(_) => {}
             }
             log.push(format!("{output:?}"));

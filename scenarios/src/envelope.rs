@@ -395,6 +395,7 @@ pub fn probe_spec(
         start_ms,
         lock: lock.clone(),
         steps,
+        multi: None,
     };
     let critical = |work| {
         vec![

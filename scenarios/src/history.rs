@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 45] = [
+const FILES: [(&str, &str); 46] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -28,6 +28,10 @@ const FILES: [(&str, &str); 45] = [
     (
         "unlock-error-renews-forever",
         include_str!("../history/unlock-error-renews-forever.toml"),
+    ),
+    (
+        "multi-lock-timeout-leaves-lock-1606",
+        include_str!("../history/multi-lock-timeout-leaves-lock-1606.toml"),
     ),
     (
         "unlock-count-down-renews-forever",

@@ -285,6 +285,8 @@ fn kind_name(kind: &RecordKind) -> &'static str {
         RecordKind::Start { .. } => "start",
         RecordKind::Call { .. } => "call",
         RecordKind::Return { .. } => "return",
+        RecordKind::MultiCall { .. } => "multi-call",
+        RecordKind::MultiReturn { .. } => "multi-return",
         RecordKind::Hold { .. } => "hold",
         RecordKind::Release { .. } => "release",
         RecordKind::Server { .. } => "server",

@@ -22,6 +22,7 @@ fn main() {
             start_ms,
             lock: lock.clone(),
             steps: critical(work_ms),
+            multi: None,
         };
         ClientSpec::new(name, vec![thread])
     };

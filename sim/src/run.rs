@@ -149,6 +149,7 @@ pub(crate) mod tests {
             start_ms,
             lock: LockName::new(DEFAULT_LOCK).expect("non-empty"),
             steps,
+            multi: None,
         }
     }
 

@@ -128,6 +128,7 @@ pub(crate) fn generate_typed(
                         Usage::Misuse => script(&mut r, watchdog_timeout_ms),
                         Usage::Correct => correct_script(&mut r, watchdog_timeout_ms),
                     },
+                    multi: None,
                 })
                 .collect();
             ClientSpec::new(*name, threads)

@@ -367,7 +367,10 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec) {
         .clients
         .iter()
         .flat_map(|c| &c.threads)
-        .map(|t| &t.lock)
+        .flat_map(|t| match &t.multi {
+            Some(multi) => multi.locks.iter().collect(),
+            None => vec![&t.lock],
+        })
         .collect();
     let threads = locks
         .into_iter()
@@ -380,6 +383,7 @@ pub(crate) fn add_liveness_phase(spec: &mut SimSpec) {
                 Step::Write(steps::Write {}),
                 Step::Unlock(steps::Unlock {}),
             ],
+            multi: None,
         })
         .collect();
     spec.clients.push(ClientSpec::new(PROBE, threads));

@@ -405,6 +405,19 @@ fn a_real_redis_wakes_one_reader_of_three() {
     history_row_breaks_on_real_redis("write-unlock-wakes-one-reader-1542", &["lost-wakeup"]);
 }
 
+/// Redisson #1606 on a real `redis-server`: under 3.8.1 A's multi-lock
+/// leaves the lock whose acquire timed out (its script ran after the
+/// partition), a later round re-enters it, and its watchdog renews it for
+/// ever; under 3.8.2 the multi-lock unlocks it. The multi-lock's calls on
+/// its locks are the thread's, on the real engine as on the fast one.
+#[test]
+fn a_real_redis_keeps_a_multi_locks_timed_out_lock_1606() {
+    history_row_breaks_on_real_redis(
+        "multi-lock-timeout-leaves-lock-1606",
+        &["lock-left-behind", "renewal-after-unlock", "liveness"],
+    );
+}
+
 /// Issue #47: the fair lock's history rows that no test above runs, on a
 /// real `redis-server`, each breaking liveness under the affected release
 /// only, with the fast engine's verdicts: #2099 (a crashed fair waiter's

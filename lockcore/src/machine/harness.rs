@@ -80,6 +80,9 @@ pub(crate) struct Harness {
     pub(crate) show_batch_loads: bool,
     /// The SHA1 of each batch's `SCRIPT LOAD` answered so far.
     pub(crate) batch_loads: Vec<String>,
+    /// Each multi-lock constituent call and answer, as `"call a
+    /// try-lock"` / `"answer a acquired"`.
+    pub(crate) constituents: Vec<String>,
 }
 
 impl Harness {
@@ -167,6 +170,7 @@ impl Harness {
             infos: Vec::new(),
             show_batch_loads: false,
             batch_loads: Vec::new(),
+            constituents: Vec::new(),
             hold_steps: false,
             held: Vec::new(),
         }
@@ -246,6 +250,21 @@ impl Harness {
                     self.m
                         .on_reply(self.now, request, Ok(Value::bulk(script.sha1())));
                     self.pump();
+                }
+                Some(Output::Constituent { lock, call, .. }) => {
+                    let call = serde_json::to_value(&call).unwrap()["call"].clone();
+                    self.constituents
+                        .push(format!("call {lock} {}", call.as_str().unwrap()));
+                }
+                Some(Output::ConstituentReturn { lock, result, .. }) => {
+                    let answer = match result {
+                        Ok(outcome) => serde_json::to_value(&outcome).unwrap()["outcome"]
+                            .as_str()
+                            .unwrap()
+                            .to_owned(),
+                        Err(error) => error.to_string(),
+                    };
+                    self.constituents.push(format!("answer {lock} {answer}"));
                 }
                 Some(Output::Event(Event::SyncProbed { wait, waitaof })) => {
                     self.probe_readings.push((wait, waitaof));

@@ -292,7 +292,29 @@ impl LockClient {
             }
         };
         let lock = state.multi.locks()[i].clone();
+        self.constituent_call(now, thread, lock, call);
+    }
+
+    /// The multi-lock call of `thread` makes `call` on `lock`, told to
+    /// the driver ([`Output::Constituent`]).
+    pub(super) fn constituent_call(
+        &mut self,
+        now: Millis,
+        thread: ThreadId,
+        lock: LockName,
+        call: Call,
+    ) {
+        self.push(Output::Constituent {
+            thread,
+            lock: lock.clone(),
+            call: call.clone(),
+        });
         if let Err(error) = self.start_call(now, thread, lock.clone(), call) {
+            self.push(Output::ConstituentReturn {
+                thread,
+                lock: lock.clone(),
+                result: Err(error.clone()),
+            });
             self.multi_results
                 .push_back((Caller::new(thread, lock), Err(error)));
         }
@@ -459,7 +481,7 @@ impl LockClient {
                     Ok(_) => {
                         state.stage = Stage::UnlockingInOrder(next);
                         let lock = state.multi.locks()[next].clone();
-                        self.start_unlock(now, thread, lock);
+                        self.constituent_call(now, thread, lock, Call::Unlock);
                     }
                 }
             }
@@ -498,6 +520,11 @@ impl LockClient {
         if !self.multis.contains_key(&caller.thread) {
             return false;
         }
+        self.push(Output::ConstituentReturn {
+            thread: caller.thread,
+            lock: caller.lock.clone(),
+            result: result.clone(),
+        });
         self.multi_results
             .push_back((caller.clone(), result.clone()));
         true

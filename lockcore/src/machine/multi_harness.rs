@@ -248,6 +248,18 @@ mod tests {
         assert!(h.m.is_busy(T1), "answered before its unlocks did");
         h.reply(unlock, Value::Int(1));
         assert_eq!(h.until_return(T1).1, Ok(CallOutcome::NotAcquired));
+        // The driver is told each constituent call and its answer.
+        assert_eq!(
+            h.constituents,
+            [
+                "call a try-lock",
+                "answer a acquired",
+                "call b try-lock",
+                "answer b not-acquired",
+                "call a unlock",
+                "answer a unlocked",
+            ]
+        );
     }
 
     /// A red lock of three holds with two: the third's failure is its

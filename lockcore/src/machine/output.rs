@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::{CallOutcome, LockError, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
+use crate::{Call, CallOutcome, LockError, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 
 /// A command's words, name first (`EVAL <script> ...`). Shared: the
 /// machine keeps it to send again after a timeout and hands the same words
@@ -203,6 +203,27 @@ pub enum Output {
     CancelTimer {
         /// The timer's id.
         timer: TimerId,
+    },
+    /// A multi-lock call of `thread` made this call of its own on one of
+    /// its locks (a constituent's `tryLock` or `unlock`); an observer
+    /// keeps the thread's beliefs by these, as for the thread's calls.
+    Constituent {
+        /// The thread whose multi-lock call made it.
+        thread: ThreadId,
+        /// The constituent lock.
+        lock: LockName,
+        /// The call made on it.
+        call: Call,
+    },
+    /// A [`Output::Constituent`] call finished; its answer goes on to the
+    /// multi-lock call, which returns later with [`Output::Return`].
+    ConstituentReturn {
+        /// The thread whose multi-lock call made it.
+        thread: ThreadId,
+        /// The constituent lock.
+        lock: LockName,
+        /// What it got.
+        result: Result<CallOutcome, LockError>,
     },
     /// A call of `thread` finished.
     Return {

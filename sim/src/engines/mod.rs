@@ -4,7 +4,9 @@
 //! same spec through lockcore's async client over RESP, on turmoil's
 //! simulated TCP or against a real `redis-server`. Every engine carries
 //! out a fault through the verbs of `model::fault::effect`, and hands its
-//! history to the judge as a `model::ended::Ended`.
+//! history to the judge as a `model::ended::Ended`. `parts` keeps a
+//! multi-lock thread's beliefs per lock, for every engine.
 
 pub(crate) mod fast;
 pub(crate) mod hosted;
+pub(crate) mod parts;

@@ -372,6 +372,27 @@ pub enum RecordKind {
         /// The result.
         outcome: Outcome,
     },
+    /// A thread called its multi-lock; the multi-lock's calls on its
+    /// locks follow as the thread's [`RecordKind::Call`]s.
+    MultiCall {
+        /// The caller.
+        who: Who,
+        /// The multi-lock.
+        multi: lockcore::MultiLock,
+        /// The call.
+        call: Call,
+    },
+    /// A multi-lock call returned.
+    MultiReturn {
+        /// The caller.
+        who: Who,
+        /// The multi-lock.
+        multi: lockcore::MultiLock,
+        /// The call it answers.
+        call: Call,
+        /// The result.
+        outcome: Outcome,
+    },
     /// The thread now believes it holds the lock (a first acquire returned).
     Hold {
         /// The holder.

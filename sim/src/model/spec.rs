@@ -232,14 +232,26 @@ pub struct ThreadSpec {
     /// Its script.
     #[schemars(length(min = 1, max = crate::MAX_STEPS))]
     pub steps: Vec<Step>,
+    /// A multi-lock its lock steps call instead of `lock`
+    /// (`RedissonMultiLock` or `RedissonRedLock` over these locks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multi: Option<crate::model::multi::MultiSpec>,
 }
 
 impl ThreadSpec {
+    /// The multi-lock its lock steps call, if it has one.
+    pub fn multi_lock(&self) -> Option<lockcore::MultiLock> {
+        self.multi.as_ref().and_then(|m| m.multi_lock())
+    }
+
     /// The lock object its lock steps are on: `lock` as the kind its
     /// acquire steps name (`read-lock`: the read lock of `lock`), an
     /// `RLock` when they name none. Validation refuses a thread whose
     /// acquires name two.
     pub fn object(&self) -> LockName {
+        if let Some(first) = self.multi.as_ref().and_then(|m| m.locks.first()) {
+            return first.clone();
+        }
         let mut kinds = Vec::new();
         crate::model::step::objects(&self.steps, &mut kinds);
         match kinds.first() {

@@ -31,6 +31,29 @@ fn describe(kind: &RecordKind) -> (String, String) {
             who.to_string(),
             format!("{} -> {}", call_name(call), outcome_text(outcome)),
         ),
+        RecordKind::MultiCall { who, multi, call } => {
+            let kind = multi.kind().name();
+            let locks: Vec<&str> = multi.locks().iter().map(|l| l.as_str()).collect();
+            let call = call_text(call);
+            (
+                who.to_string(),
+                format!("call {kind}[{}].{call}", locks.join(", ")),
+            )
+        }
+        RecordKind::MultiReturn {
+            who,
+            multi,
+            call,
+            outcome,
+        } => (
+            who.to_string(),
+            format!(
+                "{}.{} -> {}",
+                multi.kind().name(),
+                call_name(call),
+                outcome_text(outcome)
+            ),
+        ),
         RecordKind::Hold {
             who,
             lock,

@@ -297,6 +297,15 @@ fn client(c: &ClientSpec, path: Path<'_>, horizon_ms: u64) -> Result<u64, SimErr
             return invalid(tp.field("steps"), "the thread has no steps".to_owned());
         }
         steps(&thread.steps, tp.field("steps"))?;
+        if let Some(multi) = &thread.multi
+            && let Err((field, reason)) = multi.check(&thread.steps)
+        {
+            let multi = tp.field("multi");
+            return match field {
+                "steps" => invalid(tp.field("steps"), reason),
+                _ => invalid(multi.field(field), reason),
+            };
+        }
         let mut kinds = Vec::new();
         crate::model::step::objects(&thread.steps, &mut kinds);
         if let [first, second, ..] = kinds[..] {

@@ -6,7 +6,7 @@ use super::super::request::Owner;
 use super::super::{LockClient, Purpose};
 use super::{Attempt, MultiCall, Stage, Then};
 use crate::{
-    CallOutcome, LockError, LockName, Millis, MultiKind, MultiLock, Switch, ThreadId,
+    Call, CallOutcome, LockError, LockName, Millis, MultiKind, MultiLock, Switch, ThreadId,
     TransportError, Value,
 };
 
@@ -59,7 +59,7 @@ impl LockClient {
             return;
         }
         for lock in locks {
-            self.start_unlock(now, thread, lock);
+            self.constituent_call(now, thread, lock, Call::Unlock);
         }
     }
 
@@ -82,10 +82,10 @@ impl LockClient {
         };
         self.multis.insert(thread, state);
         match in_order {
-            true => self.start_unlock(now, thread, locks[0].clone()),
+            true => self.constituent_call(now, thread, locks[0].clone(), Call::Unlock),
             false => locks
                 .into_iter()
-                .for_each(|lock| self.start_unlock(now, thread, lock)),
+                .for_each(|lock| self.constituent_call(now, thread, lock, Call::Unlock)),
         }
     }
 
@@ -115,15 +115,20 @@ pub(super) fn unlocked() -> Result<CallOutcome, LockError> {
     Ok(CallOutcome::Unlocked { released: true })
 }
 
-/// Futures joined in order: the first error once every one before it
-/// succeeded, or success once all did; `None` while the head is pending.
+/// Futures joined in order, once every one answered: the first error in
+/// order, or success. Java's `join` throws at the first failed future in
+/// order without waiting for the ones after it, which go on in the
+/// background; here the call answers once they too have, so a thread
+/// never has a call of its multi-lock in flight after the multi-lock's
+/// own returned (a modelling limit: the throw comes later by the slowest
+/// answer's delay).
 pub(super) fn joined(answers: &[Option<Result<(), LockError>>]) -> Option<Result<(), LockError>> {
-    for answer in answers {
-        match answer {
-            None => return None,
-            Some(Err(error)) => return Some(Err(error.clone())),
-            Some(Ok(())) => {}
-        }
+    if answers.iter().any(Option::is_none) {
+        return None;
     }
-    Some(Ok(()))
+    answers
+        .iter()
+        .flatten()
+        .find_map(|answer| answer.clone().err())
+        .map_or(Some(Ok(())), |error| Some(Err(error)))
 }

@@ -3,9 +3,10 @@
 //! A multi-lock's `unlock()` calls each lock's `unlock()` in order
 //! (`locks.forEach(Lock::unlock)`): the first that throws ends it, and
 //! the locks after it stay held (renewed by their watchdog). Before, it
-//! sent every unlock at once and threw the first error in lock order once
-//! the ones before it had answered, every lock unlocked or not. Not a
-//! fix. A red lock's `unlock()` is `unlockInner` in every release.
+//! sent every unlock at once and threw the first error in lock order
+//! (locksim answers once every unlock has, see `multi/release.rs`), every
+//! lock unlocked or not. Not a fix. A red lock's `unlock()` is
+//! `unlockInner` in every release.
 
 use super::SwitchInfo;
 use crate::release::Version;

@@ -171,6 +171,18 @@ impl World<'_> {
                 self.procs[c].timers.remove(&timer);
             }
             Output::Step { step } => self.pause_step(c, step),
+            Output::Constituent { thread, lock, call } => {
+                let t = (thread.0 as usize).wrapping_sub(1);
+                self.constituent(c, t, lock, call);
+            }
+            Output::ConstituentReturn {
+                thread,
+                lock,
+                result,
+            } => {
+                let t = (thread.0 as usize).wrapping_sub(1);
+                self.constituent_returned(c, t, lock, result);
+            }
             Output::Return {
                 thread,
                 lock: _,
@@ -188,16 +200,16 @@ impl World<'_> {
                     let lost: Vec<usize> = threads
                         .iter()
                         .map(|t| (t.0 as usize).wrapping_sub(1))
-                        .filter(|t| {
-                            self.procs[c]
-                                .threads
-                                .get(*t)
-                                .is_some_and(|th| &th.lock == lock)
-                        })
+                        .filter(|t| self.procs[c].threads.get(*t).is_some())
                         .collect();
+                    let lock = lock.clone();
                     self.record(RecordKind::Lock { process, event });
                     for t in lost {
-                        self.release_belief(c, t, ReleaseCause::LeaseLost);
+                        if self.procs[c].threads[t].multi.is_some() {
+                            self.release_part(c, t, &lock, ReleaseCause::LeaseLost);
+                        } else if self.procs[c].threads[t].lock == lock {
+                            self.release_belief(c, t, ReleaseCause::LeaseLost);
+                        }
                     }
                 } else if !matches!(event, lockcore::Event::Renewed { .. }) {
                     // `Renewed` repeats the renewal's reply, already recorded.
@@ -208,13 +220,26 @@ impl World<'_> {
     }
 
     /// A call of thread `t` returned; the caller advances the thread.
-    fn returned(&mut self, c: usize, t: usize, result: Result<CallOutcome, LockError>) {
+    pub(crate) fn returned(&mut self, c: usize, t: usize, result: Result<CallOutcome, LockError>) {
         let Some((call, skip_to)) = self.procs[c].threads[t].pending.take() else {
             return;
         };
         let who = self.procs[c].who(t);
         let lock = self.procs[c].threads[t].lock.clone();
         let outcome = outcome_of(&result);
+        if let Some(multi) = self.procs[c].threads[t].multi.clone() {
+            let failed = !matches!(result, Ok(CallOutcome::Acquired { .. }));
+            self.record(RecordKind::MultiReturn {
+                who,
+                multi: (*multi).clone(),
+                call: call.clone(),
+                outcome,
+            });
+            if call.is_acquire() && failed {
+                self.procs[c].threads[t].cursor.skip_to(skip_to);
+            }
+            return;
+        }
         self.record(RecordKind::Return {
             who: who.clone(),
             lock: lock.clone(),
@@ -260,6 +285,10 @@ impl World<'_> {
 
     /// Ends thread `t`'s belief that it holds its lock.
     pub(crate) fn release_belief(&mut self, c: usize, t: usize, cause: ReleaseCause) {
+        if self.procs[c].threads[t].multi.is_some() {
+            self.release_parts(c, t, cause);
+            return;
+        }
         let th = &mut self.procs[c].threads[t];
         if th.holds == 0 {
             return;
@@ -315,6 +344,10 @@ impl World<'_> {
     /// Redis answers.
     fn believe_released(&mut self, c: usize, t: usize, call: &Call) {
         let th = &mut self.procs[c].threads[t];
+        if th.multi.is_some() {
+            // Its multi-lock's unlocks of each lock say it.
+            return;
+        }
         match call {
             Call::Unlock if th.holds > 1 => th.holds -= 1,
             Call::Unlock | Call::ForceUnlock => {
@@ -327,6 +360,19 @@ impl World<'_> {
 
     /// Starts `call`; a call the machine refuses returns its error at once.
     fn call(&mut self, c: usize, t: usize, call: Call, skip_to: usize) {
+        self.procs[c].threads[t].pending = Some((call.clone(), skip_to));
+        if call.is_acquire()
+            && let Some(after) = self.procs[c].threads[t].interrupt_after.take()
+        {
+            let (life, ci, ti) = (self.procs[c].life, c as u32, t as u32);
+            self.queue.push(
+                self.now.plus_ms(after),
+                Ev::Interrupt { c: ci, life, t: ti },
+            );
+        }
+        if self.call_multi(c, t, &call) {
+            return;
+        }
         let who = self.procs[c].who(t);
         let lock = self.procs[c].threads[t].lock.clone();
         self.record(RecordKind::Call {
@@ -334,14 +380,6 @@ impl World<'_> {
             lock: lock.clone(),
             call: call.clone(),
         });
-        self.procs[c].threads[t].pending = Some((call.clone(), skip_to));
-        if call.is_acquire()
-            && let Some(after) = self.procs[c].threads[t].interrupt_after.take()
-        {
-            let (life, c, t) = (self.procs[c].life, c as u32, t as u32);
-            self.queue
-                .push(self.now.plus_ms(after), Ev::Interrupt { c, life, t });
-        }
         let now = self.local_now(c);
         if let Err(e) = self.procs[c].machine.call(now, thread_id(t), lock, call) {
             self.returned(c, t, Err(e));

@@ -1,5 +1,6 @@
 //! The fast engine: a deterministic discrete-event world. `world` owns the
-//! event loop over the processes (`process`, `driver`, `clock`), Redis
+//! event loop over the processes (`process`, `driver`, `multi` for a
+//! thread's multi-lock, `clock`), Redis
 //! (`server`, `deployment`, `replication`, `execution`), the network
 //! (`network`, `windows`), the recorder (`observe`) and the protected
 //! resources (`resource`); `injection` and `effects` carry out the fault
@@ -17,6 +18,7 @@ pub(crate) mod execution;
 pub(crate) mod first_reach;
 pub(crate) mod injection;
 pub(crate) mod inprocess;
+pub(crate) mod multi;
 pub(crate) mod network;
 pub(crate) mod observe;
 pub(crate) mod process;

@@ -3,7 +3,9 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use lockcore::{Call, LockClient, LockName, Millis, RequestId, ThreadId, TimerId, VecMap};
+use lockcore::{
+    Call, LockClient, LockName, Millis, MultiLock, RequestId, ThreadId, TimerId, VecMap,
+};
 
 use crate::engines::fast::clock::LocalClock;
 use crate::engines::fast::world::Ev;
@@ -33,6 +35,11 @@ pub(crate) struct Thread {
     /// ms after the call starts.
     pub(crate) interrupt_after: Option<u64>,
     pub(crate) done: bool,
+    /// The multi-lock its lock steps call, when it has one; `holds` and
+    /// `token` are then unused, and its beliefs are per lock.
+    pub(crate) multi: Option<Rc<MultiLock>>,
+    /// A multi-lock thread's beliefs, per lock.
+    pub(crate) parts: crate::engines::parts::Parts,
 }
 
 impl Thread {
@@ -48,12 +55,24 @@ impl Thread {
             sleeping: false,
             interrupt_after: None,
             done: false,
+            multi: None,
+            parts: Default::default(),
         }
+    }
+
+    /// The same thread, calling `multi` with its lock steps.
+    pub(crate) fn with_multi(mut self, multi: Option<MultiLock>) -> Thread {
+        self.multi = multi.map(Rc::new);
+        self
     }
 
     /// The same thread, back at the start of its script.
     pub(crate) fn restarted(&self) -> Thread {
-        Thread::new(self.lock.clone(), self.start_ms, self.program.clone())
+        let thread = Thread::new(self.lock.clone(), self.start_ms, self.program.clone());
+        Thread {
+            multi: self.multi.clone(),
+            ..thread
+        }
     }
 }
 

@@ -233,7 +233,10 @@ impl<'s> World<'s> {
             let threads = cs
                 .threads
                 .iter()
-                .map(|t| Thread::new(t.object(), t.start_ms, Rc::new(Program::compile(&t.steps))))
+                .map(|t| {
+                    let program = Rc::new(Program::compile(&t.steps));
+                    Thread::new(t.object(), t.start_ms, program).with_multi(t.multi_lock())
+                })
                 .collect();
             world.procs.push(Process {
                 name: cs.name.as_str().into(),

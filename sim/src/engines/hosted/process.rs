@@ -348,7 +348,10 @@ impl<C: Connect> ClientHost<C> {
                 }
                 slot.locks.push(lock.clone());
             }
+            let multi = (ts.multi_lock())
+                .and_then(|m| client.multi_lock(m.kind(), m.locks().to_vec()).ok());
             let ctx = thread::Ctx {
+                multi,
                 c,
                 t,
                 watchdog_ms: self.watchdog_ms,

@@ -66,6 +66,12 @@ pub(crate) struct Recorder {
     /// The virtual ms at which each lock's key expires, as last observed.
     expiries: BTreeMap<LockName, u64>,
     beliefs: BTreeMap<(usize, usize), Belief>,
+    /// Each thread's multi-lock, by client and thread index.
+    multis: Vec<Vec<Option<lockcore::MultiLock>>>,
+    /// A multi-lock thread's beliefs, per lock.
+    parts: BTreeMap<(usize, usize), crate::engines::parts::Parts>,
+    /// Each client's watchdog timeout, in ms.
+    watchdogs: Vec<u64>,
     resources: Resources,
 }
 
@@ -84,13 +90,21 @@ impl Recorder {
             .iter()
             .map(|c| c.threads.iter().map(|t| t.object()).collect())
             .collect();
-        for lock in thread_locks
+        let multis: Vec<Vec<Option<lockcore::MultiLock>>> = spec
+            .clients
             .iter()
-            .flatten()
-            .chain(spec.faults.0.iter().filter_map(|f| match f {
-                crate::Fault::DeleteKey(d) => Some(&d.lock),
-                _ => None,
-            }))
+            .map(|c| c.threads.iter().map(|t| t.multi_lock()).collect())
+            .collect();
+        let parts = multis.iter().flatten().flatten().flat_map(|m| m.locks());
+        for lock in
+            thread_locks
+                .iter()
+                .flatten()
+                .chain(parts)
+                .chain(spec.faults.0.iter().filter_map(|f| match f {
+                    crate::Fault::DeleteKey(d) => Some(&d.lock),
+                    _ => None,
+                }))
         {
             if !locks.contains(lock) {
                 locks.push(lock.clone());
@@ -117,6 +131,11 @@ impl Recorder {
             seen: BTreeMap::new(),
             expiries: BTreeMap::new(),
             beliefs: BTreeMap::new(),
+            multis,
+            parts: BTreeMap::new(),
+            watchdogs: (spec.clients.iter())
+                .map(|c| c.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
+                .collect(),
             resources: Resources::default(),
         }
     }
@@ -187,6 +206,7 @@ impl Recorder {
         self.procs.insert(process.to_string(), process.clone());
         for t in 0..self.thread_locks[c].len() {
             self.beliefs.remove(&(c, t));
+            self.parts.remove(&(c, t));
         }
         self.record(RecordKind::Start {
             process,
@@ -207,6 +227,12 @@ impl Recorder {
     /// Thread `t` of `c` calls `call`; its belief changes first for an
     /// unlock (as the fast engine's driver records it).
     pub(crate) fn call(&mut self, c: usize, t: usize, call: &Call) {
+        if let Some(multi) = self.multis[c][t].clone() {
+            let who = self.who(c, t);
+            let call = call.clone();
+            self.record(RecordKind::MultiCall { who, multi, call });
+            return;
+        }
         let lock = self.thread_locks[c][t].clone();
         match call {
             Call::Unlock => {
@@ -243,6 +269,15 @@ impl Recorder {
         watchdog_ms: u64,
     ) -> bool {
         let (who, lock) = (self.who(c, t), self.thread_locks[c][t].clone());
+        if let Some(multi) = self.multis[c][t].clone() {
+            self.record(RecordKind::MultiReturn {
+                who,
+                multi,
+                call: call.clone(),
+                outcome: outcome_of(result),
+            });
+            return call.is_acquire() && !matches!(result, Ok(CallOutcome::Acquired { .. }));
+        }
         self.record(RecordKind::Return {
             who: who.clone(),
             lock: lock.clone(),
@@ -283,6 +318,14 @@ impl Recorder {
     }
 
     fn release(&mut self, c: usize, t: usize, cause: ReleaseCause) {
+        if self.multis[c][t].is_some() {
+            let who = self.who(c, t);
+            let parts = self.parts.entry((c, t)).or_default();
+            for record in parts.release_all(&who, cause) {
+                self.record(record);
+            }
+            return;
+        }
         let belief = self.beliefs.entry((c, t)).or_default();
         if belief.holds == 0 {
             return;
@@ -332,6 +375,27 @@ impl Recorder {
                 }
             }
             Trace::Output(Output::Event(event)) => self.event(c, process, event),
+            Trace::Output(Output::Constituent { thread, lock, call }) => {
+                let t = (thread.0 as usize).wrapping_sub(1);
+                let who = self.who(c, t);
+                let parts = self.parts.entry((c, t)).or_default();
+                for record in parts.call(&who, lock.clone(), call.clone()) {
+                    self.record(record);
+                }
+            }
+            Trace::Output(Output::ConstituentReturn {
+                thread,
+                lock,
+                result,
+            }) => {
+                let t = (thread.0 as usize).wrapping_sub(1);
+                let who = self.who(c, t);
+                let watchdog_ms = self.watchdogs[c];
+                let parts = self.parts.entry((c, t)).or_default();
+                for record in parts.returned(&who, lock.clone(), result, watchdog_ms) {
+                    self.record(record);
+                }
+            }
             Trace::Output(_) => {}
             Trace::Reply { request, reply } => {
                 if let Some(locks) = self.renewals.remove(&(c, life, request)) {
@@ -364,7 +428,14 @@ impl Recorder {
                     event: event.clone(),
                 });
                 for t in threads.iter().map(|t| (t.0 as usize).wrapping_sub(1)) {
-                    if self.thread_locks[c].get(t) == Some(lock) {
+                    if self.multis[c].get(t).is_some_and(Option::is_some) {
+                        let who = self.who(c, t);
+                        let parts = self.parts.entry((c, t)).or_default();
+                        let released = parts.release(&who, lock, ReleaseCause::LeaseLost);
+                        if let Some(record) = released {
+                            self.record(record);
+                        }
+                    } else if self.thread_locks[c].get(t) == Some(lock) {
                         self.release(c, t, ReleaseCause::LeaseLost);
                     }
                 }

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use lockcore::{Call, Millis, RLock, RespTransport};
+use lockcore::{Call, Millis, RLock, RMultiLock, RespTransport};
 
 use super::gate::Gate;
 use super::lateness::Lateness;
@@ -28,6 +28,8 @@ pub(crate) struct Ctx {
     pub(crate) starve: Lateness,
     /// The thread's state, which the engine reads at the horizon.
     pub(crate) thread: Rc<RefCell<Thread>>,
+    /// The multi-lock its lock steps call, when it has one.
+    pub(crate) multi: Option<RMultiLock<RespTransport>>,
 }
 
 /// Runs the thread's script to its end, as the fast engine's driver does:
@@ -83,7 +85,11 @@ async fn call_step(ctx: &Ctx, lock: &RLock<RespTransport>, call: Call, skip_to: 
             lock.interrupt(thread_id(t));
         });
     }
-    let result = lock.call(thread_id(ctx.t), scaled(&call, ctx.scale)).await;
+    let scaled = scaled(&call, ctx.scale);
+    let result = match &ctx.multi {
+        Some(multi) => multi.call(thread_id(ctx.t), scaled).await,
+        None => lock.call(thread_id(ctx.t), scaled).await,
+    };
     // A reply that reached a paused process is its code's to see on resume.
     ctx.gate.opened().await;
     let failed =
