@@ -5,7 +5,10 @@
 //! [`lockcore::Output::ConstituentReturn`]). They are the thread's own
 //! `RLock` calls, recorded as such, and a Java thread's beliefs follow
 //! them: it holds a lock from the `tryLock` that answered true to its
-//! call of that lock's unlock.
+//! call of that lock's unlock, and the application's own `unlock()` of
+//! the multi-lock lets go of one hold of each at once (from 3.27.2 it
+//! stops at the first lock whose unlock throws, and the ones after it
+//! stay held on Redis, which the oracle then sees).
 
 use lockcore::{Call, CallOutcome, LockError, LockName, VecMap};
 
@@ -17,6 +20,9 @@ use crate::model::history::{RecordKind, ReleaseCause, Who};
 pub(crate) struct Parts {
     holds: VecMap<LockName, u32>,
     calls: VecMap<LockName, Call>,
+    /// Whether the application's `unlock()` of the multi-lock is in
+    /// flight: its calls on the locks change no belief (it did).
+    unlocking: bool,
 }
 
 impl Parts {
@@ -24,7 +30,7 @@ impl Parts {
     /// makes (an unlock of the last hold lets the lock go first).
     pub(crate) fn call(&mut self, who: &Who, lock: LockName, call: Call) -> Vec<RecordKind> {
         let mut records = Vec::with_capacity(2);
-        if call == Call::Unlock {
+        if call == Call::Unlock && !self.unlocking {
             match self.holds.get_mut(&lock) {
                 Some(holds) if *holds > 1 => *holds -= 1,
                 Some(_) => records.extend(self.release(who, &lock, ReleaseCause::Unlock)),
@@ -74,6 +80,30 @@ impl Parts {
         records
     }
 
+    /// The application calls `call` of the multi-lock: an `unlock()`
+    /// lets go of one hold of each lock (the releases it records); its
+    /// answer ends that ([`Self::answered`]).
+    pub(crate) fn multi_call(&mut self, who: &Who, call: &Call) -> Vec<RecordKind> {
+        if *call != Call::Unlock {
+            return Vec::new();
+        }
+        self.unlocking = true;
+        let locks: Vec<LockName> = self.holds.keys().cloned().collect();
+        let mut records = Vec::new();
+        for lock in locks {
+            match self.holds.get_mut(&lock) {
+                Some(holds) if *holds > 1 => *holds -= 1,
+                _ => records.extend(self.release(who, &lock, ReleaseCause::Unlock)),
+            }
+        }
+        records
+    }
+
+    /// The multi-lock's call answered.
+    pub(crate) fn answered(&mut self) {
+        self.unlocking = false;
+    }
+
     /// `who` no longer believes it holds `lock`.
     pub(crate) fn release(
         &mut self,
@@ -95,5 +125,70 @@ impl Parts {
         (locks.iter())
             .filter_map(|lock| self.release(who, lock, cause))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who() -> Who {
+        Who {
+            client: "A".into(),
+            life: 0,
+            thread: 1,
+        }
+    }
+
+    fn kinds(records: &[RecordKind]) -> Vec<String> {
+        records
+            .iter()
+            .map(|r| match r {
+                RecordKind::Call { lock, .. } => format!("call {lock}"),
+                RecordKind::Return { lock, .. } => format!("return {lock}"),
+                RecordKind::Hold { lock, .. } => format!("hold {lock}"),
+                RecordKind::Release { lock, .. } => format!("release {lock}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// Two holds of each lock (the multi-lock taken twice): the
+    /// application's first `unlock()` lets go of one of each, its second
+    /// of the last, before the multi-lock's own unlock calls, which then
+    /// change no belief.
+    #[test]
+    fn the_applications_unlock_lets_go_at_its_call() {
+        let (mut parts, w) = (Parts::default(), who());
+        let lock = |n: &str| LockName::new(n).unwrap();
+        let acquired = Ok(CallOutcome::Acquired { token: None });
+        let take = Call::TryLock {
+            wait: None,
+            lease: None,
+        };
+        let mut got = Vec::new();
+        for _ in 0..2 {
+            for l in ["a", "b"] {
+                got.extend(parts.call(&w, lock(l), take.clone()));
+                got.extend(parts.returned(&w, lock(l), &acquired, 30_000));
+            }
+        }
+        assert_eq!(
+            kinds(&got),
+            [
+                "call a", "return a", "hold a", "call b", "return b", "hold b"
+            ]
+            .into_iter()
+            .chain(["call a", "return a", "call b", "return b"])
+            .collect::<Vec<_>>()
+        );
+        assert!(parts.multi_call(&w, &Call::Unlock).is_empty());
+        parts.answered();
+        let released = parts.multi_call(&w, &Call::Unlock);
+        assert_eq!(kinds(&released), ["release a", "release b"]);
+        // The multi-lock's unlock of `a` after the application's: no
+        // second release.
+        let unlocked = parts.call(&w, lock("a"), Call::Unlock);
+        assert_eq!(kinds(&unlocked), ["call a"]);
     }
 }

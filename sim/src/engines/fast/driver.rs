@@ -228,6 +228,7 @@ impl World<'_> {
         let lock = self.procs[c].threads[t].lock.clone();
         let outcome = outcome_of(&result);
         if let Some(multi) = self.procs[c].threads[t].multi.clone() {
+            self.procs[c].threads[t].parts.answered();
             let failed = !matches!(result, Ok(CallOutcome::Acquired { .. }));
             self.record(RecordKind::MultiReturn {
                 who,

@@ -16,10 +16,13 @@ impl World<'_> {
         };
         let who = self.procs[c].who(t);
         self.record(RecordKind::MultiCall {
-            who,
+            who: who.clone(),
             multi: (*multi).clone(),
             call: call.clone(),
         });
+        for record in self.procs[c].threads[t].parts.multi_call(&who, call) {
+            self.record(record);
+        }
         let now = self.local_now(c);
         let thread = ThreadId(t as u64 + 1);
         if let Err(e) = (self.procs[c].machine).call_multi(now, thread, &multi, call.clone()) {

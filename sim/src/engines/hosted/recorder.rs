@@ -230,7 +230,15 @@ impl Recorder {
         if let Some(multi) = self.multis[c][t].clone() {
             let who = self.who(c, t);
             let call = call.clone();
-            self.record(RecordKind::MultiCall { who, multi, call });
+            self.record(RecordKind::MultiCall {
+                who: who.clone(),
+                multi,
+                call: call.clone(),
+            });
+            let parts = self.parts.entry((c, t)).or_default();
+            for record in parts.multi_call(&who, &call) {
+                self.record(record);
+            }
             return;
         }
         let lock = self.thread_locks[c][t].clone();
@@ -270,6 +278,7 @@ impl Recorder {
     ) -> bool {
         let (who, lock) = (self.who(c, t), self.thread_locks[c][t].clone());
         if let Some(multi) = self.multis[c][t].clone() {
+            self.parts.entry((c, t)).or_default().answered();
             self.record(RecordKind::MultiReturn {
                 who,
                 multi,
