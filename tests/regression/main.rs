@@ -882,6 +882,36 @@ fn a_sibling_readers_unlock_in_flight_stales_the_first_thread_2897() {
     );
 }
 
+/// The guide's `multi-unlock.toml`: under 4.7.0 the multi-lock's
+/// `unlock()` stops at `a`, whose key was deleted, and `b` stays held for
+/// ever: both defects name the path not reported upstream. Under 3.27.1
+/// every unlock is sent, and nothing breaks.
+#[test]
+fn a_multi_locks_unlock_that_stopped_at_an_error_is_named() {
+    let text = include_str!("../../docs/src/scenarios.in/multi-unlock.toml");
+    let scenario = locksim::Scenario::parse(text, "multi-unlock.toml").expect("the guide's file");
+    let run = |release: &str| {
+        let release = Some(release.parse().expect("a release"));
+        let trial = locksim::Trial::run(&scenario, None, release).expect("it runs");
+        assert!(trial.as_expected(), "{:?}", trial.mismatches);
+        let spec = scenario.spec(None, release);
+        let paths: Vec<_> = locksim::defects_of(&spec, &trial.run)
+            .iter()
+            .map(|d| (d.invariant, d.open_issue.map(|o| o.path)))
+            .collect();
+        paths
+    };
+    let named = run("4.7.0");
+    assert!(
+        named.len() == 2
+            && named
+                .iter()
+                .all(|(_, p)| p.is_some_and(|p| p.contains("stopped at a lock whose unlock threw"))),
+        "{named:?}"
+    );
+    assert_eq!(run("3.27.1"), []);
+}
+
 /// Seed `seed` of explore's `strategy` arm under 4.7.0 (the default
 /// workload), and its run.
 fn explored_470(seed: u64, strategy: sim::Strategy) -> (sim::SimSpec, sim::Run) {

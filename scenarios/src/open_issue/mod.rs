@@ -10,6 +10,7 @@
 //! predicate plus one line in [`KNOWN`].
 
 mod fair_place_restored;
+mod multi_unlock_stops;
 mod one_permit;
 mod rw_wakeup;
 mod stale_first_thread;
@@ -272,6 +273,10 @@ const KNOWN: &[(OpenIssue, Took)] = &[
         stale_first_thread::stale_first_thread_renewed,
     ),
     (RETRIED_COUNT_DOWN_CANCELS, count_down_stopped_renewal),
+    (
+        multi_unlock_stops::MULTI_UNLOCK_STOPPED,
+        multi_unlock_stops::multi_unlock_stopped,
+    ),
     (
         zero_replica_count::ZERO_REPLICA_COUNT_KEPT,
         zero_replica_count::zero_count_kept,
