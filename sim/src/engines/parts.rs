@@ -23,6 +23,10 @@ pub(crate) struct Parts {
     /// Whether the application's `unlock()` of the multi-lock is in
     /// flight: its calls on the locks change no belief (it did).
     unlocking: bool,
+    /// The holds the multi-lock's acquire in flight took and has not
+    /// given back: if the acquire fails (`lock()` throws when a taken
+    /// lock's expiry fails), the application holds none of them.
+    taken: Vec<LockName>,
 }
 
 impl Parts {
@@ -31,6 +35,9 @@ impl Parts {
     pub(crate) fn call(&mut self, who: &Who, lock: LockName, call: Call) -> Vec<RecordKind> {
         let mut records = Vec::with_capacity(2);
         if call == Call::Unlock && !self.unlocking {
+            if let Some(i) = self.taken.iter().position(|l| *l == lock) {
+                self.taken.swap_remove(i);
+            }
             match self.holds.get_mut(&lock) {
                 Some(holds) if *holds > 1 => *holds -= 1,
                 Some(_) => records.extend(self.release(who, &lock, ReleaseCause::Unlock)),
@@ -65,6 +72,7 @@ impl Parts {
             outcome: outcome_of(result),
         }];
         if let (true, Ok(CallOutcome::Acquired { token })) = (call.is_acquire(), result) {
+            self.taken.push(lock.clone());
             let holds = self.holds.get_or_default(lock.clone());
             *holds += 1;
             if *holds == 1 {
@@ -99,9 +107,23 @@ impl Parts {
         records
     }
 
-    /// The multi-lock's call answered.
-    pub(crate) fn answered(&mut self) {
+    /// The multi-lock's call answered; `failed`: an acquire that did
+    /// not take the multi-lock, whose holds the application lets go of
+    /// (the releases it records).
+    pub(crate) fn answered(&mut self, who: &Who, failed: bool) -> Vec<RecordKind> {
         self.unlocking = false;
+        let taken = std::mem::take(&mut self.taken);
+        if !failed {
+            return Vec::new();
+        }
+        let mut records = Vec::new();
+        for lock in taken {
+            match self.holds.get_mut(&lock) {
+                Some(holds) if *holds > 1 => *holds -= 1,
+                _ => records.extend(self.release(who, &lock, ReleaseCause::Unlock)),
+            }
+        }
+        records
     }
 
     /// `who` no longer believes it holds `lock`.
@@ -182,13 +204,20 @@ mod tests {
             .chain(["call a", "return a", "call b", "return b"])
             .collect::<Vec<_>>()
         );
+        assert!(parts.answered(&w, false).is_empty());
         assert!(parts.multi_call(&w, &Call::Unlock).is_empty());
-        parts.answered();
+        assert!(parts.answered(&w, false).is_empty());
         let released = parts.multi_call(&w, &Call::Unlock);
         assert_eq!(kinds(&released), ["release a", "release b"]);
         // The multi-lock's unlock of `a` after the application's: no
         // second release.
         let unlocked = parts.call(&w, lock("a"), Call::Unlock);
         assert_eq!(kinds(&unlocked), ["call a"]);
+        assert!(parts.answered(&w, false).is_empty());
+        // An acquire that took `b` and then threw (a leased lock's expiry
+        // failed): the application holds nothing.
+        parts.call(&w, lock("b"), take.clone());
+        parts.returned(&w, lock("b"), &acquired, 30_000);
+        assert_eq!(kinds(&parts.answered(&w, true)), ["release b"]);
     }
 }

@@ -228,8 +228,14 @@ impl World<'_> {
         let lock = self.procs[c].threads[t].lock.clone();
         let outcome = outcome_of(&result);
         if let Some(multi) = self.procs[c].threads[t].multi.clone() {
-            self.procs[c].threads[t].parts.answered();
             let failed = !matches!(result, Ok(CallOutcome::Acquired { .. }));
+            let failed_acquire = call.is_acquire() && failed;
+            for record in self.procs[c].threads[t]
+                .parts
+                .answered(&who, failed_acquire)
+            {
+                self.record(record);
+            }
             self.record(RecordKind::MultiReturn {
                 who,
                 multi: (*multi).clone(),

@@ -278,7 +278,11 @@ impl Recorder {
     ) -> bool {
         let (who, lock) = (self.who(c, t), self.thread_locks[c][t].clone());
         if let Some(multi) = self.multis[c][t].clone() {
-            self.parts.entry((c, t)).or_default().answered();
+            let failed = call.is_acquire() && !matches!(result, Ok(CallOutcome::Acquired { .. }));
+            let parts = self.parts.entry((c, t)).or_default();
+            for record in parts.answered(&who, failed) {
+                self.record(record);
+            }
             self.record(RecordKind::MultiReturn {
                 who,
                 multi,
