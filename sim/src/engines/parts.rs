@@ -38,11 +38,7 @@ impl Parts {
             if let Some(i) = self.taken.iter().position(|l| *l == lock) {
                 self.taken.swap_remove(i);
             }
-            match self.holds.get_mut(&lock) {
-                Some(holds) if *holds > 1 => *holds -= 1,
-                Some(_) => records.extend(self.release(who, &lock, ReleaseCause::Unlock)),
-                None => {}
-            }
+            records.extend(self.let_go(who, &lock));
         }
         self.calls.insert(lock.clone(), call.clone());
         records.push(RecordKind::Call {
@@ -97,14 +93,9 @@ impl Parts {
         }
         self.unlocking = true;
         let locks: Vec<LockName> = self.holds.keys().cloned().collect();
-        let mut records = Vec::new();
-        for lock in locks {
-            match self.holds.get_mut(&lock) {
-                Some(holds) if *holds > 1 => *holds -= 1,
-                _ => records.extend(self.release(who, &lock, ReleaseCause::Unlock)),
-            }
-        }
-        records
+        (locks.iter())
+            .filter_map(|lock| self.let_go(who, lock))
+            .collect()
     }
 
     /// The multi-lock's call answered; `failed`: an acquire that did
@@ -116,14 +107,20 @@ impl Parts {
         if !failed {
             return Vec::new();
         }
-        let mut records = Vec::new();
-        for lock in taken {
-            match self.holds.get_mut(&lock) {
-                Some(holds) if *holds > 1 => *holds -= 1,
-                _ => records.extend(self.release(who, &lock, ReleaseCause::Unlock)),
+        (taken.iter())
+            .filter_map(|lock| self.let_go(who, lock))
+            .collect()
+    }
+
+    /// One hold of `lock` less: the release when it was the last.
+    fn let_go(&mut self, who: &Who, lock: &LockName) -> Option<RecordKind> {
+        match self.holds.get_mut(lock) {
+            Some(holds) if *holds > 1 => {
+                *holds -= 1;
+                None
             }
+            _ => self.release(who, lock, ReleaseCause::Unlock),
         }
-        records
     }
 
     /// `who` no longer believes it holds `lock`.
