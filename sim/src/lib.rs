@@ -151,7 +151,8 @@
 //!   [`Workload`]: what generated scripts do, and the liveness phase),
 //!   `client_settings` ([`SETTINGS_CHANCE`]: generated clients' Redisson
 //!   settings), `server_settings` ([`SERVER_CHANCE`]: generated Redis's
-//!   release line, AOFs and replicas), `branch` ([`BranchPath`]: a run re-run from its first rare
+//!   release line, AOFs and replicas), `multi_locks` ([`MULTI_CHANCE`]: a
+//!   generated thread on a multi-lock), `branch` ([`BranchPath`]: a run re-run from its first rare
 //!   point with fresh draws).
 //!
 //! A new fault kind is its own file in `model/fault/` plus one line in
@@ -174,6 +175,7 @@ mod engines;
 mod judge;
 mod lock_types;
 mod model;
+mod multi_locks;
 pub mod pct;
 mod run;
 mod server_settings;
@@ -217,6 +219,7 @@ pub use model::validate::{
     MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,
     NAME_RULE, is_identifier, validate_spec,
 };
+pub use multi_locks::{MULTI_CHANCE, THIRD_LOCK};
 pub use run::{Run, run, run_owned, run_real, run_turmoil};
 pub use server_settings::SERVER_CHANCE;
 pub use strategy::{Strategy, UnknownStrategy};

@@ -279,9 +279,13 @@ mod tests {
         let mut by_type = BTreeSet::new();
         for seed in 0..400 {
             let w = Workload::default();
-            let typed = generate_typed(seed, None, w, LOCK_TYPES);
-            let plain = generate_typed(seed, None, w, &[]);
-            assert_eq!(typed, crate::generate_with(seed, None, w));
+            let typed = generate_typed(seed, None, w, LOCK_TYPES, false);
+            let plain = generate_typed(seed, None, w, &[], false);
+            let generated = crate::generate_with(seed, None, w);
+            let threads = generated.clients.iter().flat_map(|c| &c.threads);
+            if threads.clone().all(|t| t.multi.is_none()) {
+                assert_eq!(typed, generated);
+            }
             assert_eq!(as_rlock(&typed), plain, "seed {seed}");
             if typed != plain {
                 drawn += 1;
@@ -320,9 +324,9 @@ mod tests {
         let mut fair = 0;
         for seed in 0..300 {
             let w = Workload::default();
-            let before = generate_typed(seed, Some(old), w, LOCK_TYPES);
+            let before = generate_typed(seed, Some(old), w, LOCK_TYPES, true);
             assert!(!objects(&before).contains(&LockKind::Fair), "seed {seed}");
-            let after = generate_typed(seed, Some(new), w, LOCK_TYPES);
+            let after = generate_typed(seed, Some(new), w, LOCK_TYPES, true);
             fair += usize::from(objects(&after).contains(&LockKind::Fair));
         }
         assert!(fair > 0);
@@ -341,7 +345,7 @@ mod tests {
         let (mut reads, mut watchdog_reads) = (0, 0);
         for seed in 0..300 {
             for w in [Workload::default(), misuse] {
-                let spec = generate_typed(seed, Some(batched), w, LOCK_TYPES);
+                let spec = generate_typed(seed, Some(batched), w, LOCK_TYPES, true);
                 for t in spec.clients.iter().flat_map(|c| &c.threads) {
                     let kind = t.object().kind();
                     reads += usize::from(kind == LockKind::Read);
@@ -384,14 +388,18 @@ mod tests {
         let mut drew = 0;
         for seed in 0..300 {
             let w = Workload::default();
-            let before = generate_typed(seed, None, w, LOCK_TYPES);
-            let after = generate_typed(seed, None, w, &more);
+            let before = generate_typed(seed, None, w, LOCK_TYPES, false);
+            let after = generate_typed(seed, None, w, &more, false);
             // Also the registered types: without the last, as before it.
             let fewer = &LOCK_TYPES[..LOCK_TYPES.len() - 1];
             let last = LOCK_TYPES[LOCK_TYPES.len() - 1];
             let mut r = rng::stream(seed, Stream::SwarmLockType(rng::kind_number(last.name)));
             if !r.random_bool(last.chance()) {
-                assert_eq!(generate_typed(seed, None, w, fewer), before, "seed {seed}");
+                assert_eq!(
+                    generate_typed(seed, None, w, fewer, false),
+                    before,
+                    "seed {seed}"
+                );
             }
             let mut r = rng::stream(seed, Stream::SwarmLockType(rng::kind_number(extra.name)));
             if r.random_bool(extra.chance()) {
@@ -409,7 +417,7 @@ mod tests {
     fn a_delete_on_a_fair_lock_takes_one_of_its_keys() {
         let mut fair = BTreeSet::new();
         for seed in 0..20_000 {
-            let spec = generate_typed(seed, None, Workload::default(), LOCK_TYPES);
+            let spec = generate_typed(seed, None, Workload::default(), LOCK_TYPES, true);
             for f in &spec.faults.0 {
                 let Fault::DeleteKey(d) = f else { continue };
                 let on_fair = spec
@@ -514,7 +522,7 @@ mod tests {
     fn an_async_client_draws_the_family_objects() {
         let mut drew = BTreeSet::new();
         for seed in 0..2_000 {
-            let spec = generate_typed(seed, None, Workload::default(), LOCK_TYPES);
+            let spec = generate_typed(seed, None, Workload::default(), LOCK_TYPES, true);
             let mut on_async = false;
             for t in spec.clients.iter().flat_map(|c| &c.threads) {
                 let mut calls = Vec::new();

@@ -86,16 +86,17 @@ pub fn generate(seed: u64, profile: Option<Release>) -> SimSpec {
 /// swarm's chances, the directed arm's ([`crate::directed`]) or the
 /// uniform swarm plus PCT change points ([`crate::pct`]).
 pub fn generate_with(seed: u64, profile: Option<Release>, workload: Workload) -> SimSpec {
-    generate_typed(seed, profile, workload, crate::LOCK_TYPES)
+    generate_typed(seed, profile, workload, crate::LOCK_TYPES, true)
 }
 
-/// [`generate_with`] drawing its locks' types from `types` (the tests
-/// compare registrations).
+/// [`generate_with`] drawing its locks' types from `types`, and a
+/// multi-lock when `multi` (the tests compare registrations and draws).
 pub(crate) fn generate_typed(
     seed: u64,
     profile: Option<Release>,
     workload: Workload,
     types: &[crate::LockType],
+    multi: bool,
 ) -> SimSpec {
     let arm = workload.strategy.arm(seed);
     let bias = Bias::of(seed, arm);
@@ -152,6 +153,9 @@ pub(crate) fn generate_typed(
         }
         use_async_api(&mut spec, bias.async_api);
         crate::lock_types::draw_lock_types(&mut spec, types);
+        if multi {
+            crate::multi_locks::draw_multi(&mut spec);
+        }
         if workload.kinds == SwarmKinds::Swarm {
             crate::client_settings::draw_settings(&mut spec);
         }
@@ -389,6 +393,12 @@ pub(crate) fn threads_of(spec: &SimSpec, name: &str) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX).max(1)
 }
 
+/// [`generate_with`] with no multi-lock drawn (the multi draw's tests).
+#[cfg(test)]
+pub(crate) fn generate_without_multi(seed: u64, workload: Workload) -> SimSpec {
+    generate_typed(seed, None, workload, crate::LOCK_TYPES, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,7 +485,8 @@ mod tests {
         let second = LockName::new(SECOND_LOCK).unwrap();
         let mut two = 0;
         for seed in 0..200 {
-            let a = generate_with(seed, None, Workload::default());
+            // A multi-lock's constituents are the other draw's (its test).
+            let a = generate_without_multi(seed, Workload::default());
             let mut one = a.clone();
             take_second_lock_back(&mut one);
             let probe = a.clients.last().unwrap();
@@ -580,8 +591,10 @@ mod tests {
     fn every_kind_plans_are_valid_and_draw_every_kind() {
         let mut drawn = std::collections::BTreeSet::new();
         for seed in 0..400 {
-            let a = generate_with(seed, None, ALL);
-            assert_eq!(a, generate_with(seed, None, ALL));
+            let a = generate_without_multi(seed, ALL);
+            assert_eq!(a, generate_without_multi(seed, ALL));
+            let drew = generate_with(seed, None, ALL);
+            assert_eq!(crate::model::validate::validate_spec(&drew), Ok(()));
             let mut one_lock = a.clients.clone();
             for t in one_lock.iter_mut().flat_map(|c| &mut c.threads) {
                 t.lock = LockName::new(DEFAULT_LOCK).unwrap();

@@ -321,7 +321,11 @@ proptest! {
     /// remove-and-re-register bookkeeping (001, 003) is the known-broken one.
     /// So are interrupts outside `fenced`: an interrupted acquire that ran
     /// late arms renewal after the thread gave up and unlocked (Redisson
-    /// #7272, open; `fenced` has its proposed fix).
+    /// #7272, open; `fenced` has its proposed fix). And so are multi-locks
+    /// from 3.27.2: `unlock()` stops at the first lock whose unlock throws
+    /// (a key force-unlocked or lost), and the locks after it keep their
+    /// renewal entries (not reported upstream; `docs/src/scenarios.md`);
+    /// such a thread takes its own lock alone.
     #[test]
     fn no_renewal_after_unlock_in_fixed_profiles(
         mut spec in prop_oneof![
@@ -332,6 +336,11 @@ proptest! {
     ) {
         if spec.profile != Release::FENCED {
             spec.faults.0.retain(|f| !matches!(f, Fault::Interrupt(_)));
+        }
+        if spec.profile.has(lockcore::Switch::MultiUnlockInOrder) {
+            for t in spec.clients.iter_mut().flat_map(|c| &mut c.threads) {
+                t.multi = None;
+            }
         }
         let run = run(&spec)?;
         if let Some(v) = broken(&run, Invariant::RenewalAfterUnlock) {

@@ -70,6 +70,9 @@ pub(crate) enum Stream {
     /// The generator's draw of a managed endpoint in front of a Redis
     /// with replicas ([`crate::client_settings`]).
     SwarmEndpoint,
+    /// The generator's draw of a thread on a multi-lock
+    /// ([`crate::multi_locks`]).
+    SwarmMulti,
 }
 
 impl Stream {
@@ -101,6 +104,7 @@ impl Stream {
             Stream::SwarmServer => 17,
             Stream::SwarmProxy => 18,
             Stream::SwarmEndpoint => 19,
+            Stream::SwarmMulti => 20,
         }
     }
 }

@@ -406,6 +406,39 @@ impl<'h> State<'h> {
                     .insert((Name(&who.client), who.life), *lease_ms);
             }
             RecordKind::Call { who, lock, call } => self.entry(who, lock).call(who.thread, call, i),
+            // A leased multi-lock acquire sets each lock it took to the
+            // application's lease once it holds them all (`expireAsync`),
+            // after its own tryLocks asked twice the wait (4.7.0 seed
+            // 26736: a red lock's key outlived a 2 s lease by its 6 s).
+            RecordKind::MultiCall { who, multi, call } => {
+                if let (true, Some(lease)) = (call.is_acquire(), call.lease()) {
+                    for lock in multi.locks() {
+                        let e = self.entry(who, lock);
+                        e.expiring.insert(who.thread, (lease.0, i));
+                    }
+                }
+            }
+            RecordKind::MultiReturn {
+                who,
+                multi,
+                outcome,
+                ..
+            } => {
+                for lock in multi.locks() {
+                    let e = self.entry(who, lock);
+                    let Some((lease, _)) = e.expiring.remove(&who.thread) else {
+                        continue;
+                    };
+                    if !e.hold_lease.contains_key(&who.thread) {
+                        continue;
+                    }
+                    match outcome {
+                        Outcome::Acquired { .. } => e.set(at, Some(lease), i),
+                        Outcome::Error { .. } => e.maybe((at, Some(lease), i)),
+                        _ => {}
+                    }
+                }
+            }
             RecordKind::Return {
                 who,
                 lock,
@@ -549,6 +582,10 @@ struct Refresh {
     abandoned: BTreeMap<u64, Option<u64>>,
     /// Per thread, the lease of its hold in force.
     hold_lease: BTreeMap<u64, Option<u64>>,
+    /// Threads inside a leased multi-lock acquire, whose `expireAsync`
+    /// may set the key to the application's lease: thread -> (lease, call
+    /// record).
+    expiring: BTreeMap<u64, (u64, usize)>,
     /// A read lock: readers share the key, and Redisson arms it for the
     /// longest of theirs (a joining reader keeps a longer TTL, #2144; a
     /// reader's unlock re-arms it with the longest time the others have
@@ -691,10 +728,12 @@ impl Refresh {
             let lease = self.hold_lease.get(t).copied().flatten();
             (after_crash, lease, i)
         });
+        let expiring = (self.expiring.values()).map(|&(lease, i)| (after_crash, Some(lease), i));
         let mut best: Option<(SimTime, SimTime, u64, usize)> = None;
         let maybe = self.maybe_lease.into_iter().chain(self.maybe_watchdog);
         let all = self.last.into_iter().chain(maybe).chain(flight);
-        for (at, lease, i) in all.chain(acquiring).chain(unlocking) {
+        let out = acquiring.chain(unlocking).chain(expiring);
+        for (at, lease, i) in all.chain(out) {
             work.tick(1);
             let lease = match lease {
                 Some(l) => l,
