@@ -182,7 +182,7 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
         let fixed = switch
             .works_with()
             .iter()
-            .fold(release.with(switch), |r, &w| r.with(w));
+            .fold(with_repairs(release, switch), |r, &w| r.with(w));
         if experiments.shows(fixed, invariant) != Some(false) {
             continue;
         }
@@ -221,6 +221,12 @@ fn fixed_by(experiments: &mut Experiments<'_>, invariant: Invariant) -> Option<F
         return Some(found);
     }
     strict_like_run(experiments, &removing, invariant).map(fix)
+}
+
+/// `release` with `switch` and the later fixes of its own faults
+/// ([`Switch::repaired_by`]), as an upgrade past them all gives it.
+fn with_repairs(release: Release, switch: Switch) -> Release {
+    (switch.repaired_by().iter()).fold(release.with(switch), |r, &fix| r.with(fix))
 }
 
 /// The fixes the run's release lacks that could act on it, oldest first.
@@ -506,7 +512,7 @@ impl<'a> Experiments<'a> {
     /// one still open upstream, is no fix's: 3.8.0 seed 16's interrupted
     /// acquire, #7272, shows under every release).
     fn pair(&mut self, release: Release, switch: Switch, invariant: Invariant) -> bool {
-        self.shows(release.with(switch), invariant) == Some(false)
+        self.shows(with_repairs(release, switch), invariant) == Some(false)
             && self.shows(release.without(switch), invariant) == Some(true)
     }
 

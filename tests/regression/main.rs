@@ -865,11 +865,9 @@ fn a_refused_resubscription_is_not_the_round_92802() {
 /// matched, and the run was a defect no fix or open issue named.
 #[test]
 fn a_sibling_readers_unlock_in_flight_stales_the_first_thread_2897() {
-    let release = "3.23.4".parse().expect("a release");
-    let (spec, run) = explored(2897, release, sim::Strategy::Uniform, None);
-    let named: Vec<_> = locksim::defects_of(&spec, &run)
+    let (defects, run) = defects_3234(2897, sim::Invariant::ReaderWriterExclusion);
+    let named: Vec<_> = defects
         .iter()
-        .filter(|d| d.invariant == sim::Invariant::ReaderWriterExclusion)
         .map(|d| d.open_issue.map(|o| o.path))
         .collect();
     assert!(
@@ -880,6 +878,34 @@ fn a_sibling_readers_unlock_in_flight_stales_the_first_thread_2897() {
         "{named:?}\n{}",
         run.history
     );
+}
+
+/// 3.23.4 seed 43619 (`locksim explore --redisson 3.23.4 --seeds
+/// 100000`): A's red lock unlocks `redisson:lock3` inside a Redis pause;
+/// the unlock times out, is resent, and finds the lock its first attempt
+/// freed: a false unlock error, #4871's. With the latch alone the
+/// client's `retryAttempts` (1,462,531,864) wraps the latch's `int` TTL
+/// and Redis refuses the latched script (#5392, #7089), so the latch
+/// seemed to remove nothing and no fix was named;
+/// the latch is now tried with its TTL's repairs (`Switch::repaired_by`).
+#[test]
+fn a_fix_is_tried_with_the_repairs_of_its_own_faults_43619() {
+    let (defects, run) = defects_3234(43619, sim::Invariant::FalseUnlockError);
+    let named: Vec<_> = defects
+        .iter()
+        .map(|d| d.fixed_by.as_ref().map(|f| f.switch.clone()))
+        .collect();
+    assert_eq!(named, [Some("unlock-latch".to_owned())], "{}", run.history);
+}
+
+/// The defects of `invariant` in seed `seed` of explore's uniform arm
+/// under 3.23.4, attributed, and the run.
+fn defects_3234(seed: u64, invariant: sim::Invariant) -> (Vec<locksim::Defect>, sim::Run) {
+    let release = "3.23.4".parse().expect("a release");
+    let (spec, run) = explored(seed, release, sim::Strategy::Uniform, None);
+    let mut defects = locksim::defects_of(&spec, &run);
+    defects.retain(|d| d.invariant == invariant);
+    (defects, run)
 }
 
 /// The guide's `multi-unlock.toml`: under 4.7.0 the multi-lock's

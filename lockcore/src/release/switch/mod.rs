@@ -241,6 +241,23 @@ impl Switch {
         }
     }
 
+    /// The later fixes of this fix's own faults, which attribution gives
+    /// it when it tests the fix on a release that lacks them, as an
+    /// upgrade past both would: the unlock latch (3.24.0, #4871) sent
+    /// `PX 0` for `retryAttempts = 0`, and `PX` of an `int` product that
+    /// wrapped negative for a huge one, and Redis refused the script after
+    /// it had released the lock, so the owner got an error for an unlock
+    /// that happened, until 3.24.3 (#5392) and 4.4.0 (#7089). Without
+    /// them a run whose false unlock error the latch removes is named by
+    /// no fix (3.23.4 seed 43619: a red lock's unlock resent after a
+    /// Redis pause, by a client with `retryAttempts = 1462531864`).
+    pub fn repaired_by(self) -> &'static [Switch] {
+        match self {
+            Switch::UnlockLatch => &[Switch::LatchTtlAtLeastOne, Switch::LatchTtlLong],
+            _ => &[],
+        }
+    }
+
     /// Whether it is a fix proposed upstream for an open issue (a pull
     /// request no release has merged), rather than locksim's own design.
     pub fn is_proposed_fix(self) -> bool {
@@ -355,6 +372,21 @@ impl SwitchSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A repair is a later fix: it ships after the fix it repairs, and
+    /// both remove a defect.
+    #[test]
+    fn repairs_are_later_fixes() {
+        let mut repaired = 0;
+        for &s in Switch::ALL {
+            for &r in s.repaired_by() {
+                repaired += 1;
+                assert!(s.info().fixes && r.info().fixes, "{s:?} by {r:?}");
+                assert!(s.info().since < r.info().since, "{s:?} by {r:?}");
+            }
+        }
+        assert!(repaired > 0);
+    }
 
     #[test]
     fn names_are_unique_and_round_trip() {
