@@ -408,8 +408,9 @@ impl<'h> State<'h> {
             RecordKind::Call { who, lock, call } => self.entry(who, lock).call(who.thread, call, i),
             // A leased multi-lock acquire sets each lock it took to the
             // application's lease once it holds them all (`expireAsync`),
-            // after its own tryLocks asked twice the wait (4.7.0 seed
-            // 26736: a red lock's key outlived a 2 s lease by its 6 s).
+            // after its own tryLocks asked twice the wait (harness
+            // scenario leased-red-lock-expires-by-its-lease: keys leased
+            // 2 s by the tryLocks live to the application's 10 s).
             RecordKind::MultiCall { who, multi, call } => {
                 if let (true, Some(lease)) = (call.is_acquire(), call.lease()) {
                     for lock in multi.locks() {
