@@ -183,24 +183,34 @@ impl<T: Transport> Shared<T> {
             state.trace(now, Trace::Output(&output));
             match output {
                 Output::Send {
-                    request, command, ..
+                    request,
+                    command,
+                    shard,
+                    ..
                 } => {
-                    let reply = self.transport.send(&command);
+                    let reply = self.transport.send(shard, &command);
                     let shared = Arc::clone(self);
                     tokio::spawn(async move {
                         let reply = reply.await;
                         shared.reply(request, reply);
                     });
                 }
-                Output::Subscribe { request, channel } => {
-                    let confirmed = self.transport.subscribe(channel);
+                Output::Subscribe {
+                    request,
+                    channel,
+                    shard,
+                    ..
+                } => {
+                    let confirmed = self.transport.subscribe(shard, channel);
                     let shared = Arc::clone(self);
                     tokio::spawn(async move {
                         let reply = confirmed.await.map(|()| Value::Int(1));
                         shared.reply(request, reply);
                     });
                 }
-                Output::Unsubscribe { channel } => self.transport.unsubscribe(channel),
+                Output::Unsubscribe { channel, shard } => {
+                    self.transport.unsubscribe(shard, channel)
+                }
                 Output::SetTimer { timer, at } => {
                     let count_to = self.clock().timer(at);
                     self.arm(state, timer, count_to);

@@ -97,6 +97,20 @@ pub struct Config {
     /// grouping (every release computes slot 0 outside cluster mode).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cluster_proxy: bool,
+    /// How many masters the Redis Cluster has that the client reaches in
+    /// cluster mode (`useClusterServers()`); 0, the default, is no
+    /// cluster. Each command goes to the master of its lock's slot
+    /// ([`shard_of`](crate::shard_of)), and from 3.44.0 the watchdog
+    /// renews slot by slot (`RenewalTask.renewSlots`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cluster_shards: u16,
+}
+
+/// At most one master per slot.
+const MAX_SHARDS: u32 = 16_384;
+
+fn is_zero(n: &u16) -> bool {
+    *n == 0
 }
 
 /// Redisson's connection manager: which `Config.use...()` the client was
@@ -154,6 +168,7 @@ impl Default for Config {
             timer_tick: Millis(0),
             replicas: 0,
             cluster_proxy: false,
+            cluster_shards: 0,
             slaves_sync_timeout: default_slaves_sync_timeout(),
             retry_delay: RetryDelay::Constant,
             jitter_seed: 0,
@@ -358,6 +373,13 @@ impl ConfigBuilder {
         self
     }
 
+    /// Sets how many masters the Redis Cluster has that the client reaches
+    /// in cluster mode (0: none).
+    pub fn cluster_shards(&mut self, n: u16) -> &mut Self {
+        self.config.cluster_shards = n;
+        self
+    }
+
     /// Sets `slavesSyncTimeout` in ms.
     pub fn slaves_sync_timeout(&mut self, ms: u64) -> &mut Self {
         self.config.slaves_sync_timeout = Millis(ms);
@@ -418,6 +440,18 @@ impl ConfigBuilder {
                 "timer tick must be at most {MAX_TICK_MS} ms, got {} ms",
                 c.timer_tick.0
             )));
+        }
+        if u32::from(c.cluster_shards) > MAX_SHARDS {
+            return Err(LockError::InvalidConfig(format!(
+                "a cluster has at most {MAX_SHARDS} masters (one slot each), got {}",
+                c.cluster_shards
+            )));
+        }
+        if c.cluster_shards > 0 && c.cluster_proxy {
+            return Err(LockError::InvalidConfig(
+                "a client reaches a cluster either in cluster mode or through a proxy, not both"
+                    .to_owned(),
+            ));
         }
         Ok(c)
     }

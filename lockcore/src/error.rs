@@ -29,6 +29,19 @@ pub enum TransportError {
         "Unable to acquire subscription lock after {0}ms. Try to increase 'subscriptionTimeout', 'subscriptionsPerConnection', 'subscriptionConnectionPoolSize' parameters."
     )]
     SubscriptionTimeout(u64),
+    /// The transport has no connection to this master of a Redis
+    /// Cluster: a client in cluster mode over a transport that reaches
+    /// fewer masters (a one-node transport reaches shard 0 alone). A
+    /// driver's mistake, not a network failure; nothing was sent.
+    #[error(
+        "no connection to shard {shard}: the transport reaches {masters} master(s); a client in cluster mode needs a connection to every master"
+    )]
+    NoShard {
+        /// The shard asked for.
+        shard: u16,
+        /// How many masters the transport reaches.
+        masters: u16,
+    },
 }
 
 /// Why a lock call failed.

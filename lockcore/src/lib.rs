@@ -76,7 +76,11 @@
 //! The async wrapper [`RedissonClient`] (with [`RLock`] handles) runs a
 //! [`LockClient`] on tokio over any [`Transport`]: the simulator's
 //! in-process transport (fake-redis's engine in the same process, for
-//! tests) or [`RespTransport`] (RESP2 over TCP to a real Redis). A locksim client and
+//! tests) or [`RespTransport`] (RESP2 over TCP to a real Redis). Every
+//! command names its master ([`Shard`]); a client in cluster mode
+//! ([`ConfigBuilder::cluster_shards`]) runs over a [`ClusterTransport`] of
+//! one transport per master, and a one-node transport refuses any shard
+//! but 0 ([`TransportError::NoShard`]). A locksim client and
 //! a Java Redisson client can share a lock: the key layout, script texts
 //! and error texts are Redisson's.
 //!
@@ -113,7 +117,11 @@
 //!   `fence` (`fenced`), `sync` (the `WAIT` after a lock script),
 //!   `probe` (what the server supports), `replica_count` (the `INFO`
 //!   that gives the `WAIT`'s count), `sometimes` (the places it notes
-//!   passing, [`Sometimes`], for coverage).
+//!   passing, [`Sometimes`], for coverage), `slot_table` (the order in
+//!   which a cluster client's round walks its slots), `slots_apart`
+//!   (`slots-renewed-apart`: a renewal chain per slot).
+//! - `shard`: [`Shard`], the master of a Redis Cluster a command goes
+//!   to ([`shard_of`]), beside `slot` ([`calc_slot`]).
 //! - `value`: [`Value`], a reply as the lock reads it.
 //! - `script`: the exact texts of the scripts the lock sends.
 //! - `transport`: the [`Transport`] trait.
@@ -123,11 +131,15 @@
 //! - `local_time`: [`LocalTime`], the client's wall clock and timer
 //!   oscillator as the wrapper reads them.
 //! - `resp`: [`RespTransport`].
+//! - `cluster`: [`ClusterTransport`], a transport per master of a Redis
+//!   Cluster, each command routed by its [`Shard`].
 
 mod back_off;
 mod call;
 #[cfg(feature = "async")]
 mod client;
+#[cfg(feature = "async")]
+mod cluster;
 mod config;
 mod error;
 mod id;
@@ -146,6 +158,7 @@ mod script_fair_legacy;
 mod script_fenced;
 mod script_rw;
 mod script_spin;
+mod shard;
 mod slot;
 mod transport;
 mod value;
@@ -155,6 +168,8 @@ pub use back_off::BackOff;
 pub use call::{Call, CallOutcome};
 #[cfg(feature = "async")]
 pub use client::{Lag, Lagged, RLock, RMultiLock, RedissonClient, Trace, Tracer};
+#[cfg(feature = "async")]
+pub use cluster::ClusterTransport;
 pub use config::{Config, ConfigBuilder, ServerMode};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
@@ -164,13 +179,14 @@ pub use local_time::LocalTime;
 pub use machine::{Command, Event, LockClient, Output, Purpose, Reached, Sometimes};
 pub use multi_lock::{MultiKind, MultiLock};
 pub use release::{
-    Era, MAX_TIMER_TICK, Release, ReleaseError, Switch, SwitchInfo, SwitchSet, TIMER_TICK_SWITCHES,
-    Version, timer_tick,
+    Era, MAX_TIMER_TICK, NOT_REPORTED, Release, ReleaseError, Switch, SwitchInfo, SwitchSet,
+    TIMER_TICK_SWITCHES, Version, timer_tick,
 };
 #[cfg(feature = "async")]
 pub use resp::{Connect, RespTransport, TcpConnect, reconnect_delay};
 pub use retry_delay::RetryDelay;
+pub use shard::{Shard, shard_of};
 pub use slot::calc_slot;
-pub use transport::{Incoming, Message, Transport, parse_message};
+pub use transport::{Incoming, Message, Transport, parse_message, single_node};
 pub use value::{Value, lossy_text};
 pub use vec_map::VecMap;

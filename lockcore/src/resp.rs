@@ -7,6 +7,11 @@
 //! channel, so commands reach the socket in the order they were issued and
 //! replies are matched to them first in, first out (RESP2 answers in order).
 //!
+//! It reaches one node: asked for a shard other than 0 it fails the
+//! command with [`crate::TransportError::NoShard`], sending nothing (a
+//! client of a Redis Cluster runs over a [`crate::ClusterTransport`] of
+//! one `RespTransport` per master).
+//!
 //! A connection that drops is reopened, as Redisson's `ConnectionWatchdog`
 //! does: commands in flight fail (their outcome is unknown), commands
 //! issued while it waits to reconnect fail fast, and a new pub/sub
@@ -32,8 +37,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::Framed;
 use tracing::debug;
 
-use crate::transport::{Incoming, parse_message};
-use crate::{Transport, TransportError};
+use crate::transport::{Incoming, parse_message, single_node};
+use crate::{Shard, Transport, TransportError};
 
 type ReplyTx = oneshot::Sender<Result<Value, TransportError>>;
 
@@ -395,11 +400,14 @@ fn confirmation(value: &Value) -> Option<String> {
 impl Transport for RespTransport {
     fn send(
         &self,
+        shard: Shard,
         command: &[Bytes],
     ) -> impl Future<Output = Result<Value, TransportError>> + Send + 'static {
         let (tx, rx) = oneshot::channel();
-        let queued = self.commands.send((frame(command), tx)).is_ok();
+        let served = single_node(shard);
+        let queued = served.is_ok() && self.commands.send((frame(command), tx)).is_ok();
         async move {
+            served?;
             if !queued {
                 return Err(closed());
             }
@@ -409,14 +417,18 @@ impl Transport for RespTransport {
 
     fn subscribe(
         &self,
+        shard: Shard,
         channel: String,
     ) -> impl Future<Output = Result<(), TransportError>> + Send + 'static {
         let (tx, rx) = oneshot::channel();
-        let queued = self
-            .pubsub
-            .send(PubSubRequest::Subscribe(channel, tx))
-            .is_ok();
+        let served = single_node(shard);
+        let queued = served.is_ok()
+            && self
+                .pubsub
+                .send(PubSubRequest::Subscribe(channel, tx))
+                .is_ok();
         async move {
+            served?;
             if !queued {
                 return Err(closed());
             }
@@ -424,8 +436,10 @@ impl Transport for RespTransport {
         }
     }
 
-    fn unsubscribe(&self, channel: String) {
-        let _ = self.pubsub.send(PubSubRequest::Unsubscribe(channel));
+    fn unsubscribe(&self, shard: Shard, channel: String) {
+        if single_node(shard).is_ok() {
+            let _ = self.pubsub.send(PubSubRequest::Unsubscribe(channel));
+        }
     }
 
     async fn next_incoming(&self) -> Option<Incoming> {

@@ -1,12 +1,13 @@
 //! The transport the async wrapper drives: a command connection and a
-//! pub/sub connection to one Redis.
+//! pub/sub connection to each master the client reaches (one outside a
+//! Redis Cluster).
 
 use std::future::Future;
 
 use crate::Value;
 use bytes::Bytes;
 
-use crate::TransportError;
+use crate::{Shard, TransportError};
 
 /// A pub/sub message: `(channel, payload)`.
 pub type Message = (String, Bytes);
@@ -24,8 +25,17 @@ pub enum Incoming {
     Reconnected,
 }
 
-/// Two connections to one Redis, as a Redisson client has: commands, and
-/// pub/sub.
+/// Two connections to each master a Redisson client reaches: commands,
+/// and pub/sub.
+///
+/// Every command and subscription names its [`Shard`], the master it goes
+/// to ([`crate::Output::Send`] carries it): always `Shard(0)` outside a
+/// Redis Cluster. A transport to one node ([`crate::RespTransport`])
+/// serves shard 0 alone and answers any other with
+/// [`TransportError::NoShard`] (see [`single_node`]), so a client in
+/// cluster mode over it fails loudly instead of sending a command to a
+/// master that does not serve its slot; [`crate::ClusterTransport`]
+/// routes each shard to a transport of its own.
 ///
 /// Order matters to the lock (a renewal sent before an unlock must reach
 /// Redis first), so [`Transport::send`] and [`Transport::subscribe`] issue
@@ -37,27 +47,43 @@ pub enum Incoming {
 /// reply is turned into a timeout by the state machine's own timer, so a
 /// transport need not time out itself.
 pub trait Transport: Send + Sync + 'static {
-    /// Issues `command` (name first) on the command connection; the future
-    /// resolves to its reply. Redis error replies are `Ok(Value::Error)`.
+    /// Issues `command` (name first) on the command connection to
+    /// `shard`; the future resolves to its reply. Redis error replies are
+    /// `Ok(Value::Error)`.
     fn send(
         &self,
+        shard: Shard,
         command: &[Bytes],
     ) -> impl Future<Output = Result<Value, TransportError>> + Send + 'static;
 
-    /// Issues `SUBSCRIBE channel` on the pub/sub connection; the future
-    /// resolves once Redis confirmed it.
+    /// Issues `SUBSCRIBE channel` on the pub/sub connection to `shard`;
+    /// the future resolves once Redis confirmed it.
     fn subscribe(
         &self,
+        shard: Shard,
         channel: String,
     ) -> impl Future<Output = Result<(), TransportError>> + Send + 'static;
 
-    /// Issues `UNSUBSCRIBE channel`; nothing waits for the answer.
-    fn unsubscribe(&self, channel: String);
+    /// Issues `UNSUBSCRIBE channel` on the pub/sub connection to `shard`;
+    /// nothing waits for the answer (nor reports a shard it lacks).
+    fn unsubscribe(&self, shard: Shard, channel: String);
 
-    /// The next message on a subscribed channel, or news that the pub/sub
-    /// connection was replaced; `None` once it is gone for good. Called by
-    /// one task at a time.
+    /// The next message on a subscribed channel, or news that a pub/sub
+    /// connection was replaced, from whichever master it came; `None`
+    /// once every one is gone for good. Called by one task at a time.
     fn next_incoming(&self) -> impl Future<Output = Option<Incoming>> + Send + '_;
+}
+
+/// Whether a transport that reaches one node serves `shard`: only
+/// `Shard(0)` (the node); any other is [`TransportError::NoShard`].
+pub fn single_node(shard: Shard) -> Result<(), TransportError> {
+    match shard {
+        Shard(0) => Ok(()),
+        Shard(other) => Err(TransportError::NoShard {
+            shard: other,
+            masters: 1,
+        }),
+    }
 }
 
 /// Reads a pub/sub delivery (`["message", channel, payload]`, a RESP2
@@ -97,5 +123,24 @@ mod tests {
         let confirmation = vec![Value::bulk("subscribe"), Value::bulk("ch"), Value::Int(1)];
         assert_eq!(parse_message(&Value::Array(confirmation)), None);
         assert_eq!(parse_message(&Value::Int(1)), None);
+    }
+
+    /// A one-node transport serves shard 0 and names any other it is
+    /// asked for, with how many masters it has.
+    #[test]
+    fn one_node_serves_shard_0_alone() {
+        assert_eq!(single_node(Shard(0)), Ok(()));
+        let error = single_node(Shard(2)).unwrap_err();
+        assert_eq!(
+            error,
+            TransportError::NoShard {
+                shard: 2,
+                masters: 1
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "no connection to shard 2: the transport reaches 1 master(s); a client in cluster mode needs a connection to every master"
+        );
     }
 }

@@ -6,9 +6,12 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use fake_redis::testing::RealRedis;
+use fake_redis::testing::{RealCluster, RealRedis};
 use lockcore::Value;
-use lockcore::{Config, Era, Incoming, Millis, RedissonClient, RespTransport, ThreadId, Transport};
+use lockcore::{
+    ClusterTransport, Config, Era, Incoming, Millis, RedissonClient, RespTransport, Shard,
+    ThreadId, Transport,
+};
 use tokio::time::{Instant, sleep, timeout};
 
 const T1: ThreadId = ThreadId(1);
@@ -40,20 +43,20 @@ async fn key_layout_matches_redisson() {
     let lock = a.lock("orders").unwrap();
     lock.lock(T1).await.unwrap();
     assert_eq!(
-        raw.send(&cmd(&["HGETALL", "orders"])).await,
+        raw.send(Shard(0), &cmd(&["HGETALL", "orders"])).await,
         Ok(Value::Array(vec![
             Value::bulk("6f1c7a4e-uuid:1"),
             Value::bulk("1")
         ]))
     );
-    let Ok(Value::Int(ttl)) = raw.send(&cmd(&["PTTL", "orders"])).await else {
+    let Ok(Value::Int(ttl)) = raw.send(Shard(0), &cmd(&["PTTL", "orders"])).await else {
         panic!("PTTL failed")
     };
     assert!(ttl > 25_000 && ttl <= 30_000, "ttl {ttl}");
     assert_eq!(lock.hold_count(T1).await, Ok(1));
     assert_eq!(lock.unlock(T1).await, Ok(true));
     assert_eq!(
-        raw.send(&cmd(&["EXISTS", "orders"])).await,
+        raw.send(Shard(0), &cmd(&["EXISTS", "orders"])).await,
         Ok(Value::Int(0))
     );
 }
@@ -65,7 +68,7 @@ async fn unlock_publishes_zero() {
     let redis = RealRedis::start_for_test();
     let listener = transport(&redis).await;
     listener
-        .subscribe("redisson_lock__channel:{pub}".into())
+        .subscribe(Shard(0), "redisson_lock__channel:{pub}".into())
         .await
         .unwrap();
     let a = client(&redis, "uuid-a", Config::default()).await;
@@ -128,7 +131,7 @@ async fn watchdog_keeps_the_lock_past_its_timeout() {
     let lock = a.lock("w").unwrap();
     lock.lock(T1).await.unwrap();
     sleep(Duration::from_millis(2_500)).await;
-    let Ok(Value::Int(ttl)) = raw.send(&cmd(&["PTTL", "w"])).await else {
+    let Ok(Value::Int(ttl)) = raw.send(Shard(0), &cmd(&["PTTL", "w"])).await else {
         panic!("PTTL failed")
     };
     assert!(ttl > 0 && ttl <= 1_000, "ttl {ttl}");
@@ -206,7 +209,7 @@ async fn multi_locks_contend() {
     assert_eq!(mb.try_lock(T1, 300).await, Ok(false));
     let exists = |key: &'static str| {
         let raw = &raw;
-        async move { raw.send(&cmd(&["EXISTS", key])).await }
+        async move { raw.send(Shard(0), &cmd(&["EXISTS", key])).await }
     };
     assert_eq!(exists("m3").await, Ok(Value::Int(0)), "B left m3 held");
     assert_eq!(exists("m1").await, Ok(Value::Int(1)));
@@ -240,7 +243,7 @@ async fn a_leased_red_lock_expires_its_locks_by_script() {
         "{taken:?}"
     );
     for key in ["r1", "r2", "r3"] {
-        let Ok(Value::Int(ttl)) = raw.send(&cmd(&["PTTL", key])).await else {
+        let Ok(Value::Int(ttl)) = raw.send(Shard(0), &cmd(&["PTTL", key])).await else {
             panic!("PTTL {key} failed")
         };
         assert!(
@@ -249,8 +252,150 @@ async fn a_leased_red_lock_expires_its_locks_by_script() {
         );
     }
     red.unlock(T1).await.unwrap();
-    let Ok(Value::Int(left)) = raw.send(&cmd(&["EXISTS", "r1", "r2", "r3"])).await else {
+    let Ok(Value::Int(left)) = raw
+        .send(Shard(0), &cmd(&["EXISTS", "r1", "r2", "r3"]))
+        .await
+    else {
         panic!("EXISTS failed")
     };
     assert_eq!(left, 0);
+}
+
+/// Names whose locks live on master `shard` of `masters` (by the slot
+/// split `redis-cli --cluster create` makes, which `RealCluster` uses).
+fn names_on(masters: u16, shard: u16, n: usize) -> Vec<String> {
+    (0..)
+        .map(|i| format!("lock-{i}"))
+        .filter(|name| lockcore::shard_of(masters, name) == Shard(shard))
+        .take(n)
+        .collect()
+}
+
+/// A client of `cluster` in cluster mode: one RESP transport per master.
+async fn cluster_client(
+    cluster: &RealCluster,
+    uuid: &str,
+    config: Config,
+) -> RedissonClient<ClusterTransport<RespTransport>> {
+    let mut masters = Vec::new();
+    for addr in cluster.addrs() {
+        masters.push(
+            RespTransport::connect(&format!("redis://{addr}"))
+                .await
+                .unwrap(),
+        );
+    }
+    RedissonClient::new(uuid, config, ClusterTransport::new(masters))
+}
+
+/// A plain connection to each master, to look at its keys.
+async fn raw_masters(cluster: &RealCluster) -> Vec<RespTransport> {
+    let mut raw = Vec::new();
+    for addr in cluster.addrs() {
+        raw.push(
+            RespTransport::connect(&format!("redis://{addr}"))
+                .await
+                .unwrap(),
+        );
+    }
+    raw
+}
+
+/// Two clients in cluster mode on a real 3-master Redis Cluster, under
+/// 3.44.0's batched watchdog, which renews slot by slot with one `EVAL`
+/// per slot sent to its master. A holds two locks whose names hash to
+/// masters 0 and 2, with a 3 s watchdog (renewed every second), for 3.5 s:
+/// each key is still there with a TTL of at most 3 s on its own master,
+/// and the other masters answer `MOVED` for it. Without renewal the keys
+/// would be gone after 3 s; a renewal sent to the wrong master would be
+/// refused with `MOVED` and the key would expire too. Then B waits on
+/// both locks and A unlocks them: each unlock's message, published on
+/// the lock's master, wakes B's waiter subscribed there, well before the
+/// 2 s or more left of the TTL B was told to wait.
+#[tokio::test]
+async fn a_cluster_client_renews_and_wakes_on_each_master() {
+    let cluster = RealCluster::start_for_test(3);
+    let raw = raw_masters(&cluster).await;
+    let config = Config::builder()
+        .era(Era::RedissonBatched)
+        .cluster_shards(3)
+        .watchdog_timeout(3_000)
+        .build()
+        .unwrap();
+    let a = cluster_client(&cluster, "uuid-a", config.clone()).await;
+    let b = cluster_client(&cluster, "uuid-b", config).await;
+    let on = [
+        (0, names_on(3, 0, 1).remove(0)),
+        (2, names_on(3, 2, 1).remove(0)),
+    ];
+    let threads = [T1, ThreadId(2)];
+    for ((_, name), thread) in on.iter().zip(threads) {
+        a.lock(name).unwrap().lock(thread).await.unwrap();
+    }
+    sleep(Duration::from_millis(3_500)).await;
+    for (master, name) in &on {
+        let ttl = raw[*master].send(Shard(0), &cmd(&["PTTL", name])).await;
+        let Ok(Value::Int(ttl)) = ttl else {
+            panic!("PTTL {name} on master {master}: {ttl:?}")
+        };
+        assert!(
+            ttl > 0 && ttl <= 3_000,
+            "{name} on master {master}: ttl {ttl}"
+        );
+        for other in (0..3).filter(|m| m != master) {
+            let moved = raw[other].send(Shard(0), &cmd(&["PTTL", name])).await;
+            assert!(
+                matches!(&moved, Ok(Value::Error(e)) if e.starts_with("MOVED")),
+                "{name} on master {other}: {moved:?}"
+            );
+        }
+    }
+    let mut waiters = Vec::new();
+    for ((_, name), thread) in on.iter().zip(threads) {
+        let lock = b.lock(name).unwrap();
+        assert_eq!(lock.try_lock(thread).await, Ok(false), "{name} is A's");
+        waiters.push(tokio::spawn(async move {
+            let taken = lock.try_lock_wait(thread, Millis(20_000)).await;
+            (taken, Instant::now())
+        }));
+    }
+    sleep(Duration::from_millis(200)).await;
+    let mut unlocked = Vec::new();
+    for ((_, name), thread) in on.iter().zip(threads) {
+        assert_eq!(a.lock(name).unwrap().unlock(thread).await, Ok(true));
+        unlocked.push(Instant::now());
+    }
+    let done = waiters.into_iter().zip(unlocked).zip(&on).zip(threads);
+    for (((waiter, at), (master, name)), thread) in done {
+        let (taken, when) = waiter.await.unwrap();
+        assert_eq!(taken, Ok(true), "{name}");
+        let woken = when.saturating_duration_since(at);
+        assert!(
+            woken < Duration::from_millis(1_000),
+            "B took {name} (master {master}) {woken:?} after its unlock: no message woke it"
+        );
+        let holder = raw[*master].send(Shard(0), &cmd(&["HKEYS", name])).await;
+        let field = Value::bulk(b.field(thread));
+        assert_eq!(holder, Ok(Value::Array(vec![field])), "{name}");
+    }
+}
+
+/// A client in cluster mode over a one-node transport fails its call with
+/// a clear error for a lock on another master, and sends nothing there.
+#[tokio::test]
+async fn a_one_node_transport_refuses_other_shards() {
+    let redis = RealRedis::start_for_test();
+    let config = Config::builder().cluster_shards(3).build().unwrap();
+    let a = client(&redis, "uuid-a", config).await;
+    let name = names_on(3, 2, 1).remove(0);
+    let error = a.lock(&name).unwrap().try_lock(T1).await.unwrap_err();
+    assert!(
+        error.to_string().contains("no connection to shard 2"),
+        "{error}"
+    );
+    let raw = transport(&redis).await;
+    assert_eq!(
+        raw.send(Shard(0), &cmd(&["EXISTS", &name])).await,
+        Ok(Value::Int(0))
+    );
 }

@@ -16,7 +16,7 @@ use sim::Invariant;
 use crate::Scenario;
 
 /// Each history scenario's name and file text, oldest fix first.
-const FILES: [(&str, &str); 46] = [
+const FILES: [(&str, &str); 47] = [
     (
         "read-lock-not-renewed-1604",
         include_str!("../history/read-lock-not-renewed-1604.toml"),
@@ -200,6 +200,10 @@ const FILES: [(&str, &str); 46] = [
     (
         "proxy-renewal-crossslot-6867",
         include_str!("../history/proxy-renewal-crossslot-6867.toml"),
+    ),
+    (
+        "cluster-paused-master-expires-other-masters-locks",
+        include_str!("../history/cluster-paused-master-expires-other-masters-locks.toml"),
     ),
 ];
 

@@ -179,6 +179,9 @@ fn settings(spec: &SimSpec) -> String {
     if redis.proxy {
         s.push_str(" proxy=cluster");
     }
+    if redis.shards > 0 {
+        let _ = write!(s, " shards={}", redis.shards);
+    }
     s
 }
 

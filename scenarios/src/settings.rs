@@ -45,7 +45,16 @@ pub struct Settings {
     /// clients run as `mode = "single"` on a Redis with replicas, and the
     /// faults that act on replicas stay.
     pub replicated_endpoint: bool,
+    /// Whether the client reaches a Redis Cluster in cluster mode
+    /// (`clusterServersConfig`): the run's Redis is a cluster of the
+    /// masters explore drew, or of three, without replicas (a
+    /// cluster's are not modelled yet), so the faults on replicas are
+    /// left out.
+    pub cluster: bool,
 }
+
+/// The masters of an audited cluster whose run explore did not make one.
+pub(crate) const AUDIT_SHARDS: u16 = 3;
 
 impl Default for Settings {
     /// Redisson's defaults on a single server.
@@ -62,6 +71,7 @@ impl Default for Settings {
             sentinel: false,
             proxy: false,
             replicated_endpoint: false,
+            cluster: false,
         }
     }
 }
@@ -76,11 +86,20 @@ impl Settings {
     /// endpoint, Redis has at least one.
     pub fn apply(&self, spec: &mut SimSpec) {
         spec.watchdog_timeout_ms = self.watchdog_timeout_ms;
-        spec.redis.proxy = self.proxy && !self.replicated && !self.replicated_endpoint;
+        spec.redis.proxy =
+            self.proxy && !self.replicated && !self.replicated_endpoint && !self.cluster;
+        spec.redis.shards = match (self.cluster, spec.redis.shards) {
+            (false, _) => 0,
+            (true, 0) => AUDIT_SHARDS,
+            (true, drawn) => drawn,
+        };
+        if !self.cluster {
+            spec.faults.0.retain(|f| f.shard().is_none());
+        }
         for c in &mut spec.clients {
             self.apply_client(c);
         }
-        if self.replicated || self.replicated_endpoint {
+        if (self.replicated || self.replicated_endpoint) && !self.cluster {
             spec.redis.replicas = spec.redis.replicas.max(1);
         } else {
             spec.redis.replicas = 0;

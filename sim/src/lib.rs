@@ -128,12 +128,14 @@
 //!   into the instructions every engine runs); `rng` (per-component streams); `config` (each
 //!   client's lock config and the bounds every engine shares);
 //!   `retransmission` (when what a partition held arrives); `server`
-//!   (each Redis node's release line and AOF, set on fake-redis); `time`,
+//!   (each Redis node's release line and AOF, set on fake-redis);
+//!   `cluster` (a Redis Cluster's rules, [`MAX_SHARDS`]); `time`,
 //!   `name`, `cut` ([`CutShort`]), `ended` (what an engine hands the
 //!   judge), `error` ([`SimError`]).
 //! - **`judge`**: reads the model alone. `check`, one checker per
 //!   invariant ([`check_all`]); `cause`, the oracle ([`classify`]): misuse,
-//!   beyond the guarantee, or a defect.
+//!   beyond the guarantee, or a defect (in a cluster, judged without the
+//!   faults on other masters than the lock's, `cause/shard`).
 //! - **`engines`**: turn a spec into a history. `fast`, the discrete-event
 //!   world (`world` and its event loop, `queue`, `network`, `windows`,
 //!   `process`, `driver`, `clock`, `server`, `deployment`, `replication`,
@@ -151,7 +153,8 @@
 //!   [`Workload`]: what generated scripts do, and the liveness phase),
 //!   `client_settings` ([`SETTINGS_CHANCE`]: generated clients' Redisson
 //!   settings), `server_settings` ([`SERVER_CHANCE`]: generated Redis's
-//!   release line, AOFs and replicas), `multi_locks` ([`MULTI_CHANCE`]: a
+//!   release line, AOFs and replicas; [`CLUSTER_CHANCE`]: a cluster for a
+//!   plan that pauses one of its masters), `multi_locks` ([`MULTI_CHANCE`]: a
 //!   generated thread on a multi-lock), `branch` ([`BranchPath`]: a run re-run from its first rare
 //!   point with fresh draws).
 //!
@@ -199,6 +202,7 @@ pub use engines::hosted::{
     BareRun, REAL_DELAY_MS, REDIS_FAULTS, RealRedis, RedisTarget, TURMOIL_FAULTS, run_turmoil_bare,
 };
 pub use lock_types::{LOCK_TYPES, LockType};
+pub use model::cluster::MAX_SHARDS;
 pub use model::config::client_timer_tick_ms;
 pub use model::error::SimError;
 pub use model::fault::kinds as faults;
@@ -223,5 +227,5 @@ pub use multi_locks::{MULTI_CHANCE, THIRD_LOCK};
 pub use run::{Run, run, run_owned, run_real, run_turmoil};
 pub use server_settings::SERVER_CHANCE;
 pub use strategy::{Strategy, UnknownStrategy};
-pub use swarm::{KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
+pub use swarm::{CLUSTER_CHANCE, KIND_CHANCE, SWARM_CHANCE, SwarmKinds, generate, generate_with};
 pub use workload::{PROBE, Usage, Workload};

@@ -37,7 +37,7 @@ pub const SERVER_CHANCE: f64 = 0.25;
 /// another.
 pub(crate) fn draw_server(spec: &mut SimSpec) {
     let mut r = rng::stream(spec.seed, Stream::SwarmServer);
-    if !r.random_bool(SERVER_CHANCE) {
+    if !r.random_bool(SERVER_CHANCE) || spec.redis.shards > 0 {
         return;
     }
     let version = RedisVersion::ALL[r.random_range(0..RedisVersion::ALL.len())];
@@ -53,6 +53,30 @@ pub(crate) fn draw_server(spec: &mut SimSpec) {
     }
 }
 
+/// With `chance`, drawn from a stream of its own, Redis is a cluster of
+/// two or three masters (or as many as a fault of `plan` names) when a
+/// fault of `plan` acts on one of its masters and Redis has no replicas
+/// yet (a cluster's are not modelled); its clients reach it in cluster
+/// mode. Whether it made one. Every value is drawn whether it is used or
+/// not.
+pub(crate) fn give_shards(spec: &mut SimSpec, plan: &[crate::Fault], chance: f64) -> bool {
+    if !plan.iter().any(|f| f.kind().needs_cluster()) {
+        return false;
+    }
+    let mut r = rng::stream(spec.seed, Stream::SwarmCluster);
+    let drawn = r.random_bool(chance);
+    let shards: u16 = r.random_range(2..=3);
+    if !drawn || spec.redis.replicas > 0 {
+        return false;
+    }
+    let named = plan.iter().filter_map(|f| match f {
+        crate::Fault::ShardPause(p) => Some(p.shard + 1),
+        _ => None,
+    });
+    spec.redis.shards = named.fold(shards, u16::max);
+    true
+}
+
 /// The chance that a scenario of the default kinds whose Redis has no
 /// replicas reaches it through a cluster proxy.
 pub const PROXY_CHANCE: f64 = 0.25;
@@ -62,7 +86,7 @@ pub const PROXY_CHANCE: f64 = 0.25;
 /// deployment with replicas never is (not modelled behind a proxy).
 pub(crate) fn draw_proxy(spec: &mut SimSpec) {
     let mut r = rng::stream(spec.seed, Stream::SwarmProxy);
-    if r.random_bool(PROXY_CHANCE) && spec.redis.replicas == 0 {
+    if r.random_bool(PROXY_CHANCE) && spec.redis.replicas == 0 && spec.redis.shards == 0 {
         spec.redis.proxy = true;
     }
 }
@@ -126,5 +150,37 @@ mod tests {
             }
         }
         assert!((6..40).contains(&proxied), "{proxied} of 400 seeds");
+    }
+}
+
+#[cfg(test)]
+mod cluster_tests {
+    use crate::{SwarmKinds, Workload, generate_with, validate_spec};
+
+    /// About one default seed in ten runs on a cluster, each with a
+    /// pause of one of its masters, in cluster mode and without proxy or
+    /// replicas; every spec is valid; the classic workload never draws
+    /// one, and `--kinds all` does whenever it drew the pause alone.
+    #[test]
+    fn some_default_seeds_run_on_a_cluster() {
+        let mut clusters = 0;
+        for seed in 0..1_000 {
+            let spec = generate_with(seed, None, Workload::default());
+            validate_spec(&spec).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            if spec.redis.shards > 0 {
+                clusters += 1;
+                assert!((2..=3).contains(&spec.redis.shards), "seed {seed}");
+                assert!(!spec.redis.proxy && spec.redis.replicas == 0);
+                assert!(spec.clients.iter().all(|c| c.mode.is_none()));
+                let paused = |f: &crate::Fault| matches!(f, crate::Fault::ShardPause(_));
+                assert!(spec.faults.0.iter().any(paused), "seed {seed}");
+            }
+            let classic = Workload {
+                kinds: SwarmKinds::Classic,
+                ..Workload::default()
+            };
+            assert_eq!(generate_with(seed, None, classic).redis.shards, 0);
+        }
+        assert!((50..150).contains(&clusters), "{clusters} clusters in 1000");
     }
 }

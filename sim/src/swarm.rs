@@ -47,6 +47,11 @@ pub enum SwarmKinds {
 /// two and a half faults a plan with seventeen kinds).
 pub const KIND_CHANCE: f64 = 0.15;
 
+/// The chance that a swarm plan with a fault on one master of a cluster
+/// (`shard-pause`) makes Redis a cluster, so that about one seed in ten
+/// of the default workload runs on one; otherwise the fault is dropped.
+pub const CLUSTER_CHANCE: f64 = 0.4;
+
 /// The chance that the swarm enables a given kind (about four kinds of
 /// seventeen a seed, eight strikes).
 pub const SWARM_CHANCE: f64 = 0.25;
@@ -266,8 +271,25 @@ fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64, bias: &Bias) {
             strikes.push(drawn(&mut r, *generate, client, threads, span));
         }
     }
-    give_replicas(spec, &strikes);
+    let on_masters = split_cluster_faults(&mut strikes);
+    if !crate::server_settings::give_shards(spec, &on_masters, CLUSTER_CHANCE) {
+        give_replicas(spec, &strikes);
+    }
     keep_valid(spec, strikes);
+    keep_valid(spec, on_masters);
+}
+
+/// Takes the faults on one master of a cluster out of `plan`, to be kept
+/// after the others: when they make Redis a cluster, the faults on
+/// replicas are refused (a cluster's replicas are not modelled yet).
+/// The kinds are registered last, so their places (and so every fault's
+/// stream) stay as drawn.
+fn split_cluster_faults(plan: &mut Vec<Fault>) -> Vec<Fault> {
+    let (on_masters, others) = std::mem::take(plan)
+        .into_iter()
+        .partition(|f| f.kind().needs_cluster());
+    *plan = others;
+    on_masters
 }
 
 /// One or two replicas for Redis when a fault of `plan` needs them.
@@ -292,15 +314,19 @@ fn every_kind(spec: &mut SimSpec, clients: &[&str], span: u64, kinds: &[(&str, G
             .0
             .push(drawn(&mut r, *generate, client, threads, span));
     }
-    let plan = std::mem::take(&mut spec.faults.0);
+    let mut plan = std::mem::take(&mut spec.faults.0);
+    let on_masters = split_cluster_faults(&mut plan);
     let replicas = spec.redis.replicas;
-    give_replicas(spec, &plan);
+    if !crate::server_settings::give_shards(spec, &on_masters, 1.0) {
+        give_replicas(spec, &plan);
+    }
     keep_valid(spec, plan);
     // A seed whose only fault on replicas was refused runs as one that
     // drew none.
     if !spec.faults.0.iter().any(|f| f.kind().needs_replicas()) {
         spec.redis.replicas = replicas;
     }
+    keep_valid(spec, on_masters);
 }
 
 /// Adds each fault of `plan` that the spec, with the faults kept before

@@ -803,6 +803,28 @@ fn a_real_cluster_refuses_the_cross_slot_renewal_6867() {
     assert!(!fixed.contains("CROSSSLOT"), "{fixed}");
 }
 
+/// A real three-master Redis Cluster started on loopback: under 4.7.0
+/// master 2 paused by `CLIENT PAUSE` holds A's renewal round through
+/// every retry, the round ends at its error, and the locks on masters 0
+/// and 1 expire, so B takes "payments" under A; with a chain per slot
+/// (locksim's proposal, not reported upstream) only the paused master's
+/// lock is lost.
+#[test]
+fn a_real_cluster_loses_other_masters_locks_behind_a_paused_one() {
+    let name = "cluster-paused-master-expires-other-masters-locks";
+    let scenario = locksim::history_scenario(name).expect("row");
+    let comparisons = row_gives_on_real_redis_at(
+        &scenario,
+        &["mutual-exclusion (defect)".to_owned()],
+        REAL_SCALE,
+    );
+    let broken = comparisons[0].trials[1].run.history.to_string();
+    assert!(broken.contains("payments free (expired)"), "{broken}");
+    assert!(!broken.contains("MOVED"), "{broken}");
+    let fixed = comparisons[1].trials[1].run.history.to_string();
+    assert!(!fixed.contains("payments free (expired)"), "{fixed}");
+}
+
 /// Hash-tagged names behind a proxy: Redisson's `prefixName` keeps a
 /// name's own tag unwrapped, so the channel and unlock latch of
 /// "{inventory}orders" share its slot, and one client's locks of one tag

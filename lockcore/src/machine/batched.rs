@@ -22,6 +22,17 @@ use super::watchdog::Chain;
 use super::{Event, LockClient, Purpose, TimerKind};
 use crate::{LockError, LockName, Millis, Switch, ThreadId, TransportError, Value};
 
+/// How many distinct slots `locks` hash to (none outside cluster mode).
+pub(super) fn held_slots<'a>(
+    locks: impl Iterator<Item = &'a LockName>,
+    slot: impl Fn(&LockName) -> Option<u16>,
+) -> usize {
+    let mut slots: Vec<u16> = locks.filter_map(slot).collect();
+    slots.sort_unstable();
+    slots.dedup();
+    slots.len()
+}
+
 impl LockClient {
     pub(super) fn batched_schedule(&mut self, now: Millis, lock: &LockName, thread: ThreadId) {
         let queueing = self.queueing();
@@ -29,7 +40,10 @@ impl LockClient {
             .entries
             .get_or_default(lock.clone())
             .add(thread, queueing);
-        if self.watchdog.chain == Chain::Idle {
+        self.grow_slot_table();
+        if self.renews_slots_apart() {
+            self.slot_chain_add(now, lock);
+        } else if self.watchdog.chain == Chain::Idle {
             self.start_next_round(now);
         }
     }
@@ -45,17 +59,27 @@ impl LockClient {
         // only what a missing entry does, not when the round goes out.
         self.watchdog.chain = Chain::Reading;
         let mut locks: Vec<LockName> = self.watchdog.entries.keys().cloned().collect();
-        // `renewSlots`: slot after slot (stable, so name order within one).
-        locks.sort_by_key(|lock| self.renewal_slot(lock));
+        // `renewSlots`: slot after slot, as `slot2names.values()` walks
+        // them (see `SlotTable`), name order within a slot.
+        let table = self.watchdog.slot_table;
+        locks.sort_by_key(|lock| self.renewal_slot(lock).map(|s| table.place(s)));
         self.pause_callback(now, Continuation::Round(locks));
     }
 
-    /// The slot a round groups `lock` under: `Some` only behind a cluster
-    /// proxy with PR #7114's real slots (`renewal-by-slot`); every
+    /// The slot a round groups `lock` under: `Some` in cluster mode (from
+    /// 3.44.0, `isClusterSetup()`), or behind a cluster proxy with PR
+    /// #7114's real slots (`renewal-by-slot`); outside cluster mode every
     /// release's own grouping puts all keys in slot 0, one group.
     pub(super) fn renewal_slot(&self, lock: &LockName) -> Option<u16> {
-        (self.config.cluster_proxy && self.switches.has(Switch::RenewalBySlot))
-            .then(|| crate::calc_slot(lock.as_str()))
+        (self.config.cluster_shards > 0
+            || (self.config.cluster_proxy && self.switches.has(Switch::RenewalBySlot)))
+        .then(|| crate::calc_slot(lock.as_str()))
+    }
+
+    /// `slot2names` took a slot (`RenewalTask.addSlotName`).
+    fn grow_slot_table(&mut self) {
+        let held = held_slots(self.watchdog.entries.keys(), |l| self.renewal_slot(l));
+        self.watchdog.slot_table.hold(held);
     }
 
     /// The round looks up the entries of `locks`, the keys it read, and
@@ -108,28 +132,24 @@ impl LockClient {
                 self.round_threw(now, "NullPointerException", first);
                 return;
             };
-            let Some(thread) = entry.first_thread() else {
-                continue;
-            };
-            let field = if entry.holds(thread) {
-                // The write lock's `LockTask` entry renews `<uuid>:<tid>:write`.
-                lock.kind().field(&self.wire.field(&self.uuid, thread))
-            } else {
-                // A stale head (`thread-queue`): `LockEntry.getLockName`
-                // has forgotten it and returns null, which Redisson's
-                // `CommandEncoder` sends as an empty argument (3.45.1).
-                Bytes::new()
-            };
-            chunk.push((lock, thread, field));
+            if let Some(thread) = entry.first_thread() {
+                let holds = entry.holds(thread);
+                let field = self.renew_field(&lock, thread, holds);
+                chunk.push((lock, thread, field));
+            }
         }
         if chunk.is_empty() {
             // Keys were left, but none had a thread to renew: before
             // 3.46.0 `keys.get(0)` of the empty chunk threw (#6506).
             self.reach(super::Sometimes::RoundEmptyChunk);
-            if self.switches.has(Switch::EmptyChunkCompletes) {
+            if !self.switches.has(Switch::EmptyChunkCompletes) {
+                self.round_threw(now, "IndexOutOfBoundsException", first);
+            } else if keys.is_empty() {
                 self.round_done(now);
             } else {
-                self.round_threw(now, "IndexOutOfBoundsException", first);
+                // The slot's `renew` completed at once, and `renewSlots`
+                // goes on to the next slot on the same stack.
+                self.send_chunk(now, keys, first);
             }
             return;
         }
@@ -141,6 +161,30 @@ impl LockClient {
             }
         };
         self.watchdog.chain = Chain::Round(keys.into(), round);
+        self.send_renew_chunk(now, chunk, round);
+    }
+
+    /// The field a renewal of `lock` for its entry's first thread checks
+    /// (`holds`: whether the entry still counts the thread's holds).
+    pub(super) fn renew_field(&mut self, lock: &LockName, thread: ThreadId, holds: bool) -> Bytes {
+        if holds {
+            // The write lock's `LockTask` entry renews `<uuid>:<tid>:write`.
+            lock.kind().field(&self.wire.field(&self.uuid, thread))
+        } else {
+            // A stale head (`thread-queue`): `LockEntry.getLockName`
+            // has forgotten it and returns null, which Redisson's
+            // `CommandEncoder` sends as an empty argument (3.45.1).
+            Bytes::new()
+        }
+    }
+
+    /// Sends one chunk of round `round`.
+    pub(super) fn send_renew_chunk(
+        &mut self,
+        now: Millis,
+        chunk: Vec<(LockName, ThreadId, Bytes)>,
+        round: u64,
+    ) {
         let lease = self.wire.number(self.config.watchdog_timeout.0);
         let words: Vec<(Bytes, Bytes)> = chunk
             .iter()
@@ -193,6 +237,10 @@ impl LockClient {
         (chunk, round): (Vec<(LockName, ThreadId)>, u64),
         reply: Result<Value, TransportError>,
     ) {
+        if self.renews_slots_apart() {
+            self.slot_chunk_renewed(now, (chunk, round), reply);
+            return;
+        }
         let locks = chunk.iter().map(|(l, _)| l);
         let ours = matches!(self.watchdog.chain, Chain::Round(_, r) if r == round);
         let Some(renewed) = self.chunk_reply(locks, reply) else {

@@ -404,7 +404,7 @@ impl Harness {
 
     pub(crate) fn expect_unsubscribe(&mut self) -> String {
         match self.next() {
-            Some(Output::Unsubscribe { channel }) => channel,
+            Some(Output::Unsubscribe { channel, .. }) => channel,
             other => panic!("expected an Unsubscribe, got {other:?}"),
         }
     }

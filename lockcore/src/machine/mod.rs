@@ -32,6 +32,8 @@ mod read_task;
 mod replica_count;
 mod replica_wait;
 mod request;
+mod slot_table;
+mod slots_apart;
 mod sometimes;
 mod spin;
 mod step;
@@ -83,6 +85,8 @@ enum TimerKind {
     BatchRound,
     /// 3.44+: `ReadLockTask`'s chain.
     ReadRound,
+    /// `slots-renewed-apart`: this slot's chain.
+    SlotRound(u16),
     /// A resubscription failed (Redis still down): try again.
     Resubscribe(String),
     /// `fenced`: the lease ends unless renewed before.
@@ -432,6 +436,7 @@ impl LockClient {
             TimerKind::LegacyRenewal(lock, thread) => self.on_legacy_timer(now, lock, thread),
             TimerKind::BatchRound => self.on_batch_timer(now),
             TimerKind::ReadRound => self.on_read_round_timer(now),
+            TimerKind::SlotRound(slot) => self.on_slot_round_timer(now, slot),
             TimerKind::Resubscribe(channel) => self.on_resubscribe_timer(now, &channel),
             TimerKind::SubscriptionTimeout(channel, generation) => {
                 self.on_subscription_timeout(now, &channel, generation)
@@ -502,6 +507,11 @@ impl LockClient {
     /// Whether `thread` has a call in flight.
     pub fn is_busy(&self, thread: ThreadId) -> bool {
         self.multis.contains_key(&thread) || self.caller_of(thread).is_some()
+    }
+
+    /// The master a command on key (or channel) `name` goes to.
+    fn shard_of(&self, name: &str) -> crate::Shard {
+        crate::shard_of(self.config.cluster_shards, name)
     }
 
     fn push(&mut self, output: Output) {

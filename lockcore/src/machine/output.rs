@@ -161,6 +161,9 @@ pub enum Output {
         purpose: Purpose,
         /// The lock it concerns.
         lock: LockName,
+        /// The master it goes to: the shard of `lock`'s slot in cluster
+        /// mode ([`crate::shard_of`]), 0 otherwise.
+        shard: crate::Shard,
         /// The command's arguments, name first (`EVAL <script> ...`).
         command: Command,
         /// 0 for a command's first send; `n` for its `n`-th resend after the
@@ -183,11 +186,17 @@ pub enum Output {
         request: RequestId,
         /// The channel.
         channel: String,
+        /// The master it subscribes on: the shard of the channel's own
+        /// slot in cluster mode (Redisson's `calcSlot(channelName)`), 0
+        /// otherwise. A cluster carries a `PUBLISH` to every node.
+        shard: crate::Shard,
     },
     /// Unsubscribe from `channel`; no answer is expected.
     Unsubscribe {
         /// The channel.
         channel: String,
+        /// The master it was subscribed on (see `Subscribe`).
+        shard: crate::Shard,
     },
     /// Call [`LockClient::on_timer`](crate::LockClient::on_timer) with `timer` at `at` (driver time).
     /// `at` may already be past (a `fenced` deadline learned late): fire it

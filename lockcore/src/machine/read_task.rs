@@ -49,6 +49,8 @@ pub(super) struct ReadLockTask {
     chain: Chain,
     /// The last round's number (see [`Chain::Round`]).
     rounds: u64,
+    /// Its own `slot2names`'s table (it is a `RenewalTask` of its own).
+    slot_table: super::slot_table::SlotTable,
 }
 
 /// One lock of a chunk: the read lock and the threads a 0 cancels.
@@ -77,7 +79,10 @@ impl LockClient {
         task.entries
             .get_or_default(lock.clone())
             .add(thread, queueing);
-        if task.chain == Chain::Idle {
+        let held =
+            super::batched::held_slots(self.watchdog.read.entries.keys(), |l| self.renewal_slot(l));
+        self.watchdog.read.slot_table.hold(held);
+        if self.watchdog.read.chain == Chain::Idle {
             self.start_read_round(now);
         }
     }
@@ -122,11 +127,13 @@ impl LockClient {
     }
 
     /// The chain's timer: a round over every entry, in lock-name order.
-    /// Behind a cluster proxy with `renewal-by-slot`, slot after slot
-    /// (`RenewalTask.renewSlots`, which `ReadLockTask` inherits).
+    /// In cluster mode, or behind a cluster proxy with `renewal-by-slot`,
+    /// slot after slot (`RenewalTask.renewSlots`, which `ReadLockTask`
+    /// inherits).
     pub(super) fn on_read_round_timer(&mut self, now: Millis) {
         let mut locks: Vec<LockName> = self.watchdog.read.entries.keys().cloned().collect();
-        locks.sort_by_key(|lock| self.renewal_slot(lock));
+        let table = self.watchdog.read.slot_table;
+        locks.sort_by_key(|lock| self.renewal_slot(lock).map(|s| table.place(s)));
         self.send_read_chunk(now, locks.into());
     }
 

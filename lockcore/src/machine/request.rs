@@ -273,6 +273,7 @@ impl LockClient {
                 request,
                 purpose: *purpose,
                 lock: lock.clone(),
+                shard: self.shard_of(lock.as_str()),
                 command: command.clone(),
                 attempt: tries.sent,
                 staged: tries.staged,
@@ -280,6 +281,7 @@ impl LockClient {
             Kind::Subscribe { channel } => Output::Subscribe {
                 request,
                 channel: channel.clone(),
+                shard: self.shard_of(channel),
             },
         };
         self.push(output);

@@ -118,6 +118,7 @@ impl LockClient {
             }
             self.push(Output::Unsubscribe {
                 channel: channel.to_owned(),
+                shard: self.shard_of(channel),
             });
         }
     }

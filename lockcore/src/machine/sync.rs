@@ -92,6 +92,7 @@ impl LockClient {
         self.push(Output::Send {
             request: wait,
             purpose: Purpose::Sync,
+            shard: self.shard_of(lock.as_str()),
             lock,
             command,
             attempt: 0,

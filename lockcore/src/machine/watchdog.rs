@@ -113,6 +113,11 @@ pub(super) struct Watchdog {
     pub(super) rounds: u64,
     /// 3.44+: the read locks' own chain.
     pub(super) read: super::read_task::ReadLockTask,
+    /// 3.44+ in cluster mode: the length of `slot2names`'s table, whose
+    /// bins order a round's slots (0 before its first slot).
+    pub(super) slot_table: super::slot_table::SlotTable,
+    /// `slots-renewed-apart`: each slot's own chain.
+    pub(super) slot_chains: super::slots_apart::SlotChains,
 }
 
 /// The `redisson-batched` chain's state.
@@ -397,6 +402,9 @@ impl LockClient {
         // the next lock starts a chain without waiting for either (4.7.0
         // seed 35552: a lock taken while the round's renewal was lost to
         // a drop waited for its timeout, and expired unrenewed).
+        if self.renews_slots_apart() {
+            self.slot_chain_removed(lock);
+        }
         if self.watchdog.entries.is_empty() {
             if let Chain::Waiting(timer) = self.watchdog.chain {
                 self.cancel_timer(timer);

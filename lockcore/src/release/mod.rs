@@ -31,7 +31,7 @@ use thiserror::Error;
 
 pub use era::Era;
 pub(crate) use reads::SwitchReads;
-pub use switch::{Switch, SwitchInfo, SwitchSet};
+pub use switch::{NOT_REPORTED, Switch, SwitchInfo, SwitchSet};
 pub(crate) use tick::on_wheel;
 pub use tick::{MAX_TIMER_TICK, TIMER_TICK_SWITCHES, timer_tick};
 pub use version::Version;
@@ -133,6 +133,7 @@ impl Release {
             set = set.with(Switch::Fencing);
             set = set.with(Switch::InterruptedAcquireUnlocks);
             set = set.with(Switch::RenewalBySlot);
+            set = set.with(Switch::SlotsRenewedApart);
         }
         set.union(self.with).difference(self.without)
     }

@@ -13,7 +13,7 @@
 //! the demoted primary what its new primary's link replicates to it.
 
 use bytes::Bytes;
-use lockcore::{Transport, Value};
+use lockcore::{Shard, Transport, Value};
 
 use super::replicated::{
     demoted_unlock_error, demoted_unlock_with, is_wait, primary_and_replica, synced,
@@ -37,7 +37,7 @@ const SETTLE: Duration = Duration::from_secs(60);
 async fn ask(url: &str, command: &[&str]) -> Value {
     let transport = RespTransport::connect(url).await.unwrap();
     let words: Vec<Bytes> = command.iter().map(|w| Bytes::from(w.to_string())).collect();
-    transport.send(&words).await.unwrap()
+    transport.send(Shard(0), &words).await.unwrap()
 }
 
 /// Every bulk string in `value`, flattened: enough to look for a field.

@@ -104,6 +104,9 @@ impl Status {
     /// A short title: `#4871 (unlock-latch), fixed in 3.24.0`.
     pub fn title(&self) -> String {
         match self {
+            Status::ProposedFix { upstream, switch } if upstream == lockcore::NOT_REPORTED => {
+                format!("{upstream} ({switch}), with a fix locksim proposes")
+            }
             Status::ProposedFix { upstream, switch } => {
                 format!("{upstream} ({switch}), open upstream with a fix proposed in no release")
             }

@@ -133,10 +133,11 @@ pub fn settings_of(config: &RedissonConfig) -> Settings {
         retry_interval_ms,
         retry_jitter,
         slaves_sync_timeout_ms: config.slaves_sync_timeout_ms,
-        replicated: config.mode != Mode::Single,
+        replicated: !matches!(config.mode, Mode::Single | Mode::Cluster),
         sentinel: config.mode == Mode::Sentinel,
         proxy: false,
         replicated_endpoint: false,
+        cluster: config.mode == Mode::Cluster,
     }
 }
 
@@ -149,7 +150,7 @@ pub fn notes_of(config: &RedissonConfig) -> Vec<String> {
             "sentinelServersConfig: modelled as a primary with replicas, with Sentinel mode's pub/sub after a restart of the primary (#6026); Sentinel's own discovery and failover are not (yet)".to_owned(),
         ),
         Mode::Cluster => notes.push(
-            "clusterServersConfig: modelled as one master with replicas; the cluster's slots, MOVED and the per-slot renewal are not (yet) (a cluster behind a proxy reached with singleServerConfig is: --behind-proxy)".to_owned(),
+            "clusterServersConfig: modelled as a cluster of three masters (or the two or three explore drew) in cluster mode, each lock on its slot's master and the watchdog renewing slot by slot; the shards' replicas (and the WAIT after lock scripts), MOVED and ASK are not (yet) (a cluster behind a proxy reached with singleServerConfig is: --behind-proxy)".to_owned(),
         ),
     }
     if matches!(

@@ -47,7 +47,9 @@ fn settings_line(a: &Audit) -> String {
         st.watchdog_timeout_ms,
         or_default(st.timeout_ms.map(|ms| format!("{ms}ms"))),
         or_default(st.retry_attempts.map(|n| n.to_string())),
-        if st.replicated {
+        if st.cluster {
+            "cluster mode: a Redis Cluster, each lock on its slot's master (no replicas)"
+        } else if st.replicated {
             "with replicas (WAIT after lock scripts)"
         } else if st.replicated_endpoint {
             "single server: one endpoint in front of a primary with replicas (no WAIT; a failover can lose a lock)"

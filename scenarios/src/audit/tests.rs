@@ -126,6 +126,48 @@ fn a_config_file_gives_its_settings_and_notes() {
     assert!(!single.replicated && !single.sentinel);
 }
 
+/// A cluster config on 4.7.0 (`clusterServersConfig`): every audited
+/// run is a cluster in cluster mode, of the masters explore drew or
+/// three, without replicas or their faults, and the note says what is
+/// modelled; a single server's runs are never a cluster and keep no
+/// pause of one master.
+#[test]
+fn a_cluster_config_runs_on_a_cluster() {
+    let (settings, notes) =
+        super::config_file(&example("cluster-4.7.0.yaml"), Version::new(4, 7, 0)).expect("reads");
+    assert!(settings.cluster && !settings.replicated && !settings.sentinel);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("clusterServersConfig: modelled as a cluster")),
+        "{notes:?}"
+    );
+    let tailor = Tailor(None);
+    let release = Release::version(Version::new(4, 7, 0));
+    let mut paused = 0;
+    for seed in 0..300 {
+        let spec = super::audited_spec(seed, release, &settings, &tailor);
+        assert!(
+            spec.redis.shards >= 2 && spec.redis.replicas == 0,
+            "seed {seed}"
+        );
+        assert!(spec.clients.iter().all(|c| c.mode.is_none()), "seed {seed}");
+        assert!(
+            spec.faults
+                .0
+                .iter()
+                .all(|f| !sim::verbs(f).iter().any(|v| v.on_replicas())),
+            "seed {seed}"
+        );
+        assert_eq!(sim::validate_spec(&spec), Ok(()), "seed {seed}");
+        paused += usize::from(spec.faults.0.iter().any(|f| f.shard().is_some()));
+        let plain = super::audited_spec(seed, release, &Settings::default(), &tailor);
+        assert_eq!(plain.redis.shards, 0, "seed {seed}");
+        assert!(plain.faults.0.iter().all(|f| f.shard().is_none()));
+    }
+    assert!(paused > 10, "{paused} of 300 seeds pause a master");
+}
+
 /// The Sentinel example config on 3.45.0, over the first `seeds` seeds.
 fn sentinel_options(seeds: u64) -> AuditOptions {
     let version = Version::new(3, 45, 0);

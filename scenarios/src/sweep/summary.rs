@@ -61,7 +61,7 @@ pub(super) fn names(f: &Finding) -> String {
                 .iter()
                 .find(|d| d.invariant == b.invariant && b.cause == sim::Cause::Defect);
             let fix = match defect.map(|d| (d.fixed_by.as_ref(), d.open_issue)) {
-                Some((Some(fix), _)) => format!(", fixed by {}", fix.upstream),
+                Some((Some(fix), _)) => format!(", {}", fix.label()),
                 Some((None, Some(open))) => format!(", {}", open.status()),
                 _ => String::new(),
             };

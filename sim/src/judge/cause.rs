@@ -30,7 +30,9 @@
 //!   fault on an involved client or on Redis from one lease before the
 //!   first event involved to the violation. A fault counts until the last
 //!   message or timer it held back arrives. `liveness` is judged only
-//!   after every fault is over, so no fault explains it.
+//!   after every fault is over, so no fault explains it. In a cluster, a
+//!   fault on one master (`shard-pause`) explains only a violation of a
+//!   lock that master serves (`shard`).
 //! - [`Cause::Defect`]: nothing in the run explains it.
 //!
 //! The rules are first approximations, written down so a finding can be
@@ -51,6 +53,7 @@ mod latch;
 mod late_reply;
 mod leftover;
 mod lost_unlock;
+mod shard;
 mod unsynced;
 
 /// Why an invariant broke.
@@ -123,6 +126,20 @@ impl std::fmt::Display for Cause {
 
 /// Classifies `v`, a violation of the run of `spec` that recorded `history`.
 pub fn classify(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
+    // In a cluster, a fault on one master explains nothing of a lock
+    // another master serves: it is judged without them.
+    if let Some((narrow, kept)) = shard::narrowed(spec, history, v) {
+        let mut cause = classify_all(&narrow, history, v);
+        if let Cause::BeyondGuarantee { fault: Some(i), .. } = &mut cause {
+            *i = kept[*i];
+        }
+        return cause;
+    }
+    classify_all(spec, history, v)
+}
+
+/// [`classify`] with every fault of the plan.
+fn classify_all(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
     // An unlock that returned normally for a hold lost before its call:
     // what lost the hold (a fault, a lease the script made too short, a
     // `forceUnlock`) is not what answered "released", which the lock's

@@ -27,6 +27,7 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
         .watchdog_timeout(cs.watchdog_timeout_ms.unwrap_or(spec.watchdog_timeout_ms))
         .replicas(seen_replicas(spec, cs))
         .cluster_proxy(spec.redis.proxy)
+        .cluster_shards(spec.redis.shards)
         .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32))
         .spin_seed(rng::client_spin_seed(spec.seed, c as u32));
     apply_settings(cs, &mut builder);

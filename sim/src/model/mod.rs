@@ -5,6 +5,7 @@
 //! (a client's config, TCP's retransmission). Nothing here knows an
 //! engine: the judge reads the model alone, and every engine writes it.
 
+pub(crate) mod cluster;
 pub(crate) mod config;
 pub(crate) mod cut;
 pub(crate) mod drop_cause;

@@ -73,6 +73,9 @@ pub(crate) enum Stream {
     /// The generator's draw of a thread on a multi-lock
     /// ([`crate::multi_locks`]).
     SwarmMulti,
+    /// The generator's draw of a Redis Cluster for a plan that pauses one
+    /// of its masters ([`crate::server_settings`]).
+    SwarmCluster,
 }
 
 impl Stream {
@@ -105,6 +108,7 @@ impl Stream {
             Stream::SwarmProxy => 18,
             Stream::SwarmEndpoint => 19,
             Stream::SwarmMulti => 20,
+            Stream::SwarmCluster => 21,
         }
     }
 }

@@ -87,6 +87,17 @@ pub struct RedisSpec {
     /// `CROSSSLOT`, and Redisson 4.0.0+'s probe at connect reads it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub proxy: bool,
+    /// A Redis Cluster of this many masters, the slots split as
+    /// `redis-cli --cluster create` splits them, which every client
+    /// reaches in cluster mode (`useClusterServers()`): each lock's
+    /// commands go to the master of its slot. 0, the default: no cluster.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(range(max = crate::model::cluster::MAX_SHARDS))]
+    pub shards: u16,
+}
+
+fn is_zero(n: &u16) -> bool {
+    *n == 0
 }
 
 impl RedisSpec {

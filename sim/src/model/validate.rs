@@ -204,6 +204,7 @@ fn redis(spec: &SimSpec) -> Result<(), SimError> {
                 .to_owned(),
         );
     }
+    crate::model::cluster::validate(spec)?;
     crate::model::fault::range(
         "redis.replication_lag",
         r.replication_lag.min_ms,
@@ -450,7 +451,7 @@ pub(crate) fn lease_out_of_range(ms: u64, min: u64) -> Option<String> {
     })
 }
 
-fn invalid<T>(field: impl std::fmt::Display, reason: String) -> Result<T, SimError> {
+pub(crate) fn invalid<T>(field: impl std::fmt::Display, reason: String) -> Result<T, SimError> {
     Err(SimError::Invalid {
         field: field.to_string(),
         reason,

@@ -13,6 +13,10 @@ use std::sync::OnceLock;
 
 use super::{ReleaseError, Version};
 
+/// The `upstream` of a switch that fixes a defect locksim found and no
+/// upstream issue reports (searched when it was added).
+pub const NOT_REPORTED: &str = "not reported upstream";
+
 /// What one switch is: its name, where it comes from, what it changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SwitchInfo {
@@ -144,6 +148,7 @@ switches! {
     InterruptedAcquireUnlocks => interrupted_acquire_unlocks,
     ReadEntryClearsQueue => read_entry_clears_queue,
     RenewalBySlot => renewal_by_slot,
+    SlotsRenewedApart => slots_renewed_apart,
 }
 
 impl Switch {
@@ -178,7 +183,7 @@ impl Switch {
             Switch::ReadRenewLoopFixed
             | Switch::ReadRenewOwnNames
             | Switch::ReadEntryClearsQueue => Some(Switch::ReadLockTask),
-            Switch::RenewalBySlot => Some(Switch::BatchedRenewal),
+            Switch::RenewalBySlot | Switch::SlotsRenewedApart => Some(Switch::BatchedRenewal),
             Switch::BatchNoscriptReloads => Some(Switch::ScriptCache),
             _ => None,
         }
@@ -258,10 +263,14 @@ impl Switch {
         }
     }
 
-    /// Whether it is a fix proposed upstream for an open issue (a pull
-    /// request no release has merged), rather than locksim's own design.
+    /// Whether it is a fix in no release of a defect with no other fix:
+    /// one proposed upstream for an open issue (a pull request no release
+    /// has merged), or locksim's for a defect it found that no upstream
+    /// issue reports ([`NOT_REPORTED`]); not locksim's own design of a
+    /// lock (`fencing`).
     pub fn is_proposed_fix(self) -> bool {
-        self.info().since.is_none() && self.info().upstream.starts_with('#')
+        let info = self.info();
+        info.since.is_none() && (info.upstream.starts_with('#') || info.upstream == NOT_REPORTED)
     }
 
     /// Whether `version` has this switch (locksim's extensions: never).

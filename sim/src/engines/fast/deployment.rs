@@ -55,9 +55,31 @@ pub(crate) struct Deployment {
 }
 
 impl Deployment {
-    /// `spec`'s Redis: an empty primary and its replicas.
-    pub(crate) fn new(spec: &SimSpec) -> Deployment {
-        let server = Server::new(&spec.redis);
+    /// `spec`'s Redis: an empty primary and its replicas; in a cluster
+    /// (`[sim.redis] shards`), its masters in slot order, the slots split
+    /// as `redis-cli --cluster create` splits them.
+    pub(crate) fn all(spec: &SimSpec) -> Vec<Deployment> {
+        let shards = usize::from(spec.redis.shards);
+        if shards == 0 {
+            return vec![Deployment::new(spec, Server::new(&spec.redis))];
+        }
+        let mut table = fake_redis::Topology::new();
+        for (i, slots) in fake_redis::Topology::even_split(shards)
+            .into_iter()
+            .enumerate()
+        {
+            // Addresses only a MOVED would name: each master's own port.
+            let port = 7000 + i as u16;
+            let master = table.add_master(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+            table.assign(slots, master);
+        }
+        let topology = std::sync::Arc::new(std::sync::Mutex::new(table));
+        (0..shards)
+            .map(|me| Deployment::new(spec, Server::in_cluster(&spec.redis, topology.clone(), me)))
+            .collect()
+    }
+
+    fn new(spec: &SimSpec, server: Server) -> Deployment {
         Deployment {
             replicas: Replicas::new(spec, || server.new_engine()),
             server,

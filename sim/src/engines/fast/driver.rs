@@ -108,6 +108,7 @@ impl World<'_> {
                 command,
                 attempt,
                 staged,
+                shard,
             } => {
                 if purpose == Purpose::Acquire && attempt == 0 {
                     let process = self.procs[c].proc();
@@ -141,13 +142,29 @@ impl World<'_> {
                         purpose,
                         lock,
                         args: command,
+                        shard: shard.0,
                     },
                 );
             }
-            Output::Subscribe { request, channel } => {
-                self.send_up(c as u32, Up::Subscribe { request, channel })
-            }
-            Output::Unsubscribe { channel } => self.send_up(c as u32, Up::Unsubscribe { channel }),
+            Output::Subscribe {
+                request,
+                channel,
+                shard,
+            } => self.send_up(
+                c as u32,
+                Up::Subscribe {
+                    request,
+                    channel,
+                    shard: shard.0,
+                },
+            ),
+            Output::Unsubscribe { channel, shard } => self.send_up(
+                c as u32,
+                Up::Unsubscribe {
+                    channel,
+                    shard: shard.0,
+                },
+            ),
             Output::SetTimer { timer, at } => {
                 let p = &mut self.procs[c];
                 // `at` is on the client's clock: fire when it has run on

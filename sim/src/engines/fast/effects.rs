@@ -74,7 +74,10 @@ impl Effects for World<'_> {
     }
 
     fn jump_redis_clock(&mut self, _s: &Strike, ms: i64) {
-        self.redis.server.jump(ms);
+        // Every master of a cluster: the hosts' clock.
+        for redis in &mut self.redis {
+            redis.server.jump(ms);
+        }
         // Every key's expiry instant moved: watch them all afresh, and
         // record the keys the jump expired before any command touches
         // them (fenced seed 55127: an unlock queued behind a `WAIT` the
@@ -85,27 +88,39 @@ impl Effects for World<'_> {
         // it out at once, not when its next command or the old deadline
         // comes (explored seed 57594, 4.7.0: the next command was another
         // client's, and the timed-out replies it carried were lost).
-        crate::engines::fast::execution::redis_tick(self);
+        for shard in 0..self.redis.len() as u16 {
+            crate::engines::fast::execution::redis_tick(self, shard);
+        }
     }
 
     fn delete_key(&mut self, _s: &Strike, lock: &LockName, key: &str) {
-        let resp = self.redis.server.delete(self.now, key);
+        // A family key beside the lock (its queue, a reader's timeout)
+        // carries the lock's name in braces: the lock's slot.
+        let shard = lockcore::shard_of(self.spec.redis.shards, lock.as_str()).0;
+        let resp = self.redis[usize::from(shard)].server.delete(self.now, key);
         // Any command lets Redis time out its blocked clients first.
-        crate::engines::fast::execution::deliver(self, resp.deliveries);
+        crate::engines::fast::execution::deliver(self, shard, resp.deliveries);
         self.replicate();
         self.observe(lock, ServerCause::Deleted);
     }
 
-    fn pause_redis(&mut self, _s: &Strike, on: bool, _duration_ms: u64) {
-        if on {
-            self.redis.paused += 1;
-            return;
-        }
-        self.redis.paused = self.redis.paused.saturating_sub(1);
-        if self.redis.paused == 0 {
-            let waiting = std::mem::take(&mut self.redis.waiting);
-            for (c, life, generation, msg) in waiting {
-                self.at_server(c, life, generation, msg);
+    fn pause_redis(&mut self, _s: &Strike, on: bool, _duration_ms: u64, shard: Option<u16>) {
+        let masters = match shard {
+            Some(k) => usize::from(k)..usize::from(k) + 1,
+            None => 0..self.redis.len(),
+        };
+        for m in masters {
+            let redis = &mut self.redis[m];
+            if on {
+                redis.paused += 1;
+                continue;
+            }
+            redis.paused = redis.paused.saturating_sub(1);
+            if redis.paused == 0 {
+                let waiting = std::mem::take(&mut redis.waiting);
+                for (c, life, generation, msg) in waiting {
+                    self.at_server(c, life, generation, msg);
+                }
             }
         }
     }
@@ -119,15 +134,22 @@ impl Effects for World<'_> {
     }
 
     fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {
+        // A cluster's every master.
         if on {
             self.follow_new_primary();
-            self.redis.down += 1;
+            for redis in &mut self.redis {
+                redis.down += 1;
+            }
             self.close_connections();
-            self.redis.server.drop_connections();
+            for redis in &mut self.redis {
+                redis.server.drop_connections();
+            }
             return;
         }
-        self.redis.down = self.redis.down.saturating_sub(1);
-        if self.redis.down == 0 && !keep_data {
+        for redis in &mut self.redis {
+            redis.down = redis.down.saturating_sub(1);
+        }
+        if self.redis[0].down == 0 && !keep_data {
             World::restart_redis(self);
         }
     }
@@ -137,12 +159,12 @@ impl Effects for World<'_> {
             // During a switchover the clients first reach the promoted
             // replica: that is the primary that fails.
             self.follow_new_primary();
-            self.redis.down += 1;
+            self.redis[0].down += 1;
             self.close_connections();
-            self.redis.server.drop_connections();
+            self.redis[0].server.drop_connections();
             self.primary_fails();
         } else {
-            self.redis.down = self.redis.down.saturating_sub(1);
+            self.redis[0].down = self.redis[0].down.saturating_sub(1);
             self.promote(replica.map(|r| r as usize));
         }
     }

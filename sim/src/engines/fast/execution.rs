@@ -19,19 +19,22 @@ pub(crate) fn execute(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
 }
 
 fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
+    let shard = msg.shard();
+    let m = usize::from(shard);
+    let now = world.now;
     match msg {
         Up::Command {
             request,
             purpose,
             lock,
             args,
+            ..
         } => {
-            let since = world.redis.server.keyspace_version();
+            let since = world.redis[m].server.keyspace_version();
             let (conn, resp) =
-                world
-                    .redis
+                world.redis[m]
                     .server
-                    .execute_on(world.now, (c, life), ConnKind::Command, &args);
+                    .execute_on(now, (c, life), ConnKind::Command, &args);
             let others = others_renewed(&lock, purpose, &args);
             match resp.replies.into_iter().next() {
                 Some(value) => {
@@ -42,7 +45,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                     world.send_down(c, life, Down::Reply { request, value });
                 }
                 // A WAIT that blocked, or a command queued behind one.
-                None => world.redis.owe(
+                None => world.redis[m].owe(
                     conn,
                     Owed {
                         client: (c, life),
@@ -54,28 +57,28 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                     },
                 ),
             }
-            deliver(world, resp.deliveries);
-            schedule_redis_tick(world);
+            deliver(world, shard, resp.deliveries);
+            schedule_redis_tick(world, shard);
         }
-        Up::Subscribe { request, channel } => {
+        Up::Subscribe {
+            request, channel, ..
+        } => {
             let args = [Bytes::from_static(b"SUBSCRIBE"), Bytes::from(channel)];
-            let resp = world
-                .redis
+            let resp = world.redis[m]
                 .server
-                .execute(world.now, (c, life), ConnKind::PubSub, &args);
+                .execute(now, (c, life), ConnKind::PubSub, &args);
             let value = resp.replies.into_iter().next().unwrap_or(Value::Nil);
             world.send_down(c, life, Down::Reply { request, value });
             // Redis timed out blocked clients before it ran the command:
             // their replies are owed to other connections.
-            deliver(world, resp.deliveries);
+            deliver(world, shard, resp.deliveries);
         }
-        Up::Unsubscribe { channel } => {
+        Up::Unsubscribe { channel, .. } => {
             let args = [Bytes::from_static(b"UNSUBSCRIBE"), Bytes::from(channel)];
-            let resp = world
-                .redis
+            let resp = world.redis[m]
                 .server
-                .execute(world.now, (c, life), ConnKind::PubSub, &args);
-            deliver(world, resp.deliveries);
+                .execute(now, (c, life), ConnKind::PubSub, &args);
+            deliver(world, shard, resp.deliveries);
         }
     }
 }
@@ -107,14 +110,15 @@ fn others_renewed(
 /// Every command queued behind a `WAIT` ran before any of their replies is
 /// paid, so each lock a client's commands touched is recorded once, after
 /// them all: see [`Batch::purpose`] for whose doing the record is.
-pub(crate) fn deliver(world: &mut World<'_>, deliveries: Vec<(ConnId, Value)>) {
+pub(crate) fn deliver(world: &mut World<'_>, shard: u16, deliveries: Vec<(ConnId, Value)>) {
+    let master = usize::from(shard);
     let mut out = Vec::with_capacity(deliveries.len());
     let mut ran: Vec<Batch> = Vec::new();
     for (conn, value) in deliveries {
-        let Some((to, to_life)) = world.redis.server.owner(conn) else {
+        let Some((to, to_life)) = world.redis[master].server.owner(conn) else {
             continue;
         };
-        let down = match world.redis.pay(conn) {
+        let down = match world.redis[master].pay(conn) {
             Some(owed) => {
                 let request = owed.request;
                 for other in &owed.others {
@@ -201,8 +205,9 @@ impl Batch {
             return self.first;
         }
         let key = self.lock.with_kind(LockKind::Lock);
-        let server = &mut world.redis.server;
-        let gone = server.view(world.now, key.as_str()).first.is_none();
+        let now = world.now;
+        let server = &mut world.master_of(key.as_str()).server;
+        let gone = server.view(now, key.as_str()).first.is_none();
         if gone && !server.expired_since(key.as_str(), self.since) {
             frees
         } else {
@@ -217,37 +222,39 @@ fn is_unlock(p: Purpose) -> bool {
 
 /// Redis answers what its blocked clients are owed now (timeouts due, and
 /// `WAIT`s whose replicas acknowledged), then looks at the next timeout.
-pub(crate) fn redis_tick(world: &mut World<'_>) {
-    world.redis.tick_at = None;
+pub(crate) fn redis_tick(world: &mut World<'_>, shard: u16) {
+    let master = usize::from(shard);
+    world.redis[master].tick_at = None;
     // One client at a time, each observed after its commands ran: with
     // every client served first, a change one client's queued command
     // made was recorded as the work of whichever was delivered first (an
     // unlock that found the key gone "ran" another client's acquire,
     // fenced seed 78041).
     loop {
-        let resp = world.redis.server.tick_one(world.now);
+        let resp = world.redis[master].server.tick_one(world.now);
         if resp.deliveries.is_empty() {
             break;
         }
-        deliver(world, resp.deliveries);
+        deliver(world, shard, resp.deliveries);
     }
     // Commands queued behind a WAIT that answered ran just now, and Redis
     // streams their writes to the replicas as it runs them; left for the
     // next client message, a renewal's own WAIT timed out on a replica
     // that had not been sent its write (explored seed 3733, 3.44.0).
     world.replicate();
-    schedule_redis_tick(world);
+    schedule_redis_tick(world, shard);
 }
 
-/// Wakes Redis at its earliest blocked client's timeout, if any.
-fn schedule_redis_tick(world: &mut World<'_>) {
-    let Some(at) = world.redis.server.next_deadline() else {
+/// Wakes master `shard` at its earliest blocked client's timeout, if any.
+fn schedule_redis_tick(world: &mut World<'_>, shard: u16) {
+    let redis = &mut world.redis[usize::from(shard)];
+    let Some(at) = redis.server.next_deadline() else {
         return;
     };
     let at = at.max(world.now);
-    if world.redis.tick_at != Some(at) {
-        world.redis.tick_at = Some(at);
-        world.queue.push(at, Ev::RedisTick);
+    if redis.tick_at != Some(at) {
+        redis.tick_at = Some(at);
+        world.queue.push(at, Ev::RedisTick(shard));
     }
 }
 

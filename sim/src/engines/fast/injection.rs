@@ -91,7 +91,9 @@ impl World<'_> {
         p.renewals.clear();
         let (process, life) = (p.proc(), p.life);
         self.record(RecordKind::Crash { process });
-        self.redis.server.disconnect((c as u32, life));
+        for redis in &mut self.redis {
+            redis.server.disconnect((c as u32, life));
+        }
     }
 
     /// A crashed process comes back as a new client and starts its scripts again.

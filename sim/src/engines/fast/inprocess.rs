@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bytes::Bytes;
 use fake_redis::{ConnId, Engine};
 
-use lockcore::{Incoming, Message, Transport, TransportError, Value, parse_message};
+use lockcore::{
+    Incoming, Message, Shard, Transport, TransportError, Value, parse_message, single_node,
+};
 use tokio::sync::mpsc;
 
 struct Server {
@@ -129,18 +131,25 @@ fn subscribe_command(verb: &'static str, channel: String) -> Vec<Bytes> {
 }
 
 impl Transport for InProcessTransport {
+    // One engine: a shard other than 0 is refused, as by any one-node
+    // transport, and runs nothing.
     fn send(
         &self,
+        shard: Shard,
         command: &[Bytes],
     ) -> impl Future<Output = Result<Value, TransportError>> + Send + 'static {
-        let reply = self.server.lock().run(self.commands, command);
-        ready(Ok(reply))
+        let reply = single_node(shard).map(|()| self.server.lock().run(self.commands, command));
+        ready(reply)
     }
 
     fn subscribe(
         &self,
+        shard: Shard,
         channel: String,
     ) -> impl Future<Output = Result<(), TransportError>> + Send + 'static {
+        if let Err(e) = single_node(shard) {
+            return ready(Err(e));
+        }
         let reply = self
             .server
             .lock()
@@ -151,7 +160,10 @@ impl Transport for InProcessTransport {
         })
     }
 
-    fn unsubscribe(&self, channel: String) {
+    fn unsubscribe(&self, shard: Shard, channel: String) {
+        if single_node(shard).is_err() {
+            return;
+        }
         self.server
             .lock()
             .run(self.pubsub, &subscribe_command("UNSUBSCRIBE", channel));

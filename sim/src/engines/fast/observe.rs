@@ -108,19 +108,23 @@ impl World<'_> {
         let Some(command) = crate::model::leftover::command(self.spec) else {
             return;
         };
-        self.redis.server.set_time(self.now);
-        let engine = self.redis.server.primary_mut();
-        let conn = engine.connect();
-        let reply = engine.execute(conn, &command).replies.into_iter().next();
-        engine.disconnect(conn);
-        let reply = reply.map_or(
-            lockcore::Value::Nil,
-            crate::engines::fast::inprocess::lock_value,
-        );
-        let uuids = &self.obs.uuids;
-        let found = crate::model::leftover::records(self.spec, &reply, |f| who_of_field(uuids, f));
-        for kind in found {
-            self.obs.record(self.now, kind);
+        // In a cluster, each master holds its own slots' keys.
+        for m in 0..self.redis.len() {
+            self.redis[m].server.set_time(self.now);
+            let engine = self.redis[m].server.primary_mut();
+            let conn = engine.connect();
+            let reply = engine.execute(conn, &command).replies.into_iter().next();
+            engine.disconnect(conn);
+            let reply = reply.map_or(
+                lockcore::Value::Nil,
+                crate::engines::fast::inprocess::lock_value,
+            );
+            let uuids = &self.obs.uuids;
+            let found =
+                crate::model::leftover::records(self.spec, &reply, |f| who_of_field(uuids, f));
+            for kind in found {
+                self.obs.record(self.now, kind);
+            }
         }
     }
 
@@ -166,11 +170,12 @@ impl World<'_> {
         purpose: Purpose,
         since: u64,
     ) {
+        let key = lock.with_kind(LockKind::Lock);
         let deletes = matches!(purpose, Purpose::Unlock | Purpose::ForceUnlock)
             && !self
-                .redis
+                .master_of(key.as_str())
                 .server
-                .expired_since(lock.with_kind(LockKind::Lock).as_str(), since);
+                .expired_since(key.as_str(), since);
         self.observe_with(lock, true, deletes, |w| ServerCause::Command {
             by: w.procs[c as usize].proc(),
             purpose,
@@ -188,7 +193,7 @@ impl World<'_> {
         // key's, whichever object's command it follows.
         let key = lock.with_kind(LockKind::Lock);
         let lock = &key;
-        let stamp = self.redis.server.stamp();
+        let stamp = self.master_of(lock.as_str()).server.stamp();
         if let Some(last) = &self.obs.last_read
             && self.obs.reuse_reads
             && last.stamp == stamp
@@ -208,7 +213,12 @@ impl World<'_> {
             shared,
             pttl,
             expires_ms,
-        } = self.redis.server.view(self.now, lock.as_str());
+        } = {
+            let now = self.now;
+            self.master_of(lock.as_str())
+                .server
+                .view(now, lock.as_str())
+        };
         let change = Change {
             first,
             shared,
@@ -255,11 +265,12 @@ impl World<'_> {
                     self.obs.watch.insert(lock.clone(), at);
                 }
             }
+            let generation = self.master_of(lock.as_str()).server.generation;
             self.queue.push(
                 at,
                 Ev::Observe {
                     lock: lock.clone(),
-                    generation: self.redis.server.generation,
+                    generation,
                 },
             );
         }

@@ -347,59 +347,60 @@ fn schedule(queue: &mut EventQueue<Ev>, epoch: u32, arrivals: &[(SimTime, u32)])
 impl World<'_> {
     /// Streams the primary's latest writes to its replicas.
     pub(crate) fn replicate(&mut self) {
-        let epoch = self.redis.replicas.epoch;
-        let Some(writes) = self.redis.server.drain_writes() else {
+        // A cluster's masters have no replicas (`validate_shards`).
+        let redis = &mut self.redis[0];
+        let epoch = redis.replicas.epoch;
+        let Some(writes) = redis.server.drain_writes() else {
             return;
         };
-        let arrivals = self.redis.replicas.send(self.now, writes);
+        let arrivals = redis.replicas.send(self.now, writes);
         schedule(&mut self.queue, epoch, arrivals);
-        if self.redis.server.primary_mut().take_ack_request() {
-            let arrivals = self.redis.replicas.request_acks(self.now);
+        if redis.server.primary_mut().take_ack_request() {
+            let arrivals = redis.replicas.request_acks(self.now);
             schedule(&mut self.queue, epoch, arrivals);
         }
     }
 
     /// The primary's replicas resync from it (after it restarted empty).
     pub(crate) fn resync_replicas(&mut self) {
-        if self.redis.replicas.len() == 0 {
+        if self.redis[0].replicas.len() == 0 {
             return;
         }
-        let epoch = self.redis.replicas.epoch;
-        self.redis
-            .replicas
-            .apply_links(self.redis.server.primary_mut());
-        let sync = self.redis.server.full_sync(self.now);
-        let arrivals = self.redis.replicas.send(self.now, sync);
+        let redis = &mut self.redis[0];
+        let epoch = redis.replicas.epoch;
+        redis.replicas.apply_links(redis.server.primary_mut());
+        let sync = redis.server.full_sync(self.now);
+        let arrivals = redis.replicas.send(self.now, sync);
         schedule(&mut self.queue, epoch, arrivals);
     }
 
     /// A write reaches replica `r`.
     pub(crate) fn replica_receives(&mut self, r: u32, epoch: u32) {
-        if epoch != self.redis.replicas.epoch {
+        if epoch != self.redis[0].replicas.epoch {
             return;
         }
-        if let Some(offset) = self.redis.replicas.receive(r as usize) {
-            self.redis.server.primary_mut().ack(r as usize, offset);
+        if let Some(offset) = self.redis[0].replicas.receive(r as usize) {
+            self.redis[0].server.primary_mut().ack(r as usize, offset);
             // A WAIT this acknowledgement satisfies answers now.
-            crate::engines::fast::execution::redis_tick(self);
+            crate::engines::fast::execution::redis_tick(self, 0);
         }
     }
 
     /// Replication to every replica (or to `one`) stalls (`begin`) or
     /// resumes, sending what it held back.
     pub(crate) fn stall_replication(&mut self, stall: bool, one: Option<usize>) {
-        let epoch = self.redis.replicas.epoch;
-        let arrivals = self.redis.replicas.stall(self.now, stall, one);
+        let epoch = self.redis[0].replicas.epoch;
+        let arrivals = self.redis[0].replicas.stall(self.now, stall, one);
         schedule(&mut self.queue, epoch, arrivals);
     }
 
     /// Replica `r`'s link goes down, or comes back (`up`) and catches up.
     pub(crate) fn replica_link(&mut self, r: usize, up: bool) {
-        let epoch = self.redis.replicas.epoch;
-        let arrivals = self
-            .redis
+        let redis = &mut self.redis[0];
+        let epoch = redis.replicas.epoch;
+        let arrivals = redis
             .replicas
-            .link(self.now, r, up, self.redis.server.primary_mut());
+            .link(self.now, r, up, redis.server.primary_mut());
         schedule(&mut self.queue, epoch, arrivals);
     }
 
@@ -407,24 +408,21 @@ impl World<'_> {
     /// replica, is lost.
     pub(crate) fn primary_fails(&mut self) {
         self.replicate();
-        self.redis.replicas.primary_failed();
+        self.redis[0].replicas.primary_failed();
     }
 
     /// Replica `k` (by default the most up to date) becomes the primary,
     /// with what it had received; the old primary rejoins as a replica and
     /// every replica resyncs from the new one. Clients reconnect to it.
     pub(crate) fn promote(&mut self, k: Option<usize>) {
-        let Some((k, promoted)) = self
-            .redis
-            .replicas
-            .promote(k, self.redis.server.new_engine())
-        else {
+        let redis = &mut self.redis[0];
+        let Some((k, promoted)) = redis.replicas.promote(k, redis.server.new_engine()) else {
             return;
         };
-        let old = self.redis.server.replace(promoted);
-        let sync = self.redis.server.full_sync(self.now);
-        self.redis.replicas.rejoin(k, old, &sync);
-        self.redis.waiting.clear();
+        let old = self.redis[0].server.replace(promoted);
+        let sync = self.redis[0].server.full_sync(self.now);
+        self.redis[0].replicas.rejoin(k, old, &sync);
+        self.redis[0].waiting.clear();
         self.observe_all(ServerCause::Failover);
     }
 }

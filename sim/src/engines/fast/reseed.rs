@@ -20,7 +20,7 @@ impl World<'_> {
             for (i, fault) in self.fault_rngs.iter_mut().enumerate() {
                 *fault = rng::stream(seed, Stream::Fault(i));
             }
-            self.redis.replicas.reseed(seed);
+            self.redis[0].replicas.reseed(seed);
         }
     }
 }

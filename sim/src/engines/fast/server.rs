@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use fake_redis::{ConnId, Engine, ManualClock, Response};
+use fake_redis::{ConnId, Engine, ManualClock, Response, SharedTopology};
 
 use crate::{RedisSpec, SimTime};
 
@@ -66,14 +66,30 @@ pub(crate) struct Server {
     /// (two per client life), so a scan of one list beats the two ordered
     /// maps it replaces (one search per command, and one per reply owed).
     conns: Vec<((u32, u32, ConnKind), ConnId)>,
+    /// In a cluster (`[sim.redis] shards`), the slot table every master
+    /// shares and this one's place in it: each engine it runs joins it,
+    /// so it refuses keys of other masters' slots as a node does.
+    cluster: Option<(SharedTopology, usize)>,
 }
 
 impl Server {
     pub(crate) fn new(redis: &RedisSpec) -> Server {
+        Server::node(redis, None)
+    }
+
+    /// Master `me` of a cluster whose slot table is `topology`.
+    pub(crate) fn in_cluster(redis: &RedisSpec, topology: SharedTopology, me: usize) -> Server {
+        Server::node(redis, Some((topology, me)))
+    }
+
+    fn node(redis: &RedisSpec, cluster: Option<(SharedTopology, usize)>) -> Server {
         let replicas = redis.replicas as usize;
         let clock = ManualClock::new(EPOCH_MS);
         let mut engine = Engine::new(Arc::new(clock.clone()));
         redis.configure(&mut engine, false);
+        if let Some((topology, me)) = &cluster {
+            engine.join_cluster(topology.clone(), *me);
+        }
         engine.set_replicas(replicas);
         // A Redis Redisson has used before: its scripts are cached, so
         // 3.46+'s `EVALSHA` meets `NOSCRIPT` only after a restart.
@@ -89,6 +105,7 @@ impl Server {
             offset_ms: 0,
             commands: 0,
             conns: Vec::new(),
+            cluster,
         }
     }
 
@@ -205,6 +222,9 @@ impl Server {
     pub(crate) fn restart(&mut self) {
         let mut fresh = self.new_engine();
         self.redis.configure(&mut fresh, false);
+        if let Some((topology, me)) = &self.cluster {
+            fresh.join_cluster(topology.clone(), *me);
+        }
         fresh.set_replicas(self.replicas);
         self.replace(fresh);
     }

@@ -18,29 +18,29 @@ impl World<'_> {
     /// reaches it until [`World::follow_new_primary`].
     pub(crate) fn demote_primary(&mut self, k: Option<usize>) {
         // Down or failing over: no live primary to demote.
-        if self.redis.down > 0 {
+        if self.redis[0].down > 0 {
             return;
         }
         // What the primary sent before the switch still counts; what was
         // on its way is lost, as in a failover (the replica's full resync
         // replaces it).
         self.replicate();
-        self.redis.replicas.primary_failed();
-        let fresh = self.redis.server.new_engine();
-        let Some((k, promoted)) = self.redis.replicas.promote(k, fresh) else {
+        self.redis[0].replicas.primary_failed();
+        let fresh = self.redis[0].server.new_engine();
+        let Some((k, promoted)) = self.redis[0].replicas.promote(k, fresh) else {
             return;
         };
-        self.redis.server.set_time(self.now);
+        self.redis[0].server.set_time(self.now);
         let sync = promoted.full_sync();
-        let demoted = self.redis.server.primary_mut();
+        let demoted = self.redis[0].server.primary_mut();
         demoted.set_replica();
         for w in &sync {
             demoted.apply(w);
         }
-        self.redis.promoted = Some((k, promoted));
+        self.redis[0].promoted = Some((k, promoted));
         self.close_connections();
-        self.redis.server.drop_connections();
-        self.redis.waiting.clear();
+        self.redis[0].server.drop_connections();
+        self.redis[0].waiting.clear();
         self.observe_all(ServerCause::Failover);
     }
 
@@ -49,15 +49,15 @@ impl World<'_> {
     /// the new primary; the demoted one stays its replica, with the
     /// others, each resynced.
     pub(crate) fn follow_new_primary(&mut self) {
-        let Some((k, promoted)) = self.redis.promoted.take() else {
+        let Some((k, promoted)) = self.redis[0].promoted.take() else {
             return;
         };
         self.close_connections();
-        self.redis.server.drop_connections();
-        let old = self.redis.server.replace(promoted);
-        let sync = self.redis.server.full_sync(self.now);
-        self.redis.replicas.rejoin(k, old, &sync);
-        self.redis.waiting.clear();
+        self.redis[0].server.drop_connections();
+        let old = self.redis[0].server.replace(promoted);
+        let sync = self.redis[0].server.full_sync(self.now);
+        self.redis[0].replicas.rejoin(k, old, &sync);
+        self.redis[0].waiting.clear();
         self.observe_all(ServerCause::Failover);
     }
 }

@@ -25,13 +25,17 @@ pub(crate) enum Up {
         purpose: Purpose,
         lock: LockName,
         args: lockcore::Command,
+        /// The master it goes to (0 outside a cluster).
+        shard: u16,
     },
     Subscribe {
         request: RequestId,
         channel: String,
+        shard: u16,
     },
     Unsubscribe {
         channel: String,
+        shard: u16,
     },
 }
 
@@ -53,6 +57,15 @@ impl Down {
 }
 
 impl Up {
+    /// The master it goes to.
+    pub(crate) fn shard(&self) -> u16 {
+        match self {
+            Up::Command { shard, .. }
+            | Up::Subscribe { shard, .. }
+            | Up::Unsubscribe { shard, .. } => *shard,
+        }
+    }
+
     /// The command's name (`EVAL`, `SUBSCRIBE`) for the timeline.
     fn label(&self) -> String {
         match self {
@@ -137,8 +150,9 @@ pub(crate) enum Ev {
         life: u32,
         t: u32,
     },
-    /// Redis wakes for a blocked client's timeout (a `WAIT`).
-    RedisTick,
+    /// Redis (master `.0` of a cluster) wakes for a blocked client's
+    /// timeout (a `WAIT`).
+    RedisTick(u16),
     /// A paused callback of the client goes on.
     Resume {
         c: u32,
@@ -153,8 +167,10 @@ pub(crate) struct World<'s> {
     pub(crate) now: SimTime,
     pub(crate) queue: crate::engines::fast::queue::EventQueue<Ev>,
     pub(crate) procs: Vec<Process>,
-    /// Redis: the primary, its replicas, paused or down.
-    pub(crate) redis: crate::engines::fast::deployment::Deployment,
+    /// Redis: the primary, its replicas, paused or down; in a cluster
+    /// (`[sim.redis] shards`), each master, in slot order (a cluster has
+    /// no replicas: the replication and switchover paths read master 0).
+    pub(crate) redis: Vec<crate::engines::fast::deployment::Deployment>,
     pub(crate) net: Network,
     pub(crate) fault_rngs: Vec<ChaCha8Rng>,
     /// Which client fault windows cover now.
@@ -196,7 +212,7 @@ impl<'s> World<'s> {
             now: SimTime::ZERO,
             queue: crate::engines::fast::queue::EventQueue::new(),
             procs: Vec::with_capacity(spec.clients.len()),
-            redis: crate::engines::fast::deployment::Deployment::new(spec),
+            redis: crate::engines::fast::deployment::Deployment::all(spec),
             net: Network::new(spec.seed, spec.latency, spec.clients.len()),
             fault_rngs: (0..spec.faults.0.len())
                 .map(|i| rng::stream(spec.seed, Stream::Fault(i)))
@@ -340,7 +356,7 @@ impl<'s> World<'s> {
             history,
             cut_short: cut,
             events: self.events,
-            commands: self.redis.server.commands,
+            commands: self.redis.iter().map(|r| r.server.commands).sum(),
             switches_read,
             reached,
             first_reached: self.first_reach.into_firsts(),
@@ -406,9 +422,9 @@ impl<'s> World<'s> {
             Ev::FaultBegin(i) => self.fault(i, Phase::Begin),
             Ev::FaultEnd(i) => self.fault(i, Phase::End),
             Ev::Replicate { replica, epoch } => self.replica_receives(replica, epoch),
-            Ev::RedisTick => crate::engines::fast::execution::redis_tick(self),
+            Ev::RedisTick(shard) => crate::engines::fast::execution::redis_tick(self, shard),
             Ev::Observe { lock, generation } => {
-                if generation == self.redis.server.generation
+                if generation == self.master_of(lock.as_str()).server.generation
                     && self.obs.expiry_due(&lock, self.now)
                 {
                     self.observe(&lock, ServerCause::Expiry);
@@ -461,7 +477,7 @@ impl<'s> World<'s> {
                 return;
             }
         };
-        let generation = self.redis.server.connections;
+        let generation = self.redis[usize::from(msg.shard())].server.connections;
         self.queue.push(
             at,
             Ev::AtServer {
@@ -524,7 +540,8 @@ impl<'s> World<'s> {
             // The process died: the kernel closed its sockets.
             return;
         }
-        if generation != self.redis.server.connections && self.redis.down == 0 {
+        let redis = &mut self.redis[usize::from(msg.shard())];
+        if generation != redis.server.connections && redis.down == 0 {
             // Sent to a Redis that has restarted since: the connection is gone.
             let process = p.proc();
             let what = msg.label();
@@ -536,12 +553,12 @@ impl<'s> World<'s> {
             });
             return;
         }
-        if self.redis.down > 0 {
+        if redis.down > 0 {
             self.refuse(c, life, msg);
             return;
         }
-        if self.redis.paused > 0 {
-            self.redis.waiting.push((c, life, generation, msg));
+        if redis.paused > 0 {
+            redis.waiting.push((c, life, generation, msg));
             return;
         }
         crate::engines::fast::execution::execute(self, c, life, msg);
@@ -577,7 +594,8 @@ impl World<'_> {
     /// `CommandsQueue.channelInactive` fails the commands sent on a channel
     /// that closed (and as the RESP transport of the other engines does).
     pub(crate) fn close_connections(&mut self) {
-        for owed in self.redis.forfeit() {
+        let forfeit: Vec<_> = self.redis.iter_mut().flat_map(|r| r.forfeit()).collect();
+        for owed in forfeit {
             let (c, life) = owed.client;
             if self.procs[c as usize].alive && self.procs[c as usize].life == life {
                 let reason = "connection closed with the command in flight".to_owned();
@@ -598,11 +616,25 @@ impl World<'_> {
     }
 
     pub(crate) fn restart_redis(&mut self) {
-        self.redis.server.restart();
+        for redis in &mut self.redis {
+            redis.server.restart();
+            redis.waiting.clear();
+        }
         // Its replicas resync from it: they lose every key too.
         self.resync_replicas();
-        self.redis.waiting.clear();
         self.observe_all(ServerCause::Restart);
+    }
+}
+
+impl World<'_> {
+    /// The master that serves `key`'s slot (the only one outside a
+    /// cluster).
+    pub(crate) fn master_of(
+        &mut self,
+        key: &str,
+    ) -> &mut crate::engines::fast::deployment::Deployment {
+        let shard = lockcore::shard_of(self.spec.redis.shards, key).0;
+        &mut self.redis[usize::from(shard)]
     }
 }
 

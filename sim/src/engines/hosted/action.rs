@@ -39,9 +39,11 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      tasks end, its connections close; restart: a new process), partition, latency, \
      delay-replies and delay-requests (in a loopback proxy between the client and Redis: a \
      partition holds what was sent until TCP's first retransmission after the heal), redis-pause \
-     (CLIENT PAUSE ALL), redis-restart and redis-down (the proxies close every connection and \
-     refuse new ones while Redis is down; FLUSHALL when the keys are lost), interrupt \
-     (RLock::interrupt), delete-key (DEL), clock-jump (a script shortens, or lengthens, the \
+     (CLIENT PAUSE ALL; on a cluster, on every master), shard-pause (CLIENT PAUSE ALL on the \
+     one master of the real cluster the engine starts), redis-restart and redis-down (the \
+     proxies close every connection and refuse new ones while Redis is down; FLUSHALL when \
+     the keys are lost; on a cluster, every master at once), interrupt \
+     (RLock::interrupt), delete-key (DEL, on the key's master), clock-jump (a script shortens, or lengthens, the \
      remaining TTL of the locks' keys and unlock latches by the jump), clock-skew and \
      clock-drift (the client's wall clock and timer oscillator, as on the fast engine), and, \
      with replicas (real redis-server processes started by the engine), switchover (Sentinel's \
@@ -63,9 +65,15 @@ pub(crate) enum Kinds {
 impl Kinds {
     /// Whether the engine carries out `verb`. Neither drops messages at
     /// random (TCP does not lose a message and go on); both stall and
-    /// promote replicas (the real engine, replica processes it starts).
+    /// promote replicas (the real engine, replica processes it starts);
+    /// only the real engine runs a cluster.
     pub(crate) fn supports(self, verb: Verb) -> bool {
-        verb != Verb::DropMessages
+        match verb {
+            Verb::DropMessages => false,
+            // Turmoil runs one Redis host: no cluster.
+            Verb::PauseShard => self == Kinds::Redis,
+            _ => true,
+        }
     }
 
     /// What the engine carries out, and how, in words.
@@ -86,18 +94,46 @@ impl Kinds {
     }
 }
 
-/// Whether the engine of `kinds` carries out `fault`.
+/// Whether the engine of `kinds` carries out `fault`: every verb of it,
+/// and, for a kind that acts on one master of a cluster, a cluster
+/// (turmoil has none).
 pub(crate) fn takes(kinds: Kinds, fault: &Fault) -> bool {
     effect::verbs(fault).into_iter().all(|v| kinds.supports(v))
+        && !(kinds == Kinds::Turmoil && fault.kind().needs_cluster())
+}
+
+/// The first fault of a kind that needs a cluster, by its place, when the
+/// engine has none (turmoil).
+fn cluster_refusal(spec: &SimSpec, kinds: Kinds) -> Option<String> {
+    if kinds != Kinds::Turmoil {
+        return None;
+    }
+    let (i, fault) = (spec.faults.0.iter().enumerate()).find(|(_, f)| f.kind().needs_cluster())?;
+    Some(format!(
+        "faults[{i}] ({}): it acts on one master of a Redis Cluster, which the turmoil engine does not simulate; run it on the fast engine, or on the redis engine with --redis spawn",
+        fault.text()
+    ))
 }
 
 /// The plan's actions in time order (ties in plan order), or the first
 /// fault with a verb the engine of `kinds` cannot carry out.
 pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, SimError> {
-    if let Some(what) = effect::refusal(spec, |v| kinds.supports(v)) {
+    let refused = effect::refusal(spec, |v| kinds.supports(v));
+    if let Some(what) = refused.or_else(|| cluster_refusal(spec, kinds)) {
         return Err(SimError::Unsupported {
             engine: kinds.engine().to_owned(),
             what,
+        });
+    }
+    if spec.redis.shards > 0 && kinds == Kinds::Turmoil {
+        // Issue #49: the real engine starts a real cluster; turmoil's
+        // world has one Redis host.
+        return Err(SimError::Unsupported {
+            engine: kinds.engine().to_owned(),
+            what: format!(
+                "[sim.redis] shards = {}: the turmoil engine simulates one Redis host, not a Redis Cluster; run it on the fast engine, or on the redis engine with --redis spawn (a real cluster)",
+                spec.redis.shards
+            ),
         });
     }
     if !spec.reseeds.is_empty() {
@@ -172,6 +208,19 @@ mod tests {
         });
         assert!(takes(Kinds::Turmoil, &failover));
         assert!(takes(Kinds::Redis, &failover));
+    }
+
+    /// A cluster runs on the real engine (a real one it starts) and is
+    /// refused by turmoil, whose world has one Redis host, with a message
+    /// that says where it runs.
+    #[test]
+    fn only_turmoil_refuses_a_cluster() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        s.redis.shards = 2;
+        assert!(plan(&s, Kinds::Redis).is_ok());
+        let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
+        assert!(error.contains("[sim.redis] shards = 2"), "{error}");
+        assert!(error.contains("--redis spawn"), "{error}");
     }
 
     /// Windows give a begin and an end, a crash its crash and its restart,

@@ -7,6 +7,11 @@
 //! whose clock is set to each line's time gives Redis's keys at every
 //! instant: after a script (its `lua` lines), the shadow holds what Redis
 //! held, and each key's expiry is where Redis put it.
+//!
+//! A Redis Cluster has a stream per master, each replayed on an engine of
+//! its own (a `FLUSHALL` or a restart is one master's); a lock is read
+//! from the engine of its slot's master ([`lockcore::shard_of`]), where
+//! every command on it ran.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -137,14 +142,46 @@ struct Pending {
     locks: Vec<LockName>,
 }
 
-/// Redis's keys, replayed from its `MONITOR` stream.
-pub(crate) struct Shadow {
+/// One master's keys, replayed from its stream.
+struct Node {
     engine: Engine,
     clock: ManualClock,
     conn: ConnId,
     /// `CLIENT SETNAME` of each address.
     names: BTreeMap<String, Bytes>,
     pending: Option<Pending>,
+}
+
+impl Node {
+    fn new(zero_unix_us: u64) -> Node {
+        let clock = ManualClock::new(zero_unix_us / 1_000);
+        let mut engine = Engine::new(Arc::new(clock.clone()));
+        let conn = engine.connect();
+        Node {
+            engine,
+            clock,
+            conn,
+            names: BTreeMap::new(),
+            pending: None,
+        }
+    }
+
+    fn apply(&mut self, at_us: u64, args: &[Bytes]) {
+        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
+        if WRITES.contains(&name.as_str()) {
+            self.clock.set(at_us / 1_000);
+            let _ = self.engine.execute(self.conn, args);
+        }
+    }
+}
+
+/// Redis's keys, replayed from its `MONITOR` stream (from each master's,
+/// in a cluster).
+pub(crate) struct Shadow {
+    /// Master `i`'s replay (one outside a cluster: the primary's).
+    nodes: Vec<Node>,
+    /// `[sim.redis] shards`: which node holds a lock.
+    shards: u16,
     /// Redis's Unix µs at the spec's time zero.
     zero_unix_us: u64,
     /// The spec runs this many times faster than written.
@@ -152,16 +189,13 @@ pub(crate) struct Shadow {
 }
 
 impl Shadow {
-    pub(crate) fn new(zero_unix_us: u64, scale: u64) -> Shadow {
-        let clock = ManualClock::new(zero_unix_us / 1_000);
-        let mut engine = Engine::new(Arc::new(clock.clone()));
-        let conn = engine.connect();
+    /// A shadow of `shards` masters (one node when 0: not a cluster).
+    pub(crate) fn new(zero_unix_us: u64, scale: u64, shards: u16) -> Shadow {
         Shadow {
-            engine,
-            clock,
-            conn,
-            names: BTreeMap::new(),
-            pending: None,
+            nodes: (0..shards.max(1))
+                .map(|_| Node::new(zero_unix_us))
+                .collect(),
+            shards,
             zero_unix_us,
             scale: scale.max(1),
         }
@@ -173,49 +207,49 @@ impl Shadow {
         SimTime::ZERO.plus_us(us.saturating_mul(self.scale))
     }
 
-    fn apply(&mut self, at_us: u64, args: &[Bytes]) {
-        let name = String::from_utf8_lossy(&args[0]).to_ascii_lowercase();
-        if WRITES.contains(&name.as_str()) {
-            self.clock.set(at_us / 1_000);
-            let _ = self.engine.execute(self.conn, args);
-        }
+    /// The node whose keys hold `lock`.
+    fn node_of(&self, lock: &LockName) -> usize {
+        usize::from(lockcore::shard_of(self.shards, lock.as_str()).0).min(self.nodes.len() - 1)
     }
 
-    /// Handles one line: replays it, records what it changed.
-    pub(crate) fn line(&mut self, rec: &mut Recorder, line: Line) {
-        if line.args.is_empty() {
+    /// Handles one line of node `node`'s stream: replays it, records what
+    /// it changed.
+    pub(crate) fn line(&mut self, rec: &mut Recorder, node: usize, line: Line) {
+        if line.args.is_empty() || node >= self.nodes.len() {
             return;
         }
         let Some(client) = line.client else {
-            self.apply(line.at_us, &line.args);
-            if let Some(p) = &mut self.pending {
+            let n = &mut self.nodes[node];
+            n.apply(line.at_us, &line.args);
+            if let Some(p) = &mut n.pending {
                 p.at_us = line.at_us;
             }
             return;
         };
-        self.flush(rec);
+        self.flush_node(rec, node);
         // A key that expired before this command is recorded as expired
         // first, however late the engine's own look for expiries runs.
         let now = self.spec_time(line.at_us);
         rec.expire(now, |lock, at| self.view(lock, at));
         let name = String::from_utf8_lossy(&line.args[0]).to_ascii_lowercase();
+        let n = &mut self.nodes[node];
         if name == "client" && line.args.len() == 3 && line.args[1].eq_ignore_ascii_case(b"setname")
         {
-            self.names.insert(client, line.args[2].clone());
+            n.names.insert(client, line.args[2].clone());
             return;
         }
         let locks = rec.named(&line.args);
         if !locks.is_empty() {
-            self.pending = Some(Pending {
+            n.pending = Some(Pending {
                 at_us: line.at_us,
-                by: self.names.get(&client).and_then(|n| rec.sender(n)),
+                by: n.names.get(&client).and_then(|name| rec.sender(name)),
                 purpose: rec.purpose(&line.args),
                 locks,
             });
         }
         if !SCRIPTS.contains(&name.as_str()) {
-            self.apply(line.at_us, &line.args);
-            self.flush(rec);
+            n.apply(line.at_us, &line.args);
+            self.flush_node(rec, node);
         }
         // Only locksim's control connection flushes: a Redis restart or
         // outage that loses the keys.
@@ -227,9 +261,17 @@ impl Shadow {
         }
     }
 
-    /// Records the effect of the command last seen, once it is complete.
+    /// Records the effect of the command each node last saw, once it is
+    /// complete.
     pub(crate) fn flush(&mut self, rec: &mut Recorder) {
-        let Some(p) = self.pending.take() else {
+        for node in 0..self.nodes.len() {
+            self.flush_node(rec, node);
+        }
+    }
+
+    /// Records the effect of the command node `node` last saw.
+    fn flush_node(&mut self, rec: &mut Recorder, node: usize) {
+        let Some(p) = self.nodes[node].pending.take() else {
             return;
         };
         let at = self.spec_time(p.at_us);
@@ -257,8 +299,10 @@ impl Shadow {
     pub(crate) fn lose(&mut self, rec: &mut Recorder, lock: &LockName, at: SimTime) {
         // A key that had expired by then is recorded expired, not lost.
         rec.expire(at, |lock, at| self.view(lock, at));
-        let _ = self.engine.execute(
-            self.conn,
+        let node = self.node_of(lock);
+        let n = &mut self.nodes[node];
+        let _ = n.engine.execute(
+            n.conn,
             &[
                 Bytes::from_static(b"DEL"),
                 Bytes::from(lock.as_str().to_owned()),
@@ -268,17 +312,14 @@ impl Shadow {
         rec.observe(lock, view, false, false, ServerCause::Failover, Some(at));
     }
 
-    /// `lock` as Redis held it at the spec's time `at`, in the spec's
-    /// time units.
+    /// `lock` as Redis (its master, in a cluster) held it at the spec's
+    /// time `at`, in the spec's time units.
     pub(crate) fn view(&mut self, lock: &LockName, at: SimTime) -> KeyView {
         let at_ms = (self.zero_unix_us + at.0 / self.scale) / 1_000;
-        self.clock.set(at_ms);
-        let view = key_view(
-            &self.engine,
-            lock.as_str(),
-            self.zero_unix_us / 1_000,
-            at_ms,
-        );
+        let zero_ms = self.zero_unix_us / 1_000;
+        let n = &self.nodes[self.node_of(lock)];
+        n.clock.set(at_ms);
+        let view = key_view(&n.engine, lock.as_str(), zero_ms, at_ms);
         KeyView {
             pttl: if view.pttl > 0 {
                 view.pttl.saturating_mul(self.scale as i64)
@@ -314,5 +355,47 @@ mod tests {
         assert_eq!(line.at_us, 1_000_001);
         assert_eq!(parse("OK"), None);
         assert_eq!(parse(r#"1.5 [0 lua] "unterminated"#), None);
+    }
+
+    /// In a cluster each master's lines replay on a node of their own: a
+    /// lock is read from its slot's master ("orders" is slot 105, master
+    /// 0 of 2; "payments" slot 8507, master 1), and one master's
+    /// `FLUSHALL` leaves the other's keys.
+    #[test]
+    fn each_master_replays_on_its_own_node() {
+        use crate::run::tests::{client, critical, spec, thread};
+        let on = |lock: &str| {
+            let mut t = thread(0, critical(1_000));
+            t.lock = LockName::new(lock).expect("a name");
+            t
+        };
+        let mut s = spec(vec![client("A", vec![on("orders"), on("payments")])]);
+        s.redis.shards = 2;
+        let mut rec = Recorder::new(&s);
+        let mut shadow = Shadow::new(1_000_000_000, 1, 2);
+        let line = |text: &str| parse(text).expect("a line");
+        let (orders, payments) = (on("orders").lock, on("payments").lock);
+        shadow.line(
+            &mut rec,
+            1,
+            line(r#"1000.000100 [0 127.0.0.1:1] "hset" "payments" "u:1" "1""#),
+        );
+        shadow.line(
+            &mut rec,
+            0,
+            line(r#"1000.000200 [0 127.0.0.1:2] "hset" "orders" "u:2" "1""#),
+        );
+        let held = |shadow: &mut Shadow, lock: &LockName| {
+            shadow.view(lock, SimTime::from_ms(1)).first.map(|(f, _)| f)
+        };
+        assert_eq!(held(&mut shadow, &payments), Some(Bytes::from("u:1")));
+        assert_eq!(held(&mut shadow, &orders), Some(Bytes::from("u:2")));
+        shadow.line(
+            &mut rec,
+            0,
+            line(r#"1000.000300 [0 127.0.0.1:2] "flushall""#),
+        );
+        assert_eq!(held(&mut shadow, &orders), None);
+        assert_eq!(held(&mut shadow, &payments), Some(Bytes::from("u:1")));
     }
 }

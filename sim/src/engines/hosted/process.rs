@@ -6,7 +6,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use lockcore::{Config, Connect, Lagged, RLock, RedissonClient, RespTransport, Tracer};
+use lockcore::{
+    ClusterTransport, Config, Connect, Lagged, RLock, RedissonClient, RespTransport, Tracer,
+};
 use tokio::task::AbortHandle;
 
 use super::delay::Delay;
@@ -19,6 +21,11 @@ use crate::engines::fast::process::Thread;
 use crate::model::history::{Meta, RecordKind};
 use crate::model::script::Program;
 use crate::{CutShort, History, SimError, SimSpec, SimTime};
+
+/// A client process's connections: one RESP transport per master of a
+/// cluster (`[sim.redis] shards`), each command routed to its slot's
+/// master; one outside a cluster.
+pub(crate) type HostTransport = ClusterTransport<RespTransport>;
 
 /// The engine's view of one client.
 pub(crate) struct Slot {
@@ -41,7 +48,7 @@ pub(crate) struct Slot {
     pub(crate) requests: Delay,
     pub(crate) threads: Vec<Rc<RefCell<Thread>>>,
     /// Each thread's lock handle in this life: how an interrupt reaches it.
-    pub(crate) locks: Vec<RLock<RespTransport>>,
+    pub(crate) locks: Vec<RLock<HostTransport>>,
     /// Its tasks, for an engine that kills a process by aborting them.
     pub(crate) tasks: Vec<AbortHandle>,
     /// Its wall clock, when a fault of the plan moves it (else the client
@@ -202,6 +209,7 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 // for a scaled `slavesSyncTimeout`.
                 .replicas(config.replicas)
                 .cluster_proxy(config.cluster_proxy)
+                .cluster_shards(config.cluster_shards)
                 .mode(config.mode)
                 .spin_back_off(config.spin_back_off)
                 .spin_seed(config.spin_seed)
@@ -229,8 +237,9 @@ pub(crate) struct ClientHost<C> {
     pub(crate) watchdog_ms: u64,
     pub(crate) recorder: Shared,
     pub(crate) slots: Slots,
-    /// Opens this life's connections, named after the process.
-    pub(crate) connect: Rc<dyn Fn(String) -> C>,
+    /// Opens this life's connections, named after the process: to each
+    /// master, in slot order (to the one Redis outside a cluster).
+    pub(crate) connect: Rc<dyn Fn(String) -> Vec<C>>,
     /// How long before its scripts start the first life connects.
     pub(crate) boot: Duration,
     /// The spec runs this many times faster than written.
@@ -254,17 +263,28 @@ impl<C> Clone for ClientHost<C> {
 }
 
 impl<C: Connect> ClientHost<C> {
-    /// Connects, trying again with Redisson's reconnection delays while
-    /// Redis refuses (a process restarted while Redis is down waits for
-    /// it, as an application that retries its startup would).
-    async fn connect(&self, name: String) -> RespTransport {
+    /// Connects to every master, trying again with Redisson's
+    /// reconnection delays while one refuses (a process restarted while
+    /// Redis is down waits for it, as an application that retries its
+    /// startup would).
+    async fn connect(&self, name: String) -> HostTransport {
         let mut attempt = 0;
         loop {
-            let connect = (self.connect)(name.clone());
-            let delay = connect.reconnect_delay(attempt);
-            match RespTransport::connect_with(connect).await {
-                Ok(transport) => return transport,
-                Err(e) => tracing::debug!(error = %e, attempt, "process start: no Redis yet"),
+            let mut masters = Vec::new();
+            let mut delay = lockcore::reconnect_delay(attempt);
+            for connect in (self.connect)(name.clone()) {
+                delay = connect.reconnect_delay(attempt);
+                match RespTransport::connect_with(connect).await {
+                    Ok(transport) => masters.push(transport),
+                    Err(e) => {
+                        tracing::debug!(error = %e, attempt, "process start: no Redis yet");
+                        masters.clear();
+                        break;
+                    }
+                }
+            }
+            if !masters.is_empty() {
+                return ClusterTransport::new(masters);
             }
             tokio::time::sleep(delay).await;
             attempt = attempt.saturating_add(1);
@@ -436,9 +456,9 @@ mod tests {
 
     /// Scaling a client's config for the real engine divides its
     /// durations and keeps every other setting: the connection mode, the
-    /// cluster proxy, the spin back-off and its seed, the replicas, the
-    /// batch size (a setting dropped here would run silently as
-    /// Redisson's default on that engine alone).
+    /// cluster proxy, the cluster's masters, the spin back-off and its
+    /// seed, the replicas, the batch size (a setting dropped here would
+    /// run silently as Redisson's default on that engine alone).
     #[test]
     fn scaling_keeps_every_setting_but_durations() {
         let spec: crate::SimSpec = serde_json::from_value(serde_json::json!({
@@ -466,5 +486,11 @@ mod tests {
         assert_eq!(ten.jitter_seed, one.jitter_seed);
         assert_eq!(ten.watchdog_batch_size, 7);
         assert_eq!(ten.release, one.release);
+        let mut sharded = spec;
+        sharded.redis.proxy = false;
+        sharded.redis.shards = 3;
+        sharded.clients[0].mode = None;
+        let (ten, _) = configs(&sharded, 10).expect("configs").remove(0);
+        assert_eq!(ten.cluster_shards, 3);
     }
 }

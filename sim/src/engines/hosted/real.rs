@@ -9,7 +9,10 @@
 //! own, which carries out the network faults (see `proxy`). Redis is
 //! observed through `MONITOR` (see `monitor`). With `[sim.redis] replicas`
 //! the engine starts real replica processes and carries out the
-//! replication faults on them as Sentinel does (see `real::nodes`). The
+//! replication faults on them as Sentinel does (see `real::nodes`). With
+//! `[sim.redis] shards` it starts a real Redis Cluster of that many
+//! masters, and each client reaches each master through a proxy of its
+//! own, in cluster mode (see `real::cluster`). The
 //! run is real: its history is not deterministic, and the verdict is the
 //! one to compare with the simulated engines'.
 //!
@@ -24,15 +27,17 @@
 //!   holds it while replication stalls.
 //! - `sentinel`: Sentinel's `SLAVEOF` transaction, word for word.
 //! - `replicated`: what real replicas cannot do (refused), and a promotion.
+//! - `cluster`: a Redis Cluster's masters, and where each command goes.
+//! - `timing`: the run's time zero on Redis's clock, and the poll that
+//!   finds expiries (and measures the run's stalls).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use lockcore::{Connect, RespTransport, TcpConnect, Transport, Value};
+use lockcore::{Connect, RespTransport, Shard, TcpConnect, Transport};
 use tokio::net::TcpStream;
-use tokio::time::Instant;
 
 use super::action::{self, Action};
 use super::monitor::Shadow;
@@ -45,13 +50,16 @@ use crate::model::history::{Phase, RecordKind};
 use crate::{SimError, SimSpec, SimTime};
 
 mod clock_jump;
+mod cluster;
 mod deployment;
 mod effects;
 mod nodes;
 mod relays;
 mod replicated;
 mod sentinel;
+mod timing;
 
+use cluster::master_of;
 use deployment::{Aof, Deployment};
 use nodes::Nodes;
 pub(crate) use replicated::refusal;
@@ -65,11 +73,6 @@ const BOOT: Duration = Duration::from_millis(200);
 /// faster; a descheduled process is not), unless the run measured a
 /// longer stall of its own thread (its expiry poll measures it).
 pub const REAL_DELAY_MS: u64 = 2;
-
-/// How many `TIME` round trips calibrate Redis's clock against ours.
-const CALIBRATION_SAMPLES: usize = 5;
-/// How often expiries are looked for, in real time.
-const EXPIRY_POLL: Duration = Duration::from_millis(1);
 
 /// Which Redis the engine runs against.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,37 +147,39 @@ pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> 
         });
     }
     let actions = plan(spec)?;
-    let replicas = spec.redis.replicas;
+    let (replicas, shards) = (spec.redis.replicas, spec.redis.shards);
     let aof = Aof {
         primary: spec.redis.appendonly,
         replicas: spec.redis.replica_appendonly,
     };
     let (spawned, deployment) = match &opts.target {
         RedisTarget::Url(_) if replicas > 0 => return Err(replicated::not_spawned(replicas)),
+        RedisTarget::Url(_) if shards > 0 => return Err(cluster::not_spawned(shards)),
         RedisTarget::Url(_) if aof.primary => return Err(unspawned_aof()),
         RedisTarget::Url(_) => (None, None),
         RedisTarget::Spawn if replicas > 0 || aof.primary => {
             (None, Some(RefCell::new(Deployment::start(replicas, aof)?)))
         }
+        RedisTarget::Spawn if shards > 0 => (
+            Some(super::spawn::SpawnedRedis::start_masters(shards)?),
+            None,
+        ),
         RedisTarget::Spawn if spec.redis.proxy => {
             (Some(super::spawn::SpawnedRedis::start_cluster()?), None)
         }
         RedisTarget::Spawn => (Some(super::spawn::SpawnedRedis::start()?), None),
     };
-    let addrs = match (&opts.target, &spawned, &deployment) {
-        (RedisTarget::Url(url), ..) => vec![
+    let masters = match (&opts.target, &spawned, &deployment) {
+        (RedisTarget::Url(url), ..) => vec![vec![
             TcpConnect::new(url)
                 .map_err(|e| failed(e.to_string()))?
                 .target(),
-        ],
-        (_, Some(server), _) => vec![
-            TcpConnect::new(&server.url())
-                .map_err(|e| failed(e.to_string()))?
-                .target(),
-        ],
+        ]],
+        // One master each, without replicas.
+        (_, Some(server), _) => server.addrs().into_iter().map(|a| vec![a]).collect(),
         (_, None, Some(d)) => {
             let d = d.borrow();
-            (0..d.len()).map(|i| d.addr(i)).collect()
+            vec![(0..d.len()).map(|i| d.addr(i)).collect()]
         }
         (_, None, None) => unreachable!("a spawned target always has a server"),
     };
@@ -186,7 +191,7 @@ pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> 
     let run = Driver {
         spec,
         actions: &actions,
-        addrs,
+        masters,
         deployment: deployment.as_ref(),
         scale: opts.time_scale,
     };
@@ -229,17 +234,19 @@ impl Connect for Named {
 /// What the driver injects faults through.
 #[derive(Clone, Copy)]
 struct Faults<'a> {
-    /// The servers, and locksim's own connection to each.
-    nodes: &'a Nodes<'a>,
-    /// Each client's proxy link.
+    /// Each master's servers, and locksim's own connection to each: the
+    /// primary and its replicas outside a cluster, one each in it.
+    masters: &'a [Nodes<'a>],
+    /// Each client's proxy link (the rules of all its proxies).
     links: &'a [Rc<Link>],
 }
 
 struct Driver<'a> {
     spec: &'a SimSpec,
     actions: &'a [(u64, Action)],
-    /// Each server's `HOST:PORT`, the primary's first.
-    addrs: Vec<String>,
+    /// Each master's servers' `HOST:PORT`s, the primary's first: one
+    /// master outside a cluster, in slot order in one.
+    masters: Vec<Vec<String>>,
     /// The processes, when the engine started replicas.
     deployment: Option<&'a RefCell<Deployment>>,
     scale: u64,
@@ -279,98 +286,43 @@ async fn load_lock_scripts(control: &RespTransport) -> Result<(), String> {
             Bytes::from_static(b"LOAD"),
             Bytes::from_static(script.text().as_bytes()),
         ];
-        control.send(&load).await.map_err(|e| e.to_string())?;
+        control
+            .send(Shard(0), &load)
+            .await
+            .map_err(|e| e.to_string())?;
     }
     Ok(())
 }
 
-impl Driver<'_> {
+impl<'a> Driver<'a> {
     async fn drive(self) -> Result<(crate::History, Vec<crate::CutShort>), SimError> {
-        let nodes = Nodes::connect(self.addrs.clone(), self.deployment, self.scale).await?;
-        let target = nodes.primary_addr().to_owned();
-        let control = nodes.control();
-        nodes.wait_synced().await?;
-        for lock in &self.spec.clients {
-            for t in &lock.threads {
-                let del = words(&["DEL", t.lock.as_str()]);
-                within("cannot reset the lock on", &target, async {
-                    control.send(&del).await.map_err(|e| e.to_string())
-                })
-                .await?;
-            }
-        }
-        // On the primary only, as the other engines' Redis: Redis 7 does
-        // not replicate `SCRIPT LOAD`, so a replica promoted later starts
-        // with an empty script cache, where a batch resent to it across
-        // the failover meets `NOSCRIPT`.
-        within(
-            "cannot load the lock scripts on",
-            &target,
-            load_lock_scripts(control),
-        )
-        .await?;
-        let (zero, zero_unix_us) = self.calibrate(control, &target).await?;
+        let masters = self.connect().await?;
+        masters[0].wait_synced().await?;
+        self.reset(&masters).await?;
+        let target = masters[0].primary_addr().to_owned();
+        let (zero, zero_unix_us) = timing::calibrate(masters[0].control(), &target).await?;
         let recorder: Shared = std::sync::Arc::new(std::sync::Mutex::new(Recorder::new(self.spec)));
         recorder::lock(&recorder).time = TimeSource::Real {
             zero: zero.into_std(),
             scale: self.scale,
         };
-        let shadow = Rc::new(RefCell::new(Shadow::new(zero_unix_us, self.scale)));
-        nodes.monitor_primary(&recorder, &shadow).await?;
+        let shards = self.spec.redis.shards;
+        let shadow = Rc::new(RefCell::new(Shadow::new(zero_unix_us, self.scale, shards)));
+        for master in &masters {
+            master.monitor_primary(&recorder, &shadow).await?;
+        }
         let slots = process::slots(self.spec, self.scale);
         let spec = Rc::new(self.spec.clone());
-        let mut links = Vec::new();
-        let mut proxies = Vec::new();
-        for c in 0..self.spec.clients.len() {
-            let link = Rc::new(Link {
-                scale: self.scale,
-                ..Link::default()
-            });
-            let stream = crate::model::rng::stream(
-                self.spec.seed,
-                crate::model::rng::Stream::Link(c as u32),
-            );
-            let (upstream, outage) = (nodes.upstream.clone(), nodes.outage.clone());
-            let proxy = Proxy::start(upstream, link.clone(), outage, stream)
-                .await
-                .map_err(|e| failed(format!("cannot start the loopback proxy: {e}")))?;
-            let url = format!("redis://{}", proxy.addr);
-            proxies.push(TcpConnect::new(&url).map_err(|e| failed(e.to_string()))?);
-            links.push(link);
-        }
+        let (links, proxies) = self.proxies(&masters).await?;
         let hosts = self.hosts(&spec, &recorder, &slots, &proxies)?;
         for host in &hosts {
             start(host, &slots);
         }
-        let expiring = (recorder.clone(), shadow.clone());
-        // The poll wakes every millisecond on the thread that runs every
-        // client, proxy and the recorder: how late it wakes is how long
-        // that thread was held (descheduled on a loaded machine, or busy),
-        // a delay any message or timer of the run may have suffered. (A
-        // stall of the `redis-server` process itself is not seen here.)
-        let stall = Rc::new(std::cell::Cell::new(Duration::ZERO));
-        let stalled = stall.clone();
-        tokio::task::spawn_local(async move {
-            loop {
-                let due = Instant::now() + EXPIRY_POLL;
-                tokio::time::sleep_until(due).await;
-                // The clients' boot, before time zero, is not the run's.
-                if due >= zero {
-                    let late = Instant::now().saturating_duration_since(due);
-                    stalled.set(stalled.get().max(late));
-                }
-                let mut rec = recorder::lock(&expiring.0);
-                // A script's lines arrive together: the one last seen is
-                // whole by now.
-                expiring.1.borrow_mut().flush(&mut rec);
-                let now = rec.now();
-                rec.expire(now, |lock, at| expiring.1.borrow_mut().view(lock, at));
-            }
-        });
+        let stall = timing::watch_expiries(&recorder, &shadow, zero);
         for (at, action) in self.actions {
             tokio::time::sleep_until(zero + Duration::from_millis(at / self.scale)).await;
             let faults = Faults {
-                nodes: &nodes,
+                masters: &masters,
                 links: &links,
             };
             self.act(*action, &faults, (&recorder, &shadow), &slots, &hosts)
@@ -382,19 +334,7 @@ impl Driver<'_> {
         for slot in slots.iter() {
             slot.borrow().tasks.iter().for_each(|t| t.abort());
         }
-        if let Some(command) = crate::model::leftover::command(self.spec) {
-            let target = nodes.primary_addr().to_owned();
-            let reply = within("cannot read the lock's leftover keys on", &target, async {
-                nodes
-                    .control()
-                    .send(&command)
-                    .await
-                    .map_err(|e| e.to_string())
-            })
-            .await?;
-            let at = crate::SimTime::from_ms(self.spec.horizon_ms);
-            recorder::lock(&recorder).leftovers(self.spec, at, &reply);
-        }
+        self.leftovers(&masters, &recorder).await?;
         let (mut history, cut) = process::finish(self.spec, &recorder, &slots);
         // Real messages take real time, which the scale magnifies; the
         // checkers' bounds allow the longest stall the run measured.
@@ -404,36 +344,93 @@ impl Driver<'_> {
         Ok((history, cut))
     }
 
-    /// The spec's time zero (after the boot phase) and Redis's Unix µs
-    /// then, read from Redis's own clock (`TIME`), which `MONITOR`'s
-    /// timestamps use: the sample with the shortest round trip of a few.
-    async fn calibrate(
-        &self,
-        control: &RespTransport,
-        target: &str,
-    ) -> Result<(Instant, u64), SimError> {
-        let mut best: Option<(Duration, Instant, u64)> = None;
-        for _ in 0..CALIBRATION_SAMPLES {
-            let asked = Instant::now();
-            let time = within("cannot read TIME on", target, async {
-                control
-                    .send(&words(&["TIME"]))
-                    .await
-                    .map_err(|e| e.to_string())
-            })
-            .await?;
-            let answered = Instant::now();
-            let unix_us =
-                redis_time_us(&time).ok_or_else(|| failed(format!("TIME answered {time:?}")))?;
-            let rtt = answered - asked;
-            if best.is_none_or(|(r, ..)| rtt < r) {
-                // Redis read its clock about halfway through the round trip.
-                best = Some((rtt, asked + rtt / 2, unix_us));
+    /// Connects to each master's servers.
+    async fn connect(&self) -> Result<Vec<Nodes<'a>>, SimError> {
+        let mut masters = Vec::new();
+        for (i, addrs) in self.masters.iter().enumerate() {
+            let nodes = Nodes::connect(addrs.clone(), self.deployment, self.scale, i).await?;
+            masters.push(nodes);
+        }
+        Ok(masters)
+    }
+
+    /// Deletes the spec's lock keys, each on its master, and loads the
+    /// lock scripts on every master.
+    async fn reset(&self, masters: &[Nodes<'_>]) -> Result<(), SimError> {
+        for lock in &self.spec.clients {
+            for t in &lock.threads {
+                let master = &masters[master_of(self.spec, t.lock.as_str())];
+                let del = words(&["DEL", t.lock.as_str()]);
+                within("cannot reset the lock on", master.primary_addr(), async {
+                    let reply = master.control().send(Shard(0), &del).await;
+                    reply.map_err(|e| e.to_string())
+                })
+                .await?;
             }
         }
-        let (_, mid, unix_us) = best.ok_or_else(|| failed("no TIME sample".to_owned()))?;
-        let zero = Instant::now() + BOOT;
-        Ok((zero, unix_us + (zero - mid).as_micros() as u64))
+        // On the primary only, as the other engines' Redis: Redis 7 does
+        // not replicate `SCRIPT LOAD`, so a replica promoted later starts
+        // with an empty script cache, where a batch resent to it across
+        // the failover meets `NOSCRIPT`. On every master of a cluster.
+        for master in masters {
+            let target = master.primary_addr().to_owned();
+            let load = load_lock_scripts(master.control());
+            within("cannot load the lock scripts on", &target, load).await?;
+        }
+        Ok(())
+    }
+
+    /// Each client's link (the rules its network faults set) and its
+    /// proxies under it, one to each master.
+    async fn proxies(
+        &self,
+        masters: &[Nodes<'_>],
+    ) -> Result<(Vec<Rc<Link>>, Vec<Vec<TcpConnect>>), SimError> {
+        let mut links = Vec::new();
+        let mut proxies = Vec::new();
+        for c in 0..self.spec.clients.len() {
+            let link = Rc::new(Link {
+                scale: self.scale,
+                ..Link::default()
+            });
+            let mut own = Vec::new();
+            for (m, master) in masters.iter().enumerate() {
+                let mut stream = crate::model::rng::stream(
+                    self.spec.seed,
+                    crate::model::rng::Stream::Link(c as u32),
+                );
+                // Another master's proxy draws further down the stream.
+                stream.set_word_pos((m as u128) << 60);
+                let (upstream, outage) = (master.upstream.clone(), master.outage.clone());
+                let proxy = Proxy::start(upstream, link.clone(), outage, stream)
+                    .await
+                    .map_err(|e| failed(format!("cannot start the loopback proxy: {e}")))?;
+                let url = format!("redis://{}", proxy.addr);
+                own.push(TcpConnect::new(&url).map_err(|e| failed(e.to_string()))?);
+            }
+            proxies.push(own);
+            links.push(link);
+        }
+        Ok((links, proxies))
+    }
+
+    /// At the horizon, the family keys the locks left, read on each
+    /// master.
+    async fn leftovers(&self, masters: &[Nodes<'_>], recorder: &Shared) -> Result<(), SimError> {
+        let Some(command) = crate::model::leftover::command(self.spec) else {
+            return Ok(());
+        };
+        for master in masters {
+            let target = master.primary_addr().to_owned();
+            let reply = within("cannot read the lock's leftover keys on", &target, async {
+                let reply = master.control().send(Shard(0), &command).await;
+                reply.map_err(|e| e.to_string())
+            })
+            .await?;
+            let at = crate::SimTime::from_ms(self.spec.horizon_ms);
+            recorder::lock(recorder).leftovers(self.spec, at, &reply);
+        }
+        Ok(())
     }
 
     fn hosts(
@@ -441,7 +438,7 @@ impl Driver<'_> {
         spec: &Rc<SimSpec>,
         recorder: &Shared,
         slots: &Slots,
-        proxies: &[TcpConnect],
+        proxies: &[Vec<TcpConnect>],
     ) -> Result<Vec<ClientHost<Named>>, SimError> {
         let configs = process::configs(self.spec, self.scale)?;
         let scale = self.scale;
@@ -449,7 +446,7 @@ impl Driver<'_> {
             .into_iter()
             .enumerate()
             .map(|(c, (config, watchdog_ms))| {
-                let tcp = proxies[c].clone();
+                let tcps = proxies[c].clone();
                 ClientHost {
                     c,
                     spec: spec.clone(),
@@ -457,10 +454,14 @@ impl Driver<'_> {
                     watchdog_ms,
                     recorder: recorder.clone(),
                     slots: slots.clone(),
-                    connect: Rc::new(move |name| Named {
-                        tcp: tcp.clone(),
-                        name,
-                        scale,
+                    connect: Rc::new(move |name: String| {
+                        (tcps.iter())
+                            .map(|tcp| Named {
+                                tcp: tcp.clone(),
+                                name: name.clone(),
+                                scale,
+                            })
+                            .collect()
                     }),
                     boot: BOOT,
                     scale: self.scale,
@@ -507,12 +508,15 @@ impl Driver<'_> {
         };
         effect::act(self.spec, i, begin, &mut fx);
         // In the order the verbs asked: a restart's FLUSHALL goes after
-        // the proxies cut every connection.
-        for command in fx.commands {
-            let _ = faults.nodes.control().send(&command).await;
+        // the proxies cut every connection. Each to its masters.
+        for (to, command) in fx.commands {
+            let reached = faults.masters.iter().enumerate();
+            for (_, master) in reached.filter(|(i, _)| to.reaches(*i)) {
+                let _ = master.control().send(Shard(0), &command).await;
+            }
         }
         if let Some(p) = fx.promotion {
-            replicated::promote(faults.nodes, p, recorder, shadow).await;
+            replicated::promote(&faults.masters[0], p, recorder, shadow).await;
         }
     }
 }
@@ -527,18 +531,6 @@ fn start(host: &ClientHost<Named>, slots: &Slots) {
         }
     });
     slots[c].borrow_mut().tasks.push(task.abort_handle());
-}
-
-/// `TIME`'s answer in Unix µs.
-fn redis_time_us(time: &Value) -> Option<u64> {
-    let Value::Array(parts) = time else {
-        return None;
-    };
-    let number = |i: usize| match parts.get(i) {
-        Some(Value::Bulk(b)) => std::str::from_utf8(b).ok()?.parse::<u64>().ok(),
-        _ => None,
-    };
-    Some(number(0)? * 1_000_000 + number(1)?)
 }
 
 #[cfg(test)]

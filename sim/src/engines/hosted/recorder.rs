@@ -362,6 +362,7 @@ impl Recorder {
                 command,
                 attempt,
                 staged,
+                ..
             }) => {
                 self.purposes.insert(command.clone(), *purpose);
                 if *purpose == lockcore::Purpose::Acquire && *attempt == 0 {

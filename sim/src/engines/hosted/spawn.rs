@@ -2,7 +2,10 @@
 //! loopback port, without persistence, and stopped when dropped; for a
 //! cluster behind a proxy (`[sim.redis] proxy`), a one-node Redis
 //! Cluster holding every slot, which answers as a proxy does: one
-//! address, cross-slot keys refused with `CROSSSLOT`.
+//! address, cross-slot keys refused with `CROSSSLOT`; for a cluster the
+//! clients reach in cluster mode (`[sim.redis] shards`), a Redis Cluster
+//! of that many masters, the slots split as `redis-cli --cluster create`
+//! splits them (as `lockcore::shard_of` numbers them).
 
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -17,7 +20,8 @@ const READY_WITHIN: Duration = Duration::from_secs(10);
 #[derive(Debug)]
 pub(crate) struct SpawnedRedis {
     process: Process,
-    port: u16,
+    /// Each master's port, in slot order (one outside a cluster).
+    ports: Vec<u16>,
 }
 
 /// What was started: a plain server, or a cluster's one node (which
@@ -74,7 +78,7 @@ impl SpawnedRedis {
             })?;
         let mut server = SpawnedRedis {
             process: Process::Server(child),
-            port,
+            ports: vec![port],
         };
         let started = Instant::now();
         while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
@@ -104,12 +108,23 @@ impl SpawnedRedis {
     /// yes`, `CLUSTER ADDSLOTSRANGE 0 16383`) and waits for
     /// `cluster_state:ok`.
     pub(crate) fn start_cluster() -> Result<SpawnedRedis, SimError> {
-        let cluster = fake_redis::testing::RealCluster::start(1)
-            .map_err(|e| failed(format!("cannot start a one-node redis cluster: {e}")))?;
-        let port = cluster.addr(0).port();
+        SpawnedRedis::start_masters(1)
+    }
+
+    /// Starts a Redis Cluster of `masters` masters (`CLUSTER ADDSLOTSRANGE`
+    /// with `redis-cli --cluster create`'s split, `CLUSTER MEET`) and
+    /// waits until every node reports `cluster_state:ok`.
+    pub(crate) fn start_masters(masters: u16) -> Result<SpawnedRedis, SimError> {
+        let cluster =
+            fake_redis::testing::RealCluster::start(usize::from(masters)).map_err(|e| {
+                failed(format!(
+                    "cannot start a {masters}-master redis cluster: {e}"
+                ))
+            })?;
+        let ports = cluster.addrs().iter().map(|a| a.port()).collect();
         Ok(SpawnedRedis {
             process: Process::Cluster(cluster),
-            port,
+            ports,
         })
     }
 
@@ -120,9 +135,13 @@ impl SpawnedRedis {
         }
     }
 
-    /// Its url.
-    pub(crate) fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+    /// Each master's `HOST:PORT`, in slot order (the server's alone
+    /// outside a cluster).
+    pub(crate) fn addrs(&self) -> Vec<String> {
+        self.ports
+            .iter()
+            .map(|port| format!("127.0.0.1:{port}"))
+            .collect()
     }
 }
 

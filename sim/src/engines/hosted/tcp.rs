@@ -174,9 +174,12 @@ fn simulate(
             slots: slots.clone(),
             connect: {
                 let replies = slots[c].borrow().replies.clone();
-                Rc::new(move |name| TurmoilConnect {
-                    name,
-                    replies: replies.clone(),
+                // One Redis host: turmoil runs no cluster (`action::plan`).
+                Rc::new(move |name| {
+                    vec![TurmoilConnect {
+                        name,
+                        replies: replies.clone(),
+                    }]
                 })
             },
             boot: Duration::from_millis(BOOT_MS),

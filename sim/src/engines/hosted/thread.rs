@@ -4,10 +4,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use lockcore::{Call, Millis, RLock, RMultiLock, RespTransport};
+use lockcore::{Call, Millis, RLock, RMultiLock};
 
 use super::gate::Gate;
 use super::lateness::Lateness;
+use super::process::HostTransport;
 use super::recorder::{self, Shared};
 use crate::engines::fast::process::{Thread, thread_id};
 use crate::model::script::Instr;
@@ -29,13 +30,13 @@ pub(crate) struct Ctx {
     /// The thread's state, which the engine reads at the horizon.
     pub(crate) thread: Rc<RefCell<Thread>>,
     /// The multi-lock its lock steps call, when it has one.
-    pub(crate) multi: Option<RMultiLock<RespTransport>>,
+    pub(crate) multi: Option<RMultiLock<HostTransport>>,
 }
 
 /// Runs the thread's script to its end, as the fast engine's driver does:
 /// a failed acquire skips to the end of its block; work and sleep that
 /// end during a pause end when the process runs again.
-pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
+pub(crate) async fn run(ctx: Ctx, lock: RLock<HostTransport>) {
     loop {
         ctx.gate.opened().await;
         let next = {
@@ -71,7 +72,7 @@ pub(crate) async fn run(ctx: Ctx, lock: RLock<RespTransport>) {
     }
 }
 
-async fn call_step(ctx: &Ctx, lock: &RLock<RespTransport>, call: Call, skip_to: usize) {
+async fn call_step(ctx: &Ctx, lock: &RLock<HostTransport>, call: Call, skip_to: usize) {
     recorder::lock(&ctx.recorder).call(ctx.c, ctx.t, &call);
     ctx.thread.borrow_mut().pending = Some((call.clone(), skip_to));
     let armed = call

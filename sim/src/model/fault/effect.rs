@@ -63,6 +63,8 @@ pub enum Verb {
     DeleteKey,
     /// Stop Redis executing commands, or let it go on.
     PauseRedis,
+    /// Stop one master of a cluster executing commands, or let it go on.
+    PauseShard,
     /// Restart Redis without persistence.
     RestartRedis,
     /// Take Redis down (connections refused), or bring it back.
@@ -97,6 +99,7 @@ impl Verb {
             Verb::JumpRedisClock => "jump Redis's clock",
             Verb::DeleteKey => "delete a key",
             Verb::PauseRedis => "pause Redis",
+            Verb::PauseShard => "pause one master of a cluster",
             Verb::RestartRedis => "restart Redis",
             Verb::RedisDown => "take Redis down",
             Verb::FailOver => "fail Redis over to a replica",
@@ -157,8 +160,9 @@ pub trait Effects {
     /// key beside it).
     fn delete_key(&mut self, s: &Strike, lock: &LockName, key: &str);
 
-    /// Redis stops executing commands for `duration_ms` (or goes on).
-    fn pause_redis(&mut self, s: &Strike, on: bool, duration_ms: u64);
+    /// Redis stops executing commands for `duration_ms` (or goes on):
+    /// every master, or in a cluster master `shard` alone.
+    fn pause_redis(&mut self, s: &Strike, on: bool, duration_ms: u64, shard: Option<u16>);
 
     /// Redis restarts without persistence.
     fn restart_redis(&mut self, s: &Strike);
@@ -311,8 +315,11 @@ impl Effects for Probe {
     fn delete_key(&mut self, _: &Strike, _: &LockName, _: &str) {
         self.0.push(Verb::DeleteKey);
     }
-    fn pause_redis(&mut self, _: &Strike, _: bool, _: u64) {
-        self.0.push(Verb::PauseRedis);
+    fn pause_redis(&mut self, _: &Strike, _: bool, _: u64, shard: Option<u16>) {
+        self.0.push(match shard {
+            None => Verb::PauseRedis,
+            Some(_) => Verb::PauseShard,
+        });
     }
     fn restart_redis(&mut self, _: &Strike) {
         self.0.push(Verb::RestartRedis);

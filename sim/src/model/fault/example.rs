@@ -31,11 +31,11 @@ impl Kind for Freeze {
 
     fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
         fx.pause_client(s, true);
-        fx.pause_redis(s, true, self.duration_ms);
+        fx.pause_redis(s, true, self.duration_ms, None);
     }
 
     fn end(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.pause_redis(s, false, self.duration_ms);
+        fx.pause_redis(s, false, self.duration_ms, None);
         fx.pause_client(s, false);
     }
 }

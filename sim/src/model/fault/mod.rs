@@ -71,6 +71,7 @@ mod redis_pause;
 mod redis_restart;
 mod replica_down;
 mod replication_drop;
+mod shard_pause;
 mod starve;
 mod switchover;
 
@@ -99,6 +100,7 @@ pub use redis_pause::RedisPause;
 pub use redis_restart::RedisRestart;
 pub use replica_down::ReplicaDown;
 pub use replication_drop::ReplicationDrop;
+pub use shard_pause::ShardPause;
 pub use starve::Starve;
 pub use switchover::Switchover;
 
@@ -206,6 +208,19 @@ pub(crate) trait Kind {
     /// Whether it acts on Redis's replicas (the swarm gives Redis some).
     fn needs_replicas(&self) -> bool {
         false
+    }
+
+    /// Whether it acts on one master of a cluster (the swarm makes Redis
+    /// one).
+    fn needs_cluster(&self) -> bool {
+        false
+    }
+
+    /// The one master of a cluster it acts on (`None`: the client it
+    /// hits, or every master): it explains nothing of a lock another
+    /// master serves.
+    fn shard(&self) -> Option<u16> {
+        None
     }
 
     /// Whether it can keep a client's command unanswered. A kind that acts
@@ -336,6 +351,8 @@ faults! {
     Switchover(switchover::Switchover),
     /// One replica's link to the primary is down, then it resyncs.
     ReplicaDown(replica_down::ReplicaDown),
+    /// One master of a cluster executes no command for a while.
+    ShardPause(shard_pause::ShardPause),
     @tests
     /// The extension recipe's worked example: a client and Redis stall
     /// together (`example.rs`).
@@ -376,6 +393,11 @@ impl Fault {
     /// The timeline's words for it: `pause A 5000ms`, `redis restart`.
     pub fn text(&self) -> String {
         self.kind().text()
+    }
+
+    /// The one master of a cluster it acts on, if it acts on one alone.
+    pub fn shard(&self) -> Option<u16> {
+        self.kind().shard()
     }
 }
 

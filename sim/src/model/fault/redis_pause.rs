@@ -29,11 +29,11 @@ impl Kind for RedisPause {
     }
 
     fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.pause_redis(s, true, self.duration_ms);
+        fx.pause_redis(s, true, self.duration_ms, None);
     }
 
     fn end(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.pause_redis(s, false, self.duration_ms);
+        fx.pause_redis(s, false, self.duration_ms, None);
     }
 }
 

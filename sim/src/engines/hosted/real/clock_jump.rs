@@ -3,6 +3,7 @@
 
 use bytes::Bytes;
 
+use super::cluster::{Routed, To, master_of, masters};
 use super::words;
 use crate::SimSpec;
 
@@ -13,9 +14,15 @@ use crate::SimSpec;
 /// deletion). A real Redis's clock is not ours to move, but a lock only
 /// ever sets relative expiries (`PEXPIRE`, `SET PX`), so what a jump
 /// changes is exactly the remaining TTL of the keys alive at it.
+///
+/// The locks come as arguments after the jump, not as declared keys: a
+/// cluster's master refuses a command whose keys span slots
+/// (`CROSSSLOT`), while a script without a shebang may touch any key of
+/// its own node (Redis 7's compatibility mode), and `KEYS` lists that
+/// node's latches alone.
 const CLOCK_JUMP: &str = "local jump = tonumber(ARGV[1]) \
     local keys = redis.call('keys', 'redisson_unlock_latch:*') \
-    for _, k in ipairs(KEYS) do table.insert(keys, k) end \
+    for i = 2, #ARGV do table.insert(keys, ARGV[i]) end \
     for _, k in ipairs(keys) do \
       local ttl = redis.call('pttl', k) \
       if ttl > 0 then \
@@ -26,17 +33,22 @@ const CLOCK_JUMP: &str = "local jump = tonumber(ARGV[1]) \
     end \
     return #keys";
 
-/// The `EVAL` of [`CLOCK_JUMP`] for `spec`'s locks.
-pub(super) fn clock_jump(spec: &SimSpec, ms: i64) -> Vec<Bytes> {
+/// The `EVAL`s of [`CLOCK_JUMP`] for `spec`'s locks: one per master, over
+/// the locks its slots hold (one, over every lock, outside a cluster).
+pub(super) fn clock_jumps(spec: &SimSpec, ms: i64) -> Vec<Routed> {
     let locks: std::collections::BTreeSet<&str> = spec
         .clients
         .iter()
         .flat_map(|c| c.threads.iter().map(|t| t.lock.as_str()))
         .collect();
-    let mut command = words(&["EVAL", CLOCK_JUMP, &locks.len().to_string()]);
-    command.extend(locks.iter().map(|l| Bytes::from(l.to_string())));
-    command.push(Bytes::from(ms.to_string()));
-    command
+    (0..masters(spec))
+        .map(|m| {
+            let mut command = words(&["EVAL", CLOCK_JUMP, "0", &ms.to_string()]);
+            let own = locks.iter().filter(|l| master_of(spec, l) == m);
+            command.extend(own.map(|l| Bytes::from(l.to_string())));
+            (To::Master(m), command)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -44,6 +56,15 @@ mod tests {
     use super::*;
     use crate::run::tests::{client, critical, spec, thread};
     use fake_redis::{Engine, ManualClock, Value};
+
+    /// The one jump outside a cluster.
+    fn jump(s: &SimSpec, ms: i64) -> Vec<Bytes> {
+        let mut jumps = clock_jumps(s, ms);
+        assert_eq!(jumps.len(), 1);
+        let (to, command) = jumps.remove(0);
+        assert_eq!(to, To::Master(0));
+        command
+    }
 
     fn run(engine: &mut Engine, conn: fake_redis::ConnId, command: Vec<Bytes>) -> Value {
         let mut replies = engine.execute(conn, command).replies;
@@ -71,15 +92,12 @@ mod tests {
         ] {
             run(&mut engine, conn, words(&["SET", key, "1", "PX", ms]));
         }
-        assert_eq!(
-            run(&mut engine, conn, clock_jump(&s, 10_000)),
-            Value::Int(2)
-        );
+        assert_eq!(run(&mut engine, conn, jump(&s, 10_000)), Value::Int(2));
         let pttl = |engine: &mut Engine, key: &str| run(engine, conn, words(&["PTTL", key]));
         assert_eq!(pttl(&mut engine, &lock), Value::Int(15_000));
         assert_eq!(pttl(&mut engine, &latch), Value::Int(1));
         assert_eq!(pttl(&mut engine, "other"), Value::Int(5_000));
-        run(&mut engine, conn, clock_jump(&s, -2_000));
+        run(&mut engine, conn, jump(&s, -2_000));
         assert_eq!(pttl(&mut engine, &lock), Value::Int(17_000));
     }
 }

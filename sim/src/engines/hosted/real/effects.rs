@@ -2,14 +2,17 @@
 //! verbs in each client's loopback proxy, Redis's through the proxies
 //! (closing connections, refusing new ones) and commands on locksim's
 //! control connection, which are collected here and sent in order once the
-//! verbs have run. The replication verbs act on the servers (see
-//! `nodes`); a promotion, which takes round trips, is left for the driver
-//! too. Every duration is divided by the time scale.
+//! verbs have run, each to the masters it names (see `cluster`). The
+//! replication verbs act on the servers (see `nodes`); a promotion, which
+//! takes round trips, is left for the driver too. Every duration is
+//! divided by the time scale.
 
 use bytes::Bytes;
 use lockcore::LockName;
 
-use super::clock_jump::clock_jump;
+use super::clock_jump::clock_jumps;
+use super::cluster::{Routed, To, master_of};
+use super::nodes::Nodes;
 use super::{ClientHost, Faults, Named, lose_everything, start, words};
 use crate::engines::hosted::process::Slots;
 use crate::engines::hosted::recorder::{self, Shared};
@@ -25,8 +28,8 @@ pub(super) struct RealEffects<'a> {
     pub(super) recorder: &'a Shared,
     pub(super) slots: &'a Slots,
     pub(super) hosts: &'a [ClientHost<Named>],
-    /// What to send on the control connection, in order.
-    pub(super) commands: Vec<Vec<Bytes>>,
+    /// What to send on the control connections, in order, and where.
+    pub(super) commands: Vec<Routed>,
     /// The promotion to carry out once the verbs have run.
     pub(super) promotion: Option<Promotion>,
 }
@@ -45,9 +48,21 @@ pub(super) struct Promotion {
     pub(super) at: SimTime,
 }
 
-impl RealEffects<'_> {
+impl<'a> RealEffects<'a> {
     fn scaled(&self, ms: u64) -> u64 {
         ms / self.scale
+    }
+
+    /// The primary and its replicas: the one master outside a cluster,
+    /// where alone the replication verbs run (a cluster has no replicas).
+    fn nodes(&self) -> &'a Nodes<'a> {
+        &self.faults.masters[0]
+    }
+
+    /// `commands`, to every master.
+    fn on_every_master(&mut self, commands: impl IntoIterator<Item = Vec<Bytes>>) {
+        self.commands
+            .extend(commands.into_iter().map(|c| (To::Every, c)));
     }
 }
 
@@ -107,44 +122,50 @@ impl Effects for RealEffects<'_> {
 
     fn jump_redis_clock(&mut self, _s: &Strike, ms: i64) {
         let jump = ms / i64::try_from(self.scale).unwrap_or(1);
-        self.commands.push(clock_jump(self.spec, jump));
+        self.commands.extend(clock_jumps(self.spec, jump));
     }
 
     fn delete_key(&mut self, _s: &Strike, _lock: &LockName, key: &str) {
-        self.commands.push(words(&["DEL", key]));
+        let to = To::Master(master_of(self.spec, key));
+        self.commands.push((to, words(&["DEL", key])));
     }
 
     // Redis ends the pause by itself: CLIENT UNPAUSE would wait behind it.
-    fn pause_redis(&mut self, _s: &Strike, on: bool, duration_ms: u64) {
+    // Every master (`redis-pause`), or one (`shard-pause`).
+    fn pause_redis(&mut self, _s: &Strike, on: bool, duration_ms: u64, shard: Option<u16>) {
         if on {
             let ms = self.scaled(duration_ms).max(1).to_string();
-            self.commands.push(words(&["CLIENT", "PAUSE", &ms, "ALL"]));
+            let to = shard.map_or(To::Every, |k| To::Master(usize::from(k)));
+            self.commands
+                .push((to, words(&["CLIENT", "PAUSE", &ms, "ALL"])));
         }
     }
 
     // A real Redis is not stopped (it may not be ours): the proxies close
     // every client's connections and refuse new ones while it is "down",
-    // and FLUSHALL loses the keys a restart without persistence loses.
+    // and FLUSHALL loses the keys a restart without persistence loses. A
+    // cluster restarts, or goes down, whole.
     fn restart_redis(&mut self, _s: &Strike) {
-        self.faults.nodes.outage.cut();
-        self.commands.extend(lose_everything());
+        self.faults.masters.iter().for_each(|m| m.outage.cut());
+        self.on_every_master(lose_everything());
     }
 
     fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {
-        let outage = &self.faults.nodes.outage;
-        if on {
-            outage.down.set(outage.down.get() + 1);
-            outage.cut();
-        } else {
-            outage.down.set(outage.down.get().saturating_sub(1));
-            if !keep_data {
-                self.commands.extend(lose_everything());
+        for outage in self.faults.masters.iter().map(|m| &m.outage) {
+            if on {
+                outage.down.set(outage.down.get() + 1);
+                outage.cut();
+            } else {
+                outage.down.set(outage.down.get().saturating_sub(1));
             }
+        }
+        if !on && !keep_data {
+            self.on_every_master(lose_everything());
         }
     }
 
     fn fail_over(&mut self, s: &Strike, on: bool, replica: Option<u32>) {
-        let nodes = self.faults.nodes;
+        let nodes = self.nodes();
         if on {
             // During a switchover the clients first reach the promoted
             // replica: that is the primary that fails.
@@ -161,15 +182,15 @@ impl Effects for RealEffects<'_> {
 
     fn stall_replication(&mut self, s: &Strike, on: bool, replica: Option<u32>) {
         let replica = replica.map(|r| r as usize);
-        self.faults.nodes.stall(s.i, on, replica);
+        self.nodes().stall(s.i, on, replica);
     }
 
     fn replica_link(&mut self, _s: &Strike, replica: u32, up: bool) {
-        self.faults.nodes.replica_link(replica as usize, up);
+        self.nodes().replica_link(replica as usize, up);
     }
 
     fn switch_over(&mut self, s: &Strike, on: bool, replica: Option<u32>) {
-        let nodes = self.faults.nodes;
+        let nodes = self.nodes();
         if !on {
             nodes.follow_primary();
         } else if !nodes.primary_down.get() && nodes.outage.down.get() == 0 {

@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
-use lockcore::{RespTransport, TcpConnect, Transport, Value};
+use lockcore::{RespTransport, Shard, TcpConnect, Transport, Value};
 use redis_protocol::codec::Resp2;
 use redis_protocol::resp2::types::BytesFrame;
 use tokio_util::codec::Framed;
@@ -85,14 +85,19 @@ pub(super) struct Nodes<'a> {
     /// The spawned processes, when the engine started them.
     deployment: Option<&'a RefCell<Deployment>>,
     scale: u64,
+    /// The shadow's node the primary's lines are replayed on: the
+    /// master's place in a cluster, else 0.
+    shadow_node: usize,
 }
 
 impl<'a> Nodes<'a> {
-    /// Connects to every server at `addrs`.
+    /// Connects to every server at `addrs` (a primary and its replicas),
+    /// master `shadow_node` of a cluster (else 0).
     pub(super) async fn connect(
         addrs: Vec<String>,
         deployment: Option<&'a RefCell<Deployment>>,
         scale: u64,
+        shadow_node: usize,
     ) -> Result<Nodes<'a>, SimError> {
         let mut controls = Vec::new();
         for addr in &addrs {
@@ -124,6 +129,7 @@ impl<'a> Nodes<'a> {
             watched: Rc::new(Cell::new(0)),
             deployment,
             scale,
+            shadow_node,
         })
     }
 
@@ -157,7 +163,7 @@ impl<'a> Nodes<'a> {
             let replicaof = words(&["REPLICAOF", "127.0.0.1", &port]);
             within("cannot point at its relay", &self.addrs[node], async {
                 self.controls[node]
-                    .send(&replicaof)
+                    .send(Shard(0), &replicaof)
                     .await
                     .map_err(|e| e.to_string())
             })
@@ -170,8 +176,14 @@ impl<'a> Nodes<'a> {
             let publish = words(&["PUBLISH", "locksim:sync", "1"]);
             let acked = within("cannot WAIT on", &addr, async {
                 let control = self.control();
-                control.send(&publish).await.map_err(|e| e.to_string())?;
-                control.send(&wait).await.map_err(|e| e.to_string())
+                control
+                    .send(Shard(0), &publish)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                control
+                    .send(Shard(0), &wait)
+                    .await
+                    .map_err(|e| e.to_string())
             })
             .await?;
             if acked == Value::Int(replicas as i64) {
@@ -210,6 +222,7 @@ impl<'a> Nodes<'a> {
         })
         .await?;
         self.watched.set(node);
+        let into = self.shadow_node;
         let watched = (recorder.clone(), shadow.clone(), self.watched.clone());
         tokio::task::spawn_local(async move {
             while let Some(Ok(BytesFrame::SimpleString(text))) = framed.next().await {
@@ -221,7 +234,7 @@ impl<'a> Nodes<'a> {
                     watched
                         .1
                         .borrow_mut()
-                        .line(&mut recorder::lock(&watched.0), line);
+                        .line(&mut recorder::lock(&watched.0), into, line);
                 }
             }
         });
@@ -244,7 +257,7 @@ impl<'a> Nodes<'a> {
     /// takes one round trip.
     async fn send_all(&self, node: usize, commands: Vec<Vec<Bytes>>) {
         let control = &self.controls[node];
-        let sent = commands.iter().map(|c| control.send(c));
+        let sent = commands.iter().map(|c| control.send(Shard(0), c));
         let _ = futures::future::join_all(sent).await;
     }
 
@@ -261,7 +274,7 @@ impl<'a> Nodes<'a> {
         let mut best = (0, 0u64);
         for (k, node) in roles.iter().skip(1).enumerate() {
             let info = self.controls[*node]
-                .send(&words(&["INFO", "replication"]))
+                .send(Shard(0), &words(&["INFO", "replication"]))
                 .await;
             let offset = info.ok().and_then(|i| offset(&text(&i))).unwrap_or(0);
             if k == 0 || offset > best.1 {
@@ -397,7 +410,7 @@ impl<'a> Nodes<'a> {
     fn to_node(&self, node: usize, command: Vec<Bytes>) {
         let control = self.controls[node].clone();
         tokio::task::spawn_local(async move {
-            let _ = control.send(&command).await;
+            let _ = control.send(Shard(0), &command).await;
         });
     }
 
@@ -415,7 +428,7 @@ impl<'a> Nodes<'a> {
         let locks = recorder::lock(recorder).seen_locks();
         for lock in locks {
             let exists = self.controls[node]
-                .send(&words(&["EXISTS", lock.as_str()]))
+                .send(Shard(0), &words(&["EXISTS", lock.as_str()]))
                 .await;
             if matches!(exists, Ok(Value::Int(0))) {
                 let mut rec = recorder::lock(recorder);

@@ -33,9 +33,13 @@ pub(super) fn check(spec: &SimSpec) -> Result<(), SimError> {
 }
 
 /// Why the engine, as `opts` sets it, cannot run `spec`, if it cannot:
-/// `plan`'s refusals, and replicas on a Redis it did not start.
+/// `plan`'s refusals, and replicas or a cluster on a Redis it did not
+/// start.
 pub(crate) fn refusal(spec: &SimSpec, opts: &RealRedis) -> Option<SimError> {
     if let Err(e) = super::plan(spec) {
+        return Some(e);
+    }
+    if let Some(e) = super::cluster::refusal(spec, opts) {
         return Some(e);
     }
     let replicas = spec.redis.replicas;

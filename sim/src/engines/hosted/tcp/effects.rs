@@ -97,7 +97,7 @@ impl Effects for Loop<'_, '_> {
         });
     }
 
-    fn pause_redis(&mut self, _s: &Strike, on: bool, _duration_ms: u64) {
+    fn pause_redis(&mut self, _s: &Strike, on: bool, _duration_ms: u64, _shard: Option<u16>) {
         if on {
             self.redis_gate.close()
         } else {
