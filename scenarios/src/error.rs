@@ -113,6 +113,18 @@ pub enum InputError {
         "--behind-proxy: {0} names replicas, but a cluster behind a proxy is modelled without them yet; audit a singleServerConfig"
     )]
     ProxyWithReplicas(String),
+    /// `locksim audit --behind-proxy` or `--replicated-endpoint` with a
+    /// `clusterServersConfig`, which Redisson reaches in cluster mode:
+    /// the flags describe a `singleServerConfig`.
+    #[error(
+        "{flag}: {config} is a clusterServersConfig, which Redisson reaches in cluster mode (audited as a cluster); the flag describes a singleServerConfig"
+    )]
+    FlagWithCluster {
+        /// The flag given.
+        flag: &'static str,
+        /// The config file.
+        config: String,
+    },
     /// `locksim audit --replicated-endpoint` with a config that already
     /// names replicas, or with `--behind-proxy`.
     #[error("--replicated-endpoint: {0}")]

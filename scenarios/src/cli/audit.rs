@@ -102,6 +102,16 @@ impl AuditArgs {
             None => (Settings::default(), Vec::new()),
         };
         let mut settings = settings;
+        let config = || self.config.as_ref().map(|p| p.display().to_string());
+        for (given, flag) in [
+            (self.behind_proxy, "--behind-proxy"),
+            (self.replicated_endpoint, "--replicated-endpoint"),
+        ] {
+            if given && settings.cluster {
+                let config = config().unwrap_or_default();
+                return Err(InputError::FlagWithCluster { flag, config });
+            }
+        }
         if self.behind_proxy {
             if settings.replicated {
                 let config = self.config.as_ref().map(|p| p.display().to_string());

@@ -96,7 +96,7 @@ impl Effects for World<'_> {
     fn delete_key(&mut self, _s: &Strike, lock: &LockName, key: &str) {
         // A family key beside the lock (its queue, a reader's timeout)
         // carries the lock's name in braces: the lock's slot.
-        let shard = lockcore::shard_of(self.spec.redis.shards, lock.as_str()).0;
+        let shard = self.shard_of(lock.as_str());
         let resp = self.redis[usize::from(shard)].server.delete(self.now, key);
         // Any command lets Redis time out its blocked clients first.
         crate::engines::fast::execution::deliver(self, shard, resp.deliveries);

@@ -633,8 +633,13 @@ impl World<'_> {
         &mut self,
         key: &str,
     ) -> &mut crate::engines::fast::deployment::Deployment {
-        let shard = lockcore::shard_of(self.spec.redis.shards, key).0;
+        let shard = self.shard_of(key);
         &mut self.redis[usize::from(shard)]
+    }
+
+    /// The index of the master that serves `key`'s slot.
+    pub(crate) fn shard_of(&self, key: &str) -> u16 {
+        lockcore::shard_of(self.spec.redis.shards, key).0
     }
 }
 
