@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BackOff, Era, LockError, Millis, Release, RetryDelay, Switch};
+use crate::{BackOff, Era, LockError, Millis, Placement, Release, RetryDelay, Switch};
 
 /// A client's settings. Build one with [`Config::builder`].
 ///
@@ -104,10 +104,80 @@ pub struct Config {
     /// renews slot by slot (`RenewalTask.renewSlots`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cluster_shards: u16,
+    /// How many independent masters the client reaches, one Redisson
+    /// instance each (the `RedissonClient`s a red lock is built over); 0,
+    /// the default, is one server. Each lock is on the master `placement`
+    /// names, reached as a single server; from 3.44.0 each instance's
+    /// watchdog renews its own locks on a chain of its own.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub masters: u16,
+    /// Which of the `masters` serves each lock (0 when not named).
+    #[serde(default, skip_serializing_if = "Placement::is_empty")]
+    pub placement: Placement,
+    /// How many times faster than the scenario's time the client runs: 1
+    /// in a simulation; the real-Redis engine runs `scale` times faster
+    /// and divides every duration of the config by it. Redisson's fixed
+    /// durations, which no setting holds (a multi-lock's 1.5 s per lock
+    /// and its floors, the subscription timeout), are divided by it here
+    /// ([`Config::fixed`]).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub time_scale: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 /// At most one master per slot.
 const MAX_SHARDS: u32 = 16_384;
+
+/// The most independent masters a client reaches.
+pub const MAX_MASTERS: u16 = 16;
+
+/// Independent masters are neither a cluster nor behind a proxy, and each
+/// placed lock is on one of them, named without a brace (its keys are
+/// found by the lock between their braces).
+fn check_masters(c: &Config) -> Result<(), LockError> {
+    let invalid = |m: String| Err(LockError::InvalidConfig(m));
+    if c.masters == 0 {
+        if let Some((name, _)) = c.placement.iter().next() {
+            return invalid(format!("lock '{name}' is placed, but there are no masters"));
+        }
+        return Ok(());
+    }
+    if c.masters > MAX_MASTERS {
+        return invalid(format!(
+            "at most {MAX_MASTERS} independent masters, got {}",
+            c.masters
+        ));
+    }
+    if c.cluster_shards > 0 || c.cluster_proxy {
+        return invalid("independent masters are not a cluster, nor behind a proxy".to_owned());
+    }
+    if c.mode != ServerMode::Single || c.replicas > 0 {
+        return invalid(
+            "each independent master is reached as a single server, without replicas".to_owned(),
+        );
+    }
+    for (name, master) in c.placement.iter() {
+        if master >= c.masters {
+            return invalid(format!(
+                "lock '{name}' is placed on master {master}, but there are {} (numbered from 0)",
+                c.masters
+            ));
+        }
+        if name.contains(['{', '}']) {
+            return invalid(format!(
+                "lock '{name}' has a brace: a lock on independent masters is named without"
+            ));
+        }
+    }
+    Ok(())
+}
 
 fn is_zero(n: &u16) -> bool {
     *n == 0
@@ -169,6 +239,9 @@ impl Default for Config {
             replicas: 0,
             cluster_proxy: false,
             cluster_shards: 0,
+            masters: 0,
+            placement: Placement::default(),
+            time_scale: 1,
             slaves_sync_timeout: default_slaves_sync_timeout(),
             retry_delay: RetryDelay::Constant,
             jitter_seed: 0,
@@ -182,6 +255,12 @@ impl Default for Config {
 }
 
 impl Config {
+    /// One of Redisson's fixed durations, `ms` of the scenario's time, in
+    /// the client's time (see [`Config::time_scale`]).
+    pub fn fixed(&self, ms: u64) -> Millis {
+        Millis((ms / self.time_scale.max(1)).max(1))
+    }
+
     /// A builder holding Redisson's defaults.
     pub fn builder() -> ConfigBuilder {
         ConfigBuilder {
@@ -380,6 +459,21 @@ impl ConfigBuilder {
         self
     }
 
+    /// Sets the independent masters the client reaches (0: one server)
+    /// and which serves each lock.
+    pub fn masters(&mut self, n: u16, placement: Placement) -> &mut Self {
+        self.config.masters = n;
+        self.config.placement = placement;
+        self
+    }
+
+    /// Sets how many times faster than the scenario's time the client
+    /// runs (at least 1).
+    pub fn time_scale(&mut self, scale: u64) -> &mut Self {
+        self.config.time_scale = scale.max(1);
+        self
+    }
+
     /// Sets `slavesSyncTimeout` in ms.
     pub fn slaves_sync_timeout(&mut self, ms: u64) -> &mut Self {
         self.config.slaves_sync_timeout = Millis(ms);
@@ -447,6 +541,7 @@ impl ConfigBuilder {
                 c.cluster_shards
             )));
         }
+        check_masters(&c)?;
         if c.cluster_shards > 0 && c.cluster_proxy {
             return Err(LockError::InvalidConfig(
                 "a client reaches a cluster either in cluster mode or through a proxy, not both"

@@ -122,6 +122,9 @@
 //!   (`slots-renewed-apart`: a renewal chain per slot).
 //! - `shard`: [`Shard`], the master of a Redis Cluster a command goes
 //!   to ([`shard_of`]), beside `slot` ([`calc_slot`]).
+//! - `placement`: [`Placement`], which of several independent masters
+//!   (the instances a red lock is built over) serves each lock, and
+//!   [`route`], a command's master in any deployment.
 //! - `value`: [`Value`], a reply as the lock reads it.
 //! - `script`: the exact texts of the scripts the lock sends.
 //! - `transport`: the [`Transport`] trait.
@@ -148,6 +151,7 @@ mod kind;
 mod local_time;
 mod machine;
 mod multi_lock;
+mod placement;
 mod release;
 #[cfg(feature = "async")]
 mod resp;
@@ -170,7 +174,7 @@ pub use call::{Call, CallOutcome};
 pub use client::{Lag, Lagged, RLock, RMultiLock, RedissonClient, Trace, Tracer};
 #[cfg(feature = "async")]
 pub use cluster::ClusterTransport;
-pub use config::{Config, ConfigBuilder, ServerMode};
+pub use config::{Config, ConfigBuilder, MAX_MASTERS, ServerMode};
 pub use error::{LockError, TransportError};
 pub use id::{FencingToken, LockName, Millis, RequestId, StepId, ThreadId, TimerId};
 pub use kind::{KindInfo, LockKind, fair_thread_wait};
@@ -178,6 +182,7 @@ pub use kind::{KindInfo, LockKind, fair_thread_wait};
 pub use local_time::LocalTime;
 pub use machine::{Command, Event, LockClient, Output, Purpose, Reached, Sometimes};
 pub use multi_lock::{MultiKind, MultiLock};
+pub use placement::{Placement, route};
 pub use release::{
     Era, MAX_TIMER_TICK, NOT_REPORTED, Release, ReleaseError, Switch, SwitchInfo, SwitchSet,
     TIMER_TICK_SWITCHES, Version, timer_tick,

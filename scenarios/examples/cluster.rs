@@ -1,13 +1,14 @@
 //! Issue 49's reading of cluster deployments: every defect explore's
 //! uniform swarm finds under a release in the runs that put Redis behind
 //! a cluster proxy (`[sim.redis] proxy`) or make it a Redis Cluster
-//! reached in cluster mode (`[sim.redis] shards`), grouped by what it is
-//! named (its fix, or its open upstream issue) and invariant, with its
-//! first seed to replay. Writes `reports/proxy.md` or
-//! `reports/cluster.md`.
+//! reached in cluster mode (`[sim.redis] shards`) or independent masters
+//! (`[sim.redis] masters`), grouped by what it is named (its fix, or its
+//! open upstream issue) and invariant, with its first seed to replay.
+//! Writes `reports/proxy.md`, `reports/cluster.md` or
+//! `reports/masters.md`.
 //!
 //! ```text
-//! cargo run --release -p locksim --example cluster [SEEDS] [RELEASE] [proxy|shards]
+//! cargo run --release -p locksim --example cluster [SEEDS] [RELEASE] [proxy|shards|masters]
 //! ```
 
 use std::collections::BTreeMap;
@@ -25,8 +26,10 @@ type Seen = (u64, Vec<(String, String)>, bool);
 enum Deployment {
     /// Behind a proxy: the mark is a command refused with `CROSSSLOT`.
     Proxy,
-    /// In cluster mode: the mark is a pause of one master.
+    /// In cluster mode: the mark is a fault on one master.
     Shards,
+    /// Independent masters: the mark is a fault on one master.
+    Masters,
 }
 
 impl Deployment {
@@ -34,13 +37,16 @@ impl Deployment {
         match self {
             Deployment::Proxy => spec.redis.proxy,
             Deployment::Shards => spec.redis.shards > 0,
+            Deployment::Masters => spec.redis.masters > 0,
         }
     }
 
     fn marked(self, spec: &SimSpec, timeline: &str) -> bool {
         match self {
             Deployment::Proxy => timeline.contains("CROSSSLOT"),
-            Deployment::Shards => spec.faults.0.iter().any(|f| f.shard().is_some()),
+            Deployment::Shards | Deployment::Masters => {
+                spec.faults.0.iter().any(|f| f.shard().is_some())
+            }
         }
     }
 
@@ -56,7 +62,13 @@ impl Deployment {
                 "cluster",
                 "# Defects in a Redis Cluster",
                 "that make Redis a Redis Cluster reached in cluster mode (`[sim.redis] shards`)",
-                "pause one master (`shard-pause`)",
+                "pause or restart one master (`shard-pause`, `shard-restart`)",
+            ),
+            Deployment::Masters => (
+                "masters",
+                "# Defects on independent masters",
+                "that put a multi-lock's locks on independent masters (`[sim.redis] masters`)",
+                "pause or restart one master (`shard-pause`, `shard-restart`)",
             ),
         }
     }
@@ -72,7 +84,8 @@ fn main() {
     let deployment = match arg(3).as_deref() {
         None | Some("proxy") => Deployment::Proxy,
         Some("shards") => Deployment::Shards,
-        Some(other) => panic!("unknown deployment {other:?}: proxy or shards"),
+        Some("masters") => Deployment::Masters,
+        Some(other) => panic!("unknown deployment {other:?}: proxy, shards or masters"),
     };
     // Folded in seed order.
     let found: Vec<Seen> = (0..seeds)
@@ -109,10 +122,10 @@ fn main() {
             entry.1 += usize::from(*marked);
         }
     }
-    let arg3 = if deployment == Deployment::Proxy {
-        ""
-    } else {
-        " shards"
+    let arg3 = match deployment {
+        Deployment::Proxy => "",
+        Deployment::Shards => " shards",
+        Deployment::Masters => " masters",
     };
     let mut md = String::new();
     let _ = writeln!(md, "{title}\n");

@@ -71,7 +71,9 @@ mod tests {
                 blamed += 1;
                 let kind = fault_kind(f);
                 let redis_did = match kind.as_str() {
-                    "redis-restart" | "redis-down" => explained_by.contains("(restart)"),
+                    "redis-restart" | "shard-restart" | "redis-down" => {
+                        explained_by.contains("(restart)")
+                    }
                     "delete-key" => explained_by.contains("deleted the key"),
                     "failover" => explained_by.contains("failover"),
                     _ => false,

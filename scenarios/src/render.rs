@@ -182,6 +182,15 @@ fn settings(spec: &SimSpec) -> String {
     if redis.shards > 0 {
         let _ = write!(s, " shards={}", redis.shards);
     }
+    if redis.masters > 0 {
+        let _ = write!(s, " masters={}", redis.masters);
+        let placed: Vec<String> = (redis.placement.iter())
+            .map(|(lock, m)| format!("{lock}@{m}"))
+            .collect();
+        if !placed.is_empty() {
+            let _ = write!(s, " placement={}", placed.join(","));
+        }
+    }
     s
 }
 

@@ -88,6 +88,10 @@ impl Settings {
         spec.watchdog_timeout_ms = self.watchdog_timeout_ms;
         spec.redis.proxy =
             self.proxy && !self.replicated && !self.replicated_endpoint && !self.cluster;
+        // The user's config is one deployment: a multi-lock explore put on
+        // independent masters runs on it.
+        spec.redis.masters = 0;
+        spec.redis.placement = Default::default();
         spec.redis.shards = match (self.cluster, spec.redis.shards) {
             (false, _) => 0,
             (true, 0) => AUDIT_SHARDS,

@@ -421,11 +421,13 @@ mod tests {
         assert!(forked >= 4, "{forked} seeds forked");
     }
 
+    const PARENT_SEED: u64 = 399;
+
     /// A branch of a branch: deterministic, and the first branch up to
     /// the second fork.
     #[test]
     fn a_branch_of_a_branch_keeps_the_first_up_to_its_fork() {
-        let (run, at) = parent(200, "3.44.0");
+        let (run, at) = parent(PARENT_SEED, "3.44.0");
         let first = child(&run, at, 2);
         let second_at = at + 5_000;
         let path = BranchPath::new(vec![

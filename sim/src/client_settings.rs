@@ -64,8 +64,9 @@ pub const SENTINEL_CHANCE: f64 = 0.25;
 /// runs as before.
 pub(crate) fn draw_mode(spec: &mut SimSpec) {
     let mut r = rng::stream(spec.seed, Stream::SwarmMode);
-    // A cluster's clients are in cluster mode.
-    if !r.random_bool(SENTINEL_CHANCE) || spec.redis.shards > 0 {
+    // A cluster's clients are in cluster mode; independent masters' are
+    // single servers.
+    if !r.random_bool(SENTINEL_CHANCE) || spec.redis.has_masters() {
         return;
     }
     for c in &mut spec.clients {

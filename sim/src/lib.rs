@@ -223,7 +223,7 @@ pub use model::validate::{
     MAX_CLIENTS, MAX_DELAY_MS, MAX_FAULTS, MAX_HORIZON_MS, MAX_LEASE_MS, MAX_STEPS, MAX_THREADS,
     NAME_RULE, is_identifier, validate_spec,
 };
-pub use multi_locks::{MULTI_CHANCE, THIRD_LOCK};
+pub use multi_locks::{MASTERS_CHANCE, MULTI_CHANCE, THIRD_LOCK};
 pub use run::{Run, run, run_owned, run_real, run_turmoil};
 pub use server_settings::SERVER_CHANCE;
 pub use strategy::{Strategy, UnknownStrategy};

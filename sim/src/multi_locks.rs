@@ -4,7 +4,8 @@
 //! and one or two more (`redisson:lock2`, [`THIRD_LOCK`]), taken in
 //! a drawn order, so that `locksim explore` reaches the multi-locks' own
 //! defects (#1606, #4050, the 3.27.2 unlock that stops at an error) while
-//! the other threads contend for the constituents one by one.
+//! the other threads contend for the constituents one by one. With
+//! [`MASTERS_CHANCE`] its locks are on independent masters, one each.
 //!
 //! The multi-lock thread keeps its script but its writes: a multi-lock
 //! has no fencing token and locksim's resource is one per lock, so a
@@ -74,8 +75,32 @@ pub(crate) fn draw_multi(spec: &mut SimSpec) {
     shuffle(&mut locks, &mut r);
     let thread = &mut spec.clients[c].threads[t];
     thread.steps = steps;
-    thread.multi = Some(MultiSpec { kind, locks });
+    thread.multi = Some(MultiSpec {
+        kind,
+        locks: locks.clone(),
+    });
+    place_on_masters(spec, &locks);
 }
+
+/// With [`MASTERS_CHANCE`], from a stream of its own, the multi-lock's
+/// locks are on independent masters, one each in its order (the first on
+/// master 0), as a red lock over several `RedissonClient`s is; not when
+/// a thread takes a read lock (not modelled there yet).
+fn place_on_masters(spec: &mut SimSpec, locks: &[LockName]) {
+    let mut r = rng::stream(spec.seed, Stream::SwarmMasters);
+    let read =
+        (spec.clients.iter().flat_map(|c| &c.threads)).any(|t| t.object().kind() == LockKind::Read);
+    if !r.random_bool(MASTERS_CHANCE) || read || locks.len() < 2 {
+        return;
+    }
+    spec.redis.masters = locks.len() as u16;
+    spec.redis.placement = lockcore::Placement::new(
+        (locks.iter().enumerate().skip(1)).map(|(i, l)| (l.as_str().to_owned(), i as u16)),
+    );
+}
+
+/// The chance that a drawn multi-lock's locks are on independent masters.
+pub const MASTERS_CHANCE: f64 = 0.5;
 
 /// The locks a multi-lock may take, in a fixed order: the generator's
 /// three, but any that a thread takes as another object than an `RLock`.
@@ -140,10 +165,13 @@ mod tests {
     /// About one seed in ten draws a multi-lock; each such spec is valid,
     /// its multi-lock takes the thread's own lock and one or two more,
     /// both kinds are drawn, and nothing changed but that thread's
-    /// multi-lock and writes; the liveness probe takes every constituent.
+    /// multi-lock and writes, unless (about half of them) its locks were
+    /// put on independent masters, one each; the liveness probe takes
+    /// every constituent.
     #[test]
     fn some_seeds_draw_a_multi_lock_and_nothing_else_changes() {
         let (mut drawn, mut kinds, mut sizes) = (0, Vec::new(), Vec::new());
+        let mut placed = 0;
         for seed in 0..2_000 {
             let spec = generate_with(seed, None, Workload::default());
             let multis: Vec<_> = (spec.clients.iter().flat_map(|c| &c.threads))
@@ -170,6 +198,20 @@ mod tests {
                     "seed {seed}: no probe on {lock}"
                 );
             }
+            if spec.redis.masters > 0 {
+                // On independent masters, one each: the rest of the spec
+                // is drawn for them (no replicas, proxy or server draw).
+                placed += 1;
+                assert_eq!(usize::from(spec.redis.masters), multi.locks.len());
+                for (i, lock) in multi.locks.iter().enumerate() {
+                    assert_eq!(
+                        usize::from(spec.redis.route(lock.as_str())),
+                        i,
+                        "seed {seed}"
+                    );
+                }
+                continue;
+            }
             let mut plain = without_multi(&spec);
             let mut redrawn = crate::swarm::generate_without_multi(seed, Workload::default());
             for t in (plain.clients.iter_mut().chain(redrawn.clients.iter_mut()))
@@ -183,6 +225,10 @@ mod tests {
             assert_eq!(plain, redrawn, "seed {seed}");
         }
         assert!((120..=300).contains(&drawn), "{drawn} of 2000 seeds draw");
+        assert!(
+            (drawn / 4..drawn * 3 / 4).contains(&placed),
+            "{placed} of {drawn} on independent masters"
+        );
         assert!(kinds.contains(&MultiKind::Multi) && kinds.contains(&MultiKind::Red));
         assert!(sizes.contains(&2) && sizes.contains(&3));
     }

@@ -8,6 +8,8 @@
 use lockcore::Release;
 use locksim::{Comparison, builtins};
 
+mod masters;
+
 /// Every pair agrees. The last disagreements and what settled them:
 ///
 /// - network-drop and network-drop-30s (5 pairs): the fast engine dropped

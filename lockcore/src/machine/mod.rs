@@ -85,7 +85,8 @@ enum TimerKind {
     BatchRound,
     /// 3.44+: `ReadLockTask`'s chain.
     ReadRound,
-    /// `slots-renewed-apart`: this slot's chain.
+    /// `slots-renewed-apart`: this slot's chain; on independent masters,
+    /// this master's instance's chain.
     SlotRound(u16),
     /// A resubscription failed (Redis still down): try again.
     Resubscribe(String),
@@ -511,7 +512,7 @@ impl LockClient {
 
     /// The master a command on key (or channel) `name` goes to.
     fn shard_of(&self, name: &str) -> crate::Shard {
-        crate::shard_of(self.config.cluster_shards, name)
+        crate::route(self.config.cluster_shards, &self.config.placement, name)
     }
 
     fn push(&mut self, output: Output) {

@@ -227,7 +227,7 @@ impl LockClient {
         match multi.kind() {
             MultiKind::Red if self.switches.has(Switch::RedLockWaitFloor) => (remain / n).max(1),
             MultiKind::Red if self.switches.has(Switch::RedLockWaitShare) => {
-                (remain / n).max(1_000)
+                (remain / n).max(self.config.fixed(1_000).0 as i64)
             }
             _ => remain,
         }
@@ -238,14 +238,16 @@ impl LockClient {
     /// round from 3.17.0, #4050; once, and at least 2 000 ms, before).
     fn next_round(&mut self, now: Millis, state: &mut MultiCall) -> Attempt {
         let lease = state.repeat.flatten();
-        let base = 1_500 * state.multi.locks().len() as u64;
+        let base = self.config.fixed(1_500).0 * state.multi.locks().len() as u64;
         let wait = match (lease, state.round_wait) {
             (None, _) => Millis(base),
             (Some(_), Some(wait)) => wait,
             (Some(lease), None) => {
                 let each_round = self.switches.has(Switch::MultiWaitEachRound);
                 let wait = match lease.0 {
-                    l if !each_round && l <= 2_000 => 2_000,
+                    l if !each_round && l <= self.config.fixed(2_000).0 => {
+                        self.config.fixed(2_000).0
+                    }
                     l if l <= base => self.multi_rng.random_range(l / 2..l.max(1)),
                     l => self.multi_rng.random_range(base..l),
                 };

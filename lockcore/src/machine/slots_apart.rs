@@ -26,15 +26,27 @@ pub(super) enum SlotChain {
 pub(super) type SlotChains = BTreeMap<u16, SlotChain>;
 
 impl LockClient {
-    /// Whether this client renews each slot on a chain of its own.
+    /// Whether this client renews each slot on a chain of its own, or is
+    /// several instances, one per independent master, each with its own
+    /// `RenewalTask` (one chain over the master's locks, all of slot 0 in
+    /// single-server mode).
     pub(super) fn renews_slots_apart(&self) -> bool {
-        self.config.cluster_shards > 0 && self.switches.has(Switch::SlotsRenewedApart)
+        self.config.masters > 0
+            || (self.config.cluster_shards > 0 && self.switches.has(Switch::SlotsRenewedApart))
+    }
+
+    /// The chain `lock` renews on: its slot's, or its master's.
+    fn chain_of(&self, lock: &LockName) -> u16 {
+        if self.config.masters > 0 {
+            return self.config.placement.master_of(lock.as_str()).0;
+        }
+        crate::calc_slot(lock.as_str())
     }
 
     /// A lock of `slot` took an entry: the slot's chain starts if it has
     /// none.
     pub(super) fn slot_chain_add(&mut self, now: Millis, lock: &LockName) {
-        let slot = crate::calc_slot(lock.as_str());
+        let slot = self.chain_of(lock);
         if !self.watchdog.slot_chains.contains_key(&slot) {
             self.slot_wait(now, slot);
         }
@@ -52,7 +64,7 @@ impl LockClient {
     /// time.
     pub(super) fn on_slot_round_timer(&mut self, now: Millis, slot: u16) {
         let keys: Vec<LockName> = (self.watchdog.entries.keys())
-            .filter(|lock| crate::calc_slot(lock.as_str()) == slot)
+            .filter(|lock| self.chain_of(lock) == slot)
             .cloned()
             .collect();
         self.watchdog.rounds += 1;
@@ -99,7 +111,7 @@ impl LockClient {
     }
 
     fn slot_has_entries(&self, slot: u16) -> bool {
-        (self.watchdog.entries.keys()).any(|lock| crate::calc_slot(lock.as_str()) == slot)
+        (self.watchdog.entries.keys()).any(|lock| self.chain_of(lock) == slot)
     }
 
     /// A chunk answered: its locks, then the slot's next chunk; an error
@@ -112,7 +124,7 @@ impl LockClient {
         (chunk, round): (Vec<(LockName, ThreadId)>, u64),
         reply: Result<Value, TransportError>,
     ) {
-        let Some(slot) = chunk.first().map(|(l, _)| crate::calc_slot(l.as_str())) else {
+        let Some(slot) = chunk.first().map(|(l, _)| self.chain_of(l)) else {
             return;
         };
         let locks = chunk.iter().map(|(l, _)| l);
@@ -137,7 +149,7 @@ impl LockClient {
     /// `lock`'s entry went: its slot's chain stops if it was the slot's
     /// last (a round out still answers for its locks).
     pub(super) fn slot_chain_removed(&mut self, lock: &LockName) {
-        let slot = crate::calc_slot(lock.as_str());
+        let slot = self.chain_of(lock);
         if self.slot_has_entries(slot) {
             return;
         }

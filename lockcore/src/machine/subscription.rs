@@ -87,7 +87,7 @@ impl LockClient {
     /// subscription times out after `subscriptionTimeout`.
     fn subscribe(&mut self, now: Millis, lock: LockName, channel: String, generation: u64) {
         if self.pubsub_wedged {
-            let at = now.plus(SUBSCRIPTION_TIMEOUT);
+            let at = now.plus(self.config.fixed(SUBSCRIPTION_TIMEOUT.0));
             self.set_timer(at, TimerKind::SubscriptionTimeout(channel, generation));
             return;
         }

@@ -260,6 +260,7 @@ fn lost_data(spec: &SimSpec, until: u64) -> Option<&crate::Fault> {
     spec.faults.0.iter().find(|f| {
         let loses = match f {
             crate::Fault::RedisRestart(_)
+            | crate::Fault::ShardRestart(_)
             | crate::Fault::Failover(_)
             | crate::Fault::Switchover(_) => true,
             crate::Fault::RedisDown(d) => !d.keep_data,
@@ -446,7 +447,9 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
             last_before(spec, v, |f| {
                 matches!(
                     f,
-                    crate::Fault::RedisRestart(_) | crate::Fault::RedisDown(_)
+                    crate::Fault::RedisRestart(_)
+                        | crate::Fault::ShardRestart(_)
+                        | crate::Fault::RedisDown(_)
                 )
             }),
         ),

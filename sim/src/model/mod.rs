@@ -14,6 +14,7 @@ pub(crate) mod error;
 pub(crate) mod fault;
 pub(crate) mod history;
 pub(crate) mod leftover;
+pub(crate) mod masters;
 pub(crate) mod multi;
 pub(crate) mod name;
 pub(crate) mod reseed;

@@ -76,6 +76,9 @@ pub(crate) enum Stream {
     /// The generator's draw of a Redis Cluster for a plan that pauses one
     /// of its masters ([`crate::server_settings`]).
     SwarmCluster,
+    /// The generator's draw of independent masters for a multi-lock's
+    /// locks ([`crate::multi_locks`]).
+    SwarmMasters,
 }
 
 impl Stream {
@@ -109,6 +112,7 @@ impl Stream {
             Stream::SwarmEndpoint => 19,
             Stream::SwarmMulti => 20,
             Stream::SwarmCluster => 21,
+            Stream::SwarmMasters => 22,
         }
     }
 }

@@ -94,6 +94,18 @@ pub struct RedisSpec {
     #[serde(default, skip_serializing_if = "is_zero")]
     #[schemars(range(max = crate::model::cluster::MAX_SHARDS))]
     pub shards: u16,
+    /// Independent masters, each a Redis of its own that shares nothing
+    /// with the others (the servers a red lock is built over), which every
+    /// client reaches as one Redisson instance each, in single-server
+    /// mode. 0, the default: one Redis.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(range(max = lockcore::MAX_MASTERS))]
+    pub masters: u16,
+    /// Which of the independent masters serves each lock, by name
+    /// (`placement = { b = 1, c = 2 }`); a lock not named is on master 0.
+    #[serde(default, skip_serializing_if = "lockcore::Placement::is_empty")]
+    #[schemars(with = "std::collections::BTreeMap<String, u16>")]
+    pub placement: lockcore::Placement,
 }
 
 fn is_zero(n: &u16) -> bool {
@@ -105,6 +117,22 @@ impl RedisSpec {
     /// written.
     pub fn is_default(&self) -> bool {
         *self == RedisSpec::default()
+    }
+
+    /// How many masters: a cluster's, the independent ones, or 1.
+    pub fn master_count(&self) -> u16 {
+        self.shards.max(self.masters).max(1)
+    }
+
+    /// Whether there are several masters (a cluster or independent ones).
+    pub fn has_masters(&self) -> bool {
+        self.shards > 0 || self.masters > 0
+    }
+
+    /// The master that serves `name` (a lock's key or channel): in a
+    /// cluster, its slot's; on independent masters, the placed one; else 0.
+    pub fn route(&self, name: &str) -> u16 {
+        lockcore::route(self.shards, &self.placement, name).0
     }
 }
 

@@ -205,6 +205,7 @@ fn redis(spec: &SimSpec) -> Result<(), SimError> {
         );
     }
     crate::model::cluster::validate(spec)?;
+    crate::model::masters::validate(spec)?;
     crate::model::fault::range(
         "redis.replication_lag",
         r.replication_lag.min_ms,

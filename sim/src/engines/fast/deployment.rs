@@ -57,11 +57,16 @@ pub(crate) struct Deployment {
 impl Deployment {
     /// `spec`'s Redis: an empty primary and its replicas; in a cluster
     /// (`[sim.redis] shards`), its masters in slot order, the slots split
-    /// as `redis-cli --cluster create` splits them.
+    /// as `redis-cli --cluster create` splits them; independent masters
+    /// (`masters`), each an empty Redis of its own.
     pub(crate) fn all(spec: &SimSpec) -> Vec<Deployment> {
         let shards = usize::from(spec.redis.shards);
         if shards == 0 {
-            return vec![Deployment::new(spec, Server::new(&spec.redis))];
+            // Independent masters share nothing: each is a Redis alone.
+            let masters = usize::from(spec.redis.master_count());
+            return (0..masters)
+                .map(|_| Deployment::new(spec, Server::new(&spec.redis)))
+                .collect();
         }
         let mut table = fake_redis::Topology::new();
         for (i, slots) in fake_redis::Topology::even_split(shards)

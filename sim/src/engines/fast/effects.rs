@@ -125,7 +125,13 @@ impl Effects for World<'_> {
         }
     }
 
-    fn restart_redis(&mut self, _s: &Strike) {
+    fn restart_redis(&mut self, _s: &Strike, shard: Option<u16>) {
+        if let Some(k) = shard {
+            let k = usize::from(k);
+            self.close_connections_of(k..k + 1);
+            self.restart_masters(k..k + 1);
+            return;
+        }
         // During a switchover the clients first reach the new primary:
         // that is the Redis that restarts.
         self.follow_new_primary();

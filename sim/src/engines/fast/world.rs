@@ -594,7 +594,15 @@ impl World<'_> {
     /// `CommandsQueue.channelInactive` fails the commands sent on a channel
     /// that closed (and as the RESP transport of the other engines does).
     pub(crate) fn close_connections(&mut self) {
-        let forfeit: Vec<_> = self.redis.iter_mut().flat_map(|r| r.forfeit()).collect();
+        self.close_connections_of(0..self.redis.len());
+    }
+
+    /// The connections to `masters` close: the replies they owe fail,
+    /// and every client learns of the close (and resubscribes).
+    pub(crate) fn close_connections_of(&mut self, masters: std::ops::Range<usize>) {
+        let forfeit: Vec<_> = (self.redis[masters].iter_mut())
+            .flat_map(|r| r.forfeit())
+            .collect();
         for owed in forfeit {
             let (c, life) = owed.client;
             if self.procs[c as usize].alive && self.procs[c as usize].life == life {
@@ -616,7 +624,12 @@ impl World<'_> {
     }
 
     pub(crate) fn restart_redis(&mut self) {
-        for redis in &mut self.redis {
+        self.restart_masters(0..self.redis.len());
+    }
+
+    /// `masters` restart without persistence.
+    pub(crate) fn restart_masters(&mut self, masters: std::ops::Range<usize>) {
+        for redis in &mut self.redis[masters] {
             redis.server.restart();
             redis.waiting.clear();
         }
@@ -627,8 +640,8 @@ impl World<'_> {
 }
 
 impl World<'_> {
-    /// The master that serves `key`'s slot (the only one outside a
-    /// cluster).
+    /// The master that serves `key` (its slot's in a cluster, its
+    /// placement's on independent masters; the only one otherwise).
     pub(crate) fn master_of(
         &mut self,
         key: &str,
@@ -637,9 +650,9 @@ impl World<'_> {
         &mut self.redis[usize::from(shard)]
     }
 
-    /// The index of the master that serves `key`'s slot.
+    /// The index of the master that serves `key`.
     pub(crate) fn shard_of(&self, key: &str) -> u16 {
-        lockcore::shard_of(self.spec.redis.shards, key).0
+        self.spec.redis.route(key)
     }
 }
 

@@ -39,10 +39,13 @@ pub const REDIS_FAULTS: &str = "pause (the client's tasks and its lock freeze), 
      tasks end, its connections close; restart: a new process), partition, latency, \
      delay-replies and delay-requests (in a loopback proxy between the client and Redis: a \
      partition holds what was sent until TCP's first retransmission after the heal), redis-pause \
-     (CLIENT PAUSE ALL; on a cluster, on every master), shard-pause (CLIENT PAUSE ALL on the \
-     one master of the real cluster the engine starts), redis-restart and redis-down (the \
+     (CLIENT PAUSE ALL; with several masters, on every one), shard-pause (CLIENT PAUSE ALL on \
+     the one master, of the real cluster or the independent masters the engine starts), \
+     shard-restart (that master alone, as redis-restart: its proxies close their \
+     connections, FLUSHALL and SCRIPT FLUSH on it; a cluster's node stays in the cluster \
+     with its slots), redis-restart and redis-down (the \
      proxies close every connection and refuse new ones while Redis is down; FLUSHALL when \
-     the keys are lost; on a cluster, every master at once), interrupt \
+     the keys are lost; with several masters, every one at once), interrupt \
      (RLock::interrupt), delete-key (DEL, on the key's master), clock-jump (a script shortens, or lengthens, the \
      remaining TTL of the locks' keys and unlock latches by the jump), clock-skew and \
      clock-drift (the client's wall clock and timer oscillator, as on the fast engine), and, \
@@ -66,12 +69,14 @@ impl Kinds {
     /// Whether the engine carries out `verb`. Neither drops messages at
     /// random (TCP does not lose a message and go on); both stall and
     /// promote replicas (the real engine, replica processes it starts);
-    /// only the real engine runs a cluster.
+    /// only the real engine runs several masters (a cluster, or
+    /// independent ones).
     pub(crate) fn supports(self, verb: Verb) -> bool {
         match verb {
             Verb::DropMessages => false,
-            // Turmoil runs one Redis host: no cluster.
-            Verb::PauseShard => self == Kinds::Redis,
+            // Turmoil runs one Redis host: no cluster, no independent
+            // masters.
+            Verb::PauseShard | Verb::RestartShard => self == Kinds::Redis,
             _ => true,
         }
     }
@@ -110,7 +115,7 @@ fn cluster_refusal(spec: &SimSpec, kinds: Kinds) -> Option<String> {
     }
     let (i, fault) = (spec.faults.0.iter().enumerate()).find(|(_, f)| f.kind().needs_cluster())?;
     Some(format!(
-        "faults[{i}] ({}): it acts on one master of a Redis Cluster, which the turmoil engine does not simulate; run it on the fast engine, or on the redis engine with --redis spawn",
+        "faults[{i}] ({}): it acts on one master of several (a Redis Cluster or independent masters), which the turmoil engine does not simulate; run it on the fast engine, or on the redis engine with --redis spawn",
         fault.text()
     ))
 }
@@ -123,6 +128,15 @@ pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, S
         return Err(SimError::Unsupported {
             engine: kinds.engine().to_owned(),
             what,
+        });
+    }
+    if spec.redis.masters > 0 && kinds == Kinds::Turmoil {
+        return Err(SimError::Unsupported {
+            engine: kinds.engine().to_owned(),
+            what: format!(
+                "[sim.redis] masters = {}: the turmoil engine simulates one Redis host, not independent masters; run it on the fast engine, or on the redis engine with --redis spawn",
+                spec.redis.masters
+            ),
         });
     }
     if spec.redis.shards > 0 && kinds == Kinds::Turmoil {
@@ -210,9 +224,10 @@ mod tests {
         assert!(takes(Kinds::Redis, &failover));
     }
 
-    /// A cluster runs on the real engine (a real one it starts) and is
-    /// refused by turmoil, whose world has one Redis host, with a message
-    /// that says where it runs.
+    /// A cluster, or independent masters and a restart of one, run on
+    /// the real engine (real servers it starts) and are refused by
+    /// turmoil, whose world has one Redis host, with a message that says
+    /// where they run.
     #[test]
     fn only_turmoil_refuses_a_cluster() {
         let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
@@ -221,6 +236,17 @@ mod tests {
         let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
         assert!(error.contains("[sim.redis] shards = 2"), "{error}");
         assert!(error.contains("--redis spawn"), "{error}");
+        s.redis.shards = 0;
+        s.redis.masters = 2;
+        let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
+        assert!(error.contains("[sim.redis] masters = 2"), "{error}");
+        s.faults = FaultPlan(vec![Fault::ShardRestart(faults::ShardRestart {
+            shard: 1,
+            at_ms: 10,
+        })]);
+        assert!(plan(&s, Kinds::Redis).is_ok());
+        let error = plan(&s, Kinds::Turmoil).unwrap_err().to_string();
+        assert!(error.contains("faults[0] (shard 1 restart)"), "{error}");
     }
 
     /// Windows give a begin and an end, a crash its crash and its restart,

@@ -8,22 +8,24 @@
 //! instant: after a script (its `lua` lines), the shadow holds what Redis
 //! held, and each key's expiry is where Redis put it.
 //!
-//! A Redis Cluster has a stream per master, each replayed on an engine of
-//! its own (a `FLUSHALL` or a restart is one master's); a lock is read
-//! from the engine of its slot's master ([`lockcore::shard_of`]), where
-//! every command on it ran.
+//! Several masters (a Redis Cluster, or independent masters) have a
+//! stream each, each replayed on an engine of its own (a `FLUSHALL` or a
+//! restart is one master's); a lock is read from the engine of the master
+//! that serves it ([`lockcore::route`]: its slot's in a cluster, the one
+//! its placement names on independent masters), where every command on
+//! it ran.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use fake_redis::{ConnId, Engine, ManualClock};
-use lockcore::{LockName, Purpose};
+use lockcore::{LockName, Placement, Purpose};
 
 use super::recorder::Recorder;
-use crate::SimTime;
 use crate::engines::fast::server::{KeyView, key_view};
 use crate::model::history::{Proc, ServerCause};
+use crate::{RedisSpec, SimTime};
 
 /// One line of `MONITOR` output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,12 +178,13 @@ impl Node {
 }
 
 /// Redis's keys, replayed from its `MONITOR` stream (from each master's,
-/// in a cluster).
+/// with several).
 pub(crate) struct Shadow {
-    /// Master `i`'s replay (one outside a cluster: the primary's).
+    /// Master `i`'s replay (one with one Redis: the primary's).
     nodes: Vec<Node>,
-    /// `[sim.redis] shards`: which node holds a lock.
+    /// `[sim.redis] shards` and `placement`: which node holds a lock.
     shards: u16,
+    placement: Placement,
     /// Redis's Unix µs at the spec's time zero.
     zero_unix_us: u64,
     /// The spec runs this many times faster than written.
@@ -189,13 +192,14 @@ pub(crate) struct Shadow {
 }
 
 impl Shadow {
-    /// A shadow of `shards` masters (one node when 0: not a cluster).
-    pub(crate) fn new(zero_unix_us: u64, scale: u64, shards: u16) -> Shadow {
+    /// A shadow of `redis`'s masters (a node each; one with one Redis).
+    pub(crate) fn new(zero_unix_us: u64, scale: u64, redis: &RedisSpec) -> Shadow {
         Shadow {
-            nodes: (0..shards.max(1))
+            nodes: (0..redis.master_count())
                 .map(|_| Node::new(zero_unix_us))
                 .collect(),
-            shards,
+            shards: redis.shards,
+            placement: redis.placement.clone(),
             zero_unix_us,
             scale: scale.max(1),
         }
@@ -209,7 +213,8 @@ impl Shadow {
 
     /// The node whose keys hold `lock`.
     fn node_of(&self, lock: &LockName) -> usize {
-        usize::from(lockcore::shard_of(self.shards, lock.as_str()).0).min(self.nodes.len() - 1)
+        let master = lockcore::route(self.shards, &self.placement, lock.as_str());
+        usize::from(master.0).min(self.nodes.len() - 1)
     }
 
     /// Handles one line of node `node`'s stream: replays it, records what
@@ -252,9 +257,12 @@ impl Shadow {
             self.flush_node(rec, node);
         }
         // Only locksim's control connection flushes: a Redis restart or
-        // outage that loses the keys.
+        // outage that loses the keys, this master's alone (a
+        // `shard-restart` leaves the other masters' locks as they were).
         if name == "flushall" || name == "flushdb" {
-            for lock in rec.seen_locks() {
+            let seen = rec.seen_locks().into_iter();
+            let own: Vec<LockName> = seen.filter(|l| self.node_of(l) == node).collect();
+            for lock in own {
                 let view = self.view(&lock, now);
                 rec.observe(&lock, view, false, false, ServerCause::Restart, Some(now));
             }
@@ -372,7 +380,7 @@ mod tests {
         let mut s = spec(vec![client("A", vec![on("orders"), on("payments")])]);
         s.redis.shards = 2;
         let mut rec = Recorder::new(&s);
-        let mut shadow = Shadow::new(1_000_000_000, 1, 2);
+        let mut shadow = Shadow::new(1_000_000_000, 1, &s.redis);
         let line = |text: &str| parse(text).expect("a line");
         let (orders, payments) = (on("orders").lock, on("payments").lock);
         shadow.line(
@@ -397,5 +405,61 @@ mod tests {
         );
         assert_eq!(held(&mut shadow, &orders), None);
         assert_eq!(held(&mut shadow, &payments), Some(Bytes::from("u:1")));
+    }
+
+    /// On independent masters a lock replays on the node of the master it
+    /// is placed on ("b" on 1, "a" unplaced on 0), and one master's
+    /// `FLUSHALL` (a `shard-restart`) records its own locks lost to the
+    /// restart, never the other master's.
+    #[test]
+    fn independent_masters_replay_on_their_placed_nodes() {
+        use crate::run::tests::{client, critical, spec, thread};
+        let on = |lock: &str| {
+            let mut t = thread(0, critical(1_000));
+            t.lock = LockName::new(lock).expect("a name");
+            t
+        };
+        let mut s = spec(vec![client("A", vec![on("a"), on("b")])]);
+        s.redis.masters = 2;
+        s.redis.placement = Placement::new([("b".to_owned(), 1)]);
+        let mut rec = Recorder::new(&s);
+        let mut shadow = Shadow::new(1_000_000_000, 1, &s.redis);
+        let line = |text: &str| parse(text).expect("a line");
+        let (a, b) = (on("a").lock, on("b").lock);
+        shadow.line(
+            &mut rec,
+            0,
+            line(r#"1000.000100 [0 127.0.0.1:1] "hset" "a" "u:1" "1""#),
+        );
+        shadow.line(
+            &mut rec,
+            1,
+            line(r#"1000.000200 [0 127.0.0.1:2] "hset" "b" "u:2" "1""#),
+        );
+        let held = |shadow: &mut Shadow, lock: &LockName| {
+            shadow.view(lock, SimTime::from_ms(1)).first.map(|(f, _)| f)
+        };
+        assert_eq!(held(&mut shadow, &a), Some(Bytes::from("u:1")));
+        assert_eq!(held(&mut shadow, &b), Some(Bytes::from("u:2")));
+        let before = rec.records.len();
+        shadow.line(
+            &mut rec,
+            1,
+            line(r#"1000.000300 [0 127.0.0.1:3] "flushall""#),
+        );
+        assert_eq!(held(&mut shadow, &b), None);
+        assert_eq!(held(&mut shadow, &a), Some(Bytes::from("u:1")));
+        let lost: Vec<(&LockName, &ServerCause)> = (rec.records[before..].iter())
+            .filter_map(|r| match &r.kind {
+                crate::RecordKind::Server {
+                    lock,
+                    holder: None,
+                    cause,
+                    ..
+                } => Some((lock, cause)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(lost, [(&b, &ServerCause::Restart)]);
     }
 }

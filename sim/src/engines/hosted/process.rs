@@ -210,6 +210,9 @@ pub(crate) fn configs(spec: &SimSpec, scale: u64) -> Result<Vec<(Config, u64)>, 
                 .replicas(config.replicas)
                 .cluster_proxy(config.cluster_proxy)
                 .cluster_shards(config.cluster_shards)
+                // Independent masters: each lock on its placed master.
+                .masters(config.masters, config.placement.clone())
+                .time_scale(scale)
                 .mode(config.mode)
                 .spin_back_off(config.spin_back_off)
                 .spin_seed(config.spin_seed)
@@ -456,9 +459,10 @@ mod tests {
 
     /// Scaling a client's config for the real engine divides its
     /// durations and keeps every other setting: the connection mode, the
-    /// cluster proxy, the cluster's masters, the spin back-off and its
-    /// seed, the replicas, the batch size (a setting dropped here would
-    /// run silently as Redisson's default on that engine alone).
+    /// cluster proxy, the cluster's masters, the independent masters and
+    /// their placement, the spin back-off and its seed, the replicas, the
+    /// batch size (a setting dropped here would run silently as
+    /// Redisson's default on that engine alone).
     #[test]
     fn scaling_keeps_every_setting_but_durations() {
         let spec: crate::SimSpec = serde_json::from_value(serde_json::json!({
@@ -492,5 +496,12 @@ mod tests {
         sharded.clients[0].mode = None;
         let (ten, _) = configs(&sharded, 10).expect("configs").remove(0);
         assert_eq!(ten.cluster_shards, 3);
+        let mut placed = sharded;
+        placed.redis.shards = 0;
+        placed.redis.masters = 2;
+        placed.clients[0].threads[0].lock = lockcore::LockName::new("b").expect("a name");
+        placed.redis.placement = lockcore::Placement::new([("b".to_owned(), 1)]);
+        let (ten, _) = configs(&placed, 10).expect("configs").remove(0);
+        assert_eq!((ten.masters, &ten.placement), (2, &placed.redis.placement));
     }
 }

@@ -12,7 +12,10 @@
 //! replication faults on them as Sentinel does (see `real::nodes`). With
 //! `[sim.redis] shards` it starts a real Redis Cluster of that many
 //! masters, and each client reaches each master through a proxy of its
-//! own, in cluster mode (see `real::cluster`). The
+//! own, in cluster mode; with `masters`, that many standalone servers
+//! that share nothing, each client reaching each one through a proxy of
+//! its own, each lock on the master its `placement` names (see
+//! `real::cluster`). The
 //! run is real: its history is not deterministic, and the verdict is the
 //! one to compare with the simulated engines'.
 //!
@@ -27,7 +30,8 @@
 //!   holds it while replication stalls.
 //! - `sentinel`: Sentinel's `SLAVEOF` transaction, word for word.
 //! - `replicated`: what real replicas cannot do (refused), and a promotion.
-//! - `cluster`: a Redis Cluster's masters, and where each command goes.
+//! - `cluster`: a Redis Cluster's masters, or independent ones, and
+//!   where each command goes.
 //! - `timing`: the run's time zero on Redis's clock, and the poll that
 //!   finds expiries (and measures the run's stalls).
 
@@ -134,6 +138,14 @@ pub(crate) fn plan(spec: &SimSpec) -> Result<Vec<(u64, Action)>, SimError> {
         });
     }
     replicated::check(spec)?;
+    if spec.redis.appendonly && spec.redis.has_masters() {
+        // The AOF is set on the primary of a deployment alone, one server:
+        // several masters would run as one.
+        return Err(SimError::Unsupported {
+            engine: "redis".to_owned(),
+            what: "[sim.redis] appendonly = true with shards or masters: the engine sets AOF only on a single primary; run it on the fast engine, or without appendonly".to_owned(),
+        });
+    }
     Ok(actions)
 }
 
@@ -147,14 +159,18 @@ pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> 
         });
     }
     let actions = plan(spec)?;
-    let (replicas, shards) = (spec.redis.replicas, spec.redis.shards);
+    let (replicas, shards, independent) =
+        (spec.redis.replicas, spec.redis.shards, spec.redis.masters);
     let aof = Aof {
         primary: spec.redis.appendonly,
         replicas: spec.redis.replica_appendonly,
     };
+    // Several masters (a cluster, or independent ones) on a url.
+    if let Some(refused) = cluster::refusal(spec, opts) {
+        return Err(refused);
+    }
     let (spawned, deployment) = match &opts.target {
         RedisTarget::Url(_) if replicas > 0 => return Err(replicated::not_spawned(replicas)),
-        RedisTarget::Url(_) if shards > 0 => return Err(cluster::not_spawned(shards)),
         RedisTarget::Url(_) if aof.primary => return Err(unspawned_aof()),
         RedisTarget::Url(_) => (None, None),
         RedisTarget::Spawn if replicas > 0 || aof.primary => {
@@ -162,6 +178,11 @@ pub(crate) fn play(spec: &SimSpec, opts: &RealRedis) -> Result<Ended, SimError> 
         }
         RedisTarget::Spawn if shards > 0 => (
             Some(super::spawn::SpawnedRedis::start_masters(shards)?),
+            None,
+        ),
+        // Standalone servers, no `CLUSTER` setup: they share nothing.
+        RedisTarget::Spawn if independent > 0 => (
+            Some(super::spawn::SpawnedRedis::start_standalone(independent)?),
             None,
         ),
         RedisTarget::Spawn if spec.redis.proxy => {
@@ -235,7 +256,7 @@ impl Connect for Named {
 #[derive(Clone, Copy)]
 struct Faults<'a> {
     /// Each master's servers, and locksim's own connection to each: the
-    /// primary and its replicas outside a cluster, one each in it.
+    /// primary and its replicas with one master, one each with several.
     masters: &'a [Nodes<'a>],
     /// Each client's proxy link (the rules of all its proxies).
     links: &'a [Rc<Link>],
@@ -245,7 +266,8 @@ struct Driver<'a> {
     spec: &'a SimSpec,
     actions: &'a [(u64, Action)],
     /// Each master's servers' `HOST:PORT`s, the primary's first: one
-    /// master outside a cluster, in slot order in one.
+    /// master with one Redis, in slot order in a cluster, by number for
+    /// independent masters.
     masters: Vec<Vec<String>>,
     /// The processes, when the engine started replicas.
     deployment: Option<&'a RefCell<Deployment>>,
@@ -306,8 +328,8 @@ impl<'a> Driver<'a> {
             zero: zero.into_std(),
             scale: self.scale,
         };
-        let shards = self.spec.redis.shards;
-        let shadow = Rc::new(RefCell::new(Shadow::new(zero_unix_us, self.scale, shards)));
+        let redis = &self.spec.redis;
+        let shadow = Rc::new(RefCell::new(Shadow::new(zero_unix_us, self.scale, redis)));
         for master in &masters {
             master.monitor_primary(&recorder, &shadow).await?;
         }
@@ -371,7 +393,7 @@ impl<'a> Driver<'a> {
         // On the primary only, as the other engines' Redis: Redis 7 does
         // not replicate `SCRIPT LOAD`, so a replica promoted later starts
         // with an empty script cache, where a batch resent to it across
-        // the failover meets `NOSCRIPT`. On every master of a cluster.
+        // the failover meets `NOSCRIPT`. On every master of several.
         for master in masters {
             let target = master.primary_addr().to_owned();
             let load = load_lock_scripts(master.control());

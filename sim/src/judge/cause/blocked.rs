@@ -220,6 +220,7 @@ fn emptied_cache<'s>(
                     crate::Fault::Failover(_)
                         | crate::Fault::Switchover(_)
                         | crate::Fault::RedisRestart(_)
+                        | crate::Fault::ShardRestart(_)
                 )
         })
         .max_by_key(|f| f.at_ms())

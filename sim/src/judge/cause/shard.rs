@@ -1,4 +1,4 @@
-//! In a cluster, which faults can explain a violation: those on the
+//! With several masters (a cluster, or independent ones), which faults can explain a violation: those on the
 //! master that serves its lock, on a client, or on every master. A pause
 //! of another master may still be why the lock misbehaved (a renewal
 //! round that waits on it), but that is the lock's doing: the fault did
@@ -14,11 +14,11 @@ pub(super) fn narrowed(
     history: &History,
     v: &Violation,
 ) -> Option<(SimSpec, Vec<usize>)> {
-    if spec.redis.shards == 0 || spec.faults.0.iter().all(|f| f.shard().is_none()) {
+    if !spec.redis.has_masters() || spec.faults.0.iter().all(|f| f.shard().is_none()) {
         return None;
     }
     let lock = violated_lock(history, v)?;
-    let served_by = lockcore::shard_of(spec.redis.shards, lock.as_str()).0;
+    let served_by = spec.redis.route(lock.as_str());
     let kept: Vec<usize> = (0..spec.faults.0.len())
         .filter(|&i| spec.faults.0[i].shard().is_none_or(|s| s == served_by))
         .collect();

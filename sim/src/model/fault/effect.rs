@@ -67,6 +67,8 @@ pub enum Verb {
     PauseShard,
     /// Restart Redis without persistence.
     RestartRedis,
+    /// Restart one master without persistence.
+    RestartShard,
     /// Take Redis down (connections refused), or bring it back.
     RedisDown,
     /// Fail the primary, or promote a replica.
@@ -99,8 +101,9 @@ impl Verb {
             Verb::JumpRedisClock => "jump Redis's clock",
             Verb::DeleteKey => "delete a key",
             Verb::PauseRedis => "pause Redis",
-            Verb::PauseShard => "pause one master of a cluster",
+            Verb::PauseShard => "pause one master of several",
             Verb::RestartRedis => "restart Redis",
+            Verb::RestartShard => "restart one master of several",
             Verb::RedisDown => "take Redis down",
             Verb::FailOver => "fail Redis over to a replica",
             Verb::StallReplication => "stall replication",
@@ -164,8 +167,9 @@ pub trait Effects {
     /// every master, or in a cluster master `shard` alone.
     fn pause_redis(&mut self, s: &Strike, on: bool, duration_ms: u64, shard: Option<u16>);
 
-    /// Redis restarts without persistence.
-    fn restart_redis(&mut self, s: &Strike);
+    /// Redis restarts without persistence: every master, or master
+    /// `shard` alone.
+    fn restart_redis(&mut self, s: &Strike, shard: Option<u16>);
 
     /// Redis goes down, or comes back (with its data if `keep_data`).
     fn redis_down(&mut self, s: &Strike, on: bool, keep_data: bool);
@@ -321,8 +325,11 @@ impl Effects for Probe {
             Some(_) => Verb::PauseShard,
         });
     }
-    fn restart_redis(&mut self, _: &Strike) {
-        self.0.push(Verb::RestartRedis);
+    fn restart_redis(&mut self, _: &Strike, shard: Option<u16>) {
+        self.0.push(match shard {
+            None => Verb::RestartRedis,
+            Some(_) => Verb::RestartShard,
+        });
     }
     fn redis_down(&mut self, _: &Strike, _: bool, _: bool) {
         self.0.push(Verb::RedisDown);

@@ -72,6 +72,7 @@ mod redis_restart;
 mod replica_down;
 mod replication_drop;
 mod shard_pause;
+mod shard_restart;
 mod starve;
 mod switchover;
 
@@ -101,6 +102,7 @@ pub use redis_restart::RedisRestart;
 pub use replica_down::ReplicaDown;
 pub use replication_drop::ReplicationDrop;
 pub use shard_pause::ShardPause;
+pub use shard_restart::ShardRestart;
 pub use starve::Starve;
 pub use switchover::Switchover;
 
@@ -351,8 +353,11 @@ faults! {
     Switchover(switchover::Switchover),
     /// One replica's link to the primary is down, then it resyncs.
     ReplicaDown(replica_down::ReplicaDown),
-    /// One master of a cluster executes no command for a while.
+    /// One master (of a cluster, or of independent ones) executes no
+    /// command for a while.
     ShardPause(shard_pause::ShardPause),
+    /// One master restarts without persistence.
+    ShardRestart(shard_restart::ShardRestart),
     @tests
     /// The extension recipe's worked example: a client and Redis stall
     /// together (`example.rs`).

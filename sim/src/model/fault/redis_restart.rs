@@ -28,7 +28,7 @@ impl Kind for RedisRestart {
     }
 
     fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.restart_redis(s);
+        fx.restart_redis(s, None);
     }
 }
 

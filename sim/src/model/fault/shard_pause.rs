@@ -1,5 +1,5 @@
-//! `shard-pause`: one master of a Redis Cluster executes no command for a
-//! while.
+//! `shard-pause`: one master of a Redis Cluster (or of the independent
+//! masters) executes no command for a while.
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -29,23 +29,7 @@ impl Kind for ShardPause {
     redis_window!();
 
     fn check_plan(&self, _i: usize, spec: &SimSpec) -> Result<(), Invalid> {
-        let shards = spec.redis.shards;
-        if shards == 0 {
-            return Err((
-                "fault",
-                "shard-pause pauses one master of a cluster, but Redis is none (give `shards = 2` or more under `[sim.redis]`)".to_owned(),
-            ));
-        }
-        if self.shard >= shards {
-            return Err((
-                "shard",
-                format!(
-                    "the cluster has {shards} master(s), numbered from 0; got {}",
-                    self.shard
-                ),
-            ));
-        }
-        Ok(())
+        check_master("shard-pause pauses", self.shard, spec)
     }
 
     fn needs_cluster(&self) -> bool {
@@ -71,6 +55,27 @@ impl Kind for ShardPause {
     fn end(&self, fx: &mut dyn Effects, s: &Strike) {
         fx.pause_redis(s, false, self.duration_ms, Some(self.shard));
     }
+}
+
+/// Whether `shard` is one of `spec`'s masters, for a kind that `acts`
+/// on one.
+pub(super) fn check_master(acts: &str, shard: u16, spec: &SimSpec) -> Result<(), Invalid> {
+    if !spec.redis.has_masters() {
+        return Err((
+            "fault",
+            format!(
+                "{acts} one master of several, but Redis is one (give `shards = 2` or `masters = 2` or more under `[sim.redis]`)"
+            ),
+        ));
+    }
+    let masters = spec.redis.master_count();
+    if shard >= masters {
+        return Err((
+            "shard",
+            format!("Redis has {masters} master(s), numbered from 0; got {shard}"),
+        ));
+    }
+    Ok(())
 }
 
 /// A pause of up to 20 s, long enough to outlast a renewal's every retry
@@ -140,6 +145,6 @@ mod tests {
         let mut s = paused(0);
         s.redis.shards = 0;
         let e = run(&s).unwrap_err().to_string();
-        assert!(e.contains("but Redis is none"), "{e}");
+        assert!(e.contains("but Redis is one"), "{e}");
     }
 }

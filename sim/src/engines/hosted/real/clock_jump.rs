@@ -34,7 +34,7 @@ const CLOCK_JUMP: &str = "local jump = tonumber(ARGV[1]) \
     return #keys";
 
 /// The `EVAL`s of [`CLOCK_JUMP`] for `spec`'s locks: one per master, over
-/// the locks its slots hold (one, over every lock, outside a cluster).
+/// the locks it serves (one, over every lock, with one Redis).
 pub(super) fn clock_jumps(spec: &SimSpec, ms: i64) -> Vec<Routed> {
     let locks: std::collections::BTreeSet<&str> = spec
         .clients

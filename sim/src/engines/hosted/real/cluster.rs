@@ -1,22 +1,31 @@
-//! A Redis Cluster on the real engine (`[sim.redis] shards = N`): N real
-//! masters the engine starts (`--redis spawn`), each client reaching each
-//! master through a loopback proxy of its own, its lock client in
-//! cluster mode over a connection per master.
+//! Several masters on the real engine: a Redis Cluster (`[sim.redis]
+//! shards = N`), or independent masters (`masters = N`, the servers a red
+//! lock is built over). The engine starts them itself (`--redis spawn`):
+//! a cluster's N masters formed on loopback, or N standalone servers that
+//! share nothing and on which no `CLUSTER` setup is done. Each client
+//! reaches each master through a loopback proxy of its own, its lock
+//! client over a connection per master (in cluster mode, or one Redisson
+//! instance per independent master, each lock on the master its
+//! `placement` names).
 //!
 //! The engine keeps one [`super::nodes::Nodes`] per master (a primary
-//! without replicas: the validator refuses a cluster's replicas), and
-//! every command of its own goes to the master of the key it names, as
-//! a cluster client's would: a real cluster answers `MOVED` on any other.
-//! Redis-side faults act on the masters they name:
+//! without replicas: the validator refuses replicas with either), and
+//! every command of its own goes to the master that serves the key it
+//! names, as the clients route it ([`lockcore::route`]): a real cluster
+//! answers `MOVED` on any other, and an independent master simply does
+//! not hold the key. Redis-side faults act on the masters they name:
 //!
 //! - `shard-pause`: `CLIENT PAUSE <ms> ALL` on that master alone;
 //!   `redis-pause` on every master.
+//! - `shard-restart`: that master alone, as `redis-restart` is done on
+//!   every master (its proxies close their connections; `FLUSHALL` and
+//!   `SCRIPT FLUSH` on it): see `effects`.
 //! - `redis-restart`, `redis-down`: every master at once (every proxy
 //!   closes its connections, refuses new ones while down; `FLUSHALL` on
 //!   each master when the keys are lost).
 //! - `delete-key`: `DEL` on the key's master.
 //! - `clock-jump`: the TTL script on each master, over its own locks.
-//! - the replication faults need replicas, which a cluster has none of.
+//! - the replication faults need replicas, which neither has.
 
 use bytes::Bytes;
 
@@ -45,23 +54,30 @@ impl To {
 /// A command of the engine's own, and where it goes.
 pub(super) type Routed = (To, Vec<Bytes>);
 
-/// The master that serves `key` in `spec`'s Redis (0 outside a cluster):
-/// the slot of its hash tag, or of the whole key, as the clients compute.
+/// The master that serves `key` in `spec`'s Redis, as the clients route
+/// it: in a cluster the slot of its hash tag, or of the whole key; on
+/// independent masters the one its lock is placed on; else 0.
 pub(super) fn master_of(spec: &SimSpec, key: &str) -> usize {
-    usize::from(lockcore::shard_of(spec.redis.shards, key).0)
+    usize::from(spec.redis.route(key))
 }
 
-/// How many masters the engine runs `spec` on (1 outside a cluster).
+/// How many masters the engine runs `spec` on (1 with one Redis).
 pub(super) fn masters(spec: &SimSpec) -> usize {
-    usize::from(spec.redis.shards.max(1))
+    usize::from(spec.redis.master_count())
 }
 
-/// A cluster on a Redis the engine did not start: refused, since the
-/// engine starts the masters itself and knows their slots from the split
-/// it made.
+/// Several masters on a Redis the engine did not start: refused, since
+/// the engine starts the masters itself (and knows a cluster's slots from
+/// the split it made); one url is one server.
 pub(super) fn refusal(spec: &SimSpec, opts: &RealRedis) -> Option<SimError> {
-    let shards = spec.redis.shards;
-    (matches!(opts.target, RedisTarget::Url(_)) && shards > 0).then(|| not_spawned(shards))
+    if !matches!(opts.target, RedisTarget::Url(_)) {
+        return None;
+    }
+    let (shards, masters) = (spec.redis.shards, spec.redis.masters);
+    if shards > 0 {
+        return Some(not_spawned(shards));
+    }
+    (masters > 0).then(|| masters_not_spawned(masters))
 }
 
 /// The refusal of a cluster on a Redis the engine did not start.
@@ -70,6 +86,17 @@ pub(super) fn not_spawned(shards: u16) -> SimError {
         engine: "redis".to_owned(),
         what: format!(
             "[sim.redis] shards = {shards} on --redis redis://...: the engine starts the cluster's masters itself (it must know their slots); run it with --redis spawn"
+        ),
+    }
+}
+
+/// The refusal of independent masters on a Redis the engine did not
+/// start.
+pub(super) fn masters_not_spawned(masters: u16) -> SimError {
+    SimError::Unsupported {
+        engine: "redis".to_owned(),
+        what: format!(
+            "[sim.redis] masters = {masters} on --redis redis://...: the engine starts the independent masters itself (a url is one server); run it with --redis spawn"
         ),
     }
 }
@@ -90,6 +117,76 @@ mod tests {
         assert_eq!(master_of(&s, "redisson_lock__channel:{foo}"), 2);
         assert!(To::Every.reaches(1) && To::Master(1).reaches(1));
         assert!(!To::Master(0).reaches(1));
+    }
+
+    /// On independent masters a lock's key, its channel and its unlock
+    /// latch go to the master its lock is placed on (unplaced: 0), and
+    /// the clock jump's script goes to each master over its own locks.
+    #[test]
+    fn keys_go_to_their_lock_s_placed_master() {
+        let on = |lock: &str| {
+            let mut t = thread(0, critical(1_000));
+            t.lock = lockcore::LockName::new(lock).expect("a name");
+            t
+        };
+        let mut s = spec(vec![client("A", vec![on("a"), on("b"), on("foo")])]);
+        s.redis.masters = 3;
+        s.redis.placement = lockcore::Placement::new([("b".to_owned(), 1), ("foo".to_owned(), 2)]);
+        assert_eq!(masters(&s), 3);
+        assert_eq!((master_of(&s, "a"), master_of(&s, "b")), (0, 1));
+        assert_eq!(master_of(&s, "redisson_lock__channel:{b}"), 1);
+        assert_eq!(master_of(&s, "redisson_unlock_latch:{foo}:r1"), 2);
+        let jumps = super::super::clock_jump::clock_jumps(&s, 10);
+        let locks: Vec<(To, Vec<Bytes>)> = jumps
+            .into_iter()
+            .map(|(to, command)| (to, command[4..].to_vec()))
+            .collect();
+        let named = |l: &str| vec![Bytes::from(l.to_owned())];
+        assert_eq!(
+            locks,
+            vec![
+                (To::Master(0), named("a")),
+                (To::Master(1), named("b")),
+                (To::Master(2), named("foo")),
+            ]
+        );
+    }
+
+    /// Independent masters are started by the engine too: on a url they
+    /// are refused by name.
+    #[test]
+    fn independent_masters_on_a_url_are_refused() {
+        let mut s = spec(vec![client("A", vec![thread(0, critical(1_000))])]);
+        s.redis.masters = 2;
+        let url = RealRedis {
+            target: RedisTarget::Url("redis://127.0.0.1:6379".to_owned()),
+            time_scale: 10,
+        };
+        let Some(SimError::Unsupported { engine, what }) = refusal(&s, &url) else {
+            panic!("independent masters on a url must be refused");
+        };
+        assert_eq!(engine, "redis");
+        assert!(
+            what.starts_with("[sim.redis] masters = 2 on --redis redis://"),
+            "{what}"
+        );
+        let Err(SimError::Unsupported { what: played, .. }) = super::super::play(&s, &url) else {
+            panic!("a run of independent masters on a url must be refused");
+        };
+        assert_eq!(played, what);
+        let spawn = RealRedis {
+            target: RedisTarget::Spawn,
+            time_scale: 10,
+        };
+        assert!(refusal(&s, &spawn).is_none());
+        s.redis.appendonly = true;
+        let Err(SimError::Unsupported { what, .. }) = super::super::plan(&s) else {
+            panic!("an AOF on several masters must be refused");
+        };
+        assert!(
+            what.starts_with("[sim.redis] appendonly = true with"),
+            "{what}"
+        );
     }
 
     /// A cluster needs masters the engine starts: on a url it is refused

@@ -144,10 +144,30 @@ impl Effects for RealEffects<'_> {
     // A real Redis is not stopped (it may not be ours): the proxies close
     // every client's connections and refuse new ones while it is "down",
     // and FLUSHALL loses the keys a restart without persistence loses. A
-    // cluster restarts, or goes down, whole.
-    fn restart_redis(&mut self, _s: &Strike) {
-        self.faults.masters.iter().for_each(|m| m.outage.cut());
-        self.on_every_master(lose_everything());
+    // cluster restarts, or goes down, whole (`redis-restart`).
+    //
+    // `shard-restart` does the same to one master: its proxies close their
+    // connections (commands in flight to it get no reply, its
+    // subscriptions are gone) and it loses its keys and scripts; the
+    // other masters' connections and keys stay. Its process is not killed
+    // and started again: a cluster node restarted keeps its slots only
+    // through its nodes.conf, and rejoins only after gossip, which takes
+    // real seconds the scaled run does not have (the clients would meet
+    // `CLUSTERDOWN` or `MOVED` meanwhile, which no engine models). Flushing
+    // it in place leaves the node in the cluster with its slots, as a
+    // restart that kept nodes.conf ends, and is the same for a standalone
+    // master.
+    fn restart_redis(&mut self, _s: &Strike, shard: Option<u16>) {
+        let Some(k) = shard.map(usize::from) else {
+            self.faults.masters.iter().for_each(|m| m.outage.cut());
+            self.on_every_master(lose_everything());
+            return;
+        };
+        if let Some(master) = self.faults.masters.get(k) {
+            master.outage.cut();
+            let lost = lose_everything().into_iter().map(|c| (To::Master(k), c));
+            self.commands.extend(lost);
+        }
     }
 
     fn redis_down(&mut self, _s: &Strike, on: bool, keep_data: bool) {

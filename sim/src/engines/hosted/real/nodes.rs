@@ -86,13 +86,13 @@ pub(super) struct Nodes<'a> {
     deployment: Option<&'a RefCell<Deployment>>,
     scale: u64,
     /// The shadow's node the primary's lines are replayed on: the
-    /// master's place in a cluster, else 0.
+    /// master's number when there are several, else 0.
     shadow_node: usize,
 }
 
 impl<'a> Nodes<'a> {
     /// Connects to every server at `addrs` (a primary and its replicas),
-    /// master `shadow_node` of a cluster (else 0).
+    /// master `shadow_node` of several (else 0).
     pub(super) async fn connect(
         addrs: Vec<String>,
         deployment: Option<&'a RefCell<Deployment>>,

@@ -105,7 +105,7 @@ impl Effects for Loop<'_, '_> {
         }
     }
 
-    fn restart_redis(&mut self, _s: &Strike) {
+    fn restart_redis(&mut self, _s: &Strike, _shard: Option<u16>) {
         // During a switchover the clients first reach the new primary:
         // that is the Redis that restarts.
         self.follow_new_primary();
