@@ -302,13 +302,12 @@ proptest! {
     fn fenced_never_accepts_a_stale_write(spec in any_spec(Release::FENCED)) {
         let mut spec = spec;
         spec.faults.0.retain(|f| {
-            !matches!(
-                f,
-                Fault::RedisRestart(_)
-                    | Fault::ShardRestart(_)
-                    | Fault::RedisDown(sim::faults::RedisDown { keep_data: false, .. })
-                    | Fault::Failover(_)
-            )
+            !f.restarts_redis()
+                && !matches!(
+                    f,
+                    Fault::RedisDown(sim::faults::RedisDown { keep_data: false, .. })
+                        | Fault::Failover(_)
+                )
         });
         let run = run(&spec)?;
         if let Some(v) = broken(&run, Invariant::Fencing) {

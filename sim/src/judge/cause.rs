@@ -259,10 +259,8 @@ fn classify_all(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
 fn lost_data(spec: &SimSpec, until: u64) -> Option<&crate::Fault> {
     spec.faults.0.iter().find(|f| {
         let loses = match f {
-            crate::Fault::RedisRestart(_)
-            | crate::Fault::ShardRestart(_)
-            | crate::Fault::Failover(_)
-            | crate::Fault::Switchover(_) => true,
+            f if f.restarts_redis() => true,
+            crate::Fault::Failover(_) | crate::Fault::Switchover(_) => true,
             crate::Fault::RedisDown(d) => !d.keep_data,
             _ => false,
         };
@@ -445,12 +443,7 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
             spec,
             format!("Redis lost the key (restart) at {at}"),
             last_before(spec, v, |f| {
-                matches!(
-                    f,
-                    crate::Fault::RedisRestart(_)
-                        | crate::Fault::ShardRestart(_)
-                        | crate::Fault::RedisDown(_)
-                )
+                f.restarts_redis() || matches!(f, crate::Fault::RedisDown(_))
             }),
         ),
         ServerCause::Deleted => Cause::beyond(

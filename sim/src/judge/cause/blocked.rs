@@ -214,14 +214,9 @@ fn emptied_cache<'s>(
     }
     excusing(spec)
         .filter(|f| {
-            f.at_ms() <= ms
-                && matches!(
-                    f,
-                    crate::Fault::Failover(_)
-                        | crate::Fault::Switchover(_)
-                        | crate::Fault::RedisRestart(_)
-                        | crate::Fault::ShardRestart(_)
-                )
+            let loses_scripts = f.restarts_redis()
+                || matches!(f, crate::Fault::Failover(_) | crate::Fault::Switchover(_));
+            f.at_ms() <= ms && loses_scripts
         })
         .max_by_key(|f| f.at_ms())
 }

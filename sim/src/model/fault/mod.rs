@@ -404,6 +404,13 @@ impl Fault {
     pub fn shard(&self) -> Option<u16> {
         self.kind().shard()
     }
+
+    /// Whether it restarts Redis, or one of its masters, without
+    /// persistence (`redis-restart`, `shard-restart`): the keys, latches
+    /// and scripts there are lost.
+    pub fn restarts_redis(&self) -> bool {
+        matches!(self, Fault::RedisRestart(_) | Fault::ShardRestart(_))
+    }
 }
 
 /// How many kinds, in registration order, the classic swarm draws from.
