@@ -130,23 +130,18 @@ pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, S
             what,
         });
     }
-    if spec.redis.masters > 0 && kinds == Kinds::Turmoil {
+    // Issue #49: the real engine starts a real cluster, or standalone
+    // masters; turmoil's world has one Redis host.
+    let several = match (spec.redis.shards, spec.redis.masters) {
+        (0, 0) => None,
+        (0, n) => Some(("masters", n, "independent masters", "")),
+        (n, _) => Some(("shards", n, "a Redis Cluster", " (a real cluster)")),
+    };
+    if let (Some((field, n, what, real)), Kinds::Turmoil) = (several, kinds) {
         return Err(SimError::Unsupported {
             engine: kinds.engine().to_owned(),
             what: format!(
-                "[sim.redis] masters = {}: the turmoil engine simulates one Redis host, not independent masters; run it on the fast engine, or on the redis engine with --redis spawn",
-                spec.redis.masters
-            ),
-        });
-    }
-    if spec.redis.shards > 0 && kinds == Kinds::Turmoil {
-        // Issue #49: the real engine starts a real cluster; turmoil's
-        // world has one Redis host.
-        return Err(SimError::Unsupported {
-            engine: kinds.engine().to_owned(),
-            what: format!(
-                "[sim.redis] shards = {}: the turmoil engine simulates one Redis host, not a Redis Cluster; run it on the fast engine, or on the redis engine with --redis spawn (a real cluster)",
-                spec.redis.shards
+                "[sim.redis] {field} = {n}: the turmoil engine simulates one Redis host, not {what}; run it on the fast engine, or on the redis engine with --redis spawn{real}"
             ),
         });
     }
