@@ -82,7 +82,10 @@ pub(crate) fn draw_mode(spec: &mut SimSpec) {
 pub(crate) fn draw_endpoint(spec: &mut SimSpec) {
     let mut r = rng::stream(spec.seed, Stream::SwarmEndpoint);
     let drawn = r.random_bool(ENDPOINT_CHANCE);
-    if !drawn || spec.redis.replicas == 0 || spec.clients.iter().any(|c| c.mode.is_some()) {
+    // A cluster's clients are in cluster mode; independent masters' are
+    // single servers already.
+    let moded = spec.clients.iter().any(|c| c.mode.is_some());
+    if !drawn || spec.redis.replicas == 0 || moded || spec.redis.has_masters() {
         return;
     }
     for c in &mut spec.clients {

@@ -55,15 +55,13 @@ pub(crate) fn draw_server(spec: &mut SimSpec) {
 
 /// With `chance`, drawn from a stream of its own, Redis is a cluster of
 /// two or three masters (or as many as a fault of `plan` names) when a
-/// fault of `plan` acts on one of its masters and Redis has no replicas
-/// yet (a cluster's are not modelled); its clients reach it in cluster
-/// mode. Whether it made one, or Redis already has independent masters
-/// (which take the faults as drawn, and no replicas). Every value is
-/// drawn whether it is used or not.
+/// fault of `plan` acts on one of its masters and the workload gave Redis
+/// no replicas of its own; its clients reach it in cluster mode. Whether
+/// it made one, or Redis already has independent masters (which take the
+/// faults as drawn). Every value is drawn whether it is used or not.
 pub(crate) fn give_shards(spec: &mut SimSpec, plan: &[crate::Fault], chance: f64) -> bool {
     if spec.redis.masters > 0 {
-        // Independent masters already: the faults act on them, and there
-        // are no replicas.
+        // Independent masters already: the faults act on them.
         return true;
     }
     if !plan.iter().any(|f| f.kind().needs_cluster()) {
@@ -162,20 +160,29 @@ mod tests {
 mod cluster_tests {
     use crate::{SwarmKinds, Workload, generate_with, validate_spec};
 
-    /// About one default seed in six runs on a cluster, each with a
-    /// pause or a restart of one of its masters, in cluster mode and without proxy or
-    /// replicas; every spec is valid; the classic workload never draws
-    /// one, and `--kinds all` does whenever it drew the pause alone.
+    /// About one default seed in five runs on a cluster, each with a
+    /// pause, restart or failover of one of its masters, in cluster mode
+    /// and without proxy; replicas exactly when a master fails over, and
+    /// no fault on Redis's one primary's replicas; every spec is valid;
+    /// the classic workload never draws one.
     #[test]
     fn some_default_seeds_run_on_a_cluster() {
         let mut clusters = 0;
+        let mut replicated = 0;
         for seed in 0..1_000 {
             let spec = generate_with(seed, None, Workload::default());
             validate_spec(&spec).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             if spec.redis.shards > 0 {
                 clusters += 1;
                 assert!((2..=3).contains(&spec.redis.shards), "seed {seed}");
-                assert!(!spec.redis.proxy && spec.redis.replicas == 0);
+                assert!(!spec.redis.proxy);
+                let fails_over = |f: &crate::Fault| matches!(f, crate::Fault::ShardFailover(_));
+                let failover = spec.faults.0.iter().any(fails_over);
+                assert_eq!(spec.redis.replicas > 0, failover, "seed {seed}");
+                replicated += usize::from(failover);
+                let one_primary =
+                    |f: &crate::Fault| f.kind().needs_replicas() && f.shard().is_none();
+                assert!(!spec.faults.0.iter().any(one_primary), "seed {seed}");
                 assert!(spec.clients.iter().all(|c| c.mode.is_none()));
                 let on_one = |f: &crate::Fault| f.shard().is_some();
                 assert!(spec.faults.0.iter().any(on_one), "seed {seed}");
@@ -187,8 +194,12 @@ mod cluster_tests {
             assert_eq!(generate_with(seed, None, classic).redis.shards, 0);
         }
         assert!(
-            (110..220).contains(&clusters),
+            (150..300).contains(&clusters),
             "{clusters} clusters in 1000"
+        );
+        assert!(
+            (40..140).contains(&replicated),
+            "{replicated} clusters with replicas in 1000"
         );
     }
 }

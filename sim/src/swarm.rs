@@ -44,17 +44,17 @@ pub enum SwarmKinds {
 }
 
 /// The chance that the every-kind swarm puts a given kind in a plan (about
-/// two and a half faults a plan with seventeen kinds).
+/// three and a half faults a plan with twenty-four kinds).
 pub const KIND_CHANCE: f64 = 0.15;
 
 /// The chance that a swarm plan with a fault on one master of a cluster
-/// (`shard-pause`, `shard-restart`) makes Redis a cluster, so that about
-/// one seed in six of the default workload runs on one; otherwise the
-/// fault is dropped.
+/// (`shard-pause`, `shard-restart`, `shard-failover`) makes Redis a
+/// cluster, so that about one seed in five of the default workload runs
+/// on one; otherwise the fault is dropped.
 pub const CLUSTER_CHANCE: f64 = 0.4;
 
-/// The chance that the swarm enables a given kind (about four kinds of
-/// seventeen a seed, eight strikes).
+/// The chance that the swarm enables a given kind (about six kinds of
+/// twenty-four a seed, twelve strikes).
 pub const SWARM_CHANCE: f64 = 0.25;
 
 /// The chance that a generated scenario (any kinds but `classic`) uses two
@@ -273,16 +273,18 @@ fn swarm(spec: &mut SimSpec, clients: &[&str], span: u64, bias: &Bias) {
         }
     }
     let on_masters = split_cluster_faults(&mut strikes);
-    if !crate::server_settings::give_shards(spec, &on_masters, CLUSTER_CHANCE) {
-        give_replicas(spec, &strikes);
-    }
+    // Several masters take the faults on one master, and replicas for
+    // each when one of those fails over; the faults on Redis's one
+    // primary's replicas are then refused.
+    let several = crate::server_settings::give_shards(spec, &on_masters, CLUSTER_CHANCE);
+    give_replicas(spec, if several { &on_masters } else { &strikes });
     keep_valid(spec, strikes);
     keep_valid(spec, on_masters);
 }
 
 /// Takes the faults on one master of a cluster out of `plan`, to be kept
-/// after the others: when they make Redis a cluster, the faults on
-/// replicas are refused (a cluster's replicas are not modelled yet).
+/// after the others: when they make Redis a cluster, the faults on the
+/// replicas of one primary are refused.
 /// The kinds are registered last, so their places (and so every fault's
 /// stream) stay as drawn.
 fn split_cluster_faults(plan: &mut Vec<Fault>) -> Vec<Fault> {
@@ -318,16 +320,15 @@ fn every_kind(spec: &mut SimSpec, clients: &[&str], span: u64, kinds: &[(&str, G
     let mut plan = std::mem::take(&mut spec.faults.0);
     let on_masters = split_cluster_faults(&mut plan);
     let replicas = spec.redis.replicas;
-    if !crate::server_settings::give_shards(spec, &on_masters, 1.0) {
-        give_replicas(spec, &plan);
-    }
+    let several = crate::server_settings::give_shards(spec, &on_masters, 1.0);
+    give_replicas(spec, if several { &on_masters } else { &plan });
     keep_valid(spec, plan);
+    keep_valid(spec, on_masters);
     // A seed whose only fault on replicas was refused runs as one that
     // drew none.
     if !spec.faults.0.iter().any(|f| f.kind().needs_replicas()) {
         spec.redis.replicas = replicas;
     }
-    keep_valid(spec, on_masters);
 }
 
 /// Adds each fault of `plan` that the spec, with the faults kept before

@@ -259,8 +259,7 @@ fn classify_all(spec: &SimSpec, history: &History, v: &Violation) -> Cause {
 fn lost_data(spec: &SimSpec, until: u64) -> Option<&crate::Fault> {
     spec.faults.0.iter().find(|f| {
         let loses = match f {
-            f if f.restarts_redis() => true,
-            crate::Fault::Failover(_) | crate::Fault::Switchover(_) => true,
+            f if f.restarts_redis() || f.promotes_replica() => true,
             crate::Fault::RedisDown(d) => !d.keep_data,
             _ => false,
         };
@@ -460,9 +459,7 @@ fn lost_key(spec: &SimSpec, history: &History, v: &Violation, lease: u64) -> Opt
         ServerCause::Failover => Cause::beyond(
             spec,
             format!("a failover lost the key at {at}"),
-            last_before(spec, v, |f| {
-                matches!(f, crate::Fault::Failover(_) | crate::Fault::Switchover(_))
-            }),
+            last_before(spec, v, crate::Fault::promotes_replica),
         ),
         ServerCause::Command {
             purpose: Purpose::ForceUnlock,

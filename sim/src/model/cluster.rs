@@ -3,8 +3,11 @@
 //! The clients reach the cluster in cluster mode (`useClusterServers()`),
 //! each lock's commands going to the master of its slot (see
 //! `lockcore::shard_of`); every engine that runs a cluster splits the
-//! slots as `redis-cli --cluster create` does. What is not modelled yet
-//! (issue #49) is refused by name: replicas per shard, a proxy in front,
+//! slots as `redis-cli --cluster create` does. With `replicas`, each
+//! master has that many of its own (`shard-failover` promotes one), and
+//! the clients' lock scripts wait for them (`WAIT`, 3.16.7+), as outside
+//! single-server mode. What is not modelled yet
+//! (issue #49) is refused by name: a proxy in front,
 //! a client `mode`, and a lock name with a brace that is no hash tag,
 //! whose channel hashes to another slot than its key (a cluster carries
 //! a `PUBLISH` between its nodes, which the fast engine does not). A
@@ -28,7 +31,7 @@ fn one_slot(lock: &lockcore::LockName) -> bool {
 pub const MAX_SHARDS: u16 = 16;
 
 /// A cluster (`redis.shards`) is reached in cluster mode, by every
-/// client, without a proxy and (not modelled yet, issue #49) replicas.
+/// client, without a proxy.
 pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
     let r = &spec.redis;
     if r.shards == 0 {
@@ -44,13 +47,6 @@ pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
         return invalid(
             "redis.shards",
             "clients reach a cluster either in cluster mode (shards) or through a proxy (proxy), not both"
-                .to_owned(),
-        );
-    }
-    if r.replicas > 0 {
-        return invalid(
-            "redis.shards",
-            "a cluster's replicas (per shard) are not modelled yet: set redis.replicas = 0"
                 .to_owned(),
         );
     }
@@ -104,7 +100,9 @@ mod tests {
         };
         refused(&|s| s.redis.shards = 17, "at most 16 masters");
         refused(&|s| s.redis.proxy = true, "not both");
-        refused(&|s| s.redis.replicas = 1, "replicas = 0");
+        let mut replicated = cluster();
+        replicated.redis.replicas = 1;
+        assert_eq!(validate_spec(&replicated), Ok(()));
         refused(
             &|s| s.clients[0].mode = Some(lockcore::ServerMode::Sentinel),
             "leave mode out",

@@ -40,9 +40,10 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
 /// `availableSlaves`): none for `mode = "single"` (`useSingleServer()`,
 /// whose `isSingleConfig()` sends every lock script without `WAIT`,
 /// whatever the server behind its one address has: a managed endpoint
-/// that follows the primary); otherwise the deployment's.
+/// that follows the primary), and none on independent masters, each
+/// reached so; otherwise the deployment's (in a cluster, each master's).
 fn seen_replicas(spec: &SimSpec, cs: &crate::ClientSpec) -> u32 {
-    if cs.mode == Some(lockcore::ServerMode::Single) {
+    if cs.mode == Some(lockcore::ServerMode::Single) || spec.redis.masters > 0 {
         0
     } else {
         spec.redis.replicas

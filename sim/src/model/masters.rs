@@ -3,8 +3,11 @@
 //! Several Redis servers that share nothing, each lock on the one its
 //! `placement` names (master 0 when none): the servers a red lock is
 //! built over. Each client reaches every master as a Redisson instance of
-//! its own in single-server mode (see `lockcore::Placement`). Refused by
-//! name: a cluster or a proxy besides, replicas, a client `mode`, a lock
+//! its own in single-server mode (see `lockcore::Placement`). With
+//! `replicas`, each master has that many of its own, and a client reaches
+//! each master as a managed endpoint that follows its primary through a
+//! `shard-failover` (single-server mode sends no `WAIT`). Refused by
+//! name: a cluster or a proxy besides, a client `mode`, a lock
 //! name with a brace (a lock's keys are routed by the name between their
 //! braces), a placement of a lock no thread takes or on a master that is
 //! not there, and a read lock, whose `ReadLockTask` (3.44.0+) is one chain
@@ -43,11 +46,7 @@ pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
             format!("at most {most} masters, got {}", r.masters),
         );
     }
-    let besides = [
-        (r.shards > 0, "shards"),
-        (r.proxy, "proxy"),
-        (r.replicas > 0, "replicas"),
-    ];
+    let besides = [(r.shards > 0, "shards"), (r.proxy, "proxy")];
     if let Some((_, what)) = besides.iter().find(|(on, _)| *on) {
         return invalid(
             "redis.masters",
@@ -140,7 +139,9 @@ mod tests {
             "redis.masters",
             "redis.proxy out",
         );
-        refused(&|s| s.redis.replicas = 1, "redis.masters", "redis.replicas");
+        let mut replicated = masters();
+        replicated.redis.replicas = 2;
+        assert_eq!(validate_spec(&replicated), Ok(()));
         refused(
             &|s| s.clients[0].mode = Some(lockcore::ServerMode::Single),
             "redis.masters",

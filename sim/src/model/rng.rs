@@ -79,6 +79,9 @@ pub(crate) enum Stream {
     /// The generator's draw of independent masters for a multi-lock's
     /// locks ([`crate::multi_locks`]).
     SwarmMasters,
+    /// The replication lags of master `k` (from 1) of several; master 0
+    /// draws from [`Stream::Replication`].
+    ShardReplication(u16),
 }
 
 impl Stream {
@@ -113,6 +116,7 @@ impl Stream {
             Stream::SwarmMulti => 20,
             Stream::SwarmCluster => 21,
             Stream::SwarmMasters => 22,
+            Stream::ShardReplication(k) => (10 << 32) | u64::from(k),
         }
     }
 }
@@ -239,6 +243,7 @@ mod tests {
                 Stream::SwarmLockType(i),
                 Stream::SpinBackOff(i),
                 Stream::Branch(i),
+                Stream::ShardReplication(i as u16),
             ]);
         }
         let numbers: std::collections::BTreeSet<u64> = all.iter().map(|s| s.number()).collect();

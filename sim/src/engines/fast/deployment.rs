@@ -65,7 +65,7 @@ impl Deployment {
             // Independent masters share nothing: each is a Redis alone.
             let masters = usize::from(spec.redis.master_count());
             return (0..masters)
-                .map(|_| Deployment::new(spec, Server::new(&spec.redis)))
+                .map(|m| Deployment::new(spec, m as u16, Server::new(&spec.redis)))
                 .collect();
         }
         let mut table = fake_redis::Topology::new();
@@ -80,13 +80,16 @@ impl Deployment {
         }
         let topology = std::sync::Arc::new(std::sync::Mutex::new(table));
         (0..shards)
-            .map(|me| Deployment::new(spec, Server::in_cluster(&spec.redis, topology.clone(), me)))
+            .map(|me| {
+                let server = Server::in_cluster(&spec.redis, topology.clone(), me);
+                Deployment::new(spec, me as u16, server)
+            })
             .collect()
     }
 
-    fn new(spec: &SimSpec, server: Server) -> Deployment {
+    fn new(spec: &SimSpec, shard: u16, server: Server) -> Deployment {
         Deployment {
-            replicas: Replicas::new(spec, || server.new_engine()),
+            replicas: Replicas::new(spec, shard, || server.new_engine()),
             server,
             paused: 0,
             down: 0,

@@ -160,18 +160,21 @@ impl Effects for World<'_> {
         }
     }
 
-    fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+    fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>, shard: Option<u16>) {
+        let k = shard.unwrap_or(0);
+        let m = usize::from(k);
         if on {
             // During a switchover the clients first reach the promoted
-            // replica: that is the primary that fails.
+            // replica: that is the primary that fails (a switchover needs
+            // one master).
             self.follow_new_primary();
-            self.redis[0].down += 1;
-            self.close_connections();
-            self.redis[0].server.drop_connections();
-            self.primary_fails();
+            self.redis[m].down += 1;
+            self.close_connections_of(m..m + 1);
+            self.redis[m].server.drop_connections();
+            self.primary_fails(k);
         } else {
-            self.redis[0].down = self.redis[0].down.saturating_sub(1);
-            self.promote(replica.map(|r| r as usize));
+            self.redis[m].down = self.redis[m].down.saturating_sub(1);
+            self.promote(k, replica.map(|r| r as usize));
         }
     }
 

@@ -41,6 +41,8 @@ pub(crate) struct Replicas {
     engines: Vec<Engine>,
     lag: LatencyRange,
     rng: ChaCha8Rng,
+    /// The master they replicate (0 outside a cluster).
+    shard: u16,
     /// Per replica, the writes on their way, in order, each with when it
     /// arrives: one write shared by every replica (a copy per replica
     /// cloned the key's whole value), or `None`, a request for an
@@ -73,8 +75,9 @@ pub(crate) struct Replicas {
 }
 
 impl Replicas {
-    /// `spec`'s replicas, each a fresh engine from `new_engine`.
-    pub(crate) fn new(spec: &SimSpec, new_engine: impl Fn() -> Engine) -> Replicas {
+    /// `spec`'s replicas of master `shard` (each master of a cluster has
+    /// as many), each a fresh engine from `new_engine`.
+    pub(crate) fn new(spec: &SimSpec, shard: u16, new_engine: impl Fn() -> Engine) -> Replicas {
         let n = spec.redis.replicas as usize;
         let engines = (0..n)
             .map(|_| {
@@ -91,7 +94,8 @@ impl Replicas {
         Replicas {
             engines,
             lag: spec.redis.replication_lag,
-            rng: rng::stream(spec.seed, Stream::Replication),
+            rng: rng::stream(spec.seed, lags(shard)),
+            shard,
             in_flight: vec![VecDeque::new(); n],
             last_at: vec![SimTime::ZERO; n],
             stalled: 0,
@@ -108,7 +112,7 @@ impl Replicas {
     /// Draws the lags of writes from the stream of `seed` from now on (a
     /// branch's fork); writes in flight keep their arrival.
     pub(crate) fn reseed(&mut self, seed: u64) {
-        self.rng = rng::stream(seed, Stream::Replication);
+        self.rng = rng::stream(seed, lags(self.shard));
     }
 
     /// How many there are.
@@ -337,61 +341,89 @@ impl Replicas {
     }
 }
 
-/// Schedules each arrival of replicated writes (sent under `epoch`).
-fn schedule(queue: &mut EventQueue<Ev>, epoch: u32, arrivals: &[(SimTime, u32)]) {
+/// The stream of master `shard`'s replication lags: master 0's is the
+/// one a deployment of one master has always drawn from.
+fn lags(shard: u16) -> Stream {
+    match shard {
+        0 => Stream::Replication,
+        k => Stream::ShardReplication(k),
+    }
+}
+
+/// Schedules each arrival of master `shard`'s replicated writes (sent
+/// under `epoch`).
+fn schedule(queue: &mut EventQueue<Ev>, shard: u16, epoch: u32, arrivals: &[(SimTime, u32)]) {
     for &(at, replica) in arrivals {
-        queue.push(at, Ev::Replicate { replica, epoch });
+        queue.push(
+            at,
+            Ev::Replicate {
+                shard,
+                replica,
+                epoch,
+            },
+        );
     }
 }
 
 impl World<'_> {
-    /// Streams the primary's latest writes to its replicas.
+    /// Streams each master's latest writes to its replicas.
     pub(crate) fn replicate(&mut self) {
-        // A cluster's masters have no replicas (`validate_shards`).
-        let redis = &mut self.redis[0];
+        for shard in 0..self.redis.len() as u16 {
+            self.replicate_shard(shard);
+        }
+    }
+
+    /// Streams master `shard`'s latest writes to its replicas.
+    fn replicate_shard(&mut self, shard: u16) {
+        let redis = &mut self.redis[usize::from(shard)];
         let epoch = redis.replicas.epoch;
         let Some(writes) = redis.server.drain_writes() else {
             return;
         };
         let arrivals = redis.replicas.send(self.now, writes);
-        schedule(&mut self.queue, epoch, arrivals);
+        schedule(&mut self.queue, shard, epoch, arrivals);
         if redis.server.primary_mut().take_ack_request() {
             let arrivals = redis.replicas.request_acks(self.now);
-            schedule(&mut self.queue, epoch, arrivals);
+            schedule(&mut self.queue, shard, epoch, arrivals);
         }
     }
 
-    /// The primary's replicas resync from it (after it restarted empty).
-    pub(crate) fn resync_replicas(&mut self) {
-        if self.redis[0].replicas.len() == 0 {
-            return;
+    /// The replicas of `masters` resync from them (after they restarted
+    /// empty).
+    pub(crate) fn resync_replicas(&mut self, masters: std::ops::Range<usize>) {
+        for shard in masters {
+            let redis = &mut self.redis[shard];
+            if redis.replicas.len() == 0 {
+                continue;
+            }
+            let epoch = redis.replicas.epoch;
+            redis.replicas.apply_links(redis.server.primary_mut());
+            let sync = redis.server.full_sync(self.now);
+            let arrivals = redis.replicas.send(self.now, sync);
+            schedule(&mut self.queue, shard as u16, epoch, arrivals);
         }
-        let redis = &mut self.redis[0];
-        let epoch = redis.replicas.epoch;
-        redis.replicas.apply_links(redis.server.primary_mut());
-        let sync = redis.server.full_sync(self.now);
-        let arrivals = redis.replicas.send(self.now, sync);
-        schedule(&mut self.queue, epoch, arrivals);
     }
 
-    /// A write reaches replica `r`.
-    pub(crate) fn replica_receives(&mut self, r: u32, epoch: u32) {
-        if epoch != self.redis[0].replicas.epoch {
+    /// A write reaches replica `r` of master `shard`.
+    pub(crate) fn replica_receives(&mut self, shard: u16, r: u32, epoch: u32) {
+        let redis = &mut self.redis[usize::from(shard)];
+        if epoch != redis.replicas.epoch {
             return;
         }
-        if let Some(offset) = self.redis[0].replicas.receive(r as usize) {
-            self.redis[0].server.primary_mut().ack(r as usize, offset);
+        if let Some(offset) = redis.replicas.receive(r as usize) {
+            redis.server.primary_mut().ack(r as usize, offset);
             // A WAIT this acknowledgement satisfies answers now.
-            crate::engines::fast::execution::redis_tick(self, 0);
+            crate::engines::fast::execution::redis_tick(self, shard);
         }
     }
 
     /// Replication to every replica (or to `one`) stalls (`begin`) or
-    /// resumes, sending what it held back.
+    /// resumes, sending what it held back. Replication faults act on a
+    /// deployment of one master (`crate::model::fault::needs_replicas`).
     pub(crate) fn stall_replication(&mut self, stall: bool, one: Option<usize>) {
         let epoch = self.redis[0].replicas.epoch;
         let arrivals = self.redis[0].replicas.stall(self.now, stall, one);
-        schedule(&mut self.queue, epoch, arrivals);
+        schedule(&mut self.queue, 0, epoch, arrivals);
     }
 
     /// Replica `r`'s link goes down, or comes back (`up`) and catches up.
@@ -401,28 +433,29 @@ impl World<'_> {
         let arrivals = redis
             .replicas
             .link(self.now, r, up, redis.server.primary_mut());
-        schedule(&mut self.queue, epoch, arrivals);
+        schedule(&mut self.queue, 0, epoch, arrivals);
     }
 
-    /// The primary fails: what it had not yet sent, or had on its way to a
-    /// replica, is lost.
-    pub(crate) fn primary_fails(&mut self) {
-        self.replicate();
-        self.redis[0].replicas.primary_failed();
+    /// Master `shard` fails: what it had not yet sent, or had on its way
+    /// to a replica, is lost.
+    pub(crate) fn primary_fails(&mut self, shard: u16) {
+        self.replicate_shard(shard);
+        self.redis[usize::from(shard)].replicas.primary_failed();
     }
 
-    /// Replica `k` (by default the most up to date) becomes the primary,
-    /// with what it had received; the old primary rejoins as a replica and
-    /// every replica resyncs from the new one. Clients reconnect to it.
-    pub(crate) fn promote(&mut self, k: Option<usize>) {
-        let redis = &mut self.redis[0];
+    /// Replica `k` of master `shard` (by default the most up to date)
+    /// becomes the master, with what it had received; the old master
+    /// rejoins as a replica and every replica resyncs from the new one.
+    /// Clients reconnect to it.
+    pub(crate) fn promote(&mut self, shard: u16, k: Option<usize>) {
+        let redis = &mut self.redis[usize::from(shard)];
         let Some((k, promoted)) = redis.replicas.promote(k, redis.server.new_engine()) else {
             return;
         };
-        let old = self.redis[0].server.replace(promoted);
-        let sync = self.redis[0].server.full_sync(self.now);
-        self.redis[0].replicas.rejoin(k, old, &sync);
-        self.redis[0].waiting.clear();
+        let old = redis.server.replace(promoted);
+        let sync = redis.server.full_sync(self.now);
+        redis.replicas.rejoin(k, old, &sync);
+        redis.waiting.clear();
         self.observe_all(ServerCause::Failover);
     }
 }
@@ -449,7 +482,7 @@ mod tests {
             max_ms: 50,
         };
         let server = Server::new(&s.redis);
-        let mut reps = Replicas::new(&s, || server.new_engine());
+        let mut reps = Replicas::new(&s, 0, || server.new_engine());
         let mut primary = server.new_engine();
         primary.set_replicas(2);
         let conn = primary.connect();
@@ -503,7 +536,7 @@ mod tests {
             s.redis.replicas = 1;
             s.redis.version = version;
             let server = Server::new(&s.redis);
-            let mut reps = Replicas::new(&s, || server.new_engine());
+            let mut reps = Replicas::new(&s, 0, || server.new_engine());
             let mut fresh = server.new_engine();
             fresh.set_replicas(1);
             let (_, mut promoted) = reps.promote(None, fresh).expect("a replica");
@@ -531,7 +564,7 @@ mod tests {
         let mut s = spec(vec![]);
         s.redis.replicas = 2;
         let server = Server::new(&s.redis);
-        let mut reps = Replicas::new(&s, || server.new_engine());
+        let mut reps = Replicas::new(&s, 0, || server.new_engine());
         let mut primary = server.new_engine();
         primary.set_replicas(2);
         let conn = primary.connect();
@@ -564,7 +597,7 @@ mod tests {
         )]);
         s.redis.replicas = 1;
         let server = Server::new(&s.redis);
-        let mut reps = Replicas::new(&s, || server.new_engine());
+        let mut reps = Replicas::new(&s, 0, || server.new_engine());
         let mut primary = server.new_engine();
         primary.set_replicas(1);
         let conn = primary.connect();

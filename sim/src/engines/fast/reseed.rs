@@ -20,7 +20,9 @@ impl World<'_> {
             for (i, fault) in self.fault_rngs.iter_mut().enumerate() {
                 *fault = rng::stream(seed, Stream::Fault(i));
             }
-            self.redis[0].replicas.reseed(seed);
+            for redis in &mut self.redis {
+                redis.replicas.reseed(seed);
+            }
         }
     }
 }

@@ -222,18 +222,19 @@ impl Server {
     pub(crate) fn restart(&mut self) {
         let mut fresh = self.new_engine();
         self.redis.configure(&mut fresh, false);
-        if let Some((topology, me)) = &self.cluster {
-            fresh.join_cluster(topology.clone(), *me);
-        }
         fresh.set_replicas(self.replicas);
         self.replace(fresh);
     }
 
     /// An empty engine on Redis's clock, set up as a replica of the
-    /// deployment (its release line, the replicas' AOF).
+    /// deployment (its release line, the replicas' AOF); in a cluster, a
+    /// node of the master's shard, which serves its slots once promoted.
     pub(crate) fn new_engine(&self) -> Engine {
         let mut engine = Engine::new(Arc::new(self.clock.clone()));
         self.redis.configure(&mut engine, true);
+        if let Some((topology, me)) = &self.cluster {
+            engine.join_cluster(topology.clone(), *me);
+        }
         engine
     }
 

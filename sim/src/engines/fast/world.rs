@@ -137,6 +137,7 @@ pub(crate) enum Ev {
     /// The next write on its way to a replica arrives (ignored if the
     /// primary failed since it was sent: `epoch`).
     Replicate {
+        shard: u16,
         replica: u32,
         epoch: u32,
     },
@@ -421,7 +422,11 @@ impl<'s> World<'s> {
             } => self.at_server(c, life, generation, msg),
             Ev::FaultBegin(i) => self.fault(i, Phase::Begin),
             Ev::FaultEnd(i) => self.fault(i, Phase::End),
-            Ev::Replicate { replica, epoch } => self.replica_receives(replica, epoch),
+            Ev::Replicate {
+                shard,
+                replica,
+                epoch,
+            } => self.replica_receives(shard, replica, epoch),
             Ev::RedisTick(shard) => crate::engines::fast::execution::redis_tick(self, shard),
             Ev::Observe { lock, generation } => {
                 if generation == self.master_of(lock.as_str()).server.generation
@@ -629,12 +634,12 @@ impl World<'_> {
 
     /// `masters` restart without persistence.
     pub(crate) fn restart_masters(&mut self, masters: std::ops::Range<usize>) {
-        for redis in &mut self.redis[masters] {
+        for redis in &mut self.redis[masters.clone()] {
             redis.server.restart();
             redis.waiting.clear();
         }
         // Its replicas resync from it: they lose every key too.
-        self.resync_replicas();
+        self.resync_replicas(masters);
         self.observe_all(ServerCause::Restart);
     }
 }

@@ -77,6 +77,8 @@ impl Kinds {
             // Turmoil runs one Redis host: no cluster, no independent
             // masters.
             Verb::PauseShard | Verb::RestartShard => self == Kinds::Redis,
+            // Neither starts replicas for several masters (see `plan`).
+            Verb::FailOverShard => false,
             _ => true,
         }
     }
@@ -142,6 +144,22 @@ pub(crate) fn plan(spec: &SimSpec, kinds: Kinds) -> Result<Vec<(u64, Action)>, S
             engine: kinds.engine().to_owned(),
             what: format!(
                 "[sim.redis] {field} = {n}: the turmoil engine simulates one Redis host, not {what}; run it on the fast engine, or on the redis engine with --redis spawn{real}"
+            ),
+        });
+    }
+    if let Some((field, n, what, _)) = several
+        && spec.redis.replicas > 0
+    {
+        // A real cluster's replicas follow their masters through the
+        // cluster bus and fail over by its gossip, over real seconds the
+        // scaled run does not have; independent masters' replicas are
+        // not started yet.
+        return Err(SimError::Unsupported {
+            engine: kinds.engine().to_owned(),
+            what: format!(
+                "[sim.redis] replicas = {} with {field} = {n}: the {} engine runs {what} without replicas; run it on the fast engine",
+                spec.redis.replicas,
+                kinds.engine()
             ),
         });
     }

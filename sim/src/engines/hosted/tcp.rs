@@ -202,7 +202,7 @@ fn simulate(
         slots: &slots,
         redis_gate: &redis_gate,
         redis_down: 0,
-        replicas: Replicas::new(spec, || {
+        replicas: Replicas::new(spec, 0, || {
             let mut e = Engine::new(clock.clone());
             spec.redis.configure(&mut e, true);
             e

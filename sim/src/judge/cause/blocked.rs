@@ -214,8 +214,7 @@ fn emptied_cache<'s>(
     }
     excusing(spec)
         .filter(|f| {
-            let loses_scripts = f.restarts_redis()
-                || matches!(f, crate::Fault::Failover(_) | crate::Fault::Switchover(_));
+            let loses_scripts = f.restarts_redis() || f.promotes_replica();
             f.at_ms() <= ms && loses_scripts
         })
         .max_by_key(|f| f.at_ms())

@@ -39,8 +39,7 @@ pub(super) fn latch_lost<'s>(
     // failover does: a latch written during a replication stall is not
     // on it (4.7.0 seed 10455).
     let gone = spec.faults.0.iter().filter(within).find(|f| match f {
-        f if f.restarts_redis() => true,
-        crate::Fault::Failover(_) | crate::Fault::Switchover(_) => true,
+        f if f.restarts_redis() || f.promotes_replica() => true,
         crate::Fault::RedisDown(d) => !d.keep_data,
         _ => false,
     });

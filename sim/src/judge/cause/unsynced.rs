@@ -98,13 +98,8 @@ fn reached_every_replica(spec: &SimSpec, history: &History, hold: usize, at: Sim
     };
     let to = at.as_ms().saturating_add(spec.redis.replication_lag.max_ms);
     !spec.faults.0.iter().any(|f| {
-        let holds_back = matches!(
-            f,
-            Fault::ReplicationDrop(_)
-                | Fault::ReplicaDown(_)
-                | Fault::Failover(_)
-                | Fault::Switchover(_)
-        );
+        let holds_back =
+            f.promotes_replica() || matches!(f, Fault::ReplicationDrop(_) | Fault::ReplicaDown(_));
         let end = f.end_ms().unwrap_or(f.at_ms());
         holds_back && f.at_ms() <= to && end >= from
     })

@@ -73,6 +73,8 @@ pub enum Verb {
     RedisDown,
     /// Fail the primary, or promote a replica.
     FailOver,
+    /// Fail one master of several, or promote one of its replicas.
+    FailOverShard,
     /// Stall replication to the replicas, or let it flow.
     StallReplication,
     /// Demote the primary with its connections open, or move the clients
@@ -106,6 +108,7 @@ impl Verb {
             Verb::RestartShard => "restart one master of several",
             Verb::RedisDown => "take Redis down",
             Verb::FailOver => "fail Redis over to a replica",
+            Verb::FailOverShard => "fail one master of several over to its replica",
             Verb::StallReplication => "stall replication",
             Verb::SwitchOver => "demote the primary to a replica with its connections open",
             Verb::ReplicaLink => "take a replica's link down",
@@ -117,7 +120,11 @@ impl Verb {
     pub fn on_replicas(self) -> bool {
         matches!(
             self,
-            Verb::FailOver | Verb::StallReplication | Verb::SwitchOver | Verb::ReplicaLink
+            Verb::FailOver
+                | Verb::FailOverShard
+                | Verb::StallReplication
+                | Verb::SwitchOver
+                | Verb::ReplicaLink
         )
     }
 }
@@ -175,8 +182,9 @@ pub trait Effects {
     fn redis_down(&mut self, s: &Strike, on: bool, keep_data: bool);
 
     /// The primary fails (`on`), or a replica is promoted (`replica`, or
-    /// the freshest).
-    fn fail_over(&mut self, s: &Strike, on: bool, replica: Option<u32>);
+    /// the freshest): Redis's one primary, or master `shard` of several
+    /// alone.
+    fn fail_over(&mut self, s: &Strike, on: bool, replica: Option<u32>, shard: Option<u16>);
 
     /// Replication to every replica (or to `replica` alone) stalls, or
     /// flows again.
@@ -334,8 +342,11 @@ impl Effects for Probe {
     fn redis_down(&mut self, _: &Strike, _: bool, _: bool) {
         self.0.push(Verb::RedisDown);
     }
-    fn fail_over(&mut self, _: &Strike, _: bool, _: Option<u32>) {
-        self.0.push(Verb::FailOver);
+    fn fail_over(&mut self, _: &Strike, _: bool, _: Option<u32>, shard: Option<u16>) {
+        self.0.push(match shard {
+            None => Verb::FailOver,
+            Some(_) => Verb::FailOverShard,
+        });
     }
     fn stall_replication(&mut self, _: &Strike, _: bool, _: Option<u32>) {
         self.0.push(Verb::StallReplication);

@@ -38,7 +38,7 @@ impl Kind for Failover {
     fn check_plan(&self, i: usize, spec: &SimSpec) -> Result<(), Invalid> {
         super::check_promotion(
             spec,
-            self.replica,
+            (None, self.replica),
             (self.at_ms, self.duration_ms),
             "a failover promotes a replica",
             |end, horizon| {
@@ -59,11 +59,11 @@ impl Kind for Failover {
     }
 
     fn begin(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.fail_over(s, true, None);
+        fx.fail_over(s, true, None, None);
     }
 
     fn end(&self, fx: &mut dyn Effects, s: &Strike) {
-        fx.fail_over(s, false, self.replica);
+        fx.fail_over(s, false, self.replica, None);
     }
 }
 

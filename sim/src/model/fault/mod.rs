@@ -71,6 +71,7 @@ mod redis_pause;
 mod redis_restart;
 mod replica_down;
 mod replication_drop;
+mod shard_failover;
 mod shard_pause;
 mod shard_restart;
 mod starve;
@@ -101,6 +102,7 @@ pub use redis_pause::RedisPause;
 pub use redis_restart::RedisRestart;
 pub use replica_down::ReplicaDown;
 pub use replication_drop::ReplicationDrop;
+pub use shard_failover::ShardFailover;
 pub use shard_pause::ShardPause;
 pub use shard_restart::ShardRestart;
 pub use starve::Starve;
@@ -358,6 +360,8 @@ faults! {
     ShardPause(shard_pause::ShardPause),
     /// One master restarts without persistence.
     ShardRestart(shard_restart::ShardRestart),
+    /// One master fails and one of its replicas is promoted in its place.
+    ShardFailover(shard_failover::ShardFailover),
     @tests
     /// The extension recipe's worked example: a client and Redis stall
     /// together (`example.rs`).
@@ -411,6 +415,16 @@ impl Fault {
     pub fn restarts_redis(&self) -> bool {
         matches!(self, Fault::RedisRestart(_) | Fault::ShardRestart(_))
     }
+
+    /// Whether it promotes a replica in a primary's place (`failover`,
+    /// `switchover`, `shard-failover`): the writes the replica had not
+    /// received, and the primary's latches and scripts, are lost.
+    pub fn promotes_replica(&self) -> bool {
+        matches!(
+            self,
+            Fault::Failover(_) | Fault::Switchover(_) | Fault::ShardFailover(_)
+        )
+    }
 }
 
 /// How many kinds, in registration order, the classic swarm draws from.
@@ -421,8 +435,24 @@ fn window_end(at_ms: u64, duration_ms: u64) -> Option<u64> {
     Some(at_ms.saturating_add(duration_ms))
 }
 
-/// The rule for kinds that act on replicas: Redis must have some.
+/// The rule for kinds that act on the replicas of Redis's one primary:
+/// Redis has some, and one master (several masters' replicas are failed
+/// over one master at a time, by `shard-failover`).
 pub(crate) fn needs_replicas(spec: &SimSpec, what: &str) -> Result<(), Invalid> {
+    has_replicas(spec, what)?;
+    if spec.redis.has_masters() {
+        return Err((
+            "fault",
+            format!(
+                "{what}, but Redis has several masters, each with replicas of its own: name one with shard-failover"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Redis has replicas (`what` says why a kind needs them).
+fn has_replicas(spec: &SimSpec, what: &str) -> Result<(), Invalid> {
     if spec.redis.replicas == 0 {
         return Err((
             "fault",
@@ -433,18 +463,24 @@ pub(crate) fn needs_replicas(spec: &SimSpec, what: &str) -> Result<(), Invalid> 
 }
 
 /// The rules of a fault that promotes a replica (`failover`,
-/// `switchover`): Redis has replicas (`what` says why it needs them), the
-/// one named exists, and the promotion, `duration_ms` after `at_ms`,
-/// comes before the horizon (`late(end, horizon)` says what then goes
-/// wrong).
+/// `switchover`, or `shard-failover` of master `shard`): Redis has
+/// replicas (`what` says why it needs them), the one named exists, and
+/// the promotion, `duration_ms` after `at_ms`, comes before the horizon
+/// (`late(end, horizon)` says what then goes wrong).
 pub(crate) fn check_promotion(
     spec: &SimSpec,
-    replica: Option<u32>,
+    (shard, replica): (Option<u16>, Option<u32>),
     (at_ms, duration_ms): (u64, u64),
     what: &str,
     late: impl Fn(u64, u64) -> String,
 ) -> Result<(), Invalid> {
-    needs_replicas(spec, what)?;
+    match shard {
+        None => needs_replicas(spec, what)?,
+        Some(k) => {
+            shard_pause::check_master(what, k, spec)?;
+            has_replicas(spec, what)?;
+        }
+    }
     let replicas = spec.redis.replicas;
     if let Some(r) = replica
         && r >= replicas

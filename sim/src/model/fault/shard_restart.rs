@@ -62,7 +62,7 @@ pub(crate) fn generate(r: &mut ChaCha8Rng, d: Draw) -> Fault {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use lockcore::{LockName, Placement};
 
     use crate::run::tests::{client, critical, spec, thread};
@@ -70,52 +70,79 @@ mod tests {
 
     use super::*;
 
-    /// Two independent masters, "a" on 0 and "b" on 1, each held by a
-    /// thread of A for 5 s; master 1 restarts at 1 s: b's key is gone
-    /// (B takes it at once), a's stays.
-    #[test]
-    fn a_restarted_master_forgets_only_its_own_locks() {
-        let mut a = thread(0, critical(5_000));
-        a.lock = LockName::new("a").unwrap();
-        let mut b = thread(0, critical(5_000));
-        b.lock = LockName::new("b").unwrap();
-        let mut late = thread(1_500, critical(100));
-        late.lock = LockName::new("b").unwrap();
-        let mut other = thread(1_500, critical(100));
-        other.lock = LockName::new("a").unwrap();
+    /// Two independent masters, "a" on 0 and "b" on 1: A holds both for
+    /// 5 s from 0 s, and B takes b and then a from 1.5 s. `edit` adds the
+    /// fault on master 1 (and what it needs). The run, and its timeline.
+    pub(in crate::model::fault) fn two_masters(
+        edit: impl FnOnce(&mut crate::SimSpec),
+    ) -> (crate::Run, String) {
+        let on = |lock: &str, mut t: crate::ThreadSpec| {
+            t.lock = LockName::new(lock).unwrap();
+            t
+        };
         let mut s = spec(vec![
-            client("A", vec![a, b]),
-            client("B", vec![late, other]),
+            client(
+                "A",
+                vec![
+                    on("a", thread(0, critical(5_000))),
+                    on("b", thread(0, critical(5_000))),
+                ],
+            ),
+            client(
+                "B",
+                vec![
+                    on("b", thread(1_500, critical(100))),
+                    on("a", thread(1_500, critical(100))),
+                ],
+            ),
         ]);
         s.horizon_ms = 20_000;
         s.redis.masters = 2;
         s.redis.placement = Placement::new([("b".to_owned(), 1)]);
-        s.faults = FaultPlan(vec![Fault::ShardRestart(ShardRestart {
-            shard: 1,
-            at_ms: 1_000,
-        })]);
+        edit(&mut s);
         let r = run(&s).expect("valid");
         let text = r.history.to_string();
-        let held = |lock: &str, by: &str| {
-            text.lines()
-                .find(|l| l.contains(&format!("{lock} held by {by}")))
-                .map(|l| l.split_whitespace().next().unwrap().to_owned())
-        };
-        assert!(text.contains("shard 1 restart"), "{text}");
+        (r, text)
+    }
+
+    /// When the timeline first shows `lock` held by `by`.
+    pub(in crate::model::fault) fn held(text: &str, lock: &str, by: &str) -> Option<String> {
+        text.lines()
+            .find(|l| l.contains(&format!("{lock} held by {by}")))
+            .map(|l| l.split_whitespace().next().unwrap().to_owned())
+    }
+
+    /// B took b at once, a only once A let it go at 5 s, and every
+    /// violation is put beyond the guarantee by the fault on master 1
+    /// (`cause` names it): A still believed it held b, and no lease-based
+    /// lock survives its master losing the key.
+    pub(in crate::model::fault) fn only_b_lost(r: &crate::Run, text: &str, cause: &str) {
         assert!(
-            held("b", "B").is_some_and(|t| t.starts_with("1.5")),
+            held(text, "b", "B").is_some_and(|t| t.starts_with("1.5")),
             "{text}"
         );
         assert!(
-            held("a", "B").is_some_and(|t| t.starts_with("5.")),
+            held(text, "a", "B").is_some_and(|t| t.starts_with("5.")),
             "{text}"
         );
-        // A still believed it held b when B took it: the restart's
-        // doing, which no lease-based lock survives.
         assert!(!r.violations.is_empty(), "{text}");
         for v in &r.violations {
             assert_eq!(v.cause.name(), "beyond-guarantee", "{v}");
-            assert!(v.cause.to_string().contains("restart"), "{}", v.cause);
+            assert!(v.cause.to_string().contains(cause), "{}", v.cause);
         }
+    }
+
+    /// Master 1 restarts at 1 s: b's key is gone (B takes it at once),
+    /// a's stays.
+    #[test]
+    fn a_restarted_master_forgets_only_its_own_locks() {
+        let (r, text) = two_masters(|s| {
+            s.faults = FaultPlan(vec![Fault::ShardRestart(ShardRestart {
+                shard: 1,
+                at_ms: 1_000,
+            })]);
+        });
+        assert!(text.contains("shard 1 restart"), "{text}");
+        only_b_lost(&r, &text, "restart");
     }
 }

@@ -47,7 +47,7 @@ impl Kind for Switchover {
     fn check_plan(&self, i: usize, spec: &SimSpec) -> Result<(), Invalid> {
         super::check_promotion(
             spec,
-            self.replica,
+            (None, self.replica),
             (self.at_ms, self.duration_ms),
             "a switchover promotes a replica",
             |end, horizon| {

@@ -184,7 +184,9 @@ impl Effects for RealEffects<'_> {
         }
     }
 
-    fn fail_over(&mut self, s: &Strike, on: bool, replica: Option<u32>) {
+    /// Redis's one primary: a master's own failover is refused before
+    /// the run (`Verb::FailOverShard`).
+    fn fail_over(&mut self, s: &Strike, on: bool, replica: Option<u32>, _shard: Option<u16>) {
         let nodes = self.nodes();
         if on {
             // During a switchover the clients first reach the promoted

@@ -124,7 +124,9 @@ impl Effects for Loop<'_, '_> {
         }
     }
 
-    fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>) {
+    /// One primary: a master's own failover is refused before the run
+    /// (`Verb::FailOverShard`).
+    fn fail_over(&mut self, _s: &Strike, on: bool, replica: Option<u32>, _shard: Option<u16>) {
         if on {
             // During a switchover the clients first reach the promoted
             // replica: that is the primary that fails.
