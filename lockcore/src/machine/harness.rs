@@ -266,7 +266,7 @@ impl Harness {
                     };
                     self.constituents.push(format!("answer {lock} {answer}"));
                 }
-                Some(Output::Event(Event::SyncProbed { wait, waitaof })) => {
+                Some(Output::Event(Event::SyncProbed { wait, waitaof, .. })) => {
                     self.probe_readings.push((wait, waitaof));
                 }
                 Some(Output::Event(Event::ReplicasCounted { connected })) => {

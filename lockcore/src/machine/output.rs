@@ -96,6 +96,13 @@ pub enum Event {
         /// 3.46.0, whose probe does not ask.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         waitaof: Option<bool>,
+        /// Whether the script that waited for the probe goes out bare.
+        /// With `wait` true that is 3.46.0-3.51.x's rule on a server that
+        /// lacks only `WAITAOF`: the probing script runs unsynced although
+        /// the server has `WAIT` (from 3.52.0, `probe-reads-causes`, only
+        /// when it lacks both).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bare: bool,
     },
     /// 3.18.1+ (`replica-count-from-info`): the `connected_slaves` the
     /// client read from `INFO`, which its synced lock scripts' `WAIT`

@@ -227,6 +227,7 @@ impl LockClient {
                 self.event(super::Event::SyncProbed {
                     wait: supported.wait,
                     waitaof: (!probe.wait_only).then_some(supported.waitaof),
+                    bare,
                 });
                 let held = probe.held;
                 let tries = Tries {

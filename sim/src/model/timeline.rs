@@ -152,15 +152,26 @@ fn describe(kind: &RecordKind) -> (String, String) {
                 lockcore::Event::Resubscribing { channel } => {
                     format!("reconnect: subscribing to {channel} again")
                 }
-                lockcore::Event::SyncProbed { wait, waitaof } => {
+                lockcore::Event::SyncProbed {
+                    wait,
+                    waitaof,
+                    bare,
+                } => {
                     let has = |yes: bool| if yes { "has" } else { "lacks" };
-                    match waitaof {
+                    let read = match waitaof {
                         Some(aof) => format!(
                             "probe read: the server {} WAIT, {} WAITAOF",
                             has(*wait),
                             has(*aof)
                         ),
                         None => format!("probe read: the server {} WAIT", has(*wait)),
+                    };
+                    // Without WAIT every script goes bare, which the
+                    // reading says; with it, only the probing one does.
+                    if *bare && *wait {
+                        format!("{read}; the script that probed goes bare")
+                    } else {
+                        read
                     }
                 }
                 lockcore::Event::ReplicasCounted { connected } => {

@@ -11,7 +11,8 @@
 //! that really has no `WAIT` that is the deployment's limit, beyond the
 //! guarantee; on one that has it (every Redis modelled), the client threw
 //! the guarantee away: 3.48.0-3.51.x match the refused `WAITAOF`'s text
-//! for "WAIT" on Redis 6.2-7.1, until 3.52.0 (`probe-reads-causes`).
+//! for "WAIT" on Redis 6.2-7.1, until 3.52.0 (`probe-reads-causes`), and
+//! 3.46.0-3.51.x send the probing script itself bare there.
 //!
 //! From 3.18.1 the `WAIT` asks for the replicas `INFO` counted connected,
 //! a count kept from 3.27.0 until a `WAIT` counts differently. A client
@@ -23,9 +24,11 @@ use crate::model::history::RecordKind;
 use crate::{Fault, History, SimSpec, SimTime, Violation};
 
 /// Whether the failover's loss of the violation's first hold is the
-/// lock's: the holder's client had read its probe as a server without
-/// `WAIT` before the hold began, and the deployment's Redis has one.
-/// `false` when the client read it right, or never probed.
+/// lock's, on a deployment whose Redis has `WAIT`: the holder's client had
+/// read its probe as a server without `WAIT` before the hold began, or
+/// the hold's own acquire was the script that probed and went bare
+/// ([`probed_bare`]). `false` when the client read it right and synced
+/// the acquire, or never probed.
 pub(super) fn misread_sync(spec: &SimSpec, history: &History, v: &Violation) -> bool {
     let Some(&first) = v.events.iter().min() else {
         return false;
@@ -37,7 +40,38 @@ pub(super) fn misread_sync(spec: &SimSpec, history: &History, v: &Violation) -> 
         lockcore::Event::SyncProbed { wait, .. } => Some(*wait),
         _ => None,
     });
-    read_wait == Some(false) && spec.redis.version.has_wait()
+    spec.redis.version.has_wait() && (read_wait == Some(false) || probed_bare(history, who, first))
+}
+
+/// Whether the acquire that began hold `hold` went out bare as the script
+/// that probed: 3.46.0-3.51.x send the script whose probe found `WAITAOF`
+/// missing without `WAIT` (`probe-reads-causes` keeps `WAIT` from 3.52.0),
+/// so on Redis 6.2-7.1 a client's first lock script is unsynced. Its
+/// client's probe was answered, bare, inside the thread's call: a script
+/// sent in the call before the client knew waited for a probe of its own,
+/// and every probe of one server is read alike.
+fn probed_bare(history: &History, who: &crate::Who, hold: usize) -> bool {
+    let records = &history.records[..hold.min(history.records.len())];
+    let Some(call) = records
+        .iter()
+        .rposition(|r| matches!(&r.kind, RecordKind::Call { who: w, .. } if w == who))
+    else {
+        return false;
+    };
+    let process = who.process();
+    records[call..].iter().any(|r| {
+        matches!(
+            &r.kind,
+            RecordKind::Lock {
+                process: p,
+                event: lockcore::Event::SyncProbed {
+                    wait: true,
+                    bare: true,
+                    ..
+                },
+            } if *p == process
+        )
+    })
 }
 
 /// Whether the holder's client asked its `WAIT` for fewer replicas than
