@@ -44,8 +44,10 @@ impl Deployment {
     fn marked(self, spec: &SimSpec, timeline: &str) -> bool {
         match self {
             Deployment::Proxy => timeline.contains("CROSSSLOT"),
+            // Every one has a fault on one master (the swarm makes one
+            // only for it): the column counts those that fail one over.
             Deployment::Shards | Deployment::Masters => {
-                spec.faults.0.iter().any(|f| f.shard().is_some())
+                (spec.faults.0.iter()).any(|f| matches!(f, sim::Fault::ShardFailover(_)))
             }
         }
     }
@@ -62,13 +64,13 @@ impl Deployment {
                 "cluster",
                 "# Defects in a Redis Cluster",
                 "that make Redis a Redis Cluster reached in cluster mode (`[sim.redis] shards`)",
-                "pause or restart one master (`shard-pause`, `shard-restart`)",
+                "fail one master over to its replica (`shard-failover`; every one pauses, restarts or fails over one master)",
             ),
             Deployment::Masters => (
                 "masters",
                 "# Defects on independent masters",
                 "that put a multi-lock's locks on independent masters (`[sim.redis] masters`)",
-                "pause or restart one master (`shard-pause`, `shard-restart`)",
+                "fail one master over to its replica (`shard-failover`; every one pauses, restarts or fails over one master)",
             ),
         }
     }
