@@ -83,7 +83,9 @@ impl Settings {
     /// and the faults that act on replicas (a failover, a switchover, a
     /// replication stall: every kind that needs one) and the replicas' AOF
     /// are left out; configured with replicas, or on a replicated
-    /// endpoint, Redis has at least one.
+    /// endpoint, Redis has at least one; a cluster has at least one per
+    /// master, and keeps only the replica faults that name a master
+    /// (`shard-failover`).
     pub fn apply(&self, spec: &mut SimSpec) {
         spec.watchdog_timeout_ms = self.watchdog_timeout_ms;
         spec.redis.proxy =
@@ -103,7 +105,16 @@ impl Settings {
         for c in &mut spec.clients {
             self.apply_client(c);
         }
-        if (self.replicated || self.replicated_endpoint) && !self.cluster {
+        if self.cluster {
+            // Each master with a replica of its own, as `redis-cli
+            // --cluster-replicas 1` and every managed cluster give it: the
+            // lock scripts wait for it, and a `shard-failover` promotes it.
+            // The faults on one primary's replicas have no primary here.
+            spec.redis.replicas = spec.redis.replicas.max(1);
+            spec.faults
+                .0
+                .retain(|f| f.shard().is_some() || !sim::verbs(f).iter().any(|v| v.on_replicas()));
+        } else if self.replicated || self.replicated_endpoint {
             spec.redis.replicas = spec.redis.replicas.max(1);
         } else {
             spec.redis.replicas = 0;

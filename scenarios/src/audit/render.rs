@@ -48,7 +48,7 @@ fn settings_line(a: &Audit) -> String {
         or_default(st.timeout_ms.map(|ms| format!("{ms}ms"))),
         or_default(st.retry_attempts.map(|n| n.to_string())),
         if st.cluster {
-            "cluster mode: a Redis Cluster, each lock on its slot's master (no replicas)"
+            "cluster mode: a Redis Cluster, each lock on its slot's master, each master with a replica (WAIT after lock scripts)"
         } else if st.replicated {
             "with replicas (WAIT after lock scripts)"
         } else if st.replicated_endpoint {

@@ -128,9 +128,9 @@ fn a_config_file_gives_its_settings_and_notes() {
 
 /// A cluster config on 4.7.0 (`clusterServersConfig`): every audited
 /// run is a cluster in cluster mode, of the masters explore drew or
-/// three, without replicas or their faults, and the note says what is
-/// modelled; a single server's runs are never a cluster and keep no
-/// pause of one master.
+/// three, each with a replica or the two explore drew, and no fault on
+/// one primary's replicas, and the note says what is modelled; a single
+/// server's runs are never a cluster and keep no fault on one master.
 #[test]
 fn a_cluster_config_runs_on_a_cluster() {
     let (settings, notes) =
@@ -144,21 +144,19 @@ fn a_cluster_config_runs_on_a_cluster() {
     );
     let tailor = Tailor(None);
     let release = Release::version(Version::new(4, 7, 0));
-    let mut paused = 0;
+    let (mut paused, mut failovers) = (0, 0);
     for seed in 0..300 {
         let spec = super::audited_spec(seed, release, &settings, &tailor);
         assert!(
-            spec.redis.shards >= 2 && spec.redis.replicas == 0,
+            spec.redis.shards >= 2 && (1..=2).contains(&spec.redis.replicas),
             "seed {seed}"
         );
         assert!(spec.clients.iter().all(|c| c.mode.is_none()), "seed {seed}");
-        assert!(
-            spec.faults
-                .0
-                .iter()
-                .all(|f| !sim::verbs(f).iter().any(|v| v.on_replicas())),
-            "seed {seed}"
-        );
+        let one_primary =
+            |f: &sim::Fault| f.shard().is_none() && sim::verbs(f).iter().any(|v| v.on_replicas());
+        assert!(!spec.faults.0.iter().any(one_primary), "seed {seed}");
+        failovers +=
+            usize::from((spec.faults.0.iter()).any(|f| matches!(f, sim::Fault::ShardFailover(_))));
         assert_eq!(sim::validate_spec(&spec), Ok(()), "seed {seed}");
         paused += usize::from(spec.faults.0.iter().any(|f| f.shard().is_some()));
         let plain = super::audited_spec(seed, release, &Settings::default(), &tailor);
@@ -166,6 +164,7 @@ fn a_cluster_config_runs_on_a_cluster() {
         assert!(plain.faults.0.iter().all(|f| f.shard().is_none()));
     }
     assert!(paused > 10, "{paused} of 300 seeds pause a master");
+    assert!(failovers > 5, "{failovers} of 300 seeds fail a master over");
 }
 
 /// The Sentinel example config on 3.45.0, over the first `seeds` seeds.
