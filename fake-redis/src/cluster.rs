@@ -250,6 +250,36 @@ mod tests {
         Value::error(text)
     }
 
+    /// A `PUBLISH` on one node goes over the bus to every other: node 0
+    /// counts only its own subscribers and hands the message on; node 1's
+    /// subscriber gets it once node 1 receives it (as on redis-server
+    /// 7.0.15: `a_lock_survives_its_slot_migrating_to_another_master`).
+    #[test]
+    fn a_publish_goes_to_every_node() {
+        let mut c = cluster();
+        let sub = c.node(1).map(|e| e.connect()).unwrap_or(crate::ConnId(0));
+        run(&mut c, 1, sub, &["SUBSCRIBE", "ch"]);
+        let publisher = c.node(0).map(|e| e.connect()).unwrap_or(crate::ConnId(0));
+        let words = [
+            Bytes::from_static(b"PUBLISH"),
+            Bytes::from_static(b"ch"),
+            Bytes::from_static(b"m"),
+        ];
+        let r = c
+            .node(0)
+            .map(|e| e.execute(publisher, words))
+            .unwrap_or_default();
+        assert_eq!(r.replies, [Value::Int(0)]);
+        let (channel, message) = r.published[0].clone();
+        let got = c
+            .node(1)
+            .map(|e| e.receive_published(&channel, &message))
+            .unwrap_or_default();
+        assert_eq!(got.deliveries.len(), 1);
+        assert_eq!(got.deliveries[0].0, sub);
+        assert!(got.published.is_empty(), "not sent on again");
+    }
+
     /// `foo` is slot 12182 (node 2), `bar` 5061 (node 0): each node
     /// serves its own and redirects the rest; keys of several slots are
     /// CROSSSLOT before any MOVED; keyless commands run anywhere.

@@ -264,6 +264,12 @@ impl Db {
         self.entries.insert(Small::from_slice(&key), entry);
     }
 
+    /// Stores `entry` at `key` as a write the replicas get (`RESTORE`).
+    pub(crate) fn restore(&mut self, key: Bytes, entry: Entry) {
+        self.log.note_written(&key);
+        self.insert(key, entry);
+    }
+
     /// Deletes `key`; whether a live key was there.
     pub(crate) fn remove(&mut self, key: &[u8], now: i64) -> bool {
         self.purge(key, now);

@@ -44,6 +44,11 @@ pub struct Response {
     pub deliveries: Vec<(ConnId, Value)>,
     /// The connection must be closed once the replies are written (`QUIT`).
     pub close: bool,
+    /// On a cluster node: each `(channel, message)` a `PUBLISH` here sent
+    /// over the cluster bus to every other node
+    /// (`clusterPropagatePublish`), for the caller to hand to them
+    /// ([`Engine::receive_published`]).
+    pub published: Vec<(Bytes, Bytes)>,
 }
 
 /// A hash's `(field, value)` pairs in Redis's order.
@@ -229,6 +234,15 @@ impl Engine {
         self.state.stats.commands += 1;
         let now = self.now();
         out.replies = crate::blocking::run(self, conn, args, now, &mut out);
+        out
+    }
+
+    /// A message another node of the cluster published, as its bus
+    /// delivers it here: to this node's subscribers of `channel` (and
+    /// matching patterns), not sent on again.
+    pub fn receive_published(&mut self, channel: &Bytes, message: &Bytes) -> Response {
+        let mut out = Response::default();
+        crate::cmd::pubsub::deliver(&self.state.pubsub, channel, message, &mut out);
         out
     }
 

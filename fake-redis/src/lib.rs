@@ -78,11 +78,19 @@
 //!   their roles and the slot owners; [`Topology::promote`] is a
 //!   failover, [`FakeCluster::replicate`] feeds replicas.
 //!
+//! - **The bus's `PUBLISH`.** A `PUBLISH` on a cluster node (a script's
+//!   too) is handed on for every other node ([`Response::published`]),
+//!   whose subscribers get it through [`Engine::receive_published`], as
+//!   Redis 7.0's `clusterPropagatePublish` sends it over the bus; the
+//!   simulator does so at once. [`Engine::migrate_slot`] moves a slot's
+//!   keys to another node with their TTLs, as `MIGRATE` does.
+//!
 //! Differences: there is no cluster bus. The nodes share one slot table,
 //! so `SETSLOT ... NODE` on one node is seen by all at once (Redis
 //! spreads it by gossip); ping and pong times in `CLUSTER NODES` are
 //! placeholders and `CLUSTER INFO` counts no bus messages; no node fails
-//! on its own. `MIGRATE`, `CLUSTER ADDSLOTS`, `MEET`, `FAILOVER`,
+//! on its own; the `fake-redis --cluster` binary's nodes do not hand a
+//! `PUBLISH` to each other. `MIGRATE`, `CLUSTER ADDSLOTS`, `MEET`, `FAILOVER`,
 //! `COUNTKEYSINSLOT`, `GETKEYSINSLOT` and the other subcommands are
 //! unknown (the topology is set through [`FakeCluster`] and
 //! [`Topology`]). A script's `redis.call` is not routed: Redis 7.0
@@ -236,6 +244,8 @@
 //! - `routing`: a cluster node's `MOVED`/`ASK`/`CROSSSLOT`/`TRYAGAIN`
 //!   decision (Redis's `getNodeByQuery`).
 //! - `cluster`: [`FakeCluster`], [`ShardSpec`], [`Engine::join_cluster`].
+//! - `migrate`: [`Engine::migrate_slot`], a slot's keys moving to another
+//!   node.
 //! - `client`: one connection's state (protocol, database, name, auth,
 //!   transaction, watched keys).
 //! - `multi`: MULTI/EXEC and WATCH.
@@ -311,6 +321,7 @@ mod glob;
 mod lua;
 mod lua_bit;
 mod lua_cjson;
+mod migrate;
 mod multi;
 mod native;
 mod native_fair;

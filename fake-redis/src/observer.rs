@@ -34,6 +34,12 @@ impl Engine {
         self.dbs[0].version()
     }
 
+    /// Whether a live key (of any type) is at `key`, read without side
+    /// effects.
+    pub fn holds_key(&self, key: &[u8]) -> bool {
+        self.dbs[0].peek(key, self.now()).is_some()
+    }
+
     /// `read` of a hash key's first field and its value (in Redis's
     /// order; a field named `mode` is passed over), the value of its
     /// `mode` field (an `RReadWriteLock`'s `read` or `write`) and its

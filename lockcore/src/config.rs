@@ -15,7 +15,9 @@ use crate::{BackOff, Era, LockError, Millis, Placement, Release, RetryDelay, Swi
 /// up to `retry_attempts` more times; when the last attempt times out too,
 /// the command fails with [`TransportError::Timeout`](crate::TransportError::Timeout).
 /// A connection error or a Redis error reply fails the command at once,
-/// without retry. So a command fails after at most
+/// without retry, but for `TRYAGAIN` and `LOADING`, which are sent again
+/// after the retry delay while attempts remain, and a cluster's `MOVED`
+/// and `ASK`, which send it on to the node they name at once. So a command fails after at most
 /// `(retry_attempts + 1) * response_timeout + retry_attempts * retry_interval`
 /// ([`Config::command_budget`]). From Redisson 3.48.0
 /// (`jittered-retry-delay`) the defaults are 4 attempts and a jittered
@@ -104,6 +106,19 @@ pub struct Config {
     /// renews slot by slot (`RenewalTask.renewSlots`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cluster_shards: u16,
+    /// Where each master of the cluster listens (`host:port`, as `CLUSTER
+    /// SLOTS` names them), in shard order: the node a `MOVED` or `ASK`
+    /// names is the master at that address. Empty (the default), a
+    /// redirect fails its command as one to an unknown node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster_nodes: Vec<String>,
+    /// Redisson's `scanInterval` (1 s): how often a cluster client reads
+    /// the topology again, and so learns that a slot has moved.
+    #[serde(
+        default = "default_scan_interval",
+        skip_serializing_if = "is_default_scan_interval"
+    )]
+    pub scan_interval: Millis,
     /// How many independent masters the client reaches, one Redisson
     /// instance each (the `RedissonClient`s a red lock is built over); 0,
     /// the default, is one server. Each lock is on the master `placement`
@@ -223,6 +238,14 @@ fn default_watchdog_batch_size() -> u32 {
     100
 }
 
+fn default_scan_interval() -> Millis {
+    Millis(1_000)
+}
+
+fn is_default_scan_interval(ms: &Millis) -> bool {
+    *ms == default_scan_interval()
+}
+
 fn default_slaves_sync_timeout() -> Millis {
     Millis(1_000)
 }
@@ -239,6 +262,8 @@ impl Default for Config {
             replicas: 0,
             cluster_proxy: false,
             cluster_shards: 0,
+            cluster_nodes: Vec::new(),
+            scan_interval: default_scan_interval(),
             masters: 0,
             placement: Placement::default(),
             time_scale: 1,
@@ -459,6 +484,19 @@ impl ConfigBuilder {
         self
     }
 
+    /// Sets where each master of the cluster listens (`host:port`, in
+    /// shard order), for the redirects that name them.
+    pub fn cluster_nodes(&mut self, nodes: Vec<String>) -> &mut Self {
+        self.config.cluster_nodes = nodes;
+        self
+    }
+
+    /// Sets Redisson's `scanInterval` (ms).
+    pub fn scan_interval(&mut self, ms: u64) -> &mut Self {
+        self.config.scan_interval = Millis(ms);
+        self
+    }
+
     /// Sets the independent masters the client reaches (0: one server)
     /// and which serves each lock.
     pub fn masters(&mut self, n: u16, placement: Placement) -> &mut Self {
@@ -542,6 +580,18 @@ impl ConfigBuilder {
             )));
         }
         check_masters(&c)?;
+        if !c.cluster_nodes.is_empty() && c.cluster_nodes.len() != usize::from(c.cluster_shards) {
+            return Err(LockError::InvalidConfig(format!(
+                "a cluster of {} masters needs an address for each, got {}",
+                c.cluster_shards,
+                c.cluster_nodes.len()
+            )));
+        }
+        if c.scan_interval.0 == 0 {
+            return Err(LockError::InvalidConfig(
+                "scan interval must be positive".to_owned(),
+            ));
+        }
         if c.cluster_shards > 0 && c.cluster_proxy {
             return Err(LockError::InvalidConfig(
                 "a client reaches a cluster either in cluster mode or through a proxy, not both"

@@ -80,7 +80,10 @@
 //! command names its master ([`Shard`]); a client in cluster mode
 //! ([`ConfigBuilder::cluster_shards`]) runs over a [`ClusterTransport`] of
 //! one transport per master, and a one-node transport refuses any shard
-//! but 0 ([`TransportError::NoShard`]). A locksim client and
+//! but 0 ([`TransportError::NoShard`]). A cluster node's `MOVED` and
+//! `ASK` send a command on to the master they name
+//! ([`ConfigBuilder::cluster_nodes`]), as Redisson's `RedisExecutor`
+//! does. A locksim client and
 //! a Java Redisson client can share a lock: the key layout, script texts
 //! and error texts are Redisson's.
 //!
@@ -115,7 +118,8 @@
 //!   on a lock), `watchdog`
 //!   (`redisson`), `legacy`, `batched`,
 //!   `fence` (`fenced`), `sync` (the `WAIT` after a lock script),
-//!   `probe` (what the server supports), `replica_count` (the `INFO`
+//!   `probe` (what the server supports), `redirect` (a cluster's
+//!   `MOVED`, `ASK` and `TRYAGAIN`), `replica_count` (the `INFO`
 //!   that gives the `WAIT`'s count), `sometimes` (the places it notes
 //!   passing, [`Sometimes`], for coverage), `slot_table` (the order in
 //!   which a cluster client's round walks its slots), `slots_apart`

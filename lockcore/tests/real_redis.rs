@@ -382,6 +382,90 @@ async fn a_cluster_client_renews_and_wakes_on_each_master() {
 
 /// A client in cluster mode over a one-node transport fails its call with
 /// a clear error for a lock on another master, and sends nothing there.
+/// A slot migrated under a held lock, on a real 3-master cluster, as
+/// `redis-cli --cluster reshard` moves it: `SETSLOT IMPORTING` and
+/// `MIGRATING`, `MIGRATE` of the lock's key, `SETSLOT NODE` on every
+/// master. A (4.7.0, 3 s watchdog) holds the lock throughout: its
+/// renewals meet `ASK` after the key moved and `MOVED` once the slot
+/// did, and follow them (to master 1), so the key is still there 4 s
+/// later. B waits on the lock, subscribed on master 0; A's unlock, sent
+/// to master 0 and moved to master 1, publishes there, and the cluster
+/// bus carries the message to B's subscription: B takes the lock at
+/// once.
+#[tokio::test]
+async fn a_lock_survives_its_slot_migrating_to_another_master() {
+    let cluster = RealCluster::start_for_test(3);
+    let raw = raw_masters(&cluster).await;
+    let nodes: Vec<String> = cluster.addrs().iter().map(|a| a.to_string()).collect();
+    let config = Config::builder()
+        .release("4.7.0".parse().unwrap())
+        .cluster_shards(3)
+        .cluster_nodes(nodes)
+        .watchdog_timeout(3_000)
+        .build()
+        .unwrap();
+    let a = cluster_client(&cluster, "uuid-a", config.clone()).await;
+    let b = cluster_client(&cluster, "uuid-b", config).await;
+    let name = names_on(3, 0, 1).remove(0);
+    let slot = lockcore::calc_slot(&name).to_string();
+    assert!(a.lock(&name).unwrap().try_lock(T1).await.unwrap());
+    let admin = |m: usize, words: &[&str]| {
+        let words = cmd(words);
+        let raw = &raw[m];
+        async move { raw.send(Shard(0), &words).await }
+    };
+    let ok = Ok(Value::Simple("OK".into()));
+    let (from, to) = (cluster.id(0).to_owned(), cluster.id(1).to_owned());
+    assert_eq!(
+        admin(1, &["CLUSTER", "SETSLOT", &slot, "IMPORTING", &from]).await,
+        ok
+    );
+    assert_eq!(
+        admin(0, &["CLUSTER", "SETSLOT", &slot, "MIGRATING", &to]).await,
+        ok
+    );
+    sleep(Duration::from_millis(1_200)).await;
+    let target = cluster.addr(1);
+    let (host, port) = (target.ip().to_string(), target.port().to_string());
+    assert_eq!(
+        admin(
+            0,
+            &["MIGRATE", &host, &port, "", "0", "5000", "KEYS", &name]
+        )
+        .await,
+        ok
+    );
+    sleep(Duration::from_millis(1_200)).await;
+    for m in 0..3 {
+        assert_eq!(
+            admin(m, &["CLUSTER", "SETSLOT", &slot, "NODE", &to]).await,
+            ok,
+            "master {m}"
+        );
+    }
+    sleep(Duration::from_millis(1_600)).await;
+    let ttl = admin(1, &["PTTL", &name]).await;
+    assert!(
+        matches!(ttl, Ok(Value::Int(ms)) if ms > 0 && ms <= 3_000),
+        "{name} on master 1 after 4 s: {ttl:?}"
+    );
+    let lock = b.lock(&name).unwrap();
+    let waiter = tokio::spawn(async move {
+        let taken = lock.try_lock_wait(ThreadId(2), Millis(20_000)).await;
+        (taken, Instant::now())
+    });
+    sleep(Duration::from_millis(300)).await;
+    assert_eq!(a.lock(&name).unwrap().unlock(T1).await, Ok(true));
+    let unlocked = Instant::now();
+    let (taken, when) = waiter.await.unwrap();
+    assert_eq!(taken, Ok(true));
+    let woken = when.saturating_duration_since(unlocked);
+    assert!(
+        woken < Duration::from_millis(1_000),
+        "B woke {woken:?} after the unlock"
+    );
+}
+
 #[tokio::test]
 async fn a_one_node_transport_refuses_other_shards() {
     let redis = RealRedis::start_for_test();

@@ -100,7 +100,9 @@ impl Settings {
             (true, drawn) => drawn,
         };
         if !self.cluster {
-            spec.faults.0.retain(|f| f.shard().is_none());
+            spec.faults
+                .0
+                .retain(|f| f.shard().is_none() && f.slot_move().is_none());
         }
         for c in &mut spec.clients {
             self.apply_client(c);

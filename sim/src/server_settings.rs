@@ -75,7 +75,18 @@ pub(crate) fn give_shards(spec: &mut SimSpec, plan: &[crate::Fault], chance: f64
         return false;
     }
     let named = plan.iter().filter_map(|f| f.shard().map(|s| s + 1));
-    spec.redis.shards = named.fold(shards, u16::max);
+    let shards = named.fold(shards, u16::max);
+    // A slot can move only to another master the cluster has: a plan
+    // whose only cluster faults could not is no reason for one.
+    let moves = |f: &crate::Fault| {
+        f.slot_move().is_none_or(|(lock, to)| {
+            to < shards && lockcore::shard_of(shards, lock.as_str()).0 != to
+        })
+    };
+    if !plan.iter().any(moves) {
+        return false;
+    }
+    spec.redis.shards = shards;
     true
 }
 
@@ -184,7 +195,7 @@ mod cluster_tests {
                     |f: &crate::Fault| f.kind().needs_replicas() && f.shard().is_none();
                 assert!(!spec.faults.0.iter().any(one_primary), "seed {seed}");
                 assert!(spec.clients.iter().all(|c| c.mode.is_none()));
-                let on_one = |f: &crate::Fault| f.shard().is_some();
+                let on_one = |f: &crate::Fault| f.shard().is_some() || f.slot_move().is_some();
                 assert!(spec.faults.0.iter().any(on_one), "seed {seed}");
             }
             let classic = Workload {

@@ -17,7 +17,7 @@ mod info;
 mod key_spec;
 mod keys;
 mod list;
-mod pubsub;
+pub(crate) mod pubsub;
 mod server;
 mod string;
 mod table;

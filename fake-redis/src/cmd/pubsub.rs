@@ -14,9 +14,24 @@ use crate::error::CmdError;
 /// message]`, in [`crate::Response::deliveries`].
 pub(crate) fn publish(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdError> {
     let (channel, message) = (&args[1], &args[2]);
-    let receivers = ctx.state.pubsub.subscribers(channel);
+    if ctx.state.cluster.is_some() {
+        ctx.out.published.push((channel.clone(), message.clone()));
+    }
+    let n = deliver(&ctx.state.pubsub, channel, message, ctx.out);
+    Ok(Value::Int(n as i64))
+}
+
+/// Pushes `message` on `channel` to this node's subscribers (channel
+/// ones first, then patterns'); how many got it.
+pub(crate) fn deliver(
+    pubsub: &crate::pubsub::PubSub,
+    channel: &Bytes,
+    message: &Bytes,
+    out: &mut crate::Response,
+) -> usize {
+    let receivers = pubsub.subscribers(channel);
     for &conn in &receivers {
-        ctx.out.deliveries.push((
+        out.deliveries.push((
             conn,
             Value::Push(vec![
                 Value::bulk("message"),
@@ -25,9 +40,9 @@ pub(crate) fn publish(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
             ]),
         ));
     }
-    let by_pattern = ctx.state.pubsub.pattern_subscribers(channel);
+    let by_pattern = pubsub.pattern_subscribers(channel);
     for (pattern, conn) in &by_pattern {
-        ctx.out.deliveries.push((
+        out.deliveries.push((
             *conn,
             Value::Push(vec![
                 Value::bulk("pmessage"),
@@ -37,7 +52,7 @@ pub(crate) fn publish(ctx: &mut Ctx<'_>, args: &[Bytes]) -> Result<Value, CmdErr
             ]),
         ));
     }
-    Ok(Value::Int((receivers.len() + by_pattern.len()) as i64))
+    receivers.len() + by_pattern.len()
 }
 
 fn confirmation(kind: &'static str, channel: Option<Bytes>, count: usize) -> Value {

@@ -29,6 +29,7 @@ mod output;
 mod probe;
 mod query;
 mod read_task;
+mod redirect;
 mod replica_count;
 mod replica_wait;
 mod request;
@@ -104,6 +105,8 @@ enum TimerKind {
     /// A Sentinel client's pub/sub stopped for good before 3.46 (#6026):
     /// this subscription (its channel and generation) fails now.
     SubscriptionTimeout(String, u64),
+    /// The topology scan that learns the slots a `MOVED` named.
+    Scan,
 }
 
 /// The call a thread has in flight.
@@ -232,6 +235,10 @@ pub struct LockClient {
     multi_results: VecDeque<(Caller, Result<CallOutcome, LockError>)>,
     /// Draws the wait of a multi-lock's `lock(lease)` rounds.
     multi_rng: ChaCha8Rng,
+    /// Slots the topology scan found moved, and their masters now.
+    routes: BTreeMap<u16, crate::Shard>,
+    /// Slots a `MOVED` named since the last scan (see `redirect`).
+    scanned: BTreeMap<u16, crate::Shard>,
 }
 
 impl LockClient {
@@ -283,6 +290,8 @@ impl LockClient {
             multis: BTreeMap::new(),
             multi_results: VecDeque::new(),
             multi_rng: multi::multi_rng(config_seed),
+            routes: BTreeMap::new(),
+            scanned: BTreeMap::new(),
         }
     }
 
@@ -446,6 +455,7 @@ impl LockClient {
             TimerKind::NoSyncRetry(caller) => self.on_no_sync_retry(now, caller),
             TimerKind::ProbeRetry(id) => self.on_probe_retry(now, id),
             TimerKind::AbandonedRetry(id) => self.on_abandoned_retry(now, id),
+            TimerKind::Scan => self.on_scan(),
         }
         self.settle(now);
     }
@@ -512,6 +522,11 @@ impl LockClient {
 
     /// The master a command on key (or channel) `name` goes to.
     fn shard_of(&self, name: &str) -> crate::Shard {
+        if !self.routes.is_empty()
+            && let Some(&shard) = self.routes.get(&crate::calc_slot(name))
+        {
+            return shard;
+        }
         crate::route(self.config.cluster_shards, &self.config.placement, name)
     }
 
@@ -561,6 +576,9 @@ impl LockClient {
             self.load_script(now, pending, script);
             return;
         }
+        let Some(pending) = self.redirected(now, pending, &reply) else {
+            return;
+        };
         if self.retries_replica_wait(&pending, &reply) || self.retries_read_only(&pending, &reply) {
             self.retry_later(now, pending);
             return;

@@ -53,6 +53,9 @@ pub enum Purpose {
     /// `expireAsync(lease)` of a lock a multi-lock's leased `tryLock`
     /// took (`PEXPIRE`; from 3.17.0 `RedissonExpirable`'s script).
     Expire,
+    /// `ASKING`, sent before a command an `ASK` redirected, on the node
+    /// it names (its `OK` is read by nobody).
+    Asking,
 }
 
 /// Something the lock reports about itself, for logs and observers.

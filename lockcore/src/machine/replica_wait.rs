@@ -49,13 +49,7 @@ impl LockClient {
         if !refused || !self.switches.has(Switch::ReadonlyRetried) {
             return false;
         }
-        let batched = pending.sync.is_some() || pending.tries.replicas == Some(0);
-        let attempts = if batched {
-            self.config.retry_attempts
-        } else {
-            self.retries_for(&pending.kind)
-        };
-        pending.tries.retried < attempts
+        pending.tries.retried < self.attempts_of(pending)
     }
 
     /// Whether `pending`'s batch failed with a `WAIT` error that the

@@ -12,6 +12,7 @@ use tracing::debug;
 
 use super::batch_script::Batch;
 use super::probe::SyncWith;
+use super::redirect::Redirect;
 use super::{Command, LockClient, Output, Purpose, TimerKind};
 use crate::script::LockScript;
 use crate::{LockName, Millis, RequestId, Switch, ThreadId, TimerId, TransportError};
@@ -110,6 +111,8 @@ pub(super) struct Reload {
     sent: u32,
     /// Whether it went bare after the probe.
     bare: bool,
+    /// Where a redirect had sent it: its load and its resend go there.
+    redirect: Option<Redirect>,
 }
 
 /// A lock script held back by a stage of its own (the probe, `INFO`):
@@ -141,7 +144,7 @@ impl Held {
 #[derive(Debug, Clone)]
 pub(super) struct Pending {
     pub(super) kind: Kind,
-    lock: LockName,
+    pub(super) lock: LockName,
     pub(super) owner: Owner,
     /// How many times it was sent before this attempt, and how many of
     /// those were retries after a timeout.
@@ -173,6 +176,9 @@ pub(super) struct Tries {
     /// 3.46+: its batch sent it as `EVALSHA` after the client's own
     /// `SCRIPT LOAD` (see `batch_script`).
     pub(super) batched: bool,
+    /// The master a `MOVED` or `ASK` sent it to (see `redirect`); its
+    /// resends go there too.
+    pub(super) redirect: Option<Redirect>,
 }
 
 impl LockClient {
@@ -266,6 +272,13 @@ impl LockClient {
             }
         }
         let synced = with != SyncWith::Bare;
+        let shard = match tries.redirect {
+            Some(redirect) => redirect.shard(),
+            None => self.shard_of(lock.as_str()),
+        };
+        if let Some(Redirect::Ask(_)) = tries.redirect {
+            self.send_asking(&lock, shard);
+        }
         let request = RequestId(self.next_request);
         self.next_request += 1;
         let output = match &kind {
@@ -273,7 +286,7 @@ impl LockClient {
                 request,
                 purpose: *purpose,
                 lock: lock.clone(),
-                shard: self.shard_of(lock.as_str()),
+                shard,
                 command: command.clone(),
                 attempt: tries.sent,
                 staged: tries.staged,
@@ -293,7 +306,7 @@ impl LockClient {
         }
         let timeout = self.set_timer(now.plus(wait), TimerKind::ResponseTimeout(request));
         let replicas = tries.replicas.unwrap_or(self.config.replicas);
-        let sync = synced.then(|| self.send_wait(request, lock.clone(), with, replicas));
+        let sync = synced.then(|| self.send_wait(request, (lock.clone(), shard), with, replicas));
         self.requests.insert(
             request,
             Pending {
@@ -389,9 +402,14 @@ impl LockClient {
             owner: pending.owner,
             sent: pending.tries.sent,
             bare: pending.tries.bare,
+            redirect: pending.tries.redirect,
+        };
+        let tries = Tries {
+            redirect: pending.tries.redirect,
+            ..Tries::default()
         };
         let owner = Owner::ScriptLoad(Box::new(reload));
-        self.transmit(now, load, lock, owner, Tries::default());
+        self.transmit(now, load, lock, owner, tries);
     }
 
     /// The `SCRIPT LOAD` answered: the script's command goes again, or
@@ -415,6 +433,7 @@ impl LockClient {
                     replicas: None,
                     staged: false,
                     batched: false,
+                    redirect: reload.redirect,
                 };
                 self.transmit(now, reload.kind, reload.lock, reload.owner, tries);
             }
@@ -541,10 +560,7 @@ impl LockClient {
             let tries = Tries {
                 sent: pending.tries.sent + 1,
                 retried: pending.tries.retried + 1,
-                bare: pending.tries.bare,
-                replicas: pending.tries.replicas,
-                staged: pending.tries.staged,
-                batched: pending.tries.batched,
+                ..pending.tries
             };
             self.transmit(now, pending.kind, pending.lock, pending.owner, tries);
         }

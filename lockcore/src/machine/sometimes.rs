@@ -58,6 +58,12 @@ places! {
     /// `NOSCRIPT`: resent to a node that lacks it, or after a `SCRIPT
     /// FLUSH` (commit 32df429bd).
     BatchNoScript => "batch-no-script",
+    /// A cluster node answered a command `MOVED` or `ASK` (a slot being
+    /// migrated, or moved) and it went to the node named.
+    Redirected => "redirected",
+    /// A command answered `TRYAGAIN` (a multi-key command while its slot
+    /// migrates) or `LOADING` was sent again after the retry delay.
+    TriedAgain => "tried-again",
     /// An unlock that counts a re-entrant hold down had its `WAIT` sync
     /// too few replicas (the defect not reported upstream).
     CountDownUnlockNotSynced => "count-down-unlock-not-synced",

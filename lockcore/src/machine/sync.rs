@@ -69,7 +69,7 @@ impl LockClient {
     pub(super) fn send_wait(
         &mut self,
         script: RequestId,
-        lock: LockName,
+        (lock, shard): (LockName, crate::Shard),
         with: SyncWith,
         asked: u32,
     ) -> Sync {
@@ -92,7 +92,7 @@ impl LockClient {
         self.push(Output::Send {
             request: wait,
             purpose: Purpose::Sync,
-            shard: self.shard_of(lock.as_str()),
+            shard,
             lock,
             command,
             attempt: 0,

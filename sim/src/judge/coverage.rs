@@ -103,6 +103,10 @@ points! {
         "a lock script's WAIT or WAITAOF was refused with an error (#6488, #6618)";
     BatchNoScript => "batch-no-script", Lock(Sometimes::BatchNoScript),
         "a synced lock script's batch was answered NOSCRIPT (commit 32df429bd)";
+    Redirected => "redirected", Lock(Sometimes::Redirected),
+        "a cluster node answered MOVED or ASK and the command went to the node named (slot-migration)";
+    TriedAgain => "tried-again", Lock(Sometimes::TriedAgain),
+        "a command answered TRYAGAIN or LOADING was sent again after the retry delay (slot-migration)";
     CountDownUnlockNotSynced => "count-down-unlock-not-synced", Lock(Sometimes::CountDownUnlockNotSynced),
         "a count-down unlock's WAIT synced too few replicas (the defect not reported upstream)";
     ReplicaCountKeptLow => "replica-count-kept-low", Lock(Sometimes::ReplicaCountKeptLow),

@@ -6,13 +6,12 @@
 //! slots as `redis-cli --cluster create` does. With `replicas`, each
 //! master has that many of its own (`shard-failover` promotes one), and
 //! the clients' lock scripts wait for them (`WAIT`, 3.16.7+), as outside
-//! single-server mode. What is not modelled yet
-//! (issue #49) is refused by name: a proxy in front,
-//! a client `mode`, and a lock name with a brace that is no hash tag,
-//! whose channel hashes to another slot than its key (a cluster carries
-//! a `PUBLISH` between its nodes, which the fast engine does not). A
-//! name's own hash tag (`{inventory}orders`) is fine: its channel keeps
-//! it.
+//! single-server mode. `slot-migration` moves a lock's slot to another
+//! master; the nodes carry each `PUBLISH` to one another. What is not
+//! modelled yet (issue #49) is refused by name: a proxy in front, a
+//! client `mode`, and a lock name with a brace that is no hash tag,
+//! whose slot in Redis is not the one Redisson computes. A name's own
+//! hash tag (`{inventory}orders`) is fine: its channel keeps it.
 
 use crate::model::validate::invalid;
 use crate::{SimError, SimSpec};
@@ -25,6 +24,12 @@ fn one_slot(lock: &lockcore::LockName) -> bool {
     let key = lock.as_str();
     let slot = lockcore::calc_slot(key);
     slot == lockcore::calc_slot(lock.channel()) && slot == fake_redis::key_slot(key.as_bytes())
+}
+
+/// Where master `i` of a simulated cluster listens, as its `MOVED` and
+/// `ASK` name it and the clients know it from `CLUSTER SLOTS`.
+pub(crate) fn node_addr(i: u16) -> std::net::SocketAddr {
+    std::net::SocketAddr::from(([127, 0, 0, 1], 7000 + i))
 }
 
 /// The most masters of a simulated Redis Cluster.
@@ -56,7 +61,7 @@ pub(crate) fn validate(spec: &SimSpec) -> Result<(), SimError> {
         return invalid(
             "redis.shards",
             format!(
-                "lock '{}' has a brace that is no hash tag, so its channel, or Redis's slot of its key, is not the slot Redisson computes for it; a cluster's nodes forward a PUBLISH and answer MOVED, which is not modelled yet: rename it",
+                "lock '{}' has a brace that is no hash tag, so its channel, or Redis's slot of its key, is not the slot Redisson computes for it; its keys would live on another master than the one locksim watches, which is not modelled yet: rename it",
                 lock.as_str()
             ),
         );

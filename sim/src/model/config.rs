@@ -28,6 +28,11 @@ pub(crate) fn client_config(spec: &SimSpec, c: usize) -> Result<Config, SimError
         .replicas(seen_replicas(spec, cs))
         .cluster_proxy(spec.redis.proxy)
         .cluster_shards(spec.redis.shards)
+        .cluster_nodes(
+            (0..spec.redis.shards)
+                .map(|i| crate::model::cluster::node_addr(i).to_string())
+                .collect(),
+        )
         .masters(spec.redis.masters, spec.redis.placement.clone())
         .jitter_seed(rng::client_jitter_seed(spec.seed, c as u32))
         .spin_seed(rng::client_spin_seed(spec.seed, c as u32));

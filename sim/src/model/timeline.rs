@@ -106,6 +106,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::ScriptLoad => "script-load",
                         Purpose::BatchLoad => "batch-script-load",
                         Purpose::Expire => "expire",
+                        Purpose::Asking => "asking",
                     };
                     format!("{lock} free ({what} by {by})")
                 }

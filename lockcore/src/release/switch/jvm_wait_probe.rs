@@ -85,7 +85,7 @@ mod tests {
 
         let mut h = client("3.45.0");
         let (probe, _, _) = h.expect_send_purpose();
-        h.reply(probe, Value::Error("LOADING Redis is loading the dataset in memory".into()));
+        h.reply(probe, Value::Error("ERR max number of clients reached".into()));
         assert!(h.probe_readings.is_empty());
         assert!(h.expect_return(ThreadId(1)).is_err());
         h.call(ThreadId(2), "l2", Call::TryLock { wait: None, lease: None }).unwrap();

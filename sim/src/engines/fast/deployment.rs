@@ -73,9 +73,7 @@ impl Deployment {
             .into_iter()
             .enumerate()
         {
-            // Addresses only a MOVED would name: each master's own port.
-            let port = 7000 + i as u16;
-            let master = table.add_master(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+            let master = table.add_master(crate::model::cluster::node_addr(i as u16));
             table.assign(slots, master);
         }
         let topology = std::sync::Arc::new(std::sync::Mutex::new(table));

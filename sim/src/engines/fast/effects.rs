@@ -125,6 +125,14 @@ impl Effects for World<'_> {
         }
     }
 
+    fn migrate_slot(&mut self, _s: &Strike, lock: &LockName, to: u16, on: bool) {
+        if on {
+            self.start_slot_move(lock, to);
+        } else {
+            self.end_slot_move(lock);
+        }
+    }
+
     fn restart_redis(&mut self, _s: &Strike, shard: Option<u16>) {
         if let Some(k) = shard {
             let k = usize::from(k);

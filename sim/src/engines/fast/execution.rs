@@ -58,6 +58,7 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 ),
             }
             deliver(world, shard, resp.deliveries);
+            forward_published(world, shard, &resp.published);
             schedule_redis_tick(world, shard);
         }
         Up::Subscribe {
@@ -79,6 +80,20 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                 .server
                 .execute(now, (c, life), ConnKind::PubSub, &args);
             deliver(world, shard, resp.deliveries);
+        }
+    }
+}
+
+/// A cluster's bus carries each `PUBLISH` of master `from` to every other
+/// master's subscribers, at once (`clusterPropagatePublish`): a waiter
+/// subscribed on a slot's old master hears an unlock on its new one.
+fn forward_published(world: &mut World<'_>, from: u16, published: &[(Bytes, Bytes)]) {
+    for (channel, message) in published {
+        for other in (0..world.redis.len() as u16).filter(|&m| m != from) {
+            let resp = world.redis[usize::from(other)]
+                .server
+                .receive_published(channel, message);
+            deliver(world, other, resp.deliveries);
         }
     }
 }

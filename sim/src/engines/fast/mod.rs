@@ -1,7 +1,7 @@
 //! The fast engine: a deterministic discrete-event world. `world` owns the
 //! event loop over the processes (`process`, `driver`, `multi` for a
 //! thread's multi-lock, `clock`), Redis
-//! (`server`, `deployment`, `replication`, `execution`), the network
+//! (`server`, `deployment`, `replication`, `execution`, `slot_move`), the network
 //! (`network`, `windows`), the recorder (`observe`) and the protected
 //! resources (`resource`); `injection` and `effects` carry out the fault
 //! plan; `queue` is the event queue; `reseed` gives a branch's
@@ -28,6 +28,7 @@ pub(crate) mod replication;
 pub(crate) mod reseed;
 pub(crate) mod resource;
 pub(crate) mod server;
+pub(crate) mod slot_move;
 pub(crate) mod switchover;
 pub(crate) mod windows;
 pub(crate) mod world;

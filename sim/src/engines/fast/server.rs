@@ -265,6 +265,28 @@ impl Server {
         &mut self.engine
     }
 
+    /// Whether the primary holds `key` at `now` (read without side
+    /// effects).
+    pub(crate) fn holds(&self, now: SimTime, key: &str) -> bool {
+        self.set_time(now);
+        self.engine.holds_key(key.as_bytes())
+    }
+
+    /// A message another master published, as the cluster bus brings it:
+    /// for this master's subscribers.
+    pub(crate) fn receive_published(&mut self, channel: &Bytes, message: &Bytes) -> Response {
+        self.engine.receive_published(channel, message)
+    }
+
+    /// In a cluster, this master's id (`CLUSTER MYID`).
+    pub(crate) fn node_id(&self) -> Option<String> {
+        let (topology, me) = self.cluster.as_ref()?;
+        let t = topology
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        t.node(*me).map(|n| n.id.clone())
+    }
+
     /// The primary's keyspace version (see [`Server::stamp`]).
     pub(crate) fn keyspace_version(&self) -> u64 {
         self.engine.keyspace_version()

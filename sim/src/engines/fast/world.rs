@@ -193,6 +193,8 @@ pub(crate) struct World<'s> {
     pub(crate) reseeded: usize,
     /// When each place of the lock was first passed.
     pub(crate) first_reach: crate::engines::fast::first_reach::FirstReach,
+    /// The slots `slot-migration` faults have moved or are moving.
+    pub(crate) moves: Vec<crate::engines::fast::slot_move::SlotMove>,
 }
 
 /// Events one instant of simulated time may take; the rest wait a
@@ -234,6 +236,7 @@ impl<'s> World<'s> {
             reached: lockcore::Reached::EMPTY,
             reseeded: 0,
             first_reach: Default::default(),
+            moves: Vec::new(),
         };
         for (i, f) in spec.faults.0.iter().enumerate() {
             world
@@ -655,9 +658,16 @@ impl World<'_> {
         &mut self.redis[usize::from(shard)]
     }
 
-    /// The index of the master that serves `key`.
+    /// The index of the master that serves `key`: its slot's (or the
+    /// master a `slot-migration` moves its slot to, once it holds the
+    /// key), its placement's on independent masters, the only one
+    /// otherwise.
     pub(crate) fn shard_of(&self, key: &str) -> u16 {
-        self.spec.redis.route(key)
+        let home = self.spec.redis.route(key);
+        if self.moves.is_empty() {
+            return home;
+        }
+        crate::engines::fast::slot_move::serving(self, key).unwrap_or(home)
     }
 }
 

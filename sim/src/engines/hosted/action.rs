@@ -79,6 +79,8 @@ impl Kinds {
             Verb::PauseShard | Verb::RestartShard => self == Kinds::Redis,
             // Neither starts replicas for several masters (see `plan`).
             Verb::FailOverShard => false,
+            // Not yet: the real cluster's `SETSLOT` and `MIGRATE`.
+            Verb::MigrateSlot => false,
             _ => true,
         }
     }

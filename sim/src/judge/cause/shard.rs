@@ -16,16 +16,26 @@ pub(super) fn narrowed(
     history: &History,
     v: &Violation,
 ) -> Option<(SimSpec, Vec<usize>)> {
-    if !spec.redis.has_masters() || spec.faults.0.iter().all(|f| f.shard().is_none()) {
+    let on_one = |f: &crate::Fault| f.shard().is_some() || f.slot_move().is_some();
+    if !spec.redis.has_masters() || !spec.faults.0.iter().any(on_one) {
         return None;
     }
     let lock = violated_lock(history, v)?;
-    let serving = serving(spec, &lock);
+    let locks = reaching(spec, &lock);
+    let slots: Vec<u16> = locks.iter().map(|l| lockcore::calc_slot(l)).collect();
+    let moved = |f: &crate::Fault| {
+        f.slot_move()
+            .filter(|(l, _)| slots.contains(&lockcore::calc_slot(l.as_str())))
+            .map(|(_, to)| to)
+    };
+    // A slot that moves is served by its new master too.
+    let mut serving: Vec<u16> = locks.iter().map(|l| spec.redis.route(l)).collect();
+    serving.extend(spec.faults.0.iter().filter_map(moved));
     let kept: Vec<usize> = (0..spec.faults.0.len())
         .filter(|&i| {
-            spec.faults.0[i]
-                .shard()
-                .is_none_or(|s| serving.contains(&s))
+            let f = &spec.faults.0[i];
+            f.shard().is_none_or(|s| serving.contains(&s))
+                && (f.slot_move().is_none() || moved(f).is_some())
         })
         .collect();
     if kept.len() == spec.faults.0.len() {
@@ -36,7 +46,7 @@ pub(super) fn narrowed(
     Some((narrow, kept))
 }
 
-/// The masters whose faults can reach `lock`: its own, and those of the
+/// The locks whose masters' faults can reach `lock`: itself, and the
 /// other locks of a leased multi-lock that takes it. A multi-lock's
 /// thread waits on each of its locks' masters in turn, so a paused master
 /// can hold it past the lease of a lock on another (4.7.0 seed 78613 on
@@ -44,18 +54,18 @@ pub(super) fn narrowed(
 /// was paused for 15 s, outlived its lease on master 1's lock). A
 /// watchdog's lock lost while another master holds its renewal round is
 /// not the pause's doing but the round's (`slots-renewed-apart`).
-fn serving(spec: &SimSpec, lock: &lockcore::LockName) -> Vec<u16> {
+fn reaching<'a>(spec: &'a SimSpec, lock: &'a lockcore::LockName) -> Vec<&'a str> {
     let leased = (spec.clients.iter().flat_map(|c| &c.threads))
         .filter(|t| leases(&t.steps))
         .filter_map(|t| t.multi.as_ref())
         .filter(|m| m.locks.iter().any(|l| l.as_str() == lock.as_str()));
-    let mut masters: Vec<u16> = std::iter::once(lock)
+    let mut locks: Vec<&str> = std::iter::once(lock)
         .chain(leased.flat_map(|m| &m.locks))
-        .map(|l| spec.redis.route(l.as_str()))
+        .map(|l| l.as_str())
         .collect();
-    masters.sort_unstable();
-    masters.dedup();
-    masters
+    locks.sort_unstable();
+    locks.dedup();
+    locks
 }
 
 /// Whether any acquire of `steps` (inside repeats too) has a lease.

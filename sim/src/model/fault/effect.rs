@@ -82,6 +82,8 @@ pub enum Verb {
     SwitchOver,
     /// Take one replica's link to the primary down, or bring it back.
     ReplicaLink,
+    /// Start moving a slot to another master of a cluster, or finish.
+    MigrateSlot,
 }
 
 impl Verb {
@@ -112,6 +114,7 @@ impl Verb {
             Verb::StallReplication => "stall replication",
             Verb::SwitchOver => "demote the primary to a replica with its connections open",
             Verb::ReplicaLink => "take a replica's link down",
+            Verb::MigrateSlot => "migrate a slot to another master",
         }
     }
 
@@ -200,6 +203,11 @@ pub trait Effects {
     /// failing over; a failover, restart or outage that begins during it
     /// first moves the clients, and strikes the new primary.
     fn switch_over(&mut self, s: &Strike, on: bool, replica: Option<u32>);
+
+    /// The slot of `lock` starts moving to master `to` (`on`: `IMPORTING`
+    /// there, `MIGRATING` on its master), or its keys move and the slot
+    /// is `to`'s.
+    fn migrate_slot(&mut self, s: &Strike, lock: &LockName, to: u16, on: bool);
 }
 
 impl LinkRule {
@@ -356,5 +364,8 @@ impl Effects for Probe {
     }
     fn replica_link(&mut self, _: &Strike, _: u32, _: bool) {
         self.0.push(Verb::ReplicaLink);
+    }
+    fn migrate_slot(&mut self, _: &Strike, _: &LockName, _: u16, _: bool) {
+        self.0.push(Verb::MigrateSlot);
     }
 }

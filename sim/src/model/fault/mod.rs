@@ -74,6 +74,7 @@ mod replication_drop;
 mod shard_failover;
 mod shard_pause;
 mod shard_restart;
+mod slot_migration;
 mod starve;
 mod switchover;
 
@@ -105,6 +106,7 @@ pub use replication_drop::ReplicationDrop;
 pub use shard_failover::ShardFailover;
 pub use shard_pause::ShardPause;
 pub use shard_restart::ShardRestart;
+pub use slot_migration::SlotMigration;
 pub use starve::Starve;
 pub use switchover::Switchover;
 
@@ -224,6 +226,12 @@ pub(crate) trait Kind {
     /// hits, or every master): it explains nothing of a lock another
     /// master serves.
     fn shard(&self) -> Option<u16> {
+        None
+    }
+
+    /// The lock whose slot alone it moves, and the master it moves to:
+    /// it explains nothing of a lock of another slot.
+    fn slot_move(&self) -> Option<(&lockcore::LockName, u16)> {
         None
     }
 
@@ -362,6 +370,8 @@ faults! {
     ShardRestart(shard_restart::ShardRestart),
     /// One master fails and one of its replicas is promoted in its place.
     ShardFailover(shard_failover::ShardFailover),
+    /// A lock's slot moves to another master of the cluster.
+    SlotMigration(slot_migration::SlotMigration),
     @tests
     /// The extension recipe's worked example: a client and Redis stall
     /// together (`example.rs`).
@@ -407,6 +417,11 @@ impl Fault {
     /// The one master of a cluster it acts on, if it acts on one alone.
     pub fn shard(&self) -> Option<u16> {
         self.kind().shard()
+    }
+
+    /// The lock whose slot alone it moves, and the master it moves to.
+    pub fn slot_move(&self) -> Option<(&lockcore::LockName, u16)> {
+        self.kind().slot_move()
     }
 
     /// Whether it restarts Redis, or one of its masters, without

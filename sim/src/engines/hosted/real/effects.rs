@@ -224,4 +224,7 @@ impl Effects for RealEffects<'_> {
             });
         }
     }
+
+    /// Refused before the run (`Verb::MigrateSlot`).
+    fn migrate_slot(&mut self, _s: &Strike, _lock: &LockName, _to: u16, _on: bool) {}
 }

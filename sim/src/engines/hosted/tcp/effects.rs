@@ -157,6 +157,9 @@ impl Effects for Loop<'_, '_> {
             self.follow_new_primary()
         }
     }
+
+    /// No cluster: refused before the run (`Verb::MigrateSlot`).
+    fn migrate_slot(&mut self, _s: &Strike, _lock: &LockName, _to: u16, _on: bool) {}
 }
 
 /// A one-way delay window of `delay_ms` opens (`on`) or closes.
