@@ -44,9 +44,13 @@ impl Deployment {
     fn marked(self, spec: &SimSpec, timeline: &str) -> bool {
         match self {
             Deployment::Proxy => timeline.contains("CROSSSLOT"),
-            // Every one has a fault on one master (the swarm makes one
-            // only for it): the column counts those that fail one over.
-            Deployment::Shards | Deployment::Masters => {
+            // Every one has a fault on one master or slot (the swarm
+            // makes one only for it): the column counts those that move
+            // a slot (a cluster) or fail a master over (independent ones).
+            Deployment::Shards => {
+                (spec.faults.0.iter()).any(|f| matches!(f, sim::Fault::SlotMigration(_)))
+            }
+            Deployment::Masters => {
                 (spec.faults.0.iter()).any(|f| matches!(f, sim::Fault::ShardFailover(_)))
             }
         }
@@ -64,7 +68,7 @@ impl Deployment {
                 "cluster",
                 "# Defects in a Redis Cluster",
                 "that make Redis a Redis Cluster reached in cluster mode (`[sim.redis] shards`)",
-                "fail one master over to its replica (`shard-failover`; every one pauses, restarts or fails over one master)",
+                "move a lock's slot to another master (`slot-migration`; every one pauses, restarts or fails over one master, or moves a slot)",
             ),
             Deployment::Masters => (
                 "masters",

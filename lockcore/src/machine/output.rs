@@ -185,8 +185,9 @@ pub enum Output {
         /// sent while it was held.
         attempt: u32,
         /// Whether it waited for a stage of its own first (the probe of
-        /// 3.26.1+, the `INFO` of 3.18.1+): it was decided when that
-        /// stage went out, as a resend was decided at its first send.
+        /// 3.26.1+, the `INFO` of 3.18.1+), or goes on where a `MOVED`
+        /// or `ASK` sent its earlier send: it was decided when that stage
+        /// or send went out, as a resend was decided at its first send.
         staged: bool,
     },
     /// Subscribe to `channel` on the pub/sub connection; answer with

@@ -262,6 +262,26 @@ mod tests {
         assert_eq!(shard, Shard(2), "the scan at 1 s learned it");
     }
 
+    /// A send a redirect makes was decided at the first send (`staged`),
+    /// as a resend is: a renewal sent on by `MOVED` after its thread's
+    /// unlock returned is not the watchdog renewing (4.7.0 seed 14283: a
+    /// renewal held by a partition met `MOVED` 19 ms after the unlock
+    /// timed out, and the oracle called its redirect a renewal after the
+    /// unlock).
+    #[test]
+    fn a_redirected_send_is_staged() {
+        let mut h = cluster("4.7.0");
+        try_lock(&mut h);
+        let (req, ..) = sent(&mut h);
+        h.reply(req, Value::Error("MOVED 105 127.0.0.1:7001".into()));
+        match h.next() {
+            Some(Output::Send { staged, shard, .. }) => {
+                assert_eq!((staged, shard), (true, Shard(1)))
+            }
+            other => panic!("expected the redirected acquire, got {other:?}"),
+        }
+    }
+
     /// A second `MOVED` to the node a `MOVED` sent it to is a loop: the
     /// call fails with Redisson's text.
     #[test]

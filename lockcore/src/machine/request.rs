@@ -289,7 +289,7 @@ impl LockClient {
                 shard,
                 command: command.clone(),
                 attempt: tries.sent,
-                staged: tries.staged,
+                staged: tries.staged || tries.redirect.is_some(),
             },
             Kind::Subscribe { channel } => Output::Subscribe {
                 request,
