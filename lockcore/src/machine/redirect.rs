@@ -199,16 +199,11 @@ mod tests {
         Harness::with_config(config)
     }
 
-    /// `tryLock(0, 10 s)` of "orders" by thread 1, after the server
-    /// probe of a client's first lock script (3.26.1+: a cluster client
-    /// sends its scripts as batches, `info-outside-single-server`).
+    /// `tryLock(0, 10 s)` of "orders" by thread 1.
     fn try_lock(h: &mut Harness) {
         let lease = Some(crate::Millis(10_000));
         h.call(T1, "orders", Call::TryLock { wait: None, lease })
             .unwrap();
-        if h.m.needs_probe() {
-            h.probed();
-        }
     }
 
     /// The next send: its request, purpose, master and first word.
@@ -333,43 +328,20 @@ mod tests {
     }
 
     /// `TRYAGAIN`: the unlock (a multi-key script) is sent again after
-    /// the retry delay while attempts remain (three times), then fails
-    /// with the error; a cluster client's unlock is a batch, which keeps
-    /// its retries under 3.37.0+ too. A single server's unlock under
-    /// 3.37.0+ has none: a `LOADING` fails it at once.
+    /// the retry delay while attempts remain (3.36.0 resends its unlock,
+    /// three times), then fails with the error; under 3.37.0+ an unlock
+    /// has no resend and fails at once.
     #[test]
     fn tryagain_is_retried_while_attempts_remain() {
         let try_again =
             || Value::Error("TRYAGAIN Multiple keys request during rehashing of slot".into());
-        for version in ["3.36.0", "3.37.0"] {
-            let mut h = cluster(version);
-            try_lock(&mut h);
-            let (req, ..) = sent(&mut h);
-            h.reply(req, Value::Nil);
-            h.expect_acquired(T1);
-            h.call(T1, "orders", Call::Unlock).unwrap();
-            retried_three_times(&mut h, try_again);
-        }
-
-        let mut h = Harness::new(release("3.37.0"));
+        let mut h = cluster("3.36.0");
         h.acquire(T1, "orders");
-        // Without a cluster's batch: no retry.
         h.call(T1, "orders", Call::Unlock).unwrap();
-        let (req, ..) = sent(&mut h);
-        h.reply(
-            req,
-            Value::Error("LOADING Redis is loading the dataset in memory".into()),
-        );
-        assert!(h.until_return(T1).1.is_err());
-    }
-
-    /// The unlock in flight answered `error()` four times, the retry
-    /// delay (1.5 s) apart: then it fails with it.
-    fn retried_three_times(h: &mut Harness, error: impl Fn() -> Value) {
         for attempt in 0..4 {
-            let (req, purpose, ..) = sent(h);
+            let (req, purpose, ..) = sent(&mut h);
             assert_eq!(purpose, Purpose::Unlock, "attempt {attempt}");
-            h.reply(req, error());
+            h.reply(req, try_again());
             if attempt < 3 {
                 assert!(h.returned(T1).is_none());
                 h.advance(1_500);
@@ -377,6 +349,13 @@ mod tests {
         }
         let e = h.until_return(T1).1.unwrap_err().to_string();
         assert!(e.contains("TRYAGAIN"), "{e}");
+
+        let mut h = cluster("3.37.0");
+        h.acquire(T1, "orders");
+        h.call(T1, "orders", Call::Unlock).unwrap();
+        let (req, ..) = sent(&mut h);
+        h.reply(req, try_again());
+        assert!(h.until_return(T1).1.is_err());
     }
 
     #[test]
