@@ -11,9 +11,10 @@
 //! closes (`onDisconnect`), and nothing else: not a failover, not a
 //! `NOSCRIPT`, not time (read at tags redisson-3.47.0 and 4.7.0,
 //! `CommandBatchService.java:495-531`, `ServiceManager.java:539-549`).
-//! locksim's client has one address at a time and loses every
-//! connection when it moves, so the set is the client's, emptied when
-//! its connections are lost.
+//! locksim's client keeps the set per master it reaches (one outside a
+//! cluster and independent masters), and empties it when its
+//! connections are lost (every master's: the machine has one
+//! connection-loss input; a master's own loss would forget less).
 //!
 //! A batch meets `NOSCRIPT` only where a node lacks a script the client
 //! believes loaded there, or a resend reaches another node than its
@@ -48,7 +49,8 @@ impl LockClient {
         let Some(script) = self.cached_form(&held.kind) else {
             return Batch::Ready(held);
         };
-        if self.batch_scripts.contains(&script) {
+        let node = self.batch_node(&held);
+        if self.batch_scripts.contains(&(node, script)) {
             let mut held = held;
             held.tries.batched = true;
             held.kind = self.sha_form(held.kind);
@@ -57,25 +59,33 @@ impl LockClient {
         let id = self.next_load;
         self.next_load += 1;
         let lock = held.lock.clone();
+        // The load goes where the batch goes.
+        let tries = Tries {
+            redirect: held.tries.redirect,
+            ..Tries::default()
+        };
         self.loading.insert(id, held);
         let kind = Kind::Command {
             purpose: Purpose::BatchLoad,
             command: load_command(script),
         };
-        Batch::Loading(self.transmit(
-            now,
-            kind,
-            lock,
-            Owner::BatchLoad(id, script),
-            Tries::default(),
-        ))
+        Batch::Loading(self.transmit(now, kind, lock, Owner::BatchLoad(id, script), tries))
     }
 
     /// Whether `kind`'s batch goes out only after a `SCRIPT LOAD` of its
     /// own (3.46+, a lock script this client has not loaded).
-    pub(super) fn loads_first(&self, kind: &Kind) -> bool {
+    pub(super) fn loads_first(&self, kind: &Kind, node: crate::Shard) -> bool {
         self.cached_form(kind)
-            .is_some_and(|script| !self.batch_scripts.contains(&script))
+            .is_some_and(|script| !self.batch_scripts.contains(&(node, script)))
+    }
+
+    /// The master a held script's batch goes to: where a redirect sent
+    /// it, or its lock's.
+    pub(super) fn batch_node(&self, held: &Held) -> crate::Shard {
+        match held.tries.redirect {
+            Some(redirect) => redirect.shard(),
+            None => self.shard_of(held.lock.as_str()),
+        }
     }
 
     /// The lock script `kind` runs, when its batch sends it as `EVALSHA`
@@ -107,7 +117,8 @@ impl LockClient {
         if let Err(e) = reply {
             return self.deliver(now, held.owner, Err(e), sent_at);
         }
-        self.batch_scripts.insert(script);
+        let node = self.batch_node(&held);
+        self.batch_scripts.insert((node, script));
         let mut tries = held.tries;
         tries.staged = true;
         self.transmit(now, held.kind, held.lock, held.owner, tries);
@@ -175,4 +186,49 @@ pub(super) fn batch_noscript_of(
         return None;
     }
     LockClient::noscript(pending, reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::harness::{Harness, release};
+    use crate::{Call, Config, Purpose, ThreadId, Value};
+
+    /// 4.7.0 batches load their script on each master they go to
+    /// (`ServiceManager`'s set is per address): in a cluster whose
+    /// masters have a replica each, the acquire of "orders" (master 0)
+    /// and of "inventory" (master 2) each load it first. With one set
+    /// per client the second went as `EVALSHA` to a master that had
+    /// not loaded it (3.46.0 seed 366: after a restart lost every
+    /// master's scripts, unlocks on another master failed with
+    /// `NOSCRIPT`).
+    #[test]
+    fn a_batch_loads_its_script_on_each_master() {
+        let config = Config::builder()
+            .release(release("4.7.0"))
+            .cluster_shards(3)
+            .replicas(1)
+            .build()
+            .unwrap();
+        let mut h = Harness::with_config(config);
+        for (t, name) in [(1, "orders"), (2, "inventory")] {
+            h.call(
+                ThreadId(t),
+                name,
+                Call::TryLock {
+                    wait: None,
+                    lease: None,
+                },
+            )
+            .unwrap();
+            if t == 1 {
+                h.probed();
+            }
+            let acquire = h.expect(Purpose::Acquire);
+            let wait = h.expect(Purpose::Sync);
+            h.reply(acquire, Value::Nil);
+            h.reply(wait, Value::Int(1));
+            h.expect_acquired(ThreadId(t));
+        }
+        assert_eq!(h.batch_loads.len(), 2, "{:?}", h.batch_loads);
+    }
 }

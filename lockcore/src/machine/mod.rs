@@ -224,7 +224,7 @@ pub struct LockClient {
     aof_read: bool,
     /// 3.46+: the lock scripts this client's batches loaded on the node
     /// it is connected to (`batch_script`).
-    batch_scripts: std::collections::BTreeSet<crate::script::LockScript>,
+    batch_scripts: std::collections::BTreeSet<(crate::Shard, crate::script::LockScript)>,
     /// 3.46+: lock scripts waiting for their batch's `SCRIPT LOAD`.
     loading: VecMap<u64, request::Held>,
     next_load: u64,

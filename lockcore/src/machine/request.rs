@@ -263,7 +263,11 @@ impl LockClient {
                     }
                 }
             }
-            if self.loads_first(&kind) {
+            let node = match tries.redirect {
+                Some(redirect) => redirect.shard(),
+                None => self.shard_of(lock.as_str()),
+            };
+            if self.loads_first(&kind, node) {
                 self.report_staged(&kind, &lock, tries);
             }
             match self.batch_form(now, Held::new(kind, lock, owner, tries)) {
