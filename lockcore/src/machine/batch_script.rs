@@ -49,7 +49,7 @@ impl LockClient {
         let Some(script) = self.cached_form(&held.kind) else {
             return Batch::Ready(held);
         };
-        let node = self.batch_node(&held);
+        let node = self.route_of(&held.lock, held.tries);
         if self.batch_scripts.contains(&(node, script)) {
             let mut held = held;
             held.tries.batched = true;
@@ -77,15 +77,6 @@ impl LockClient {
     pub(super) fn loads_first(&self, kind: &Kind, node: crate::Shard) -> bool {
         self.cached_form(kind)
             .is_some_and(|script| !self.batch_scripts.contains(&(node, script)))
-    }
-
-    /// The master a held script's batch goes to: where a redirect sent
-    /// it, or its lock's.
-    pub(super) fn batch_node(&self, held: &Held) -> crate::Shard {
-        match held.tries.redirect {
-            Some(redirect) => redirect.shard(),
-            None => self.shard_of(held.lock.as_str()),
-        }
     }
 
     /// The lock script `kind` runs, when its batch sends it as `EVALSHA`
@@ -117,7 +108,7 @@ impl LockClient {
         if let Err(e) = reply {
             return self.deliver(now, held.owner, Err(e), sent_at);
         }
-        let node = self.batch_node(&held);
+        let node = self.route_of(&held.lock, held.tries);
         self.batch_scripts.insert((node, script));
         let mut tries = held.tries;
         tries.staged = true;

@@ -29,7 +29,7 @@
 //! it (a slot that moved while the client sent nothing for it costs one
 //! `MOVED` more than Redisson's scan would).
 
-use super::request::Pending;
+use super::request::{Pending, Tries};
 use super::{LockClient, Output, Purpose, TimerKind};
 use crate::{Millis, RequestId, Shard, TransportError, Value};
 
@@ -116,6 +116,15 @@ impl LockClient {
         self.forget_sync(&pending);
         self.transmit(now, pending.kind, pending.lock, pending.owner, tries);
         None
+    }
+
+    /// The master a request for `lock` goes to: where a redirect sent it,
+    /// or its lock's.
+    pub(super) fn route_of(&self, lock: &crate::LockName, tries: Tries) -> Shard {
+        match tries.redirect {
+            Some(redirect) => redirect.shard(),
+            None => self.shard_of(lock.as_str()),
+        }
     }
 
     /// How many resends `pending` has: a lock script's batch has the

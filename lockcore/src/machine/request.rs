@@ -263,11 +263,7 @@ impl LockClient {
                     }
                 }
             }
-            let node = match tries.redirect {
-                Some(redirect) => redirect.shard(),
-                None => self.shard_of(lock.as_str()),
-            };
-            if self.loads_first(&kind, node) {
+            if self.loads_first(&kind, self.route_of(&lock, tries)) {
                 self.report_staged(&kind, &lock, tries);
             }
             match self.batch_form(now, Held::new(kind, lock, owner, tries)) {
@@ -276,10 +272,7 @@ impl LockClient {
             }
         }
         let synced = with != SyncWith::Bare;
-        let shard = match tries.redirect {
-            Some(redirect) => redirect.shard(),
-            None => self.shard_of(lock.as_str()),
-        };
+        let shard = self.route_of(&lock, tries);
         if let Some(Redirect::Ask(_)) = tries.redirect {
             self.send_asking(&lock, shard);
         }
