@@ -41,6 +41,9 @@ pub struct Topology {
     nodes: Vec<ClusterNode>,
     /// The master serving each slot (an index into `nodes`).
     slots: Vec<Option<usize>>,
+    /// `slots` as runs, kept as they change: a cluster client reads them
+    /// at every topology scan (`CLUSTER NODES`), once a second.
+    runs: Vec<(u16, u16, usize)>,
 }
 
 /// A [`Topology`] shared by the nodes of one cluster.
@@ -51,6 +54,7 @@ impl Default for Topology {
         Topology {
             nodes: Vec::new(),
             slots: vec![None; usize::from(SLOTS)],
+            runs: Vec::new(),
         }
     }
 }
@@ -98,6 +102,7 @@ impl Topology {
                 *owner = Some(node);
             }
         }
+        self.runs = self.compute_runs();
     }
 
     /// The master serving `slot`, if any.
@@ -128,6 +133,10 @@ impl Topology {
     /// Runs of consecutive slots with one owner: `(first, last, owner)`,
     /// in slot order (`CLUSTER SLOTS`' ranges).
     pub fn ranges(&self) -> Vec<(u16, u16, usize)> {
+        self.runs.clone()
+    }
+
+    fn compute_runs(&self) -> Vec<(u16, u16, usize)> {
         let mut out: Vec<(u16, u16, usize)> = Vec::new();
         for (slot, owner) in (0..SLOTS).zip(&self.slots) {
             let Some(owner) = *owner else { continue };
@@ -155,6 +164,7 @@ impl Topology {
         for owner in self.slots.iter_mut().filter(|s| **s == Some(old)) {
             *owner = Some(replica);
         }
+        self.runs = self.compute_runs();
         for node in &mut self.nodes {
             if node.master == Some(old) {
                 node.master = Some(replica);

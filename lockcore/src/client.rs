@@ -352,6 +352,8 @@ impl<T: Transport> RedissonClient<T> {
             })),
             events,
         });
+        // A cluster client's topology scan runs from its start.
+        shared.input(|state, now| state.machine.start(now));
         let pumped = Arc::clone(&shared);
         let pump = tokio::spawn(async move {
             while let Some(incoming) = pumped.transport.next_incoming().await {

@@ -119,7 +119,8 @@
 //!   (`redisson`), `legacy`, `batched`,
 //!   `fence` (`fenced`), `sync` (the `WAIT` after a lock script),
 //!   `probe` (what the server supports), `redirect` (a cluster's
-//!   `MOVED`, `ASK` and `TRYAGAIN`), `replica_count` (the `INFO`
+//!   `MOVED`, `ASK` and `TRYAGAIN`), `scan` (a cluster client's
+//!   topology scan, `CLUSTER NODES`), `replica_count` (the `INFO`
 //!   that gives the `WAIT`'s count), `sometimes` (the places it notes
 //!   passing, [`Sometimes`], for coverage), `slot_table` (the order in
 //!   which a cluster client's round walks its slots), `slots_apart`

@@ -1,9 +1,11 @@
 //! Which master of a Redis Cluster a command goes to.
 //!
 //! A client in cluster mode (`useClusterServers()`) reads the slot table
-//! once at connect (`CLUSTER SLOTS`, in `Redisson.create()`, not sent
-//! here) and sends each keyed command to the master entry that serves
-//! the slot Redisson computes for its first key ([`crate::calc_slot`]).
+//! at connect (`CLUSTER NODES`, in `Redisson.create()`, not sent here:
+//! it starts as this split) and again at each topology scan (the
+//! machine's `scan`, every `scanInterval`), and sends each keyed command
+//! to the master entry that serves the slot Redisson computes for its
+//! first key ([`crate::calc_slot`]).
 //! Every key a lock touches hashes to the lock name's slot (its channel
 //! and its queue carry the name in braces), so a lock's commands all go
 //! to one [`Shard`]. locksim's clusters split the slots as `redis-cli

@@ -78,6 +78,9 @@ pub(crate) struct Harness {
     /// harness answers it as Redis would and keeps its script's SHA1 in
     /// [`Harness::batch_loads`].
     pub(crate) show_batch_loads: bool,
+    /// Whether the topology scan's `CLUSTER NODES` reaches the test;
+    /// otherwise it is answered with the cluster as the config splits it.
+    pub(crate) show_scans: bool,
     /// The SHA1 of each batch's `SCRIPT LOAD` answered so far.
     pub(crate) batch_loads: Vec<String>,
     /// Each multi-lock constituent call and answer, as `"call a
@@ -169,6 +172,7 @@ impl Harness {
             aof_enabled: false,
             infos: Vec::new(),
             show_batch_loads: false,
+            show_scans: false,
             batch_loads: Vec::new(),
             constituents: Vec::new(),
             hold_steps: false,
@@ -249,6 +253,16 @@ impl Harness {
                     self.batch_loads.push(script.sha1().to_owned());
                     self.m
                         .on_reply(self.now, request, Ok(Value::bulk(script.sha1())));
+                    self.pump();
+                }
+                Some(Output::Send {
+                    request,
+                    purpose: Purpose::Scan,
+                    ..
+                }) if !self.show_scans => {
+                    let text = static_nodes(&self.m.config().cluster_nodes);
+                    self.m
+                        .on_reply(self.now, request, Ok(Value::Bulk(text.into())));
                     self.pump();
                 }
                 Some(Output::Constituent { lock, call, .. }) => {
@@ -646,4 +660,39 @@ impl Harness {
             Value::Nil
         }
     }
+}
+
+/// `CLUSTER NODES` of masters at `addrs` splitting the slots as
+/// `redis-cli --cluster create` does.
+fn static_nodes(addrs: &[String]) -> Vec<u8> {
+    match nodes_reply(addrs, None) {
+        Value::Bulk(text) => text.to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+/// `CLUSTER NODES` of masters at `addrs` splitting the slots as
+/// `redis-cli --cluster create` does, but for `moved`'s slot, which the
+/// master of its index serves.
+pub(crate) fn nodes_reply(addrs: &[String], moved: Option<(u16, usize)>) -> Value {
+    let split = fake_redis::Topology::even_split(addrs.len());
+    let mut text = String::new();
+    for (i, (addr, slots)) in addrs.iter().zip(split).enumerate() {
+        text.push_str(&format!("id{i} {addr}@0 master - 0 0 {} connected", i + 1));
+        let mut runs = vec![(*slots.start(), *slots.end())];
+        if let Some((slot, _)) = moved.filter(|(slot, _)| slots.contains(slot)) {
+            runs = vec![
+                (*slots.start(), slot.wrapping_sub(1)),
+                (slot + 1, *slots.end()),
+            ];
+        }
+        for (first, last) in runs.into_iter().filter(|(f, l)| f <= l && *l != u16::MAX) {
+            text.push_str(&format!(" {first}-{last}"));
+        }
+        if let Some((slot, _)) = moved.filter(|&(_, to)| to == i) {
+            text.push_str(&format!(" {slot}"));
+        }
+        text.push('\n');
+    }
+    Value::Bulk(text.into_bytes().into())
 }

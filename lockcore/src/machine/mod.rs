@@ -33,6 +33,7 @@ mod redirect;
 mod replica_count;
 mod replica_wait;
 mod request;
+mod scan;
 mod slot_table;
 mod slots_apart;
 mod sometimes;
@@ -105,7 +106,7 @@ enum TimerKind {
     /// A Sentinel client's pub/sub stopped for good before 3.46 (#6026):
     /// this subscription (its channel and generation) fails now.
     SubscriptionTimeout(String, u64),
-    /// The topology scan that learns the slots a `MOVED` named.
+    /// The topology scan (`CLUSTER NODES`) of a cluster client.
     Scan,
 }
 
@@ -235,10 +236,8 @@ pub struct LockClient {
     multi_results: VecDeque<(Caller, Result<CallOutcome, LockError>)>,
     /// Draws the wait of a multi-lock's `lock(lease)` rounds.
     multi_rng: ChaCha8Rng,
-    /// Slots the topology scan found moved, and their masters now.
-    routes: BTreeMap<u16, crate::Shard>,
-    /// Slots a `MOVED` named since the last scan (see `redirect`).
-    scanned: BTreeMap<u16, crate::Shard>,
+    /// The topology scan of a cluster client, and the routes it read.
+    scan: scan::Scan,
 }
 
 impl LockClient {
@@ -290,9 +289,16 @@ impl LockClient {
             multis: BTreeMap::new(),
             multi_results: VecDeque::new(),
             multi_rng: multi::multi_rng(config_seed),
-            routes: BTreeMap::new(),
-            scanned: BTreeMap::new(),
+            scan: scan::Scan::default(),
         }
+    }
+
+    /// The client has started at `now` (`Redisson.create()`): a cluster
+    /// client's topology scan runs from now on, every
+    /// [`Config::scan_interval`]. A driver that does not call it has the
+    /// scan start at the client's first command.
+    pub fn start(&mut self, now: Millis) {
+        self.arm_scan(now);
     }
 
     /// The pause before retry `attempt` (from 0) of a command or a call:
@@ -455,7 +461,7 @@ impl LockClient {
             TimerKind::NoSyncRetry(caller) => self.on_no_sync_retry(now, caller),
             TimerKind::ProbeRetry(id) => self.on_probe_retry(now, id),
             TimerKind::AbandonedRetry(id) => self.on_abandoned_retry(now, id),
-            TimerKind::Scan => self.on_scan(),
+            TimerKind::Scan => self.on_scan(now),
         }
         self.settle(now);
     }
@@ -522,9 +528,7 @@ impl LockClient {
 
     /// The master a command on key (or channel) `name` goes to.
     fn shard_of(&self, name: &str) -> crate::Shard {
-        if !self.routes.is_empty()
-            && let Some(&shard) = self.routes.get(&crate::calc_slot(name))
-        {
+        if let Some(shard) = self.scan.route(name) {
             return shard;
         }
         crate::route(self.config.cluster_shards, &self.config.placement, name)
@@ -632,6 +636,7 @@ impl LockClient {
             Owner::Info(id) => self.on_info_reply(now, id, reply, sent_at),
             Owner::MultiExpire(thread, i) => self.on_multi_expired(thread, i, reply),
             Owner::Nobody => {}
+            Owner::Scan(tried) => self.on_scan_reply(now, tried, reply),
         }
     }
 }

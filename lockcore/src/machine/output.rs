@@ -56,6 +56,10 @@ pub enum Purpose {
     /// `ASKING`, sent before a command an `ASK` redirected, on the node
     /// it names (its `OK` is read by nobody).
     Asking,
+    /// `CLUSTER NODES`, the topology scan of a cluster client every
+    /// `scanInterval`: the masters' slots it reads become the slots'
+    /// routes (see [`Config::scan_interval`](crate::Config::scan_interval)).
+    Scan,
 }
 
 /// Something the lock reports about itself, for logs and observers.

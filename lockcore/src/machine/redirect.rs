@@ -30,7 +30,7 @@
 //! `MOVED` more than Redisson's scan would).
 
 use super::request::{Pending, Tries};
-use super::{LockClient, Output, Purpose, TimerKind};
+use super::{LockClient, Output, Purpose};
 use crate::{Millis, RequestId, Shard, TransportError, Value};
 
 /// Where a redirect sent a command, for its resends too.
@@ -109,7 +109,6 @@ impl LockClient {
         let mut tries = pending.tries;
         if moved {
             tries.redirect = Some(Redirect::Moved(shard));
-            self.learn_route(now, slot, shard);
         } else {
             tries.redirect = Some(Redirect::Ask(shard));
         }
@@ -121,9 +120,10 @@ impl LockClient {
     /// The master a request for `lock` goes to: where a redirect sent it,
     /// or its lock's.
     pub(super) fn route_of(&self, lock: &crate::LockName, tries: Tries) -> Shard {
-        match tries.redirect {
-            Some(redirect) => redirect.shard(),
-            None => self.shard_of(lock.as_str()),
+        match (tries.to, tries.redirect) {
+            (Some(shard), _) => shard,
+            (None, Some(redirect)) => redirect.shard(),
+            (None, None) => self.shard_of(lock.as_str()),
         }
     }
 
@@ -145,30 +145,9 @@ impl LockClient {
     }
 
     /// The master at `addr` (`host:port`), by the cluster's addresses.
-    fn node_at(&self, addr: &str) -> Option<Shard> {
+    pub(super) fn node_at(&self, addr: &str) -> Option<Shard> {
         let i = self.config.cluster_nodes.iter().position(|a| a == addr)?;
         u16::try_from(i).ok().map(Shard)
-    }
-
-    /// `MOVED` named `shard` for `slot`: the next scan learns it.
-    fn learn_route(&mut self, now: Millis, slot: u16, shard: Shard) {
-        if self.routes.get(&slot) == Some(&shard) {
-            return;
-        }
-        let first = self.scanned.is_empty();
-        self.scanned.insert(slot, shard);
-        if first {
-            let every = self.config.scan_interval.0.max(1);
-            let at = Millis((now.0 / every + 1) * every);
-            self.set_exact_timer(at, TimerKind::Scan);
-        }
-    }
-
-    /// The topology scan: every slot a `MOVED` named since the last one
-    /// goes to its new master.
-    pub(super) fn on_scan(&mut self) {
-        let scanned = std::mem::take(&mut self.scanned);
-        self.routes.extend(scanned);
     }
 
     /// `ASKING` before a command an `ASK` sent to `shard`: its reply
@@ -208,11 +187,16 @@ mod tests {
         Harness::with_config(config)
     }
 
-    /// `tryLock(0, 10 s)` of "orders" by thread 1.
+    /// `tryLock(0, 10 s)` of "orders" by thread 1, after the server
+    /// probe of a client's first lock script (3.26.1+: a cluster client
+    /// sends its scripts as batches, `info-outside-single-server`).
     fn try_lock(h: &mut Harness) {
         let lease = Some(crate::Millis(10_000));
         h.call(T1, "orders", Call::TryLock { wait: None, lease })
             .unwrap();
+        if h.m.needs_probe() {
+            h.probed();
+        }
     }
 
     /// The next send: its request, purpose, master and first word.
@@ -239,7 +223,7 @@ mod tests {
     /// the same attempt; the client's next acquire of the slot goes to the
     /// old master until the scan (1 s), straight to the new one after.
     #[test]
-    fn moved_goes_to_the_node_named_and_the_scan_learns_it() {
+    fn moved_goes_to_the_node_named_and_only_the_scan_moves_the_slot() {
         let mut h = cluster("4.7.0");
         try_lock(&mut h);
         let (req, purpose, shard, _) = sent(&mut h);
@@ -260,10 +244,18 @@ mod tests {
         assert_eq!(shard, Shard(2));
         h.reply(req, Value::Int(1));
         h.expect_return(T1).unwrap();
+        h.show_scans = true;
         h.advance(1_000);
+        let (req, purpose, ..) = sent(&mut h);
+        assert_eq!(purpose, Purpose::Scan);
+        let addrs = h.m.config().cluster_nodes.clone();
+        h.reply(
+            req,
+            crate::machine::harness::nodes_reply(&addrs, Some((105, 2))),
+        );
         try_lock(&mut h);
         let (_, _, shard, _) = sent(&mut h);
-        assert_eq!(shard, Shard(2), "the scan at 1 s learned it");
+        assert_eq!(shard, Shard(2), "the scan at 1 s read it");
     }
 
     /// A send a redirect makes was decided at the first send (`staged`),
@@ -337,20 +329,43 @@ mod tests {
     }
 
     /// `TRYAGAIN`: the unlock (a multi-key script) is sent again after
-    /// the retry delay while attempts remain (3.36.0 resends its unlock,
-    /// three times), then fails with the error; under 3.37.0+ an unlock
-    /// has no resend and fails at once.
+    /// the retry delay while attempts remain (three times), then fails
+    /// with the error; a cluster client's unlock is a batch, which keeps
+    /// its retries under 3.37.0+ too. A single server's unlock under
+    /// 3.37.0+ has none: a `LOADING` fails it at once.
     #[test]
     fn tryagain_is_retried_while_attempts_remain() {
         let try_again =
             || Value::Error("TRYAGAIN Multiple keys request during rehashing of slot".into());
-        let mut h = cluster("3.36.0");
+        for version in ["3.36.0", "3.37.0"] {
+            let mut h = cluster(version);
+            try_lock(&mut h);
+            let (req, ..) = sent(&mut h);
+            h.reply(req, Value::Nil);
+            h.expect_acquired(T1);
+            h.call(T1, "orders", Call::Unlock).unwrap();
+            retried_three_times(&mut h, try_again);
+        }
+
+        let mut h = Harness::new(release("3.37.0"));
         h.acquire(T1, "orders");
+        // Without a cluster's batch: no retry.
         h.call(T1, "orders", Call::Unlock).unwrap();
+        let (req, ..) = sent(&mut h);
+        h.reply(
+            req,
+            Value::Error("LOADING Redis is loading the dataset in memory".into()),
+        );
+        assert!(h.until_return(T1).1.is_err());
+    }
+
+    /// The unlock in flight answered `error()` four times, the retry
+    /// delay (1.5 s) apart: then it fails with it.
+    fn retried_three_times(h: &mut Harness, error: impl Fn() -> Value) {
         for attempt in 0..4 {
-            let (req, purpose, ..) = sent(&mut h);
+            let (req, purpose, ..) = sent(h);
             assert_eq!(purpose, Purpose::Unlock, "attempt {attempt}");
-            h.reply(req, try_again());
+            h.reply(req, error());
             if attempt < 3 {
                 assert!(h.returned(T1).is_none());
                 h.advance(1_500);
@@ -358,13 +373,6 @@ mod tests {
         }
         let e = h.until_return(T1).1.unwrap_err().to_string();
         assert!(e.contains("TRYAGAIN"), "{e}");
-
-        let mut h = cluster("3.37.0");
-        h.acquire(T1, "orders");
-        h.call(T1, "orders", Call::Unlock).unwrap();
-        let (req, ..) = sent(&mut h);
-        h.reply(req, try_again());
-        assert!(h.until_return(T1).1.is_err());
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub(super) enum Owner {
     AbandonedRollback(super::interrupt::Abandoned),
     /// Nobody: the reply is dropped (a latch's `DEL`).
     Nobody,
+    /// The topology scan's `CLUSTER NODES`, to the scan's `n`-th master.
+    Scan(usize),
     /// 3.46+ (`script-cache`): a `SCRIPT LOAD` after `NOSCRIPT`; the
     /// script's command goes again once it answered.
     ScriptLoad(Box<Reload>),
@@ -179,6 +181,9 @@ pub(super) struct Tries {
     /// The master a `MOVED` or `ASK` sent it to (see `redirect`); its
     /// resends go there too.
     pub(super) redirect: Option<Redirect>,
+    /// The master it goes to whatever its lock's slot: the topology
+    /// scan's command for one node (see `scan`).
+    pub(super) to: Option<crate::Shard>,
 }
 
 impl LockClient {
@@ -237,6 +242,7 @@ impl LockClient {
         owner: Owner,
         tries: Tries,
     ) -> RequestId {
+        self.arm_scan(now);
         let wants_sync = !tries.bare && self.waits_for_replicas(&kind);
         if wants_sync && self.needs_probe() {
             self.report_staged(&kind, &lock, tries);
@@ -431,6 +437,7 @@ impl LockClient {
                     staged: false,
                     batched: false,
                     redirect: reload.redirect,
+                    to: None,
                 };
                 self.transmit(now, reload.kind, reload.lock, reload.owner, tries);
             }
@@ -541,6 +548,12 @@ impl LockClient {
             {
                 0
             }
+            // The scan's `CLUSTER NODES` goes on a connection of its
+            // own, not through Redisson's executor: no resend.
+            Kind::Command {
+                purpose: Purpose::Scan,
+                ..
+            } => 0,
             _ => self.config.retry_attempts,
         }
     }

@@ -49,7 +49,11 @@ pub(super) struct Sync {
 impl LockClient {
     /// Whether a command of `kind` goes out with a `WAIT` after it.
     pub(super) fn waits_for_replicas(&self, kind: &Kind) -> bool {
-        self.config.replicas > 0
+        // A cluster client goes through the batch path with no replica
+        // known too (`info-outside-single-server`).
+        (self.config.replicas > 0
+            || (self.config.cluster_shards > 0
+                && self.switches.has(Switch::InfoOutsideSingleServer)))
             && self.switches.has(Switch::LockWaitsForReplicas)
             && matches!(
                 kind,

@@ -150,7 +150,7 @@ pub fn notes_of(config: &RedissonConfig) -> Vec<String> {
             "sentinelServersConfig: modelled as a primary with replicas, with Sentinel mode's pub/sub after a restart of the primary (#6026); Sentinel's own discovery and failover are not (yet)".to_owned(),
         ),
         Mode::Cluster => notes.push(
-            "clusterServersConfig: modelled as a cluster of three masters (or the two or three explore drew) in cluster mode, each lock on its slot's master and the watchdog renewing slot by slot, each master with one replica (or the two explore drew), which the lock scripts wait for (WAIT) and a shard-failover promotes, MOVED and ASK followed when a slot-migration moves a lock's slot; Redisson's topology scan after a failover is not (yet) (a cluster behind a proxy reached with singleServerConfig is: --behind-proxy)".to_owned(),
+            "clusterServersConfig: modelled as a cluster of three masters (or the two or three explore drew) in cluster mode, each lock on its slot's master and the watchdog renewing slot by slot, each master with one replica (or the two explore drew), which the lock scripts wait for (WAIT) and a shard-failover promotes, MOVED and ASK followed when a slot-migration moves a lock's slot, and the topology scan (CLUSTER NODES every scanInterval) moving it for good (a cluster behind a proxy reached with singleServerConfig is: --behind-proxy)".to_owned(),
         ),
     }
     if matches!(

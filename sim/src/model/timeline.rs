@@ -107,6 +107,7 @@ fn describe(kind: &RecordKind) -> (String, String) {
                         Purpose::BatchLoad => "batch-script-load",
                         Purpose::Expire => "expire",
                         Purpose::Asking => "asking",
+                        Purpose::Scan => "cluster-nodes",
                     };
                     format!("{lock} free ({what} by {by})")
                 }

@@ -103,6 +103,7 @@ switches! {
     AcquireRetryWrapper => acquire_retry_wrapper,
     PublishCommandArgument => publish_command_argument,
     SpinWaitFromStart => spin_wait_from_start,
+    InfoOutsideSingleServer => info_outside_single_server,
     UnlockLatch => unlock_latch,
     LatchTtlAtLeastOne => latch_ttl_at_least_one,
     NoSyncMessageLengthened => no_sync_message_lengthened,
@@ -178,7 +179,8 @@ impl Switch {
             | Switch::BatchFirstError
             | Switch::NoSyncKeepsRequestId
             | Switch::ReplicaCountFromInfo
-            | Switch::ReplicaCountCached => Some(Switch::LockWaitsForReplicas),
+            | Switch::ReplicaCountCached
+            | Switch::InfoOutsideSingleServer => Some(Switch::LockWaitsForReplicas),
             Switch::ReplicaCountResetOnMore => Some(Switch::ReplicaCountCached),
             Switch::ReadRenewLoopFixed
             | Switch::ReadRenewOwnNames

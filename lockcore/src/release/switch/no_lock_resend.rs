@@ -4,6 +4,13 @@
 //! a response timeout fails the call instead of resending, so an acquire
 //! can no longer run twice on the server (#1966's count of 2) and an unlock
 //! resend can no longer find the lock gone. Renewals are still retried.
+//! Redisson's fix reaches a single server's lock scripts only: outside
+//! single-server mode a lock script goes as a batch, which `syncedEval`
+//! runs with the batch's own retries whatever its `retry` says (read at
+//! tags redisson-3.37.0 and 4.7.0), so a cluster's or a replicated
+//! deployment's acquire that timed out is sent again. Not modelled yet:
+//! here a timed-out batch is not resent (its refusals, `TRYAGAIN` and
+//! `READONLY`, are: `attempts_of`).
 
 use super::SwitchInfo;
 use crate::release::Version;

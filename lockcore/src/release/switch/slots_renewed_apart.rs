@@ -49,8 +49,14 @@ mod tests {
             .unwrap();
         let mut h = Harness::with_config(config);
         // Slots, and bins of a 16-bin table: inventory 14370 (2), orders
-        // 105 (9), payments 8507 (11); masters 2, 0 and 1.
-        h.acquire(ThreadId(1), "orders");
+        // 105 (9), payments 8507 (11); masters 2, 0 and 1. A cluster
+        // client probes the server before its first lock script.
+        h.call(ThreadId(1), "orders", crate::Call::Lock { lease: None })
+            .unwrap();
+        h.probed();
+        let acquire = h.expect(crate::Purpose::Acquire);
+        h.reply(acquire, Value::Nil);
+        h.expect_acquired(ThreadId(1));
         h.acquire(ThreadId(2), "payments");
         h.acquire(ThreadId(3), "inventory");
         h
@@ -72,6 +78,9 @@ mod tests {
         for (t, name) in [(1, "orders"), (2, "payments"), (3, "inventory")] {
             h.call(ThreadId(t), name, crate::Call::Lock { lease: None })
                 .unwrap();
+            if t == 1 {
+                h.probed();
+            }
             match h.next() {
                 Some(Output::Send { shard, lock, request, .. }) => {
                     assert_eq!(shard, crate::shard_of(3, name), "{lock}");

@@ -41,6 +41,7 @@ impl World<'_> {
             }
             Ev::AtClient { msg, .. } => match msg {
                 Down::Reply { request, value } => {
+                    self.procs[ci].scans.remove(&request);
                     let value = crate::engines::fast::inprocess::lock_value(value);
                     if let Some(locks) = self.procs[ci].renewals.remove(&request) {
                         let replies = renewal_replies(&value, locks.len());
@@ -50,6 +51,7 @@ impl World<'_> {
                     self.procs[ci].machine.on_reply(now, request, Ok(value));
                 }
                 Down::Failed { request, reason } => {
+                    self.procs[ci].scans.remove(&request);
                     if let Some(locks) = self.procs[ci].renewals.remove(&request) {
                         let replies = renewal::renewal_failed(&reason, locks.len());
                         self.record_renew_replies(ci, request, locks, replies);
@@ -93,7 +95,7 @@ impl World<'_> {
     }
 
     /// Carries out everything the machine asked for, until it is quiet.
-    fn pump(&mut self, c: usize) {
+    pub(super) fn pump(&mut self, c: usize) {
         while let Some(out) = self.procs[c].machine.poll() {
             self.output(c, out);
         }
@@ -126,6 +128,9 @@ impl World<'_> {
                         request: request.0,
                         attempt,
                     });
+                }
+                if purpose == Purpose::Scan {
+                    self.procs[c].scans.insert(request, ());
                 }
                 if is_renewal(purpose) {
                     let locks = renewal_locks(&lock, &command);

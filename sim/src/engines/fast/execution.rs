@@ -37,6 +37,10 @@ fn run(world: &mut World<'_>, c: u32, life: u32, msg: Up) {
                     .execute_on(now, (c, life), ConnKind::Command, &args);
             let others = others_renewed(&lock, purpose, &args);
             match resp.replies.into_iter().next() {
+                // The topology scan's `CLUSTER NODES` concerns no lock.
+                Some(value) if purpose == Purpose::Scan => {
+                    world.send_down(c, life, Down::Reply { request, value });
+                }
                 Some(value) => {
                     world.observe_command(&lock, c, purpose, since);
                     for other in &others {

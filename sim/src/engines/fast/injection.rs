@@ -89,6 +89,7 @@ impl World<'_> {
         p.deferred.clear();
         p.timers.clear();
         p.renewals.clear();
+        p.scans.clear();
         let (process, life) = (p.proc(), p.life);
         self.record(RecordKind::Crash { process });
         for redis in &mut self.redis {

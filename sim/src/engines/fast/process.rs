@@ -95,6 +95,9 @@ pub(crate) struct Process {
     /// Renewals sent and not answered, by request: their replies are
     /// recorded, late ones included.
     pub(crate) renewals: VecMap<RequestId, crate::engines::fast::renewal::Locks>,
+    /// Topology scans (`CLUSTER NODES`) sent and not answered: what
+    /// becomes of them is not recorded, as they concern no lock.
+    pub(crate) scans: VecMap<RequestId, ()>,
     /// Open stop-the-world pauses (they may overlap).
     pub(crate) paused: u32,
     /// Events that fell due during a pause, in their original order.

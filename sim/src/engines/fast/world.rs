@@ -66,6 +66,18 @@ impl Up {
         }
     }
 
+    /// Whether it is a topology scan's `CLUSTER NODES`, whose fate is
+    /// not recorded: it concerns no lock.
+    fn is_scan(&self) -> bool {
+        matches!(
+            self,
+            Up::Command {
+                purpose: Purpose::Scan,
+                ..
+            }
+        )
+    }
+
     /// The command's name (`EVAL`, `SUBSCRIBE`) for the timeline.
     fn label(&self) -> String {
         match self {
@@ -270,6 +282,7 @@ impl<'s> World<'s> {
                     crate::engines::fast::clock::epoch_of(spec),
                 ),
                 renewals: VecMap::new(),
+                scans: VecMap::new(),
                 paused: 0,
                 deferred: Vec::new(),
                 interleave: None,
@@ -288,6 +301,9 @@ impl<'s> World<'s> {
         let life = p.life;
         let starts: Vec<u64> = p.threads.iter().map(|t| t.start_ms).collect();
         self.record(RecordKind::Start { process, uuid });
+        let now = self.local_now(c as usize);
+        self.procs[c as usize].machine.start(now);
+        self.pump(c as usize);
         for (t, start_ms) in starts.into_iter().enumerate() {
             self.queue.push(
                 self.now.plus_ms(start_ms),
@@ -465,23 +481,27 @@ impl<'s> World<'s> {
             Verdict::Held(until) => {
                 let (process, what) = (self.procs[c as usize].proc(), msg.label());
                 let direction = Direction::Up;
-                self.record(RecordKind::Held {
-                    process,
-                    direction,
-                    what,
-                    until,
-                });
+                if !msg.is_scan() {
+                    self.record(RecordKind::Held {
+                        process,
+                        direction,
+                        what,
+                        until,
+                    });
+                }
                 until
             }
             Verdict::Drop(why) => {
                 let what = msg.label();
                 let process = self.procs[c as usize].proc();
-                self.record(RecordKind::Drop {
-                    process,
-                    direction: Direction::Up,
-                    what: what.to_owned(),
-                    why,
-                });
+                if !msg.is_scan() {
+                    self.record(RecordKind::Drop {
+                        process,
+                        direction: Direction::Up,
+                        what: what.to_owned(),
+                        why,
+                    });
+                }
                 return;
             }
         };
@@ -510,6 +530,9 @@ impl<'s> World<'s> {
         ) {
             Verdict::Deliver(at) => self.queue.push(at, Ev::AtClient { c, life, msg }),
             Verdict::Held(at) => {
+                if self.is_scan_reply(c, &msg, false) {
+                    return self.queue.push(at, Ev::AtClient { c, life, msg });
+                }
                 let client = self.procs[c as usize].name.clone();
                 let process = crate::model::history::Proc { client, life };
                 self.record(RecordKind::Held {
@@ -522,6 +545,9 @@ impl<'s> World<'s> {
             }
             Verdict::Drop(why) => {
                 let what = msg.label();
+                if self.is_scan_reply(c, &msg, true) {
+                    return;
+                }
                 if matches!(msg, Down::Closed) {
                     // The client learns of a close it did not see at its
                     // next connection ping (Redisson's
@@ -551,6 +577,9 @@ impl<'s> World<'s> {
         let redis = &mut self.redis[usize::from(msg.shard())];
         if generation != redis.server.connections && redis.down == 0 {
             // Sent to a Redis that has restarted since: the connection is gone.
+            if msg.is_scan() {
+                return;
+            }
             let process = p.proc();
             let what = msg.label();
             self.record(RecordKind::Drop {
@@ -574,17 +603,33 @@ impl<'s> World<'s> {
 }
 
 impl World<'_> {
+    /// Whether `msg` to client `c` answers a topology scan (whose fate
+    /// is not recorded); a `dropped` one is forgotten.
+    fn is_scan_reply(&mut self, c: u32, msg: &Down, dropped: bool) -> bool {
+        let (Down::Reply { request, .. } | Down::Failed { request, .. }) = msg else {
+            return false;
+        };
+        let scans = &mut self.procs[c as usize].scans;
+        if dropped {
+            scans.remove(request).is_some()
+        } else {
+            scans.get(request).is_some()
+        }
+    }
+
     /// Redis is down: the message finds no server. A request fails fast
     /// with a connection error (as a refused connection does); the failure
     /// travels back on the link like a reply.
     fn refuse(&mut self, c: u32, life: u32, msg: Up) {
         let process = self.procs[c as usize].proc();
-        self.record(RecordKind::Drop {
-            process,
-            direction: Direction::Up,
-            what: msg.label(),
-            why: DropCause::Refused,
-        });
+        if !msg.is_scan() {
+            self.record(RecordKind::Drop {
+                process,
+                direction: Direction::Up,
+                what: msg.label(),
+                why: DropCause::Refused,
+            });
+        }
         if let Up::Command { request, .. } | Up::Subscribe { request, .. } = msg {
             let reason = "connection refused (redis down)".to_owned();
             self.send_down(c, life, Down::Failed { request, reason });
