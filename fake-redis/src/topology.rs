@@ -26,9 +26,17 @@ pub struct ClusterNode {
     pub master: Option<usize>,
     /// Its config epoch (a replica reports its master's).
     pub epoch: u64,
+    /// `<id> <ip:port@cport>`, the start of its `CLUSTER NODES` line,
+    /// which every client's topology scan reads once a second.
+    head: String,
 }
 
 impl ClusterNode {
+    /// `<id> <ip:port@cport>`: how its `CLUSTER NODES` line begins.
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
     /// Its cluster bus port (`port + 10000`, Redis's default offset).
     pub fn bus_port(&self) -> u32 {
         u32::from(self.addr.port()) + 10_000
@@ -36,15 +44,26 @@ impl ClusterNode {
 }
 
 /// The cluster's nodes and slot owners.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Topology {
     nodes: Vec<ClusterNode>,
     /// The master serving each slot (an index into `nodes`).
     slots: Vec<Option<usize>>,
-    /// `slots` as runs, kept as they change: a cluster client reads them
-    /// at every topology scan (`CLUSTER NODES`), once a second.
-    runs: Vec<(u16, u16, usize)>,
+    /// `slots` as runs, worked out once after each change: a cluster
+    /// client reads them at every topology scan (`CLUSTER NODES`), once a
+    /// second.
+    runs: std::sync::OnceLock<Vec<(u16, u16, usize)>>,
 }
+
+/// Two topologies are equal by their nodes and slot owners (the runs are
+/// a cache of the owners).
+impl PartialEq for Topology {
+    fn eq(&self, other: &Self) -> bool {
+        self.nodes == other.nodes && self.slots == other.slots
+    }
+}
+
+impl Eq for Topology {}
 
 /// A [`Topology`] shared by the nodes of one cluster.
 pub type SharedTopology = Arc<Mutex<Topology>>;
@@ -54,7 +73,7 @@ impl Default for Topology {
         Topology {
             nodes: Vec::new(),
             slots: vec![None; usize::from(SLOTS)],
-            runs: Vec::new(),
+            runs: std::sync::OnceLock::new(),
         }
     }
 }
@@ -85,11 +104,18 @@ impl Topology {
 
     fn push(&mut self, addr: SocketAddr, master: Option<usize>, epoch: u64) -> usize {
         let id = crate::sha1_hex(format!("fake-redis cluster node {addr}").as_bytes());
+        let head = format!(
+            "{id} {}:{}@{}",
+            addr.ip(),
+            addr.port(),
+            u32::from(addr.port()) + 10_000
+        );
         self.nodes.push(ClusterNode {
             id,
             addr,
             master,
             epoch,
+            head,
         });
         self.nodes.len() - 1
     }
@@ -102,7 +128,7 @@ impl Topology {
                 *owner = Some(node);
             }
         }
-        self.runs = self.compute_runs();
+        self.runs = std::sync::OnceLock::new();
     }
 
     /// The master serving `slot`, if any.
@@ -133,7 +159,7 @@ impl Topology {
     /// Runs of consecutive slots with one owner: `(first, last, owner)`,
     /// in slot order (`CLUSTER SLOTS`' ranges).
     pub fn ranges(&self) -> Vec<(u16, u16, usize)> {
-        self.runs.clone()
+        self.runs.get_or_init(|| self.compute_runs()).clone()
     }
 
     fn compute_runs(&self) -> Vec<(u16, u16, usize)> {
@@ -164,7 +190,7 @@ impl Topology {
         for owner in self.slots.iter_mut().filter(|s| **s == Some(old)) {
             *owner = Some(replica);
         }
-        self.runs = self.compute_runs();
+        self.runs = std::sync::OnceLock::new();
         for node in &mut self.nodes {
             if node.master == Some(old) {
                 node.master = Some(replica);

@@ -81,8 +81,9 @@ fn info(t: &Topology, me: usize) -> String {
 /// <config-epoch> <link-state> <slot> ...`, this node's migrations as
 /// `[slot->-id]` and `[slot-<-id]`. A peer's last pong is now.
 fn nodes(t: &Topology, role: &ClusterRole, now: i64) -> String {
+    use std::fmt::Write;
     let ranges = t.ranges();
-    let mut out = String::new();
+    let mut out = String::with_capacity(128 * t.nodes().len());
     for (i, n) in t.nodes().iter().enumerate() {
         let myself = if i == role.me { "myself," } else { "" };
         let kind = if n.master.is_some() {
@@ -99,19 +100,14 @@ fn nodes(t: &Topology, role: &ClusterRole, now: i64) -> String {
             .and_then(|m| t.node(m))
             .map_or(n.epoch, |m| m.epoch);
         let pong = if i == role.me { 0 } else { now };
-        out.push_str(&format!(
-            "{} {}:{}@{} {myself}{kind} {master} 0 {pong} {epoch} connected",
-            n.id,
-            n.addr.ip(),
-            n.addr.port(),
-            n.bus_port()
-        ));
+        // Writing to a String cannot fail.
+        out.push_str(n.head());
+        let _ = write!(out, " {myself}{kind} {master} 0 {pong} {epoch} connected");
         for &(first, last, _) in ranges.iter().filter(|r| r.2 == i) {
-            if first == last {
-                out.push_str(&format!(" {first}"));
-            } else {
-                out.push_str(&format!(" {first}-{last}"));
-            }
+            let _ = match first == last {
+                true => write!(out, " {first}"),
+                false => write!(out, " {first}-{last}"),
+            };
         }
         if i == role.me {
             let id = |n: usize| t.node(n).map_or("", |n| n.id.as_str());

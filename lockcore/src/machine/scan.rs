@@ -134,22 +134,24 @@ impl LockClient {
         let mut nodes = 0;
         let mut ranges = Vec::new();
         for line in text.lines() {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let [_, addr, flags, ..] = words[..] else {
+            // `<id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch>
+            // <link> <slot>...`, one space apart.
+            let mut words = line.split(' ');
+            let (Some(_), Some(addr), Some(flags)) = (words.next(), words.next(), words.next())
+            else {
                 continue;
             };
             nodes += 1;
-            let flags: Vec<&str> = flags.split(',').collect();
-            if !flags.contains(&"master") || flags.contains(&"fail") {
+            let mut flags = flags.split(',');
+            if !flags.clone().any(|f| f == "master") || flags.any(|f| f == "fail") {
                 continue;
             }
             let addr = addr.split('@').next().unwrap_or(addr);
             let Some(shard) = self.node_at(addr) else {
                 continue;
             };
-            // Slots are the ninth word on; `[slot->-id]` marks a move
-            // under way, which changes no owner.
-            for word in words.iter().skip(8).filter(|w| !w.starts_with('[')) {
+            // `[slot->-id]` marks a move under way, which changes no owner.
+            for word in words.skip(5).filter(|w| !w.starts_with('[')) {
                 let (first, last) = word.split_once('-').unwrap_or((word, word));
                 if let (Ok(first), Ok(last)) = (first.parse(), last.parse()) {
                     ranges.push((first, last, shard));
