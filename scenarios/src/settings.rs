@@ -23,6 +23,8 @@ pub struct Settings {
     pub retry_jitter: Option<RetryJitter>,
     /// `slavesSyncTimeout`, in ms, where set.
     pub slaves_sync_timeout_ms: Option<u64>,
+    /// A cluster's `scanInterval`, in ms, where set.
+    pub scan_interval_ms: Option<u64>,
     /// Whether the client is configured with replicas (any mode but a
     /// single server): Redisson then follows each lock script with a
     /// `WAIT` (3.16.7+), and a replica can be promoted.
@@ -67,6 +69,7 @@ impl Default for Settings {
             retry_interval_ms: None,
             retry_jitter: None,
             slaves_sync_timeout_ms: None,
+            scan_interval_ms: None,
             replicated: false,
             sentinel: false,
             proxy: false,
@@ -136,6 +139,7 @@ impl Settings {
         c.retry_interval_ms = self.retry_interval_ms;
         c.retry_jitter = self.retry_jitter;
         c.slaves_sync_timeout_ms = self.slaves_sync_timeout_ms;
+        c.scan_interval_ms = self.scan_interval_ms;
         c.mode = if self.sentinel {
             Some(lockcore::ServerMode::Sentinel)
         } else if self.replicated_endpoint && !self.replicated {

@@ -133,6 +133,7 @@ pub fn settings_of(config: &RedissonConfig) -> Settings {
         retry_interval_ms,
         retry_jitter,
         slaves_sync_timeout_ms: config.slaves_sync_timeout_ms,
+        scan_interval_ms: config.scan_interval_ms,
         replicated: !matches!(config.mode, Mode::Single | Mode::Cluster),
         sentinel: config.mode == Mode::Sentinel,
         proxy: false,

@@ -79,6 +79,9 @@ fn apply_settings(cs: &crate::ClientSpec, builder: &mut lockcore::ConfigBuilder)
     if let Some(ms) = cs.slaves_sync_timeout_ms {
         builder.slaves_sync_timeout(ms);
     }
+    if let Some(ms) = cs.scan_interval_ms {
+        builder.scan_interval(ms);
+    }
     if let Some(back_off) = cs.spin_back_off {
         builder.spin_back_off(back_off);
     }
@@ -271,7 +274,9 @@ mod tests {
         a.retry_attempts = Some(1);
         a.retry_interval_ms = Some(200);
         a.slaves_sync_timeout_ms = Some(50);
+        a.scan_interval_ms = Some(2_500);
         let set = client_config(&s, 0).expect("valid");
+        assert_eq!(set.scan_interval, Millis(2_500));
         assert_eq!(set.response_timeout, Millis(500));
         assert_eq!(set.retry_attempts, 1);
         assert_eq!(
@@ -312,6 +317,10 @@ mod tests {
         assert_eq!(
             refused(&|c| c.slaves_sync_timeout_ms = Some(3_600_001)),
             "clients[0].slaves_sync_timeout_ms"
+        );
+        assert_eq!(
+            refused(&|c| c.scan_interval_ms = Some(0)),
+            "clients[0].scan_interval_ms"
         );
         assert_eq!(
             refused(&|c| c.retry_attempts = Some(u32::MAX)),

@@ -209,6 +209,12 @@ pub struct ClientSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = crate::MAX_DELAY_MS))]
     pub slaves_sync_timeout_ms: Option<u64>,
+    /// Overrides `scanInterval`, in ms: how often a cluster client reads
+    /// `CLUSTER NODES` and so learns that a slot has moved (Redisson's
+    /// default, 1 000). Only a cluster client scans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::MAX_DELAY_MS))]
+    pub scan_interval_ms: Option<u64>,
     /// The back-off of the client's spin locks (`getSpinLock(name,
     /// backOff)`): `exponential` (Redisson's default: 1 ms doubling to
     /// 128 ms, plus a random part) or `constant` (64 ms).
@@ -318,6 +324,7 @@ impl ClientSpec {
             retry_interval_ms: None,
             retry_jitter: None,
             slaves_sync_timeout_ms: None,
+            scan_interval_ms: None,
             spin_back_off: None,
             mode: None,
             threads,

@@ -329,6 +329,7 @@ fn settings(c: &ClientSpec, path: Path<'_>) -> Result<(), SimError> {
         ("timeout_ms", c.timeout_ms, 1),
         ("retry_interval_ms", c.retry_interval_ms, 0),
         ("slaves_sync_timeout_ms", c.slaves_sync_timeout_ms, 1),
+        ("scan_interval_ms", c.scan_interval_ms, 1),
     ];
     for (field, ms, min) in delays {
         if let Some(ms) = ms {

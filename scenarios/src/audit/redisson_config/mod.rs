@@ -179,6 +179,8 @@ pub struct RedissonConfig {
     pub subscription_timeout_ms: Option<u64>,
     /// `slavesSyncTimeout` (3.22+, top level).
     pub slaves_sync_timeout_ms: Option<u64>,
+    /// `clusterServersConfig.scanInterval`, where set.
+    pub scan_interval_ms: Option<u64>,
     /// Every key read, in file order.
     pub settings: Vec<Setting>,
     /// Keys Redisson's `Config` does not know at that release.
@@ -236,6 +238,9 @@ impl RedissonConfig {
         }
         if let Some(ms) = self.slaves_sync_timeout_ms {
             builder.slaves_sync_timeout(ms);
+        }
+        if let Some(ms) = self.scan_interval_ms {
+            builder.scan_interval(ms);
         }
         if let Some(n) = self.lock_watchdog_batch_size {
             builder.watchdog_batch_size(n);

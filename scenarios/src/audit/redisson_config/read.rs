@@ -129,6 +129,7 @@ impl Reader {
                     .then_some(d::SUBSCRIPTION_TIMEOUT_MS),
                 slaves_sync_timeout_ms: has(version, d::SLAVES_SYNC_SINCE)
                     .then_some(d::SLAVES_SYNC_TIMEOUT_MS),
+                scan_interval_ms: None,
                 settings: Vec::new(),
                 unknown: Vec::new(),
                 unknown_keys_fatal_in_redisson: !has(version, d::SNAKEYAML_SINCE),
@@ -222,6 +223,14 @@ impl Reader {
                     at,
                     (0, LONG_MS_MAX),
                     "must be from 0 to a year",
+                )?);
+            }
+            (Scope::Cluster, "scanInterval") => {
+                c.scan_interval_ms = Some(ranged(
+                    node,
+                    at,
+                    (1, JAVA_INT_MAX),
+                    "must be from 1 to 2147483647 ms (Redisson refuses 0 or less)",
                 )?);
             }
             (Scope::Server, "timeout") => {

@@ -100,7 +100,7 @@ fn sentinel_on_3_45_0_with_a_short_watchdog() {
 }
 
 /// (c) 4.7.0 with defaults: 4 attempts and `EqualJitterDelay(1 s, 2 s)`,
-/// which is what lockcore gives 4.7.0 on its own.
+/// which is what lockcore gives 4.7.0 on its own, and a 5 s `scanInterval`.
 #[test]
 fn a_cluster_on_4_7_0_reads_as_redisson_s_defaults() {
     let c = yaml(CLUSTER_4_7_0, "4.7.0").unwrap();
@@ -118,8 +118,11 @@ fn a_cluster_on_4_7_0_reads_as_redisson_s_defaults() {
         }
     );
     assert!(!c.unknown_keys_fatal_in_redisson);
+    // Its one setting away from the defaults lockcore models.
+    assert_eq!(c.scan_interval_ms, Some(5_000));
     let expected = Config::builder()
         .release(Release::version(Version::new(4, 7, 0)))
+        .scan_interval(5_000)
         .build()
         .unwrap();
     assert_eq!(built(&c), expected);
@@ -414,5 +417,33 @@ fn each_mode_reads_its_own_keys() {
     assert_eq!(
         error(replicated, "3.2.3"),
         "line 1: unknown mode `replicatedServersConfig` for Redisson 3.2.3 (expected one of: singleServerConfig, sentinelServersConfig, clusterServersConfig, masterSlaveServersConfig)"
+    );
+}
+
+/// A cluster's `scanInterval` is modelled: lockcore's topology scan
+/// runs at it. Redisson refuses 0 or less (`ClusterConnectionManager`),
+/// and so does the audit, by line; a Sentinel's is its sentinel poll,
+/// which is not modelled.
+#[test]
+fn a_clusters_scan_interval_reaches_lockcore() {
+    let file = "clusterServersConfig:\n  nodeAddresses: [\"redis://127.0.0.1:7000\"]\n  scanInterval: 2500\n";
+    let c = yaml(file, "4.7.0").unwrap();
+    assert_eq!(c.scan_interval_ms, Some(2_500));
+    assert_eq!(built(&c).scan_interval, lockcore::Millis(2_500));
+    let at = c
+        .settings
+        .iter()
+        .find(|s| s.path == "clusterServersConfig.scanInterval");
+    assert!(at.unwrap().modelled);
+    let zero = file.replace("2500", "0");
+    let e = yaml(&zero, "4.7.0").unwrap_err().to_string();
+    assert!(e.contains("line 3") && e.contains("scanInterval"), "{e}");
+    let sentinel = "sentinelServersConfig:\n  sentinelAddresses: [\"redis://127.0.0.1:26379\"]\n  masterName: m\n  scanInterval: 2500\n";
+    let c = yaml(sentinel, "4.7.0").unwrap();
+    assert_eq!(c.scan_interval_ms, None);
+    assert!(
+        c.unmodelled
+            .iter()
+            .any(|k| k.path == "sentinelServersConfig.scanInterval")
     );
 }
